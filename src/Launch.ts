@@ -1,0 +1,593 @@
+/**
+ * How the `claude` process is started: the options a user sets ({@link LaunchOptions}), the pure
+ * translation of those options into an argument vector and an environment ({@link buildCommand}),
+ * their validation ({@link validate}) and the lookup of the executable ({@link findExecutable}).
+ *
+ * Nothing here starts a process. The spawner runs `findExecutable`, then `validate`, then
+ * `buildCommand`, and hands `args` and `env` to the child process with `extendEnv: true`, so an
+ * `undefined` value in `env` removes that variable from the inherited environment.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as ClaudeError from "./ClaudeError.ts"
+
+// -----------------------------------------------------------------------------
+// Models
+// -----------------------------------------------------------------------------
+
+/**
+ * The CLI's permission modes (`--permission-mode`).
+ *
+ * - `default`: ask before anything risky. Without the library's permission handler
+ *   (`--permission-prompt-tool stdio`) such a tool call is denied silently. The 2.1.332 help
+ *   text calls this mode `manual`; `default` is still accepted.
+ * - `acceptEdits`: file edits are allowed, other risky tools ask.
+ * - `plan`: read-only planning.
+ * - `bypassPermissions`: everything is allowed (the library's default; the library then also
+ *   passes `--allow-dangerously-skip-permissions`, which the CLI needs to accept the mode).
+ * - `dontAsk`: never ask, deny what would have asked.
+ * - `auto`: a classifier decides.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type PermissionMode = "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk" | "auto"
+
+/**
+ * Every {@link PermissionMode}, in a stable order.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const permissionModes: ReadonlyArray<PermissionMode> = [
+  "default",
+  "acceptEdits",
+  "plan",
+  "bypassPermissions",
+  "dontAsk",
+  "auto"
+]
+
+/**
+ * A value in the child's environment: a plain string, a secret kept `Redacted` until the
+ * spawner hands it to the operating system, or `undefined` to remove the variable.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type EnvValue = string | Redacted.Redacted<string> | undefined
+
+/**
+ * The identity git uses for commits the agent makes.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface GitIdentity {
+  /** Becomes `GIT_AUTHOR_NAME` and `GIT_COMMITTER_NAME`. */
+  readonly name: string
+  /** Becomes `GIT_AUTHOR_EMAIL` and `GIT_COMMITTER_EMAIL`. */
+  readonly email: string
+}
+
+/**
+ * A settings object passed to the CLI with `--settings`. Any key of the CLI's `settings.json`
+ * is allowed; values must be JSON.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Settings {
+  /**
+   * The text the CLI adds to commits and pull requests. The library sets both to `""` (no
+   * co-author trailer); a key set here wins over that default.
+   */
+  readonly attribution?: {
+    readonly commit?: string
+    readonly pr?: string
+  }
+  readonly [key: string]: unknown
+}
+
+/**
+ * Flags the library has no option for, appended after every other flag.
+ *
+ * - A record maps a flag name without its leading dashes to a value: `{ effort: "high" }` gives
+ *   `--effort high`, `{ debug: null }` gives the bare flag `--debug`, a value starting with `-`
+ *   is passed as `--name=value`. Names must start with a letter and hold only letters, digits
+ *   and `-`.
+ * - An array is appended verbatim, token by token.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ExtraArgs = Readonly<Record<string, string | null>> | ReadonlyArray<string>
+
+/**
+ * Everything a user sets about the `claude` process.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LaunchOptions {
+  /**
+   * The `claude` executable: a path (relative paths resolve against `cwd`), or a bare command
+   * name looked up on `PATH`. When set, nothing else is searched. Default: {@link findExecutable}.
+   */
+  readonly executable?: string
+  /** The working directory of the process. Also sets `PWD`. Default: the current directory. */
+  readonly cwd?: string
+  /** `--model`: a model alias (`opus`, `sonnet`, `haiku`, ...) or a full model name. */
+  readonly model?: string
+  /** `--fallback-model`: models to use when the main one is busy (comma-separated, in order). */
+  readonly fallbackModel?: string
+  /**
+   * `--resume=<id>`: continue the session with this id (or title). Always passed in the
+   * `--resume=<id>` form, so an id starting with `-` is never read as a flag.
+   */
+  readonly resume?: string
+  /** `--fork-session`: with `resume` or `continueConversation`, continue under a new session id. */
+  readonly forkSession?: boolean
+  /**
+   * `--continue`: continue the most recent session of `cwd`. Cannot be combined with `resume`.
+   */
+  readonly continueConversation?: boolean
+  /** `--permission-mode`. Default `bypassPermissions` (see {@link PermissionMode}). */
+  readonly permissionMode?: PermissionMode
+  /** `--system-prompt`: replaces the CLI's system prompt. `""` sends none. */
+  readonly systemPrompt?: string
+  /** `--append-system-prompt`: text added at the end of the system prompt. */
+  readonly appendSystemPrompt?: string
+  /** `--allowedTools a,b`: tool rules allowed without asking, e.g. `"Bash(git *)"`. */
+  readonly allowedTools?: ReadonlyArray<string>
+  /** `--disallowedTools a,b`: tool rules that are always denied. */
+  readonly disallowedTools?: ReadonlyArray<string>
+  /** `--max-turns N`: the most agent turns per user message. A positive integer. */
+  readonly maxTurns?: number
+  /** `--add-dir D`, once per directory: more directories the tools may access. */
+  readonly addDirs?: ReadonlyArray<string>
+  /** Merged into the `--settings` JSON, next to the library's `attribution` default. */
+  readonly settings?: Settings
+  /**
+   * Variables set (or, with `undefined`, removed) in the child environment, on top of the
+   * inherited one. `Redacted` values stay redacted until the process starts.
+   */
+  readonly env?: Readonly<Record<string, EnvValue>>
+  /**
+   * Names of `env` variables to treat as secrets: their plain string values are wrapped in
+   * `Redacted`. Added to {@link defaultSecretEnv}.
+   */
+  readonly secretEnv?: ReadonlyArray<string>
+  /** The Anthropic API key; becomes `ANTHROPIC_API_KEY` (over any value in `env`). */
+  readonly apiKey?: Redacted.Redacted<string>
+  /** Sets `GIT_AUTHOR_NAME`/`GIT_AUTHOR_EMAIL` and `GIT_COMMITTER_NAME`/`GIT_COMMITTER_EMAIL`. */
+  readonly gitIdentity?: GitIdentity
+  /** `--replay-user-messages`: the CLI echoes every user message back on stdout. */
+  readonly replayUserMessages?: boolean
+  /**
+   * Sets `CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true`, which the CLI needs before it
+   * accepts `rewind_files`.
+   */
+  readonly fileCheckpointing?: boolean
+  /** Flags the library has no option for; a last resort, appended last (see {@link ExtraArgs}). */
+  readonly extraArgs?: ExtraArgs
+  /**
+   * `--include-partial-messages`: stream `stream_event` lines (text deltas) as they arrive.
+   * Default `true`.
+   */
+  readonly includePartialMessages?: boolean
+}
+
+/**
+ * What the rest of the library adds to the command line: the in-process (`sdk`) MCP servers
+ * and whether a permission handler answers `can_use_tool`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Wiring {
+  /** One `--mcp-config` entry each; `alwaysLoad` puts the server's tools in the first prompt. */
+  readonly mcpServers: ReadonlyArray<{ readonly name: string; readonly alwaysLoad: boolean }>
+  /** Adds `--permission-prompt-tool stdio`, so `can_use_tool` requests arrive. */
+  readonly permissionPromptTool: boolean
+}
+
+/**
+ * The command line for the CLI: the arguments after the executable, and the environment to
+ * lay over the inherited one (`extendEnv: true`; `undefined` removes a variable).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Command {
+  readonly args: ReadonlyArray<string>
+  readonly env: Record<string, EnvValue>
+}
+
+// -----------------------------------------------------------------------------
+// Constants
+// -----------------------------------------------------------------------------
+
+/**
+ * The `CLAUDE_CODE_ENTRYPOINT` the library sets unless `env` names another. The CLI knows
+ * `sdk-ts` and treats it as an SDK host (the official TypeScript SDK sets the same; without it
+ * the CLI picks `sdk-cli`). This library is a TypeScript host speaking the same protocol.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const entrypoint = "sdk-ts"
+
+/**
+ * Environment variables whose plain values in `env` are always wrapped in `Redacted`.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultSecretEnv: ReadonlyArray<string> = [
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "CLAUDE_CODE_OAUTH_TOKEN",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_BEARER_TOKEN_BEDROCK",
+  "GITHUB_TOKEN",
+  "GH_TOKEN"
+]
+
+const protocolFlags = new Set(["output-format", "input-format"])
+const flagName = /^[A-Za-z][A-Za-z0-9-]*$/
+const envName = /^[^=\0]+$/
+
+// -----------------------------------------------------------------------------
+// buildCommand
+// -----------------------------------------------------------------------------
+
+/** `--name value`, or `--name=value` when the value starts with `-` and could read as a flag. */
+const valueFlag = (name: string, value: string): ReadonlyArray<string> =>
+  value.startsWith("-") ? [`${name}=${value}`] : [name, value]
+
+const settingsJson = (settings: Settings | undefined): string => {
+  const { attribution, ...rest } = settings ?? {}
+  return JSON.stringify({ attribution: { commit: "", pr: "", ...attribution }, ...rest })
+}
+
+const mcpConfigJson = (servers: Wiring["mcpServers"]): string => {
+  const mcpServers: Record<string, { type: "sdk"; name: string; alwaysLoad?: true }> = {}
+  for (const server of servers) {
+    mcpServers[server.name] = server.alwaysLoad
+      ? { type: "sdk", name: server.name, alwaysLoad: true }
+      : { type: "sdk", name: server.name }
+  }
+  return JSON.stringify({ mcpServers })
+}
+
+const extraArgsList = (extra: ExtraArgs | undefined): ReadonlyArray<string> => {
+  if (extra === undefined) return []
+  if (isStringArray(extra)) return extra
+  const out: Array<string> = []
+  for (const [name, value] of Object.entries(extra)) {
+    if (value === null) out.push(`--${name}`)
+    else out.push(...valueFlag(`--${name}`, value))
+  }
+  return out
+}
+
+const isStringArray = (extra: ExtraArgs): extra is ReadonlyArray<string> => Array.isArray(extra)
+
+/**
+ * Translates launch options into the CLI's arguments and environment. Pure: it reads neither
+ * the file system nor `process.env`, and never unwraps a `Redacted` value.
+ *
+ * It assumes valid options; run {@link validate} first (the spawner does).
+ *
+ * Arguments, in order: `--output-format stream-json --input-format stream-json --verbose`,
+ * `--include-partial-messages` (unless turned off), `--permission-mode <mode>` (plus
+ * `--allow-dangerously-skip-permissions` for `bypassPermissions`), `--settings <json>`,
+ * `--mcp-config <json>` (only with servers), `--permission-prompt-tool stdio` (only when wired),
+ * then one flag per set option, then `extraArgs`. `--resume` always uses the `--resume=<id>`
+ * form; any other value starting with `-` uses the `--flag=value` form.
+ *
+ * Environment: `CLAUDECODE` removed (so the child does not think it is nested),
+ * `CLAUDE_CODE_ENTRYPOINT` = {@link entrypoint} unless `env` sets it, `PWD` = `cwd` made absolute
+ * when `cwd` is set,
+ * the user's `env` (secret names wrapped in `Redacted`), then `apiKey`, `gitIdentity` and
+ * `fileCheckpointing`, which win over `env`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command => {
+  const mode = options.permissionMode ?? "bypassPermissions"
+  const args: Array<string> = ["--output-format", "stream-json", "--input-format", "stream-json", "--verbose"]
+  if (options.includePartialMessages !== false) args.push("--include-partial-messages")
+  args.push("--permission-mode", mode)
+  if (mode === "bypassPermissions") args.push("--allow-dangerously-skip-permissions")
+  args.push("--settings", settingsJson(options.settings))
+  if (wiring.mcpServers.length > 0) args.push("--mcp-config", mcpConfigJson(wiring.mcpServers))
+  if (wiring.permissionPromptTool) args.push("--permission-prompt-tool", "stdio")
+  if (options.model !== undefined) args.push(...valueFlag("--model", options.model))
+  if (options.fallbackModel !== undefined) args.push(...valueFlag("--fallback-model", options.fallbackModel))
+  if (options.resume !== undefined) args.push(`--resume=${options.resume}`)
+  if (options.forkSession === true) args.push("--fork-session")
+  if (options.continueConversation === true) args.push("--continue")
+  if (options.systemPrompt !== undefined) args.push(...valueFlag("--system-prompt", options.systemPrompt))
+  if (options.appendSystemPrompt !== undefined) {
+    args.push(...valueFlag("--append-system-prompt", options.appendSystemPrompt))
+  }
+  if (options.allowedTools !== undefined && options.allowedTools.length > 0) {
+    args.push(...valueFlag("--allowedTools", options.allowedTools.join(",")))
+  }
+  if (options.disallowedTools !== undefined && options.disallowedTools.length > 0) {
+    args.push(...valueFlag("--disallowedTools", options.disallowedTools.join(",")))
+  }
+  if (options.maxTurns !== undefined) args.push("--max-turns", String(options.maxTurns))
+  for (const dir of options.addDirs ?? []) args.push(...valueFlag("--add-dir", dir))
+  if (options.replayUserMessages === true) args.push("--replay-user-messages")
+  args.push(...extraArgsList(options.extraArgs))
+
+  const secrets = new Set([...defaultSecretEnv, ...(options.secretEnv ?? [])])
+  const env: Record<string, EnvValue> = { CLAUDE_CODE_ENTRYPOINT: entrypoint }
+  if (options.cwd !== undefined) env.PWD = Path.resolve(options.cwd)
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    env[name] = typeof value === "string" && secrets.has(name) ? Redacted.make(value, { label: name }) : value
+  }
+  if (options.apiKey !== undefined) env.ANTHROPIC_API_KEY = options.apiKey
+  if (options.gitIdentity !== undefined) {
+    env.GIT_AUTHOR_NAME = options.gitIdentity.name
+    env.GIT_AUTHOR_EMAIL = options.gitIdentity.email
+    env.GIT_COMMITTER_NAME = options.gitIdentity.name
+    env.GIT_COMMITTER_EMAIL = options.gitIdentity.email
+  }
+  if (options.fileCheckpointing === true) env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING = "true"
+  env.CLAUDECODE = undefined
+  return { args, env }
+}
+
+// -----------------------------------------------------------------------------
+// validate
+// -----------------------------------------------------------------------------
+
+const nonEmpty = (u: unknown): u is string => typeof u === "string" && u.trim().length > 0
+
+const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * Lists what is wrong with the options, empty when nothing is. Checks the types too, since
+ * options may come from JavaScript or from a configuration file.
+ */
+const problemsOf = (options: LaunchOptions): ReadonlyArray<string> => {
+  const problems: Array<string> = []
+  const add = (problem: string) => problems.push(problem)
+  const optionalString = (name: keyof LaunchOptions, value: unknown, empty: "allowEmpty" | "nonEmpty") => {
+    if (value === undefined) return
+    if (typeof value !== "string") add(`${name} must be a string`)
+    else if (empty === "nonEmpty" && value.trim().length === 0) add(`${name} must not be empty`)
+  }
+  const optionalBoolean = (name: keyof LaunchOptions, value: unknown) => {
+    if (value !== undefined && typeof value !== "boolean") add(`${name} must be a boolean`)
+  }
+  const stringList = (name: keyof LaunchOptions, value: unknown) => {
+    if (value === undefined) return
+    if (!Array.isArray(value)) add(`${name} must be an array of strings`)
+    else if (!value.every(nonEmpty)) add(`${name} must hold non-empty strings only`)
+  }
+
+  optionalString("executable", options.executable, "nonEmpty")
+  optionalString("cwd", options.cwd, "nonEmpty")
+  optionalString("model", options.model, "nonEmpty")
+  optionalString("fallbackModel", options.fallbackModel, "nonEmpty")
+  optionalString("resume", options.resume, "nonEmpty")
+  optionalString("systemPrompt", options.systemPrompt, "allowEmpty")
+  optionalString("appendSystemPrompt", options.appendSystemPrompt, "allowEmpty")
+  optionalBoolean("forkSession", options.forkSession)
+  optionalBoolean("continueConversation", options.continueConversation)
+  optionalBoolean("replayUserMessages", options.replayUserMessages)
+  optionalBoolean("fileCheckpointing", options.fileCheckpointing)
+  optionalBoolean("includePartialMessages", options.includePartialMessages)
+  stringList("allowedTools", options.allowedTools)
+  stringList("disallowedTools", options.disallowedTools)
+  stringList("addDirs", options.addDirs)
+  stringList("secretEnv", options.secretEnv)
+
+  if (options.resume !== undefined && options.continueConversation === true) {
+    add("resume and continueConversation cannot be combined")
+  }
+  if (options.forkSession === true && options.resume === undefined && options.continueConversation !== true) {
+    add("forkSession needs resume or continueConversation")
+  }
+  if (options.permissionMode !== undefined && !permissionModes.includes(options.permissionMode)) {
+    add(`permissionMode must be one of ${permissionModes.join(", ")} (got ${String(options.permissionMode)})`)
+  }
+  if (options.maxTurns !== undefined && !(Number.isSafeInteger(options.maxTurns) && options.maxTurns > 0)) {
+    add(`maxTurns must be a positive integer (got ${String(options.maxTurns)})`)
+  }
+  if (options.settings !== undefined) {
+    if (!isPlainObject(options.settings)) add("settings must be an object")
+    else {
+      if (options.settings.attribution !== undefined && !isPlainObject(options.settings.attribution)) {
+        add("settings.attribution must be an object")
+      }
+      try {
+        JSON.stringify(options.settings)
+      } catch (cause) {
+        add(`settings must be JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
+      }
+    }
+  }
+  if (options.env !== undefined) {
+    if (!isPlainObject(options.env)) add("env must be an object")
+    else {
+      for (const [name, value] of Object.entries(options.env)) {
+        if (!envName.test(name)) add(`env name ${JSON.stringify(name)} must be non-empty without "=" or NUL`)
+        if (!(value === undefined || typeof value === "string" || Redacted.isRedacted(value))) {
+          add(`env.${name} must be a string, a Redacted string or undefined`)
+        }
+      }
+    }
+  }
+  if (options.apiKey !== undefined && !Redacted.isRedacted(options.apiKey)) {
+    add("apiKey must be a Redacted string (Redacted.make(key))")
+  }
+  if (options.gitIdentity !== undefined) {
+    if (!isPlainObject(options.gitIdentity)) add("gitIdentity must be an object")
+    else {
+      if (!nonEmpty(options.gitIdentity.name)) add("gitIdentity.name must be a non-empty string")
+      if (!nonEmpty(options.gitIdentity.email)) add("gitIdentity.email must be a non-empty string")
+    }
+  }
+  if (options.extraArgs !== undefined) {
+    if (isStringArray(options.extraArgs)) {
+      if (!options.extraArgs.every((arg: unknown) => typeof arg === "string")) add("extraArgs must hold strings only")
+    } else if (!isPlainObject(options.extraArgs)) add("extraArgs must be an object or an array of strings")
+    else {
+      for (const [name, value] of Object.entries(options.extraArgs)) {
+        if (!flagName.test(name)) {
+          add(`extraArgs name ${JSON.stringify(name)} must start with a letter, hold letters, digits and "-", ` +
+            `and leave out the leading dashes`)
+        } else if (protocolFlags.has(name)) add(`extraArgs must not set --${name}: the library needs stream-json`)
+        if (value !== null && typeof value !== "string") add(`extraArgs.${name} must be a string or null`)
+      }
+    }
+  }
+  // A NUL byte cannot cross exec(2); report it here instead of as a spawn failure.
+  if (problems.length === 0) {
+    const command = buildCommand(options, { mcpServers: [], permissionPromptTool: false })
+    if (command.args.some((arg) => arg.includes("\0"))) add("arguments must not contain NUL characters")
+    for (const [name, value] of Object.entries(command.env)) {
+      if (typeof value === "string" && value.includes("\0")) add(`env.${name} must not contain NUL characters`)
+    }
+  }
+  return problems
+}
+
+/**
+ * Checks options that would make a bad command line, and returns them unchanged when they are
+ * fine. Fails with a `ClaudeError` whose reason is `InvalidInput`, listing every problem found:
+ * a wrong type, an empty `model`/`fallbackModel`/`resume`/`executable`/`cwd`, a `maxTurns` that
+ * is not a positive integer, an unknown `permissionMode`, `resume` together with
+ * `continueConversation`, `forkSession` without either, an empty tool or directory name,
+ * settings that are not JSON, a bad env name, an empty git identity, an `extraArgs` name that
+ * does not start with a letter (or that sets `--output-format`/`--input-format`), a NUL byte.
+ *
+ * {@link buildCommand} stays a total function; the spawner calls this first.
+ *
+ * @since 0.1.0
+ * @category validation
+ */
+export const validate: (options: LaunchOptions) => Effect.Effect<LaunchOptions, ClaudeError.ClaudeError> = Effect
+  .fn("Launch.validate")(function*(options: LaunchOptions) {
+    const problems = problemsOf(options)
+    if (problems.length > 0) {
+      return yield* Effect.fail(
+        ClaudeError.make(new ClaudeError.InvalidInput({ description: `Invalid launch options: ${problems.join("; ")}` }))
+      )
+    }
+    return options
+  })
+
+// -----------------------------------------------------------------------------
+// findExecutable
+// -----------------------------------------------------------------------------
+
+/**
+ * Overrides for {@link findExecutable}'s view of the process, for tests and embedders.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LookupEnv {
+  /** The `PATH` to search. Default: `process.env.PATH`. `""` searches nothing. */
+  readonly path?: string
+  /** The second start of the `node_modules/.bin` walk. Default: `process.cwd()`. */
+  readonly processCwd?: string
+}
+
+const isExecutableFile = (file: string): boolean => {
+  try {
+    const stat = Fs.statSync(file)
+    if (!stat.isFile()) return false
+    if (process.platform !== "win32" && (stat.mode & 0o111) === 0) return false
+    Fs.accessSync(file, Fs.constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const commandNames = (name: string): ReadonlyArray<string> =>
+  process.platform === "win32" && Path.extname(name) === "" ? [`${name}.exe`, `${name}.cmd`, name] : [name]
+
+const hasSeparator = (name: string): boolean => name.includes("/") || (process.platform === "win32" && name.includes("\\"))
+
+type Lookup = { readonly found: string } | { readonly searched: ReadonlyArray<string> }
+
+const lookup = (explicit: string | undefined, cwd: string | undefined, override: LookupEnv | undefined): Lookup => {
+  const base = Path.resolve(override?.processCwd ?? process.cwd())
+  const searched: Array<string> = []
+  const first = (candidates: Iterable<string>): string | undefined => {
+    for (const candidate of candidates) {
+      if (searched.includes(candidate)) continue
+      searched.push(candidate)
+      if (isExecutableFile(candidate)) return candidate
+    }
+    return undefined
+  }
+  const pathDirs = (override?.path ?? process.env.PATH ?? "").split(Path.delimiter).filter((dir) => dir.length > 0)
+  const onPath = function*(name: string) {
+    for (const dir of pathDirs) {
+      for (const file of commandNames(name)) yield Path.resolve(base, dir, file)
+    }
+  }
+  const binsAbove = function*(start: string) {
+    let dir = Path.resolve(base, start)
+    while (true) {
+      for (const file of commandNames("claude")) yield Path.join(dir, "node_modules", ".bin", file)
+      const parent = Path.dirname(dir)
+      if (parent === dir) return
+      dir = parent
+    }
+  }
+
+  if (explicit !== undefined) {
+    const found = hasSeparator(explicit)
+      ? first([Path.resolve(base, cwd ?? ".", explicit)])
+      : first(onPath(explicit))
+    return found !== undefined ? { found } : { searched: searched.length > 0 ? searched : [explicit] }
+  }
+  const found = first(onPath("claude")) ??
+    (cwd !== undefined ? first(binsAbove(cwd)) : undefined) ??
+    first(binsAbove(base))
+  return found !== undefined ? { found } : { searched }
+}
+
+/**
+ * Finds the `claude` executable and returns its absolute path.
+ *
+ * - `explicit` set: a path (relative to `cwd`) that must be an executable file, or a bare
+ *   command name looked up on `PATH` only. Nothing else is tried.
+ * - otherwise: `claude` on `PATH`, then `node_modules/.bin/claude` in `cwd` and each parent,
+ *   then the same from `process.cwd()`.
+ *
+ * Fails with a `ClaudeError` whose reason is `CliNotFound`; its `searched` lists every file
+ * tried and its message says how to install the CLI.
+ *
+ * @since 0.1.0
+ * @category lookup
+ */
+export const findExecutable: (
+  explicit: string | undefined,
+  cwd?: string,
+  env?: LookupEnv
+) => Effect.Effect<string, ClaudeError.ClaudeError> = Effect.fn("Launch.findExecutable")(
+  function*(explicit: string | undefined, cwd?: string, env?: LookupEnv) {
+    const result = yield* Effect.sync(() => lookup(explicit, cwd, env))
+    if ("found" in result) return result.found
+    return yield* Effect.fail(ClaudeError.make(new ClaudeError.CliNotFound({ searched: result.searched })))
+  }
+)

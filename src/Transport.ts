@@ -1,0 +1,80 @@
+/**
+ * The seam between the session and the bytes: something that starts a CLI and carries its
+ * stdin and stdout. The real process, the scripted fake and transcript replay are all layers of
+ * this one small service, so the session code never knows which it talks to.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
+import type * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
+import type { ClaudeError } from "./ClaudeError.ts"
+
+/**
+ * What to start: the resolved executable, its argv and environment (values may be `Redacted`;
+ * `undefined` removes a variable inherited from the host).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LaunchSpec {
+  /** An explicit path to the CLI; otherwise the transport looks for one (`claude` on PATH, node_modules/.bin). */
+  readonly executable?: string | undefined
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string | Redacted.Redacted<string> | undefined>>
+  readonly cwd?: string | undefined
+  /** How long closing waits after stdin EOF before SIGTERM, and after SIGTERM before SIGKILL. */
+  readonly closeGrace: Duration.Duration
+}
+
+/**
+ * How the process ended. `code` is null when a signal ended it. `stderrTail` holds the last
+ * bytes the process wrote on stderr.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ExitStatus {
+  readonly code: number | null
+  readonly signal: string | null
+  readonly stderrTail: string
+}
+
+/**
+ * One running CLI.
+ *
+ * Invariants: `incoming` has a single consumer (the session's reader) and ends when the CLI's
+ * stdout ends; `send` never writes after `endInput` (it fails with `SessionClosed` instead);
+ * closing the scope the connection was opened in ends the process, escalating from stdin EOF to
+ * SIGTERM to SIGKILL within `closeGrace` each, and leaves no process of its group behind.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Connection {
+  /** The process id, when there is a process. */
+  readonly pid: number | undefined
+  /** The CLI's stdout, as it arrives. */
+  readonly incoming: Stream.Stream<Uint8Array, ClaudeError>
+  /** Writes one line (the newline is added here). */
+  readonly send: (line: string) => Effect.Effect<void, ClaudeError>
+  /** Ends stdin: the CLI finishes its running turn, then exits. Idempotent. */
+  readonly endInput: Effect.Effect<void>
+  /** Waits for the process to exit. */
+  readonly exit: Effect.Effect<ExitStatus>
+}
+
+/**
+ * Starts CLIs. Provide `Transport.layerProcess` (real processes; needs a `ChildProcessSpawner`,
+ * e.g. `NodeServices.layer` from `@effect/platform-node`), or a fake from
+ * `effect-claude-code/testing`.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Transport extends Context.Service<Transport, {
+  readonly open: (spec: LaunchSpec) => Effect.Effect<Connection, ClaudeError, Scope.Scope>
+}>()("effect-claude-code/Transport") {}

@@ -1,0 +1,112 @@
+/**
+ * Host → CLI control requests: a map of `Deferred`s keyed by `request_id`.
+ *
+ * Invariants: an entry lives exactly as long as its caller waits (removed on answer, timeout,
+ * failure or interruption); once `failAll` has run, no new request is accepted, so nothing can
+ * wait on a CLI that is gone.
+ */
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+import * as ClaudeError from "../ClaudeError.ts"
+
+/** The `response` of a control_response as the CLI wrote it. */
+export type ControlAnswer =
+  | { readonly subtype: "success"; readonly response?: unknown }
+  | { readonly subtype: "error"; readonly error?: string; readonly error_code?: string }
+
+interface Pending {
+  readonly subtype: string
+  readonly deferred: Deferred.Deferred<unknown, ClaudeError.ClaudeError>
+}
+
+export interface Outgoing {
+  readonly request: <S extends Schema.Top & { readonly DecodingServices: never }>(
+    body: { readonly subtype: string } & Record<string, unknown>,
+    responseSchema: S,
+    timeout?: Duration.Input
+  ) => Effect.Effect<S["Type"], ClaudeError.ClaudeError>
+  /** Completes the request a control_response answers; false when no request has that id. */
+  readonly complete: (requestId: string, answer: ControlAnswer) => boolean
+  /** Fails every pending request and refuses new ones. */
+  readonly failAll: (error: ClaudeError.ClaudeError) => void
+  readonly pendingCount: () => number
+}
+
+export const make = (options: {
+  readonly send: (message: unknown) => Effect.Effect<void, ClaudeError.ClaudeError>
+  readonly defaultTimeout: Duration.Duration
+}): Outgoing => {
+  const pending = new Map<string, Pending>()
+  // A per-session random part keeps ids of two sessions (or a replayed transcript) apart.
+  const prefix = Math.random().toString(16).slice(2, 10)
+  let counter = 0
+  let closed: ClaudeError.ClaudeError | undefined
+
+  const request: Outgoing["request"] = (body, responseSchema, timeout) =>
+    Effect.suspend(() => {
+      if (closed !== undefined) return Effect.fail(closed)
+      const requestId = `req_${++counter}_${prefix}`
+      const deferred = Deferred.makeUnsafe<unknown, ClaudeError.ClaudeError>()
+      const timeoutDuration = timeout === undefined ? options.defaultTimeout : Duration.fromInputUnsafe(timeout)
+      pending.set(requestId, { subtype: body.subtype, deferred })
+      return options.send({ type: "control_request", request_id: requestId, request: body }).pipe(
+        Effect.andThen(Deferred.await(deferred)),
+        Effect.timeoutOrElse({
+          duration: timeoutDuration,
+          orElse: () =>
+            Effect.fail(ClaudeError.make(
+              new ClaudeError.ControlTimeout({ subtype: body.subtype, timeoutMillis: Duration.toMillis(timeoutDuration) })
+            ))
+        }),
+        Effect.onInterrupt(() =>
+          // The caller gave up: tell the CLI, unless it already answered or is gone.
+          Deferred.isDoneUnsafe(deferred) || closed !== undefined
+            ? Effect.void
+            : options.send({ type: "control_cancel_request", request_id: requestId }).pipe(Effect.ignore)
+        ),
+        Effect.ensuring(Effect.sync(() => pending.delete(requestId))),
+        Effect.flatMap((response) =>
+          Schema.decodeUnknownEffect(responseSchema)(response ?? {}).pipe(
+            Effect.mapError((issue) =>
+              ClaudeError.make(
+                new ClaudeError.ProtocolViolation({
+                  description: `The ${body.subtype} response does not match its schema: ${issue.message}`,
+                  line: JSON.stringify(response ?? null).slice(0, 2048)
+                })
+              )
+            )
+          )
+        )
+      )
+    })
+
+  const complete = (requestId: string, answer: ControlAnswer): boolean => {
+    const entry = pending.get(requestId)
+    if (entry === undefined) return false
+    pending.delete(requestId)
+    Deferred.doneUnsafe(
+      entry.deferred,
+      answer.subtype === "success"
+        ? Exit.succeed(answer.response)
+        : Exit.fail(ClaudeError.make(
+          new ClaudeError.ControlRejected({
+            subtype: entry.subtype,
+            error: answer.error ?? "(no error text)",
+            ...(answer.error_code === undefined ? {} : { errorCode: answer.error_code })
+          })
+        ))
+    )
+    return true
+  }
+
+  const failAll = (error: ClaudeError.ClaudeError): void => {
+    closed ??= error
+    for (const entry of pending.values()) Deferred.doneUnsafe(entry.deferred, Exit.fail(error))
+    pending.clear()
+  }
+
+  return { request, complete, failAll, pendingCount: () => pending.size }
+}

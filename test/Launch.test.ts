@@ -1,0 +1,534 @@
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as ClaudeError from "../src/ClaudeError.ts"
+import * as Launch from "../src/Launch.ts"
+
+const noWiring: Launch.Wiring = { mcpServers: [], permissionPromptTool: false }
+const repoRoot = Path.resolve(import.meta.dirname, "..")
+const realCli = Path.join(repoRoot, "node_modules", ".bin", "claude")
+
+const base = [
+  "--output-format",
+  "stream-json",
+  "--input-format",
+  "stream-json",
+  "--verbose",
+  "--include-partial-messages",
+  "--permission-mode",
+  "bypassPermissions",
+  "--allow-dangerously-skip-permissions",
+  "--settings",
+  `{"attribution":{"commit":"","pr":""}}`
+]
+
+/** The arguments after the fixed base flags. */
+const tail = (options: Launch.LaunchOptions, wiring: Launch.Wiring = noWiring): ReadonlyArray<string> => {
+  const { args } = Launch.buildCommand(options, wiring)
+  assert.deepStrictEqual(args.slice(0, base.length), base)
+  return args.slice(base.length)
+}
+
+describe("buildCommand: arguments", () => {
+  it("emits the exact base flags for empty options", () => {
+    assert.deepStrictEqual(Launch.buildCommand({}, noWiring).args, base)
+  })
+
+  it("drops --allow-dangerously-skip-permissions for every other permission mode", () => {
+    for (const mode of Launch.permissionModes.filter((m) => m !== "bypassPermissions")) {
+      const { args } = Launch.buildCommand({ permissionMode: mode }, noWiring)
+      assert.deepStrictEqual(args.slice(5, 8), ["--include-partial-messages", "--permission-mode", mode])
+      assert.isFalse(args.includes("--allow-dangerously-skip-permissions"), mode)
+    }
+    assert.deepStrictEqual(Launch.buildCommand({ permissionMode: "bypassPermissions" }, noWiring).args, base)
+  })
+
+  it("leaves out --include-partial-messages only when turned off", () => {
+    assert.isFalse(Launch.buildCommand({ includePartialMessages: false }, noWiring).args.includes("--include-partial-messages"))
+    assert.deepStrictEqual(Launch.buildCommand({ includePartialMessages: true }, noWiring).args, base)
+  })
+
+  it("merges the user's settings with the attribution default", () => {
+    const settingsOf = (settings: Launch.Settings) => {
+      const { args } = Launch.buildCommand({ settings }, noWiring)
+      return args[args.indexOf("--settings") + 1]
+    }
+    assert.strictEqual(
+      settingsOf({ model: "opus", env: { A: "1" } }),
+      `{"attribution":{"commit":"","pr":""},"model":"opus","env":{"A":"1"}}`
+    )
+    assert.strictEqual(settingsOf({ attribution: { commit: "Co-authored-by: X" } }), `{"attribution":{"commit":"Co-authored-by: X","pr":""}}`)
+    assert.strictEqual(settingsOf({ attribution: { commit: "c", pr: "p" } }), `{"attribution":{"commit":"c","pr":"p"}}`)
+  })
+
+  it("writes --mcp-config only with servers, alwaysLoad only where true", () => {
+    assert.deepStrictEqual(tail({}, { mcpServers: [{ name: "byre", alwaysLoad: true }], permissionPromptTool: false }), [
+      "--mcp-config",
+      `{"mcpServers":{"byre":{"type":"sdk","name":"byre","alwaysLoad":true}}}`
+    ])
+    assert.deepStrictEqual(
+      tail({}, {
+        mcpServers: [{ name: "byre", alwaysLoad: true }, { name: "other", alwaysLoad: false }],
+        permissionPromptTool: false
+      }),
+      [
+        "--mcp-config",
+        `{"mcpServers":{"byre":{"type":"sdk","name":"byre","alwaysLoad":true},"other":{"type":"sdk","name":"other"}}}`
+      ]
+    )
+    assert.isFalse(Launch.buildCommand({}, noWiring).args.includes("--mcp-config"))
+  })
+
+  it("adds --permission-prompt-tool stdio only when wired", () => {
+    assert.deepStrictEqual(tail({}, { mcpServers: [], permissionPromptTool: true }), ["--permission-prompt-tool", "stdio"])
+    assert.deepStrictEqual(
+      tail({}, { mcpServers: [{ name: "byre", alwaysLoad: false }], permissionPromptTool: true }),
+      ["--mcp-config", `{"mcpServers":{"byre":{"type":"sdk","name":"byre"}}}`, "--permission-prompt-tool", "stdio"]
+    )
+    assert.isFalse(Launch.buildCommand({}, noWiring).args.includes("--permission-prompt-tool"))
+  })
+
+  it("maps each option to its flag", () => {
+    assert.deepStrictEqual(tail({ model: "sonnet" }), ["--model", "sonnet"])
+    assert.deepStrictEqual(tail({ fallbackModel: "haiku,sonnet" }), ["--fallback-model", "haiku,sonnet"])
+    assert.deepStrictEqual(tail({ resume: "abc" }), ["--resume=abc"])
+    assert.deepStrictEqual(tail({ resume: "s", forkSession: true }), ["--resume=s", "--fork-session"])
+    assert.deepStrictEqual(tail({ continueConversation: true }), ["--continue"])
+    assert.deepStrictEqual(tail({ forkSession: false, continueConversation: false, replayUserMessages: false }), [])
+    assert.deepStrictEqual(tail({ systemPrompt: "Be terse." }), ["--system-prompt", "Be terse."])
+    assert.deepStrictEqual(tail({ systemPrompt: "" }), ["--system-prompt", ""])
+    assert.deepStrictEqual(tail({ appendSystemPrompt: "Also X." }), ["--append-system-prompt", "Also X."])
+    assert.deepStrictEqual(tail({ allowedTools: ["Read", "Bash(git *)"] }), ["--allowedTools", "Read,Bash(git *)"])
+    assert.deepStrictEqual(tail({ allowedTools: [] }), [])
+    assert.deepStrictEqual(tail({ disallowedTools: ["Edit", "Write"] }), ["--disallowedTools", "Edit,Write"])
+    assert.deepStrictEqual(tail({ maxTurns: 7 }), ["--max-turns", "7"])
+    assert.deepStrictEqual(tail({ addDirs: ["/a", "b c"] }), ["--add-dir", "/a", "--add-dir", "b c"])
+    assert.deepStrictEqual(tail({ replayUserMessages: true }), ["--replay-user-messages"])
+  })
+
+  it("passes a resume id starting with - as the single element --resume=-abc", () => {
+    const rest = tail({ resume: "-abc" })
+    assert.deepStrictEqual(rest, ["--resume=-abc"])
+    assert.isFalse(rest.includes("-abc"))
+  })
+
+  it("uses --flag=value for any value starting with -", () => {
+    assert.deepStrictEqual(tail({ model: "-m" }), ["--model=-m"])
+    assert.deepStrictEqual(tail({ systemPrompt: "- be terse" }), ["--system-prompt=- be terse"])
+    assert.deepStrictEqual(tail({ addDirs: ["-d"] }), ["--add-dir=-d"])
+  })
+
+  it("appends extra args last, from a record or verbatim from an array", () => {
+    assert.deepStrictEqual(tail({ extraArgs: { effort: "high", debug: null, "debug-file": "-x" }, model: "m" }), [
+      "--model",
+      "m",
+      "--effort",
+      "high",
+      "--debug",
+      "--debug-file=-x"
+    ])
+    assert.deepStrictEqual(tail({ extraArgs: ["--plugin-dir", "a", "--plugin-dir", "b"], replayUserMessages: true }), [
+      "--replay-user-messages",
+      "--plugin-dir",
+      "a",
+      "--plugin-dir",
+      "b"
+    ])
+  })
+
+  it("orders every option the same way", () => {
+    const { args } = Launch.buildCommand(
+      {
+        executable: "/bin/claude",
+        cwd: "/tmp",
+        model: "opus",
+        fallbackModel: "sonnet",
+        resume: "id-1",
+        forkSession: true,
+        permissionMode: "acceptEdits",
+        systemPrompt: "S",
+        appendSystemPrompt: "A",
+        allowedTools: ["Read"],
+        disallowedTools: ["Bash"],
+        maxTurns: 3,
+        addDirs: ["/x"],
+        settings: { model: "opus" },
+        replayUserMessages: true,
+        includePartialMessages: false,
+        extraArgs: { effort: "max" }
+      },
+      { mcpServers: [{ name: "byre", alwaysLoad: true }], permissionPromptTool: true }
+    )
+    assert.deepStrictEqual(args, [
+      "--output-format",
+      "stream-json",
+      "--input-format",
+      "stream-json",
+      "--verbose",
+      "--permission-mode",
+      "acceptEdits",
+      "--settings",
+      `{"attribution":{"commit":"","pr":""},"model":"opus"}`,
+      "--mcp-config",
+      `{"mcpServers":{"byre":{"type":"sdk","name":"byre","alwaysLoad":true}}}`,
+      "--permission-prompt-tool",
+      "stdio",
+      "--model",
+      "opus",
+      "--fallback-model",
+      "sonnet",
+      "--resume=id-1",
+      "--fork-session",
+      "--system-prompt",
+      "S",
+      "--append-system-prompt",
+      "A",
+      "--allowedTools",
+      "Read",
+      "--disallowedTools",
+      "Bash",
+      "--max-turns",
+      "3",
+      "--add-dir",
+      "/x",
+      "--replay-user-messages",
+      "--effort",
+      "max"
+    ])
+  })
+})
+
+describe("buildCommand: environment", () => {
+  it("always removes CLAUDECODE and sets the sdk-ts entrypoint", () => {
+    const { env } = Launch.buildCommand({}, noWiring)
+    assert.deepStrictEqual(env, { CLAUDE_CODE_ENTRYPOINT: "sdk-ts", CLAUDECODE: undefined })
+    assert.isTrue(Object.hasOwn(env, "CLAUDECODE"))
+    const forced = Launch.buildCommand({ env: { CLAUDECODE: "1" } }, noWiring).env
+    assert.isTrue(Object.hasOwn(forced, "CLAUDECODE"))
+    assert.strictEqual(forced.CLAUDECODE, undefined)
+  })
+
+  it("lets env override the entrypoint and remove variables", () => {
+    const { env } = Launch.buildCommand({ env: { CLAUDE_CODE_ENTRYPOINT: "mine", FOO: "bar", HOME: undefined } }, noWiring)
+    assert.strictEqual(env.CLAUDE_CODE_ENTRYPOINT, "mine")
+    assert.strictEqual(env.FOO, "bar")
+    assert.isTrue(Object.hasOwn(env, "HOME"))
+    assert.strictEqual(env.HOME, undefined)
+  })
+
+  it("sets PWD to the absolute cwd", () => {
+    assert.strictEqual(Launch.buildCommand({ cwd: "/work/x" }, noWiring).env.PWD, "/work/x")
+    assert.strictEqual(Launch.buildCommand({ cwd: "rel" }, noWiring).env.PWD, Path.resolve("rel"))
+    assert.isFalse(Object.hasOwn(Launch.buildCommand({}, noWiring).env, "PWD"))
+  })
+
+  it("keeps secrets Redacted: apiKey, Redacted env values, secretEnv and default secret names", () => {
+    const apiKey = Redacted.make("sk-live-123")
+    const token = Redacted.make("tok-456")
+    const { env } = Launch.buildCommand({
+      apiKey,
+      env: { MY_TOKEN: token, DB_PASSWORD: "pw-789", GITHUB_TOKEN: "gh-000", PLAIN: "visible" },
+      secretEnv: ["DB_PASSWORD"]
+    }, noWiring)
+    assert.strictEqual(env.ANTHROPIC_API_KEY, apiKey)
+    assert.strictEqual(env.MY_TOKEN, token)
+    for (const [name, secret] of [["DB_PASSWORD", "pw-789"], ["GITHUB_TOKEN", "gh-000"]] as const) {
+      const value = env[name]
+      assert.isTrue(Redacted.isRedacted(value), name)
+      if (!Redacted.isRedacted(value)) return
+      assert.strictEqual(Redacted.value(value), secret)
+    }
+    assert.strictEqual(env.PLAIN, "visible")
+    const shown = JSON.stringify(env) + String(Object.values(env))
+    for (const secret of ["sk-live-123", "tok-456", "pw-789", "gh-000"]) assert.notInclude(shown, secret)
+  })
+
+  it("lets apiKey win over an ANTHROPIC_API_KEY in env", () => {
+    const apiKey = Redacted.make("k2")
+    const { env } = Launch.buildCommand({ apiKey, env: { ANTHROPIC_API_KEY: "k1" } }, noWiring)
+    assert.strictEqual(env.ANTHROPIC_API_KEY, apiKey)
+  })
+
+  it("sets the git identity for author and committer", () => {
+    const { env } = Launch.buildCommand({ gitIdentity: { name: "Bot", email: "bot@example.com" } }, noWiring)
+    assert.strictEqual(env.GIT_AUTHOR_NAME, "Bot")
+    assert.strictEqual(env.GIT_AUTHOR_EMAIL, "bot@example.com")
+    assert.strictEqual(env.GIT_COMMITTER_NAME, "Bot")
+    assert.strictEqual(env.GIT_COMMITTER_EMAIL, "bot@example.com")
+  })
+
+  it("turns on file checkpointing only when asked", () => {
+    assert.strictEqual(
+      Launch.buildCommand({ fileCheckpointing: true }, noWiring).env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING,
+      "true"
+    )
+    assert.isFalse(
+      Object.hasOwn(Launch.buildCommand({ fileCheckpointing: false }, noWiring).env, "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING")
+    )
+  })
+
+  it("keeps process-level options out of argv", () => {
+    const { args } = Launch.buildCommand({ executable: "/opt/claude", cwd: "/srv", apiKey: Redacted.make("k") }, noWiring)
+    assert.deepStrictEqual(args, base)
+  })
+})
+
+const invalidOf = (options: Launch.LaunchOptions) =>
+  Launch.validate(options).pipe(
+    Effect.flip,
+    Effect.map((error) => {
+      assert.strictEqual(error.reason._tag, "InvalidInput")
+      return error.message
+    })
+  )
+
+describe("validate", () => {
+  it.effect("returns good options unchanged", () =>
+    Effect.gen(function*() {
+      const options: Launch.LaunchOptions = {
+        model: "opus",
+        resume: "-abc",
+        forkSession: true,
+        maxTurns: 1,
+        systemPrompt: "",
+        env: { A: "1", B: undefined, C: Redacted.make("c") },
+        apiKey: Redacted.make("k"),
+        gitIdentity: { name: "n", email: "e@x" },
+        extraArgs: { effort: "high", debug: null },
+        settings: { attribution: { pr: "x" } }
+      }
+      assert.strictEqual(yield* Launch.validate(options), options)
+      assert.deepStrictEqual(yield* Launch.validate({}), {})
+      assert.deepStrictEqual(yield* Launch.validate({ extraArgs: ["-x", "anything"] }), { extraArgs: ["-x", "anything"] })
+    }))
+
+  it.effect("rejects options that would make a bad command line", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [Launch.LaunchOptions, string]> = [
+        [{ maxTurns: 0 }, "maxTurns must be a positive integer (got 0)"],
+        [{ maxTurns: 1.5 }, "maxTurns must be a positive integer"],
+        [{ maxTurns: Number.NaN }, "maxTurns must be a positive integer"],
+        [{ model: "" }, "model must not be empty"],
+        [{ model: "  " }, "model must not be empty"],
+        [{ fallbackModel: "" }, "fallbackModel must not be empty"],
+        [{ resume: "" }, "resume must not be empty"],
+        [{ executable: "" }, "executable must not be empty"],
+        [{ cwd: "" }, "cwd must not be empty"],
+        [{ resume: "a", continueConversation: true }, "resume and continueConversation cannot be combined"],
+        [{ forkSession: true }, "forkSession needs resume or continueConversation"],
+        [{ permissionMode: "manual" as Launch.PermissionMode }, "permissionMode must be one of"],
+        [{ allowedTools: ["Read", ""] }, "allowedTools must hold non-empty strings"],
+        [{ disallowedTools: [""] }, "disallowedTools must hold non-empty strings"],
+        [{ addDirs: [""] }, "addDirs must hold non-empty strings"],
+        [{ extraArgs: { "--effort": "high" } }, `extraArgs name "--effort" must start with a letter`],
+        [{ extraArgs: { "1x": null } }, `extraArgs name "1x" must start with a letter`],
+        [{ extraArgs: { "output-format": "json" } }, "extraArgs must not set --output-format"],
+        [{ env: { "A=B": "x" } }, `env name "A=B"`],
+        [{ gitIdentity: { name: "", email: "e" } }, "gitIdentity.name must be a non-empty string"],
+        [{ systemPrompt: "a\0b" }, "arguments must not contain NUL characters"],
+        [{ env: { X: "a\0b" } }, "env.X must not contain NUL characters"],
+        [{ settings: { n: 1n } }, "settings must be JSON"]
+      ]
+      for (const [options, expected] of cases) {
+        const message = yield* invalidOf(options)
+        assert.include(message, expected, JSON.stringify(Object.keys(options)))
+        assert.include(message, "Invalid launch options")
+      }
+    }))
+
+  it.effect("lists every problem at once", () =>
+    Effect.gen(function*() {
+      const message = yield* invalidOf({ model: "", maxTurns: -1 })
+      assert.include(message, "model must not be empty")
+      assert.include(message, "maxTurns must be a positive integer (got -1)")
+    }))
+
+  it.effect("checks types given by JavaScript callers", () =>
+    Effect.gen(function*() {
+      const loose = { maxTurns: "3", apiKey: "plain", forkSession: "yes" } as unknown as Launch.LaunchOptions
+      const message = yield* invalidOf(loose)
+      assert.include(message, "maxTurns must be a positive integer")
+      assert.include(message, "apiKey must be a Redacted string")
+      assert.include(message, "forkSession must be a boolean")
+    }))
+})
+
+describe("findExecutable", () => {
+  let tmp = ""
+  const script = (file: string, mode: number) => {
+    Fs.mkdirSync(Path.dirname(file), { recursive: true })
+    Fs.writeFileSync(file, "#!/bin/sh\necho fake\n")
+    Fs.chmodSync(file, mode)
+    return file
+  }
+  beforeAll(() => {
+    tmp = Fs.realpathSync(Fs.mkdtempSync(Path.join(Os.tmpdir(), "launch-test-")))
+  })
+  afterAll(() => {
+    Fs.rmSync(tmp, { recursive: true, force: true })
+  })
+
+  const notFound = (effect: Effect.Effect<string, ClaudeError.ClaudeError>) =>
+    Effect.flip(effect).pipe(Effect.map((error) => {
+      if (error.reason._tag !== "CliNotFound") return assert.fail(`expected CliNotFound, got ${error.reason._tag}`)
+      return { searched: error.reason.searched, message: error.message }
+    }))
+
+  it.effect("accepts an explicit executable path, relative to cwd too", () =>
+    Effect.gen(function*() {
+      const file = script(Path.join(tmp, "explicit", "my-claude"), 0o755)
+      assert.strictEqual(yield* Launch.findExecutable(file, undefined, { path: "" }), file)
+      assert.strictEqual(yield* Launch.findExecutable("./my-claude", Path.join(tmp, "explicit"), { path: "" }), file)
+    }))
+
+  it.effect("rejects an explicit path that is missing, not executable or a directory, without searching on", () =>
+    Effect.gen(function*() {
+      const plain = script(Path.join(tmp, "explicit-bad", "claude"), 0o644)
+      for (const bad of [plain, Path.join(tmp, "explicit-bad", "missing"), Path.join(tmp, "explicit-bad")]) {
+        const { searched, message } = yield* notFound(
+          Launch.findExecutable(bad, undefined, { path: Path.dirname(realCli), processCwd: repoRoot })
+        )
+        assert.deepStrictEqual(searched, [bad])
+        assert.include(message, bad)
+      }
+    }))
+
+  it.effect("looks an explicit bare name up on PATH", () =>
+    Effect.gen(function*() {
+      const file = script(Path.join(tmp, "named", "claude-nightly"), 0o755)
+      assert.strictEqual(yield* Launch.findExecutable("claude-nightly", undefined, { path: Path.join(tmp, "named") }), file)
+    }))
+
+  it.effect("finds claude on PATH before node_modules/.bin", () =>
+    Effect.gen(function*() {
+      script(Path.join(tmp, "path1", "claude"), 0o644)
+      const good = script(Path.join(tmp, "path2", "claude"), 0o755)
+      const path = [Path.join(tmp, "path0-missing"), Path.join(tmp, "path1"), Path.join(tmp, "path2")].join(Path.delimiter)
+      assert.strictEqual(yield* Launch.findExecutable(undefined, repoRoot, { path, processCwd: repoRoot }), good)
+    }))
+
+  it.effect("falls back to node_modules/.bin/claude walking up from cwd, then from process.cwd()", () =>
+    Effect.gen(function*() {
+      const project = Path.join(tmp, "project")
+      const bin = script(Path.join(project, "node_modules", ".bin", "claude"), 0o755)
+      const deep = Path.join(project, "a", "b", "c")
+      Fs.mkdirSync(deep, { recursive: true })
+      const elsewhere = Path.join(tmp, "elsewhere")
+      Fs.mkdirSync(elsewhere, { recursive: true })
+      assert.strictEqual(yield* Launch.findExecutable(undefined, deep, { path: "", processCwd: elsewhere }), bin)
+      assert.strictEqual(yield* Launch.findExecutable(undefined, elsewhere, { path: "", processCwd: deep }), bin)
+      assert.strictEqual(yield* Launch.findExecutable(undefined, undefined, { path: "", processCwd: deep }), bin)
+    }))
+
+  it.effect("finds the pinned CLI of this repository from its own directory", () =>
+    Effect.gen(function*() {
+      const found = yield* Launch.findExecutable(undefined, Path.join(repoRoot, "src"), { path: "" })
+      assert.strictEqual(found, realCli)
+    }))
+
+  it.effect("fails with CliNotFound listing every place searched and how to install", () =>
+    Effect.gen(function*() {
+      const empty = Path.join(tmp, "empty", "x")
+      Fs.mkdirSync(empty, { recursive: true })
+      const pathDir = Path.join(tmp, "empty-path")
+      const { searched, message } = yield* notFound(
+        Launch.findExecutable(undefined, empty, { path: pathDir, processCwd: empty })
+      )
+      assert.strictEqual(searched[0], Path.join(pathDir, "claude"))
+      assert.include(searched, Path.join(empty, "node_modules", ".bin", "claude"))
+      assert.include(searched, Path.join(tmp, "node_modules", ".bin", "claude"))
+      assert.include(searched, Path.join("/", "node_modules", ".bin", "claude"))
+      assert.strictEqual(new Set(searched).size, searched.length)
+      assert.include(message, "The claude CLI was not found")
+      assert.include(message, Path.join(pathDir, "claude"))
+      assert.include(message, "npm install @anthropic-ai/claude-code")
+      assert.include(message, "`executable` option")
+    }))
+})
+
+describe("the pinned CLI accepts every flag buildCommand emits", () => {
+  /** Flags the CLI accepts but leaves out of `--help`; the run below proves they parse. */
+  const hiddenFlags = new Set(["--max-turns", "--permission-prompt-tool"])
+  const everything: Launch.LaunchOptions = {
+    model: "sonnet",
+    fallbackModel: "haiku",
+    continueConversation: true,
+    forkSession: true,
+    systemPrompt: "S",
+    appendSystemPrompt: "A",
+    allowedTools: ["Read", "Bash"],
+    disallowedTools: ["Edit"],
+    maxTurns: 2,
+    addDirs: [Os.tmpdir()],
+    replayUserMessages: true,
+    fileCheckpointing: true,
+    settings: { cleanupPeriodDays: 30 }
+  }
+  const wiring: Launch.Wiring = { mcpServers: [{ name: "byre", alwaysLoad: true }], permissionPromptTool: true }
+  const flagsOf = (args: ReadonlyArray<string>) =>
+    args.filter((arg) => arg.startsWith("--")).map((arg) => arg.split("=")[0] ?? arg)
+
+  const runCli = (args: ReadonlyArray<string>, home: string) => {
+    const env: Record<string, string> = {}
+    for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value
+    for (const [name, value] of Object.entries(Launch.buildCommand(everything, wiring).env)) {
+      if (value === undefined) delete env[name]
+      else env[name] = typeof value === "string" ? value : Redacted.value(value)
+    }
+    Object.assign(env, {
+      HOME: home,
+      IS_SANDBOX: "1",
+      ANTHROPIC_API_KEY: "sk-test",
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+      DISABLE_TELEMETRY: "1",
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1"
+    })
+    return ChildProcess.spawnSync(realCli, args, { input: "", env, cwd: home, encoding: "utf8", timeout: 45_000 })
+  }
+
+  it("lists every documented flag in --help", () => {
+    const help = ChildProcess.execFileSync(realCli, ["--help"], { encoding: "utf8", timeout: 30_000 })
+    const documented = new Set<string>()
+    for (const line of help.split("\n")) {
+      const match = /^ {2}((?:-\w, )?--[\w-]+(?:, --[\w-]+)*)/.exec(line)
+      for (const name of match?.[1]?.split(", ") ?? []) documented.add(name)
+    }
+    assert.isTrue(documented.has("--model"), "help parsing found no options")
+    const emitted = new Set([
+      ...flagsOf(Launch.buildCommand({ ...everything, continueConversation: false, resume: "id" }, wiring).args),
+      ...flagsOf(Launch.buildCommand(everything, wiring).args),
+      ...flagsOf(Launch.buildCommand({ permissionMode: "plan", includePartialMessages: false }, noWiring).args)
+    ])
+    for (const flag of ["--resume", "--continue", "--allow-dangerously-skip-permissions", "--permission-prompt-tool"]) {
+      assert.isTrue(emitted.has(flag), flag)
+    }
+    for (const flag of emitted) {
+      if (!hiddenFlags.has(flag)) assert.isTrue(documented.has(flag), `${flag} is not in claude --help`)
+    }
+  })
+
+  it("parses the full command line without an option error", () => {
+    const home = Fs.mkdtempSync(Path.join(Os.tmpdir(), "launch-cli-"))
+    try {
+      const parseError = /unknown option|is invalid|argument missing|error: option/i
+      const full = runCli(Launch.buildCommand(everything, wiring).args, home)
+      assert.strictEqual(full.error, undefined)
+      assert.notMatch(full.stderr + full.stdout, parseError)
+      assert.strictEqual(full.status, 0, full.stderr)
+
+      const resumed = runCli(Launch.buildCommand({ resume: "-abc" }, noWiring).args, home)
+      assert.notMatch(resumed.stderr, parseError)
+      assert.include(resumed.stderr, `"-abc"`)
+
+      const bad = runCli([...Launch.buildCommand({}, noWiring).args, "--no-such-flag"], home)
+      assert.match(bad.stderr, parseError)
+    } finally {
+      Fs.rmSync(home, { recursive: true, force: true })
+    }
+  })
+})
