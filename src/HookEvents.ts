@@ -1,0 +1,725 @@
+/**
+ * Schemas of the hook events the `claude` CLI sends in `hook_callback` control requests, and of
+ * the answers a hook gives back.
+ *
+ * Inputs are the wire objects as the CLI sends them (snake_case keys). The schemas are
+ * structural: decoding validates the fields listed here and the handler receives the CLI's
+ * original object, so fields a newer CLI adds are kept (read them with a cast or through
+ * {@link UnknownHookInput}).
+ *
+ * Outputs are written in camelCase exactly as the CLI reads them (`continue`, `stopReason`,
+ * `decision`, `hookSpecificOutput.permissionDecision`, ...). In the typed form
+ * `hookSpecificOutput.hookEventName` may be left out: it is filled in from the event when the
+ * answer is encoded.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { PermissionUpdate } from "./Permissions.ts"
+
+// -----------------------------------------------------------------------------
+// inputs
+// -----------------------------------------------------------------------------
+
+/**
+ * The fields every hook input carries. `permission_mode` is absent for SubagentStart,
+ * PreCompact, PostCompact and SessionStart; `effort` only appears for events that fire inside a
+ * turn (PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop); `agent_id` /
+ * `agent_type` when the hook fires inside a subagent.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const BaseHookInputFields = {
+  session_id: Schema.String,
+  transcript_path: Schema.String,
+  cwd: Schema.String,
+  permission_mode: Schema.optionalKey(Schema.String),
+  prompt_id: Schema.optionalKey(Schema.String),
+  agent_id: Schema.optionalKey(Schema.String),
+  agent_type: Schema.optionalKey(Schema.String),
+  effort: Schema.optionalKey(Schema.Struct({ level: Schema.String }))
+} as const
+
+/**
+ * Where an MCP tool's server was configured.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const McpServerProvenance = Schema.Struct({
+  name: Schema.String,
+  source: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type McpServerProvenance = typeof McpServerProvenance.Type
+
+/**
+ * A tool's input as the model wrote it (a JSON object).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const ToolInput = Schema.Record(Schema.String, Schema.Unknown)
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type ToolInput = typeof ToolInput.Type
+
+/**
+ * A background task still in flight when a Stop / SubagentStop hook fires.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const BackgroundTaskSummary = Schema.Struct({
+  id: Schema.String,
+  type: Schema.String,
+  status: Schema.String,
+  description: Schema.optionalKey(Schema.String),
+  command: Schema.optionalKey(Schema.String),
+  agent_type: Schema.optionalKey(Schema.String),
+  server: Schema.optionalKey(Schema.String),
+  tool: Schema.optionalKey(Schema.String),
+  name: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type BackgroundTaskSummary = typeof BackgroundTaskSummary.Type
+
+/**
+ * A session-scoped cron task that will wake the session later.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SessionCronSummary = Schema.Struct({
+  id: Schema.String,
+  schedule: Schema.String,
+  recurring: Schema.Boolean,
+  prompt: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SessionCronSummary = typeof SessionCronSummary.Type
+
+/**
+ * Before a tool runs. The answer can allow, deny or ask, and rewrite the input.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PreToolUseInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PreToolUse"),
+  tool_name: Schema.String,
+  tool_input: ToolInput,
+  tool_use_id: Schema.String,
+  mcp_server: Schema.optionalKey(McpServerProvenance)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PreToolUseInput = typeof PreToolUseInput.Type
+
+/**
+ * After a tool succeeded. `tool_response` is the tool's structured result.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PostToolUseInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PostToolUse"),
+  tool_name: Schema.String,
+  tool_input: ToolInput,
+  tool_response: Schema.Unknown,
+  tool_use_id: Schema.String,
+  duration_ms: Schema.optionalKey(Schema.Number),
+  mcp_server: Schema.optionalKey(McpServerProvenance)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PostToolUseInput = typeof PostToolUseInput.Type
+
+/**
+ * After a tool failed (`error` is e.g. `"Exit code 1"`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PostToolUseFailureInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PostToolUseFailure"),
+  tool_name: Schema.String,
+  tool_input: ToolInput,
+  tool_use_id: Schema.String,
+  error: Schema.String,
+  is_interrupt: Schema.optionalKey(Schema.Boolean),
+  duration_ms: Schema.optionalKey(Schema.Number),
+  mcp_server: Schema.optionalKey(McpServerProvenance)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PostToolUseFailureInput = typeof PostToolUseFailureInput.Type
+
+/**
+ * A user message is about to start a turn.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const UserPromptSubmitInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("UserPromptSubmit"),
+  prompt: Schema.String,
+  source: Schema.optionalKey(Schema.String),
+  session_title: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type UserPromptSubmitInput = typeof UserPromptSubmitInput.Type
+
+/**
+ * The main agent is about to end its turn. `stop_hook_active` is `true` on the call that
+ * follows a `block`.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const StopInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("Stop"),
+  stop_hook_active: Schema.Boolean,
+  last_assistant_message: Schema.optionalKey(Schema.String),
+  background_tasks: Schema.optionalKey(Schema.Array(BackgroundTaskSummary)),
+  session_crons: Schema.optionalKey(Schema.Array(SessionCronSummary))
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type StopInput = typeof StopInput.Type
+
+/**
+ * The turn ended on an API error.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const StopFailureInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("StopFailure"),
+  error: Schema.String,
+  error_details: Schema.optionalKey(Schema.String),
+  last_assistant_message: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type StopFailureInput = typeof StopFailureInput.Type
+
+/**
+ * A subagent (Agent tool) starts.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SubagentStartInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("SubagentStart"),
+  agent_id: Schema.String,
+  agent_type: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SubagentStartInput = typeof SubagentStartInput.Type
+
+/**
+ * A subagent is about to finish.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SubagentStopInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("SubagentStop"),
+  stop_hook_active: Schema.Boolean,
+  agent_id: Schema.String,
+  agent_type: Schema.String,
+  agent_transcript_path: Schema.String,
+  last_assistant_message: Schema.optionalKey(Schema.String),
+  background_tasks: Schema.optionalKey(Schema.Array(BackgroundTaskSummary)),
+  session_crons: Schema.optionalKey(Schema.Array(SessionCronSummary))
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SubagentStopInput = typeof SubagentStopInput.Type
+
+/**
+ * Before compaction (`/compact` or automatic).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PreCompactInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PreCompact"),
+  trigger: Schema.Literals(["manual", "auto"]),
+  custom_instructions: Schema.NullOr(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PreCompactInput = typeof PreCompactInput.Type
+
+/**
+ * After compaction, with the summary.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PostCompactInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PostCompact"),
+  trigger: Schema.Literals(["manual", "auto"]),
+  compact_summary: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PostCompactInput = typeof PostCompactInput.Type
+
+/**
+ * A session starts (CLI 2.1.332 only sent it after compaction, `source: "compact"`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SessionStartInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("SessionStart"),
+  source: Schema.Literals(["startup", "resume", "clear", "compact", "fork"]),
+  model: Schema.optionalKey(Schema.String),
+  session_title: Schema.optionalKey(Schema.String),
+  seconds_since_last_response: Schema.optionalKey(Schema.Number),
+  context_tokens: Schema.optionalKey(Schema.Number),
+  prompt_cache_likely_expired: Schema.optionalKey(Schema.Boolean),
+  estimated_cache_write_usd: Schema.optionalKey(Schema.Number)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SessionStartInput = typeof SessionStartInput.Type
+
+/**
+ * A session ends (not observed from CLI 2.1.332 over stream-json).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SessionEndInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("SessionEnd"),
+  reason: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SessionEndInput = typeof SessionEndInput.Type
+
+/**
+ * The CLI shows a notification (not observed from CLI 2.1.332 over stream-json).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const NotificationInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("Notification"),
+  message: Schema.String,
+  title: Schema.optionalKey(Schema.String),
+  notification_type: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type NotificationInput = typeof NotificationInput.Type
+
+/**
+ * The CLI is about to ask for a tool permission; the hook may answer instead of the user.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PermissionRequestInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PermissionRequest"),
+  tool_name: Schema.String,
+  tool_input: ToolInput,
+  permission_suggestions: Schema.optionalKey(Schema.Array(PermissionUpdate)),
+  mcp_server: Schema.optionalKey(McpServerProvenance)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PermissionRequestInput = typeof PermissionRequestInput.Type
+
+/**
+ * A tool call was denied by the permission system.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PermissionDeniedInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PermissionDenied"),
+  tool_name: Schema.String,
+  tool_input: ToolInput,
+  tool_use_id: Schema.String,
+  reason: Schema.String,
+  mcp_server: Schema.optionalKey(McpServerProvenance)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PermissionDeniedInput = typeof PermissionDeniedInput.Type
+
+/**
+ * The input of an event this library has no schema for (events added by later CLIs, or the
+ * other events of the TypeScript SDK's list). Only `hook_event_name` is checked; the handler
+ * gets the CLI's object as is.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const UnknownHookInput = Schema.StructWithRest(
+  Schema.Struct({ hook_event_name: Schema.String }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+)
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type UnknownHookInput = typeof UnknownHookInput.Type
+
+// -----------------------------------------------------------------------------
+// outputs
+// -----------------------------------------------------------------------------
+
+/**
+ * The answer fields common to every event.
+ *
+ * - `continue: false` + `stopReason`: end the turn after this hook.
+ * - `decision: "block"` + `reason`: block the action (Stop: keep going with `reason` as
+ *   feedback; UserPromptSubmit: drop the prompt; PreToolUse: same as a deny).
+ * - `systemMessage`, `suppressOutput`: shown to / hidden from the user.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const HookOutputBaseFields = {
+  continue: Schema.optionalKey(Schema.Boolean),
+  stopReason: Schema.optionalKey(Schema.String),
+  suppressOutput: Schema.optionalKey(Schema.Boolean),
+  systemMessage: Schema.optionalKey(Schema.String),
+  decision: Schema.optionalKey(Schema.Literals(["approve", "block"])),
+  reason: Schema.optionalKey(Schema.String)
+} as const
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const HookOutputBase = Schema.Struct(HookOutputBaseFields)
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export type HookOutputBase = typeof HookOutputBase.Type
+
+const specific = <const E extends string, const F extends Schema.Struct.Fields>(event: E, fields: F) =>
+  Schema.Struct({ hookEventName: Schema.optionalKey(Schema.Literal(event)), ...fields })
+
+const additionalContext = { additionalContext: Schema.optionalKey(Schema.String) } as const
+
+/**
+ * PreToolUse answer: `permissionDecision` (`allow` skips the permission prompt, `deny` blocks
+ * the tool with `permissionDecisionReason` as the tool error, `ask` prompts), `updatedInput`
+ * (replaces the tool input), `additionalContext`.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PreToolUseSpecificOutput = specific("PreToolUse", {
+  permissionDecision: Schema.optionalKey(Schema.Literals(["allow", "deny", "ask", "defer"])),
+  permissionDecisionReason: Schema.optionalKey(Schema.String),
+  updatedInput: Schema.optionalKey(ToolInput),
+  ...additionalContext
+})
+
+/**
+ * PostToolUse answer: `additionalContext` (a system message after the tool result),
+ * `updatedToolOutput` / `updatedMCPToolOutput` (replace what the model sees).
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PostToolUseSpecificOutput = specific("PostToolUse", {
+  ...additionalContext,
+  classifierContext: Schema.optionalKey(Schema.String),
+  updatedToolOutput: Schema.optionalKey(Schema.Unknown),
+  updatedMCPToolOutput: Schema.optionalKey(Schema.Unknown)
+})
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PostToolUseFailureSpecificOutput = specific("PostToolUseFailure", additionalContext)
+
+/**
+ * UserPromptSubmit answer: `additionalContext` (appended to the system prompt of the request).
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const UserPromptSubmitSpecificOutput = specific("UserPromptSubmit", {
+  ...additionalContext,
+  sessionTitle: Schema.optionalKey(Schema.String),
+  suppressOriginalPrompt: Schema.optionalKey(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const SessionStartSpecificOutput = specific("SessionStart", {
+  ...additionalContext,
+  initialUserMessage: Schema.optionalKey(Schema.String),
+  sessionTitle: Schema.optionalKey(Schema.String),
+  watchPaths: Schema.optionalKey(Schema.Array(Schema.String)),
+  reloadSkills: Schema.optionalKey(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const StopSpecificOutput = specific("Stop", additionalContext)
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const SubagentStartSpecificOutput = specific("SubagentStart", additionalContext)
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const SubagentStopSpecificOutput = specific("SubagentStop", additionalContext)
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const NotificationSpecificOutput = specific("Notification", additionalContext)
+
+/**
+ * PermissionRequest answer: the decision the CLI takes instead of prompting.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PermissionRequestSpecificOutput = specific("PermissionRequest", {
+  decision: Schema.Union([
+    Schema.Struct({
+      behavior: Schema.Literal("allow"),
+      updatedInput: Schema.optionalKey(ToolInput),
+      updatedPermissions: Schema.optionalKey(Schema.Array(PermissionUpdate))
+    }),
+    Schema.Struct({
+      behavior: Schema.Literal("deny"),
+      message: Schema.optionalKey(Schema.String),
+      interrupt: Schema.optionalKey(Schema.Boolean)
+    })
+  ])
+})
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PermissionDeniedSpecificOutput = specific("PermissionDenied", {
+  retry: Schema.optionalKey(Schema.Boolean)
+})
+
+/**
+ * The `hookSpecificOutput` of an event this library has no schema for: any JSON object,
+ * passed through (its `hookEventName` is still filled in).
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const UnknownSpecificOutput = Schema.Record(Schema.String, Schema.Unknown)
+
+// -----------------------------------------------------------------------------
+// event table
+// -----------------------------------------------------------------------------
+
+/**
+ * Every event with a schema: its input schema and its `hookSpecificOutput` schema (`undefined`
+ * when the event has none).
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export const events = {
+  PreToolUse: { input: PreToolUseInput, specificOutput: PreToolUseSpecificOutput },
+  PostToolUse: { input: PostToolUseInput, specificOutput: PostToolUseSpecificOutput },
+  PostToolUseFailure: { input: PostToolUseFailureInput, specificOutput: PostToolUseFailureSpecificOutput },
+  UserPromptSubmit: { input: UserPromptSubmitInput, specificOutput: UserPromptSubmitSpecificOutput },
+  Stop: { input: StopInput, specificOutput: StopSpecificOutput },
+  StopFailure: { input: StopFailureInput, specificOutput: undefined },
+  SubagentStart: { input: SubagentStartInput, specificOutput: SubagentStartSpecificOutput },
+  SubagentStop: { input: SubagentStopInput, specificOutput: SubagentStopSpecificOutput },
+  PreCompact: { input: PreCompactInput, specificOutput: undefined },
+  PostCompact: { input: PostCompactInput, specificOutput: undefined },
+  SessionStart: { input: SessionStartInput, specificOutput: SessionStartSpecificOutput },
+  SessionEnd: { input: SessionEndInput, specificOutput: undefined },
+  Notification: { input: NotificationInput, specificOutput: NotificationSpecificOutput },
+  PermissionRequest: { input: PermissionRequestInput, specificOutput: PermissionRequestSpecificOutput },
+  PermissionDenied: { input: PermissionDeniedInput, specificOutput: PermissionDeniedSpecificOutput }
+} as const
+
+/**
+ * The names of the events with a schema.
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export type KnownEvent = keyof typeof events
+
+/**
+ * An event name: a known one, or any other string (handled with {@link UnknownHookInput}).
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export type HookEventName = KnownEvent | (string & {})
+
+/**
+ * `true` when `name` is an event with a schema.
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export const isKnownEvent = (name: string): name is KnownEvent => Object.hasOwn(events, name)
+
+/**
+ * The input a handler of event `K` receives.
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export type HookInput<K extends string> = K extends KnownEvent ? (typeof events)[K]["input"]["Type"]
+  : UnknownHookInput
+
+type SpecificSchema<K extends string> = K extends KnownEvent ? (typeof events)[K]["specificOutput"]
+  : typeof UnknownSpecificOutput
+
+/**
+ * The `hookSpecificOutput` of event `K` (`never` for events that have none).
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export type HookSpecificOutput<K extends string> = SpecificSchema<K> extends Schema.Top ? SpecificSchema<K>["Type"]
+  : never
+
+/**
+ * The answer of a handler of event `K`.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export type HookOutput<K extends string = string> = HookOutputBase & {
+  readonly hookSpecificOutput?: HookSpecificOutput<K>
+}
+
+/**
+ * The input schema used to decode a `hook_callback` input for `event`.
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export const inputSchema = (event: string): Schema.Decoder<unknown> =>
+  isKnownEvent(event) ? events[event].input : UnknownHookInput
+
+const outputSchemas = new Map<string, Schema.Decoder<unknown>>()
+
+/**
+ * The schema a handler's answer for `event` is checked against.
+ *
+ * @since 0.1.0
+ * @category events
+ */
+export const outputSchema = (event: string): Schema.Decoder<unknown> => {
+  const cached = outputSchemas.get(event)
+  if (cached !== undefined) return cached
+  const spec = isKnownEvent(event) ? events[event].specificOutput : UnknownSpecificOutput
+  const schema = spec === undefined
+    ? HookOutputBase
+    : Schema.Struct({ ...HookOutputBaseFields, hookSpecificOutput: Schema.optionalKey(spec) })
+  outputSchemas.set(event, schema)
+  return schema
+}

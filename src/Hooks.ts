@@ -1,0 +1,603 @@
+/**
+ * Hooks: Effect handlers the `claude` CLI calls at points of its loop (before a tool runs, when
+ * the turn is about to stop, when a prompt is submitted, ...), over `hook_callback` control
+ * requests.
+ *
+ * ```ts
+ * const HooksLive = Hooks.layer(
+ *   Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
+ *     Effect.succeed(
+ *       String(input.tool_input.command).includes("rm -rf")
+ *         ? Hooks.deny("not here")
+ *         : Hooks.allow()
+ *     )),
+ *   Hooks.on("Stop", (input) =>
+ *     Effect.succeed(input.stop_hook_active ? Hooks.allow() : Hooks.block("Also say goodbye.")))
+ * )
+ *
+ * // or, keyed by event:
+ * const HooksLive2 = Hooks.layer({
+ *   PreToolUse: [{ matcher: "Bash", handler: (input) => Effect.succeed(Hooks.allow()) }],
+ *   Stop: [(input) => Effect.succeed(Hooks.allow())]
+ * })
+ * ```
+ *
+ * **Composition.** Several `Hooks` layers add up: a `Hooks` layer, when built, reads the `Hooks`
+ * service already in its context (if any) and provides the concatenation, earlier
+ * registrations first. So all of these give the registrations of both A and B:
+ *
+ * - `program.pipe(Effect.provide(A), Effect.provide(B))` (B is built first, A sees it);
+ * - `Layer.provideMerge(A, B)` / `A.pipe(Layer.provideMerge(B))`, and `Layer.provide(A, B)`;
+ * - {@link Hooks.mergeLayers}`(A, B)`.
+ *
+ * `Layer.mergeAll(A, B)` / `Layer.merge(A, B)` build A and B side by side, so neither sees the
+ * other and only one of them survives: use {@link Hooks.mergeLayers} for that. A
+ * `Layer.succeed(Hooks, ...)` replaces whatever was there.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as ClaudeError from "./ClaudeError.ts"
+import * as HookEvents from "./HookEvents.ts"
+
+export type {
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  HookEventName,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  HookInput,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  HookOutput,
+  /**
+   * @since 0.1.0
+   * @category models
+   */
+  KnownEvent
+} from "./HookEvents.ts"
+
+const TypeId = "~effect-claude-code/Hooks/Hook" as const
+
+/**
+ * What a handler learns besides the input.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HookMeta {
+  /** The `tool_use_id` of the request: the tool call's id, or a random uuid for non-tool events. */
+  readonly toolUseId: string | undefined
+  /** The callback id of this registration in the current session (`hook_0`, `hook_1`, ...). */
+  readonly callbackId: string
+}
+
+/**
+ * A handler for event `K`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Handler<K extends string, E = never, R = never> = (
+  input: HookEvents.HookInput<K>,
+  meta: HookMeta
+) => Effect.Effect<HookEvents.HookOutput<K>, E, R>
+
+/**
+ * Options of a registration.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HookOptions {
+  /**
+   * A regular expression on the tool name (`"Bash"`, `"Bash|Edit"`, `"mcp__byre__.*"`), for tool
+   * events. Absent: every call of the event.
+   */
+  readonly matcher?: string | undefined
+  /**
+   * How long the handler may take. Past it `dispatch` fails with `ControlTimeout` (and the
+   * handler is interrupted); it is also sent to the CLI, in whole seconds rounded up, as the
+   * registration's `timeout` (the CLI's own default is 60 s).
+   */
+  readonly timeout?: Duration.Input | undefined
+}
+
+/**
+ * One registration: an event, an optional matcher and timeout, and a handler whose
+ * requirements `R` are still to be provided (by {@link Hooks.layer}).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Hook<out R = never> {
+  readonly [TypeId]: typeof TypeId
+  readonly event: string
+  readonly matcher: string | undefined
+  readonly timeout: Duration.Duration | undefined
+  readonly handler: (input: never, meta: HookMeta) => Effect.Effect<unknown, unknown, R>
+}
+
+/**
+ * A registration held by the service: a {@link Hook} whose requirements were provided when its
+ * layer was built.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Registration = Hook<never>
+
+/**
+ * The requirements of a union of hooks.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Requirements<H> = H extends Hook<infer R> ? R : never
+
+/**
+ * One entry of the keyed form of {@link Hooks.layer}: a handler, or a handler with options.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Entry<K extends string, E = unknown, R = unknown> =
+  | Handler<K, E, R>
+  | (HookOptions & { readonly handler: Handler<K, E, R> })
+
+/**
+ * The keyed form of {@link Hooks.layer}: per known event, one entry or a list of entries.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Spec = {
+  readonly [K in HookEvents.KnownEvent]?: Entry<K> | ReadonlyArray<Entry<K>>
+}
+
+type EntryRequirements<En> = En extends (...args: never) => Effect.Effect<unknown, unknown, infer R> ? R
+  : En extends { readonly handler: (...args: never) => Effect.Effect<unknown, unknown, infer R> } ? R
+  : never
+
+/**
+ * The requirements of the handlers of a {@link Spec}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SpecRequirements<S> = {
+  [K in keyof S]-?: S[K] extends ReadonlyArray<infer En> ? EntryRequirements<En> : EntryRequirements<S[K]>
+}[keyof S]
+
+/**
+ * The JSON of one `initialize.hooks` entry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface InitializeMatcher {
+  matcher: string | null
+  hookCallbackIds: Array<string>
+  timeout?: number
+}
+
+/**
+ * What the session gets from {@link Hooks.bind}: the `hooks` field of its `initialize` request,
+ * and the function answering `hook_callback` requests.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Bound {
+  /** The `hooks` field of `initialize`: `{ <Event>: [{ matcher, hookCallbackIds, timeout? }] }`. */
+  readonly initialize: Record<string, Array<InitializeMatcher>>
+  /**
+   * Answers a `hook_callback` request: finds the registration by `callback_id`, decodes `input`
+   * with the event's schema, runs the handler and returns the control_response body (the hook
+   * output JSON). Fails with `ClaudeError` on an unknown id or a bad input (`InvalidInput`), a
+   * handler failure or defect (the handler's `ClaudeError`, else `InvalidInput`; logged as a
+   * warning), or a timeout (`ControlTimeout`). Interrupting it interrupts the handler.
+   */
+  readonly dispatch: (
+    callbackId: string,
+    input: unknown,
+    toolUseId: string | undefined
+  ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
+}
+
+// -----------------------------------------------------------------------------
+// registrations
+// -----------------------------------------------------------------------------
+
+const isHook = (u: unknown): u is Hook<unknown> => typeof u === "object" && u !== null && TypeId in u
+
+const makeHook = <R>(
+  event: string,
+  options: HookOptions | undefined,
+  handler: (input: never, meta: HookMeta) => Effect.Effect<unknown, unknown, R>
+): Hook<R> => ({
+  [TypeId]: TypeId,
+  event,
+  matcher: options?.matcher,
+  timeout: options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout),
+  handler
+})
+
+/**
+ * Registers a handler for an event, optionally with a tool-name `matcher` and a `timeout`. The
+ * handler's input and answer are typed by the event (`PreToolUse` → {@link HookEvents.PreToolUseInput},
+ * answer with `hookSpecificOutput.permissionDecision`, ...); an event name without a schema gets
+ * the CLI's object ({@link HookEvents.UnknownHookInput}).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const on: {
+  <const K extends HookEvents.HookEventName, E = never, R = never>(event: K, handler: Handler<NoInfer<K>, E, R>): Hook<R>
+  <const K extends HookEvents.HookEventName, E = never, R = never>(
+    event: K,
+    options: HookOptions,
+    handler: Handler<NoInfer<K>, E, R>
+  ): Hook<R>
+} = <K extends string, E, R>(
+  event: K,
+  optionsOrHandler: HookOptions | Handler<K, E, R>,
+  handler?: Handler<K, E, R>
+): Hook<R> =>
+  typeof optionsOrHandler === "function"
+    ? makeHook(event, undefined, optionsOrHandler as Hook<R>["handler"])
+    : makeHook(event, optionsOrHandler, handler as Hook<R>["handler"])
+
+const fromSpec = (spec: Spec): Array<Hook<unknown>> => {
+  const hooks: Array<Hook<unknown>> = []
+  for (const [event, value] of Object.entries(spec) as Array<[string, unknown]>) {
+    if (value === undefined) continue
+    const entries: ReadonlyArray<unknown> = Array.isArray(value) ? value : [value]
+    for (const entry of entries) {
+      if (typeof entry === "function") {
+        hooks.push(makeHook(event, undefined, entry as Hook<unknown>["handler"]))
+      } else {
+        const { handler, ...options } = entry as HookOptions & { readonly handler: Hook<unknown>["handler"] }
+        hooks.push(makeHook(event, options, handler))
+      }
+    }
+  }
+  return hooks
+}
+
+// -----------------------------------------------------------------------------
+// service
+// -----------------------------------------------------------------------------
+
+/**
+ * The hooks of a session. The session reads it with `Effect.serviceOption(Hooks)` (absent = no
+ * hooks), registers them in `initialize` and answers `hook_callback` requests through
+ * {@link Hooks.bind}.
+ *
+ * Build it with {@link Hooks.layer}; several `Hooks` layers add up (see the module docs).
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Hooks extends Context.Service<Hooks, {
+  readonly registrations: ReadonlyArray<Registration>
+}>()("effect-claude-code/Hooks") {
+  /**
+   * The service with no registrations (what the session uses when there is no `Hooks`).
+   *
+   * @since 0.1.0
+   */
+  static readonly empty: Hooks["Service"] = { registrations: [] }
+
+  /**
+   * @since 0.1.0
+   */
+  static readonly on = on
+
+  /**
+   * Builds the service value from registrations, appending them to the `Hooks` service already
+   * in the context (if any). The context is captured here (it must hold the handlers'
+   * requirements `R`) and provided to every handler call with `Effect.provideContext`, so a
+   * handler sees the services of the place its layer was built, whichever fiber dispatches.
+   *
+   * @since 0.1.0
+   */
+  static readonly register = <const Hs extends ReadonlyArray<Hook<unknown>>>(
+    ...hooks: Hs
+  ): Effect.Effect<Hooks["Service"], never, Requirements<Hs[number]>> =>
+    Effect.gen(function*() {
+      const context = yield* Effect.context<Requirements<Hs[number]>>()
+      const existing = yield* Effect.serviceOption(Hooks)
+      const own: Array<Registration> = hooks.map((hook) => ({
+        ...hook,
+        handler: (input: never, meta: HookMeta) =>
+          Effect.provideContext(
+            Effect.suspend(() => hook.handler(input, meta)) as Effect.Effect<unknown, unknown, Requirements<Hs[number]>>,
+            context
+          )
+      }))
+      return Hooks.of({
+        registrations: [...Option.getOrElse(existing, () => Hooks.empty).registrations, ...own]
+      })
+    })
+
+  /**
+   * A layer adding registrations to the session's hooks, given as {@link on} values or keyed by
+   * event (`{ Stop: [handler], PreToolUse: [{ matcher: "Bash", handler }] }`).
+   *
+   * The handlers' requirements `R` become the layer's requirements: they are taken from the
+   * context the layer is built in (like `Toolkit.toLayer` in `effect/unstable/ai`) and the
+   * handlers run with them whichever fiber dispatches the call.
+   *
+   * The layer reads the `Hooks` already provided around it and appends to it, so stacked layers
+   * add up; see the module docs for which compositions do and which do not.
+   *
+   * @since 0.1.0
+   */
+  static readonly layer: {
+    <const Hs extends ReadonlyArray<Hook<unknown>>>(...hooks: Hs): Layer.Layer<Hooks, never, Requirements<Hs[number]>>
+    <const S extends Spec>(spec: S): Layer.Layer<Hooks, never, SpecRequirements<S>>
+  } = (...args: ReadonlyArray<unknown>): Layer.Layer<Hooks, never, never> => {
+    const hooks = args.length === 1 && !isHook(args[0]) ? fromSpec(args[0] as Spec) : (args as Array<Hook<unknown>>)
+    return Layer.effect(Hooks, Hooks.register(...hooks) as Effect.Effect<Hooks["Service"]>)
+  }
+
+  /**
+   * Concatenates service values, registrations in argument order.
+   *
+   * @since 0.1.0
+   */
+  static readonly merge = (...services: ReadonlyArray<Hooks["Service"]>): Hooks["Service"] =>
+    Hooks.of({ registrations: services.flatMap((service) => service.registrations) })
+
+  /**
+   * Combines `Hooks` layers so that all their registrations are kept (in argument order), which
+   * `Layer.mergeAll` does not do for a single service. Each layer is built with the previous
+   * ones' output.
+   *
+   * @since 0.1.0
+   */
+  static readonly mergeLayers = <const Ls extends ReadonlyArray<Layer.Layer<Hooks, unknown, unknown>>>(
+    ...layers: Ls
+  ): Layer.Layer<Hooks, Layer.Error<Ls[number]>, Exclude<Layer.Services<Ls[number]>, Hooks>> =>
+    layers.reduce<Layer.Layer<Hooks, unknown, unknown>>(
+      (acc, layer) => Layer.provideMerge(layer, acc),
+      Layer.succeed(Hooks, Hooks.empty)
+    ) as Layer.Layer<Hooks, Layer.Error<Ls[number]>, Exclude<Layer.Services<Ls[number]>, Hooks>>
+
+  /**
+   * What the session does once per session with the hooks it found: callback ids are
+   * generated in registration order (`hook_0`, `hook_1`, ...), `initialize` is the `hooks`
+   * field of the `initialize` request, `dispatch` answers `hook_callback` requests.
+   *
+   * @since 0.1.0
+   */
+  static override readonly bind = (hooks: Hooks["Service"]): Bound => bind(hooks)
+
+  /**
+   * "No opinion": `{}`. The CLI goes on as if there were no hook.
+   *
+   * @since 0.1.0
+   */
+  static readonly allow = (): HookEvents.HookOutputBase => ({})
+
+  /**
+   * `{"decision":"block","reason":reason}`. Stop / SubagentStop: the agent keeps going with
+   * `reason` as feedback. UserPromptSubmit: the prompt is dropped. PreToolUse: the tool is not
+   * run (like {@link Hooks.deny}).
+   *
+   * @since 0.1.0
+   */
+  static readonly block = (reason: string): HookEvents.HookOutputBase => ({ decision: "block", reason })
+
+  /**
+   * `{"continue":false,"stopReason":reason}`: end the turn after this hook.
+   *
+   * @since 0.1.0
+   */
+  static readonly stop = (reason: string): HookEvents.HookOutputBase => ({ continue: false, stopReason: reason })
+
+  /**
+   * PreToolUse: do not run the tool; `reason` is the tool error the model sees.
+   *
+   * @since 0.1.0
+   */
+  static readonly deny = (reason: string): HookEvents.HookOutput<"PreToolUse"> => ({
+    hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason }
+  })
+
+  /**
+   * PreToolUse: run the tool without asking for permission, with `updatedInput` replacing its
+   * input when given.
+   *
+   * @since 0.1.0
+   */
+  static readonly allowWith = (
+    updatedInput?: Readonly<Record<string, unknown>>,
+    reason?: string
+  ): HookEvents.HookOutput<"PreToolUse"> => ({
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "allow",
+      ...(reason !== undefined ? { permissionDecisionReason: reason } : {}),
+      ...(updatedInput !== undefined ? { updatedInput } : {})
+    }
+  })
+
+  /**
+   * PreToolUse: ask for permission (the normal prompt), with `reason` shown.
+   *
+   * @since 0.1.0
+   */
+  static readonly ask = (reason?: string): HookEvents.HookOutput<"PreToolUse"> => ({
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "ask",
+      ...(reason !== undefined ? { permissionDecisionReason: reason } : {})
+    }
+  })
+
+  /**
+   * Adds `text` to the model's context: UserPromptSubmit (appended to the system prompt),
+   * PostToolUse / PostToolUseFailure (a system message after the tool result), SessionStart,
+   * and the other events with an `additionalContext` field.
+   *
+   * @since 0.1.0
+   */
+  static readonly addContext = <const K extends ContextEvent>(event: K, text: string): HookEvents.HookOutput<K> =>
+    ({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }) as HookEvents.HookOutput<K>
+}
+
+/**
+ * The events whose answer has an `additionalContext` field.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ContextEvent =
+  | "PreToolUse"
+  | "PostToolUse"
+  | "PostToolUseFailure"
+  | "UserPromptSubmit"
+  | "SessionStart"
+  | "Stop"
+  | "SubagentStart"
+  | "SubagentStop"
+  | "Notification"
+
+// -----------------------------------------------------------------------------
+// dispatch
+// -----------------------------------------------------------------------------
+
+const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+
+const describeCause = (cause: Cause.Cause<unknown>): string => {
+  const squashed = Cause.squash(cause)
+  if (squashed instanceof Error) return squashed.message
+  if (typeof squashed === "string") return squashed
+  try {
+    return JSON.stringify(squashed) ?? String(squashed)
+  } catch {
+    return String(squashed)
+  }
+}
+
+const howItEnded = (cause: Cause.Cause<unknown>): string =>
+  Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "was interrupted"
+
+const toSeconds = (duration: Duration.Duration): number | undefined => {
+  const millis = Duration.toMillis(duration)
+  return Number.isFinite(millis) ? Math.max(1, Math.ceil(millis / 1000)) : undefined
+}
+
+const encodeOutput = (event: string, output: Record<string, unknown>): Record<string, unknown> => {
+  const { hookSpecificOutput, ...base } = output
+  if (hookSpecificOutput === undefined) return base
+  const { hookEventName: _hookEventName, ...specific } = hookSpecificOutput as Record<string, unknown>
+  return { ...base, hookSpecificOutput: { hookEventName: event, ...specific } }
+}
+
+interface BoundRegistration {
+  readonly id: string
+  readonly registration: Registration
+  readonly decodeInput: (input: unknown) => Effect.Effect<unknown, Schema.SchemaError>
+  readonly checkOutput: (output: unknown) => Effect.Effect<unknown, Schema.SchemaError>
+}
+
+const bind = (hooks: Hooks["Service"]): Bound => {
+  const byId = new Map<string, BoundRegistration>()
+  const initialize: Record<string, Array<InitializeMatcher>> = {}
+  hooks.registrations.forEach((registration, index) => {
+    const id = `hook_${index}`
+    byId.set(id, {
+      id,
+      registration,
+      decodeInput: Schema.decodeUnknownEffect(HookEvents.inputSchema(registration.event)),
+      checkOutput: Schema.decodeUnknownEffect(HookEvents.outputSchema(registration.event))
+    })
+    const seconds = registration.timeout === undefined ? undefined : toSeconds(registration.timeout)
+    const entry: InitializeMatcher = {
+      matcher: registration.matcher ?? null,
+      hookCallbackIds: [id],
+      ...(seconds !== undefined ? { timeout: seconds } : {})
+    }
+    const list = initialize[registration.event]
+    if (list === undefined) initialize[registration.event] = [entry]
+    else list.push(entry)
+  })
+  const dispatch = Effect.fn("Hooks.dispatch")(function*(
+    callbackId: string,
+    input: unknown,
+    toolUseId: string | undefined
+  ) {
+    const bound = byId.get(callbackId)
+    if (bound === undefined) {
+      const error = invalid(
+        `Unknown hook callback id "${callbackId}" (registered: ${[...byId.keys()].join(", ") || "none"})`
+      )
+      yield* logFailure("unknown", callbackId, error, Cause.fail(error))
+      return yield* error
+    }
+    const { event } = bound.registration
+    yield* bound.decodeInput(input).pipe(
+      Effect.mapError((error) => invalid(`Invalid ${event} hook input (${callbackId}): ${error.message}`)),
+      Effect.tapError((error) => logFailure(event, callbackId, error, Cause.fail(error)))
+    )
+    // The schemas are structural: the handler gets the CLI's object, extra fields included.
+    const output = yield* runHandler(bound, input, { toolUseId, callbackId })
+    const checked = yield* bound.checkOutput(output).pipe(
+      Effect.mapError((error) => invalid(`The ${event} hook (${callbackId}) gave an invalid answer: ${error.message}`)),
+      Effect.tapError((error) => logFailure(event, callbackId, error, Cause.fail(error)))
+    )
+    return encodeOutput(event, checked as Record<string, unknown>)
+  })
+  return { initialize, dispatch }
+}
+
+const logFailure = (event: string, callbackId: string, error: ClaudeError.ClaudeError, cause: Cause.Cause<unknown>) =>
+  Effect.logWarning(`The ${event} hook (${callbackId}) failed: ${error.message}`, cause).pipe(
+    Effect.annotateLogs({ hook_event: event, callback_id: callbackId })
+  )
+
+const runHandler = (
+  bound: BoundRegistration,
+  input: unknown,
+  meta: HookMeta
+): Effect.Effect<unknown, ClaudeError.ClaudeError> => {
+  const { event, timeout } = bound.registration
+  const { callbackId } = meta
+  const handled = Effect.suspend(() => bound.registration.handler(input as never, meta)).pipe(
+    // Interrupting `dispatch` (control_cancel_request, end of the session) never reaches this
+    // handler: the fiber stays interrupted and the handler's finalizers run. What arrives here is
+    // the handler's own failure, defect or self-interruption; each becomes a ClaudeError so the
+    // session can still answer the CLI.
+    Effect.catchCause((cause): Effect.Effect<never, ClaudeError.ClaudeError> => {
+      const failure = Cause.findErrorOption(cause)
+      const error = Option.isSome(failure) && ClaudeError.isClaudeError(failure.value)
+        ? failure.value
+        : invalid(`The ${event} hook handler (${callbackId}) ${howItEnded(cause)}: ${describeCause(cause)}`)
+      return Effect.andThen(logFailure(event, callbackId, error, cause), Effect.fail(error))
+    })
+  )
+  if (timeout === undefined || !Number.isFinite(Duration.toMillis(timeout))) return handled
+  const timeoutMillis = Duration.toMillis(timeout)
+  return Effect.timeoutOrElse(handled, {
+    duration: timeout,
+    orElse: () => {
+      const error = ClaudeError.make(new ClaudeError.ControlTimeout({ subtype: "hook_callback", timeoutMillis }))
+      return Effect.andThen(logFailure(event, callbackId, error, Cause.fail(error)), Effect.fail(error))
+    }
+  })
+}

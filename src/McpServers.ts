@@ -1,0 +1,805 @@
+/**
+ * In-process MCP servers: tools written as Effects that the `claude` CLI calls over its control
+ * channel (`mcp_message` requests for `"type": "sdk"` servers in `--mcp-config`).
+ *
+ * - {@link tool} and {@link server} describe tools and servers; {@link layer} registers servers
+ *   in the {@link McpServers} service, capturing the services the tools need.
+ * - {@link launchEntries} gives the session the `--mcp-config` entries.
+ * - {@link connect} opens the JSON-RPC side for one CLI process: the session hands every
+ *   `mcp_message` to {@link McpConnection.handle} and writes the answer back as
+ *   `{"mcp_response": <answer>}`.
+ *
+ * Why not `effect/ai`'s `McpServer`: it is an `RpcServer` run over a stream-shaped
+ * `RpcServer.Protocol` (stdio, HTTP) that answers when it likes; here every incoming message
+ * arrives as one control request that must get exactly one answer, notifications included
+ * (an unanswered one stalls the CLI for a minute), and `notifications/cancelled` must reach the
+ * tool fiber of that JSON-RPC id. A small dispatcher over a `FiberMap` keyed by server and
+ * JSON-RPC id does that directly, and keeps the RPC, HTTP and MCP-schema machinery (none of it
+ * used: only tools are served) out of the bundle. The JSON Schema of a tool's input comes from
+ * `Schema.toJsonSchemaDocument`, as in `effect/ai`.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import { Base64 } from "effect/encoding"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
+import type * as JsonSchema from "effect/JsonSchema"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
+import * as ClaudeError from "./ClaudeError.ts"
+import * as Rpc from "./internal/mcpJsonRpc.ts"
+
+// -----------------------------------------------------------------------------
+// Tool results
+// -----------------------------------------------------------------------------
+
+/**
+ * A text block of a tool result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TextContent = typeof Rpc.TextContent.Type
+
+/**
+ * An image block of a tool result: base64 `data` and its `mimeType` (`image/png`, …).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ImageContent = typeof Rpc.ImageContent.Type
+
+/**
+ * One block of a tool result.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ContentBlock = TextContent | ImageContent
+
+/**
+ * A full MCP tool result, as sent on the wire. `structuredContent` is an optional JSON object
+ * next to the blocks; `isError: true` reports a failure the model should see (the CLI shows
+ * the blocks to the model as an erroring tool result).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolResult = Rpc.CallToolResult
+
+/**
+ * What a tool handler returns: a string (one text block), one block, several blocks, or a full
+ * {@link ToolResult}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolContent = string | ContentBlock | ReadonlyArray<ContentBlock> | ToolResult
+
+/**
+ * A text block.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const text = (text: string): TextContent => ({ type: "text", text })
+
+/**
+ * An image block. `data` is the image bytes, or already base64-encoded text.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const image = (options: {
+  readonly data: Uint8Array | string
+  readonly mimeType: string
+}): ImageContent => ({
+  type: "image",
+  data: Predicate.isString(options.data) ? options.data : Base64.encode(options.data),
+  mimeType: options.mimeType
+})
+
+/**
+ * A result carrying `structuredContent`, with the JSON text of the value as its text block (MCP
+ * asks for both, for clients that only read blocks), or `options.text` instead.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const structured = (
+  value: Readonly<Record<string, unknown>>,
+  options?: { readonly text?: string | undefined }
+): ToolResult => ({
+  content: [{ type: "text", text: options?.text ?? JSON.stringify(value) }],
+  structuredContent: value
+})
+
+// -----------------------------------------------------------------------------
+// Tools and servers
+// -----------------------------------------------------------------------------
+
+/**
+ * MCP tool annotations: hints for the client, never enforced.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolAnnotations {
+  readonly title?: string | undefined
+  readonly readOnlyHint?: boolean | undefined
+  readonly destructiveHint?: boolean | undefined
+  readonly idempotentHint?: boolean | undefined
+  readonly openWorldHint?: boolean | undefined
+}
+
+/**
+ * Why a tool call produced no content: its arguments did not decode (`message` is the Schema's
+ * readable message), or its handler failed with `error`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ToolCallFailure =
+  | { readonly _tag: "InvalidArguments"; readonly message: string }
+  | { readonly _tag: "HandlerFailed"; readonly error: unknown }
+
+const ToolTypeId = "~effect-claude-code/McpServers/Tool"
+
+/**
+ * A tool, made by {@link tool}. `R` is what its handler (and input decoding) needs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Tool<out R = never> {
+  readonly [ToolTypeId]: typeof ToolTypeId
+  readonly name: string
+  readonly description: string
+  /** The input schema, as given. */
+  readonly input: Schema.Constraint
+  readonly annotations: ToolAnnotations | undefined
+  /** Decodes raw `tools/call` arguments with the input schema, then runs the handler. */
+  readonly call: (args: unknown) => Effect.Effect<ToolContent, ToolCallFailure, R>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export declare namespace Tool {
+  /**
+   * The services a tool needs.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export type Services<T> = T extends Tool<infer R> ? R : never
+}
+
+/**
+ * Defines a tool.
+ *
+ * `input` must describe a JSON object (a `Schema.Struct`, possibly with an `identifier` or
+ * recursion): its JSON Schema is what `tools/list` advertises, and the `tools/call` arguments are
+ * decoded with `Schema.toCodecJson(input)`, the codec that JSON Schema describes. Prefer
+ * `Schema.Finite`/`Schema.Int` over `Schema.Number` (whose JSON form also admits `"NaN"` and
+ * `"Infinity"` strings).
+ *
+ * Arguments that do not decode give the model an erroring result with the Schema's message. A
+ * typed failure of the handler gives an erroring result with the error's `message`; a defect
+ * gives "Tool <name> failed: …" and is logged with `Effect.logError`. The handler may use `Scope`:
+ * each call has its own, closed when the call ends or is cancelled.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as McpServers from "effect-claude-code/McpServers"
+ *
+ * const echo = McpServers.tool({
+ *   name: "echo",
+ *   description: "Echo the given text back.",
+ *   input: Schema.Struct({ text: Schema.String }),
+ *   handler: ({ text }) => Effect.succeed(`echo: ${text}`)
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const tool = <S extends Schema.Constraint, E = never, R = never>(options: {
+  readonly name: string
+  readonly description: string
+  readonly input: S
+  readonly annotations?: ToolAnnotations | undefined
+  readonly handler: (input: S["Type"]) => Effect.Effect<ToolContent, E, R>
+}): Tool<R | S["DecodingServices"]> => {
+  const decode = Schema.decodeUnknownEffect(Schema.toCodecJson(options.input), { errors: "all" })
+  return {
+    [ToolTypeId]: ToolTypeId,
+    name: options.name,
+    description: options.description,
+    input: options.input,
+    annotations: options.annotations,
+    call: (args) =>
+      decode(args).pipe(
+        Effect.mapError((error): ToolCallFailure => ({ _tag: "InvalidArguments", message: error.message })),
+        Effect.flatMap((input) =>
+          Effect.mapError(options.handler(input), (error): ToolCallFailure => ({ _tag: "HandlerFailed", error }))
+        )
+      )
+  }
+}
+
+const ServerTypeId = "~effect-claude-code/McpServers/Server"
+
+/**
+ * An in-process MCP server, made by {@link server}. `R` is what its tools need.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Server<out R = never> {
+  readonly [ServerTypeId]: typeof ServerTypeId
+  /** The name in `--mcp-config`; the model sees the tools as `mcp__<name>__<tool>`. */
+  readonly name: string
+  readonly version: string
+  /** Put the tools in the prompt from the first turn instead of behind the CLI's `ToolSearch`. */
+  readonly alwaysLoad: boolean
+  /** Sent as `instructions` in the `initialize` result when set. */
+  readonly instructions: string | undefined
+  readonly tools: ReadonlyArray<Tool<R>>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export declare namespace Server {
+  /**
+   * The services a server's tools need.
+   *
+   * @since 0.1.0
+   * @category models
+   */
+  export type Services<T> = T extends Server<infer R> ? R : never
+}
+
+/**
+ * Defines a server. `version` defaults to `"1.0.0"`, `alwaysLoad` to `false` (the CLI then hides
+ * the tools behind `ToolSearch` until the model looks them up).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const server = <const Tools extends ReadonlyArray<Tool<unknown>>>(
+  name: string,
+  options: {
+    readonly tools: Tools
+    readonly alwaysLoad?: boolean | undefined
+    readonly version?: string | undefined
+    readonly instructions?: string | undefined
+  }
+): Server<Tool.Services<Tools[number]>> => ({
+  [ServerTypeId]: ServerTypeId,
+  name,
+  version: options.version ?? "1.0.0",
+  alwaysLoad: options.alwaysLoad ?? false,
+  instructions: options.instructions,
+  tools: options.tools as ReadonlyArray<Tool<Tool.Services<Tools[number]>>>
+})
+
+// -----------------------------------------------------------------------------
+// The service
+// -----------------------------------------------------------------------------
+
+/**
+ * A tool as registered by {@link layer}: its advertised JSON Schema, and `call`, which decodes
+ * the arguments, runs the handler in the services captured when the layer was built and turns
+ * every outcome but interruption into a {@link ToolResult}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RegisteredTool {
+  readonly name: string
+  readonly description: string
+  readonly inputSchema: JsonSchema.JsonSchema
+  readonly annotations: ToolAnnotations | undefined
+  readonly call: (args: unknown) => Effect.Effect<ToolResult>
+}
+
+/**
+ * A server as registered by {@link layer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RegisteredServer {
+  readonly name: string
+  readonly version: string
+  readonly alwaysLoad: boolean
+  readonly instructions: string | undefined
+  readonly tools: ReadonlyArray<RegisteredTool>
+  /** The definition it was registered from (registering the same one twice is a no-op). */
+  readonly definition: Server<unknown>
+}
+
+/**
+ * No servers: what a session uses when there is no `McpServers` in its context.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const empty: McpServers["Service"] = { servers: [] }
+
+/**
+ * The `McpServers` in context, or {@link empty}.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const current: Effect.Effect<McpServers["Service"]> = Effect.suspend(() =>
+  Effect.map(Effect.serviceOption(McpServers), Option.getOrElse(() => empty))
+)
+
+/**
+ * Registers servers. The layer captures the services the tools need when it is built and
+ * provides them to every call, so handlers use the application's own services.
+ *
+ * Layers add up: a layer built where an `McpServers` already exists keeps its servers and adds
+ * its own. So `Effect.provide(a)` then `Effect.provide(b)`, `Layer.provideMerge(a, b)` and
+ * `Layer.provide(a, b)` all give the servers of both. (`Layer.merge(a, b)` builds the two side by
+ * side, so one hides the other: pass several servers to one `layer` call instead.)
+ *
+ * Registering a server whose name is already taken by another definition, a server with two tools
+ * of the same name, or a tool whose input is not an object schema is a defect when the layer is
+ * built: these are programming errors. Registering the same definition twice is a no-op.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = <const Servers extends ReadonlyArray<Server<unknown>>>(
+  ...servers: Servers
+): Layer.Layer<McpServers, never, Exclude<Server.Services<Servers[number]>, Scope.Scope>> =>
+  Layer.effect(
+    McpServers,
+    Effect.gen(function*() {
+      // The build-time span and scope are left out: calls get the caller's span and their own scope.
+      const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(
+        yield* Effect.context<Exclude<Server.Services<Servers[number]>, Scope.Scope>>()
+      )
+      const existing = Option.getOrElse(yield* Effect.serviceOption(McpServers), () => empty)
+      const registered = [...existing.servers]
+      for (const definition of servers) {
+        const taken = registered.find((server) => server.name === definition.name)
+        if (taken !== undefined) {
+          if (taken.definition === definition) continue
+          return yield* Effect.die(
+            new Error(`McpServers: two different servers are named "${definition.name}"; server names must be unique`)
+          )
+        }
+        registered.push(yield* register(definition, context as Context.Context<unknown>))
+      }
+      return McpServers.of({ servers: registered })
+    })
+  )
+
+const register = Effect.fnUntraced(function*(
+  definition: Server<unknown>,
+  context: Context.Context<unknown>
+) {
+  if (definition.name.length === 0) {
+    return yield* Effect.die(new Error("McpServers: a server name must not be empty"))
+  }
+  const tools: Array<RegisteredTool> = []
+  for (const tool of definition.tools) {
+    if (tool.name.length === 0) {
+      return yield* Effect.die(new Error(`McpServers: server "${definition.name}" has a tool with an empty name`))
+    }
+    if (tools.some((registered) => registered.name === tool.name)) {
+      return yield* Effect.die(
+        new Error(`McpServers: server "${definition.name}" has two tools named "${tool.name}"`)
+      )
+    }
+    const inputSchema = Rpc.inputJsonSchema(tool.input)
+    if (Result.isFailure(inputSchema)) {
+      return yield* Effect.die(
+        new Error(`McpServers: tool "${tool.name}" of server "${definition.name}": ${inputSchema.failure}`)
+      )
+    }
+    tools.push({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: inputSchema.success,
+      annotations: tool.annotations,
+      call: (args) =>
+        // The services are the ones captured at layer build; `Tool<unknown>` erased their type.
+        (runTool(definition.name, tool, args).pipe(Effect.provideContext(context)) as Effect.Effect<ToolResult>)
+    })
+  }
+  const result: RegisteredServer = {
+    name: definition.name,
+    version: definition.version,
+    alwaysLoad: definition.alwaysLoad,
+    instructions: definition.instructions,
+    tools,
+    definition
+  }
+  return result
+})
+
+const runTool = (serverName: string, tool: Tool<unknown>, args: unknown) =>
+  tool.call(args).pipe(
+    Effect.flatMap(toToolResult),
+    Effect.scoped,
+    Effect.catchCause((cause): Effect.Effect<ToolResult> => {
+      if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
+      const failure = Cause.findError(cause)
+      if (Result.isSuccess(failure) && !Cause.hasDies(cause)) {
+        const error = failure.success
+        return Effect.succeed(
+          Rpc.errorResult(error._tag === "InvalidArguments" ? error.message : errorMessage(error.error))
+        )
+      }
+      return Effect.logError(`Tool ${tool.name} of MCP server ${serverName} failed`, cause).pipe(
+        Effect.as(Rpc.errorResult(`Tool ${tool.name} failed: ${errorMessage(Cause.squash(cause))}`))
+      )
+    }),
+    Effect.annotateLogs({ mcpServer: serverName, mcpTool: tool.name }),
+    Effect.withSpan("McpServers.callTool", { attributes: { mcpServer: serverName, mcpTool: tool.name } })
+  )
+
+const decodeToolResult = Schema.decodeUnknownEffect(Rpc.CallToolResult)
+
+/** Normalizes a handler's answer; an answer that breaks the wire shape is a defect of the tool. */
+const toToolResult = (content: ToolContent): Effect.Effect<ToolResult> =>
+  decodeToolResult(
+    Predicate.isString(content)
+      ? { content: [{ type: "text", text: content }] }
+      : Array.isArray(content)
+      ? { content }
+      : Predicate.hasProperty(content, "content")
+      ? content
+      : { content: [content] }
+  ).pipe(
+    Effect.mapError((error) => new Error(`the handler returned an invalid result: ${error.message}`)),
+    Effect.orDie
+  )
+
+const errorMessage = (error: unknown): string => {
+  if (Predicate.isString(error)) return error
+  if (Predicate.hasProperty(error, "message") && Predicate.isString(error.message) && error.message.length > 0) {
+    return error.message
+  }
+  if (Predicate.hasProperty(error, "_tag") && Predicate.isString(error._tag)) return error._tag
+  try {
+    return JSON.stringify(error) ?? String(error)
+  } catch {
+    return String(error)
+  }
+}
+
+/**
+ * An entry of the launch `--mcp-config`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LaunchEntry {
+  readonly name: string
+  readonly alwaysLoad: boolean
+}
+
+/**
+ * The `--mcp-config` entries for the servers: `{"type":"sdk","name":<name>}`, plus
+ * `"alwaysLoad": true` where set.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const launchEntries = (service: McpServers["Service"]): Array<LaunchEntry> =>
+  service.servers.map((server) => ({ name: server.name, alwaysLoad: server.alwaysLoad }))
+
+// -----------------------------------------------------------------------------
+// The JSON-RPC side
+// -----------------------------------------------------------------------------
+
+/**
+ * A JSON-RPC response: the value to send as `{"mcp_response": …}`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type JsonRpcResponse = Rpc.Response
+
+/**
+ * The JSON-RPC side of the servers for one CLI process.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface McpConnection {
+  /**
+   * Answers one `mcp_message` (`server_name`, `message`). The result goes back to the CLI as
+   * `{"mcp_response": <result>}` in a success `control_response`.
+   *
+   * - Requests (`initialize`, `ping`, `tools/list`, `tools/call`) get their response; a method
+   *   the server does not have gets error -32601; bad `tools/call` params or an unknown tool
+   *   get error -32602. Tool failures are results with `isError: true`, never errors.
+   * - A `tools/call` runs its tool in a fiber of the connection, keyed by server and JSON-RPC id.
+   *   `notifications/cancelled` for that id interrupts it (its finalizers run); the call then
+   *   answers an `isError` "cancelled" result (which the CLI, having given up, ignores).
+   *   Interrupting `handle` itself interrupts the tool too.
+   * - Every notification (any message without an id), known or not, is answered at once with
+   *   `{"jsonrpc":"2.0","result":{},"id":0}`: the CLI waits for an answer even to those.
+   * - A message that is not JSON-RPC gets error -32600 when it has an id.
+   *
+   * Fails with `InvalidInput` for an unknown server name or a malformed message without an id:
+   * the session answers those with an error `control_response`.
+   */
+  readonly handle: (serverName: string, message: unknown) => Effect.Effect<JsonRpcResponse, ClaudeError.ClaudeError>
+}
+
+const decodeInitializeParams = Schema.decodeUnknownOption(Rpc.InitializeParams)
+const decodeCallToolParams = Schema.decodeUnknownResult(Rpc.CallToolParams)
+const decodeCancelledParams = Schema.decodeUnknownOption(Rpc.CancelledParams)
+
+const callKey = (serverName: string, id: Rpc.RequestId): string => JSON.stringify([serverName, id])
+
+/**
+ * Opens the JSON-RPC side for one CLI process. Tool calls still running when the scope closes
+ * are interrupted.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const connect: (service: McpServers["Service"]) => Effect.Effect<McpConnection, never, Scope.Scope> = Effect
+  .fn("McpServers.connect")(function*(service: McpServers["Service"]) {
+    const scope = yield* Effect.scope
+    const calls = yield* FiberMap.make<string, ToolResult>()
+    const servers = new Map(service.servers.map((server) => [server.name, server]))
+
+    const initialize = (server: RegisteredServer, id: Rpc.RequestId, params: unknown): JsonRpcResponse => {
+      const requested = Option.map(decodeInitializeParams(params), (params) => params.protocolVersion)
+      return Rpc.success(id, {
+        protocolVersion: Rpc.negotiateProtocolVersion(Option.getOrUndefined(requested)),
+        capabilities: { tools: {} },
+        serverInfo: { name: server.name, version: server.version },
+        ...(server.instructions !== undefined ? { instructions: server.instructions } : {})
+      })
+    }
+
+    const listTools = (server: RegisteredServer, id: Rpc.RequestId): JsonRpcResponse =>
+      Rpc.success(id, {
+        tools: server.tools.map((tool) => ({
+          name: tool.name,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          ...(tool.annotations !== undefined ? { annotations: tool.annotations } : {})
+        }))
+      })
+
+    const callTool = Effect.fnUntraced(function*(server: RegisteredServer, id: Rpc.RequestId, params: unknown) {
+      const decoded = decodeCallToolParams(params)
+      if (Result.isFailure(decoded)) {
+        return Rpc.failure(id, Rpc.INVALID_PARAMS, `Invalid tools/call params: ${decoded.failure.message}`)
+      }
+      const tool = server.tools.find((tool) => tool.name === decoded.success.name)
+      if (tool === undefined) {
+        return Rpc.failure(id, Rpc.INVALID_PARAMS, `Unknown tool: ${decoded.success.name}`)
+      }
+      // Forked and watched in one uninterruptible step, so that interrupting `handle` never leaves
+      // the tool running; started only once it is in the map, so that a cancellation can find it.
+      const exit = yield* Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(
+          FiberMap.run(calls, callKey(server.name, id), tool.call(decoded.success.arguments ?? {}), {
+            startImmediately: false
+          }),
+          (fiber) => restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+        )
+      )
+      return Rpc.success(
+        id,
+        Exit.isSuccess(exit)
+          ? exit.value
+          : Rpc.errorResult(
+            Cause.hasInterruptsOnly(exit.cause) ? `Tool ${tool.name} was cancelled` : `Tool ${tool.name} failed`
+          )
+      )
+    })
+
+    const notify = Effect.fnUntraced(function*(server: RegisteredServer, method: string, params: unknown) {
+      if (method === "notifications/cancelled") {
+        const cancelled = decodeCancelledParams(params)
+        if (Option.isSome(cancelled)) {
+          // Interrupting waits for the tool's finalizers; the CLI waits for this answer. Fork it.
+          yield* Effect.forkIn(FiberMap.remove(calls, callKey(server.name, cancelled.value.requestId)), scope)
+        }
+      }
+      return Rpc.notificationAck()
+    })
+
+    const handle = Effect.fn("McpServers.handle")(
+      function*(serverName: string, message: unknown): Effect.fn.Return<JsonRpcResponse, ClaudeError.ClaudeError> {
+        const server = servers.get(serverName)
+        if (server === undefined) {
+          return yield* ClaudeError.make(
+            new ClaudeError.InvalidInput({
+              description: `mcp_message for unknown MCP server "${serverName}" (known: ${
+                [...servers.keys()].join(", ") || "none"
+              })`
+            })
+          )
+        }
+        const incoming = Rpc.classify(message)
+        switch (incoming._tag) {
+          case "Notification":
+            return yield* notify(server, incoming.method, incoming.params)
+          case "Response":
+            return Rpc.notificationAck()
+          case "Invalid":
+            if (incoming.id !== undefined) return Rpc.failure(incoming.id, Rpc.INVALID_REQUEST, incoming.description)
+            return yield* ClaudeError.make(new ClaudeError.InvalidInput({ description: incoming.description }))
+          case "Request":
+            switch (incoming.method) {
+              case "initialize":
+                return initialize(server, incoming.id, incoming.params)
+              case "ping":
+                return Rpc.success(incoming.id, {})
+              case "tools/list":
+                return listTools(server, incoming.id)
+              case "tools/call":
+                return yield* callTool(server, incoming.id, incoming.params)
+              default:
+                return Rpc.failure(incoming.id, Rpc.METHOD_NOT_FOUND, `Method not found: ${incoming.method}`)
+            }
+        }
+      },
+      Effect.annotateLogs({ module: "McpServers" })
+    )
+
+    return { handle } satisfies McpConnection
+  })
+
+/**
+ * Combines `McpServers` layers so that the servers of all of them are kept (in argument order),
+ * which `Layer.merge`/`Layer.mergeAll` do not do for a single service: each layer is built with
+ * the previous ones' output.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const mergeLayers = <const Ls extends ReadonlyArray<Layer.Layer<McpServers, unknown, unknown>>>(
+  ...layers: Ls
+): Layer.Layer<McpServers, Layer.Error<Ls[number]>, Exclude<Layer.Services<Ls[number]>, McpServers>> =>
+  layers.reduce<Layer.Layer<McpServers, unknown, unknown>>(
+    (acc, layer) => Layer.provideMerge(layer, acc),
+    Layer.succeed(McpServers, empty)
+  ) as Layer.Layer<McpServers, Layer.Error<Ls[number]>, Exclude<Layer.Services<Ls[number]>, McpServers>>
+
+// -----------------------------------------------------------------------------
+// The service
+// -----------------------------------------------------------------------------
+
+/**
+ * The in-process MCP servers of the sessions started in this context. The session reads it with
+ * `Effect.serviceOption(McpServers)` (absent = {@link McpServers.empty}), puts
+ * {@link McpServers.launchEntries} in `--mcp-config` and answers `mcp_message` requests through
+ * {@link McpServers.connect}.
+ *
+ * Build it with {@link McpServers.layer}; stacked layers add up.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import { McpServers } from "effect-claude-code/McpServers"
+ *
+ * const byre = McpServers.server("byre", {
+ *   alwaysLoad: true,
+ *   tools: [
+ *     McpServers.tool({
+ *       name: "echo",
+ *       description: "Echo the given text back.",
+ *       input: Schema.Struct({ text: Schema.String }),
+ *       handler: ({ text }) => Effect.succeed(`echo: ${text}`)
+ *     })
+ *   ]
+ * })
+ *
+ * const ByreLive = McpServers.layer(byre)
+ * ```
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class McpServers extends Context.Service<McpServers, {
+  readonly servers: ReadonlyArray<RegisteredServer>
+}>()("effect-claude-code/McpServers") {
+  /**
+   * No servers. See {@link empty}.
+   *
+   * @since 0.1.0
+   */
+  static readonly empty: McpServers["Service"] = empty
+
+  /**
+   * The `McpServers` in context, or {@link McpServers.empty}. See {@link current}.
+   *
+   * @since 0.1.0
+   */
+  static readonly current = current
+
+  /**
+   * Defines a tool. See {@link tool}.
+   *
+   * @since 0.1.0
+   */
+  static readonly tool = tool
+
+  /**
+   * Defines a server. See {@link server}.
+   *
+   * @since 0.1.0
+   */
+  static readonly server = server
+
+  /**
+   * A text block. See {@link text}.
+   *
+   * @since 0.1.0
+   */
+  static readonly text = text
+
+  /**
+   * An image block. See {@link image}.
+   *
+   * @since 0.1.0
+   */
+  static readonly image = image
+
+  /**
+   * A result with `structuredContent`. See {@link structured}.
+   *
+   * @since 0.1.0
+   */
+  static readonly structured = structured
+
+  /**
+   * Registers servers, adding to the `McpServers` already in context. See {@link layer}.
+   *
+   * @since 0.1.0
+   */
+  static readonly layer = layer
+
+  /**
+   * Combines `McpServers` layers keeping every server. See {@link mergeLayers}.
+   *
+   * @since 0.1.0
+   */
+  static readonly mergeLayers = mergeLayers
+
+  /**
+   * The `--mcp-config` entries. See {@link launchEntries}.
+   *
+   * @since 0.1.0
+   */
+  static readonly launchEntries = launchEntries
+
+  /**
+   * Opens the JSON-RPC side for one CLI process. See {@link connect}.
+   *
+   * @since 0.1.0
+   */
+  static readonly connect = connect
+}

@@ -1,0 +1,440 @@
+/**
+ * The tool-permission callback: the CLI's `can_use_tool` control request, answered by a handler
+ * of yours.
+ *
+ * Provide a `Permissions` layer and the session launches the CLI with
+ * `--permission-prompt-tool stdio`, so every tool call that needs approval arrives as a
+ * `can_use_tool` request. Without the flag (no `Permissions` service) such calls are denied
+ * silently by the CLI.
+ *
+ * ```ts
+ * const layer = Permissions.layer((request) =>
+ *   Effect.gen(function*() {
+ *     const policy = yield* Policy // your own service, captured when the layer is built
+ *     return (yield* policy.allows(request.tool_name, request.input))
+ *       ? Permissions.allow()
+ *       : Permissions.deny(`${request.tool_name} is not allowed here`)
+ *   })
+ * )
+ * ```
+ *
+ * The handler receives the request as the CLI sent it ({@link CanUseToolRequest}, snake_case
+ * keys such as `tool_name`, `tool_use_id`, `blocked_path`), so what you read is exactly what is on
+ * the wire.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as ClaudeError from "./ClaudeError.ts"
+
+// -----------------------------------------------------------------------------
+// schemas
+// -----------------------------------------------------------------------------
+
+/**
+ * Where a permission update is stored.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PermissionUpdateDestination = Schema.Literals([
+  "userSettings",
+  "projectSettings",
+  "localSettings",
+  "session",
+  "cliArg"
+])
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type PermissionUpdateDestination = typeof PermissionUpdateDestination.Type
+
+/**
+ * A permission rule: a tool name and, optionally, the rule content (e.g. a Bash command).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PermissionRuleValue = Schema.Struct({
+  toolName: Schema.String,
+  ruleContent: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type PermissionRuleValue = typeof PermissionRuleValue.Type
+
+const PermissionBehavior = Schema.Literals(["allow", "deny", "ask"])
+
+const rulesUpdate = <const T extends string>(type: T) =>
+  Schema.Struct({
+    type: Schema.Literal(type),
+    rules: Schema.Array(PermissionRuleValue),
+    behavior: PermissionBehavior,
+    destination: PermissionUpdateDestination
+  })
+
+const directoriesUpdate = <const T extends string>(type: T) =>
+  Schema.Struct({
+    type: Schema.Literal(type),
+    directories: Schema.Array(Schema.String),
+    destination: PermissionUpdateDestination
+  })
+
+/**
+ * A change to the permission rules, as suggested by the CLI in `permission_suggestions` and as
+ * sent back in `updatedPermissions` (e.g. "always allow `touch one.txt` for this session").
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PermissionUpdate = Schema.Union([
+  rulesUpdate("addRules"),
+  rulesUpdate("replaceRules"),
+  rulesUpdate("removeRules"),
+  Schema.Struct({
+    type: Schema.Literal("setMode"),
+    mode: Schema.String,
+    destination: PermissionUpdateDestination
+  }),
+  directoriesUpdate("addDirectories"),
+  directoriesUpdate("removeDirectories")
+])
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type PermissionUpdate = typeof PermissionUpdate.Type
+
+/**
+ * The CLI's `can_use_tool` control request (the `request` object of the envelope; `subtype` may
+ * be present or not). Decoding validates the listed fields; the handler gets the CLI's original
+ * object, so fields added by later CLIs are kept.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CanUseToolRequest = Schema.Struct({
+  subtype: Schema.optionalKey(Schema.Literal("can_use_tool")),
+  tool_name: Schema.String,
+  input: Schema.Record(Schema.String, Schema.Unknown),
+  tool_use_id: Schema.String,
+  display_name: Schema.optionalKey(Schema.String),
+  title: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String),
+  permission_suggestions: Schema.optionalKey(Schema.Array(PermissionUpdate)),
+  blocked_path: Schema.optionalKey(Schema.String),
+  decision_reason: Schema.optionalKey(Schema.String),
+  decision_reason_type: Schema.optionalKey(Schema.String),
+  classifier_approvable: Schema.optionalKey(Schema.Boolean),
+  suppress_always_allow_rule: Schema.optionalKey(Schema.Boolean),
+  default_to_no: Schema.optionalKey(Schema.Boolean),
+  matched_ask_rule: Schema.optionalKey(Schema.Struct({
+    source: Schema.String,
+    tool_name: Schema.String,
+    rule_content: Schema.optionalKey(Schema.String)
+  })),
+  agent_id: Schema.optionalKey(Schema.String),
+  mcp_server: Schema.optionalKey(Schema.Struct({ name: Schema.String, source: Schema.String })),
+  requires_user_interaction: Schema.optionalKey(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type CanUseToolRequest = typeof CanUseToolRequest.Type
+
+const DecisionClassification = Schema.Literals(["user_temporary", "user_permanent", "user_reject"])
+
+/**
+ * Let the tool run, optionally with a rewritten input and new permission rules.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PermissionAllow = Schema.Struct({
+  behavior: Schema.Literal("allow"),
+  updatedInput: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  updatedPermissions: Schema.optionalKey(Schema.Array(PermissionUpdate)),
+  decisionClassification: Schema.optionalKey(DecisionClassification)
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type PermissionAllow = typeof PermissionAllow.Type
+
+/**
+ * Refuse the tool; `message` becomes the tool result the model sees. `interrupt: true` also
+ * aborts the turn.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PermissionDeny = Schema.Struct({
+  behavior: Schema.Literal("deny"),
+  message: Schema.String,
+  interrupt: Schema.optionalKey(Schema.Boolean),
+  decisionClassification: Schema.optionalKey(DecisionClassification)
+})
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type PermissionDeny = typeof PermissionDeny.Type
+
+/**
+ * The answer to a `can_use_tool` request. Its wire form (the control_response body) is the same
+ * object: `{"behavior":"allow","updatedInput":{...}}` or `{"behavior":"deny","message":"..."}`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PermissionResult = Schema.Union([PermissionAllow, PermissionDeny])
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type PermissionResult = typeof PermissionResult.Type
+
+// -----------------------------------------------------------------------------
+// constructors
+// -----------------------------------------------------------------------------
+
+/**
+ * Allow the tool call. `updatedInput` replaces the tool's input (the CLI runs the new one);
+ * `updatedPermissions` adds rules (e.g. one of the request's `permission_suggestions`) so the
+ * same call is not asked about again.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const allow = (options?: {
+  readonly updatedInput?: Readonly<Record<string, unknown>> | undefined
+  readonly updatedPermissions?: ReadonlyArray<PermissionUpdate> | undefined
+  readonly decisionClassification?: PermissionAllow["decisionClassification"] | undefined
+}): PermissionResult => ({
+  behavior: "allow",
+  ...(options?.updatedInput !== undefined ? { updatedInput: options.updatedInput } : {}),
+  ...(options?.updatedPermissions !== undefined ? { updatedPermissions: options.updatedPermissions } : {}),
+  ...(options?.decisionClassification !== undefined
+    ? { decisionClassification: options.decisionClassification }
+    : {})
+})
+
+/**
+ * Deny the tool call with `message` (what the model sees as the tool result). With
+ * `interrupt: true` the CLI also aborts the turn.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const deny = (message: string, options?: {
+  readonly interrupt?: boolean | undefined
+  readonly decisionClassification?: PermissionDeny["decisionClassification"] | undefined
+}): PermissionResult => ({
+  behavior: "deny",
+  message,
+  ...(options?.interrupt !== undefined ? { interrupt: options.interrupt } : {}),
+  ...(options?.decisionClassification !== undefined
+    ? { decisionClassification: options.decisionClassification }
+    : {})
+})
+
+/**
+ * The control_response body for a result, exactly as the CLI reads it:
+ * `{"behavior":"allow"}`, `{"behavior":"allow","updatedInput":{...},"updatedPermissions":[...]}`,
+ * `{"behavior":"deny","message":"...","interrupt":true}`. Only the known keys are written.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const toWire = (result: PermissionResult): Record<string, unknown> => {
+  const wire: Record<string, unknown> = { behavior: result.behavior }
+  if (result.behavior === "allow") {
+    if (result.updatedInput !== undefined) wire.updatedInput = result.updatedInput
+    if (result.updatedPermissions !== undefined) wire.updatedPermissions = result.updatedPermissions
+  } else {
+    wire.message = result.message
+    if (result.interrupt !== undefined) wire.interrupt = result.interrupt
+  }
+  if (result.decisionClassification !== undefined) wire.decisionClassification = result.decisionClassification
+  return wire
+}
+
+// -----------------------------------------------------------------------------
+// service
+// -----------------------------------------------------------------------------
+
+const describeCause = (cause: Cause.Cause<unknown>): string => {
+  const squashed = Cause.squash(cause)
+  if (squashed instanceof Error) return squashed.message
+  if (typeof squashed === "string") return squashed
+  try {
+    return JSON.stringify(squashed) ?? String(squashed)
+  } catch {
+    return String(squashed)
+  }
+}
+
+/**
+ * Turns a handler's failure, defect or self-interruption into a `ClaudeError` (a `ClaudeError`
+ * failure is kept as is) and logs it. Interrupting the caller's fiber (control_cancel_request)
+ * never reaches the handler of `catchCause`: it stays an interruption and finalizers run.
+ */
+const guard = <A>(
+  effect: Effect.Effect<A, unknown>,
+  request: CanUseToolRequest,
+  options: { readonly logClaudeErrors: boolean }
+): Effect.Effect<A, ClaudeError.ClaudeError> =>
+  Effect.catchCause(effect, (cause) => {
+    const failure = Cause.findErrorOption(cause)
+    const claudeError = failure._tag === "Some" && ClaudeError.isClaudeError(failure.value) ? failure.value : undefined
+    if (claudeError !== undefined && !options.logClaudeErrors) return Effect.fail(claudeError)
+    const how = Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "was interrupted"
+    const error = claudeError ?? ClaudeError.make(
+      new ClaudeError.InvalidInput({
+        description: `The permission handler for ${request.tool_name} (${request.tool_use_id}) ${how}: ${
+          describeCause(cause)
+        }`
+      })
+    )
+    return Effect.logWarning(
+      `Permission handler for ${request.tool_name} (${request.tool_use_id}) failed: ${error.message}`,
+      cause
+    ).pipe(
+      Effect.annotateLogs({ tool_name: request.tool_name, tool_use_id: request.tool_use_id }),
+      Effect.andThen(Effect.fail(error))
+    )
+  })
+
+/**
+ * A handler for `can_use_tool` requests.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Handler<E = never, R = never> = (
+  request: CanUseToolRequest
+) => Effect.Effect<PermissionResult, E, R>
+
+/**
+ * The permission callback. When present in the session's context, the session launches the CLI
+ * with `--permission-prompt-tool stdio` and answers each `can_use_tool` request with `decide`.
+ *
+ * `decide` never needs services: the handler's requirements are captured when the layer is built
+ * (see {@link layer}). A failure or defect of the handler is a `ClaudeError` (logged as a
+ * warning); the session sends it as an error control_response, which the CLI counts as a denial
+ * ("Tool permission request failed"). Interrupting `decide` (the CLI's `control_cancel_request`)
+ * interrupts the handler and runs its finalizers.
+ *
+ * @since 0.1.0
+ * @category services
+ */
+export class Permissions extends Context.Service<Permissions, {
+  readonly decide: (request: CanUseToolRequest) => Effect.Effect<PermissionResult, ClaudeError.ClaudeError>
+}>()("effect-claude-code/Permissions") {
+  /**
+   * Builds the service from a handler, capturing the handler's requirements `R` from the
+   * context the effect runs in.
+   *
+   * @since 0.1.0
+   */
+  static readonly fromHandler = <E, R>(
+    handler: Handler<E, R>
+  ): Effect.Effect<Permissions["Service"], never, R> =>
+    Effect.map(Effect.context<R>(), (context) =>
+      Permissions.of({
+        decide: (request) =>
+          guard(
+            Effect.suspend(() => handler(request)).pipe(Effect.provideContext(context)),
+            request,
+            { logClaudeErrors: true }
+          )
+      }))
+
+  /**
+   * A layer of the service. The handler's requirements `R` are taken from the context the layer
+   * is built in (like `Toolkit.toLayer`), so provide them to the layer: the handler then runs in
+   * that context whichever fiber calls `decide`.
+   *
+   * @since 0.1.0
+   */
+  static readonly layer = <E, R>(handler: Handler<E, R>): Layer.Layer<Permissions, never, R> =>
+    Layer.effect(Permissions, Permissions.fromHandler(handler))
+
+  /**
+   * @since 0.1.0
+   */
+  static readonly allow = allow
+
+  /**
+   * @since 0.1.0
+   */
+  static readonly deny = deny
+
+  /**
+   * @since 0.1.0
+   */
+  static readonly toWire = toWire
+
+  /**
+   * What the session calls for a `can_use_tool` request: decodes the raw `request` object
+   * (`ClaudeError` `InvalidInput` if it does not match), asks the service, checks the answer and
+   * returns the control_response body.
+   *
+   * An `allow` without `updatedInput` is sent with the request's original input as
+   * `updatedInput` (as the Python SDK does): CLI 2.1.332 accepts a bare `{"behavior":"allow"}`,
+   * older CLIs required the field.
+   *
+   * @since 0.1.0
+   */
+  static override readonly bind = (service: Permissions["Service"]): {
+    readonly decide: (request: unknown) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
+  } => ({ decide: (raw) => decideWire(service, raw) })
+}
+
+const decodeRequest = Schema.decodeUnknownEffect(CanUseToolRequest)
+const decodeResult = Schema.decodeUnknownEffect(PermissionResult)
+
+const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+
+const decideWire = Effect.fn("Permissions.decide")(function*(
+  service: Permissions["Service"],
+  raw: unknown
+) {
+  yield* decodeRequest(raw).pipe(
+    Effect.mapError((error) => invalid(`Invalid can_use_tool request: ${error.message}`))
+  )
+  // The schema is structural: keep the CLI's object, with any field a newer CLI added.
+  const request = raw as CanUseToolRequest
+  const result = yield* guard(Effect.suspend(() => service.decide(request)), request, { logClaudeErrors: false })
+  const checked = yield* decodeResult(result).pipe(
+    Effect.mapError((error) =>
+      invalid(`The permission handler for ${request.tool_name} gave an invalid answer: ${error.message}`)
+    )
+  )
+  const wire = toWire(checked)
+  if (checked.behavior === "allow" && checked.updatedInput === undefined) {
+    return { behavior: "allow", updatedInput: request.input, ...omitBehavior(wire) }
+  }
+  return wire
+})
+
+const omitBehavior = (wire: Record<string, unknown>): Record<string, unknown> => {
+  const { behavior: _behavior, ...rest } = wire
+  return rest
+}

@@ -1,0 +1,27 @@
+/**
+ * effect-claude-code: drive the `claude` CLI (Claude Code) over its stream-json protocol from
+ * Effect programs.
+ *
+ * @since 0.1.0
+ */
+
+/** Sessions, turns, events and the control requests of the CLI. @since 0.1.0 */
+export * as Claude from "./Claude.ts"
+/** The library's one error, with a reason. @since 0.1.0 */
+export * as ClaudeError from "./ClaudeError.ts"
+/** NDJSON framing (bytes to lines, with a cap). @since 0.1.0 */
+export * as Framing from "./Framing.ts"
+/** Hook event schemas. @since 0.1.0 */
+export * as HookEvents from "./HookEvents.ts"
+/** Hooks as a service provided by Layers. @since 0.1.0 */
+export { Hooks } from "./Hooks.ts"
+/** Launch options to argv and environment. @since 0.1.0 */
+export * as Launch from "./Launch.ts"
+/** In-process MCP servers as a service provided by Layers. @since 0.1.0 */
+export { McpServers } from "./McpServers.ts"
+/** Tool permissions (`can_use_tool`) as a service provided by a Layer. @since 0.1.0 */
+export { Permissions } from "./Permissions.ts"
+/** Every message of the stream-json protocol, both ways, as Schema. @since 0.1.0 */
+export * as Protocol from "./Protocol.ts"
+/** The seam between sessions and processes. @since 0.1.0 */
+export * as Transport from "./Transport.ts"

@@ -1,0 +1,1041 @@
+/**
+ * The control channel: `control_request`, `control_response` and `control_cancel_request` lines
+ * (both directions), the request bodies and the typed response bodies.
+ *
+ * Envelope: `{"type":"control_request","request_id":ID,"request":{"subtype":…,…}}`, answered by
+ * `{"type":"control_response","response":{"subtype":"success","request_id":ID,"response":{…}}}`
+ * or `{"type":"control_response","response":{"subtype":"error","request_id":ID,"error":"…","error_code"?:"…"}}`.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { JsonObject, OpenUnion, Rest, StringOtherThan } from "./internal.ts"
+
+const opt = Schema.optionalKey
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A permission rule: a tool name and an optional rule content (`"touch one.txt"`).
+ *
+ * @since 0.1.0
+ * @category permissions
+ */
+export const PermissionRuleValue = Schema.Struct({
+  toolName: Schema.String,
+  ruleContent: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category permissions
+ */
+export type PermissionRuleValue = typeof PermissionRuleValue.Type
+
+/**
+ * A permission update, as suggested in `can_use_tool` and returned in `updatedPermissions`.
+ * `type` is `addRules`, `replaceRules`, `removeRules` (with `rules`, `behavior`), `setMode`
+ * (with `mode`), `addDirectories`, `removeDirectories` (with `directories`); `destination` is
+ * `userSettings`, `projectSettings`, `localSettings`, `session`, `cliArg`.
+ *
+ * @since 0.1.0
+ * @category permissions
+ */
+export const PermissionUpdate = Schema.Struct({
+  type: Schema.String,
+  destination: Schema.String,
+  rules: opt(Schema.Array(PermissionRuleValue)),
+  behavior: opt(Schema.String),
+  mode: opt(Schema.String),
+  directories: opt(Schema.Array(Schema.String))
+})
+
+/**
+ * @since 0.1.0
+ * @category permissions
+ */
+export type PermissionUpdate = typeof PermissionUpdate.Type
+
+/**
+ * A JSON-RPC 2.0 message (request, notification or response) as carried by `mcp_message`.
+ *
+ * @since 0.1.0
+ * @category mcp
+ */
+export const JsonRpcMessage = Schema.Struct({
+  jsonrpc: Schema.String,
+  id: opt(Schema.NullOr(Schema.Union([Schema.String, Schema.Number]))),
+  method: opt(Schema.String),
+  params: opt(Schema.Unknown),
+  result: opt(Schema.Unknown),
+  error: opt(Schema.Unknown)
+})
+
+/**
+ * @since 0.1.0
+ * @category mcp
+ */
+export type JsonRpcMessage = typeof JsonRpcMessage.Type
+
+// ---------------------------------------------------------------------------------------------
+// CLI → host request bodies
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The input of a hook callback: the common fields are typed, the event's own fields
+ * (`tool_name`, `tool_input`, `prompt`, `stop_hook_active`, …) are kept under their names.
+ *
+ * @since 0.1.0
+ * @category hooks
+ */
+export const HookInput = Schema.StructWithRest(
+  Schema.Struct({
+    hook_event_name: Schema.String,
+    session_id: Schema.String,
+    transcript_path: Schema.String,
+    cwd: Schema.String,
+    prompt_id: opt(Schema.String),
+    permission_mode: opt(Schema.String),
+    agent_id: opt(Schema.String),
+    agent_type: opt(Schema.String),
+    effort: opt(Schema.Struct({ level: Schema.String }))
+  }),
+  [Rest]
+)
+
+/**
+ * @since 0.1.0
+ * @category hooks
+ */
+export type HookInput = typeof HookInput.Type
+
+/**
+ * `hook_callback`: a registered hook fired. Answer with the hook output ({@link HookOutput});
+ * `{}` means no opinion. `tool_use_id` is the tool's id, or a random uuid for non-tool events.
+ *
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export const HookCallbackRequest = Schema.Struct({
+  subtype: Schema.Literal("hook_callback"),
+  callback_id: Schema.String,
+  input: HookInput,
+  tool_use_id: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export type HookCallbackRequest = typeof HookCallbackRequest.Type
+
+/**
+ * `mcp_message`: a JSON-RPC message for an `sdk`-type MCP server the host runs. Answer every one,
+ * notifications included, with {@link McpMessageResponse}.
+ *
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export const McpMessageRequest = Schema.Struct({
+  subtype: Schema.Literal("mcp_message"),
+  server_name: Schema.String,
+  message: JsonRpcMessage
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export type McpMessageRequest = typeof McpMessageRequest.Type
+
+/**
+ * `can_use_tool`: a permission prompt (only with `--permission-prompt-tool stdio`). Answer with
+ * {@link PermissionResult}.
+ *
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export const CanUseToolRequest = Schema.Struct({
+  subtype: Schema.Literal("can_use_tool"),
+  tool_name: Schema.String,
+  input: JsonObject,
+  tool_use_id: Schema.String,
+  display_name: opt(Schema.String),
+  title: opt(Schema.String),
+  description: opt(Schema.String),
+  permission_suggestions: opt(Schema.Array(PermissionUpdate)),
+  blocked_path: opt(Schema.String),
+  decision_reason: opt(Schema.String),
+  decision_reason_type: opt(Schema.String),
+  agent_id: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export type CanUseToolRequest = typeof CanUseToolRequest.Type
+
+/**
+ * The CLI → host request subtypes with a schema of their own.
+ *
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export const knownIncomingRequestSubtypes = ["hook_callback", "mcp_message", "can_use_tool"] as const
+
+/**
+ * A CLI → host request of another subtype (`elicitation`, `request_user_dialog`, …): not an
+ * error, but the host should answer it (an error response is the usual "unsupported" answer).
+ *
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export const OtherIncomingRequest = Schema.StructWithRest(
+  Schema.Struct({ subtype: StringOtherThan(knownIncomingRequestSubtypes, "request subtype") }),
+  [Rest]
+)
+
+/**
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export type OtherIncomingRequest = typeof OtherIncomingRequest.Type
+
+/**
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export const IncomingRequestBody = OpenUnion(
+  [HookCallbackRequest, McpMessageRequest, CanUseToolRequest],
+  OtherIncomingRequest
+)
+
+/**
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export type IncomingRequestBody = typeof IncomingRequestBody.Type
+
+/**
+ * A `control_request` line from the CLI.
+ *
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export const IncomingControlRequest = Schema.Struct({
+  type: Schema.Literal("control_request"),
+  request_id: Schema.String,
+  request: IncomingRequestBody
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (CLI → host)
+ */
+export type IncomingControlRequest = typeof IncomingControlRequest.Type
+
+// ---------------------------------------------------------------------------------------------
+// Host → CLI request bodies
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A hook registration: `matcher` is a regex on the tool name (`null` or absent: every tool);
+ * `hookCallbackIds` are the host's ids, sent back as `callback_id`.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const HookMatcher = Schema.Struct({
+  matcher: opt(Schema.NullOr(Schema.String)),
+  hookCallbackIds: Schema.Array(Schema.String),
+  timeout: opt(Schema.Number),
+  /** `continue` or `block`. */
+  onFailure: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type HookMatcher = typeof HookMatcher.Type
+
+/**
+ * A subagent definition for `initialize.agents`.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const AgentDefinition = Schema.Struct({
+  description: Schema.String,
+  prompt: Schema.String,
+  tools: opt(Schema.Array(Schema.String)),
+  disallowedTools: opt(Schema.Array(Schema.String)),
+  model: opt(Schema.String),
+  skills: opt(Schema.Array(Schema.String)),
+  maxTurns: opt(Schema.Number),
+  background: opt(Schema.Boolean),
+  permissionMode: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type AgentDefinition = typeof AgentDefinition.Type
+
+/**
+ * `initialize`: registers hooks (keyed by event name: `PreToolUse`, `Stop`, …; unknown names are
+ * accepted and never fire) and session options. Optional: the CLI runs turns without it, but
+ * hooks can only be registered here. Answered with {@link InitializeResponse}.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const InitializeRequest = Schema.Struct({
+  subtype: Schema.Literal("initialize"),
+  hooks: opt(Schema.Record(Schema.String, Schema.Array(HookMatcher))),
+  appendSystemPrompt: opt(Schema.String),
+  systemPrompt: opt(Schema.Union([Schema.String, Schema.Array(Schema.String)])),
+  agents: opt(Schema.Record(Schema.String, AgentDefinition)),
+  sdkMcpServers: opt(Schema.Array(Schema.String)),
+  jsonSchema: opt(JsonObject),
+  title: opt(Schema.String),
+  skills: opt(Schema.Array(Schema.String)),
+  promptSuggestions: opt(Schema.Boolean),
+  excludeDynamicSections: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type InitializeRequest = typeof InitializeRequest.Type
+
+/**
+ * `interrupt`: ends the running turn (its `result` follows); succeeds when idle too. Answered
+ * with {@link InterruptResponse}.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const InterruptRequest = Schema.Struct({
+  subtype: Schema.Literal("interrupt"),
+  cancel_queued: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type InterruptRequest = typeof InterruptRequest.Type
+
+/**
+ * `set_model`: switches the model for later turns; no `model` (or `null`, `"default"`) resets to
+ * the default. Answered with {@link SetModelResponse}.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const SetModelRequest = Schema.Struct({
+  subtype: Schema.Literal("set_model"),
+  model: opt(Schema.NullOr(Schema.String))
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type SetModelRequest = typeof SetModelRequest.Type
+
+/**
+ * `set_permission_mode`: `mode` is one of `acceptEdits`, `auto`, `bypassPermissions`, `default`,
+ * `dontAsk`, `plan` (anything else: error `invalid_mode`). Answered with
+ * {@link SetPermissionModeResponse}.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const SetPermissionModeRequest = Schema.Struct({
+  subtype: Schema.Literal("set_permission_mode"),
+  mode: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type SetPermissionModeRequest = typeof SetPermissionModeRequest.Type
+
+/**
+ * `mcp_status`. Answered with {@link McpStatusResponse}.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const McpStatusRequest = Schema.Struct({
+  subtype: Schema.Literal("mcp_status")
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type McpStatusRequest = typeof McpStatusRequest.Type
+
+/**
+ * `get_context_usage` (makes the CLI call the API's count_tokens endpoint). Answered with
+ * {@link ContextUsageResponse}.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const GetContextUsageRequest = Schema.Struct({
+  subtype: Schema.Literal("get_context_usage"),
+  /** `summary` or `full`. */
+  detail: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type GetContextUsageRequest = typeof GetContextUsageRequest.Type
+
+/**
+ * `rewind_files`: restores files to their state before the user message whose `uuid` is
+ * `user_message_id`. Needs `CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true`, else error
+ * `File rewinding is not enabled.` Answered with {@link RewindFilesResponse}.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const RewindFilesRequest = Schema.Struct({
+  subtype: Schema.Literal("rewind_files"),
+  user_message_id: Schema.String,
+  dry_run: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type RewindFilesRequest = typeof RewindFilesRequest.Type
+
+/**
+ * `stop_task`: stops a background task (`task_id` from `system/task_started`). Always answered
+ * `{}`, also for an unknown id.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const StopTaskRequest = Schema.Struct({
+  subtype: Schema.Literal("stop_task"),
+  task_id: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type StopTaskRequest = typeof StopTaskRequest.Type
+
+/**
+ * The host → CLI request subtypes with a schema of their own.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const knownOutgoingRequestSubtypes = [
+  "initialize",
+  "interrupt",
+  "set_model",
+  "set_permission_mode",
+  "mcp_status",
+  "get_context_usage",
+  "rewind_files",
+  "stop_task"
+] as const
+
+/**
+ * A host → CLI request of another subtype, sent as is. The CLI answers an unsupported subtype with
+ * error `unsupported_request`.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const OtherOutgoingRequest = Schema.StructWithRest(
+  Schema.Struct({ subtype: StringOtherThan(knownOutgoingRequestSubtypes, "request subtype") }),
+  [Rest]
+)
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type OtherOutgoingRequest = typeof OtherOutgoingRequest.Type
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const OutgoingRequestBody = OpenUnion([
+  InitializeRequest,
+  InterruptRequest,
+  SetModelRequest,
+  SetPermissionModeRequest,
+  McpStatusRequest,
+  GetContextUsageRequest,
+  RewindFilesRequest,
+  StopTaskRequest
+], OtherOutgoingRequest)
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type OutgoingRequestBody = typeof OutgoingRequestBody.Type
+
+/**
+ * A `control_request` line from the host.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const OutgoingControlRequest = Schema.Struct({
+  type: Schema.Literal("control_request"),
+  request_id: Schema.String,
+  request: OutgoingRequestBody
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type OutgoingControlRequest = typeof OutgoingControlRequest.Type
+
+// ---------------------------------------------------------------------------------------------
+// Responses (both directions)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `{"subtype":"success","request_id":…,"response":{…}}`. The body's shape depends on the
+ * answered request's subtype (see {@link responseBodies}); it may be absent for requests that are
+ * merely acknowledged. The CLI adds `pending_permission_requests` /
+ * `pending_user_dialog_requests` to its `initialize` answer.
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const ControlSuccess = Schema.Struct({
+  subtype: Schema.Literal("success"),
+  request_id: Schema.String,
+  response: opt(JsonObject),
+  pending_permission_requests: opt(Schema.Array(Schema.Unknown)),
+  pending_user_dialog_requests: opt(Schema.Array(Schema.Unknown))
+})
+
+/**
+ * @since 0.1.0
+ * @category responses
+ */
+export type ControlSuccess = typeof ControlSuccess.Type
+
+/**
+ * `{"subtype":"error","request_id":…,"error":"…","error_code"?:"…"}`. The CLI sets
+ * `error_code` for some errors (`invalid_mode`, `unsupported_request`).
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const ControlError = Schema.Struct({
+  subtype: Schema.Literal("error"),
+  request_id: Schema.String,
+  error: Schema.String,
+  error_code: opt(Schema.String),
+  pending_permission_requests: opt(Schema.Array(Schema.Unknown)),
+  pending_user_dialog_requests: opt(Schema.Array(Schema.Unknown))
+})
+
+/**
+ * @since 0.1.0
+ * @category responses
+ */
+export type ControlError = typeof ControlError.Type
+
+/**
+ * A `control_response` line (either direction). A response to an unknown `request_id` is ignored
+ * by the CLI.
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const ControlResponse = Schema.Struct({
+  type: Schema.Literal("control_response"),
+  response: Schema.Union([ControlSuccess, ControlError])
+})
+
+/**
+ * @since 0.1.0
+ * @category responses
+ */
+export type ControlResponse = typeof ControlResponse.Type
+
+/**
+ * `control_cancel_request` (either direction): withdraws the pending request `request_id`. The
+ * CLI sends it for a pending `hook_callback` or `can_use_tool` when the turn is interrupted.
+ *
+ * @since 0.1.0
+ * @category responses
+ */
+export const ControlCancelRequest = Schema.Struct({
+  type: Schema.Literal("control_cancel_request"),
+  request_id: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category responses
+ */
+export type ControlCancelRequest = typeof ControlCancelRequest.Type
+
+// ---------------------------------------------------------------------------------------------
+// Response bodies: answers to the host's requests
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A command or skill, as listed by `initialize`.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const SlashCommand = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  argumentHint: Schema.String,
+  aliases: opt(Schema.Array(Schema.String)),
+  builtin: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type SlashCommand = typeof SlashCommand.Type
+
+/**
+ * A subagent type, as listed by `initialize`.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const AgentInfo = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  model: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type AgentInfo = typeof AgentInfo.Type
+
+/**
+ * A model choice, as listed by `initialize` (`value` `default`, `opus`, `sonnet`, `haiku`, …).
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const ModelInfo = Schema.Struct({
+  value: Schema.String,
+  displayName: Schema.String,
+  description: Schema.String,
+  resolvedModel: opt(Schema.String),
+  supportsEffort: opt(Schema.Boolean),
+  supportedEffortLevels: opt(Schema.Array(Schema.String)),
+  supportsAdaptiveThinking: opt(Schema.Boolean),
+  supportsFastMode: opt(Schema.Boolean),
+  supportsAutoMode: opt(Schema.Boolean),
+  supportsThinkingOff: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type ModelInfo = typeof ModelInfo.Type
+
+/**
+ * The account the CLI uses (with an API key: `tokenSource: "none"`,
+ * `apiKeySource: "ANTHROPIC_API_KEY"`, `apiProvider: "firstParty"`).
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const AccountInfo = Schema.Struct({
+  email: opt(Schema.String),
+  organization: opt(Schema.String),
+  subscriptionType: opt(Schema.String),
+  tokenSource: opt(Schema.String),
+  apiKeySource: opt(Schema.String),
+  apiProvider: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type AccountInfo = typeof AccountInfo.Type
+
+/**
+ * The answer to `initialize` (~17 KB). `hooks_applied` is there only when hooks were sent.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const InitializeResponse = Schema.Struct({
+  commands: Schema.Array(SlashCommand),
+  agents: Schema.Array(AgentInfo),
+  output_style: Schema.String,
+  available_output_styles: Schema.Array(Schema.String),
+  models: Schema.Array(ModelInfo),
+  account: AccountInfo,
+  user_output_styles_dir: opt(Schema.String),
+  pid: opt(Schema.Number),
+  claude_code_version: opt(Schema.String),
+  current_permission_mode: opt(Schema.String),
+  hooks_applied: opt(Schema.Boolean),
+  hook_on_failure_supported: opt(Schema.Boolean),
+  hooks_when_unanswered_kept: opt(Schema.Number),
+  other_hook_ask_outranks_host: opt(Schema.Boolean),
+  feedback_mode: opt(Schema.Struct({ kind: Schema.String })),
+  analytics_disabled: opt(Schema.Boolean),
+  sandbox_enabled: opt(Schema.Boolean),
+  remote_control_auto_enable: opt(Schema.Boolean),
+  remote_control_auto_connect_default: opt(Schema.Boolean),
+  remote_control_available: opt(Schema.Boolean),
+  remote_control_auto_on_by_default: opt(Schema.Boolean),
+  ide_rc_auto_enable_gate: opt(Schema.Boolean),
+  fast_mode_state: opt(Schema.String),
+  fast_mode_disabled_reason: opt(Schema.String),
+  session_state: opt(Schema.String),
+  capabilities: opt(Schema.Array(Schema.String))
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type InitializeResponse = typeof InitializeResponse.Type
+
+/**
+ * The answer to `interrupt`: uuids of queued user messages that survive it (`[]` in every
+ * recorded run).
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const InterruptResponse = Schema.Struct({
+  still_queued: Schema.Array(Schema.String),
+  cancelled: opt(Schema.Array(Schema.String))
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type InterruptResponse = typeof InterruptResponse.Type
+
+/**
+ * The answer to `set_model`: the resolved model id (`haiku` → `claude-haiku-5-5`; unknown names
+ * are accepted as is).
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const SetModelResponse = Schema.Struct({
+  model: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type SetModelResponse = typeof SetModelResponse.Type
+
+/**
+ * The answer to `set_permission_mode`: the mode now in effect.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const SetPermissionModeResponse = Schema.Struct({
+  mode: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type SetPermissionModeResponse = typeof SetPermissionModeResponse.Type
+
+/**
+ * An MCP server's state (`status` `connected`, `failed`, `needs-auth`, `pending`, `disabled`).
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const McpServerStatus = Schema.Struct({
+  name: Schema.String,
+  status: Schema.String,
+  serverInfo: opt(Schema.Struct({ name: Schema.String, version: Schema.String })),
+  error: opt(Schema.String),
+  config: opt(Schema.Unknown),
+  transport: opt(Schema.String),
+  scope: opt(Schema.String),
+  source: opt(Schema.String),
+  tools: opt(Schema.Array(Schema.Struct({
+    name: Schema.String,
+    description: opt(Schema.String),
+    annotations: opt(JsonObject),
+    _meta: opt(JsonObject)
+  })))
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type McpServerStatus = typeof McpServerStatus.Type
+
+/**
+ * The answer to `mcp_status` (`{"mcpServers":[]}` before the MCP handshake).
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const McpStatusResponse = Schema.Struct({
+  mcpServers: Schema.Array(McpServerStatus)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type McpStatusResponse = typeof McpStatusResponse.Type
+
+/**
+ * One row of the context usage report (`id` `system_prompt`, `messages`, `free_space`, …;
+ * `kind` `used`, `free`, `buffer`, `deferred`).
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const ContextUsageCategory = Schema.Struct({
+  name: Schema.String,
+  tokens: Schema.Number,
+  color: Schema.String,
+  id: opt(Schema.String),
+  kind: opt(Schema.String),
+  isDeferred: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type ContextUsageCategory = typeof ContextUsageCategory.Type
+
+/**
+ * The answer to `get_context_usage`. The main keys are typed; the others (`gridRows`,
+ * `messageBreakdown`, `skills`, `slashCommands`, `agents`, `memoryFiles`, …) are kept as
+ * `unknown` under their names.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const ContextUsageResponse = Schema.StructWithRest(
+  Schema.Struct({
+    categories: Schema.Array(ContextUsageCategory),
+    totalTokens: Schema.Number,
+    maxTokens: Schema.Number,
+    rawMaxTokens: opt(Schema.Number),
+    percentage: Schema.Number,
+    model: Schema.String,
+    autocompactSource: opt(Schema.String),
+    autoCompactThreshold: opt(Schema.Number),
+    isAutoCompactEnabled: opt(Schema.Boolean),
+    mcpTools: opt(Schema.Array(Schema.Struct({
+      name: Schema.String,
+      serverName: Schema.String,
+      tokens: Schema.Number,
+      isLoaded: opt(Schema.Boolean)
+    }))),
+    apiUsage: opt(Schema.NullOr(Schema.Struct({
+      input_tokens: Schema.Number,
+      output_tokens: Schema.Number,
+      cache_creation_input_tokens: Schema.Number,
+      cache_read_input_tokens: Schema.Number
+    })))
+  }),
+  [Rest]
+)
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type ContextUsageResponse = typeof ContextUsageResponse.Type
+
+/**
+ * The answer to `rewind_files`: with `dry_run`, what would change (`filesChanged`,
+ * `insertions`, `deletions`) or why not (`canRewind: false`, `error`); without, `skippedLinks`.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const RewindFilesResponse = Schema.Struct({
+  canRewind: Schema.Boolean,
+  error: opt(Schema.String),
+  filesChanged: opt(Schema.Array(Schema.String)),
+  insertions: opt(Schema.Number),
+  deletions: opt(Schema.Number),
+  skippedLinks: opt(Schema.Number)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type RewindFilesResponse = typeof RewindFilesResponse.Type
+
+/**
+ * The answer to `stop_task`: always `{}`.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const StopTaskResponse = Schema.Struct({})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type StopTaskResponse = typeof StopTaskResponse.Type
+
+/**
+ * The response body schema of each host → CLI request subtype.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const responseBodies = {
+  initialize: InitializeResponse,
+  interrupt: InterruptResponse,
+  set_model: SetModelResponse,
+  set_permission_mode: SetPermissionModeResponse,
+  mcp_status: McpStatusResponse,
+  get_context_usage: ContextUsageResponse,
+  rewind_files: RewindFilesResponse,
+  stop_task: StopTaskResponse
+} as const
+
+// ---------------------------------------------------------------------------------------------
+// Response bodies: the host's answers to the CLI's requests
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The answer to `mcp_message`: the JSON-RPC response, or `null` for a notification.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const McpMessageResponse = Schema.Struct({
+  mcp_response: Schema.NullOr(JsonRpcMessage)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type McpMessageResponse = typeof McpMessageResponse.Type
+
+/**
+ * Allow a tool call, optionally with a changed input and new permission rules.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const PermissionAllow = Schema.Struct({
+  behavior: Schema.Literal("allow"),
+  updatedInput: opt(JsonObject),
+  updatedPermissions: opt(Schema.Array(PermissionUpdate)),
+  toolUseID: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type PermissionAllow = typeof PermissionAllow.Type
+
+/**
+ * Deny a tool call: `message` goes to the model; `interrupt: true` also aborts the turn.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const PermissionDeny = Schema.Struct({
+  behavior: Schema.Literal("deny"),
+  message: Schema.String,
+  interrupt: opt(Schema.Boolean),
+  toolUseID: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type PermissionDeny = typeof PermissionDeny.Type
+
+/**
+ * The answer to `can_use_tool`.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const PermissionResult = Schema.Union([PermissionAllow, PermissionDeny])
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type PermissionResult = typeof PermissionResult.Type
+
+/**
+ * The answer to `hook_callback` (`{}` = no opinion). `hookSpecificOutput` carries
+ * `hookEventName` and the event's fields (`additionalContext`, `permissionDecision`,
+ * `updatedInput`, …).
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const HookOutput = Schema.Struct({
+  continue: opt(Schema.Boolean),
+  suppressOutput: opt(Schema.Boolean),
+  stopReason: opt(Schema.String),
+  /** `approve` or `block`. */
+  decision: opt(Schema.String),
+  reason: opt(Schema.String),
+  systemMessage: opt(Schema.String),
+  hookSpecificOutput: opt(Schema.StructWithRest(Schema.Struct({ hookEventName: Schema.String }), [Rest]))
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type HookOutput = typeof HookOutput.Type

@@ -1,0 +1,456 @@
+/**
+ * The top-level lines: everything the CLI writes on stdout ({@link Message}) and everything the
+ * host writes on stdin ({@link StdinMessage}).
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { ApiAssistantMessage, ApiUserMessage, ContentBlock, Usage } from "./content.ts"
+import { ControlCancelRequest, ControlResponse, IncomingControlRequest, OutgoingControlRequest } from "./control.ts"
+import { JsonObject } from "./internal.ts"
+import { StreamEvent } from "./stream.ts"
+import { SystemMessage } from "./system.ts"
+
+const opt = Schema.optionalKey
+
+// ---------------------------------------------------------------------------------------------
+// assistant / user
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `tool_use_meta` entry of an `assistant` line that calls an MCP tool.
+ *
+ * @since 0.1.0
+ * @category assistant
+ */
+export const ToolUseMeta = Schema.Struct({
+  id: Schema.String,
+  display_name: opt(Schema.String),
+  server_display_name: opt(Schema.String),
+  tool_name: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category assistant
+ */
+export type ToolUseMeta = typeof ToolUseMeta.Type
+
+/**
+ * An `assistant` line: one per completed content block (several lines share `message.id`),
+ * written just before that block's `content_block_stop`. `parent_tool_use_id`, `agent_id`,
+ * `subagent_type`, `task_description` are set for subagent output. `aborted: true` marks a block
+ * cut by an interrupt. A synthetic API-error message has `message.model: "<synthetic>"`,
+ * `is_api_error_message: true`, `error` (`authentication_failed`, `server_error`, `rate_limit`,
+ * …), `api_error_status`, `api_error_type`.
+ *
+ * @since 0.1.0
+ * @category assistant
+ */
+export const AssistantMessage = Schema.Struct({
+  type: Schema.Literal("assistant"),
+  message: ApiAssistantMessage,
+  parent_tool_use_id: Schema.NullOr(Schema.String),
+  session_id: Schema.String,
+  uuid: Schema.String,
+  timestamp: opt(Schema.String),
+  request_id: opt(Schema.String),
+  error: opt(Schema.String),
+  is_api_error_message: opt(Schema.Boolean),
+  api_error_status: opt(Schema.NullOr(Schema.Number)),
+  api_error_type: opt(Schema.String),
+  aborted: opt(Schema.Boolean),
+  agent_id: opt(Schema.String),
+  subagent_type: opt(Schema.String),
+  task_description: opt(Schema.String),
+  tool_use_meta: opt(Schema.Array(ToolUseMeta)),
+  thinking_duration_ms: opt(Schema.Number),
+  thinking_display: opt(Schema.String),
+  user_message_uuid: opt(Schema.String),
+  user_message_uuids: opt(Schema.Array(Schema.String)),
+  resume_reason: opt(Schema.String),
+  supersedes: opt(Schema.Array(Schema.String))
+})
+
+/**
+ * @since 0.1.0
+ * @category assistant
+ */
+export type AssistantMessage = typeof AssistantMessage.Type
+
+/**
+ * How a tool call was permitted (`decision` `accept`/`reject`; `source` `config`, `hook`,
+ * `user_temporary`, `user_reject`, …).
+ *
+ * @since 0.1.0
+ * @category user
+ */
+export const ToolResultMeta = Schema.Struct({
+  id: Schema.String,
+  permission_decision: opt(Schema.Struct({
+    decision: Schema.String,
+    source: Schema.String,
+    reason_type: opt(Schema.String)
+  })),
+  non_execution_kind: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category user
+ */
+export type ToolResultMeta = typeof ToolResultMeta.Type
+
+/**
+ * The origin of an automatic turn, e.g.
+ * `{"kind":"task-notification","producer":"session-task","runId":…}` after a background
+ * subagent finished. Other kinds: `human`, `channel`, `peer`, `coordinator`, ….
+ *
+ * @since 0.1.0
+ * @category result
+ */
+export const MessageOrigin = Schema.Struct({
+  kind: Schema.String,
+  producer: opt(Schema.String),
+  runId: opt(Schema.String),
+  subkind: opt(Schema.String),
+  server: opt(Schema.String),
+  from: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category result
+ */
+export type MessageOrigin = typeof MessageOrigin.Type
+
+/**
+ * A `user` line from the CLI: a tool result (one line per result, with the tool's structured
+ * output in `tool_use_result`), an interrupt marker (`[Request interrupted by user…]`), a
+ * synthetic hook feedback (`isSynthetic: true`), a subagent prompt, or a replay of the host's own
+ * message (`isReplay: true`, with `--replay-user-messages`).
+ *
+ * @since 0.1.0
+ * @category user
+ */
+export const UserMessage = Schema.Struct({
+  type: Schema.Literal("user"),
+  message: ApiUserMessage,
+  parent_tool_use_id: Schema.NullOr(Schema.String),
+  session_id: opt(Schema.String),
+  uuid: opt(Schema.String),
+  timestamp: opt(Schema.String),
+  tool_use_result: opt(Schema.Unknown),
+  tool_result_meta: opt(Schema.Array(ToolResultMeta)),
+  isSynthetic: opt(Schema.Boolean),
+  isReplay: opt(Schema.Boolean),
+  agent_id: opt(Schema.String),
+  subagent_type: opt(Schema.String),
+  task_description: opt(Schema.String),
+  priority: opt(Schema.String),
+  origin: opt(MessageOrigin)
+})
+
+/**
+ * @since 0.1.0
+ * @category user
+ */
+export type UserMessage = typeof UserMessage.Type
+
+// ---------------------------------------------------------------------------------------------
+// result
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Per-model usage and cost (`result.modelUsage`, cumulative over the process).
+ *
+ * @since 0.1.0
+ * @category result
+ */
+export const ModelUsage = Schema.Struct({
+  inputTokens: Schema.Number,
+  outputTokens: Schema.Number,
+  cacheReadInputTokens: Schema.Number,
+  cacheCreationInputTokens: Schema.Number,
+  webSearchRequests: Schema.Number,
+  costUSD: Schema.Number,
+  contextWindow: Schema.Number,
+  maxOutputTokens: Schema.Number,
+  thinkingTokens: opt(Schema.Number),
+  cacheCreationEphemeral5mInputTokens: opt(Schema.Number),
+  cacheCreationEphemeral1hInputTokens: opt(Schema.Number),
+  canonicalModel: opt(Schema.String),
+  provider: opt(Schema.String),
+  /** `list`, `managed`, `unknown`. */
+  costBasis: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category result
+ */
+export type ModelUsage = typeof ModelUsage.Type
+
+/**
+ * A denied tool call, listed in `result.permission_denials`.
+ *
+ * @since 0.1.0
+ * @category result
+ */
+export const PermissionDenial = Schema.Struct({
+  tool_name: Schema.String,
+  tool_use_id: Schema.String,
+  tool_input: JsonObject
+})
+
+/**
+ * @since 0.1.0
+ * @category result
+ */
+export type PermissionDenial = typeof PermissionDenial.Type
+
+/**
+ * The known `result` subtypes; {@link ResultMessage} accepts any string.
+ *
+ * @since 0.1.0
+ * @category result
+ */
+export const knownResultSubtypes = [
+  "success",
+  "error_during_execution",
+  "error_max_turns",
+  "error_max_budget_usd",
+  "error_max_structured_output_retries"
+] as const
+
+/**
+ * The known `terminal_reason` values; {@link ResultMessage} accepts any string.
+ *
+ * @since 0.1.0
+ * @category result
+ */
+export const knownTerminalReasons = [
+  "completed",
+  "aborted_streaming",
+  "aborted_tools",
+  "api_error",
+  "hook_stopped",
+  "stop_hook_prevented",
+  "max_turns",
+  "prompt_too_long",
+  "blocking_limit",
+  "rapid_refill_breaker",
+  "image_error",
+  "model_error",
+  "malformed_tool_use_exhausted",
+  "tool_deferred",
+  "background_requested",
+  "budget_exhausted",
+  "structured_output_retry_exhausted",
+  "tool_deferred_unavailable",
+  "turn_setup_failed"
+] as const
+
+/**
+ * A `result` line: the end of a turn.
+ *
+ * - `subtype` is `success` (also for API errors, with `is_error: true`,
+ *   `terminal_reason: "api_error"`, `api_error_status`) or an error subtype
+ *   (`error_during_execution` after an interrupt or an unknown `--resume` id, with `errors`);
+ *   unknown subtypes are accepted (see {@link knownResultSubtypes}).
+ * - `result` (the last assistant text) is there on `success`; `errors` on error subtypes.
+ * - `terminal_reason` (see {@link knownTerminalReasons}) is absent for `/compact`, a blocked
+ *   prompt, an unknown `--resume` id.
+ * - `modelUsage` and `total_cost_usd` are cumulative over the process; `usage` is the turn's.
+ * - `origin` is set on automatic turns (a finished background task).
+ *
+ * @since 0.1.0
+ * @category result
+ */
+export const ResultMessage = Schema.Struct({
+  type: Schema.Literal("result"),
+  subtype: Schema.String,
+  is_error: Schema.Boolean,
+  session_id: Schema.String,
+  uuid: Schema.String,
+  num_turns: Schema.Number,
+  duration_ms: Schema.Number,
+  duration_api_ms: Schema.Number,
+  stop_reason: Schema.NullOr(Schema.String),
+  total_cost_usd: Schema.Number,
+  usage: Usage,
+  modelUsage: Schema.Record(Schema.String, ModelUsage),
+  permission_denials: Schema.Array(PermissionDenial),
+  result: opt(Schema.String),
+  errors: opt(Schema.Array(Schema.String)),
+  terminal_reason: opt(Schema.String),
+  api_error_status: opt(Schema.NullOr(Schema.Number)),
+  api_error_type: opt(Schema.String),
+  ttft_ms: opt(Schema.Number),
+  ttft_stream_ms: opt(Schema.Number),
+  time_to_request_ms: opt(Schema.Number),
+  first_content_frame_ms: opt(Schema.Number),
+  request_sent_wall_ms: opt(Schema.Number),
+  first_request_input_tokens: opt(Schema.Number),
+  first_request_cache_read_input_tokens: opt(Schema.Number),
+  fast_mode_state: opt(Schema.String),
+  fast_mode_disabled_reason: opt(Schema.String),
+  subagent_stats: opt(JsonObject),
+  safety_stops: opt(Schema.Number),
+  begun_message_ids: opt(Schema.Array(Schema.String)),
+  queued_turn_count: opt(Schema.Number),
+  result_index: opt(Schema.Number),
+  model_usage_since_last_result: opt(Schema.Record(Schema.String, ModelUsage)),
+  origin: opt(MessageOrigin),
+  local_command: opt(Schema.String),
+  user_message_uuid: opt(Schema.String),
+  user_message_uuids: opt(Schema.Array(Schema.String)),
+  structured_output: opt(Schema.Unknown),
+  resume_reason: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category result
+ */
+export type ResultMessage = typeof ResultMessage.Type
+
+// ---------------------------------------------------------------------------------------------
+// Other stdout lines
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `command_lifecycle`: the progress of a host user message that carried a `uuid`
+ * (`state` `queued` → `started` → `completed`; also `cancelled`).
+ *
+ * @since 0.1.0
+ * @category other
+ */
+export const CommandLifecycle = Schema.Struct({
+  type: Schema.Literal("command_lifecycle"),
+  command_uuid: Schema.String,
+  state: Schema.String,
+  uuid: Schema.String,
+  session_id: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category other
+ */
+export type CommandLifecycle = typeof CommandLifecycle.Type
+
+/**
+ * `keep_alive` (either direction): a heartbeat, to be ignored.
+ *
+ * @since 0.1.0
+ * @category other
+ */
+export const KeepAlive = Schema.Struct({
+  type: Schema.Literal("keep_alive"),
+  startup_mark: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category other
+ */
+export type KeepAlive = typeof KeepAlive.Type
+
+/**
+ * A line of a type (or a `system` subtype) this library does not model: not an error. `raw` is
+ * the line's object, unchanged. Unlike every other member this is a wrapper, not the line itself:
+ * `encodeMessage` writes `raw` back.
+ *
+ * @since 0.1.0
+ * @category other
+ */
+export const UnknownMessage = Schema.Struct({
+  type: Schema.Literal("unknown"),
+  raw: JsonObject
+})
+
+/**
+ * @since 0.1.0
+ * @category other
+ */
+export type UnknownMessage = typeof UnknownMessage.Type
+
+// ---------------------------------------------------------------------------------------------
+// Unions
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Every line the CLI writes on stdout. Decode with `Protocol.decodeMessage` (fast, keeps extra
+ * fields, maps unknown types to {@link UnknownMessage}), not with this union.
+ *
+ * @since 0.1.0
+ * @category unions
+ */
+export const Message = Schema.Union([
+  SystemMessage,
+  AssistantMessage,
+  UserMessage,
+  ResultMessage,
+  StreamEvent,
+  IncomingControlRequest,
+  ControlResponse,
+  ControlCancelRequest,
+  KeepAlive,
+  CommandLifecycle,
+  UnknownMessage
+])
+
+/**
+ * @since 0.1.0
+ * @category unions
+ */
+export type Message = typeof Message.Type
+
+/**
+ * A user turn written by the host. `content` is a string, or blocks (images first, then the
+ * text). `session_id` and `parent_tool_use_id` are optional and ignored by the CLI; `uuid`
+ * (host-chosen) turns on `command_lifecycle` lines, is echoed as `user_message_uuid(s)` and is
+ * the id for `rewind_files`.
+ *
+ * @since 0.1.0
+ * @category stdin
+ */
+export const StdinUserMessage = Schema.Struct({
+  type: Schema.Literal("user"),
+  message: Schema.Struct({
+    role: Schema.Literal("user"),
+    content: Schema.Union([Schema.String, Schema.Array(ContentBlock)])
+  }),
+  parent_tool_use_id: opt(Schema.NullOr(Schema.String)),
+  session_id: opt(Schema.String),
+  uuid: opt(Schema.String),
+  priority: opt(Schema.String),
+  isSynthetic: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category stdin
+ */
+export type StdinUserMessage = typeof StdinUserMessage.Type
+
+/**
+ * Every line the host writes on stdin.
+ *
+ * @since 0.1.0
+ * @category unions
+ */
+export const StdinMessage = Schema.Union([
+  StdinUserMessage,
+  OutgoingControlRequest,
+  ControlResponse,
+  ControlCancelRequest,
+  KeepAlive
+])
+
+/**
+ * @since 0.1.0
+ * @category unions
+ */
+export type StdinMessage = typeof StdinMessage.Type

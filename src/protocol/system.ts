@@ -1,0 +1,438 @@
+/**
+ * `system` lines (CLI → host), one schema per subtype. A `system` line with a subtype not listed
+ * here decodes to `UnknownMessage`.
+ *
+ * Every member has `session_id` and `uuid`. Fields present on every recorded line and required by
+ * the Agent SDK's published types are required; all others are optional keys.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+const opt = Schema.optionalKey
+
+const base = {
+  type: Schema.Literal("system"),
+  session_id: Schema.String,
+  uuid: Schema.String
+}
+
+/**
+ * An MCP server as listed in `system/init`.
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const InitMcpServer = Schema.Struct({
+  name: Schema.String,
+  /** `connected`, `failed`, `needs-auth`, `pending`, `disabled`. */
+  status: Schema.String,
+  source: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type InitMcpServer = typeof InitMcpServer.Type
+
+/**
+ * A plugin as listed in `system/init`.
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const InitPlugin = Schema.Struct({
+  name: Schema.String,
+  path: Schema.String,
+  source: opt(Schema.String),
+  version: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type InitPlugin = typeof InitPlugin.Type
+
+/**
+ * `system/init`: emitted at the start of every turn (not at launch, not in reply to `initialize`).
+ * `tools` lists `Task` where the API sees `Agent`. `user_message_uuids` is there when the turn's
+ * user message(s) carried a `uuid`.
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemInit = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("init"),
+  cwd: Schema.String,
+  tools: Schema.Array(Schema.String),
+  mcp_servers: Schema.Array(InitMcpServer),
+  model: Schema.String,
+  /** `default`, `acceptEdits`, `bypassPermissions`, `plan`, `dontAsk`, `auto`. */
+  permissionMode: Schema.String,
+  slash_commands: Schema.Array(Schema.String),
+  terminal_slash_commands: opt(Schema.Array(Schema.String)),
+  apiKeySource: Schema.String,
+  claude_code_version: Schema.String,
+  output_style: Schema.String,
+  agents: opt(Schema.Array(Schema.String)),
+  skills: Schema.Array(Schema.String),
+  plugins: Schema.Array(InitPlugin),
+  plugin_errors: opt(Schema.Array(Schema.Unknown)),
+  betas: opt(Schema.Array(Schema.String)),
+  capabilities: opt(Schema.Array(Schema.String)),
+  analytics_disabled: opt(Schema.Boolean),
+  product_feedback_disabled: opt(Schema.Boolean),
+  served_by_anthropic: opt(Schema.Boolean),
+  sandbox_enabled: opt(Schema.Boolean),
+  memory_paths: opt(Schema.Record(Schema.String, Schema.String)),
+  original_cwd: opt(Schema.String),
+  additional_directories: opt(Schema.Array(Schema.String)),
+  messaging_socket_path: opt(Schema.String),
+  /** `off`, `cooldown`, `on`. */
+  fast_mode_state: opt(Schema.String),
+  fast_mode_disabled_reason: opt(Schema.String),
+  effort: opt(Schema.NullOr(Schema.String)),
+  per_turn_effort_active: opt(Schema.Boolean),
+  ultrathink_available: opt(Schema.Boolean),
+  ultrathink_typed_raises: opt(Schema.Boolean),
+  /** `default`, `focus`. */
+  view_mode: opt(Schema.String),
+  user_message_uuids: opt(Schema.Array(Schema.String))
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemInit = typeof SystemInit.Type
+
+/**
+ * `system/status`: `status` is `requesting` before each API request, `compacting` during
+ * `/compact`, and `null` with `compact_result` after it or with `permissionMode` after a
+ * `set_permission_mode`.
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemStatus = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("status"),
+  status: Schema.NullOr(Schema.String),
+  permissionMode: opt(Schema.String),
+  compact_result: opt(Schema.String),
+  compact_error: opt(Schema.String),
+  user_message_uuids: opt(Schema.Array(Schema.String))
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemStatus = typeof SystemStatus.Type
+
+/**
+ * `system/api_retry`: an API request failed and will be retried after `retry_delay_ms`.
+ * `error` is `server_error`, `overloaded`, `rate_limit`, `authentication_failed`, …;
+ * `error_status` is `null` for connection errors.
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemApiRetry = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("api_retry"),
+  attempt: Schema.Number,
+  max_retries: Schema.Number,
+  retry_delay_ms: Schema.Number,
+  error_status: Schema.NullOr(Schema.Number),
+  error: Schema.String,
+  no_response: opt(Schema.Struct({ waited_ms: Schema.Number, retry_wait_ms: Schema.Number }))
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemApiRetry = typeof SystemApiRetry.Type
+
+/**
+ * `system/task_started`: a subagent or background Bash task started.
+ * `task_type` is `local_agent`, `local_bash`, ….
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemTaskStarted = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("task_started"),
+  task_id: Schema.String,
+  run_id: opt(Schema.String),
+  tool_use_id: opt(Schema.String),
+  description: Schema.String,
+  subagent_type: opt(Schema.String),
+  is_backgrounded: opt(Schema.Boolean),
+  spawn_depth: opt(Schema.Number),
+  parent_task_id: opt(Schema.String),
+  task_type: opt(Schema.String),
+  workflow_name: opt(Schema.String),
+  prompt: opt(Schema.String),
+  skip_transcript: opt(Schema.Boolean),
+  ambient: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemTaskStarted = typeof SystemTaskStarted.Type
+
+/**
+ * `system/task_updated`: the fields of a task that changed (`patch.status` `completed`,
+ * `killed`, …).
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemTaskUpdated = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("task_updated"),
+  task_id: Schema.String,
+  run_id: opt(Schema.String),
+  patch: Schema.Struct({
+    status: opt(Schema.String),
+    description: opt(Schema.String),
+    end_time: opt(Schema.Number),
+    total_paused_ms: opt(Schema.Number),
+    error: opt(Schema.String),
+    is_backgrounded: opt(Schema.Boolean)
+  })
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemTaskUpdated = typeof SystemTaskUpdated.Type
+
+/**
+ * `system/task_notification`: a task ended (`status` `completed`, `failed`, `stopped`).
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemTaskNotification = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("task_notification"),
+  task_id: Schema.String,
+  run_id: opt(Schema.String),
+  tool_use_id: opt(Schema.String),
+  status: Schema.String,
+  reason: opt(Schema.String),
+  output_file: Schema.String,
+  summary: Schema.String,
+  summary_is_report: opt(Schema.Boolean),
+  usage: opt(Schema.Struct({
+    total_tokens: Schema.Number,
+    tool_uses: Schema.Number,
+    duration_ms: Schema.Number
+  })),
+  skip_transcript: opt(Schema.Boolean),
+  ambient: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemTaskNotification = typeof SystemTaskNotification.Type
+
+/**
+ * One live background task.
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const BackgroundTask = Schema.Struct({
+  task_id: Schema.String,
+  run_id: opt(Schema.String),
+  task_type: Schema.String,
+  subagent_type: opt(Schema.String),
+  description: Schema.String,
+  parent_task_id: opt(Schema.String),
+  ambient: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type BackgroundTask = typeof BackgroundTask.Type
+
+/**
+ * `system/background_tasks_changed`: the full set of live background tasks (replace, don't merge).
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemBackgroundTasksChanged = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("background_tasks_changed"),
+  tasks: Schema.Array(BackgroundTask)
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemBackgroundTasksChanged = typeof SystemBackgroundTasksChanged.Type
+
+/**
+ * `system/compact_boundary`: the conversation was compacted (`trigger` `manual` or `auto`).
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemCompactBoundary = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("compact_boundary"),
+  compact_metadata: Schema.Struct({
+    trigger: Schema.String,
+    pre_tokens: Schema.Number,
+    post_tokens: opt(Schema.Number),
+    cumulative_dropped_tokens: opt(Schema.Number),
+    duration_ms: opt(Schema.Number),
+    preserved_segment: opt(Schema.Unknown),
+    preserved_messages: opt(Schema.Unknown)
+  }),
+  logical_parent_uuid: opt(Schema.NullOr(Schema.String))
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemCompactBoundary = typeof SystemCompactBoundary.Type
+
+/**
+ * `system/informational`: a line for the user (`level` `info`, `notice`, `suggestion`,
+ * `warning`), e.g. `tag: "hook_callback_failed"` when the host answered a hook with an error, or
+ * `prompt_submit_outcome` when a UserPromptSubmit hook blocked the prompt.
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemInformational = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("informational"),
+  content: Schema.String,
+  level: Schema.String,
+  tool_use_id: opt(Schema.String),
+  prevent_continuation: opt(Schema.Boolean),
+  tag: opt(Schema.String),
+  prompt_submit_outcome: opt(Schema.Struct({
+    kind: Schema.String,
+    prompt_kept: opt(Schema.Boolean),
+    reason: opt(Schema.String)
+  }))
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemInformational = typeof SystemInformational.Type
+
+/**
+ * `system/notification`: a UI notification (`priority` `low`, `medium`, `high`, `immediate`).
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemNotification = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("notification"),
+  key: Schema.String,
+  text: Schema.String,
+  priority: Schema.String,
+  color: opt(Schema.String),
+  timeout_ms: opt(Schema.Number)
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemNotification = typeof SystemNotification.Type
+
+/**
+ * `system/permission_denied`: a tool call was denied without asking (no permission prompt tool).
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemPermissionDenied = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("permission_denied"),
+  tool_name: Schema.String,
+  tool_use_id: Schema.String,
+  message: Schema.String,
+  agent_id: opt(Schema.String),
+  decision_reason_type: opt(Schema.String),
+  decision_reason: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemPermissionDenied = typeof SystemPermissionDenied.Type
+
+/**
+ * `system/thinking_tokens`: an estimate of the thinking tokens so far, during a thinking block.
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemThinkingTokens = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("thinking_tokens"),
+  estimated_tokens: Schema.Number,
+  estimated_tokens_delta: Schema.Number,
+  user_message_uuid: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemThinkingTokens = typeof SystemThinkingTokens.Type
+
+/**
+ * Every modelled `system` line.
+ *
+ * @since 0.1.0
+ * @category system
+ */
+export const SystemMessage = Schema.Union([
+  SystemInit,
+  SystemStatus,
+  SystemApiRetry,
+  SystemTaskStarted,
+  SystemTaskUpdated,
+  SystemTaskNotification,
+  SystemBackgroundTasksChanged,
+  SystemCompactBoundary,
+  SystemInformational,
+  SystemNotification,
+  SystemPermissionDenied,
+  SystemThinkingTokens
+])
+
+/**
+ * @since 0.1.0
+ * @category system
+ */
+export type SystemMessage = typeof SystemMessage.Type

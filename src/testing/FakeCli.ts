@@ -1,0 +1,409 @@
+/**
+ * An in-memory CLI for tests: a `Transport` layer whose "process" is an Effect script that reads
+ * what the library writes and writes what the CLI would. No process, no bytes on a pipe, and
+ * fully deterministic, so it runs under `TestClock`.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import * as ClaudeError from "../ClaudeError.ts"
+import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
+
+/**
+ * What a script sees: the launch spec, the host's messages, and the CLI's outputs.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface FakeCliHandle {
+  /** What the library asked to start (argv, env, cwd). */
+  readonly spec: LaunchSpec
+  /**
+   * The next message the library wrote, parsed. Fails with `SessionClosed` once the library
+   * has ended stdin and every message was read.
+   */
+  readonly next: Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
+  /** Reads messages until one matches, and returns it (the others are dropped). */
+  readonly nextMatching: (
+    predicate: (message: Record<string, unknown>) => boolean
+  ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
+  /** Writes a message as one line of stdout. */
+  readonly emit: (message: unknown) => Effect.Effect<void>
+  /** Writes raw stdout text or bytes as they are (no newline added): for framing tests. */
+  readonly emitRaw: (data: string | Uint8Array) => Effect.Effect<void>
+  /** Writes to stderr (kept for the exit report). */
+  readonly stderr: (text: string) => Effect.Effect<void>
+  /** Closes stdout while the script keeps running. */
+  readonly closeStdout: Effect.Effect<void>
+  /** Every message the library wrote so far. */
+  readonly received: ReadonlyArray<Record<string, unknown>>
+}
+
+/**
+ * How a script ends: an exit code (0 by default), or a status with a signal.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ScriptExit = void | number | { readonly code: number | null; readonly signal: string | null }
+
+const encoder = new TextEncoder()
+
+const makeConnection = <R>(
+  spec: LaunchSpec,
+  script: (cli: FakeCliHandle) => Effect.Effect<ScriptExit, unknown, R>
+) =>
+  Effect.gen(function*() {
+    const stdin = yield* Queue.unbounded<Record<string, unknown>, Cause.Done>()
+    const stdout = yield* Queue.unbounded<Uint8Array, Cause.Done>()
+    const exited = yield* Deferred.make<ExitStatus>()
+    const received: Array<Record<string, unknown>> = []
+    let stderrText = ""
+    let inputEnded = false
+
+    const endStdout = Effect.sync(() => Queue.endUnsafe(stdout))
+    const next: FakeCliHandle["next"] = Queue.take(stdin).pipe(
+      Effect.catchCause(() => Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "stdin ended" }))))
+    )
+    const handle: FakeCliHandle = {
+      spec,
+      next,
+      nextMatching: (predicate) =>
+        Effect.gen(function*() {
+          while (true) {
+            const message = yield* next
+            if (predicate(message)) return message
+          }
+        }),
+      emit: (message) => Effect.sync(() => Queue.offerUnsafe(stdout, encoder.encode(JSON.stringify(message) + "\n"))),
+      emitRaw: (data) => Effect.sync(() => Queue.offerUnsafe(stdout, typeof data === "string" ? encoder.encode(data) : data)),
+      stderr: (text) =>
+        Effect.sync(() => {
+          stderrText = (stderrText + text).slice(-8192)
+        }),
+      closeStdout: endStdout,
+      received
+    }
+
+    const finish = (status: { readonly code: number | null; readonly signal: string | null }) =>
+      Effect.andThen(endStdout, Deferred.succeed(exited, { ...status, stderrTail: stderrText }))
+
+    let stoppedAtEof = false
+    const fiber = yield* script(handle).pipe(
+      Effect.onExit((exit) => {
+        if (Exit.isSuccess(exit)) {
+          const value = exit.value
+          return finish(
+            value === undefined ? { code: 0, signal: null } : typeof value === "number" ? { code: value, signal: null } : value
+          )
+        }
+        if (Cause.hasInterruptsOnly(exit.cause)) {
+          return finish(stoppedAtEof ? { code: 0, signal: null } : { code: null, signal: "SIGKILL" })
+        }
+        return Effect.andThen(handle.stderr(Cause.pretty(exit.cause)), finish({ code: 1, signal: null }))
+      }),
+      Effect.forkScoped
+    )
+
+    // At stdin EOF a script gets to react (its `next` fails); one that is still busy after that is
+    // stopped, as if the CLI exited 0. No clock is involved, so closing works under TestClock.
+    const endInput = Effect.suspend(() => {
+      if (inputEnded) return Effect.void
+      inputEnded = true
+      Queue.endUnsafe(stdin)
+      return Effect.gen(function*() {
+        for (let i = 0; i < 20 && !Deferred.isDoneUnsafe(exited); i++) yield* Effect.yieldNow
+        if (!Deferred.isDoneUnsafe(exited)) {
+          stoppedAtEof = true
+          yield* Fiber.interrupt(fiber)
+        }
+      })
+    })
+    yield* Effect.addFinalizer(() => endInput)
+
+    const connection: Connection = {
+      pid: undefined,
+      incoming: Stream.fromQueue(stdout),
+      send: (line) =>
+        Effect.suspend(() => {
+          if (inputEnded || Deferred.isDoneUnsafe(exited)) {
+            return Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "send" })))
+          }
+          const message = JSON.parse(line) as Record<string, unknown>
+          received.push(message)
+          Queue.offerUnsafe(stdin, message)
+          return Effect.void
+        }),
+      endInput,
+      exit: Deferred.await(exited)
+    }
+    return connection
+  })
+
+/**
+ * A `Transport` whose every session runs `script`. The script's requirements stay in the layer's,
+ * so a script can use the test's services.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = <R>(
+  script: (cli: FakeCliHandle) => Effect.Effect<ScriptExit, unknown, R>
+): Layer.Layer<Transport, never, R> =>
+  Layer.effect(
+    Transport,
+    Effect.map(Effect.context<R>(), (context) =>
+      Transport.of({
+        open: (spec) =>
+          makeConnection(spec, (cli) => Effect.provideContext(script(cli), context))
+      }))
+  )
+
+/**
+ * Answers the `initialize` request the session sends first, with a minimal success.
+ *
+ * @since 0.1.0
+ * @category scripting
+ */
+export const answerInitialize = (cli: FakeCliHandle, response: Record<string, unknown> = {}) =>
+  Effect.gen(function*() {
+    const request = yield* cli.nextMatching((m) => m.type === "control_request")
+    yield* cli.emit(success(request, {
+      commands: [],
+      agents: [],
+      output_style: "default",
+      available_output_styles: ["default"],
+      models: [],
+      account: { tokenSource: "none", apiKeySource: "ANTHROPIC_API_KEY", apiProvider: "firstParty" },
+      pid: 1,
+      claude_code_version: "2.1.332",
+      current_permission_mode: "bypassPermissions",
+      capabilities: [],
+      ...response
+    }))
+    return request
+  })
+
+/**
+ * The control_response that answers `request` with success.
+ *
+ * @since 0.1.0
+ * @category scripting
+ */
+export const success = (request: Record<string, unknown>, response: unknown = {}) => ({
+  type: "control_response",
+  response: { subtype: "success", request_id: request.request_id, response }
+})
+
+/**
+ * The control_response that answers `request` with an error.
+ *
+ * @since 0.1.0
+ * @category scripting
+ */
+export const failure = (request: Record<string, unknown>, error: string, errorCode?: string) => ({
+  type: "control_response",
+  response: {
+    subtype: "error",
+    request_id: request.request_id,
+    error,
+    ...(errorCode === undefined ? {} : { error_code: errorCode })
+  }
+})
+
+/**
+ * The messages of one plain text turn, shaped as the real CLI 2.1.332 writes them: `system/init`,
+ * `stream_event` deltas, one `assistant` line, and a `result`.
+ *
+ * @since 0.1.0
+ * @category scripting
+ */
+export const textTurn = (options: {
+  readonly sessionId: string
+  readonly text: string
+  readonly chunks?: number
+  readonly totalCostUsd?: number
+  readonly numTurns?: number
+}): ReadonlyArray<Record<string, unknown>> => {
+  const { sessionId, text } = options
+  const chunks = Math.max(1, options.chunks ?? 1)
+  const size = Math.ceil(text.length / chunks)
+  const base = { session_id: sessionId, parent_tool_use_id: null }
+  const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
+  const event = (e: Record<string, unknown>, i: number) => ({
+    type: "stream_event",
+    event: e,
+    ...base,
+    uuid: `${sessionId}-se-${i}`
+  })
+  const deltas = Array.from({ length: chunks }, (_, i) =>
+    event({
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "text_delta", text: text.slice(i * size, (i + 1) * size) }
+    }, i + 2))
+  const cost = options.totalCostUsd ?? 0.001
+  return [
+    {
+      type: "system",
+      subtype: "init",
+      cwd: "/fake",
+      session_id: sessionId,
+      tools: ["Bash"],
+      mcp_servers: [],
+      model: "claude-fake-1",
+      permissionMode: "bypassPermissions",
+      slash_commands: [],
+      apiKeySource: "ANTHROPIC_API_KEY",
+      claude_code_version: "2.1.332",
+      output_style: "default",
+      agents: [],
+      skills: [],
+      plugins: [],
+      uuid: `${sessionId}-init`
+    },
+    event({
+      type: "message_start",
+      message: {
+        id: "msg_fake",
+        type: "message",
+        role: "assistant",
+        model: "claude-fake-1",
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage
+      }
+    }, 0),
+    event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, 1),
+    ...deltas,
+    {
+      type: "assistant",
+      message: {
+        id: "msg_fake",
+        type: "message",
+        role: "assistant",
+        model: "claude-fake-1",
+        content: [{ type: "text", text }],
+        stop_reason: null,
+        stop_sequence: null,
+        usage
+      },
+      ...base,
+      uuid: `${sessionId}-assistant`
+    },
+    event({ type: "content_block_stop", index: 0 }, chunks + 2),
+    event({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage }, chunks + 3),
+    event({ type: "message_stop" }, chunks + 4),
+    result({ sessionId, text, totalCostUsd: cost, numTurns: options.numTurns ?? 1 })
+  ]
+}
+
+/**
+ * A `result` line shaped as the real CLI 2.1.332 writes it. `totalCostUsd` is the running total
+ * of the process, as the CLI reports it; an interrupted turn is
+ * `result({ ..., subtype: "error_during_execution", terminalReason: "aborted_streaming" })`.
+ *
+ * @since 0.1.0
+ * @category scripting
+ */
+export const result = (options: {
+  readonly sessionId: string
+  readonly text?: string
+  readonly subtype?: string
+  readonly terminalReason?: string
+  readonly totalCostUsd?: number
+  readonly numTurns?: number
+  readonly model?: string
+}): Record<string, unknown> => {
+  const cost = options.totalCostUsd ?? 0.001
+  const subtype = options.subtype ?? "success"
+  const isError = subtype !== "success"
+  return {
+    type: "result",
+    subtype,
+    is_error: isError,
+    ...(isError ? { errors: [] } : { result: options.text ?? "" }),
+    session_id: options.sessionId,
+    uuid: `${options.sessionId}-result-${cost}`,
+    num_turns: options.numTurns ?? 1,
+    stop_reason: isError ? null : "end_turn",
+    terminal_reason: options.terminalReason ?? "completed",
+    duration_ms: 10,
+    duration_api_ms: 8,
+    total_cost_usd: cost,
+    usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    modelUsage: {
+      [options.model ?? "claude-fake-1"]: {
+        inputTokens: Math.round(cost * 10000),
+        outputTokens: Math.round(cost * 5000),
+        cacheReadInputTokens: 0,
+        cacheCreationInputTokens: 0,
+        webSearchRequests: 0,
+        costUSD: cost,
+        contextWindow: 1000000,
+        maxOutputTokens: 128000
+      }
+    },
+    permission_denials: []
+  }
+}
+
+/**
+ * A script for the common case: answers `initialize`, answers every later control request with
+ * `onControl` (success `{}` by default), and plays `onUser(text, turnIndex)` for each user turn
+ * until stdin ends.
+ *
+ * @since 0.1.0
+ * @category scripting
+ */
+export const conversation = <R = never>(options: {
+  readonly sessionId?: string
+  readonly onUser?: (
+    text: string,
+    index: number,
+    cli: FakeCliHandle
+  ) => Effect.Effect<void, unknown, R>
+  readonly onControl?: (request: Record<string, unknown>, cli: FakeCliHandle) => Effect.Effect<void, unknown, R>
+}) =>
+(cli: FakeCliHandle): Effect.Effect<ScriptExit, unknown, R> =>
+  Effect.gen(function*() {
+    const sessionId = options.sessionId ?? "00000000-0000-4000-8000-000000000000"
+    let turns = 0
+    let cost = 0
+    while (true) {
+      const exit = yield* Effect.exit(cli.next)
+      if (Exit.isFailure(exit)) return 0
+      const message = exit.value
+      if (message.type === "control_request") {
+        const request = message.request as Record<string, unknown>
+        if (options.onControl !== undefined && request.subtype !== "initialize") {
+          yield* options.onControl(message, cli)
+        } else {
+          yield* cli.emit(success(message, request.subtype === "initialize" ? { commands: [], models: [] } : {}))
+        }
+      } else if (message.type === "user") {
+        const content = (message.message as { content: unknown }).content
+        const text = typeof content === "string"
+          ? content
+          : (content as Array<{ type: string; text?: string }>).filter((b) => b.type === "text").map((b) => b.text)
+            .join("")
+        const index = turns++
+        if (options.onUser !== undefined) {
+          yield* options.onUser(text, index, cli)
+        } else {
+          cost += 0.001
+          for (const line of textTurn({ sessionId, text: `echo: ${text}`, totalCostUsd: cost, numTurns: 1 })) {
+            yield* cli.emit(line)
+          }
+        }
+      }
+    }
+  })

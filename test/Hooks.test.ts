@@ -1,0 +1,661 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import { TestClock } from "effect/testing"
+import * as ClaudeError from "../src/ClaudeError.ts"
+import * as HookEvents from "../src/HookEvents.ts"
+import { Hooks } from "../src/Hooks.ts"
+
+/** Every distinct shape of the 41 real `hook_callback` requests in the CLI 2.1.332 transcripts (`/work/shared/protocol/transcripts`). */
+const hookCallbacks: ReadonlyArray<{ readonly file: string; readonly request: { readonly callback_id: string; readonly input: Record<string, unknown>; readonly tool_use_id: string } }> = [
+  {
+    file: "c-stop-hook",
+    request: {"callback_id":"hook_0","input":{"session_id":"8579ab96-55a5-4808-8258-9477abe04ee7","transcript_path":"/home/dev/runs/home-c-stop-hook-f4CEOm/.claude/projects/-home-dev-runs-cwd-c-stop-hook-3UupGe/8579ab96-55a5-4808-8258-9477abe04ee7.jsonl","cwd":"/home/dev/runs/cwd-c-stop-hook-3UupGe","prompt_id":"000843d0-4d89-47fd-b5c5-f7d8b78894bc","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Hello.","background_tasks":[],"session_crons":[]},"tool_use_id":"74a8de61-91a2-4efe-bf9d-66ad3ac59cc0"}
+  },
+  {
+    file: "c2-hooks-all-events",
+    request: {"callback_id":"hook_UserPromptSubmit","input":{"session_id":"b50f4858-e808-456a-a720-75490c30761a","transcript_path":"/home/dev/runs/home-c2-hooks-all-events-vDSFsG/.claude/projects/-home-dev-runs-cwd-c2-hooks-all-events-oPLwNf/b50f4858-e808-456a-a720-75490c30761a.jsonl","cwd":"/home/dev/runs/cwd-c2-hooks-all-events-oPLwNf","prompt_id":"b13624da-4481-4f7c-a2a4-b2051f278fdd","permission_mode":"bypassPermissions","hook_event_name":"UserPromptSubmit","prompt":"Run echo hi then false"},"tool_use_id":"b844fef3-ce1b-4be1-b4b7-e16e68ee0cbf"}
+  },
+  {
+    file: "c2-hooks-all-events",
+    request: {"callback_id":"hook_PreToolUse","input":{"session_id":"b50f4858-e808-456a-a720-75490c30761a","transcript_path":"/home/dev/runs/home-c2-hooks-all-events-vDSFsG/.claude/projects/-home-dev-runs-cwd-c2-hooks-all-events-oPLwNf/b50f4858-e808-456a-a720-75490c30761a.jsonl","cwd":"/home/dev/runs/cwd-c2-hooks-all-events-oPLwNf","prompt_id":"b13624da-4481-4f7c-a2a4-b2051f278fdd","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo hi","description":"Print hi"},"tool_use_id":"toolu_fake000014mx2ohpvd"},"tool_use_id":"toolu_fake000014mx2ohpvd"}
+  },
+  {
+    file: "c2-hooks-all-events",
+    request: {"callback_id":"hook_PostToolUse","input":{"session_id":"b50f4858-e808-456a-a720-75490c30761a","transcript_path":"/home/dev/runs/home-c2-hooks-all-events-vDSFsG/.claude/projects/-home-dev-runs-cwd-c2-hooks-all-events-oPLwNf/b50f4858-e808-456a-a720-75490c30761a.jsonl","cwd":"/home/dev/runs/cwd-c2-hooks-all-events-oPLwNf","prompt_id":"b13624da-4481-4f7c-a2a4-b2051f278fdd","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"echo hi","description":"Print hi"},"tool_response":{"stdout":"hi","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},"tool_use_id":"toolu_fake000014mx2ohpvd","duration_ms":49},"tool_use_id":"toolu_fake000014mx2ohpvd"}
+  },
+  {
+    file: "c2-hooks-all-events",
+    request: {"callback_id":"hook_PostToolUseFailure","input":{"session_id":"b50f4858-e808-456a-a720-75490c30761a","transcript_path":"/home/dev/runs/home-c2-hooks-all-events-vDSFsG/.claude/projects/-home-dev-runs-cwd-c2-hooks-all-events-oPLwNf/b50f4858-e808-456a-a720-75490c30761a.jsonl","cwd":"/home/dev/runs/cwd-c2-hooks-all-events-oPLwNf","prompt_id":"b13624da-4481-4f7c-a2a4-b2051f278fdd","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"false","description":"Fail on purpose"},"tool_use_id":"toolu_fake000017mx2ohpz2","error":"Exit code 1","is_interrupt":false,"duration_ms":14},"tool_use_id":"toolu_fake000017mx2ohpz2"}
+  },
+  {
+    file: "c4-subagent-background",
+    request: {"callback_id":"sub_start","input":{"session_id":"5f0a0940-4413-4afe-adb1-5c8cf961d459","transcript_path":"/home/dev/runs/home-c4-subagent-background-h74g8D/.claude/projects/-home-dev-runs-cwd-c4-subagent-background-LqXJew/5f0a0940-4413-4afe-adb1-5c8cf961d459.jsonl","cwd":"/home/dev/runs/cwd-c4-subagent-background-LqXJew","prompt_id":"56567df0-ff8a-4662-9dc2-4c83093a6c5d","agent_id":"a6b39ed7e30ce2a25","agent_type":"general-purpose","hook_event_name":"SubagentStart"},"tool_use_id":"636db764-af88-4fea-b342-13a71f4cdeb2"}
+  },
+  {
+    file: "c4-subagent-background",
+    request: {"callback_id":"stop","input":{"session_id":"5f0a0940-4413-4afe-adb1-5c8cf961d459","transcript_path":"/home/dev/runs/home-c4-subagent-background-h74g8D/.claude/projects/-home-dev-runs-cwd-c4-subagent-background-LqXJew/5f0a0940-4413-4afe-adb1-5c8cf961d459.jsonl","cwd":"/home/dev/runs/cwd-c4-subagent-background-LqXJew","prompt_id":"56567df0-ff8a-4662-9dc2-4c83093a6c5d","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Main: after Agent tool result.","background_tasks":[{"id":"a6b39ed7e30ce2a25","type":"subagent","status":"running","description":"Probe subagent","agent_type":"general-purpose"}],"session_crons":[]},"tool_use_id":"a4f9eaa3-9ec5-4f9c-9b7a-fab0b115e069"}
+  },
+  {
+    file: "c4-subagent-background",
+    request: {"callback_id":"sub_stop","input":{"session_id":"5f0a0940-4413-4afe-adb1-5c8cf961d459","transcript_path":"/home/dev/runs/home-c4-subagent-background-h74g8D/.claude/projects/-home-dev-runs-cwd-c4-subagent-background-LqXJew/5f0a0940-4413-4afe-adb1-5c8cf961d459.jsonl","cwd":"/home/dev/runs/cwd-c4-subagent-background-LqXJew","prompt_id":"56567df0-ff8a-4662-9dc2-4c83093a6c5d","permission_mode":"bypassPermissions","agent_id":"a6b39ed7e30ce2a25","agent_type":"general-purpose","effort":{"level":"medium"},"hook_event_name":"SubagentStop","stop_hook_active":false,"agent_transcript_path":"/home/dev/runs/home-c4-subagent-background-h74g8D/.claude/projects/-home-dev-runs-cwd-c4-subagent-background-LqXJew/5f0a0940-4413-4afe-adb1-5c8cf961d459/subagents/agent-a6b39ed7e30ce2a25.jsonl","last_assistant_message":"Sub-agent says hello.","background_tasks":[{"id":"a6b39ed7e30ce2a25","type":"subagent","status":"running","description":"Probe subagent","agent_type":"general-purpose"}],"session_crons":[]},"tool_use_id":"e1f825c8-1b9b-4ae8-ae55-edae3bb904fc"}
+  },
+  {
+    file: "c5-subagent-foreground",
+    request: {"callback_id":"sub_stop","input":{"session_id":"485052e4-21b9-4ceb-ab59-ea536eaf3861","transcript_path":"/home/dev/runs/home-c5-subagent-foreground-6r4PDo/.claude/projects/-home-dev-runs-cwd-c5-subagent-foreground-f9ZjVd/485052e4-21b9-4ceb-ab59-ea536eaf3861.jsonl","cwd":"/home/dev/runs/cwd-c5-subagent-foreground-f9ZjVd","prompt_id":"563f3131-6d8d-4fe5-803f-f470128261b9","permission_mode":"bypassPermissions","agent_id":"add3677f98af157a1","agent_type":"general-purpose","effort":{"level":"medium"},"hook_event_name":"SubagentStop","stop_hook_active":false,"agent_transcript_path":"/home/dev/runs/home-c5-subagent-foreground-6r4PDo/.claude/projects/-home-dev-runs-cwd-c5-subagent-foreground-f9ZjVd/485052e4-21b9-4ceb-ab59-ea536eaf3861/subagents/agent-add3677f98af157a1.jsonl","last_assistant_message":"Sub-agent says hello.","background_tasks":[],"session_crons":[]},"tool_use_id":"aa71a08a-ab0e-4a9a-8eeb-595314f1c25b"}
+  },
+  {
+    file: "c7-compact",
+    request: {"callback_id":"h_PreCompact","input":{"session_id":"23e5347b-983f-4c56-a7ae-e0b8b9751b04","transcript_path":"/home/dev/runs/home-c7-compact-P5X27p/.claude/projects/-home-dev-runs-cwd-c7-compact-qYbmZz/23e5347b-983f-4c56-a7ae-e0b8b9751b04.jsonl","cwd":"/home/dev/runs/cwd-c7-compact-qYbmZz","prompt_id":"ad1eeb65-dd50-46f8-909b-1f446e3447d9","hook_event_name":"PreCompact","trigger":"manual","custom_instructions":null},"tool_use_id":"61ab908a-89f3-4338-822c-62ac8142edfa"}
+  },
+  {
+    file: "c7-compact",
+    request: {"callback_id":"h_SessionStart","input":{"session_id":"23e5347b-983f-4c56-a7ae-e0b8b9751b04","transcript_path":"/home/dev/runs/home-c7-compact-P5X27p/.claude/projects/-home-dev-runs-cwd-c7-compact-qYbmZz/23e5347b-983f-4c56-a7ae-e0b8b9751b04.jsonl","cwd":"/home/dev/runs/cwd-c7-compact-qYbmZz","prompt_id":"ad1eeb65-dd50-46f8-909b-1f446e3447d9","hook_event_name":"SessionStart","source":"compact","model":"claude-opus-5-5"},"tool_use_id":"f42aea63-c836-4fe3-88e6-8aa5df4c4d7b"}
+  },
+  {
+    file: "c7-compact",
+    request: {"callback_id":"h_PostCompact","input":{"session_id":"23e5347b-983f-4c56-a7ae-e0b8b9751b04","transcript_path":"/home/dev/runs/home-c7-compact-P5X27p/.claude/projects/-home-dev-runs-cwd-c7-compact-qYbmZz/23e5347b-983f-4c56-a7ae-e0b8b9751b04.jsonl","cwd":"/home/dev/runs/cwd-c7-compact-qYbmZz","prompt_id":"ad1eeb65-dd50-46f8-909b-1f446e3447d9","hook_event_name":"PostCompact","trigger":"manual","compact_summary":"<analysis>fake</analysis>\n<summary>Fake compact summary of the conversation.</summary>"},"tool_use_id":"d9fac4c2-32e3-47cb-b15e-5eaf8428326f"}
+  },
+]
+
+const fixture = (event: string) => {
+  const found = hookCallbacks.find((f) => f.request.input.hook_event_name === event)
+  if (found === undefined) throw new Error(`no fixture for ${event}`)
+  return found.request
+}
+
+/** The `Hooks` service in the context (or `Hooks.empty`). */
+const currentHooks = Effect.map(Effect.serviceOption(Hooks), (o) => o._tag === "Some" ? o.value : Hooks.empty)
+
+/** Builds a layer and binds the resulting service, like the session does. */
+const bindLayer = <E>(layer: Layer.Layer<Hooks, E>) => Effect.map(Effect.provide(currentHooks, layer), Hooks.bind)
+
+interface LogEntry {
+  readonly level: string
+  readonly message: string
+  readonly hasCause: boolean
+}
+
+/** Captures the log lines of `effect`. */
+const withLogs = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const logs: Array<LogEntry> = []
+    const logger = Logger.make((options) => {
+      const message = Array.isArray(options.message) ? options.message.map(String).join(" ") : String(options.message)
+      logs.push({ level: options.logLevel, message, hasCause: options.cause.reasons.length > 0 })
+    })
+    const exit = yield* Effect.exit(effect.pipe(Effect.provide(Logger.layer([logger]))))
+    return { exit, logs }
+  })
+
+const failureOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.ClaudeError => {
+  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
+  const error = exit.cause.reasons.find((r) => r._tag === "Fail")
+  if (error === undefined || error._tag !== "Fail") throw new Error("expected a Fail reason")
+  return error.error
+}
+
+class Greeter extends Context.Service<Greeter, { readonly greet: (name: string) => string }>()("test/Greeter") {
+  static readonly layer = Layer.succeed(Greeter, { greet: (name: string) => `hello ${name}` })
+}
+
+describe("Hooks", () => {
+  describe("inputs", () => {
+    it.effect("every real hook_callback input decodes with its event's schema", () =>
+      Effect.gen(function*() {
+        assert.isAtLeast(hookCallbacks.length, 12)
+        for (const { file, request } of hookCallbacks) {
+          const event = request.input.hook_event_name as string
+          assert.isTrue(HookEvents.isKnownEvent(event), `${file}: ${event} has a schema`)
+          const decoded = yield* Schema.decodeUnknownEffect(HookEvents.inputSchema(event))(request.input)
+          assert.strictEqual((decoded as { hook_event_name: string }).hook_event_name, event)
+        }
+      }))
+
+    it.effect("dispatch hands every handler the CLI's original object (extra fields kept)", () =>
+      Effect.gen(function*() {
+        const seen: Array<{ readonly event: string; readonly input: unknown; readonly toolUseId: string | undefined }> =
+          []
+        const events = [...new Set(hookCallbacks.map((f) => f.request.input.hook_event_name as HookEvents.KnownEvent))]
+        const bound = yield* bindLayer(
+          Hooks.layer(...events.map((event) =>
+            Hooks.on(event, (input, meta) =>
+              Effect.sync(() => {
+                seen.push({ event, input, toolUseId: meta.toolUseId })
+                return Hooks.allow()
+              }))
+          ))
+        )
+        for (const { request } of hookCallbacks) {
+          const event = request.input.hook_event_name as HookEvents.KnownEvent
+          const id = `hook_${events.indexOf(event)}`
+          const extended = { ...request.input, field_from_a_newer_cli: 42 }
+          const output = yield* bound.dispatch(id, extended, request.tool_use_id)
+          assert.deepStrictEqual(output, {})
+          const last = seen[seen.length - 1]!
+          assert.strictEqual(last.event, event)
+          assert.strictEqual(last.input, extended)
+          assert.strictEqual(last.toolUseId, request.tool_use_id)
+        }
+        assert.strictEqual(seen.length, hookCallbacks.length)
+      }))
+
+    it.effect("typed fields are readable in handlers", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("PreToolUse", (input) => Effect.succeed(Hooks.block(`${input.tool_name}:${input.tool_input.command}`))),
+          Hooks.on("Stop", (input) => Effect.succeed(Hooks.block(`${input.stop_hook_active}:${input.last_assistant_message}`))),
+          Hooks.on("SubagentStop", (input) => Effect.succeed(Hooks.block(`${input.agent_type}:${input.background_tasks?.[0]?.status}`)))
+        ))
+        const pre = fixture("PreToolUse")
+        assert.deepStrictEqual(yield* bound.dispatch("hook_0", pre.input, pre.tool_use_id), {
+          decision: "block",
+          reason: "Bash:echo hi"
+        })
+        const stop = fixture("Stop")
+        assert.deepStrictEqual(yield* bound.dispatch("hook_1", stop.input, stop.tool_use_id), {
+          decision: "block",
+          reason: "false:Hello."
+        })
+        const sub = fixture("SubagentStop")
+        assert.deepStrictEqual(yield* bound.dispatch("hook_2", sub.input, sub.tool_use_id), {
+          decision: "block",
+          reason: "general-purpose:running"
+        })
+      }))
+
+    it.effect("an input that does not match the event's schema is InvalidInput naming the event", () =>
+      Effect.gen(function*() {
+        let called = false
+        const bound = yield* bindLayer(Hooks.layer(Hooks.on("PreToolUse", () => {
+          called = true
+          return Effect.succeed(Hooks.allow())
+        })))
+        const { tool_name: _tool_name, ...input } = fixture("PreToolUse").input
+        const error = yield* Effect.flip(bound.dispatch("hook_0", input, undefined))
+        assert.strictEqual(error.reason._tag, "InvalidInput")
+        assert.include(error.message, "PreToolUse")
+        assert.include(error.message, "tool_name")
+        // an input of another event
+        const stop = fixture("Stop")
+        const error2 = yield* Effect.flip(bound.dispatch("hook_0", stop.input, undefined))
+        assert.strictEqual(error2.reason._tag, "InvalidInput")
+        assert.isFalse(called)
+      }))
+
+    it.effect("an event without a schema gets the raw object", () =>
+      Effect.gen(function*() {
+        const received: Array<HookEvents.UnknownHookInput> = []
+        const bound = yield* bindLayer(Hooks.layer(Hooks.on("Setup", (input) =>
+          Effect.sync(() => {
+            received.push(input)
+            return { hookSpecificOutput: { whatever: 1 } }
+          }))))
+        assert.deepStrictEqual(bound.initialize, { Setup: [{ matcher: null, hookCallbackIds: ["hook_0"] }] })
+        const input = { session_id: "s", hook_event_name: "Setup", trigger: "init", nested: { a: 1 } }
+        const output = yield* bound.dispatch("hook_0", input, "t")
+        assert.strictEqual(received[0], input)
+        assert.deepStrictEqual(output, { hookSpecificOutput: { hookEventName: "Setup", whatever: 1 } })
+      }))
+  })
+
+  describe("initialize", () => {
+    it.effect("registrations become the initialize hooks JSON, ids in registration order", () =>
+      Effect.gen(function*() {
+        const ok = () => Effect.succeed(Hooks.allow())
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("UserPromptSubmit", ok),
+          Hooks.on("PreToolUse", { matcher: "Bash" }, ok),
+          Hooks.on("PostToolUse", ok),
+          Hooks.on("PreToolUse", { matcher: "Write|Edit", timeout: "5 seconds" }, ok),
+          Hooks.on("Stop", { timeout: 1500 }, ok)
+        ))
+        assert.strictEqual(
+          JSON.stringify(bound.initialize),
+          JSON.stringify({
+            UserPromptSubmit: [{ matcher: null, hookCallbackIds: ["hook_0"] }],
+            PreToolUse: [
+              { matcher: "Bash", hookCallbackIds: ["hook_1"] },
+              { matcher: "Write|Edit", hookCallbackIds: ["hook_3"], timeout: 5 }
+            ],
+            PostToolUse: [{ matcher: null, hookCallbackIds: ["hook_2"] }],
+            Stop: [{ matcher: null, hookCallbackIds: ["hook_4"], timeout: 2 }]
+          })
+        )
+      }))
+
+    it.effect("the keyed form registers the same way", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer({
+          Stop: (input) => Effect.succeed(input.stop_hook_active ? Hooks.allow() : Hooks.block("more")),
+          PreToolUse: [
+            { matcher: "Bash", handler: (input) => Effect.succeed(Hooks.deny(`no ${input.tool_name}`)) },
+            (input) => Effect.succeed(Hooks.allowWith(input.tool_input))
+          ]
+        }))
+        assert.deepStrictEqual(bound.initialize, {
+          Stop: [{ matcher: null, hookCallbackIds: ["hook_0"] }],
+          PreToolUse: [
+            { matcher: "Bash", hookCallbackIds: ["hook_1"] },
+            { matcher: null, hookCallbackIds: ["hook_2"] }
+          ]
+        })
+        const stop = fixture("Stop")
+        assert.deepStrictEqual(yield* bound.dispatch("hook_0", stop.input, stop.tool_use_id), {
+          decision: "block",
+          reason: "more"
+        })
+        const pre = fixture("PreToolUse")
+        assert.deepStrictEqual(yield* bound.dispatch("hook_1", pre.input, pre.tool_use_id), {
+          hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no Bash" }
+        })
+      }))
+
+    it.effect("no Hooks service: Hooks.empty registers nothing", () =>
+      Effect.gen(function*() {
+        const hooks = yield* currentHooks
+        assert.strictEqual(hooks, Hooks.empty)
+        const bound = Hooks.bind(hooks)
+        assert.deepStrictEqual(bound.initialize, {})
+        const error = yield* Effect.flip(bound.dispatch("hook_0", fixture("Stop").input, undefined))
+        assert.strictEqual(error.reason._tag, "InvalidInput")
+      }))
+
+    it.effect("ids restart at hook_0 for every binding", () =>
+      Effect.gen(function*() {
+        const hooks = yield* Effect.provide(currentHooks, Hooks.layer(Hooks.on("Stop", () => Effect.succeed({}))))
+        assert.deepStrictEqual(Hooks.bind(hooks).initialize, Hooks.bind(hooks).initialize)
+        assert.deepStrictEqual(Hooks.bind(hooks).initialize.Stop?.[0]?.hookCallbackIds, ["hook_0"])
+      }))
+  })
+
+  describe("dispatch", () => {
+    it.effect("routes by callback id and encodes the answers exactly as the CLI reads them", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("Stop", () => Effect.succeed(Hooks.block("Also say goodbye."))),
+          Hooks.on("PreToolUse", () => Effect.succeed(Hooks.deny("DENY-REASON-no-bash-today"))),
+          Hooks.on("PreToolUse", () =>
+            Effect.succeed(Hooks.allowWith({ command: "echo changed-by-hook", description: "changed" }))),
+          Hooks.on("UserPromptSubmit", () => Effect.succeed(Hooks.addContext("UserPromptSubmit", "CTX-MARKER-UPS-1"))),
+          Hooks.on("PostToolUse", () => Effect.succeed(Hooks.stop("STOP-REASON-halted-by-host"))),
+          Hooks.on("PostToolUse", () => Effect.succeed(Hooks.addContext("PostToolUse", "CTX-MARKER-POST-2"))),
+          Hooks.on("UserPromptSubmit", () => Effect.succeed(Hooks.block("prompt blocked by host"))),
+          Hooks.on("PreToolUse", () => Effect.succeed(Hooks.allow()))
+        ))
+        const answer = (id: string, event: string) => {
+          const request = fixture(event)
+          return Effect.map(bound.dispatch(id, request.input, request.tool_use_id), (output) => JSON.stringify(output))
+        }
+        // the exact bodies of the control_responses in c-stop-hook and c3-hook-outputs
+        assert.strictEqual(yield* answer("hook_0", "Stop"), `{"decision":"block","reason":"Also say goodbye."}`)
+        assert.strictEqual(
+          yield* answer("hook_1", "PreToolUse"),
+          `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"DENY-REASON-no-bash-today"}}`
+        )
+        assert.strictEqual(
+          yield* answer("hook_2", "PreToolUse"),
+          `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo changed-by-hook","description":"changed"}}}`
+        )
+        assert.strictEqual(
+          yield* answer("hook_3", "UserPromptSubmit"),
+          `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"CTX-MARKER-UPS-1"}}`
+        )
+        assert.strictEqual(
+          yield* answer("hook_4", "PostToolUse"),
+          `{"continue":false,"stopReason":"STOP-REASON-halted-by-host"}`
+        )
+        assert.strictEqual(
+          yield* answer("hook_5", "PostToolUse"),
+          `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"CTX-MARKER-POST-2"}}`
+        )
+        assert.strictEqual(yield* answer("hook_6", "UserPromptSubmit"), `{"decision":"block","reason":"prompt blocked by host"}`)
+        assert.strictEqual(yield* answer("hook_7", "PreToolUse"), `{}`)
+      }))
+
+    it.effect("fills in hookEventName and drops keys the CLI does not know", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("PreToolUse", () =>
+            Effect.succeed({
+              systemMessage: "hi",
+              hookSpecificOutput: { permissionDecision: "ask", permissionDecisionReason: "check" }
+            })),
+          Hooks.on("PermissionRequest", () =>
+            Effect.succeed({ hookSpecificOutput: { decision: { behavior: "deny", message: "no" } } })),
+          Hooks.on("Stop", () => Effect.succeed({ decision: "block", reason: "r", notAField: 1 } as HookEvents.HookOutput<"Stop">))
+        ))
+        const pre = fixture("PreToolUse")
+        assert.strictEqual(
+          JSON.stringify(yield* bound.dispatch("hook_0", pre.input, pre.tool_use_id)),
+          `{"systemMessage":"hi","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"check"}}`
+        )
+        const permissionRequest = {
+          ...pre.input,
+          hook_event_name: "PermissionRequest",
+          permission_suggestions: [{ type: "setMode", mode: "acceptEdits", destination: "session" }]
+        }
+        assert.deepStrictEqual(yield* bound.dispatch("hook_1", permissionRequest, undefined), {
+          hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "no" } }
+        })
+        const stop = fixture("Stop")
+        assert.deepStrictEqual(yield* bound.dispatch("hook_2", stop.input, undefined), { decision: "block", reason: "r" })
+      }))
+
+    it.effect("an answer that breaks the event's output schema is InvalidInput", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("PreToolUse", () =>
+            Effect.succeed({ hookSpecificOutput: { permissionDecision: "maybe" } } as unknown as HookEvents.HookOutput<"PreToolUse">)),
+          Hooks.on("PreToolUse", () =>
+            Effect.succeed({ hookSpecificOutput: { hookEventName: "Stop" } } as unknown as HookEvents.HookOutput<"PreToolUse">))
+        ))
+        const pre = fixture("PreToolUse")
+        for (const id of ["hook_0", "hook_1"]) {
+          const { exit, logs } = yield* withLogs(bound.dispatch(id, pre.input, pre.tool_use_id))
+          const error = failureOf(exit)
+          assert.strictEqual(error.reason._tag, "InvalidInput")
+          assert.include(error.message, "PreToolUse")
+          assert.strictEqual(logs.length, 1)
+        }
+      }))
+
+    it.effect("an unknown callback id is InvalidInput", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer(Hooks.on("Stop", () => Effect.succeed(Hooks.allow()))))
+        const error = yield* Effect.flip(bound.dispatch("hook_7", fixture("Stop").input, undefined))
+        assert.strictEqual(error.reason._tag, "InvalidInput")
+        assert.include(error.message, "hook_7")
+      }))
+
+    it.effect("a failing handler is a ClaudeError, logged with the event and callback id", () =>
+      Effect.gen(function*() {
+        class Boom extends Schema.TaggedError<Boom>()("Boom", { detail: Schema.String }) {}
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("Stop", () => Effect.succeed(Hooks.allow())),
+          Hooks.on("Stop", () => Effect.fail(new Boom({ detail: "kaput" })))
+        ))
+        const { exit, logs } = yield* withLogs(bound.dispatch("hook_1", fixture("Stop").input, undefined))
+        const error = failureOf(exit)
+        assert.isTrue(ClaudeError.isClaudeError(error))
+        assert.strictEqual(error.reason._tag, "InvalidInput")
+        assert.include(error.message, "Stop")
+        assert.include(error.message, "hook_1")
+        assert.strictEqual(logs.length, 1)
+        assert.strictEqual(logs[0]!.level, "Warn")
+        assert.include(logs[0]!.message, "Stop")
+        assert.include(logs[0]!.message, "hook_1")
+        assert.isTrue(logs[0]!.hasCause)
+      }))
+
+    it.effect("a dying handler is a ClaudeError, logged", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("PreToolUse", () => Effect.die(new Error("bug in the hook")))
+        ))
+        const pre = fixture("PreToolUse")
+        const { exit, logs } = yield* withLogs(bound.dispatch("hook_0", pre.input, pre.tool_use_id))
+        const error = failureOf(exit)
+        assert.strictEqual(error.reason._tag, "InvalidInput")
+        assert.include(error.message, "died")
+        assert.include(error.message, "bug in the hook")
+        assert.strictEqual(logs.length, 1)
+        assert.strictEqual(logs[0]!.level, "Warn")
+        assert.include(logs[0]!.message, "PreToolUse")
+        assert.include(logs[0]!.message, "hook_0")
+      }))
+
+    it.effect("a handler throwing synchronously is a ClaudeError, not a crash", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer(Hooks.on("Stop", () => {
+          throw new Error("thrown")
+        })))
+        const { exit } = yield* withLogs(bound.dispatch("hook_0", fixture("Stop").input, undefined))
+        assert.include(failureOf(exit).message, "thrown")
+      }))
+
+    it.effect("a handler that interrupts itself is a ClaudeError, so the CLI still gets an answer", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer(Hooks.on("Stop", () => Effect.interrupt)))
+        const { exit, logs } = yield* withLogs(bound.dispatch("hook_0", fixture("Stop").input, undefined))
+        const error = failureOf(exit)
+        assert.strictEqual(error.reason._tag, "InvalidInput")
+        assert.include(error.message, "was interrupted")
+        assert.strictEqual(logs.length, 1)
+      }))
+
+    it.effect("a handler's ClaudeError is passed through as is", () =>
+      Effect.gen(function*() {
+        const original = ClaudeError.make(new ClaudeError.SessionClosed({ operation: "x" }))
+        const bound = yield* bindLayer(Hooks.layer(Hooks.on("Stop", () => Effect.fail(original))))
+        const { exit, logs } = yield* withLogs(bound.dispatch("hook_0", fixture("Stop").input, undefined))
+        assert.strictEqual(failureOf(exit), original)
+        assert.strictEqual(logs.length, 1)
+      }))
+
+    it.effect("a handler past its timeout: ControlTimeout, handler interrupted", () =>
+      Effect.gen(function*() {
+        const finalized = yield* Ref.make(false)
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("PreToolUse", { matcher: "Bash", timeout: "5 seconds" }, () =>
+            Effect.never.pipe(Effect.ensuring(Ref.set(finalized, true))))
+        ))
+        assert.deepStrictEqual(bound.initialize.PreToolUse, [{ matcher: "Bash", hookCallbackIds: ["hook_0"], timeout: 5 }])
+        const pre = fixture("PreToolUse")
+        const fiber = yield* Effect.forkChild(withLogs(bound.dispatch("hook_0", pre.input, pre.tool_use_id)))
+        yield* TestClock.adjust("4999 millis")
+        assert.isUndefined(fiber.pollUnsafe())
+        yield* TestClock.adjust("1 millis")
+        const { exit, logs } = yield* Fiber.join(fiber)
+        const error = failureOf(exit)
+        assert.strictEqual(error.reason._tag, "ControlTimeout")
+        if (error.reason._tag === "ControlTimeout") assert.strictEqual(error.reason.timeoutMillis, 5000)
+        assert.isTrue(yield* Ref.get(finalized))
+        assert.strictEqual(logs.length, 1)
+        assert.include(logs[0]!.message, "hook_0")
+      }))
+
+    it.effect("a handler within its timeout answers normally", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("Stop", { timeout: "5 seconds" }, () => Effect.as(Effect.sleep("4 seconds"), Hooks.block("late")))
+        ))
+        const fiber = yield* Effect.forkChild(bound.dispatch("hook_0", fixture("Stop").input, undefined))
+        yield* TestClock.adjust("4 seconds")
+        assert.deepStrictEqual(yield* Fiber.join(fiber), { decision: "block", reason: "late" })
+      }))
+
+    it.effect("interrupting dispatch interrupts the handler and runs its finalizer", () =>
+      Effect.gen(function*() {
+        const started = yield* Deferred.make<void>()
+        const finalized = yield* Ref.make(0)
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("PreToolUse", () =>
+            Deferred.succeed(started, undefined).pipe(
+              Effect.andThen(Effect.never),
+              Effect.ensuring(Ref.update(finalized, (n) => n + 1))
+            ))
+        ))
+        const pre = fixture("PreToolUse")
+        const fiber = yield* Effect.forkChild(withLogs(bound.dispatch("hook_0", pre.input, pre.tool_use_id)))
+        yield* Deferred.await(started)
+        yield* Fiber.interrupt(fiber)
+        const exit = yield* Fiber.await(fiber)
+        assert.isTrue(Exit.hasInterrupts(exit))
+        assert.strictEqual(yield* Ref.get(finalized), 1)
+      }))
+
+    it.effect("interrupting dispatch is not turned into a failure, and not logged", () =>
+      Effect.gen(function*() {
+        const started = yield* Deferred.make<void>()
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("Stop", () => Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never)))
+        ))
+        const { exit, logs } = yield* withLogs(Effect.gen(function*() {
+          const fiber = yield* Effect.forkChild(bound.dispatch("hook_0", fixture("Stop").input, undefined))
+          yield* Deferred.await(started)
+          yield* Fiber.interrupt(fiber)
+          return yield* Fiber.await(fiber)
+        }))
+        assert.isTrue(Exit.isSuccess(exit))
+        if (Exit.isSuccess(exit)) {
+          assert.isTrue(Exit.isFailure(exit.value))
+          if (Exit.isFailure(exit.value)) {
+            assert.isTrue(exit.value.cause.reasons.every((r) => r._tag === "Interrupt"))
+          }
+        }
+        assert.strictEqual(logs.length, 0)
+      }))
+  })
+
+  describe("requirements", () => {
+    it.effect("a handler uses a service provided to its layer, not to the caller", () =>
+      Effect.gen(function*() {
+        const layer = Hooks.layer(
+          Hooks.on("UserPromptSubmit", (input) =>
+            Effect.gen(function*() {
+              const greeter = yield* Greeter
+              return Hooks.addContext("UserPromptSubmit", greeter.greet(input.prompt))
+            }))
+        ).pipe(Layer.provide(Greeter.layer))
+        const bound = yield* bindLayer(layer)
+        const ups = fixture("UserPromptSubmit")
+        // dispatch runs here, where no Greeter is provided
+        assert.deepStrictEqual(yield* bound.dispatch("hook_0", ups.input, ups.tool_use_id), {
+          hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: "hello Run echo hi then false" }
+        })
+      }))
+
+    it.effect("the keyed form carries requirements too", () =>
+      Effect.gen(function*() {
+        const layer = Hooks.layer({
+          Stop: [{
+            timeout: "1 minute",
+            handler: () => Effect.map(Effect.service(Greeter), (g) => Hooks.block(g.greet("stop")))
+          }]
+        })
+        const bound = yield* bindLayer(Layer.provide(layer, Greeter.layer))
+        assert.deepStrictEqual(yield* bound.dispatch("hook_0", fixture("Stop").input, undefined), {
+          decision: "block",
+          reason: "hello stop"
+        })
+      }))
+  })
+
+  describe("composition", () => {
+    const recorder = (fired: Array<string>, name: string) =>
+      Hooks.on("Stop", () =>
+        Effect.sync(() => {
+          fired.push(name)
+          return Hooks.allow()
+        }))
+
+    it.effect("stacked Effect.provide calls keep both sets of registrations, and both fire", () =>
+      Effect.gen(function*() {
+        const fired: Array<string> = []
+        const user = Hooks.layer(recorder(fired, "user"))
+        const library = Hooks.layer(
+          recorder(fired, "library"),
+          Hooks.on("PreToolUse", () => Effect.succeed(Hooks.deny("library says no")))
+        )
+        const hooks = yield* currentHooks.pipe(Effect.provide(library), Effect.provide(user))
+        assert.strictEqual(hooks.registrations.length, 3)
+        const bound = Hooks.bind(hooks)
+        assert.deepStrictEqual(bound.initialize, {
+          Stop: [
+            { matcher: null, hookCallbackIds: ["hook_0"] },
+            { matcher: null, hookCallbackIds: ["hook_1"] }
+          ],
+          PreToolUse: [{ matcher: null, hookCallbackIds: ["hook_2"] }]
+        })
+        const stop = fixture("Stop")
+        yield* bound.dispatch("hook_0", stop.input, undefined)
+        yield* bound.dispatch("hook_1", stop.input, undefined)
+        assert.deepStrictEqual(fired, ["user", "library"])
+      }))
+
+    it.effect("stacked layers each keep their own requirements", () =>
+      Effect.gen(function*() {
+        class Counter extends Context.Service<Counter, { readonly name: string }>()("test/Counter") {}
+        const a = Hooks.layer(Hooks.on("Stop", () => Effect.map(Effect.service(Greeter), (g) => Hooks.block(g.greet("a")))))
+        const b = Hooks.layer(Hooks.on("Stop", () => Effect.map(Effect.service(Counter), (c) => Hooks.block(c.name))))
+        const hooks = yield* currentHooks.pipe(
+          Effect.provide(Layer.provide(a, Greeter.layer)),
+          Effect.provide(Layer.provide(b, Layer.succeed(Counter, { name: "counter b" })))
+        )
+        const bound = Hooks.bind(hooks)
+        const stop = fixture("Stop")
+        assert.deepStrictEqual(yield* bound.dispatch("hook_0", stop.input, undefined), {
+          decision: "block",
+          reason: "counter b"
+        })
+        assert.deepStrictEqual(yield* bound.dispatch("hook_1", stop.input, undefined), {
+          decision: "block",
+          reason: "hello a"
+        })
+      }))
+
+    it.effect("Layer.provideMerge and Hooks.mergeLayers accumulate", () =>
+      Effect.gen(function*() {
+        const fired: Array<string> = []
+        const a = Hooks.layer(recorder(fired, "a"))
+        const b = Hooks.layer(recorder(fired, "b"))
+        const c = Hooks.layer(recorder(fired, "c"))
+        const viaProvideMerge = yield* Effect.provide(currentHooks, Layer.provideMerge(b, a))
+        assert.strictEqual(viaProvideMerge.registrations.length, 2)
+        const viaMergeLayers = yield* Effect.provide(currentHooks, Hooks.mergeLayers(a, b, c))
+        assert.strictEqual(viaMergeLayers.registrations.length, 3)
+        const bound = Hooks.bind(viaMergeLayers)
+        for (const id of ["hook_0", "hook_1", "hook_2"]) yield* bound.dispatch(id, fixture("Stop").input, undefined)
+        assert.deepStrictEqual(fired, ["a", "b", "c"])
+      }))
+
+    it.effect("Layer.mergeAll keeps only one Hooks layer (documented: use Hooks.mergeLayers)", () =>
+      Effect.gen(function*() {
+        const fired: Array<string> = []
+        const merged = yield* Effect.provide(
+          currentHooks,
+          Layer.mergeAll(Hooks.layer(recorder(fired, "a")), Hooks.layer(recorder(fired, "b")))
+        )
+        assert.strictEqual(merged.registrations.length, 1)
+      }))
+
+    it.effect("Hooks.merge concatenates service values", () =>
+      Effect.gen(function*() {
+        const fired: Array<string> = []
+        const a = yield* Effect.provide(currentHooks, Hooks.layer(recorder(fired, "a")))
+        const b = yield* Effect.provide(currentHooks, Hooks.layer(recorder(fired, "b")))
+        const bound = Hooks.bind(Hooks.merge(b, a))
+        yield* bound.dispatch("hook_0", fixture("Stop").input, undefined)
+        yield* bound.dispatch("hook_1", fixture("Stop").input, undefined)
+        assert.deepStrictEqual(fired, ["b", "a"])
+      }))
+  })
+
+  describe("constructors", () => {
+    it("build the documented wire answers", () => {
+      assert.deepStrictEqual(Hooks.allow(), {})
+      assert.deepStrictEqual(Hooks.block("r"), { decision: "block", reason: "r" })
+      assert.deepStrictEqual(Hooks.stop("s"), { continue: false, stopReason: "s" })
+      assert.deepStrictEqual(Hooks.deny("d"), {
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "d" }
+      })
+      assert.deepStrictEqual(Hooks.allowWith(), {
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" }
+      })
+      assert.deepStrictEqual(Hooks.ask("why"), {
+        hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "why" }
+      })
+      assert.deepStrictEqual(Hooks.addContext("SessionStart", "c"), {
+        hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: "c" }
+      })
+    })
+  })
+})
