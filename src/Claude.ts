@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -16,6 +17,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -62,6 +64,21 @@ export interface SessionOptions extends Launch.LaunchOptions {
   readonly interruptTimeout?: Duration.Input | undefined
   /** Fails a turn with `Stalled` when the CLI writes nothing for this long during it. Off by default. */
   readonly stallTimeout?: Duration.Input | undefined
+  /**
+   * Records every line both ways (but `stream_event`s), e.g. `Transcript.toFile(path)`. Called
+   * synchronously on the reader and writer paths, so it must only enqueue.
+   */
+  readonly transcript?: Recorder | undefined
+}
+
+/**
+ * Where a session reports the lines it writes and reads. `record` must not block or throw.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Recorder {
+  readonly record: (direction: "send" | "recv", message: unknown) => void
 }
 
 /**
@@ -251,8 +268,12 @@ export const open: (
 
     // ---- writing ----------------------------------------------------------------------------
     let inputOpen = true
+    const recorder = options.transcript
     const write = (message: unknown): Effect.Effect<void, ClaudeError.ClaudeError> =>
-      Effect.suspend(() => connection.send(JSON.stringify(message)))
+      Effect.suspend(() => {
+        recorder?.record("send", message)
+        return connection.send(JSON.stringify(message))
+      })
 
     const outgoing = Outgoing.make({
       send: write,
@@ -326,6 +347,9 @@ export const open: (
       if (json === undefined) {
         skippedLines++
         return
+      }
+      if (recorder !== undefined && (json as { type?: unknown } | null)?.type !== "stream_event") {
+        recorder.record("recv", json)
       }
       const decoded = Protocol.decodeMessage(json)
       if (decoded._tag === "Failure") {
@@ -415,8 +439,11 @@ export const open: (
       if (skippedLines > 0) yield* Effect.logDebug(`skipped ${skippedLines} non-JSON lines from the CLI`)
     })
 
+    const clock = yield* Clock.Clock
+    let lastActivity = clock.currentTimeMillisUnsafe()
     yield* connection.incoming.pipe(
       Stream.runForEachArray((chunks) => {
+        lastActivity = clock.currentTimeMillisUnsafe()
         for (let i = 0; i < chunks.length; i++) splitter.push(chunks[i]!, frames)
         return flush()
       }),
@@ -481,6 +508,24 @@ export const open: (
         }
       })
 
+    const stallTimeout = options.stallTimeout === undefined ? undefined : Duration.toMillis(
+      Duration.fromInputUnsafe(options.stallTimeout)
+    )
+    // Fails the turn's stream when the CLI has written nothing for `limit` ms. Clock-driven, so
+    // `TestClock` drives it in tests.
+    const watchStall = (queue: Queue.Queue<Event, ClaudeError.ClaudeError | Cause.Done>, limit: number) =>
+      Effect.gen(function*() {
+        lastActivity = clock.currentTimeMillisUnsafe()
+        while (true) {
+          const idle = clock.currentTimeMillisUnsafe() - lastActivity
+          if (idle >= limit) {
+            Queue.failCauseUnsafe(queue, Cause.fail(ClaudeError.make(new ClaudeError.Stalled({ idleMillis: idle }))))
+            return
+          }
+          yield* Effect.sleep(Duration.millis(limit - idle))
+        }
+      })
+
     const turnLock = yield* Semaphore.make(1)
 
     const turn = (input: TurnInput): Stream.Stream<Event, ClaudeError.ClaudeError> =>
@@ -498,6 +543,9 @@ export const open: (
             })
         )
         yield* send(input)
+        if (stallTimeout !== undefined) {
+          yield* watchStall(subscriber.queue, stallTimeout).pipe(Effect.forkScoped)
+        }
         yield* Effect.addFinalizer(() =>
           Deferred.isDoneUnsafe(state.result) || Deferred.isDoneUnsafe(ended) || !inputOpen
             ? Effect.void

@@ -364,6 +364,26 @@ describe("Session against the in-memory fake CLI", () => {
         })
     })))))
 
+  it.effect("the stall watchdog fails a turn when the CLI writes nothing for the configured time (TestClock)", () =>
+    Effect.gen(function*() {
+      const session = yield* Claude.open({ stallTimeout: "30 seconds", interruptTimeout: "5 seconds" })
+      const fiber = yield* session.turn("hang").pipe(Stream.runDrain, Effect.exit, Effect.forkChild)
+      yield* TestClock.adjust("29 seconds")
+      assert.isUndefined(fiber.pollUnsafe())
+      yield* TestClock.adjust("2 seconds")
+      // The stalled turn is then interrupted on the CLI, which waits at most interruptTimeout.
+      for (let i = 0; i < 30 && fiber.pollUnsafe() === undefined; i++) {
+        yield* TestClock.adjust("1 second")
+        yield* Effect.sleep(0).pipe(TestClock.withLive)
+      }
+      const reason = reasonOf(yield* Fiber.join(fiber)) as ClaudeError.Stalled
+      assert.strictEqual(reason._tag, "Stalled")
+      assert.isAtLeast(reason.idleMillis, 30_000)
+    }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({
+      sessionId: SESSION,
+      onUser: (text, _index, cli) => cli.emit(FakeCli.textTurn({ sessionId: SESSION, text })[0])
+    })))))
+
   it.effect("send after the session closed is a typed error; nothing is written after EOF", () =>
     Effect.gen(function*() {
       const session = yield* Claude.open()
