@@ -353,7 +353,9 @@ export const open: (
       }
       const decoded = Protocol.decodeMessage(json)
       if (decoded._tag === "Failure") {
-        const messageType = typeof (json as { type?: unknown }).type === "string" ? (json as { type: string }).type : undefined
+        // `null`, a number, a string or an array is JSON too: only an object has a type.
+        const type = typeof json === "object" && json !== null ? (json as { type?: unknown }).type : undefined
+        const messageType = typeof type === "string" ? type : undefined
         const error = violation(decoded.failure, frame)
         events.push({ type: "protocol_problem", error, messageType })
         // A result that breaks its schema still ends the turn, as a typed failure: never a hang.
@@ -427,8 +429,7 @@ export const open: (
           stderrTail: "(the CLI closed its stdout but did not exit)"
         })))
       )
-      Deferred.doneUnsafe(ended, Exit.succeed(status))
-      const error = ClaudeError.make(new ClaudeError.ProcessExited({
+      const error = readFailure ?? ClaudeError.make(new ClaudeError.ProcessExited({
         exitCode: status.code,
         signal: status.signal,
         stderrTail: status.stderrTail
@@ -436,9 +437,13 @@ export const open: (
       outgoing.failAll(error)
       if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.fail(error))
       subscribers.end(undefined)
+      // Last: a waiter on `ended` (the closing finalizer) may resume synchronously, and must find
+      // the event streams already ended cleanly, not fail them with SessionClosed.
+      Deferred.doneUnsafe(ended, Exit.succeed(status))
       if (skippedLines > 0) yield* Effect.logDebug(`skipped ${skippedLines} non-JSON lines from the CLI`)
     })
 
+    let readFailure: ClaudeError.ClaudeError | undefined
     const clock = yield* Clock.Clock
     let lastActivity = clock.currentTimeMillisUnsafe()
     yield* connection.incoming.pipe(
@@ -447,11 +452,19 @@ export const open: (
         for (let i = 0; i < chunks.length; i++) splitter.push(chunks[i]!, frames)
         return flush()
       }),
-      Effect.catchCause((cause) => Effect.logWarning("reading the CLI's stdout failed", cause)),
+      Effect.catchCause((cause) => {
+        // A transport that fails its stream with a ClaudeError (a replay mismatch) fails the turn with it.
+        const failure = cause.reasons.find((reason) => reason._tag === "Fail")?.error
+        if (ClaudeError.isClaudeError(failure)) readFailure = failure
+        return Effect.logWarning("reading the CLI's stdout failed", cause)
+      }),
       Effect.andThen(Effect.suspend(() => {
         splitter.end(frames)
         return flush()
-      })),
+      }).pipe(
+        // A defect here (a bug) must still end the session below, never leave it hanging.
+        Effect.catchCause((cause) => Effect.logError("reading the CLI's last lines failed", cause))
+      )),
       Effect.andThen(onEnd()),
       Effect.forkScoped
     )
@@ -467,6 +480,13 @@ export const open: (
         outgoing.failAll(error)
         subscribers.end(error)
         if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.fail(error))
+        // The transport's finalizer kills a CLI that did not exit in the grace period; the reader
+        // is gone by then, so `exit` is settled here, never left to hang.
+        Deferred.doneUnsafe(ended, Exit.succeed({
+          code: null,
+          signal: "SIGTERM",
+          stderrTail: `(the CLI did not exit within ${Duration.format(closeGrace)} of stdin EOF and was killed)`
+        }))
       })
     )
 
@@ -556,7 +576,7 @@ export const open: (
             ? Effect.asVoid(Deferred.await(state.result))
             : Deferred.await(ended).pipe(
               Effect.flatMap((status) =>
-                Effect.fail(ClaudeError.make(
+                Effect.fail(readFailure ?? ClaudeError.make(
                   new ClaudeError.ProcessExited({
                     exitCode: status.code,
                     signal: status.signal,

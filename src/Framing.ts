@@ -58,7 +58,11 @@ export class LineSplitter {
   private pendingBytes = 0
   private skipping: { bytes: number; head: string } | undefined = undefined
 
-  constructor(readonly maxLineBytes: number = defaultMaxLineBytes) {}
+  readonly maxLineBytes: number
+
+  constructor(maxLineBytes: number = defaultMaxLineBytes) {
+    this.maxLineBytes = maxLineBytes
+  }
 
   /** Splits one chunk; returns the lines it completes, in order. Empty lines are dropped. */
   push(chunk: Uint8Array, out: Array<Frame> = []): Array<Frame> {

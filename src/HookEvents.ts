@@ -22,6 +22,44 @@ import { PermissionUpdate } from "./Permissions.ts"
 // -----------------------------------------------------------------------------
 
 /**
+ * A string with known values that accepts any other string too, so a value added by a later
+ * CLI is not a decode failure. The type keeps the known values (for completion) and `string`.
+ */
+const openLiterals = <const Known extends ReadonlyArray<string>>(
+  known: Known
+): Schema.Codec<Known[number] | (string & {})> => Schema.Union([Schema.Literals(known), Schema.String])
+
+/**
+ * What started a compaction. Known values: `manual` (`/compact`), `auto`; any other string (from
+ * a later CLI) is accepted as is.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const CompactTrigger = openLiterals(["manual", "auto"])
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type CompactTrigger = typeof CompactTrigger.Type
+
+/**
+ * Why a session started. Known values: `startup`, `resume`, `clear`, `compact`, `fork`; any other
+ * string (from a later CLI) is accepted as is.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SessionStartSource = openLiterals(["startup", "resume", "clear", "compact", "fork"])
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SessionStartSource = typeof SessionStartSource.Type
+
+/**
  * The fields every hook input carries. `permission_mode` is absent for SubagentStart,
  * PreCompact, PostCompact and SessionStart; `effort` only appears for events that fire inside a
  * turn (PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop); `agent_id` /
@@ -297,7 +335,7 @@ export type SubagentStopInput = typeof SubagentStopInput.Type
 export const PreCompactInput = Schema.Struct({
   ...BaseHookInputFields,
   hook_event_name: Schema.Literal("PreCompact"),
-  trigger: Schema.Literals(["manual", "auto"]),
+  trigger: CompactTrigger,
   custom_instructions: Schema.NullOr(Schema.String)
 })
 
@@ -316,7 +354,7 @@ export type PreCompactInput = typeof PreCompactInput.Type
 export const PostCompactInput = Schema.Struct({
   ...BaseHookInputFields,
   hook_event_name: Schema.Literal("PostCompact"),
-  trigger: Schema.Literals(["manual", "auto"]),
+  trigger: CompactTrigger,
   compact_summary: Schema.String
 })
 
@@ -335,7 +373,7 @@ export type PostCompactInput = typeof PostCompactInput.Type
 export const SessionStartInput = Schema.Struct({
   ...BaseHookInputFields,
   hook_event_name: Schema.Literal("SessionStart"),
-  source: Schema.Literals(["startup", "resume", "clear", "compact", "fork"]),
+  source: SessionStartSource,
   model: Schema.optionalKey(Schema.String),
   session_title: Schema.optionalKey(Schema.String),
   seconds_since_last_response: Schema.optionalKey(Schema.Number),
@@ -351,7 +389,8 @@ export const SessionStartInput = Schema.Struct({
 export type SessionStartInput = typeof SessionStartInput.Type
 
 /**
- * A session ends (not observed from CLI 2.1.332 over stream-json).
+ * A session ends (not observed from CLI 2.1.332 over stream-json). `reason` is one of the TS
+ * SDK's `clear`, `resume`, `logout`, `prompt_input_exit`, `other`, or any later value.
  *
  * @since 0.1.0
  * @category inputs
@@ -432,6 +471,118 @@ export const PermissionDeniedInput = Schema.Struct({
 export type PermissionDeniedInput = typeof PermissionDeniedInput.Type
 
 /**
+ * One tool call of a {@link PostToolBatchInput}.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PostToolBatchToolCall = Schema.Struct({
+  tool_name: Schema.String,
+  tool_input: Schema.Unknown,
+  tool_use_id: Schema.String,
+  tool_response: Schema.optionalKey(Schema.Unknown)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PostToolBatchToolCall = typeof PostToolBatchToolCall.Type
+
+/**
+ * After a batch of tool calls (the tool uses of one assistant message) has run (TS SDK event;
+ * not observed from CLI 2.1.332 over stream-json).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PostToolBatchInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PostToolBatch"),
+  tool_calls: Schema.Array(PostToolBatchToolCall)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PostToolBatchInput = typeof PostToolBatchInput.Type
+
+/**
+ * A slash command or MCP prompt is expanded into a prompt (TS SDK event; not observed from CLI
+ * 2.1.332 over stream-json). `expansion_type` is `slash_command` or `mcp_prompt` (or a later
+ * value).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const UserPromptExpansionInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("UserPromptExpansion"),
+  expansion_type: openLiterals(["slash_command", "mcp_prompt"]),
+  command_name: Schema.String,
+  command_args: Schema.String,
+  command_source: Schema.optionalKey(Schema.String),
+  prompt: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type UserPromptExpansionInput = typeof UserPromptExpansionInput.Type
+
+const ElicitationMode = openLiterals(["form", "url"])
+const ElicitationAction = openLiterals(["accept", "decline", "cancel"])
+
+/**
+ * An MCP server asks for user input (TS SDK event; not observed from CLI 2.1.332 over
+ * stream-json). The answer may accept or decline it.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const ElicitationInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("Elicitation"),
+  mcp_server_name: Schema.String,
+  message: Schema.String,
+  mode: Schema.optionalKey(ElicitationMode),
+  url: Schema.optionalKey(Schema.String),
+  elicitation_id: Schema.optionalKey(Schema.String),
+  requested_schema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type ElicitationInput = typeof ElicitationInput.Type
+
+/**
+ * The user answered an MCP elicitation; the hook may override the answer (TS SDK event; not
+ * observed from CLI 2.1.332 over stream-json).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const ElicitationResultInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("ElicitationResult"),
+  mcp_server_name: Schema.String,
+  elicitation_id: Schema.optionalKey(Schema.String),
+  mode: Schema.optionalKey(ElicitationMode),
+  action: ElicitationAction,
+  content: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type ElicitationResultInput = typeof ElicitationResultInput.Type
+
+/**
  * The input of an event this library has no schema for (events added by later CLIs, or the
  * other events of the TypeScript SDK's list). Only `hook_event_name` is checked; the handler
  * gets the CLI's object as is.
@@ -461,6 +612,10 @@ export type UnknownHookInput = typeof UnknownHookInput.Type
  * - `decision: "block"` + `reason`: block the action (Stop: keep going with `reason` as
  *   feedback; UserPromptSubmit: drop the prompt; PreToolUse: same as a deny).
  * - `systemMessage`, `suppressOutput`: shown to / hidden from the user.
+ * - `terminalSequence`: a terminal escape sequence (a notification or title OSC, or BEL) the
+ *   CLI emits for the hook.
+ * - `async: true` (+ `asyncTimeout` in ms): the SDKs' "async" answer: no decision now. CLI 2.1.332
+ *   ignores the other fields of such an answer (a Stop `block` with `async: true` ends the turn).
  *
  * @since 0.1.0
  * @category outputs
@@ -470,8 +625,11 @@ export const HookOutputBaseFields = {
   stopReason: Schema.optionalKey(Schema.String),
   suppressOutput: Schema.optionalKey(Schema.Boolean),
   systemMessage: Schema.optionalKey(Schema.String),
+  terminalSequence: Schema.optionalKey(Schema.String),
   decision: Schema.optionalKey(Schema.Literals(["approve", "block"])),
-  reason: Schema.optionalKey(Schema.String)
+  reason: Schema.optionalKey(Schema.String),
+  async: Schema.optionalKey(Schema.Literal(true)),
+  asyncTimeout: Schema.optionalKey(Schema.Number)
 } as const
 
 /**
@@ -527,7 +685,8 @@ export const PostToolUseSpecificOutput = specific("PostToolUse", {
 export const PostToolUseFailureSpecificOutput = specific("PostToolUseFailure", additionalContext)
 
 /**
- * UserPromptSubmit answer: `additionalContext` (appended to the system prompt of the request).
+ * UserPromptSubmit answer: `additionalContext` (CLI 2.1.332 appends it to the `role: "system"`
+ * environment entry of the turn's API request, not to the `system` parameter).
  *
  * @since 0.1.0
  * @category outputs
@@ -604,6 +763,48 @@ export const PermissionDeniedSpecificOutput = specific("PermissionDenied", {
 })
 
 /**
+ * PostToolBatch answer: `additionalContext` for the model.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PostToolBatchSpecificOutput = specific("PostToolBatch", additionalContext)
+
+/**
+ * UserPromptExpansion answer: `additionalContext`, and `suppressOriginalPrompt` (with a `block`
+ * decision, leave the prompt out of the block message).
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const UserPromptExpansionSpecificOutput = specific("UserPromptExpansion", {
+  ...additionalContext,
+  suppressOriginalPrompt: Schema.optionalKey(Schema.Boolean)
+})
+
+/**
+ * Elicitation answer: accept (with `content`), decline or cancel the MCP server's request.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const ElicitationSpecificOutput = specific("Elicitation", {
+  action: Schema.optionalKey(ElicitationAction),
+  content: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+/**
+ * ElicitationResult answer: override the action or content sent to the MCP server.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const ElicitationResultSpecificOutput = specific("ElicitationResult", {
+  action: Schema.optionalKey(ElicitationAction),
+  content: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+/**
  * The `hookSpecificOutput` of an event this library has no schema for: any JSON object,
  * passed through (its `hookEventName` is still filled in).
  *
@@ -638,7 +839,11 @@ export const events = {
   SessionEnd: { input: SessionEndInput, specificOutput: undefined },
   Notification: { input: NotificationInput, specificOutput: NotificationSpecificOutput },
   PermissionRequest: { input: PermissionRequestInput, specificOutput: PermissionRequestSpecificOutput },
-  PermissionDenied: { input: PermissionDeniedInput, specificOutput: PermissionDeniedSpecificOutput }
+  PermissionDenied: { input: PermissionDeniedInput, specificOutput: PermissionDeniedSpecificOutput },
+  PostToolBatch: { input: PostToolBatchInput, specificOutput: PostToolBatchSpecificOutput },
+  UserPromptExpansion: { input: UserPromptExpansionInput, specificOutput: UserPromptExpansionSpecificOutput },
+  Elicitation: { input: ElicitationInput, specificOutput: ElicitationSpecificOutput },
+  ElicitationResult: { input: ElicitationResultInput, specificOutput: ElicitationResultSpecificOutput }
 } as const
 
 /**

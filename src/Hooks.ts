@@ -403,6 +403,17 @@ export class Hooks extends Context.Service<Hooks, {
   static readonly block = (reason: string): HookEvents.HookOutputBase => ({ decision: "block", reason })
 
   /**
+   * `{"async":true}` (with `asyncTimeout` in ms when given): the SDKs' "async" answer, which
+   * makes no decision; CLI 2.1.332 ignores any other field sent with it.
+   *
+   * @since 0.1.0
+   */
+  static readonly async = (asyncTimeoutMillis?: number): HookEvents.HookOutputBase => ({
+    async: true,
+    ...(asyncTimeoutMillis !== undefined ? { asyncTimeout: asyncTimeoutMillis } : {})
+  })
+
+  /**
    * `{"continue":false,"stopReason":reason}`: end the turn after this hook.
    *
    * @since 0.1.0
@@ -450,7 +461,9 @@ export class Hooks extends Context.Service<Hooks, {
   })
 
   /**
-   * Adds `text` to the model's context: UserPromptSubmit (appended to the system prompt),
+   * Adds `text` to the model's context: UserPromptSubmit (appended, as
+   * `UserPromptSubmit hook additional context: <text>`, to the `role: "system"` environment entry
+   * of the turn's API request),
    * PostToolUse / PostToolUseFailure (a system message after the tool result), SessionStart,
    * and the other events with an `additionalContext` field.
    *
@@ -476,6 +489,8 @@ export type ContextEvent =
   | "SubagentStart"
   | "SubagentStop"
   | "Notification"
+  | "PostToolBatch"
+  | "UserPromptExpansion"
 
 // -----------------------------------------------------------------------------
 // dispatch
@@ -483,15 +498,24 @@ export type ContextEvent =
 
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 
+const toJson = (u: unknown): string => {
+  try {
+    return JSON.stringify(u) ?? String(u)
+  } catch {
+    return String(u)
+  }
+}
+
 const describeCause = (cause: Cause.Cause<unknown>): string => {
   const squashed = Cause.squash(cause)
-  if (squashed instanceof Error) return squashed.message
-  if (typeof squashed === "string") return squashed
-  try {
-    return JSON.stringify(squashed) ?? String(squashed)
-  } catch {
-    return String(squashed)
+  if (squashed instanceof Error) {
+    if (squashed.message !== "") return squashed.message
+    // A tagged error without a message (`Data.TaggedError("Boom")<{ detail }>`): its name and fields.
+    const { _tag: _ignored, ...fields } = Object.fromEntries(Object.entries(squashed)) as Record<string, unknown>
+    return Object.keys(fields).length === 0 ? squashed.name : `${squashed.name} ${toJson(fields)}`
   }
+  if (typeof squashed === "string") return squashed
+  return toJson(squashed)
 }
 
 const howItEnded = (cause: Cause.Cause<unknown>): string =>

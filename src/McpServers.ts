@@ -9,14 +9,18 @@
  *   `mcp_message` to {@link McpConnection.handle} and writes the answer back as
  *   `{"mcp_response": <answer>}`.
  *
- * Why not `effect/ai`'s `McpServer`: it is an `RpcServer` run over a stream-shaped
- * `RpcServer.Protocol` (stdio, HTTP) that answers when it likes; here every incoming message
- * arrives as one control request that must get exactly one answer, notifications included
- * (an unanswered one stalls the CLI for a minute), and `notifications/cancelled` must reach the
- * tool fiber of that JSON-RPC id. A small dispatcher over a `FiberMap` keyed by server and
- * JSON-RPC id does that directly, and keeps the RPC, HTTP and MCP-schema machinery (none of it
- * used: only tools are served) out of the bundle. The JSON Schema of a tool's input comes from
- * `Schema.toJsonSchemaDocument`, as in `effect/ai`.
+ * Why not `effect/ai`'s `McpServer` (Effect 4.1, `@stability unstable`): it serves ONE server per
+ * `McpServer` service over a push-shaped `RpcServer.Protocol` (`run` feeds messages in, `send`
+ * pushes answers out, a notification gets no answer at all). Here every incoming message is one
+ * control request that must get exactly one answer, notifications included (an unanswered one
+ * stalls the CLI for a minute, `d5`), and one session carries several servers. Bridging would take
+ * a custom `Protocol` per server that parses JSON-RPC through `RpcSerialization`, correlates each
+ * pushed answer back to its control request by JSON-RPC id and acks notifications itself: as much
+ * code as this dispatcher, on top of an unstable API. Its own cancellation (an `Interrupt` for
+ * `notifications/cancelled`) would work, but so does a `FiberMap` keyed by server and JSON-RPC id.
+ * The RPC, HTTP, session-runtime, resource, prompt and elicitation machinery (about 11,000 lines
+ * of `effect/ai/Mcp*` sources, none of it used: only tools are served) stays out of the bundle.
+ * The JSON Schema of a tool's input comes from `Schema.toJsonSchemaDocument`, as in `effect/ai`.
  *
  * @since 0.1.0
  */

@@ -36,12 +36,21 @@ import * as ClaudeError from "./ClaudeError.ts"
 // -----------------------------------------------------------------------------
 
 /**
- * Where a permission update is stored.
+ * A string with known values that accepts any other string too, so a value added by a later
+ * CLI is not a decode failure. The type keeps the known values (for completion) and `string`.
+ */
+const openLiterals = <const Known extends ReadonlyArray<string>>(
+  known: Known
+): Schema.Codec<Known[number] | (string & {})> => Schema.Union([Schema.Literals(known), Schema.String])
+
+/**
+ * Where a permission update is stored. Known values: `userSettings`, `projectSettings`,
+ * `localSettings`, `session`, `cliArg`; any other string (from a later CLI) is accepted as is.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const PermissionUpdateDestination = Schema.Literals([
+export const PermissionUpdateDestination = openLiterals([
   "userSettings",
   "projectSettings",
   "localSettings",
@@ -72,7 +81,20 @@ export const PermissionRuleValue = Schema.Struct({
  */
 export type PermissionRuleValue = typeof PermissionRuleValue.Type
 
-const PermissionBehavior = Schema.Literals(["allow", "deny", "ask"])
+/**
+ * What a rule does. Known values: `allow`, `deny`, `ask`; any other string (from a later CLI) is
+ * accepted as is.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PermissionBehavior = openLiterals(["allow", "deny", "ask"])
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export type PermissionBehavior = typeof PermissionBehavior.Type
 
 const rulesUpdate = <const T extends string>(type: T) =>
   Schema.Struct({
@@ -279,15 +301,24 @@ export const toWire = (result: PermissionResult): Record<string, unknown> => {
 // service
 // -----------------------------------------------------------------------------
 
+const toJson = (u: unknown): string => {
+  try {
+    return JSON.stringify(u) ?? String(u)
+  } catch {
+    return String(u)
+  }
+}
+
 const describeCause = (cause: Cause.Cause<unknown>): string => {
   const squashed = Cause.squash(cause)
-  if (squashed instanceof Error) return squashed.message
-  if (typeof squashed === "string") return squashed
-  try {
-    return JSON.stringify(squashed) ?? String(squashed)
-  } catch {
-    return String(squashed)
+  if (squashed instanceof Error) {
+    if (squashed.message !== "") return squashed.message
+    // A tagged error without a message (`Data.TaggedError("Boom")<{ detail }>`): its name and fields.
+    const { _tag: _ignored, ...fields } = Object.fromEntries(Object.entries(squashed)) as Record<string, unknown>
+    return Object.keys(fields).length === 0 ? squashed.name : `${squashed.name} ${toJson(fields)}`
   }
+  if (typeof squashed === "string") return squashed
+  return toJson(squashed)
 }
 
 /**

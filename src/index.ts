@@ -23,5 +23,7 @@ export { McpServers } from "./McpServers.ts"
 export { Permissions } from "./Permissions.ts"
 /** Every message of the stream-json protocol, both ways, as Schema. @since 0.1.0 */
 export * as Protocol from "./Protocol.ts"
+/** Transcripts: record (redacted) and read. @since 0.1.0 */
+export * as Transcript from "./Transcript.ts"
 /** The seam between sessions and processes. @since 0.1.0 */
 export * as Transport from "./Transport.ts"

@@ -3,9 +3,13 @@
  * marks unstable: a minor release of Effect that changes it is a one-file fix.
  *
  * Modelled on `effect/ai` `McpClient.stdio`: one stdin queue drained by one writer fiber, stderr
- * drained into a bounded tail, and a finalizer that closes stdin, waits, then escalates.
+ * drained into a bounded tail, and a finalizer that closes stdin, waits, then escalates (SIGTERM,
+ * SIGKILL to the CLI's process group), then ends what the CLI left outside its group (see `sweep`).
  */
+import { randomUUID } from "node:crypto"
+import * as Fs from "node:fs"
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -25,7 +29,10 @@ const STDERR_TAIL_BYTES = 8 * 1024
 class Tail {
   private chunks: Array<Uint8Array> = []
   private size = 0
-  constructor(private readonly limit: number) {}
+  private readonly limit: number
+  constructor(limit: number) {
+    this.limit = limit
+  }
   push(chunk: Uint8Array): void {
     this.chunks.push(chunk)
     this.size += chunk.length
@@ -37,6 +44,59 @@ class Tail {
   }
 }
 
+/**
+ * Every CLI gets this variable with a fresh random value. Tool processes inherit the environment
+ * even when the CLI starts them in their own session and their parent exits (a Bash `cmd &` is
+ * reparented to init, out of the CLI's process group and tree), so on close the transport finds
+ * what the CLI left behind by this marker in `/proc/<pid>/environ`.
+ */
+const TOKEN_VARIABLE = "EFFECT_CLAUDE_CODE_TOKEN"
+const SWEEP_POLL_MILLIS = 50
+
+/** Live processes (not zombies, whose environ is empty) carrying `marker`; none without /proc. */
+const markedProcesses = (marker: Buffer): Array<number> => {
+  let entries: Array<string>
+  try {
+    entries = Fs.readdirSync("/proc")
+  } catch {
+    return []
+  }
+  const found: Array<number> = []
+  for (const entry of entries) {
+    const pid = Number(entry)
+    if (!Number.isSafeInteger(pid) || pid <= 1 || pid === process.pid) continue
+    try {
+      if (Fs.readFileSync(`/proc/${entry}/environ`).includes(marker)) found.push(pid)
+    } catch {
+      // gone, or another user's process
+    }
+  }
+  return found
+}
+
+const signalAll = (pids: ReadonlyArray<number>, signal: NodeJS.Signals): void => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal)
+    } catch {
+      // gone already
+    }
+  }
+}
+
+/** SIGTERM to every process carrying the marker, then SIGKILL to those left after `graceMillis`. */
+const sweep = (marker: Buffer, graceMillis: number) =>
+  Effect.gen(function*() {
+    let left = markedProcesses(marker)
+    if (left.length === 0) return
+    signalAll(left, "SIGTERM")
+    for (let waited = 0; left.length > 0 && waited < graceMillis; waited += SWEEP_POLL_MILLIS) {
+      yield* Effect.sleep(Duration.millis(SWEEP_POLL_MILLIS))
+      left = markedProcesses(marker)
+    }
+    signalAll(left, "SIGKILL")
+  })
+
 const signalOf = (cause: unknown): string | null => {
   const match = /signal: '(\w+)'/.exec(String(cause))
   return match === null ? null : match[1]!
@@ -47,9 +107,11 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   const executable = yield* findExecutable(spec.executable, spec.cwd)
   const graceMillis = Duration.toMillis(spec.closeGrace)
   const input = yield* Queue.unbounded<string, Cause.Done>()
+  const token = randomUUID()
+  const marker = Buffer.from(`${TOKEN_VARIABLE}=${token}\0`)
   const command = ChildProcess.make(executable, spec.args, {
     cwd: spec.cwd,
-    env: spec.env,
+    env: { ...spec.env, [TOKEN_VARIABLE]: token },
     extendEnv: true,
     stdin: "pipe",
     // Its own process group, so that closing also ends what the CLI started (tool processes).
@@ -91,18 +153,27 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
     Effect.forkScoped
   )
 
-  const endInput = Effect.sync(() => {
+  // When stdin was first closed: the close grace runs from there, so that a session which
+  // already waited after its own EOF does not wait a second grace here.
+  let inputEndedAt: number | undefined
+  const endInput = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => {
+    inputEndedAt ??= now
     inputEnded = true
     Queue.endUnsafe(input)
-  })
+  }))
 
   yield* Effect.addFinalizer(() =>
     Effect.gen(function*() {
       yield* endInput
-      const status = yield* Deferred.await(exited).pipe(Effect.timeoutOption(spec.closeGrace))
-      if (Option.isNone(status)) {
+      const waited = (yield* Clock.currentTimeMillis) - (inputEndedAt ?? 0)
+      const status = yield* Deferred.await(exited).pipe(
+        Effect.timeoutOption(Duration.millis(Math.max(0, graceMillis - waited)))
+      )
+      if (Option.isNone(status) && !Deferred.isDoneUnsafe(exited)) {
         yield* handle.kill({ killSignal: "SIGTERM", forceKillAfter: graceMillis }).pipe(Effect.ignore)
       }
+      // What the CLI started outside its process group (tools in their own session) ends too.
+      yield* sweep(marker, graceMillis)
     })
   )
 

@@ -9,3 +9,5 @@
 export * as FakeCli from "./FakeCli.ts"
 /** A fake Anthropic Messages API (SSE) on loopback, scripted. @since 0.1.0 */
 export * as FakeModel from "./FakeModel.ts"
+/** Plays a recorded transcript as a fake CLI. @since 0.1.0 */
+export * as Replay from "./Replay.ts"

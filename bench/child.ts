@@ -1,0 +1,630 @@
+/**
+ * One benchmark measurement, in a fresh Node process (so its peak RSS is its own):
+ *
+ *   node bench/child.ts <scenario> '<json params>'
+ *
+ * Prints one JSON line `{"ok":true,...figures}` on stdout (the last line), then exits. Run by
+ * `bench/run.ts`; not a test. Scenarios:
+ *
+ * - `lib` / `raw` / `sdk`: one turn of `events` deltas on `bench/fake-cli-load.mjs`, every event
+ *   counted (the library decodes every line; raw = spawn + split + `JSON.parse`; sdk = the
+ *   official `query()` with `includePartialMessages`). `firstEventMs` is from the top of this
+ *   file (imports included) to the turn's first event.
+ * - `lib-real-start` / `sdk-real-start`: the same start-up figure on the real CLI and the fake model.
+ * - `lib-interrupt` / `sdk-interrupt` / `raw-interrupt`: the real CLI runs a 30 s Bash tool;
+ *   the time from the interrupt to the aborted `result`.
+ * - `lib-slow`: a consumer that takes `delayMs` per stream event (`consumer`: `sleep`, waiting, or
+ *   `busy`, spinning), with a Stop hook registered.
+ * - `imports`: the time of each import (`which`: `lib` or `sdk`).
+ * - `lib-many`: `sessions` concurrent sessions in one process, one turn of `events` each.
+ */
+// Node's `performance.now()` counts from the process's time origin (its start), so this
+// includes Node's own boot and every import.
+const sinceStart = (): number => performance.now()
+
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+
+const root = Path.resolve(import.meta.dirname, "..")
+const fakeCli = Path.join(root, "bench/fake-cli-load.mjs")
+const realCli = Path.join(root, "node_modules/.bin/claude")
+const SLOW_COMMAND = "node -e \"setTimeout(()=>{},30000)\""
+
+// The library as users get it: compiled JavaScript (`bench/run.ts` builds `src` into this folder
+// with tsc first). Running `src/*.ts` through Node's type stripping costs ~150 ms more at start-up.
+const dist = process.env.BENCH_DIST ?? Path.join(root, ".tmp/bench-dist")
+const loadClaude = () => import(Path.join(dist, "Claude.js")) as Promise<typeof import("../src/Claude.ts")>
+const loadHooks = () => import(Path.join(dist, "Hooks.js")) as Promise<typeof import("../src/Hooks.ts")>
+const loadFakeModel = () => import(Path.join(dist, "testing/FakeModel.js")) as Promise<typeof import("../src/testing/FakeModel.ts")>
+// The deep import (`NodeServices.layer` alone): the package's barrel loads HTTP, sockets, etc. too (~300 ms).
+const loadNodeServices = () => import("@effect/platform-node/NodeServices")
+
+const scenario = process.argv[2] ?? ""
+const params = JSON.parse(process.argv[3] ?? "{}") as {
+  readonly events?: number
+  readonly delayMs?: number
+  readonly consumer?: "sleep" | "busy"
+  readonly which?: "lib" | "sdk"
+  readonly sessions?: number
+  readonly modelEnv?: Record<string, string | null>
+  readonly cwd?: string
+}
+const events = params.events ?? 1000
+
+const peakRssMb = (): number => {
+  try {
+    const status = Fs.readFileSync("/proc/self/status", "utf8")
+    const m = /VmHWM:\s+(\d+) kB/.exec(status)
+    if (m !== null) return Number(m[1]) / 1024
+  } catch {
+    // not Linux
+  }
+  return process.resourceUsage().maxRSS / 1024
+}
+
+const report = (figures: Record<string, unknown>): void => {
+  const cpu = process.cpuUsage()
+  // CPU time of this process alone (user + system), start-up included: less sensitive to a busy
+  // machine than wall time.
+  process.stdout.write(JSON.stringify({ ok: true, ...figures, peakRssMb: peakRssMb(), cpuMs: (cpu.user + cpu.system) / 1000 }) + "\n")
+}
+
+const fakeEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
+  FAKE_CLI_EVENTS: String(events),
+  ...extra
+})
+
+// -----------------------------------------------------------------------------------------------
+// raw: the practical limit of plain Node
+// -----------------------------------------------------------------------------------------------
+
+const runRaw = (): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const child = ChildProcess.spawn(process.execPath, [fakeCli], {
+      env: { ...process.env, ...fakeEnv() },
+      stdio: ["pipe", "pipe", "inherit"]
+    })
+    let count = 0
+    let firstEventMs = -1
+    let start = 0
+    let pending: Array<Buffer> = []
+    let result: { fake_deltas_written?: number } | undefined
+    const line = (buf: Buffer, from: number, to: number) => {
+      const msg = JSON.parse(buf.toString("utf8", from, to)) as { type: string }
+      if (msg.type === "control_response") return
+      if (count === 0) {
+        firstEventMs = sinceStart()
+        start = performance.now()
+      }
+      count++
+      if (msg.type === "result") {
+        result = msg as never
+        child.stdin.end()
+      }
+    }
+    child.stdout.on("data", (chunk: Buffer) => {
+      let from = 0
+      let nl = chunk.indexOf(10)
+      if (nl !== -1 && pending.length > 0) {
+        pending.push(chunk.subarray(0, nl))
+        const whole = Buffer.concat(pending)
+        pending = []
+        line(whole, 0, whole.length)
+        from = nl + 1
+        nl = chunk.indexOf(10, from)
+      }
+      while (nl !== -1) {
+        line(chunk, from, nl)
+        from = nl + 1
+        nl = chunk.indexOf(10, from)
+      }
+      if (from < chunk.length) pending.push(chunk.subarray(from))
+    })
+    child.on("exit", () => {
+      const seconds = (performance.now() - start) / 1000
+      if (result === undefined) return reject(new Error("raw: no result"))
+      report({ count, deltas: result.fake_deltas_written, seconds, eventsPerSec: count / seconds, firstEventMs })
+      resolve()
+    })
+    child.stdin.write(JSON.stringify({ type: "control_request", request_id: "init-1", request: { subtype: "initialize" } }) + "\n")
+    child.stdin.write(JSON.stringify({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null, session_id: "" }) + "\n")
+  })
+
+// -----------------------------------------------------------------------------------------------
+// the official SDK
+// -----------------------------------------------------------------------------------------------
+
+const sdkThroughput = async (): Promise<void> => {
+  const { query } = await import("@anthropic-ai/claude-agent-sdk")
+  let count = 0
+  let firstEventMs = -1
+  let start = 0
+  let deltas = 0
+  const q = query({
+    prompt: "go",
+    options: {
+      pathToClaudeCodeExecutable: fakeCli,
+      executable: "node",
+      includePartialMessages: true,
+      env: { ...process.env, ...fakeEnv() },
+      stderr: (data) => process.stderr.write(data)
+    }
+  })
+  for await (const message of q) {
+    if (count === 0) {
+      firstEventMs = sinceStart()
+      start = performance.now()
+    }
+    count++
+    if (message.type === "result") {
+      deltas = (message as unknown as { fake_deltas_written: number }).fake_deltas_written
+      break
+    }
+  }
+  const seconds = (performance.now() - start) / 1000
+  report({ count, deltas, seconds, eventsPerSec: count / seconds, firstEventMs })
+}
+
+// -----------------------------------------------------------------------------------------------
+// the library
+// -----------------------------------------------------------------------------------------------
+
+const libThroughput = async (): Promise<void> => {
+  const NodeServices = await loadNodeServices()
+  const Effect = await import("effect/Effect")
+  const Layer = await import("effect/Layer")
+  const Stream = await import("effect/Stream")
+  const Claude = await loadClaude()
+  const layer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+  const program = Effect.gen(function*() {
+    const session = yield* Claude.open({ executable: fakeCli, env: fakeEnv() })
+    let count = 0
+    let firstEventMs = -1
+    let start = 0
+    let deltas = 0
+    yield* session.turn("go").pipe(
+      Stream.runForEach((event) =>
+        Effect.sync(() => {
+          if (count === 0) {
+            firstEventMs = sinceStart()
+            start = performance.now()
+          }
+          count++
+          if (event.type === "result") deltas = (event as unknown as { fake_deltas_written: number }).fake_deltas_written
+        })
+      )
+    )
+    const seconds = (performance.now() - start) / 1000
+    return { count, deltas, seconds, eventsPerSec: count / seconds, firstEventMs }
+  }).pipe(Effect.scoped, Effect.provide(layer))
+  report(await Effect.runPromise(program))
+}
+
+// -----------------------------------------------------------------------------------------------
+// the real CLI with the fake model (start-up, interrupt)
+// -----------------------------------------------------------------------------------------------
+
+/**
+ * The parent (`bench/run.ts`) runs the fake model (so its Effect imports do not count in this
+ * process's start-up) and passes its environment (null = remove the variable) and a fresh cwd.
+ */
+const withFakeModel = async <A>(
+  body: (env: Record<string, string | undefined>, cwd: string) => Promise<A>
+): Promise<A> => {
+  const env: Record<string, string | undefined> = {}
+  for (const [k, v] of Object.entries(params.modelEnv ?? {})) env[k] = v === null ? undefined : v
+  if (params.cwd === undefined) throw new Error("no cwd given")
+  return body(env, params.cwd)
+}
+
+const libRealStart = () =>
+  withFakeModel(async (env, cwd) => {
+    const NodeServices = await loadNodeServices()
+    const Effect = await import("effect/Effect")
+    const Layer = await import("effect/Layer")
+    const Stream = await import("effect/Stream")
+    const Claude = await loadClaude()
+    const layer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+    let firstEventMs = -1
+    await Effect.runPromise(
+      Effect.gen(function*() {
+        const session = yield* Claude.open({ executable: realCli, cwd, env, permissionMode: "bypassPermissions" })
+        yield* session.turn("Say hello").pipe(
+          Stream.runForEach(() =>
+            Effect.sync(() => {
+              if (firstEventMs < 0) firstEventMs = sinceStart()
+            })
+          )
+        )
+      }).pipe(Effect.scoped, Effect.provide(layer))
+    )
+    report({ firstEventMs })
+  })
+
+const sdkRealStart = () =>
+  withFakeModel(async (env, cwd) => {
+    const { query } = await import("@anthropic-ai/claude-agent-sdk")
+    let firstEventMs = -1
+    const q = query({
+      prompt: "Say hello",
+      options: {
+        pathToClaudeCodeExecutable: realCli,
+        cwd,
+        includePartialMessages: true,
+        permissionMode: "bypassPermissions",
+        allowDangerouslySkipPermissions: true,
+        env: { ...process.env, ...env }
+      }
+    })
+    for await (const message of q) {
+      if (firstEventMs < 0) firstEventMs = sinceStart()
+      if (message.type === "result") break
+    }
+    report({ firstEventMs })
+  })
+
+/** The library: interrupt the consuming fiber once the Bash tool runs; time to the aborted result. */
+const libInterrupt = () =>
+  withFakeModel(async (env, cwd) => {
+    const NodeServices = await loadNodeServices()
+    const Effect = await import("effect/Effect")
+    const Fiber = await import("effect/Fiber")
+    const Layer = await import("effect/Layer")
+    const Stream = await import("effect/Stream")
+    const Claude = await loadClaude()
+    const layer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+    const figures = await Effect.runPromise(
+      Effect.gen(function*() {
+        const session = yield* Claude.open({ executable: realCli, cwd, env, permissionMode: "bypassPermissions" })
+        let sawTool = false
+        let resultAt = 0
+        let terminal: unknown
+        const results = yield* session.events.pipe(
+          Stream.filter((e) => e.type === "result"),
+          Stream.runHead,
+          Effect.tap((r) =>
+            Effect.sync(() => {
+              resultAt = performance.now()
+              terminal = r._tag === "Some" ? (r.value as { terminal_reason?: unknown }).terminal_reason : undefined
+            })
+          ),
+          Effect.forkChild
+        )
+        const fiber = yield* session.turn("run the slow command").pipe(
+          Stream.runForEach((e) => Effect.sync(() => e.type === "assistant" && (sawTool = true))),
+          Effect.forkChild
+        )
+        while (!sawTool) yield* Effect.sleep("10 millis")
+        yield* Effect.sleep("500 millis") // the tool process is running
+        const before = performance.now()
+        yield* Fiber.interrupt(fiber)
+        const returnedMs = performance.now() - before
+        yield* Fiber.join(results)
+        return { interruptToResultMs: resultAt - before, interruptReturnedMs: returnedMs, terminal }
+      }).pipe(Effect.scoped, Effect.provide(layer))
+    )
+    report(figures)
+  })
+
+const sdkInterrupt = () =>
+  withFakeModel(async (env, cwd) => {
+    const { query } = await import("@anthropic-ai/claude-agent-sdk")
+    const input: Array<unknown> = []
+    let wake: (() => void) | undefined
+    let done = false
+    // Streaming input mode (interrupt() needs it): one user message, then open until the end.
+    async function* prompt() {
+      yield { type: "user" as const, message: { role: "user" as const, content: "run the slow command" }, parent_tool_use_id: null, session_id: "" }
+      while (!done) await new Promise<void>((r) => (wake = r))
+      void input
+    }
+    const q = query({
+      prompt: prompt(),
+      options: {
+        pathToClaudeCodeExecutable: realCli,
+        cwd,
+        includePartialMessages: true,
+        permissionMode: "bypassPermissions",
+        allowDangerouslySkipPermissions: true,
+        env: { ...process.env, ...env }
+      }
+    })
+    let before = 0
+    let figures: Record<string, unknown> = {}
+    for await (const message of q) {
+      if (message.type === "assistant" && before === 0) {
+        before = -1
+        setTimeout(() => {
+          before = performance.now()
+          void q.interrupt().then(() => (figures.interruptReturnedMs = performance.now() - before))
+        }, 500)
+      }
+      if (message.type === "result") {
+        figures = { ...figures, interruptToResultMs: performance.now() - before, terminal: (message as { terminal_reason?: unknown }).terminal_reason }
+        break
+      }
+    }
+    done = true
+    wake?.()
+    q.close()
+    report(figures)
+  })
+
+/** The CLI's own: write `interrupt` on its stdin, time to the `result` line on its stdout. */
+const rawInterrupt = () =>
+  withFakeModel((env, cwd) =>
+    new Promise<void>((resolve, reject) => {
+      const child = ChildProcess.spawn(realCli, [
+        "--output-format", "stream-json", "--input-format", "stream-json", "--verbose",
+        "--include-partial-messages", "--permission-mode", "bypassPermissions", "--allow-dangerously-skip-permissions"
+      ], { cwd, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "ignore"], detached: true })
+      let buffer = ""
+      let before = 0
+      let responseMs = -1
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, "SIGKILL")
+        } catch {
+          // gone
+        }
+        reject(new Error("raw interrupt: no result within 20 s"))
+      }, 20_000)
+      child.stdout.setEncoding("utf8")
+      child.stdout.on("data", (chunk: string) => {
+        buffer += chunk
+        let nl: number
+        while ((nl = buffer.indexOf("\n")) !== -1) {
+          const text = buffer.slice(0, nl)
+          buffer = buffer.slice(nl + 1)
+          if (text.trim() === "") continue
+          const msg = JSON.parse(text) as { type: string; response?: { request_id?: string }; terminal_reason?: string }
+          if (msg.type === "assistant" && before === 0) {
+            before = -1
+            setTimeout(() => {
+              before = performance.now()
+              child.stdin.write(JSON.stringify({ type: "control_request", request_id: "int-1", request: { subtype: "interrupt" } }) + "\n")
+            }, 500)
+          }
+          if (msg.type === "control_response" && msg.response?.request_id === "int-1") responseMs = performance.now() - before
+          if (msg.type === "result") {
+            const ms = performance.now() - before
+            clearTimeout(timer)
+            child.on("exit", () => {
+              report({ interruptToResultMs: ms, interruptResponseMs: responseMs, terminal: msg.terminal_reason })
+              resolve()
+            })
+            child.stdin.end()
+            setTimeout(() => {
+              try {
+                process.kill(-child.pid!, "SIGTERM")
+              } catch {
+                // gone
+              }
+            }, 3000).unref()
+          }
+        }
+      })
+      child.stdin.write(JSON.stringify({ type: "control_request", request_id: "init-1", request: { subtype: "initialize" } }) + "\n")
+      child.stdin.write(JSON.stringify({ type: "user", message: { role: "user", content: "run the slow command" }, parent_tool_use_id: null, session_id: "" }) + "\n")
+    })
+  )
+
+// -----------------------------------------------------------------------------------------------
+// slow consumer, many sessions
+// -----------------------------------------------------------------------------------------------
+
+const busyWait = (ms: number): void => {
+  const until = performance.now() + ms
+  while (performance.now() < until) {
+    // spin: the consumer's own work
+  }
+}
+
+const libSlow = async (): Promise<void> => {
+  const NodeServices = await loadNodeServices()
+  const Effect = await import("effect/Effect")
+  const Layer = await import("effect/Layer")
+  const Stream = await import("effect/Stream")
+  const Claude = await loadClaude()
+  const { Hooks } = await loadHooks()
+  const delayMs = params.delayMs ?? 1
+  let hookAnsweredAt = 0
+  const hooks = Hooks.layer(Hooks.on("Stop", () =>
+    Effect.sync(() => {
+      hookAnsweredAt = performance.now()
+      return Hooks.allow()
+    })))
+  const layer = Layer.mergeAll(Claude.layer.pipe(Layer.provide(NodeServices.layer)), hooks)
+  const figures = await Effect.runPromise(
+    Effect.gen(function*() {
+      const session = yield* Claude.open({ executable: fakeCli, env: fakeEnv({ FAKE_CLI_STOP_HOOK: "1" }) })
+      let count = 0
+      let lastDeltaSeenAt = 0
+      let result: Record<string, unknown> | undefined
+      const start = performance.now()
+      // "sleep": the consumer waits (I/O-like work, the event loop stays free); "busy": it spins
+      // (CPU-bound work on the one JS thread, which holds back everything else in the process).
+      const work = params.consumer === "busy"
+        ? Effect.sync(() => busyWait(delayMs))
+        : Effect.sleep(`${delayMs} millis`)
+      yield* session.turn("go").pipe(
+        Stream.runForEach((event) => {
+          count++
+          if (event.type === "result") result = event as unknown as Record<string, unknown>
+          if (event.type !== "stream_event") return Effect.void
+          return Effect.andThen(work, Effect.sync(() => {
+            lastDeltaSeenAt = performance.now()
+          }))
+        })
+      )
+      return {
+        count,
+        seconds: (performance.now() - start) / 1000,
+        stopHookWaitMs: result?.stop_hook_wait_ms,
+        stopHookAnswer: result?.stop_hook_answer,
+        // > 0: the hook was answered before the consumer had read the last delta (never stalled behind it)
+        hookAnsweredBeforeConsumerMs: hookAnsweredAt === 0 ? null : lastDeltaSeenAt - hookAnsweredAt
+      }
+    }).pipe(Effect.scoped, Effect.provide(layer))
+  )
+  report(figures)
+}
+
+/** The SDK with the same slow consumer and a Stop hook. */
+const sdkSlow = async (): Promise<void> => {
+  const { query } = await import("@anthropic-ai/claude-agent-sdk")
+  const delayMs = params.delayMs ?? 1
+  let hookAnsweredAt = 0
+  let count = 0
+  let lastDeltaSeenAt = 0
+  let result: Record<string, unknown> | undefined
+  const start = performance.now()
+  const q = query({
+    prompt: "go",
+    options: {
+      pathToClaudeCodeExecutable: fakeCli,
+      executable: "node",
+      includePartialMessages: true,
+      env: { ...process.env, ...fakeEnv({ FAKE_CLI_STOP_HOOK: "1" }) },
+      hooks: {
+        Stop: [{
+          hooks: [async () => {
+            hookAnsweredAt = performance.now()
+            return {}
+          }]
+        }]
+      }
+    }
+  })
+  for await (const message of q) {
+    count++
+    if (message.type === "stream_event") {
+      if (params.consumer === "busy") busyWait(delayMs)
+      else await new Promise((r) => setTimeout(r, delayMs))
+      lastDeltaSeenAt = performance.now()
+    }
+    if (message.type === "result") {
+      result = message as unknown as Record<string, unknown>
+      break
+    }
+  }
+  report({
+    count,
+    seconds: (performance.now() - start) / 1000,
+    stopHookWaitMs: result?.stop_hook_wait_ms,
+    stopHookAnswer: result?.stop_hook_answer,
+    hookAnsweredBeforeConsumerMs: hookAnsweredAt === 0 ? null : lastDeltaSeenAt - hookAnsweredAt
+  })
+}
+
+const libMany = async (): Promise<void> => {
+  const NodeServices = await loadNodeServices()
+  const Effect = await import("effect/Effect")
+  const Layer = await import("effect/Layer")
+  const Stream = await import("effect/Stream")
+  const Claude = await loadClaude()
+  const layer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+  const sessions = params.sessions ?? 50
+  const pids: Array<number> = []
+  const start = performance.now()
+  const counts = await Effect.runPromise(
+    Effect.forEach(
+      Array.from({ length: sessions }, (_, i) => i),
+      () =>
+        Effect.gen(function*() {
+          const session = yield* Claude.open({ executable: fakeCli, env: fakeEnv() })
+          if (session.pid !== undefined) pids.push(session.pid)
+          let count = 0
+          let completed = false
+          yield* session.turn("go").pipe(
+            Stream.runForEach((event) =>
+              Effect.sync(() => {
+                count++
+                if (event.type === "result" && event.subtype === "success") completed = true
+              })
+            )
+          )
+          return { count, completed }
+        }).pipe(Effect.scoped),
+      { concurrency: "unbounded" }
+    ).pipe(Effect.provide(layer))
+  )
+  const seconds = (performance.now() - start) / 1000
+  const total = counts.reduce((n, c) => n + c.count, 0)
+  const alive = pids.filter((pid) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  })
+  report({
+    sessions,
+    completed: counts.filter((c) => c.completed).length,
+    total,
+    seconds,
+    eventsPerSec: total / seconds,
+    childrenAliveAfter: alive.length
+  })
+}
+
+/** Where start-up goes: each import's time, in this order, in a fresh process. */
+const imports = async (): Promise<void> => {
+  const lap = (() => {
+    let last = performance.now()
+    return () => {
+      const now = performance.now()
+      const d = now - last
+      last = now
+      return d
+    }
+  })()
+  const figures: Record<string, number> = { bootMs: performance.now() }
+  lap()
+  if (params.which === "sdk") {
+    await import("@anthropic-ai/claude-agent-sdk")
+    figures.sdkMs = lap()
+  } else {
+    await import("effect/Effect")
+    figures.effectMs = lap()
+    await import("@effect/platform-node/NodeChildProcessSpawner")
+    await import("@effect/platform-node/NodeFileSystem")
+    await import("@effect/platform-node/NodePath")
+    figures.spawnerFsPathMs = lap()
+    await loadNodeServices()
+    figures.restOfNodeServicesMs = lap()
+    await loadClaude()
+    figures.libraryMs = lap()
+  }
+  report(figures)
+}
+
+const scenarios: Record<string, () => Promise<void>> = {
+  lib: libThroughput,
+  raw: runRaw,
+  sdk: sdkThroughput,
+  "lib-real-start": libRealStart,
+  "sdk-real-start": sdkRealStart,
+  "lib-interrupt": libInterrupt,
+  "sdk-interrupt": sdkInterrupt,
+  "raw-interrupt": rawInterrupt,
+  "lib-slow": libSlow,
+  "sdk-slow": sdkSlow,
+  "lib-many": libMany,
+  imports
+}
+
+const main = scenarios[scenario]
+if (main === undefined) {
+  process.stderr.write(`unknown scenario ${scenario}; one of ${Object.keys(scenarios).join(", ")}\n`)
+  process.exit(2)
+}
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stdout.write(JSON.stringify({ ok: false, error: String(error instanceof Error ? error.stack : error) }) + "\n")
+    process.exit(1)
+  }
+)

@@ -1,0 +1,77 @@
+/**
+ * What every example shares: the real process transport, and a fake model for the real CLI
+ * (the pinned `node_modules/.bin/claude`) in a fresh HOME and working directory, so that the
+ * examples run with no network and no credentials and never touch your own `~/.claude`.
+ *
+ * In your own program you would only keep `processLayer` and pass your own options.
+ */
+import { NodeServices } from "@effect/platform-node"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as Claude from "../src/Claude.ts"
+import * as FakeModel from "../src/testing/FakeModel.ts"
+
+/** Sessions spawn the real `claude` process, through Node's child process spawner. */
+export const processLayer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+
+/** The pinned CLI of this repository (the `@anthropic-ai/claude-code` devDependency). */
+export const cliPath: string = Path.resolve(import.meta.dirname, "../node_modules/.bin/claude")
+
+/** True when this process runs as root (the CLI then wants `IS_SANDBOX=1` for bypassPermissions). */
+export const isRoot: boolean = typeof process.getuid === "function" && process.getuid() === 0
+
+/** A fresh temporary directory, removed with everything in it when the scope closes. */
+export const tempDir = (prefix: string): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), prefix))),
+    (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+  )
+
+/** A fake model, and session options pointing the real CLI at it. */
+export interface FakeSetup {
+  readonly model: FakeModel.Server
+  /** The fresh HOME of the CLI (removed when the scope closes). */
+  readonly home: string
+  /** The fresh working directory of the CLI (removed when the scope closes). */
+  readonly cwd: string
+  readonly options: Claude.SessionOptions
+}
+
+/**
+ * Starts a fake Anthropic Messages API on 127.0.0.1 playing `script`, and gives the options of a
+ * session whose CLI talks to it, in a fresh HOME and cwd. `IS_SANDBOX=1` is set only as root.
+ */
+export const fakeModel = (
+  script: FakeModel.Script,
+  extra: Partial<Claude.SessionOptions> = {}
+): Effect.Effect<FakeSetup, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const model = yield* FakeModel.make(script)
+    const home = yield* tempDir("ecc-example-home-")
+    const cwd = yield* tempDir("ecc-example-cwd-")
+    const options: Claude.SessionOptions = {
+      executable: cliPath,
+      cwd,
+      ...extra,
+      env: {
+        ...model.cliEnvironment(home),
+        IS_SANDBOX: isRoot ? "1" : undefined,
+        ...extra.env
+      }
+    }
+    return { model, home, cwd, options }
+  })
+
+/** The text of every `text_delta` in these events, joined: what was streamed. */
+export const streamedText = (events: ReadonlyArray<Claude.Event>): string =>
+  events.flatMap((event) => {
+    if (event.type !== "stream_event") return []
+    const e = event.event as { readonly type?: unknown; readonly delta?: { readonly type?: unknown; readonly text?: unknown } }
+    return e.type === "content_block_delta" && e.delta?.type === "text_delta" && typeof e.delta.text === "string"
+      ? [e.delta.text]
+      : []
+  }).join("")

@@ -1,0 +1,301 @@
+/**
+ * Transcripts: every line a session writes and reads (but `stream_event`s), one JSON line each,
+ * `{"dir":"send"|"recv","msg":...}`, for debugging, for bug reports and for replay
+ * (`Replay.layer` from `effect-claude-code/testing`).
+ *
+ * ```ts
+ * const recorder = yield* Transcript.toFile("session.ndjson")
+ * const session = yield* Claude.open({ transcript: recorder })
+ * ```
+ *
+ * Recording never slows the session: `record` only enqueues (unbounded), and a fiber writes.
+ * The account e-mail from the `initialize` answer is replaced with `[redacted]` in every line;
+ * lines are held back until that answer is seen (or the recorder closes), so even the lines
+ * written before it are redacted. A failing sink never ends the session: the failure is logged
+ * and kept in `failure`, and the lines after it are dropped. Closing the scope flushes what is
+ * queued, waiting at most `flushTimeout`.
+ *
+ * @since 0.1.0
+ */
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import type * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Sink from "effect/Sink"
+import * as Stream from "effect/Stream"
+import type { Recorder } from "./Claude.ts"
+import * as ClaudeError from "./ClaudeError.ts"
+
+/**
+ * One line of a transcript.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const Line = Schema.Struct({
+  dir: Schema.Literals(["send", "recv"]),
+  msg: Schema.Unknown
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Line = typeof Line.Type
+
+/**
+ * A recorder for `SessionOptions.transcript`, with the recording's failure, if any.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TranscriptRecorder extends Recorder {
+  /**
+   * `Some(TranscriptFailed)` once the sink has failed (or the flush at close timed out). The
+   * session is never failed by it; look here to know whether the transcript is complete.
+   */
+  readonly failure: Effect.Effect<Option.Option<ClaudeError.ClaudeError>>
+}
+
+/**
+ * Options of a recorder.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface RecorderOptions {
+  /** How long closing the scope waits for the queued lines to be written. Default 5 seconds. */
+  readonly flushTimeout?: Duration.Input | undefined
+}
+
+/** The text replacing the account e-mail. */
+const REDACTED = "[redacted]"
+
+interface Entry {
+  readonly dir: "send" | "recv"
+  readonly msg: unknown
+}
+
+type Holder = { readonly type?: unknown; readonly request?: unknown; readonly response?: unknown }
+
+const initializeRequestId = (message: unknown): string | undefined => {
+  const m = message as Holder | null
+  if (m === null || typeof m !== "object" || m.type !== "control_request") return undefined
+  const request = m.request as { subtype?: unknown } | null
+  const id = (m as { request_id?: unknown }).request_id
+  return request !== null && typeof request === "object" && request.subtype === "initialize" && typeof id === "string"
+    ? id
+    : undefined
+}
+
+/** `Some(email or undefined)` when `message` answers the initialize request `id`. */
+const initializeAnswer = (message: unknown, ids: ReadonlySet<string>): Option.Option<string | undefined> => {
+  const m = message as Holder | null
+  if (m === null || typeof m !== "object" || m.type !== "control_response") return Option.none()
+  const response = m.response as { request_id?: unknown; response?: unknown } | null
+  if (response === null || typeof response !== "object" || typeof response.request_id !== "string") return Option.none()
+  if (!ids.has(response.request_id)) return Option.none()
+  const account = (response.response as { account?: unknown } | null | undefined)?.account as
+    | { email?: unknown }
+    | null
+    | undefined
+  const email = account?.email
+  return Option.some(typeof email === "string" && email.length > 0 ? email : undefined)
+}
+
+/**
+ * The redacting line encoder: turns entries into lines, holding them back until the e-mail of
+ * the `initialize` answer is known (or known absent). `finish` releases what is held.
+ */
+const makeEncoder = () => {
+  const initializeIds = new Set<string>()
+  let settled = false
+  let needle: string | undefined
+  const held: Array<Entry> = []
+  const encode = (entry: Entry): string => {
+    const line = JSON.stringify({ dir: entry.dir, msg: entry.msg }) + "\n"
+    return needle === undefined ? line : line.split(needle).join(REDACTED)
+  }
+  return {
+    push: (entry: Entry): ReadonlyArray<string> => {
+      if (settled) return [encode(entry)]
+      if (entry.dir === "send") {
+        const id = initializeRequestId(entry.msg)
+        if (id !== undefined) initializeIds.add(id)
+      }
+      held.push(entry)
+      if (entry.dir === "recv") {
+        const answer = initializeAnswer(entry.msg, initializeIds)
+        if (Option.isSome(answer)) {
+          settled = true
+          // The e-mail as it appears inside a JSON string (JSON escapes are per character).
+          needle = answer.value === undefined ? undefined : JSON.stringify(answer.value).slice(1, -1)
+          return held.splice(0).map(encode)
+        }
+      }
+      return []
+    },
+    finish: (): ReadonlyArray<string> => held.splice(0).map(encode)
+  }
+}
+
+const transcriptFailed = (description: string) =>
+  ClaudeError.make(new ClaudeError.TranscriptFailed({ description }))
+
+const describe = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error) ?? String(error)
+
+/**
+ * A recorder writing lines (each ending with `\n`) into `sink`. The sink runs in a fiber of the
+ * scope; closing the scope ends the queue and waits (at most `flushTimeout`) for the sink to
+ * finish. A failure of the sink is logged and kept in `failure` as `TranscriptFailed`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toSink: <E>(
+  sink: Sink.Sink<void, string, never, E>,
+  options?: RecorderOptions
+) => Effect.Effect<TranscriptRecorder, ClaudeError.ClaudeError, Scope.Scope> = Effect.fn("Transcript.toSink")(
+  function*<E>(sink: Sink.Sink<void, string, never, E>, options?: RecorderOptions) {
+    const queue = yield* Queue.unbounded<Entry, Cause.Done>()
+    const encoder = makeEncoder()
+    let failure: ClaudeError.ClaudeError | undefined
+    const fail = (error: ClaudeError.ClaudeError) =>
+      Effect.suspend(() => {
+        failure ??= error
+        Queue.shutdownUnsafe(queue)
+        return Effect.logWarning("the transcript is incomplete", error)
+      })
+
+    const writer = yield* Stream.fromQueue(queue).pipe(
+      Stream.map(encoder.push),
+      Stream.concat(Stream.suspend(() => Stream.succeed(encoder.finish()))),
+      Stream.flattenIterable,
+      Stream.run(sink),
+      Effect.catchCause((cause) => {
+        const error = causeError(cause)
+        return fail(
+          ClaudeError.isClaudeError(error) && error.reason._tag === "TranscriptFailed"
+            ? error
+            : transcriptFailed(describe(error))
+        )
+      }),
+      Effect.forkDetach
+    )
+
+    const flushTimeout = Duration.fromInputUnsafe(options?.flushTimeout ?? "5 seconds")
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        Queue.endUnsafe(queue)
+        const done = yield* Fiber.await(writer).pipe(Effect.timeoutOption(flushTimeout))
+        if (Option.isNone(done)) {
+          yield* Fiber.interrupt(writer)
+          yield* fail(transcriptFailed(`writing the transcript did not finish within ${Duration.format(flushTimeout)}`))
+        }
+      })
+    )
+
+    const recorder: TranscriptRecorder = {
+      record: (dir, msg) => {
+        if (dir === "recv" && (msg as { type?: unknown } | null)?.type === "stream_event") return
+        Queue.offerUnsafe(queue, { dir, msg })
+      },
+      failure: Effect.sync(() => Option.fromUndefinedOr(failure))
+    }
+    return recorder
+  }
+)
+
+const causeError = (cause: Cause.Cause<unknown>): unknown => {
+  for (const reason of cause.reasons) {
+    if (reason._tag === "Fail") return reason.error
+    if (reason._tag === "Die") return reason.defect
+  }
+  return "interrupted"
+}
+
+/**
+ * A recorder writing to the file at `path` (created or truncated; its directory is created).
+ * Fails with `TranscriptFailed` when the file cannot be opened.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toFile: (
+  path: string,
+  options?: RecorderOptions
+) => Effect.Effect<TranscriptRecorder, ClaudeError.ClaudeError, Scope.Scope> = Effect.fn("Transcript.toFile")(
+  function*(path: string, options?: RecorderOptions) {
+    const handle = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          await Fs.promises.mkdir(Path.dirname(path), { recursive: true })
+          return await Fs.promises.open(path, "w")
+        },
+        catch: (error) => transcriptFailed(`cannot open ${path}: ${describe(error)}`)
+      }),
+      (handle) => Effect.promise(() => handle.close()).pipe(Effect.ignore)
+    )
+    const sink = Sink.forEachArray((lines: ReadonlyArray<string>) =>
+      Effect.tryPromise({
+        try: () => handle.write(lines.join("")),
+        catch: (error) => transcriptFailed(`cannot write ${path}: ${describe(error)}`)
+      })
+    )
+    return yield* toSink(sink, options)
+  }
+)
+
+/**
+ * Parses transcript text (NDJSON; blank lines are skipped). Fails with `InvalidInput` on a line
+ * that is not a transcript line.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const parse = (text: string): Effect.Effect<ReadonlyArray<Line>, ClaudeError.ClaudeError> =>
+  Effect.suspend(() => {
+    const lines: Array<Line> = []
+    const decode = Schema.decodeUnknownOption(Line)
+    for (const [index, raw] of text.split("\n").entries()) {
+      if (raw.trim() === "") continue
+      let json: unknown
+      try {
+        json = JSON.parse(raw)
+      } catch {
+        json = undefined
+      }
+      const line = decode(json)
+      if (Option.isNone(line)) {
+        return Effect.fail(ClaudeError.make(
+          new ClaudeError.InvalidInput({ description: `transcript line ${index + 1} is not {"dir","msg"}: ${raw.slice(0, 200)}` })
+        ))
+      }
+      lines.push(line.value)
+    }
+    return Effect.succeed(lines)
+  })
+
+/**
+ * Reads and parses the transcript file at `path`.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const read: (path: string) => Effect.Effect<ReadonlyArray<Line>, ClaudeError.ClaudeError> = Effect.fn(
+  "Transcript.read"
+)(function*(path: string) {
+  const text = yield* Effect.tryPromise({
+    try: () => Fs.promises.readFile(path, "utf8"),
+    catch: (error) =>
+      ClaudeError.make(new ClaudeError.InvalidInput({ description: `cannot read ${path}: ${describe(error)}` }))
+  })
+  return yield* parse(text)
+})

@@ -1,0 +1,179 @@
+/**
+ * Transcript replay: a `Transport` layer that plays a recorded transcript (`Transcript.toFile`)
+ * as a fake CLI, so a program recorded once against the real CLI runs again without it.
+ *
+ * How it plays: the `recv` lines are written in their recorded order; each waits until every
+ * `send` recorded before it has been matched by a line the library wrote. A line the library
+ * writes matches the first expected `send` not matched yet with the same key, ids, uuids and
+ * timestamps aside:
+ * - a `control_request` by its `subtype` (its `request_id` is mapped, so the recorded
+ *   `control_response`s are rewritten to the library's id);
+ * - a `control_response` (the library answering the CLI) by its `request_id` (the CLI's requests
+ *   are played with their recorded ids) and its `subtype`;
+ * - a `user` turn by its content (text and images);
+ * - anything else by its `type`.
+ * Lines recorded before the first `send` (the CLI starts its MCP servers first) are played at
+ * once. A line that matches nothing fails the replay with `ReplayMismatch { expected, actual }`:
+ * the `send` that wrote it fails with it, the "process" exits with code 1 and the mismatch on
+ * its stderr, and the session's reader fails with it, so the running turn and the pending
+ * control requests fail with that reason.
+ *
+ * The program must write what the recorded one wrote, in an order the recording allows: a
+ * program that waits for a line the recording only has after a later `send` (awaiting
+ * `initializeResult` before the first turn, when the recorded program sent the turn at once)
+ * waits for it until its own deadline. At stdin EOF the playable lines are written and stdout
+ * ends (exit code 0); lines gated by `send`s that never came are not played.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import * as ClaudeError from "../ClaudeError.ts"
+import * as Transcript from "../Transcript.ts"
+import { type Connection, type ExitStatus, Transport } from "../Transport.ts"
+
+type Json = Record<string, unknown>
+
+const asRecord = (u: unknown): Json => (u !== null && typeof u === "object" ? u as Json : {})
+
+/** The key a `send` is matched by. */
+const sendKey = (message: unknown): string => {
+  const m = asRecord(message)
+  switch (m.type) {
+    case "control_request":
+      return `control_request/${String(asRecord(m.request).subtype)}`
+    case "control_response": {
+      const response = asRecord(m.response)
+      return `control_response/${String(response.request_id)}/${String(response.subtype)}`
+    }
+    case "control_cancel_request":
+      return "control_cancel_request"
+    case "user":
+      return `user/${JSON.stringify(asRecord(m.message).content)}`
+    default:
+      return String(m.type)
+  }
+}
+
+const encoder = new TextEncoder()
+
+const show = (message: unknown): string => {
+  const text = JSON.stringify(message) ?? String(message)
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text
+}
+
+const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
+  Effect.gen(function*() {
+    const stdout = yield* Queue.unbounded<Uint8Array, ClaudeError.ClaudeError | Cause.Done>()
+    const exited = yield* Deferred.make<ExitStatus>()
+    const matched = lines.map(() => false)
+    // Recorded request ids of the library's control requests → the ids the library used now.
+    const requestIds = new Map<string, string>()
+    let nextRecv = 0
+    let inputEnded = false
+    let failed: ClaudeError.ClaudeError | undefined
+
+    const rewrite = (message: unknown): unknown => {
+      const m = asRecord(message)
+      if (m.type !== "control_response") return message
+      const response = asRecord(m.response)
+      const id = requestIds.get(String(response.request_id))
+      return id === undefined ? message : { ...m, response: { ...response, request_id: id } }
+    }
+
+    /** Writes every `recv` line whose earlier `send`s are all matched. */
+    const play = () => {
+      while (nextRecv < lines.length) {
+        const line = lines[nextRecv]!
+        if (line.dir === "send") {
+          if (!matched[nextRecv]) break
+          nextRecv++
+          continue
+        }
+        Queue.offerUnsafe(stdout, encoder.encode(JSON.stringify(rewrite(line.msg)) + "\n"))
+        nextRecv++
+      }
+      // Everything played and nothing more is expected: the recorded CLI is done, once stdin ends.
+      if (nextRecv >= lines.length && inputEnded) {
+        Queue.endUnsafe(stdout)
+        Deferred.doneUnsafe(exited, Effect.succeed({ code: 0, signal: null, stderrTail: "" }))
+      }
+    }
+
+    const mismatch = (actual: unknown): ClaudeError.ClaudeError => {
+      const expected = lines.findIndex((line, i) => line.dir === "send" && !matched[i])
+      const error = ClaudeError.make(
+        new ClaudeError.ReplayMismatch({
+          expected: expected === -1 ? "(the transcript expects no more lines)" : show(lines[expected]!.msg),
+          actual: show(actual)
+        })
+      )
+      failed = error
+      Queue.failCauseUnsafe(stdout, Cause.fail(error))
+      Deferred.doneUnsafe(exited, Effect.succeed({ code: 1, signal: null, stderrTail: error.message }))
+      return error
+    }
+
+    const endInput = Effect.sync(() => {
+      if (inputEnded) return
+      inputEnded = true
+      if (Deferred.isDoneUnsafe(exited)) return
+      play()
+      // Lines gated by sends that will never come are not played: the recorded CLI is gone.
+      Queue.endUnsafe(stdout)
+      Deferred.doneUnsafe(exited, Effect.succeed({ code: 0, signal: null, stderrTail: "" }))
+    })
+    yield* Effect.addFinalizer(() => endInput)
+
+    play()
+
+    const connection: Connection = {
+      pid: undefined,
+      incoming: Stream.fromQueue(stdout),
+      send: (line) =>
+        Effect.suspend(() => {
+          if (failed !== undefined) return Effect.fail(failed)
+          if (inputEnded || Deferred.isDoneUnsafe(exited)) {
+            return Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "send" })))
+          }
+          const message = JSON.parse(line) as unknown
+          const key = sendKey(message)
+          const index = lines.findIndex((l, i) => l.dir === "send" && !matched[i] && sendKey(l.msg) === key)
+          if (index === -1) return Effect.fail(mismatch(message))
+          matched[index] = true
+          const m = asRecord(message)
+          if (m.type === "control_request") {
+            const recorded = asRecord(lines[index]!.msg).request_id
+            if (typeof recorded === "string" && typeof m.request_id === "string") requestIds.set(recorded, m.request_id)
+          }
+          play()
+          return Effect.void
+        }),
+      endInput,
+      exit: Deferred.await(exited)
+    }
+    return connection
+  })
+
+/**
+ * A `Transport` that plays a transcript: a file path (read when a session opens) or the lines.
+ * Every session opened with it replays the transcript from its start.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (transcript: string | ReadonlyArray<Transcript.Line>): Layer.Layer<Transport> =>
+  Layer.succeed(
+    Transport,
+    Transport.of({
+      open: (_spec) =>
+        Effect.flatMap(
+          typeof transcript === "string" ? Transcript.read(transcript) : Effect.succeed(transcript),
+          makeConnection
+        )
+    })
+  )

@@ -1,0 +1,457 @@
+/**
+ * Hooks against the real CLI (the pinned devDependency) and the fake Messages API: the `Hooks`
+ * service provided through layers, registered in `initialize`, answered over `hook_callback`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
+import * as Stream from "effect/Stream"
+import * as Claude from "../src/Claude.ts"
+import * as HookEvents from "../src/HookEvents.ts"
+import { Hooks } from "../src/Hooks.ts"
+import * as FakeModel from "../src/testing/FakeModel.ts"
+import { live, processLayer } from "./support/live.ts"
+
+const bash = (command: string) => FakeModel.toolUse("Bash", { command, description: "hook test" })
+
+/** Every text of a request message's content, system reminders included. */
+const contentText = (content: FakeModel.RequestMessage["content"]): string =>
+  typeof content === "string"
+    ? content
+    : content.flatMap((block) => block.type === "text" && typeof block.text === "string" ? [block.text] : []).join("\n")
+
+const messagesText = (request: FakeModel.RecordedRequest, role: string): string =>
+  request.messages.filter((m) => m.role === role).map((m) => contentText(m.content)).join("\n")
+
+/** The `role: "system"` entries the CLI puts in `messages` (environment, hook contexts). */
+const systemMessagesText = (request: FakeModel.RecordedRequest): string => messagesText(request, "system")
+
+const userMessagesText = (request: FakeModel.RecordedRequest): string => messagesText(request, "user")
+
+const resultsOf = (events: ReadonlyArray<Claude.Event>): ReadonlyArray<Claude.TurnResult> =>
+  events.filter((e): e is Claude.TurnResult => e.type === "result")
+
+/** The tool_result blocks of the `user` events of a turn, as JSON text. */
+const toolResultLines = (events: ReadonlyArray<Claude.Event>): ReadonlyArray<string> =>
+  events.filter((e) => e.type === "user").map((e) => JSON.stringify(e)).filter((line) => line.includes("tool_result"))
+
+/** A transcript recorder keeping every line both ways. */
+const recorder = () => {
+  const lines: Array<{ readonly direction: "send" | "recv"; readonly message: Record<string, unknown> }> = []
+  const record: Claude.Recorder["record"] = (direction, message) => {
+    lines.push({ direction, message: message as Record<string, unknown> })
+  }
+  return { lines, transcript: { record } }
+}
+
+/** A logger keeping the messages of warnings (and worse), instead of printing them. */
+const warningLog = () => {
+  const messages: Array<string> = []
+  const logger = Logger.make((options) => {
+    if (options.logLevel === "Warn" || options.logLevel === "Error") {
+      messages.push(Array.isArray(options.message) ? options.message.map(String).join(" ") : String(options.message))
+    }
+  })
+  return { messages, logger }
+}
+
+class HookBoom extends Data.TaggedError("HookBoom")<{ readonly detail: string }> {}
+
+const wait = <A, E>(deferred: Deferred.Deferred<A, E>, what: string) =>
+  Deferred.await(deferred).pipe(
+    Effect.timeoutOrElse({ duration: "30 seconds", orElse: () => Effect.die(new Error(`timed out waiting for ${what}`)) })
+  )
+
+const baseInput = { session_id: "s", transcript_path: "/t.jsonl", cwd: "/w" } as const
+
+describe("hook schemas for values and events of later CLIs (no CLI)", () => {
+  it.effect("SessionStart.source and PreCompact/PostCompact.trigger accept unknown strings (known ones too); non-strings fail", () =>
+    Effect.gen(function*() {
+      const seen: Array<string> = []
+      const bound = Hooks.bind(
+        yield* Hooks.register(
+          Hooks.on("SessionStart", (input) => Effect.sync(() => (seen.push(`SessionStart ${input.source}`), {}))),
+          Hooks.on("PreCompact", (input) => Effect.sync(() => (seen.push(`PreCompact ${input.trigger}`), {}))),
+          Hooks.on("PostCompact", (input) => Effect.sync(() => (seen.push(`PostCompact ${input.trigger}`), {})))
+        )
+      )
+      yield* bound.dispatch("hook_0", { ...baseInput, hook_event_name: "SessionStart", source: "teleport" }, undefined)
+      yield* bound.dispatch("hook_0", { ...baseInput, hook_event_name: "SessionStart", source: "compact" }, undefined)
+      yield* bound.dispatch(
+        "hook_1",
+        { ...baseInput, hook_event_name: "PreCompact", trigger: "scheduled", custom_instructions: null },
+        undefined
+      )
+      yield* bound.dispatch(
+        "hook_2",
+        { ...baseInput, hook_event_name: "PostCompact", trigger: "scheduled", compact_summary: "sum" },
+        undefined
+      )
+      assert.deepStrictEqual(seen, [
+        "SessionStart teleport",
+        "SessionStart compact",
+        "PreCompact scheduled",
+        "PostCompact scheduled"
+      ])
+      const bad = yield* Effect.flip(
+        bound.dispatch("hook_0", { ...baseInput, hook_event_name: "SessionStart", source: 42 }, undefined)
+      )
+      assert.strictEqual(bad.reason._tag, "InvalidInput")
+      assert.strictEqual(seen.length, 4)
+      const source: HookEvents.SessionStartSource = "resume"
+      const trigger: HookEvents.CompactTrigger = "auto"
+      assert.deepStrictEqual([source, trigger], ["resume", "auto"])
+    }).pipe(Effect.provide(Logger.layer([]))))
+
+  it.effect("events and outputs of the TS SDK: PostToolBatch, UserPromptExpansion, Elicitation(Result), terminalSequence", () =>
+    Effect.gen(function*() {
+      const bound = Hooks.bind(
+        yield* Hooks.register(
+          Hooks.on("PostToolBatch", (input) =>
+            Effect.succeed({
+              terminalSequence: "\u0007",
+              ...Hooks.addContext("PostToolBatch", `${input.tool_calls.length} calls: ${input.tool_calls[0]!.tool_name}`)
+            })),
+          Hooks.on("UserPromptExpansion", (input) =>
+            Effect.succeed({
+              hookSpecificOutput: { additionalContext: `${input.expansion_type} ${input.command_name}`, suppressOriginalPrompt: true }
+            })),
+          Hooks.on("Elicitation", (input) =>
+            Effect.succeed({ hookSpecificOutput: { action: "accept", content: { server: input.mcp_server_name } } })),
+          Hooks.on("ElicitationResult", (input) =>
+            Effect.succeed({ hookSpecificOutput: { action: input.action === "accept" ? "decline" : "accept" } }))
+        )
+      )
+      assert.deepStrictEqual(
+        yield* bound.dispatch("hook_0", {
+          ...baseInput,
+          hook_event_name: "PostToolBatch",
+          tool_calls: [{ tool_name: "Bash", tool_input: { command: "ls" }, tool_use_id: "toolu_1", tool_response: {} }]
+        }, undefined),
+        {
+          terminalSequence: "\u0007",
+          hookSpecificOutput: { hookEventName: "PostToolBatch", additionalContext: "1 calls: Bash" }
+        }
+      )
+      assert.deepStrictEqual(
+        yield* bound.dispatch("hook_1", {
+          ...baseInput,
+          hook_event_name: "UserPromptExpansion",
+          expansion_type: "slash_command",
+          command_name: "review",
+          command_args: "",
+          prompt: "/review"
+        }, undefined),
+        {
+          hookSpecificOutput: {
+            hookEventName: "UserPromptExpansion",
+            additionalContext: "slash_command review",
+            suppressOriginalPrompt: true
+          }
+        }
+      )
+      assert.deepStrictEqual(
+        yield* bound.dispatch("hook_2", {
+          ...baseInput,
+          hook_event_name: "Elicitation",
+          mcp_server_name: "byre",
+          message: "Your name?",
+          mode: "form"
+        }, undefined),
+        { hookSpecificOutput: { hookEventName: "Elicitation", action: "accept", content: { server: "byre" } } }
+      )
+      assert.deepStrictEqual(
+        yield* bound.dispatch("hook_3", {
+          ...baseInput,
+          hook_event_name: "ElicitationResult",
+          mcp_server_name: "byre",
+          action: "accept"
+        }, undefined),
+        { hookSpecificOutput: { hookEventName: "ElicitationResult", action: "decline" } }
+      )
+      const missing = yield* Effect.flip(
+        bound.dispatch("hook_0", { ...baseInput, hook_event_name: "PostToolBatch" }, undefined)
+      )
+      assert.strictEqual(missing.reason._tag, "InvalidInput")
+      assert.isTrue(HookEvents.isKnownEvent("PostToolBatch"))
+    }).pipe(Effect.provide(Logger.layer([]))))
+})
+
+describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
+  it.live("Stop: block once with a reason, then allow → ONE result with num_turns 2; the reason reaches the model", () =>
+    Effect.gen(function*() {
+      const { model, options } = yield* live([FakeModel.text("Hello."), FakeModel.text("Goodbye.")])
+      const calls: Array<boolean> = []
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer(Hooks.on("Stop", (input) =>
+          Effect.sync(() => {
+            calls.push(input.stop_hook_active)
+            return input.stop_hook_active ? Hooks.allow() : Hooks.block("Also say goodbye, please.")
+          }))))
+      )
+      const events = yield* session.turn("Say hello").pipe(Stream.runCollect)
+      const results = resultsOf(events)
+      assert.strictEqual(results.length, 1)
+      assert.strictEqual(results[0]!.subtype, "success")
+      assert.strictEqual(results[0]!.num_turns, 2)
+      assert.strictEqual(results[0]!.result, "Goodbye.")
+      assert.deepStrictEqual(calls, [false, true])
+      const requests = yield* model.messageRequests
+      assert.strictEqual(requests.length, 2)
+      assert.notInclude(JSON.stringify(requests[0]!.messages), "Also say goodbye, please.")
+      // The CLI wraps the feedback in a <system-reminder> of the user message after "Hello.".
+      const feedback = contentText(FakeModel.lastUserMessage(requests[1]!)!.content)
+      assert.include(feedback, "Stop hook feedback:\nAlso say goodbye, please.")
+    }).pipe(Effect.provide(processLayer)))
+
+  it.live("Stop answered with async: true: no decision, the block sent with it is ignored (one model request, num_turns 1)", () =>
+    Effect.gen(function*() {
+      const { lines, transcript } = recorder()
+      const { model, options } = yield* live([FakeModel.text("Hello."), FakeModel.text("Goodbye.")], { transcript })
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer(Hooks.on("Stop", () =>
+          Effect.succeed({ ...Hooks.async(5_000), ...Hooks.block("Also say goodbye, please.") }))))
+      )
+      const result = yield* session.run("Say hello")
+      assert.strictEqual(result.num_turns, 1)
+      assert.strictEqual(result.result, "Hello.")
+      assert.strictEqual((yield* model.messageRequests).length, 1)
+      const answer = lines.find((l) =>
+        l.direction === "send" && l.message.type === "control_response" &&
+        (l.message.response as { subtype?: unknown }).subtype === "success" &&
+        JSON.stringify(l.message).includes("Also say goodbye")
+      )
+      assert.deepStrictEqual((answer!.message.response as { response?: unknown }).response, {
+        async: true,
+        asyncTimeout: 5_000,
+        decision: "block",
+        reason: "Also say goodbye, please."
+      })
+    }).pipe(Effect.provide(processLayer)))
+
+  it.live("PreToolUse deny: the Bash command does not run; the tool_result carries the reason", () =>
+    Effect.gen(function*() {
+      const { model, options, cwd } = yield* live([bash("touch denied.txt"), FakeModel.text("ok, not touching")])
+      const seen: Array<string> = []
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
+          Effect.sync(() => {
+            seen.push(String(input.tool_input.command))
+            return Hooks.deny("no touching in this test")
+          }))))
+      )
+      const events = yield* session.turn("touch a file").pipe(Stream.runCollect)
+      assert.deepStrictEqual(seen, ["touch denied.txt"])
+      assert.isFalse(Fs.existsSync(Path.join(cwd, "denied.txt")))
+      const lines = toolResultLines(events)
+      assert.strictEqual(lines.length, 1)
+      assert.include(lines[0]!, "no touching in this test")
+      const [, second] = yield* model.messageRequests
+      const [result] = FakeModel.toolResults(second!)
+      assert.isTrue(result!.isError)
+      assert.include(result!.content, "PreToolUse:Bash hook error")
+      assert.include(result!.content, "no touching in this test")
+      assert.strictEqual(resultsOf(events)[0]!.result, "ok, not touching")
+    }).pipe(Effect.provide(processLayer)))
+
+  it.live("PreToolUse allow with updatedInput: the changed command runs instead of the original", () =>
+    Effect.gen(function*() {
+      const { model, options, cwd } = yield* live([bash("touch original.txt"), FakeModel.text("done")])
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
+          Effect.succeed(Hooks.allowWith({
+            ...input.tool_input,
+            command: "touch changed-by-hook.txt && echo changed-by-hook"
+          })))))
+      )
+      yield* session.run("touch a file")
+      assert.isTrue(Fs.existsSync(Path.join(cwd, "changed-by-hook.txt")))
+      assert.isFalse(Fs.existsSync(Path.join(cwd, "original.txt")))
+      const [, second] = yield* model.messageRequests
+      const [result] = FakeModel.toolResults(second!)
+      assert.isFalse(result!.isError)
+      assert.include(result!.content, "changed-by-hook")
+    }).pipe(Effect.provide(processLayer)))
+
+  it.live("UserPromptSubmit additionalContext reaches the model (the system entry of the request)", () =>
+    Effect.gen(function*() {
+      const { model, options } = yield* live([FakeModel.text("noted")])
+      const prompts: Array<string> = []
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer({
+          UserPromptSubmit: (input) =>
+            Effect.sync(() => {
+              prompts.push(input.prompt)
+              return Hooks.addContext("UserPromptSubmit", "The secret word is CTX-pelican-42.")
+            })
+        }))
+      )
+      yield* session.run("What is the secret word?")
+      assert.deepStrictEqual(prompts, ["What is the secret word?"])
+      const [request] = yield* model.messageRequests
+      // CLI 2.1.332 appends it to the environment entry, a `role: "system"` message of `messages`.
+      assert.include(systemMessagesText(request!), "UserPromptSubmit hook additional context: The secret word is CTX-pelican-42.")
+      assert.notInclude(userMessagesText(request!), "CTX-pelican-42")
+    }).pipe(Effect.provide(processLayer)))
+
+  it.live("PostToolUse fires after the tool with its tool_response (stdout) and tool_use_id", () =>
+    Effect.gen(function*() {
+      const { options } = yield* live([bash("echo post-tool-marker"), FakeModel.text("done")])
+      const seen: Array<{ readonly response: unknown; readonly toolUseId: string; readonly metaId: string | undefined }> =
+        []
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer(Hooks.on("PostToolUse", (input, meta) =>
+          Effect.sync(() => {
+            seen.push({ response: input.tool_response, toolUseId: input.tool_use_id, metaId: meta.toolUseId })
+            return Hooks.allow()
+          }))))
+      )
+      const events = yield* session.turn("echo something").pipe(Stream.runCollect)
+      assert.strictEqual(seen.length, 1)
+      const response = seen[0]!.response as { readonly stdout?: unknown }
+      assert.strictEqual(typeof response.stdout, "string")
+      assert.include(String(response.stdout), "post-tool-marker")
+      assert.strictEqual(seen[0]!.metaId, seen[0]!.toolUseId)
+      const assistant = JSON.stringify(events.filter((e) => e.type === "assistant"))
+      assert.include(assistant, seen[0]!.toolUseId)
+    }).pipe(Effect.provide(processLayer)))
+
+  const warnings = warningLog()
+  it.live("a failing handler (typed failure, then a defect) leaves the session working: tools run, hook_callback_failed", () =>
+    Effect.gen(function*() {
+      const { lines, transcript } = recorder()
+      const { options, cwd } = yield* live([
+        bash("touch after-failure.txt"),
+        FakeModel.text("first done"),
+        bash("touch after-defect.txt"),
+        FakeModel.text("second done"),
+        FakeModel.text("third done")
+      ], { transcript })
+      let calls = 0
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer(Hooks.on("PreToolUse", () =>
+          Effect.suspend(() => {
+            calls++
+            return calls === 1
+              ? Effect.fail(new HookBoom({ detail: "a typed failure" }))
+              : Effect.die(new Error("a defect in the handler"))
+          }))))
+      )
+      const first = yield* session.turn("first").pipe(Stream.runCollect)
+      const second = yield* session.turn("second").pipe(Stream.runCollect)
+      const third = yield* session.run("third")
+      assert.strictEqual(calls, 2)
+      assert.isTrue(Fs.existsSync(Path.join(cwd, "after-failure.txt")))
+      assert.isTrue(Fs.existsSync(Path.join(cwd, "after-defect.txt")))
+      for (const events of [first, second]) {
+        const failed = events.filter((e) => e.type === "system" && e.subtype === "informational" && e.tag === "hook_callback_failed")
+        assert.strictEqual(failed.length, 1)
+        assert.strictEqual(resultsOf(events)[0]!.subtype, "success")
+      }
+      assert.strictEqual(resultsOf(first)[0]!.result, "first done")
+      assert.strictEqual(resultsOf(second)[0]!.result, "second done")
+      assert.strictEqual(third.result, "third done")
+      // What the CLI was told: an error control_response naming the failure.
+      const errors = lines.flatMap((l) =>
+        l.direction === "send" && l.message.type === "control_response" &&
+          (l.message.response as { subtype?: unknown }).subtype === "error"
+          ? [String((l.message.response as { error?: unknown }).error)]
+          : []
+      )
+      assert.strictEqual(errors.length, 2)
+      assert.include(errors[0]!, `HookBoom {"detail":"a typed failure"}`)
+      assert.include(errors[1]!, "died: a defect in the handler")
+      // And each failure was logged as a warning naming the event and the callback.
+      assert.isTrue(warnings.messages.some((m) => m.includes("PreToolUse hook (hook_0) failed") && m.includes("HookBoom")))
+      assert.isTrue(warnings.messages.some((m) => m.includes("PreToolUse hook (hook_0) failed") && m.includes("a defect")))
+    }).pipe(Effect.provide([processLayer, Logger.layer([warnings.logger])])))
+
+  describe("two Hooks layers", () => {
+    const recordingLayer = (name: string, log: Array<string>) =>
+      Hooks.layer(Hooks.on("UserPromptSubmit", () =>
+        Effect.sync(() => {
+          log.push(name)
+          return Hooks.addContext("UserPromptSubmit", `context from layer ${name}`)
+        })))
+
+    it.live("stacked Effect.provide: both fire and both contexts reach the model", () =>
+      Effect.gen(function*() {
+        const { model, options } = yield* live([FakeModel.text("ok")])
+        const log: Array<string> = []
+        const session = yield* Claude.open(options).pipe(
+          Effect.provide(recordingLayer("A", log)),
+          Effect.provide(recordingLayer("B", log))
+        )
+        const init = yield* session.initializeResult
+        assert.isDefined(init)
+        yield* session.run("hi")
+        assert.sameMembers(log, ["A", "B"])
+        const [request] = yield* model.messageRequests
+        assert.include(systemMessagesText(request!), "context from layer A")
+        assert.include(systemMessagesText(request!), "context from layer B")
+      }).pipe(Effect.provide(processLayer)))
+
+    it.live("Hooks.mergeLayers: both fire and both contexts reach the model", () =>
+      Effect.gen(function*() {
+        const { model, options } = yield* live([FakeModel.text("ok")])
+        const log: Array<string> = []
+        const session = yield* Claude.open(options).pipe(
+          Effect.provide(Hooks.mergeLayers(recordingLayer("A", log), recordingLayer("B", log)))
+        )
+        yield* session.run("hi")
+        assert.sameMembers(log, ["A", "B"])
+        const [request] = yield* model.messageRequests
+        assert.include(systemMessagesText(request!), "context from layer A")
+        assert.include(systemMessagesText(request!), "context from layer B")
+      }).pipe(Effect.provide(processLayer)))
+  })
+
+  it.live("interrupting a turn while a PreToolUse handler runs: control_cancel_request interrupts it (finalizer runs); the next turn works", () =>
+    Effect.gen(function*() {
+      const { lines, transcript } = recorder()
+      const { options, cwd } = yield* live([bash("touch never.txt"), FakeModel.text("after the interrupt")], {
+        transcript
+      })
+      const started = yield* Deferred.make<void>()
+      const finalized = yield* Deferred.make<void>()
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer(Hooks.on("PreToolUse", () =>
+          Deferred.succeed(started, undefined).pipe(
+            Effect.andThen(Effect.never),
+            Effect.onInterrupt(() => Deferred.succeed(finalized, undefined))
+          )))))
+      const fiber = yield* session.turn("touch it").pipe(Stream.runCollect, Effect.forkChild)
+      yield* wait(started, "the PreToolUse handler to start")
+      assert.isFalse(Deferred.isDoneUnsafe(finalized))
+      yield* Fiber.interrupt(fiber)
+      yield* wait(finalized, "the handler's finalizer")
+
+      const callback = lines.find((l) =>
+        l.direction === "recv" && l.message.type === "control_request" &&
+        (l.message.request as { subtype?: unknown }).subtype === "hook_callback"
+      )
+      assert.isDefined(callback)
+      const requestId = callback!.message.request_id
+      assert.isTrue(lines.some((l) =>
+        l.direction === "recv" && l.message.type === "control_cancel_request" && l.message.request_id === requestId
+      ))
+      // A cancelled request gets no answer.
+      assert.isFalse(lines.some((l) =>
+        l.direction === "send" && l.message.type === "control_response" &&
+        (l.message.response as { request_id?: unknown }).request_id === requestId
+      ))
+      const aborted = lines.find((l) => l.direction === "recv" && l.message.type === "result")
+      assert.strictEqual(aborted?.message.subtype, "error_during_execution")
+      assert.strictEqual(aborted?.message.terminal_reason, "aborted_tools")
+      assert.isFalse(Fs.existsSync(Path.join(cwd, "never.txt")))
+
+      const next = yield* session.run("and now?")
+      assert.strictEqual(next.subtype, "success")
+      assert.strictEqual(next.result, "after the interrupt")
+    }).pipe(Effect.provide(processLayer)))
+})

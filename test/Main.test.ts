@@ -1,0 +1,157 @@
+/**
+ * `npm start` (node examples/main.ts) as a person runs it: a child process with no credentials
+ * in its environment, on the real CLI and the fake model; and Ctrl-C, twice.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+
+const root = Path.resolve(import.meta.dirname, "..")
+
+interface Run {
+  readonly pid: number
+  /** Everything written on stdout and stderr so far. */
+  readonly output: () => string
+  /** The stdout chunks, as they arrived. */
+  readonly chunks: ReadonlyArray<string>
+  readonly signal: (signal: NodeJS.Signals) => void
+  /** Waits for the output to pass `predicate` (dies with the output after `timeoutMs`). */
+  readonly waitFor: (predicate: (output: string) => boolean, timeoutMs: number) => Effect.Effect<void>
+  /** Waits for the exit (dies after `timeoutMs`). */
+  readonly exited: (timeoutMs: number) => Effect.Effect<{ readonly code: number | null; readonly signal: string | null }>
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** True while any process of the group `pgid` exists. */
+const groupAlive = (pgid: number): boolean => isAlive(-pgid)
+
+/** `node examples/main.ts` with HOME an empty temp dir and no credential variables; killed at the end of the scope. */
+const start = (extraEnv: Record<string, string>): Effect.Effect<Run, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const home = yield* Effect.acquireRelease(
+      Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-main-home-"))),
+      (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+    )
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: "1", ...extraEnv }
+    for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDECODE"]) {
+      delete env[name]
+    }
+    let output = ""
+    const chunks: Array<string> = []
+    let exit: { code: number | null; signal: string | null } | undefined
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const child = ChildProcess.spawn(process.execPath, ["examples/main.ts"], {
+          cwd: root,
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+          detached: true
+        })
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          output += chunk
+          chunks.push(chunk)
+        })
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+          output += chunk
+        })
+        child.on("exit", (code, signal) => {
+          exit = { code, signal }
+        })
+        return child
+      }),
+      (child) =>
+        Effect.sync(() => {
+          if (exit === undefined && child.pid !== undefined) {
+            try {
+              process.kill(-child.pid, "SIGKILL")
+            } catch {
+              // already gone
+            }
+          }
+        })
+    )
+    const poll = <A>(check: () => A | undefined, timeoutMs: number, what: string): Effect.Effect<A> =>
+      Effect.gen(function*() {
+        const deadline = Date.now() + timeoutMs
+        while (true) {
+          const value = check()
+          if (value !== undefined) return value
+          if (Date.now() > deadline) return yield* Effect.die(new Error(`timed out waiting for ${what}; output:\n${output}`))
+          yield* Effect.sleep("50 millis")
+        }
+      })
+    return {
+      pid: child.pid!,
+      output: () => output,
+      chunks,
+      signal: (signal) => child.kill(signal),
+      waitFor: (predicate, timeoutMs) => Effect.asVoid(poll(() => predicate(output) ? true : undefined, timeoutMs, "output")),
+      exited: (timeoutMs) => poll(() => exit, timeoutMs, "the exit")
+    }
+  })
+
+describe("npm start (examples/main.ts)", { timeout: 120_000 }, () => {
+  it.live("on the fake model with no credentials: exits 0, streams the text, shows the tool calls, the Stop hook and the totals", () =>
+    Effect.gen(function*() {
+      const run = yield* start({})
+      const exit = yield* run.exited(90_000)
+      const output = run.output()
+      assert.strictEqual(exit.code, 0, output)
+      const first = output.split("\n")[0]!
+      assert.include(first, "FAKE model at http://127.0.0.1:")
+      // Assistant text, then each tool call with its input and a short result.
+      assert.include(output, "Hello! I am the fake model.")
+      assert.match(output, /⏺ Bash \{"command":"ls"/)
+      assert.match(output, /⎿ hello\.ts \(\+1 lines\)/)
+      assert.match(output, /⏺ mcp__demo__add \{"a":2,"b":3\}/)
+      assert.include(output, "⎿ 2 + 3 = 5")
+      // The Stop hook blocked once, and the model continued with what it asked for.
+      assert.strictEqual(output.split("Stop hook: not yet").length, 2)
+      assert.isBelow(output.indexOf("Stop hook: not yet"), output.indexOf("Summary: I listed this directory"))
+      assert.match(output, /✓ done · 4 model turns · [\d.]+ s · \$\d\.\d{4} this turn/)
+      assert.match(output, /Session over: 2 prompts, 5 model turns, [\d.]+ s, \$\d\.\d{4}/)
+      // Streamed as it came: the summary sentence arrived over several writes, not in one.
+      const summaryChunks = run.chunks.filter((chunk) =>
+        chunk.length < 60 && "Summary: I listed this directory with Bash and added 2 and 3 with the demo MCP tool.".includes(chunk)
+      )
+      assert.isAtLeast(summaryChunks.length, 3, JSON.stringify(run.chunks))
+    }))
+
+  it.live("Ctrl-C interrupts the running turn (aborted result shown, the session goes on); a second Ctrl-C ends it, no process left", () =>
+    Effect.gen(function*() {
+      const run = yield* start({ DEMO_SLOW: "1", DEMO_DEBUG: "1" })
+      yield* run.waitFor((o) => /\[debug\] claude pid \d+/.test(o), 60_000)
+      const cliPid = Number(/\[debug\] claude pid (\d+)/.exec(run.output())![1])
+      assert.isTrue(isAlive(cliPid))
+      // The slow Bash command is running (its permission was granted): interrupt the turn.
+      yield* run.waitFor((o) => o.includes("permission: allow Bash"), 60_000)
+      yield* Effect.sleep("1 second")
+      run.signal("SIGINT")
+      yield* run.waitFor((o) => o.includes("✗ interrupted"), 15_000)
+      assert.include(run.output(), "^C interrupting the turn")
+      assert.match(run.output(), /✗ interrupted \(error_during_execution, aborted_tools\)/)
+      assert.isTrue(isAlive(cliPid), "the session survives the first Ctrl-C")
+      // The next prompt runs on the same CLI; while it streams, the second Ctrl-C ends the session.
+      yield* run.waitFor((o) => o.includes("Goodbye! "), 30_000)
+      run.signal("SIGINT")
+      const exit = yield* run.exited(30_000)
+      const output = run.output()
+      assert.include(output, "^C ending the session")
+      assert.notInclude(output, "Session over")
+      assert.notStrictEqual(exit.code, 0)
+      assert.isFalse(isAlive(cliPid), "the CLI is gone")
+      assert.isFalse(groupAlive(cliPid), "nothing the CLI started is left")
+    }))
+})

@@ -1,0 +1,251 @@
+/**
+ * Secrets: the API key (`apiKey`) and the environment values marked secret (`secretEnv`, the
+ * default secret names, `Redacted` values in `env`) stay `Redacted` on their way to the child.
+ * They never show in logs (every level), errors (`String`, `message`, JSON, `Cause.pretty`),
+ * transcripts (`Transcript.toFile`) or the printed launch spec, while the child does receive the
+ * real values.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Crypto from "node:crypto"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as Util from "node:util"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Logger from "effect/Logger"
+import * as Redacted from "effect/Redacted"
+import * as References from "effect/References"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as Claude from "../src/Claude.ts"
+import * as ClaudeError from "../src/ClaudeError.ts"
+import * as Transcript from "../src/Transcript.ts"
+import type { LaunchSpec } from "../src/Transport.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+import { isAlive, processLayer } from "./support/live.ts"
+import { makeTempDir } from "./support/realCli.ts"
+
+const FAKE_CLAUDE = Path.join(import.meta.dirname, "fixtures", "fake-claude.mjs")
+
+/** Fresh secrets per run, so no fixture text can contain them by accident. */
+const makeSecrets = () => ({
+  apiKey: `sk-secret-${Crypto.randomBytes(12).toString("hex")}`,
+  marked: `marked-secret-${Crypto.randomBytes(12).toString("hex")}`,
+  redactedEnv: `redacted-env-${Crypto.randomBytes(12).toString("hex")}`,
+  github: `ghp_${Crypto.randomBytes(12).toString("hex")}`
+})
+
+/** Collects every log line at every level: the formatted line and the cause, pretty. */
+const capturingLogger = (into: Array<string>) =>
+  Logger.make((options) => {
+    into.push(Logger.formatSimple.log(options))
+    into.push(Util.inspect(options.message, { depth: null }))
+    if (options.cause.reasons.length > 0) into.push(Cause.pretty(options.cause))
+  })
+
+const withCapturedLogs = (into: Array<string>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(
+    Effect.provide(Logger.layer([capturingLogger(into)])),
+    Effect.provideService(References.MinimumLogLevel, "All")
+  )
+
+/** Every printed form of an error. */
+const errorTexts = (error: unknown): Array<string> => {
+  const texts = [String(error), Util.inspect(error, { depth: null }), JSON.stringify(error) ?? ""]
+  if (error instanceof Error) texts.push(error.message, error.stack ?? "")
+  if (ClaudeError.isClaudeError(error)) texts.push(error.reason.message, JSON.stringify(error.reason))
+  return texts
+}
+
+const exitTexts = (exit: Exit.Exit<unknown, unknown>): Array<string> => {
+  if (Exit.isSuccess(exit)) return []
+  const texts = [Cause.pretty(exit.cause), String(exit), Util.inspect(exit, { depth: null })]
+  for (const reason of exit.cause.reasons) {
+    if (Cause.isFailReason(reason)) texts.push(...errorTexts(reason.error))
+    if (Cause.isDieReason(reason)) texts.push(...errorTexts(reason.defect))
+  }
+  return texts
+}
+
+const occurrences = (texts: ReadonlyArray<string>, secret: string): Array<string> =>
+  texts.filter((text) => text.includes(secret)).map((text) => text.slice(0, 300))
+
+const failureTag = (exit: Exit.Exit<unknown, ClaudeError.ClaudeError>): string | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  return exit.cause.reasons.find(Cause.isFailReason)?.error.reason._tag
+}
+
+describe("secrets", () => {
+  it.live("never in logs, errors, transcripts or the printed launch spec (FakeCli); the spec carries them Redacted", () =>
+    Effect.gen(function*() {
+      const secrets = makeSecrets()
+      const logs: Array<string> = []
+      const texts: Array<string> = []
+      let spec: LaunchSpec | undefined
+
+      const script = (cli: FakeCli.FakeCliHandle) =>
+        Effect.gen(function*() {
+          spec = cli.spec
+          yield* FakeCli.answerInitialize(cli)
+          let turns = 0
+          while (true) {
+            const message = yield* cli.next
+            if (message.type === "control_request") {
+              // Every control request after initialize is refused, with an error text.
+              yield* cli.emit(FakeCli.failure(message, "nope: not supported here", "unsupported_request"))
+            } else if (message.type === "user") {
+              const turn = turns++
+              if (turn === 0) {
+                for (const line of FakeCli.textTurn({ sessionId: "s-secret", text: "hello" })) yield* cli.emit(line)
+              } else if (turn === 1) {
+                // A result that breaks its schema: the turn fails with a ProtocolViolation.
+                yield* cli.emitRaw("this line is not JSON\n")
+                yield* cli.emit({ type: "result", subtype: "success" })
+              } else {
+                yield* cli.stderr("fatal: the CLI crashed mid-turn\n")
+                return 3
+              }
+            }
+          }
+        })
+
+      const transcriptPath = Path.join(yield* makeTempDir("secrets-transcript-"), "session.ndjson")
+      yield* Effect.scoped(Effect.gen(function*() {
+        const recorder = yield* Transcript.toFile(transcriptPath)
+        const session = yield* Claude.open({
+          apiKey: Redacted.make(secrets.apiKey),
+          env: {
+            MY_SERVICE_TOKEN: secrets.marked,
+            OTHER_SECRET: Redacted.make(secrets.redactedEnv),
+            GITHUB_TOKEN: secrets.github,
+            PLAIN_SETTING: "not-a-secret"
+          },
+          secretEnv: ["MY_SERVICE_TOKEN"],
+          closeGrace: "1 second",
+          transcript: recorder
+        })
+        yield* Effect.logDebug("session opened", session)
+        const first = yield* session.run("hello")
+        assert.strictEqual(first.result, "hello")
+        // A failing control request, then a crash with stderr mid-turn.
+        const rejected = yield* Effect.exit(session.setModel("opus"))
+        assert.strictEqual(failureTag(rejected), "ControlRejected")
+        texts.push(...exitTexts(rejected))
+        const broken = yield* Effect.exit(session.turn("a broken result").pipe(Stream.runCollect))
+        assert.strictEqual(failureTag(broken), "ProtocolViolation")
+        texts.push(...exitTexts(broken))
+        const crashed = yield* Effect.exit(session.turn("crash now").pipe(Stream.runCollect))
+        assert.strictEqual(failureTag(crashed), "ProcessExited")
+        texts.push(...exitTexts(crashed))
+        const after = yield* Effect.exit(session.run("after the crash"))
+        assert.isDefined(failureTag(after))
+        texts.push(...exitTexts(after))
+      })).pipe(withCapturedLogs(logs), Effect.provide(FakeCli.layer(script)))
+
+      // Errors from validation, which sees the options with the secrets in them.
+      const invalid = yield* Effect.exit(Effect.scoped(Claude.open({
+        apiKey: Redacted.make(secrets.apiKey),
+        env: { MY_SERVICE_TOKEN: secrets.marked, "BAD=NAME": Redacted.make(secrets.redactedEnv) },
+        secretEnv: ["MY_SERVICE_TOKEN"],
+        resume: "x",
+        continueConversation: true
+      })).pipe(withCapturedLogs(logs), Effect.provide(FakeCli.layer(() => Effect.never))))
+      assert.strictEqual(failureTag(invalid), "InvalidInput")
+      texts.push(...exitTexts(invalid))
+      // A plain string where a Redacted key belongs is refused without echoing it.
+      const plainKey = yield* Effect.exit(Effect.scoped(Claude.open({
+        apiKey: secrets.apiKey as unknown as Redacted.Redacted<string>
+      })).pipe(withCapturedLogs(logs), Effect.provide(FakeCli.layer(() => Effect.never))))
+      assert.strictEqual(failureTag(plainKey), "InvalidInput")
+      texts.push(...exitTexts(plainKey))
+
+      // The spec the transport got: every secret Redacted, with the real value inside.
+      assert.isDefined(spec)
+      const env = spec!.env
+      for (
+        const [name, value] of [
+          ["ANTHROPIC_API_KEY", secrets.apiKey],
+          ["MY_SERVICE_TOKEN", secrets.marked],
+          ["OTHER_SECRET", secrets.redactedEnv],
+          ["GITHUB_TOKEN", secrets.github]
+        ] as const
+      ) {
+        const held = env[name]
+        assert.isTrue(Redacted.isRedacted(held), `${name} is not Redacted`)
+        assert.strictEqual(Redacted.value(held as Redacted.Redacted<string>), value)
+      }
+      assert.strictEqual(env.PLAIN_SETTING, "not-a-secret")
+      texts.push(String(spec), JSON.stringify(spec), Util.inspect(spec, { depth: null }), spec!.args.join(" "))
+
+      // The transcript file, flushed when its scope closed.
+      const transcript = Fs.readFileSync(transcriptPath, "utf8").split("\n").filter((l) => l.length > 0)
+      // The captures are not empty: the check below looks at real text.
+      assert.isAbove(logs.length, 0)
+      assert.isAbove(transcript.length, 4)
+      assert.isTrue(transcript.some((l) => l.includes("\"recv\"") && l.includes("\"result\"")))
+      assert.isTrue(texts.some((t) => t.includes("fatal: the CLI crashed mid-turn")))
+      assert.isTrue(texts.some((t) => t.includes("nope: not supported here")))
+      assert.isTrue(texts.some((t) => t.includes("resume and continueConversation cannot be combined")))
+      assert.isTrue(texts.some((t) => t.includes("PLAIN_SETTING")))
+      const all = [...logs, ...transcript, ...texts]
+      for (const secret of Object.values(secrets)) assert.deepStrictEqual(occurrences(all, secret), [], secret)
+    }))
+
+  it.live("the child process receives the real values (fake-claude.mjs), and logs and errors still hold none", () =>
+    Effect.gen(function*() {
+      const secrets = makeSecrets()
+      const logs: Array<string> = []
+      const texts: Array<string> = []
+      const outcome = yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* Claude.open({
+          executable: FAKE_CLAUDE,
+          apiKey: Redacted.make(secrets.apiKey),
+          env: {
+            MY_SERVICE_TOKEN: secrets.marked,
+            OTHER_SECRET: Redacted.make(secrets.redactedEnv),
+            GITHUB_TOKEN: secrets.github,
+            FAKE_CLAUDE_ENV_KEYS: "ANTHROPIC_API_KEY,MY_SERVICE_TOKEN,OTHER_SECRET,GITHUB_TOKEN",
+            FAKE_CLAUDE_MODE: "exit-mid-turn"
+          },
+          secretEnv: ["MY_SERVICE_TOKEN"],
+          closeGrace: "2 seconds"
+        })
+        const events: Array<Claude.Event> = []
+        const turn = yield* Effect.exit(
+          session.turn("hello").pipe(Stream.runForEach((event) => Effect.sync(() => events.push(event))))
+        )
+        const rejected = yield* Effect.exit(session.request({ subtype: "bogus_subtype" }, Schema.Unknown))
+        return { events, turn, rejected, pid: session.pid }
+      })).pipe(withCapturedLogs(logs), Effect.provide(processLayer))
+
+      // The child got every secret, as the real value (fake-claude echoes them in system/init).
+      const init = outcome.events.find((e) => e.type === "system" && e.subtype === "init") as
+        | { readonly fake_env: Record<string, string | null>; readonly fake_argv: ReadonlyArray<string> }
+        | undefined
+      assert.isDefined(init)
+      assert.deepStrictEqual(
+        {
+          ANTHROPIC_API_KEY: init!.fake_env.ANTHROPIC_API_KEY,
+          MY_SERVICE_TOKEN: init!.fake_env.MY_SERVICE_TOKEN,
+          OTHER_SECRET: init!.fake_env.OTHER_SECRET,
+          GITHUB_TOKEN: init!.fake_env.GITHUB_TOKEN
+        },
+        {
+          ANTHROPIC_API_KEY: secrets.apiKey,
+          MY_SERVICE_TOKEN: secrets.marked,
+          OTHER_SECRET: secrets.redactedEnv,
+          GITHUB_TOKEN: secrets.github
+        }
+      )
+      // ... through the environment only: never on the command line (visible in `ps`).
+      for (const secret of Object.values(secrets)) assert.notInclude(init!.fake_argv.join(" "), secret)
+
+      // The crash is a typed error with the CLI's stderr; the process is gone.
+      assert.strictEqual(failureTag(outcome.turn), "ProcessExited")
+      texts.push(...exitTexts(outcome.turn), ...exitTexts(outcome.rejected))
+      assert.isTrue(texts.some((t) => t.includes("fatal: simulated crash")))
+      assert.isFalse(isAlive(outcome.pid!))
+      for (const secret of Object.values(secrets)) assert.deepStrictEqual(occurrences([...logs, ...texts], secret), [], secret)
+    }), { timeout: 30_000 })
+})
