@@ -257,14 +257,19 @@ const realPlan = (prompt: string, source: string): Plan => ({
 /**
  * Replaces the SIGINT listeners (NodeRuntime.runMain's among them) for the scope: the first
  * Ctrl-C interrupts the running turn, the next one (or one between turns) is handed to the
- * previous listeners, which interrupt the main fiber.
+ * previous listeners, which interrupt the main fiber. SIGINTs within 300 ms count as one.
  */
 const ctrlC = (currentTurn: () => Fiber.Fiber<unknown, unknown> | undefined) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const previous = process.listeners("SIGINT")
       let turnsInterrupted = 0
+      let lastAt = 0
       const listener = () => {
+        // One Ctrl-C can arrive twice (from the terminal, and forwarded by a wrapper process).
+        const now = Date.now()
+        if (now - lastAt < 300) return
+        lastAt = now
         const turn = currentTurn()
         if (turn !== undefined && turnsInterrupted === 0) {
           turnsInterrupted++

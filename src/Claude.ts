@@ -429,11 +429,7 @@ export const open: (
           stderrTail: "(the CLI closed its stdout but did not exit)"
         })))
       )
-      const error = readFailure ?? ClaudeError.make(new ClaudeError.ProcessExited({
-        exitCode: status.code,
-        signal: status.signal,
-        stderrTail: status.stderrTail
-      }))
+      const error = endError(status)
       outgoing.failAll(error)
       if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.fail(error))
       subscribers.end(undefined)
@@ -444,6 +440,13 @@ export const open: (
     })
 
     let readFailure: ClaudeError.ClaudeError | undefined
+    // Why everything still pending fails once the CLI's stdout has ended.
+    const endError = (status: ExitStatus): ClaudeError.ClaudeError =>
+      readFailure ?? ClaudeError.make(new ClaudeError.ProcessExited({
+        exitCode: status.code,
+        signal: status.signal,
+        stderrTail: status.stderrTail
+      }))
     const clock = yield* Clock.Clock
     let lastActivity = clock.currentTimeMillisUnsafe()
     yield* connection.incoming.pipe(
@@ -574,17 +577,7 @@ export const open: (
         const unfinished = Effect.suspend(() =>
           Deferred.isDoneUnsafe(state.result)
             ? Effect.asVoid(Deferred.await(state.result))
-            : Deferred.await(ended).pipe(
-              Effect.flatMap((status) =>
-                Effect.fail(readFailure ?? ClaudeError.make(
-                  new ClaudeError.ProcessExited({
-                    exitCode: status.code,
-                    signal: status.signal,
-                    stderrTail: status.stderrTail
-                  })
-                ))
-              )
-            )
+            : Effect.flatMap(Deferred.await(ended), (status) => Effect.fail(endError(status)))
         )
         return Stream.fromQueue(subscriber.queue).pipe(
           Stream.takeUntil((event) => isTurnResult(event) || (event.type === "protocol_problem" && event.messageType === "result")),

@@ -18,6 +18,7 @@ interface Run {
   readonly output: () => string
   /** The stdout chunks, as they arrived. */
   readonly chunks: ReadonlyArray<string>
+  /** Signals the whole process group (npm and node), as Ctrl-C in a terminal does. */
   readonly signal: (signal: NodeJS.Signals) => void
   /** Waits for the output to pass `predicate` (dies with the output after `timeoutMs`). */
   readonly waitFor: (predicate: (output: string) => boolean, timeoutMs: number) => Effect.Effect<void>
@@ -37,14 +38,23 @@ const isAlive = (pid: number): boolean => {
 /** True while any process of the group `pgid` exists. */
 const groupAlive = (pgid: number): boolean => isAlive(-pgid)
 
-/** `node examples/main.ts` with HOME an empty temp dir and no credential variables; killed at the end of the scope. */
+/**
+ * `npm start` (node examples/main.ts) in its own process group, as a terminal runs it, with HOME an
+ * empty temp dir and no credential variables; the group is killed at the end of the scope.
+ */
 const start = (extraEnv: Record<string, string>): Effect.Effect<Run, never, Scope.Scope> =>
   Effect.gen(function*() {
     const home = yield* Effect.acquireRelease(
       Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-main-home-"))),
       (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
     )
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: "1", ...extraEnv }
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HOME: home,
+      NO_COLOR: "1",
+      npm_config_update_notifier: "false",
+      ...extraEnv
+    }
     for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDECODE"]) {
       delete env[name]
     }
@@ -53,7 +63,7 @@ const start = (extraEnv: Record<string, string>): Effect.Effect<Run, never, Scop
     let exit: { code: number | null; signal: string | null } | undefined
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const child = ChildProcess.spawn(process.execPath, ["examples/main.ts"], {
+        const child = ChildProcess.spawn("npm", ["start", "--silent"], {
           cwd: root,
           env,
           stdio: ["ignore", "pipe", "pipe"],
@@ -96,7 +106,7 @@ const start = (extraEnv: Record<string, string>): Effect.Effect<Run, never, Scop
       pid: child.pid!,
       output: () => output,
       chunks,
-      signal: (signal) => child.kill(signal),
+      signal: (signal) => process.kill(-child.pid!, signal),
       waitFor: (predicate, timeoutMs) => Effect.asVoid(poll(() => predicate(output) ? true : undefined, timeoutMs, "output")),
       exited: (timeoutMs) => poll(() => exit, timeoutMs, "the exit")
     }
@@ -153,5 +163,7 @@ describe("npm start (examples/main.ts)", { timeout: 120_000 }, () => {
       assert.notStrictEqual(exit.code, 0)
       assert.isFalse(isAlive(cliPid), "the CLI is gone")
       assert.isFalse(groupAlive(cliPid), "nothing the CLI started is left")
+      yield* Effect.sleep("200 millis")
+      assert.isFalse(groupAlive(run.pid), "npm and node are gone")
     }))
 })

@@ -26,10 +26,12 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutM
   return result.stdout
 }
 
-const consumer = `import * as Effect from "effect/Effect"
+const consumer = `import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import { Claude, ClaudeError, Hooks, McpServers, Permissions } from "effect-claude-code"
 import * as Launch from "effect-claude-code/Launch"
-import { FakeCli, FakeModel } from "effect-claude-code/testing"
+import * as Transcript from "effect-claude-code/Transcript"
+import { FakeCli, FakeModel, Replay } from "effect-claude-code/testing"
 
 const program = Effect.gen(function*() {
   const session = yield* Claude.open()
@@ -40,14 +42,19 @@ const result: Claude.TurnResult = await Effect.runPromise(program)
 // @ts-expect-error the types are real: costUsd is a number (this line fails to compile if they were any)
 const wrong: string = result.turn.costUsd
 void wrong
+// Permissions.d.ts imports "./ClaudeError.ts": those types resolve in the package too.
+type DecideError = Effect.Error<ReturnType<Permissions["Service"]["decide"]>>
+// @ts-expect-error a string is not a ClaudeError
+const notAnError: DecideError = "a string"
+void notAnError
 const failure: ClaudeError.ClaudeError = ClaudeError.make(new ClaudeError.SessionClosed({ operation: "demo" }))
-console.log(JSON.stringify({
+await Effect.runPromise(Console.log(JSON.stringify({
   text: result.result,
   costUsd: result.turn.costUsd,
   reason: failure.reason._tag,
   modes: Launch.permissionModes.length,
-  api: [typeof Hooks.on, typeof McpServers.tool, typeof Permissions.layer, typeof FakeModel.make]
-}))
+  api: [typeof Hooks.on, typeof McpServers.tool, typeof Permissions.layer, typeof FakeModel.make, typeof Replay.layer, typeof Transcript.toFile]
+})))
 `
 
 const consumerTsconfig = {
@@ -114,6 +121,6 @@ describe("the npm package", { timeout: 90_000 }, () => {
       assert.isAbove(output.costUsd, 0)
       assert.strictEqual(output.reason, "SessionClosed")
       assert.isAbove(output.modes, 0)
-      assert.deepStrictEqual(output.api, ["function", "function", "function", "function"])
+      assert.deepStrictEqual(output.api, Array.from({ length: 6 }, () => "function"))
     }))
 })
