@@ -44,6 +44,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
+import { describeCause } from "./internal/describeCause.ts"
 import * as HookEvents from "./HookEvents.ts"
 
 export type {
@@ -498,25 +499,6 @@ export type ContextEvent =
 
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 
-const toJson = (u: unknown): string => {
-  try {
-    return JSON.stringify(u) ?? String(u)
-  } catch {
-    return String(u)
-  }
-}
-
-const describeCause = (cause: Cause.Cause<unknown>): string => {
-  const squashed = Cause.squash(cause)
-  if (squashed instanceof Error) {
-    if (squashed.message !== "") return squashed.message
-    // A tagged error without a message (`Data.TaggedError("Boom")<{ detail }>`): its name and fields.
-    const { _tag: _ignored, ...fields } = Object.fromEntries(Object.entries(squashed)) as Record<string, unknown>
-    return Object.keys(fields).length === 0 ? squashed.name : `${squashed.name} ${toJson(fields)}`
-  }
-  if (typeof squashed === "string") return squashed
-  return toJson(squashed)
-}
 
 const howItEnded = (cause: Cause.Cause<unknown>): string =>
   Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "was interrupted"

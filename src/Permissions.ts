@@ -30,6 +30,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
+import { describeCause } from "./internal/describeCause.ts"
+import * as Protocol from "./Protocol.ts"
 
 // -----------------------------------------------------------------------------
 // schemas
@@ -128,7 +130,10 @@ export const PermissionUpdate = Schema.Union([
     destination: PermissionUpdateDestination
   }),
   directoriesUpdate("addDirectories"),
-  directoriesUpdate("removeDirectories")
+  directoriesUpdate("removeDirectories"),
+  // Last: an update of a type a later CLI adds decodes as the wire shape, so a can_use_tool that
+  // suggests one still reaches the handler instead of becoming a denial.
+  Protocol.PermissionUpdate
 ])
 
 /**
@@ -301,25 +306,6 @@ export const toWire = (result: PermissionResult): Record<string, unknown> => {
 // service
 // -----------------------------------------------------------------------------
 
-const toJson = (u: unknown): string => {
-  try {
-    return JSON.stringify(u) ?? String(u)
-  } catch {
-    return String(u)
-  }
-}
-
-const describeCause = (cause: Cause.Cause<unknown>): string => {
-  const squashed = Cause.squash(cause)
-  if (squashed instanceof Error) {
-    if (squashed.message !== "") return squashed.message
-    // A tagged error without a message (`Data.TaggedError("Boom")<{ detail }>`): its name and fields.
-    const { _tag: _ignored, ...fields } = Object.fromEntries(Object.entries(squashed)) as Record<string, unknown>
-    return Object.keys(fields).length === 0 ? squashed.name : `${squashed.name} ${toJson(fields)}`
-  }
-  if (typeof squashed === "string") return squashed
-  return toJson(squashed)
-}
 
 /**
  * Turns a handler's failure, defect or self-interruption into a `ClaudeError` (a `ClaudeError`
@@ -453,13 +439,15 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
   // The schema is structural: keep the CLI's object, with any field a newer CLI added.
   const request = raw as CanUseToolRequest
   const result = yield* guard(Effect.suspend(() => service.decide(request)), request, { logClaudeErrors: false })
-  const checked = yield* decodeResult(result).pipe(
+  yield* decodeResult(result).pipe(
     Effect.mapError((error) =>
       invalid(`The permission handler for ${request.tool_name} gave an invalid answer: ${error.message}`)
     )
   )
-  const wire = toWire(checked)
-  if (checked.behavior === "allow" && checked.updatedInput === undefined) {
+  // Validated, then sent as the handler gave it: decoding would drop the fields of an update
+  // type this library does not know yet.
+  const wire = toWire(result)
+  if (result.behavior === "allow" && result.updatedInput === undefined) {
     return { behavior: "allow", updatedInput: request.input, ...omitBehavior(wire) }
   }
   return wire

@@ -271,4 +271,25 @@ describe("Permissions", () => {
         assert.strictEqual(logs.length, 0)
       }))
   })
+
+  it.effect("a permission update of a type a later CLI adds still reaches the handler, and is sent back as is", () =>
+    Effect.gen(function*() {
+      const novel = { type: "grantCapability", capability: "net", destination: "session" }
+      const seen: Array<CanUseToolRequest> = []
+      const service = yield* Permissions.fromHandler((r) =>
+        Effect.sync(() => {
+          seen.push(r)
+          return Permissions.allow({ updatedPermissions: r.permission_suggestions! })
+        })
+      )
+      const wire = yield* Permissions.bind(service).decide({
+        subtype: "can_use_tool",
+        tool_name: "Bash",
+        input: { command: "ls" },
+        tool_use_id: "toolu_9",
+        permission_suggestions: [novel]
+      })
+      assert.strictEqual(seen.length, 1)
+      assert.deepStrictEqual(wire.updatedPermissions, [novel])
+    }))
 })

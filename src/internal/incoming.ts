@@ -12,6 +12,7 @@ import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
 import type * as Scope from "effect/Scope"
 import * as ClaudeError from "../ClaudeError.ts"
+import { describeCause } from "./describeCause.ts"
 
 /** A handler for one request subtype: the request body in, the success response body out. */
 export type Handler = (request: Record<string, unknown>, requestId: string) => Effect.Effect<unknown, ClaudeError.ClaudeError>
@@ -26,7 +27,7 @@ const errorText = (cause: Cause.Cause<ClaudeError.ClaudeError>): string => {
   const failure = cause.reasons.find(Cause.isFailReason)
   if (failure !== undefined) return failure.error.message
   const defect = cause.reasons.find(Cause.isDieReason)
-  if (defect !== undefined) return `The handler died: ${String(defect.defect)}`
+  if (defect !== undefined) return `The handler died: ${describeCause(cause)}`
   return "The handler was interrupted"
 }
 
@@ -48,9 +49,10 @@ export const make = Effect.fnUntraced(function*(options: {
     const subtype = typeof request.subtype === "string" ? request.subtype : String(request.subtype)
     const handler = options.handlers[subtype]
     if (handler === undefined) {
-      return Effect.fail(ClaudeError.make(
-        new ClaudeError.InvalidInput({ description: `Unsupported control request subtype: ${subtype}` })
-      ))
+      const description = `Unsupported control request subtype: ${subtype}`
+      return Effect.logWarning(description).pipe(
+        Effect.andThen(Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description }))))
+      )
     }
     return Effect.suspend(() => handler(request, requestId))
   }
@@ -66,7 +68,8 @@ export const make = Effect.fnUntraced(function*(options: {
         Effect.flatMap((exit) => {
           if (Exit.isSuccess(exit)) return answer(requestId, exit)
           if (Cause.hasInterruptsOnly(exit.cause)) return Effect.void
-          return Effect.logWarning(`control request ${String(request.subtype)} failed`, exit.cause).pipe(
+          // The services (Hooks, Permissions, McpServers) log their handlers' failures with context.
+          return Effect.logDebug(`control request ${String(request.subtype)} failed`, exit.cause).pipe(
             Effect.andThen(answer(requestId, exit))
           )
         })
