@@ -276,7 +276,21 @@ const libInterrupt = () =>
     const layer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
     const figures = await Effect.runPromise(
       Effect.gen(function*() {
-        const session = yield* Claude.open({ executable: realCli, cwd, env, permissionMode: "bypassPermissions" })
+        // The recorder sees each line as the library writes or reads it: where the time goes.
+        const marks: Record<string, number> = {}
+        const transcript = {
+          record: (direction: "send" | "recv", message: unknown) => {
+            const m = message as { type?: string; request?: { subtype?: string }; response?: { request_id?: string } }
+            if (direction === "send" && m.type === "control_request" && m.request?.subtype === "interrupt") {
+              marks.interruptQueuedAt ??= performance.now()
+            }
+            if (direction === "recv" && m.type === "control_response" && marks.interruptQueuedAt !== undefined) {
+              marks.responseReadAt ??= performance.now()
+            }
+            if (direction === "recv" && m.type === "result") marks.resultReadAt ??= performance.now()
+          }
+        }
+        const session = yield* Claude.open({ executable: realCli, cwd, env, permissionMode: "bypassPermissions", transcript })
         let sawTool = false
         let resultAt = 0
         let terminal: unknown
@@ -301,7 +315,14 @@ const libInterrupt = () =>
         yield* Fiber.interrupt(fiber)
         const returnedMs = performance.now() - before
         yield* Fiber.join(results)
-        return { interruptToResultMs: resultAt - before, interruptReturnedMs: returnedMs, terminal }
+        return {
+          interruptToResultMs: resultAt - before,
+          interruptReturnedMs: returnedMs,
+          interruptQueuedMs: (marks.interruptQueuedAt ?? NaN) - before,
+          responseReadMs: (marks.responseReadAt ?? NaN) - before,
+          resultReadMs: (marks.resultReadAt ?? NaN) - before,
+          terminal
+        }
       }).pipe(Effect.scoped, Effect.provide(layer))
     )
     report(figures)

@@ -274,7 +274,7 @@ const interrupt = async () => {
     "",
     "Library: from `Fiber.interrupt` of the fiber consuming `session.turn(...)` to the aborted `result` on `session.events`. SDK: from `query.interrupt()` to the `result` message. CLI's own (raw): from writing the `interrupt` control_request on its stdin to reading the `result` line on its stdout. Each 500 ms after the `assistant` line with the tool_use.",
     "",
-    `- library: ${summary(col(r.lib!, "interruptToResultMs"), 1)} ms (Fiber.interrupt returned after ${summary(col(r.lib!, "interruptReturnedMs"), 1)} ms)`,
+    `- library: ${summary(col(r.lib!, "interruptToResultMs"), 1)} ms (Fiber.interrupt returned after ${summary(col(r.lib!, "interruptReturnedMs"), 1)} ms). Its steps, from its transcript recorder: the interrupt request handed to the writer after ${summary(col(r.lib!, "interruptQueuedMs"), 1)} ms, the CLI's control_response read after ${summary(col(r.lib!, "responseReadMs"), 1)} ms, the result line read after ${summary(col(r.lib!, "resultReadMs"), 1)} ms`,
     `- CLI's own: ${summary(col(r.raw!, "interruptToResultMs"), 1)} ms (its control_response after ${summary(col(r.raw!, "interruptResponseMs"), 1)} ms)`,
     `- SDK: ${summary(col(r.sdk!, "interruptToResultMs"), 1)} ms`,
     `- library − CLI's own, per round: ${summary(d, 1)} ms; library − SDK: ${summary(dSdk, 1)} ms`,
@@ -408,20 +408,28 @@ const version = (pkg: string): string => {
 const main = async () => {
   build()
   process.stderr.write(`bench: ${PAIRS} rounds${quick ? " (quick)" : ""}\n`)
-  const small = await throughput(SMALL)
-  startupFake(small)
-  await importsBreakdown()
-  await throughput(BIG)
-  await startupReal()
-  await interrupt()
-  await slowConsumer()
-  await manySessions()
-  await profile()
+  // BENCH_ONLY=throughput,startup,interrupt,slow,many,profile runs a subset (development; no BENCHMARKS.md).
+  const only = process.env.BENCH_ONLY?.split(",")
+  const on = (name: string) => only === undefined || only.includes(name)
+  if (on("throughput")) {
+    const small = await throughput(SMALL)
+    startupFake(small)
+    await importsBreakdown()
+    await throughput(BIG)
+  }
+  if (on("startup")) await startupReal()
+  if (on("interrupt")) await interrupt()
+  if (on("slow")) await slowConsumer()
+  if (on("many")) await manySessions()
+  if (on("profile")) await profile()
   const seconds = (Date.now() - began) / 1000
   out(`total: ${fmt(seconds, 0)} s`)
   const leftovers = pgrepFake()
   if (leftovers.length > 0) out(`WARNING: fake CLI processes still running: ${leftovers.join(" ")}`)
-  if (quick) return
+  if (quick || only !== undefined) {
+    process.stderr.write(sections.join("\n"))
+    return
+  }
   const pkgVersion = (JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as { version: string }).version
   const cpus = Os.cpus()
   const md = [

@@ -10,7 +10,7 @@ import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
-import { fakeModel, processLayer } from "./support.ts"
+import { fakeModel, isMain, processLayer } from "./support.ts"
 
 /** A fake model with a memory: it answers from the whole conversation the CLI sends it. */
 const rememberingModel: FakeModel.Script = (request) => {
@@ -58,4 +58,4 @@ export const program: Effect.Effect<ChatOutcome, ClaudeError.ClaudeError> = Effe
   return { answers, costs, total }
 }).pipe(Effect.scoped, Effect.provide(processLayer))
 
-if (import.meta.main) NodeRuntime.runMain(program)
+if (isMain(import.meta)) NodeRuntime.runMain(program)

@@ -12,7 +12,7 @@ import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import { Hooks } from "../src/Hooks.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
-import { fakeModel, processLayer } from "./support.ts"
+import { fakeModel, isMain, processLayer } from "./support.ts"
 
 /** What happened: the commands the hook refused, what the model was told, and the file. */
 export interface GuardOutcome {
@@ -53,4 +53,4 @@ export const program: Effect.Effect<GuardOutcome, ClaudeError.ClaudeError> = Eff
   }
 }).pipe(Effect.scoped, Effect.provide(processLayer))
 
-if (import.meta.main) NodeRuntime.runMain(program)
+if (isMain(import.meta)) NodeRuntime.runMain(program)

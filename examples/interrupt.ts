@@ -12,7 +12,7 @@ import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
-import { fakeModel, processLayer } from "./support.ts"
+import { fakeModel, isMain, processLayer } from "./support.ts"
 
 /** What happened: the aborted turn's result, how long the interruption took, the next turn. */
 export interface InterruptOutcome {
@@ -52,4 +52,4 @@ export const program: Effect.Effect<InterruptOutcome, ClaudeError.ClaudeError> =
   return { deltasBeforeInterrupt: deltas, aborted, interruptMillis, next: next.result ?? "" }
 }).pipe(Effect.scoped, Effect.provide(processLayer))
 
-if (import.meta.main) NodeRuntime.runMain(program)
+if (isMain(import.meta)) NodeRuntime.runMain(program)

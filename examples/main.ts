@@ -33,7 +33,7 @@ import { Hooks } from "../src/Hooks.ts"
 import { McpServers } from "../src/McpServers.ts"
 import { Permissions } from "../src/Permissions.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
-import { cliPath, fakeModel, processLayer } from "./support.ts"
+import { cliPath, fakeModel, isMain, processLayer } from "./support.ts"
 
 // ---------------------------------------------------------------------------------------------
 // The terminal
@@ -345,4 +345,4 @@ export const program: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.gen(
   )
 }).pipe(Effect.scoped, Effect.provide(Layer.suspend(() => Layer.merge(processLayer, agentLayer()))))
 
-if (import.meta.main) NodeRuntime.runMain(program)
+if (isMain(import.meta)) NodeRuntime.runMain(program)

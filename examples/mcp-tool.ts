@@ -11,7 +11,7 @@ import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import { McpServers } from "../src/McpServers.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
-import { fakeModel, processLayer } from "./support.ts"
+import { fakeModel, isMain, processLayer } from "./support.ts"
 
 /** What happened: the decoded inputs the handler got, whether the model saw the tool, its answer. */
 export interface McpOutcome {
@@ -54,4 +54,4 @@ export const program: Effect.Effect<McpOutcome, ClaudeError.ClaudeError> = Effec
   }
 }).pipe(Effect.scoped, Effect.provide(processLayer))
 
-if (import.meta.main) NodeRuntime.runMain(program)
+if (isMain(import.meta)) NodeRuntime.runMain(program)

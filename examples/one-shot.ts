@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
-import { fakeModel, processLayer } from "./support.ts"
+import { fakeModel, isMain, processLayer } from "./support.ts"
 
 /** Asks one question and returns the turn's result. */
 export const program: Effect.Effect<Claude.TurnResult, ClaudeError.ClaudeError> = Effect.gen(function*() {
@@ -21,4 +21,4 @@ export const program: Effect.Effect<Claude.TurnResult, ClaudeError.ClaudeError> 
   return result
 }).pipe(Effect.scoped, Effect.provide(processLayer))
 
-if (import.meta.main) NodeRuntime.runMain(program)
+if (isMain(import.meta)) NodeRuntime.runMain(program)

@@ -13,7 +13,7 @@ import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import { Permissions } from "../src/Permissions.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
-import { fakeModel, processLayer } from "./support.ts"
+import { fakeModel, isMain, processLayer } from "./support.ts"
 
 /** What happened: each decision, what the tools returned, and the denials the result lists. */
 export interface PermissionsOutcome {
@@ -52,4 +52,4 @@ export const program: Effect.Effect<PermissionsOutcome, ClaudeError.ClaudeError>
   }
 }).pipe(Effect.scoped, Effect.provide(processLayer))
 
-if (import.meta.main) NodeRuntime.runMain(program)
+if (isMain(import.meta)) NodeRuntime.runMain(program)

@@ -9,6 +9,7 @@ import { NodeServices } from "@effect/platform-node"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as Url from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
@@ -17,6 +18,14 @@ import * as FakeModel from "../src/testing/FakeModel.ts"
 
 /** Sessions spawn the real `claude` process, through Node's child process spawner. */
 export const processLayer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+
+/**
+ * True when the module of `meta` is the program node was started with: `import.meta.main`, with a
+ * fallback for Node 22 releases that lack it.
+ */
+export const isMain = (meta: ImportMeta): boolean =>
+  (meta as { readonly main?: boolean }).main === true ||
+  (process.argv[1] !== undefined && Path.resolve(process.argv[1]) === Url.fileURLToPath(meta.url))
 
 /** The pinned CLI of this repository (the `@anthropic-ai/claude-code` devDependency). */
 export const cliPath: string = Path.resolve(import.meta.dirname, "../node_modules/.bin/claude")

@@ -15,6 +15,7 @@ import type * as ClaudeError from "../src/ClaudeError.ts"
 import type { Transport } from "../src/Transport.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as Replay from "../src/testing/Replay.ts"
+import { isMain } from "./support.ts"
 
 /** The agent program under test: asks something and returns the answer, in upper case. */
 export const shout = (prompt: string): Effect.Effect<string, ClaudeError.ClaudeError, Transport> =>
@@ -48,4 +49,4 @@ export const program: Effect.Effect<
   return { scripted, replayed }
 })
 
-if (import.meta.main) NodeRuntime.runMain(program)
+if (isMain(import.meta)) NodeRuntime.runMain(program)

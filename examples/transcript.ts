@@ -13,7 +13,7 @@ import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as Transcript from "../src/Transcript.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import * as Replay from "../src/testing/Replay.ts"
-import { fakeModel, processLayer, tempDir } from "./support.ts"
+import { fakeModel, isMain, processLayer, tempDir } from "./support.ts"
 
 const PROMPT = "Print hi with Bash."
 
@@ -57,4 +57,4 @@ export const program: Effect.Effect<TranscriptOutcome, ClaudeError.ClaudeError> 
   }
 }).pipe(Effect.scoped)
 
-if (import.meta.main) NodeRuntime.runMain(program)
+if (isMain(import.meta)) NodeRuntime.runMain(program)

@@ -39,7 +39,10 @@ class Proc {
   private pending: Buffer = Buffer.alloc(0)
   private listeners: Array<() => void> = []
 
-  constructor(readonly child: ChildProcessWithoutNullStreams) {
+  readonly child: ChildProcessWithoutNullStreams
+
+  constructor(child: ChildProcessWithoutNullStreams) {
+    this.child = child
     child.stdin.on("error", () => {})
     child.stdout.on("data", (chunk: Buffer) => {
       this.chunks.push(chunk)

@@ -9,6 +9,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import * as FakeModel from "../src/testing/FakeModel.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
@@ -42,28 +43,23 @@ const groupAlive = (pgid: number): boolean => isAlive(-pgid)
  * `npm start` (node examples/main.ts) in its own process group, as a terminal runs it, with HOME an
  * empty temp dir and no credential variables; the group is killed at the end of the scope.
  */
-const start = (extraEnv: Record<string, string>): Effect.Effect<Run, never, Scope.Scope> =>
+const start = (extraEnv: Record<string, string>, args: ReadonlyArray<string> = []): Effect.Effect<Run, never, Scope.Scope> =>
   Effect.gen(function*() {
     const home = yield* Effect.acquireRelease(
       Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-main-home-"))),
       (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
     )
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      HOME: home,
-      NO_COLOR: "1",
-      npm_config_update_notifier: "false",
-      ...extraEnv
-    }
+    const env: NodeJS.ProcessEnv = { ...process.env }
     for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_BASE_URL", "CLAUDECODE"]) {
       delete env[name]
     }
+    Object.assign(env, { HOME: home, NO_COLOR: "1", npm_config_update_notifier: "false", ...extraEnv })
     let output = ""
     const chunks: Array<string> = []
     let exit: { code: number | null; signal: string | null } | undefined
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const child = ChildProcess.spawn("npm", ["start", "--silent"], {
+        const child = ChildProcess.spawn("npm", ["start", "--silent", ...(args.length > 0 ? ["--", ...args] : [])], {
           cwd: root,
           env,
           stdio: ["ignore", "pipe", "pipe"],
@@ -139,6 +135,30 @@ describe("npm start (examples/main.ts)", { timeout: 120_000 }, () => {
       assert.isAtLeast(summaryChunks.length, 3, JSON.stringify(run.chunks))
     }))
 
+  it.live("with a key and a prompt it talks to the model the environment names (no fake of its own) and says so first", () =>
+    Effect.gen(function*() {
+      // The "real" model here is a fake the test runs: the program must use the environment as is.
+      const api = yield* FakeModel.make(() => FakeModel.text("Answer from the model the environment points at."))
+      const run = yield* start({
+        ANTHROPIC_API_KEY: "sk-test",
+        ANTHROPIC_BASE_URL: api.url,
+        CLAUDE_CODE_MAX_RETRIES: "1",
+        DISABLE_TELEMETRY: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1"
+      }, ["What is 2 + 2?"])
+      const exit = yield* run.exited(90_000)
+      const output = run.output()
+      assert.strictEqual(exit.code, 0, output)
+      assert.include(output.split("\n")[0]!, "REAL model (credentials from ANTHROPIC_API_KEY)")
+      assert.include(output, "› What is 2 + 2?")
+      assert.include(output, "Answer from the model the environment points at.")
+      assert.match(output, /Session over: 1 prompt, /)
+      const requests = yield* api.messageRequests
+      assert.isAtLeast(requests.length, 1)
+      assert.strictEqual(FakeModel.lastUserText(requests[0]!), "What is 2 + 2?")
+    }))
+
   it.live("Ctrl-C interrupts the running turn (aborted result shown, the session goes on); a second Ctrl-C ends it, no process left", () =>
     Effect.gen(function*() {
       const run = yield* start({ DEMO_SLOW: "1", DEMO_DEBUG: "1" })
@@ -151,7 +171,7 @@ describe("npm start (examples/main.ts)", { timeout: 120_000 }, () => {
       run.signal("SIGINT")
       yield* run.waitFor((o) => o.includes("✗ interrupted"), 15_000)
       assert.include(run.output(), "^C interrupting the turn")
-      assert.match(run.output(), /✗ interrupted \(error_during_execution, aborted_tools\)/)
+      assert.match(run.output(), /✗ interrupted \(error_during_execution, aborted_(tools|streaming)\)/)
       assert.isTrue(isAlive(cliPid), "the session survives the first Ctrl-C")
       // The next prompt runs on the same CLI; while it streams, the second Ctrl-C ends the session.
       yield* run.waitFor((o) => o.includes("Goodbye! "), 30_000)
