@@ -46,6 +46,7 @@ const params = JSON.parse(process.argv[3] ?? "{}") as {
   readonly delayMs?: number
   readonly consumer?: "sleep" | "busy"
   readonly which?: "lib" | "sdk"
+  readonly lean?: boolean
   readonly sessions?: number
   readonly modelEnv?: Record<string, string | null>
   readonly cwd?: string
@@ -171,12 +172,19 @@ const sdkThroughput = async (): Promise<void> => {
 // -----------------------------------------------------------------------------------------------
 
 const libThroughput = async (): Promise<void> => {
-  const NodeServices = await loadNodeServices()
   const Effect = await import("effect/Effect")
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
-  const layer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+  // lean: only what the process transport needs (ChildProcessSpawner, FileSystem, Path), not all of NodeServices.
+  const platform = params.lean === true
+    ? await Promise.all([
+      import("@effect/platform-node/NodeChildProcessSpawner"),
+      import("@effect/platform-node/NodeFileSystem"),
+      import("@effect/platform-node/NodePath")
+    ]).then(([spawner, fs, path]) => spawner.layer.pipe(Layer.provide(Layer.mergeAll(fs.layer, path.layer))))
+    : (await loadNodeServices()).layer
+  const layer = Claude.layer.pipe(Layer.provide(platform))
   const program = Effect.gen(function*() {
     const session = yield* Claude.open({ executable: fakeCli, env: fakeEnv() })
     let count = 0
@@ -374,12 +382,23 @@ const sdkInterrupt = () =>
 
 /** The CLI's own: write `interrupt` on its stdin, time to the `result` line on its stdout. */
 const rawInterrupt = () =>
-  withFakeModel((env, cwd) =>
+  withFakeModel(async (modelEnv, cwd) => {
+    // The very argv and environment the library launches the CLI with (Launch.buildCommand).
+    const Effect = await import("effect/Effect")
+    const Redacted = await import("effect/Redacted")
+    const Launch = await import(Path.join(dist, "Launch.js")) as typeof import("../src/Launch.ts")
+    const options = Effect.runSync(Launch.validate({ executable: realCli, cwd, env: modelEnv, permissionMode: "bypassPermissions" }))
+    const command = Launch.buildCommand(options, { mcpServers: [], permissionPromptTool: false })
+    const env: Record<string, string | undefined> = { ...process.env }
+    for (const [k, v] of Object.entries(command.env)) {
+      env[k] = v === undefined ? undefined : Redacted.isRedacted(v) ? String(Redacted.value(v)) : String(v)
+    }
+    return rawInterruptWith(command.args, env, cwd)
+  })
+
+const rawInterruptWith = (args: ReadonlyArray<string>, env: Record<string, string | undefined>, cwd: string) =>
     new Promise<void>((resolve, reject) => {
-      const child = ChildProcess.spawn(realCli, [
-        "--output-format", "stream-json", "--input-format", "stream-json", "--verbose",
-        "--include-partial-messages", "--permission-mode", "bypassPermissions", "--allow-dangerously-skip-permissions"
-      ], { cwd, env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "ignore"], detached: true })
+      const child = ChildProcess.spawn(realCli, [...args], { cwd, env, stdio: ["pipe", "pipe", "ignore"], detached: true })
       let buffer = ""
       let before = 0
       let responseMs = -1
@@ -429,7 +448,6 @@ const rawInterrupt = () =>
       child.stdin.write(JSON.stringify({ type: "control_request", request_id: "init-1", request: { subtype: "initialize" } }) + "\n")
       child.stdin.write(JSON.stringify({ type: "user", message: { role: "user", content: "run the slow command" }, parent_tool_use_id: null, session_id: "" }) + "\n")
     })
-  )
 
 // -----------------------------------------------------------------------------------------------
 // slow consumer, many sessions
