@@ -305,6 +305,56 @@ describe("Session against the in-memory fake CLI", () => {
       }).pipe(Effect.provide(layer))
     }))
 
+  it.effect("session.interrupt interrupts the running turn explicitly: its stream ends with the aborted result", () =>
+    Effect.gen(function*() {
+      const streaming = yield* Deferred.make<void>()
+      const layer = FakeCli.layer(FakeCli.conversation({
+        sessionId: SESSION,
+        onUser: (text, index, cli) =>
+          index === 0
+            ? Effect.gen(function*() {
+              const [init, start] = FakeCli.textTurn({ sessionId: SESSION, text })
+              yield* cli.emit(init)
+              yield* cli.emit(start)
+              yield* Deferred.succeed(streaming, undefined)
+              const interrupt = yield* cli.nextMatching((m) =>
+                m.type === "control_request" && requestOf(m).subtype === "interrupt"
+              )
+              yield* cli.emit(FakeCli.success(interrupt, { still_queued: [] }))
+              yield* cli.emit(FakeCli.result({
+                sessionId: SESSION,
+                subtype: "error_during_execution",
+                terminalReason: "aborted_streaming"
+              }))
+            })
+            : Effect.forEach(FakeCli.textTurn({ sessionId: SESSION, text: "next", totalCostUsd: 0.002 }), cli.emit)
+      }))
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open()
+        const fiber = yield* session.turn("first").pipe(Stream.runCollect, Effect.forkChild)
+        yield* Deferred.await(streaming)
+        yield* session.interrupt
+        const events = yield* Fiber.join(fiber)
+        const last = events.at(-1) as Claude.TurnResult
+        assert.strictEqual(last.type, "result")
+        assert.strictEqual(last.terminal_reason, "aborted_streaming")
+        assert.strictEqual((yield* session.run("again")).result, "next")
+      }).pipe(Effect.provide(layer))
+    }))
+
+  it.effect("a user turn the CLI would refuse is a typed InvalidInput, and nothing is written", () =>
+    Effect.gen(function*() {
+      const session = yield* Claude.open()
+      const badImage = yield* Effect.exit(session.send({ text: "x", images: [{ mediaType: "image/bmp" as "image/png", data: "AAAA" }] }))
+      assert.strictEqual(reasonOf(badImage)._tag, "InvalidInput")
+      const badData = yield* Effect.exit(session.send({ text: "x", images: [{ mediaType: "image/png", data: "not base64!" }] }))
+      assert.include((reasonOf(badData) as ClaudeError.InvalidInput).description, "base64")
+      const badUuid = yield* Effect.exit(session.send({ text: "x", uuid: "nope" }))
+      assert.strictEqual(reasonOf(badUuid)._tag, "InvalidInput")
+      const ok = yield* session.run({ text: "with image", images: [{ mediaType: "image/png", data: "iVBORw0KGgo=" }] })
+      assert.strictEqual(ok.result, "echo: with image")
+    }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({ sessionId: SESSION })))))
+
   it.effect("the CLI exiting mid-turn fails the turn at once with its exit code and stderr tail", () =>
     Effect.gen(function*() {
       const session = yield* Claude.open()
