@@ -45,8 +45,9 @@ const params = JSON.parse(process.argv[3] ?? "{}") as {
   readonly events?: number
   readonly delayMs?: number
   readonly consumer?: "sleep" | "busy"
-  readonly which?: "lib" | "sdk"
+  readonly which?: "lib" | "sdk" | "barrel"
   readonly lean?: boolean
+  readonly maxOps?: number
   readonly sessions?: number
   readonly modelEnv?: Record<string, string | null>
   readonly cwd?: string
@@ -467,6 +468,7 @@ const libSlow = async (): Promise<void> => {
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
   const { Hooks } = await loadHooks()
+  const References = await import("effect/References")
   const delayMs = params.delayMs ?? 1
   let hookAnsweredAt = 0
   const hooks = Hooks.layer(Hooks.on("Stop", () =>
@@ -505,7 +507,12 @@ const libSlow = async (): Promise<void> => {
         // > 0: the hook was answered before the consumer had read the last delta (never stalled behind it)
         hookAnsweredBeforeConsumerMs: hookAnsweredAt === 0 ? null : lastDeltaSeenAt - hookAnsweredAt
       }
-    }).pipe(Effect.scoped, Effect.provide(layer))
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(layer),
+      // maxOps: how many operations a fiber runs before it yields to the event loop (Effect's default 2048).
+      params.maxOps === undefined ? (e) => e : Effect.provideService(References.MaxOpsBeforeYield, params.maxOps)
+    )
   )
   report(figures)
 }
@@ -622,7 +629,12 @@ const imports = async (): Promise<void> => {
   })()
   const figures: Record<string, number> = { bootMs: performance.now() }
   lap()
-  if (params.which === "sdk") {
+  if (params.which === "barrel") {
+    await import("effect/Effect")
+    lap()
+    await import("@effect/platform-node")
+    figures.barrelMs = lap()
+  } else if (params.which === "sdk") {
     await import("@anthropic-ai/claude-agent-sdk")
     figures.sdkMs = lap()
   } else {
