@@ -142,6 +142,16 @@ export type Event =
   | ProtocolProblem
 
 /**
+ * Options of one control request: its deadline, instead of the session's `controlTimeout`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface RequestOptions {
+  readonly timeout?: Duration.Input | undefined
+}
+
+/**
  * A running session.
  *
  * @since 0.1.0
@@ -169,22 +179,27 @@ export interface Session {
   /** Interrupts the running turn, if any, and waits (bounded) for its result. */
   readonly interrupt: Effect.Effect<void, ClaudeError.ClaudeError>
   /** Switches the model for later turns; returns the model the CLI resolved (`haiku` → an id). */
-  readonly setModel: (model?: string) => Effect.Effect<string, ClaudeError.ClaudeError>
-  readonly setPermissionMode: (mode: Launch.PermissionMode) => Effect.Effect<void, ClaudeError.ClaudeError>
-  readonly mcpStatus: Effect.Effect<Protocol.McpStatusResponse, ClaudeError.ClaudeError>
-  readonly contextUsage: Effect.Effect<Protocol.ContextUsageResponse, ClaudeError.ClaudeError>
+  readonly setModel: (model?: string, options?: RequestOptions) => Effect.Effect<string, ClaudeError.ClaudeError>
+  readonly setPermissionMode: (
+    mode: Launch.PermissionMode,
+    options?: RequestOptions
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  readonly mcpStatus: (options?: RequestOptions) => Effect.Effect<Protocol.McpStatusResponse, ClaudeError.ClaudeError>
+  readonly contextUsage: (
+    options?: RequestOptions
+  ) => Effect.Effect<Protocol.ContextUsageResponse, ClaudeError.ClaudeError>
   /** Restores files to their state before the user turn with this uuid (needs `fileCheckpointing`). */
   readonly rewindFiles: (
     userMessageId: string,
-    options?: { readonly dryRun?: boolean }
+    options?: RequestOptions & { readonly dryRun?: boolean }
   ) => Effect.Effect<Protocol.RewindFilesResponse, ClaudeError.ClaudeError>
   /** Stops a background task (a subagent, a background Bash command). */
-  readonly stopTask: (taskId: string) => Effect.Effect<void, ClaudeError.ClaudeError>
+  readonly stopTask: (taskId: string, options?: RequestOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
   /** Any control request, for subtypes the library does not name yet. */
   readonly request: <S extends Schema.Top & { readonly DecodingServices: never }>(
     body: { readonly subtype: string } & Record<string, unknown>,
     responseSchema: S,
-    options?: { readonly timeout?: Duration.Input }
+    options?: RequestOptions
   ) => Effect.Effect<S["Type"], ClaudeError.ClaudeError>
   /** Ends stdin: the CLI finishes what runs, then exits. */
   readonly endInput: Effect.Effect<void>
@@ -609,25 +624,28 @@ export const open: (
           ? Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse))
           : interruptAndAwait(current)
       }),
-      setModel: (model) =>
+      setModel: (model, requestOptions) =>
         Effect.map(
-          outgoing.request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, Protocol.SetModelResponse),
+          request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, Protocol.SetModelResponse, requestOptions),
           (response) => response.model
         ),
-      setPermissionMode: (mode) =>
-        Effect.asVoid(outgoing.request({ subtype: "set_permission_mode", mode }, Protocol.SetPermissionModeResponse)),
-      mcpStatus: outgoing.request({ subtype: "mcp_status" }, Protocol.McpStatusResponse),
-      contextUsage: outgoing.request({ subtype: "get_context_usage" }, Protocol.ContextUsageResponse),
+      setPermissionMode: (mode, requestOptions) =>
+        Effect.asVoid(request({ subtype: "set_permission_mode", mode }, Protocol.SetPermissionModeResponse, requestOptions)),
+      mcpStatus: (requestOptions) => request({ subtype: "mcp_status" }, Protocol.McpStatusResponse, requestOptions),
+      contextUsage: (requestOptions) =>
+        request({ subtype: "get_context_usage" }, Protocol.ContextUsageResponse, requestOptions),
       rewindFiles: (userMessageId, rewindOptions) =>
-        outgoing.request(
+        request(
           {
             subtype: "rewind_files",
             user_message_id: userMessageId,
             ...(rewindOptions?.dryRun === undefined ? {} : { dry_run: rewindOptions.dryRun })
           },
-          Protocol.RewindFilesResponse
+          Protocol.RewindFilesResponse,
+          rewindOptions
         ),
-      stopTask: (taskId) => Effect.asVoid(outgoing.request({ subtype: "stop_task", task_id: taskId }, Protocol.StopTaskResponse)),
+      stopTask: (taskId, requestOptions) =>
+        Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Protocol.StopTaskResponse, requestOptions)),
       request,
       endInput: Effect.suspend(() => {
         inputOpen = false

@@ -100,7 +100,7 @@ const runSeed = (seed: number, dir: string) =>
       const [turn1, setModel, mcpStatus] = yield* Effect.all([
         Effect.exit(session.run("first turn")),
         Effect.exit(session.setModel("haiku")),
-        Effect.exit(session.mcpStatus)
+        Effect.exit(session.mcpStatus())
       ], { concurrency: "unbounded" })
       const [turn2, probe] = yield* Effect.all([
         Effect.exit(session.run("second turn")),

@@ -421,7 +421,7 @@ describe("McpServers against the real CLI", { timeout: 90_000 }, () => {
       const contents = FakeModel.toolResults(second!).map((r) => [r.content, r.isError])
       assert.sameDeepMembers(contents, [["echo: hi", false], ["double: 42", false]])
 
-      const status = yield* session.mcpStatus
+      const status = yield* session.mcpStatus()
       const byName = (name: string) => status.mcpServers.find((server) => server.name === name)
       assert.strictEqual(byName("byre")?.status, "connected")
       assert.strictEqual(byName("croft")?.status, "connected")

@@ -80,10 +80,10 @@ describe("the real CLI", { timeout: 120_000 }, () => {
       const badReason = failureReason(bad) as ClaudeError.ControlRejected
       assert.strictEqual(badReason._tag, "ControlRejected")
       assert.strictEqual(badReason.errorCode, "invalid_mode")
-      const status = yield* session.mcpStatus
+      const status = yield* session.mcpStatus()
       assert.deepStrictEqual(status.mcpServers, [])
       yield* session.run("hi")
-      const usage = yield* session.contextUsage
+      const usage = yield* session.contextUsage()
       assert.isAbove(usage.maxTokens, 0)
       const unknown = failureReason(yield* Effect.exit(session.request({ subtype: "no_such_subtype" }, Schema.Unknown)))
       assert.strictEqual(unknown._tag, "ControlRejected")

@@ -100,13 +100,23 @@ describe("Session against the in-memory fake CLI", () => {
   it.effect("an unanswered request times out with a typed error (TestClock)", () =>
     Effect.gen(function*() {
       const session = yield* Claude.open({ controlTimeout: "30 seconds" })
-      const fiber = yield* session.mcpStatus.pipe(Effect.exit, Effect.forkChild)
+      const fiber = yield* session.mcpStatus().pipe(Effect.exit, Effect.forkChild)
       yield* TestClock.adjust("29 seconds")
       assert.isUndefined(fiber.pollUnsafe())
       yield* TestClock.adjust("2 seconds")
       const reason = reasonOf(yield* Fiber.join(fiber))
       assert.strictEqual(reason._tag, "ControlTimeout")
       assert.strictEqual((reason as ClaudeError.ControlTimeout).subtype, "mcp_status")
+    }).pipe(Effect.provide(FakeCli.layer((cli) => FakeCli.answerInitialize(cli).pipe(Effect.andThen(Effect.never))))))
+
+  it.effect("a per-call timeout overrides the session's controlTimeout (TestClock)", () =>
+    Effect.gen(function*() {
+      const session = yield* Claude.open({ controlTimeout: "1 hour" })
+      const fiber = yield* session.setModel("slow", { timeout: "5 seconds" }).pipe(Effect.exit, Effect.forkChild)
+      yield* TestClock.adjust("6 seconds")
+      const reason = reasonOf(yield* Fiber.join(fiber)) as ClaudeError.ControlTimeout
+      assert.strictEqual(reason._tag, "ControlTimeout")
+      assert.strictEqual(reason.timeoutMillis, 5000)
     }).pipe(Effect.provide(FakeCli.layer((cli) => FakeCli.answerInitialize(cli).pipe(Effect.andThen(Effect.never))))))
 
   it.effect("an error answer becomes ControlRejected with the CLI's text and error_code", () =>
@@ -123,7 +133,7 @@ describe("Session against the in-memory fake CLI", () => {
   it.effect("the CLI dying fails pending requests at once with its exit code and stderr", () =>
     Effect.gen(function*() {
       const session = yield* Claude.open({ controlTimeout: "1 hour" })
-      const reason = reasonOf(yield* Effect.exit(session.mcpStatus))
+      const reason = reasonOf(yield* Effect.exit(session.mcpStatus()))
       assert.strictEqual(reason._tag, "ProcessExited")
       assert.strictEqual((reason as ClaudeError.ProcessExited).exitCode, 2)
       assert.include((reason as ClaudeError.ProcessExited).stderrTail, "fatal: gone")
@@ -152,7 +162,7 @@ describe("Session against the in-memory fake CLI", () => {
       )
       yield* Effect.gen(function*() {
         const session = yield* Claude.open()
-        const fiber = yield* Effect.forkChild(session.contextUsage)
+        const fiber = yield* Effect.forkChild(session.contextUsage())
         const id = yield* Deferred.await(requested)
         yield* Fiber.interrupt(fiber)
         assert.strictEqual(yield* Deferred.await(cancelled), id)
