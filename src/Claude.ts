@@ -29,6 +29,8 @@ import { Hooks } from "./Hooks.ts"
 import * as Incoming from "./internal/incoming.ts"
 import * as Outgoing from "./internal/outgoing.ts"
 import { Subscribers } from "./internal/subscribers.ts"
+import { TurnUsageTracker } from "./internal/turnUsage.ts"
+import { userTurnProblem } from "./internal/userTurn.ts"
 import * as Launch from "./Launch.ts"
 import { McpServers } from "./McpServers.ts"
 import { Permissions } from "./Permissions.ts"
@@ -212,43 +214,7 @@ const closedError = (operation: string) => ClaudeError.make(new ClaudeError.Sess
 const violation = (description: string, line: string) =>
   new ClaudeError.ProtocolViolation({ description, line: line.slice(0, 2048) })
 
-const imageMediaTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"])
-const base64 = /^[A-Za-z0-9+/]*={0,2}$/
-
-/** Why the CLI would refuse (or silently ignore) this user turn, if it would. */
-const userTurnProblem = (input: Protocol.UserTurnInput): string | undefined => {
-  if (typeof input.text !== "string") return "a user turn needs text"
-  for (const [i, image] of (input.images ?? []).entries()) {
-    if (!imageMediaTypes.has(image.mediaType)) {
-      return `image ${i}: media type ${String(image.mediaType)} is not one of ${[...imageMediaTypes].join(", ")}`
-    }
-    if (typeof image.data !== "string" || image.data.length === 0 || image.data.length % 4 !== 0 || !base64.test(image.data)) {
-      return `image ${i}: data is not base64`
-    }
-  }
-  if (input.uuid !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(input.uuid)) {
-    return `uuid ${input.uuid} is not a UUID`
-  }
-  return undefined
-}
-
 const isTurnResult = (event: Event): event is TurnResult => event.type === "result"
-
-const usageDelta = (
-  current: Protocol.ResultMessage["modelUsage"],
-  previous: Record<string, Record<string, number>>
-): Record<string, Record<string, number>> => {
-  const delta: Record<string, Record<string, number>> = {}
-  for (const [model, usage] of Object.entries(current ?? {})) {
-    const before = previous[model] ?? {}
-    const entry: Record<string, number> = {}
-    for (const [key, value] of Object.entries(usage as Record<string, unknown>)) {
-      if (typeof value === "number") entry[key] = value - (before[key] ?? 0)
-    }
-    delta[model] = entry
-  }
-  return delta
-}
 
 /**
  * Opens a session: spawns the CLI and sends `initialize` (with the hook registrations).
@@ -325,19 +291,10 @@ export const open: (
       started: boolean
     }
     let activeTurn: ActiveTurn | undefined
-    let lastCost = 0
-    let lastModelUsage: Record<string, Record<string, number>> = {}
+    const usage = new TurnUsageTracker()
     let skippedLines = 0
 
-    const withTurnUsage = (result: Protocol.ResultMessage): TurnResult => {
-      const costUsd = typeof result.total_cost_usd === "number" ? result.total_cost_usd - lastCost : 0
-      const modelUsage = usageDelta(result.modelUsage, lastModelUsage)
-      if (typeof result.total_cost_usd === "number") lastCost = result.total_cost_usd
-      if (result.modelUsage !== undefined) {
-        lastModelUsage = result.modelUsage as unknown as Record<string, Record<string, number>>
-      }
-      return { ...result, turn: { costUsd, modelUsage } }
-    }
+    const withTurnUsage = (result: Protocol.ResultMessage): TurnResult => ({ ...result, turn: usage.next(result) })
 
     const splitter = new Framing.LineSplitter(options.maxLineBytes ?? Framing.defaultMaxLineBytes)
     const frames: Array<Framing.Frame> = []
