@@ -16,6 +16,7 @@ import * as HookEvents from "../src/HookEvents.ts"
 import { Hooks } from "../src/Hooks.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { live, processLayer } from "./support/live.ts"
+import { assertCancelledWithoutAnswer, wireLog } from "./support/wire.ts"
 
 const bash = (command: string) => FakeModel.toolUse("Bash", { command, description: "hook test" })
 
@@ -40,14 +41,6 @@ const resultsOf = (events: ReadonlyArray<Claude.Event>): ReadonlyArray<Claude.Tu
 const toolResultLines = (events: ReadonlyArray<Claude.Event>): ReadonlyArray<string> =>
   events.filter((e) => e.type === "user").map((e) => JSON.stringify(e)).filter((line) => line.includes("tool_result"))
 
-/** A transcript recorder keeping every line both ways. */
-const recorder = () => {
-  const lines: Array<{ readonly direction: "send" | "recv"; readonly message: Record<string, unknown> }> = []
-  const record: Claude.Recorder["record"] = (direction, message) => {
-    lines.push({ direction, message: message as Record<string, unknown> })
-  }
-  return { lines, transcript: { record } }
-}
 
 /** A logger keeping the messages of warnings (and worse), instead of printing them. */
 const warningLog = () => {
@@ -211,7 +204,7 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
 
   it.live("Stop answered with async: true: no decision, the block sent with it is ignored (one model request, num_turns 1)", () =>
     Effect.gen(function*() {
-      const { lines, transcript } = recorder()
+      const { lines, transcript } = wireLog()
       const { model, options } = yield* live([FakeModel.text("Hello."), FakeModel.text("Goodbye.")], { transcript })
       const session = yield* Claude.open(options).pipe(
         Effect.provide(Hooks.layer(Hooks.on("Stop", () =>
@@ -324,7 +317,7 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
   const warnings = warningLog()
   it.live("a failing handler (typed failure, then a defect) leaves the session working: tools run, hook_callback_failed", () =>
     Effect.gen(function*() {
-      const { lines, transcript } = recorder()
+      const { lines, transcript } = wireLog()
       const { options, cwd } = yield* live([
         bash("touch after-failure.txt"),
         FakeModel.text("first done"),
@@ -413,7 +406,7 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
 
   it.live("interrupting a turn while a PreToolUse handler runs: control_cancel_request interrupts it (finalizer runs); the next turn works", () =>
     Effect.gen(function*() {
-      const { lines, transcript } = recorder()
+      const { lines, transcript } = wireLog()
       const { options, cwd } = yield* live([bash("touch never.txt"), FakeModel.text("after the interrupt")], {
         transcript
       })
@@ -431,23 +424,7 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
       yield* Fiber.interrupt(fiber)
       yield* wait(finalized, "the handler's finalizer")
 
-      const callback = lines.find((l) =>
-        l.direction === "recv" && l.message.type === "control_request" &&
-        (l.message.request as { subtype?: unknown }).subtype === "hook_callback"
-      )
-      assert.isDefined(callback)
-      const requestId = callback!.message.request_id
-      assert.isTrue(lines.some((l) =>
-        l.direction === "recv" && l.message.type === "control_cancel_request" && l.message.request_id === requestId
-      ))
-      // A cancelled request gets no answer.
-      assert.isFalse(lines.some((l) =>
-        l.direction === "send" && l.message.type === "control_response" &&
-        (l.message.response as { request_id?: unknown }).request_id === requestId
-      ))
-      const aborted = lines.find((l) => l.direction === "recv" && l.message.type === "result")
-      assert.strictEqual(aborted?.message.subtype, "error_during_execution")
-      assert.strictEqual(aborted?.message.terminal_reason, "aborted_tools")
+      assertCancelledWithoutAnswer(lines, "hook_callback")
       assert.isFalse(Fs.existsSync(Path.join(cwd, "never.txt")))
 
       const next = yield* session.run("and now?")

@@ -26,6 +26,7 @@ import {
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import type { Transport } from "../src/Transport.ts"
 import { live, processLayer } from "./support/live.ts"
+import { assertCancelledWithoutAnswer, wireLog } from "./support/wire.ts"
 
 const bash = (command: string) => FakeModel.toolUse("Bash", { command, description: "permission test" })
 
@@ -166,10 +167,10 @@ describe("Permissions against the real CLI (permissionMode: default)", { timeout
 
   it.live("interrupting a turn while the permission handler runs: control_cancel_request interrupts it (finalizer runs); the next turn works", () =>
     Effect.gen(function*() {
-      const lines: Array<{ readonly direction: "send" | "recv"; readonly message: Record<string, unknown> }> = []
+      const { lines, transcript } = wireLog()
       const { options, cwd } = yield* live([bash("touch pending.txt"), FakeModel.text("after the interrupt")], {
         ...inDefaultMode,
-        transcript: { record: (direction, message) => lines.push({ direction, message: message as Record<string, unknown> }) }
+        transcript
       })
       const started = yield* Deferred.make<CanUseToolRequest>()
       const finalized = yield* Deferred.make<void>()
@@ -187,22 +188,7 @@ describe("Permissions against the real CLI (permissionMode: default)", { timeout
       yield* Fiber.interrupt(fiber)
       yield* wait(finalized, "the handler's finalizer")
 
-      const asked = lines.find((l) =>
-        l.direction === "recv" && l.message.type === "control_request" &&
-        (l.message.request as { subtype?: unknown }).subtype === "can_use_tool"
-      )
-      assert.isDefined(asked)
-      const requestId = asked!.message.request_id
-      assert.isTrue(lines.some((l) =>
-        l.direction === "recv" && l.message.type === "control_cancel_request" && l.message.request_id === requestId
-      ))
-      assert.isFalse(lines.some((l) =>
-        l.direction === "send" && l.message.type === "control_response" &&
-        (l.message.response as { request_id?: unknown }).request_id === requestId
-      ))
-      const aborted = lines.find((l) => l.direction === "recv" && l.message.type === "result")
-      assert.strictEqual(aborted?.message.subtype, "error_during_execution")
-      assert.strictEqual(aborted?.message.terminal_reason, "aborted_tools")
+      assertCancelledWithoutAnswer(lines, "can_use_tool")
       assert.isFalse(Fs.existsSync(Path.join(cwd, "pending.txt")))
 
       const next = yield* session.run("and now?")
