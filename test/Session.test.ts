@@ -24,6 +24,34 @@ const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.R
 
 const requestOf = (message: Record<string, unknown>) => message.request as Record<string, unknown>
 
+/**
+ * A CLI whose first turn streams until it is interrupted (`streaming` is done once it streams,
+ * `interrupted` once the interrupt was answered), then ends aborted; later turns answer `next`.
+ */
+const interruptibleFirstTurn = (streaming: Deferred.Deferred<void>, interrupted: Deferred.Deferred<void>) =>
+  FakeCli.layer(FakeCli.conversation({
+    sessionId: SESSION,
+    onUser: (text, index, cli) =>
+      index === 0
+        ? Effect.gen(function*() {
+          const [init, start] = FakeCli.textTurn({ sessionId: SESSION, text })
+          yield* cli.emit(init)
+          yield* cli.emit(start)
+          yield* Deferred.succeed(streaming, undefined)
+          const interrupt = yield* cli.nextMatching((m) =>
+            m.type === "control_request" && requestOf(m).subtype === "interrupt"
+          )
+          yield* cli.emit(FakeCli.success(interrupt, { still_queued: [] }))
+          yield* Deferred.succeed(interrupted, undefined)
+          yield* cli.emit(FakeCli.result({
+            sessionId: SESSION,
+            subtype: "error_during_execution",
+            terminalReason: "aborted_streaming"
+          }))
+        })
+        : Effect.forEach(FakeCli.textTurn({ sessionId: SESSION, text: "next", totalCostUsd: 0.002 }), cli.emit)
+  }))
+
 describe("Session against the in-memory fake CLI", () => {
   it.effect("a turn streams its events and ends with its result; sessionId comes from system/init", () =>
     Effect.gen(function*() {
@@ -280,28 +308,7 @@ describe("Session against the in-memory fake CLI", () => {
     Effect.gen(function*() {
       const interrupted = yield* Deferred.make<void>()
       const streaming = yield* Deferred.make<void>()
-      const layer = FakeCli.layer(FakeCli.conversation({
-        sessionId: SESSION,
-        onUser: (text, index, cli) =>
-          index === 0
-            ? Effect.gen(function*() {
-              const [init, start] = FakeCli.textTurn({ sessionId: SESSION, text })
-              yield* cli.emit(init)
-              yield* cli.emit(start)
-              yield* Deferred.succeed(streaming, undefined)
-              const interrupt = yield* cli.nextMatching((m) =>
-                m.type === "control_request" && requestOf(m).subtype === "interrupt"
-              )
-              yield* cli.emit(FakeCli.success(interrupt, { still_queued: [] }))
-              yield* Deferred.succeed(interrupted, undefined)
-              yield* cli.emit(FakeCli.result({
-                sessionId: SESSION,
-                subtype: "error_during_execution",
-                terminalReason: "aborted_streaming"
-              }))
-            })
-            : Effect.forEach(FakeCli.textTurn({ sessionId: SESSION, text: "second", totalCostUsd: 0.002 }), cli.emit)
-      }))
+      const layer = interruptibleFirstTurn(streaming, interrupted)
       yield* Effect.gen(function*() {
         const session = yield* Claude.open()
         const fiber = yield* session.turn("first").pipe(Stream.runDrain, Effect.forkChild)
@@ -310,7 +317,7 @@ describe("Session against the in-memory fake CLI", () => {
         // Fiber.interrupt returns after the turn's finalizer: the interrupt was answered by then.
         assert.isTrue(yield* Deferred.isDone(interrupted))
         const next = yield* session.run("again")
-        assert.strictEqual(next.result, "second")
+        assert.strictEqual(next.result, "next")
         assert.strictEqual(next.subtype, "success")
       }).pipe(Effect.provide(layer))
     }))
@@ -318,27 +325,7 @@ describe("Session against the in-memory fake CLI", () => {
   it.effect("session.interrupt interrupts the running turn explicitly: its stream ends with the aborted result", () =>
     Effect.gen(function*() {
       const streaming = yield* Deferred.make<void>()
-      const layer = FakeCli.layer(FakeCli.conversation({
-        sessionId: SESSION,
-        onUser: (text, index, cli) =>
-          index === 0
-            ? Effect.gen(function*() {
-              const [init, start] = FakeCli.textTurn({ sessionId: SESSION, text })
-              yield* cli.emit(init)
-              yield* cli.emit(start)
-              yield* Deferred.succeed(streaming, undefined)
-              const interrupt = yield* cli.nextMatching((m) =>
-                m.type === "control_request" && requestOf(m).subtype === "interrupt"
-              )
-              yield* cli.emit(FakeCli.success(interrupt, { still_queued: [] }))
-              yield* cli.emit(FakeCli.result({
-                sessionId: SESSION,
-                subtype: "error_during_execution",
-                terminalReason: "aborted_streaming"
-              }))
-            })
-            : Effect.forEach(FakeCli.textTurn({ sessionId: SESSION, text: "next", totalCostUsd: 0.002 }), cli.emit)
-      }))
+      const layer = interruptibleFirstTurn(streaming, yield* Deferred.make<void>())
       yield* Effect.gen(function*() {
         const session = yield* Claude.open()
         const fiber = yield* session.turn("first").pipe(Stream.runCollect, Effect.forkChild)
