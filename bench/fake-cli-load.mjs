@@ -22,6 +22,7 @@
 // aborted error_during_execution result), set_model ({model}), anything else: unsupported_request.
 // stdin EOF: finish the running turn (and the queued ones), flush, exit 0.
 import { randomBytes, randomUUID } from "node:crypto"
+import { makeChain, waitDrain } from "../test/fixtures/serialWriter.mjs"
 
 const env = process.env
 const num = (name, dflt) => {
@@ -54,26 +55,9 @@ const sessionId = argValue("--resume") ?? randomUUID()
 // output with backpressure
 const out = process.stdout
 out.on("error", () => {})
-let chain = Promise.resolve()
-const waitDrain = () =>
-  new Promise((resolve) => {
-    const done = () => {
-      out.off("drain", done)
-      out.off("close", done)
-      out.off("error", done)
-      resolve()
-    }
-    out.on("drain", done)
-    out.on("close", done)
-    out.on("error", done)
-  })
-const write = (s) => (out.destroyed ? undefined : out.write(s) ? undefined : waitDrain())
+const write = (s) => (out.destroyed ? undefined : out.write(s) ? undefined : waitDrain(out))
 // one writer at a time: control responses never land inside a batch
-const enqueue = (fn) => {
-  const p = chain.then(fn)
-  chain = p.catch(() => {})
-  return p
-}
+const enqueue = makeChain()
 const send = (obj) => enqueue(() => write(JSON.stringify(obj) + "\n"))
 const immediate = () => new Promise((resolve) => setImmediate(resolve))
 
@@ -364,7 +348,7 @@ process.stdin.on("end", async () => {
     resolve(null)
   }
   await turns
-  await chain
+  await enqueue(() => {}) // everything written so far
   if (!out.destroyed && out.writableLength > 0) await new Promise((resolve) => out.write("", resolve))
   process.exit(0)
 })
