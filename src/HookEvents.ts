@@ -16,18 +16,11 @@
  */
 import * as Schema from "effect/Schema"
 import { PermissionUpdate } from "./Permissions.ts"
+import { openLiterals } from "./protocol/internal.ts"
 
 // -----------------------------------------------------------------------------
 // inputs
 // -----------------------------------------------------------------------------
-
-/**
- * A string with known values that accepts any other string too, so a value added by a later
- * CLI is not a decode failure. The type keeps the known values (for completion) and `string`.
- */
-const openLiterals = <const Known extends ReadonlyArray<string>>(
-  known: Known
-): Schema.Codec<Known[number] | (string & {})> => Schema.Union([Schema.Literals(known), Schema.String])
 
 /**
  * What started a compaction. Known values: `manual` (`/compact`), `auto`; any other string (from

@@ -31,19 +31,12 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import { describeCause } from "./internal/describeCause.ts"
+import { openLiterals } from "./protocol/internal.ts"
 import * as Protocol from "./Protocol.ts"
 
 // -----------------------------------------------------------------------------
 // schemas
 // -----------------------------------------------------------------------------
-
-/**
- * A string with known values that accepts any other string too, so a value added by a later
- * CLI is not a decode failure. The type keeps the known values (for completion) and `string`.
- */
-const openLiterals = <const Known extends ReadonlyArray<string>>(
-  known: Known
-): Schema.Codec<Known[number] | (string & {})> => Schema.Union([Schema.Literals(known), Schema.String])
 
 /**
  * Where a permission update is stored. Known values: `userSettings`, `projectSettings`,

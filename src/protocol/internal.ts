@@ -24,20 +24,20 @@ export const StringOtherThan = (known: ReadonlyArray<string>, what: string) => {
 }
 
 /**
- * Every other key of an object, kept as `unknown` (for `Schema.StructWithRest`).
- *
- * @since 0.1.0
- * @internal
- */
-export const Rest = Schema.Record(Schema.String, Schema.Unknown)
-
-/**
  * A JSON object whose keys are not modelled.
  *
  * @since 0.1.0
  * @internal
  */
 export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
+
+/**
+ * Every other key of an object, kept as `unknown` (for `Schema.StructWithRest`): a JSON object.
+ *
+ * @since 0.1.0
+ * @internal
+ */
+export const Rest = JsonObject
 
 /**
  * An open union: the known members, discriminated by a literal, then a catch-all. Nested on
@@ -52,3 +52,14 @@ export const OpenUnion = <const Known extends ReadonlyArray<Schema.Top>, CatchAl
   known: Known,
   catchAll: CatchAll
 ) => Schema.Union([Schema.Union(known), catchAll])
+
+/**
+ * A string with known values that accepts any other string too, so a value added by a later
+ * CLI is not a decode failure. The type keeps the known values (for completion) and `string`.
+ *
+ * @since 0.1.0
+ * @internal
+ */
+export const openLiterals = <const Known extends ReadonlyArray<string>>(
+  known: Known
+): Schema.Codec<Known[number] | (string & {})> => Schema.Union([Schema.Literals(known), Schema.String])
