@@ -1,0 +1,46 @@
+/**
+ * Start-up hygiene: the library imports Effect module by module, never through a barrel
+ * (`effect`, `effect/encoding`, `@effect/platform-node`, …). A barrel loads every module of its
+ * folder: `effect/encoding` alone pulled in Xml, Zip, Tar, Csv, Yaml and SchemaBinary, 14 ms of
+ * start-up for one `Base64.encode` (BENCHMARKS.md, "Where start-up goes").
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+
+const root = Path.resolve(import.meta.dirname, "..")
+
+/** The specifiers of a package whose export is a folder's index: its barrels. */
+const barrelsOf = (pkg: string): Set<string> => {
+  const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "node_modules", pkg, "package.json"), "utf8")) as {
+    readonly exports: Record<string, unknown>
+  }
+  const barrels = new Set<string>()
+  for (const [key, target] of Object.entries(manifest.exports)) {
+    const file = typeof target === "string" ? target : JSON.stringify(target)
+    if (/index\.js/.test(file) && !key.includes("*")) barrels.add(key === "." ? pkg : `${pkg}/${key.slice(2)}`)
+  }
+  return barrels
+}
+
+const sourceFiles = (dir: string): Array<string> =>
+  Fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = Path.join(dir, entry.name)
+    return entry.isDirectory() ? sourceFiles(path) : entry.name.endsWith(".ts") ? [path] : []
+  })
+
+describe("imports", () => {
+  it("the library's modules import no barrel of effect or @effect/platform-node", () => {
+    const barrels = new Set([...barrelsOf("effect"), ...barrelsOf("@effect/platform-node")])
+    // The check itself: it knows the barrels it guards against.
+    assert.isTrue(barrels.has("effect") && barrels.has("effect/encoding") && barrels.has("@effect/platform-node"))
+    const found: Array<string> = []
+    for (const file of sourceFiles(Path.join(root, "src"))) {
+      const text = Fs.readFileSync(file, "utf8")
+      for (const match of text.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
+        if (barrels.has(match[1]!)) found.push(`${Path.relative(root, file)}: ${match[1]}`)
+      }
+    }
+    assert.deepStrictEqual(found, [])
+  })
+})
