@@ -387,9 +387,16 @@ export const open: (
       }
       for (let i = 0; i < completions.length; i++) completions[i]!()
       completions.length = 0
-      if (effects.length === 0) return Effect.void
+      // Control requests are dispatched before the consumers wake, so that no consumer's run
+      // delays a hook's or a tool's answer.
+      if (effects.length === 0) {
+        subscribers.wake()
+        return Effect.void
+      }
       const pending = effects.splice(0)
-      return Effect.forEach(pending, (effect) => effect, { discard: true })
+      return Effect.forEach(pending, (effect) => effect, { discard: true }).pipe(
+        Effect.andThen(Effect.sync(() => subscribers.wake()))
+      )
     }
 
     const onEnd = Effect.fnUntraced(function*() {

@@ -12,6 +12,7 @@ import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import { Permissions } from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { Transport } from "../src/Transport.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 
@@ -465,4 +466,54 @@ describe("Session against the in-memory fake CLI", () => {
     }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({
       onControl: (request, cli) => cli.emit(FakeCli.success(request, { ok: true }))
     })))))
+})
+
+describe("handing events to consumers", () => {
+  /**
+   * A transport whose stdout is two chunks read back to back, with no wait between them (as
+   * when the pipe holds more than one read), once the user turn is written. It exits at stdin EOF.
+   */
+  const twoChunks = (first: ReadonlyArray<object>, second: ReadonlyArray<object>) =>
+    Layer.succeed(Transport, {
+      open: () =>
+        Effect.gen(function*() {
+          const userSent = yield* Deferred.make<void>()
+          const inputEnded = yield* Deferred.make<void>()
+          const bytes = (messages: ReadonlyArray<object>) =>
+            new TextEncoder().encode(messages.map((m) => JSON.stringify(m) + "\n").join(""))
+          return {
+            pid: undefined,
+            incoming: Stream.fromEffectDrain(Deferred.await(userSent)).pipe(
+              Stream.concat(Stream.make(bytes(first))),
+              Stream.concat(Stream.make(bytes(second))),
+              Stream.concat(Stream.fromEffectDrain(Deferred.await(inputEnded)))
+            ),
+            send: (line: string) =>
+              JSON.parse(line).type === "user" ? Effect.asVoid(Deferred.succeed(userSent, undefined)) : Effect.void,
+            endInput: Effect.asVoid(Deferred.succeed(inputEnded, undefined)),
+            exit: Effect.as(Deferred.await(inputEnded), { code: 0, signal: null, stderrTail: "" })
+          }
+        })
+    })
+
+  it.effect("a waiting consumer gets each read's events before the next read is decoded", () =>
+    Effect.gen(function*() {
+      // The reader records each line it decodes (`recv`); the consumer records each event it gets.
+      const log: Array<string> = []
+      const session = yield* Claude.open({
+        transcript: { record: (direction, message) => log.push(`${direction} ${(message as { type: string }).type}`) }
+      })
+      yield* session.turn("hi").pipe(Stream.runForEach((event) => Effect.sync(() => log.push(`event ${event.type}`))))
+      assert.deepStrictEqual(log.filter((entry) => !entry.startsWith("send")), [
+        "recv system",
+        "recv assistant",
+        "event system",
+        "event assistant",
+        "recv result",
+        "event result"
+      ])
+    }).pipe(Effect.provide(twoChunks(
+      FakeCli.textTurn({ sessionId: SESSION, text: "hello" }).filter((m) => m.type !== "result" && m.type !== "stream_event"),
+      FakeCli.textTurn({ sessionId: SESSION, text: "hello" }).filter((m) => m.type === "result")
+    ))))
 })
