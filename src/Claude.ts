@@ -483,6 +483,8 @@ export const open: (
     )
     // Sent first, before any user turn; its answer is awaited only by those who ask for it.
     const initializeResult = yield* Effect.forkScoped(initialize, { startImmediately: true })
+    // The CLI takes tens of milliseconds to start and answer; the decoders are compiled meanwhile.
+    yield* Effect.forkScoped(Effect.sync(Protocol.prepareDecoders))
 
     const send = (input: TurnInput): Effect.Effect<void, ClaudeError.ClaudeError> =>
       Effect.suspend(() => {

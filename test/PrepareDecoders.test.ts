@@ -1,0 +1,42 @@
+/**
+ * `Protocol.prepareDecoders`, which a session calls while the CLI starts: the guards of the lines
+ * that begin every turn are generated then, not when the first of them arrives. Effect's schema
+ * JIT generates a guard's code with `Function` at its first call; this file counts those calls,
+ * in a module graph of its own (vitest isolates test files), so no other test has warmed them.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Claude from "../src/Claude.ts"
+import * as Protocol from "../src/Protocol.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+
+describe("prepareDecoders", () => {
+  it.effect("a session generates the guards of a turn's first lines while the CLI starts; decoding them then generates none", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const original = globalThis.Function
+      globalThis.Function = new Proxy(original, {
+        apply: (target, self, args) => {
+          calls++
+          return Reflect.apply(target, self, args)
+        }
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => {
+        globalThis.Function = original
+      }))
+
+      // A CLI that has not answered anything yet: the session is waiting on it.
+      yield* Claude.open()
+      for (let i = 0; i < 3; i++) yield* Effect.yieldNow
+      const whileStarting = calls
+      assert.isAbove(whileStarting, 0)
+
+      const turn = [
+        FakeCli.success({ request_id: "req_1", subtype: "initialize" }, { commands: [], models: [] }),
+        ...FakeCli.textTurn({ sessionId: "11111111-2222-4333-8444-555555555555", text: "hello", chunks: 2 })
+      ]
+      const decoded = turn.map((line) => Protocol.decodeMessage(line))
+      assert.deepStrictEqual(decoded.map((r) => r._tag), turn.map(() => "Success"))
+      assert.strictEqual(calls, whileStarting)
+    }).pipe(Effect.provide(FakeCli.layer(() => Effect.never))))
+})
