@@ -638,14 +638,17 @@ const imports = async (): Promise<void> => {
     await import("@anthropic-ai/claude-agent-sdk")
     figures.sdkMs = lap()
   } else {
+    // First the floor, what any Effect program that decodes with Schema and spawns through
+    // effect/process loads without this library; then the library on top.
     await import("effect/Effect")
     figures.effectMs = lap()
-    await import("@effect/platform-node/NodeChildProcessSpawner")
-    await import("@effect/platform-node/NodeFileSystem")
-    await import("@effect/platform-node/NodePath")
-    figures.spawnerFsPathMs = lap()
+    await import("effect/Stream")
+    await import("effect/Layer")
+    await import("effect/Schema")
+    figures.streamLayerSchemaMs = lap()
+    await import("effect/process/ChildProcess")
     await loadNodeServices()
-    figures.restOfNodeServicesMs = lap()
+    figures.platformMs = lap()
     await loadClaude()
     figures.libraryMs = lap()
   }
