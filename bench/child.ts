@@ -24,6 +24,7 @@ const sinceStart = (): number => performance.now()
 
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
+import * as Os from "node:os"
 import * as Path from "node:path"
 
 const root = Path.resolve(import.meta.dirname, "..")
@@ -49,6 +50,7 @@ const params = JSON.parse(process.argv[3] ?? "{}") as {
   readonly lean?: boolean
   readonly maxOps?: number
   readonly sessions?: number
+  readonly untilAnswered?: boolean
   readonly modelEnv?: Record<string, string | null>
   readonly cwd?: string
 }
@@ -461,6 +463,28 @@ const busyWait = (ms: number): void => {
   }
 }
 
+/**
+ * For `untilAnswered`: the fake CLI writes its result's extra fields (the Stop hook's wait) to a
+ * file once the result line is written, so the host can stop before its consumer gets there.
+ * Resolves with them, then one more second (every line read by then), or after `timeoutMs`.
+ */
+const reportFile = Path.join(Os.tmpdir(), `bench-slow-${process.pid}.json`)
+const cliReport = async (timeoutMs: number): Promise<Record<string, unknown> | undefined> => {
+  Fs.rmSync(reportFile, { force: true })
+  const deadline = performance.now() + timeoutMs
+  while (performance.now() < deadline) {
+    if (Fs.existsSync(reportFile)) {
+      const extra = JSON.parse(Fs.readFileSync(reportFile, "utf8")) as Record<string, unknown>
+      Fs.rmSync(reportFile, { force: true })
+      await new Promise((r) => setTimeout(r, 1000))
+      return extra
+    }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return undefined
+}
+const UNTIL_ANSWERED_TIMEOUT_MS = 120_000
+
 const libSlow = async (): Promise<void> => {
   const NodeServices = await loadNodeServices()
   const Effect = await import("effect/Effect")
@@ -468,6 +492,7 @@ const libSlow = async (): Promise<void> => {
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
   const { Hooks } = await loadHooks()
+  const Fiber = await import("effect/Fiber")
   const References = await import("effect/References")
   const delayMs = params.delayMs ?? 1
   let hookAnsweredAt = 0
@@ -479,7 +504,10 @@ const libSlow = async (): Promise<void> => {
   const layer = Layer.mergeAll(Claude.layer.pipe(Layer.provide(NodeServices.layer)), hooks)
   const figures = await Effect.runPromise(
     Effect.gen(function*() {
-      const session = yield* Claude.open({ executable: fakeCli, env: fakeEnv({ FAKE_CLI_STOP_HOOK: "1" }) })
+      const session = yield* Claude.open({
+        executable: fakeCli,
+        env: fakeEnv({ FAKE_CLI_STOP_HOOK: "1", ...(params.untilAnswered === true ? { FAKE_CLI_REPORT_FILE: reportFile } : {}) })
+      })
       let count = 0
       let lastDeltaSeenAt = 0
       let result: Record<string, unknown> | undefined
@@ -489,7 +517,7 @@ const libSlow = async (): Promise<void> => {
       const work = params.consumer === "busy"
         ? Effect.sync(() => busyWait(delayMs))
         : Effect.sleep(`${delayMs} millis`)
-      yield* session.turn("go").pipe(
+      const consume = session.turn("go").pipe(
         Stream.runForEach((event) => {
           count++
           if (event.type === "result") result = event as unknown as Record<string, unknown>
@@ -499,6 +527,23 @@ const libSlow = async (): Promise<void> => {
           }))
         })
       )
+      if (params.untilAnswered === true) {
+        // The consumer runs until the CLI has written its result (every line read a second
+        // later); then it stops, far behind, and the scope closes the session.
+        const fiber = yield* Effect.forkChild(consume)
+        const extra = yield* Effect.promise(() => cliReport(UNTIL_ANSWERED_TIMEOUT_MS))
+        const consumed = count
+        const peak = peakRssMb()
+        yield* Fiber.interrupt(fiber)
+        return {
+          consumedWhenAnswered: consumed,
+          hookAnsweredAfterMs: hookAnsweredAt === 0 ? null : hookAnsweredAt - start,
+          stopHookWaitMs: extra?.stop_hook_wait_ms ?? null,
+          stopHookAnswer: extra?.stop_hook_answer ?? null,
+          peakRssAtAnswerMb: peak
+        }
+      }
+      yield* consume
       return {
         count,
         seconds: (performance.now() - start) / 1000,
@@ -532,7 +577,7 @@ const sdkSlow = async (): Promise<void> => {
       pathToClaudeCodeExecutable: fakeCli,
       executable: "node",
       includePartialMessages: true,
-      env: { ...process.env, ...fakeEnv({ FAKE_CLI_STOP_HOOK: "1" }) },
+      env: { ...process.env, ...fakeEnv({ FAKE_CLI_STOP_HOOK: "1", ...(params.untilAnswered === true ? { FAKE_CLI_REPORT_FILE: reportFile } : {}) }) },
       hooks: {
         Stop: [{
           hooks: [async () => {
@@ -543,18 +588,40 @@ const sdkSlow = async (): Promise<void> => {
       }
     }
   })
-  for await (const message of q) {
-    count++
-    if (message.type === "stream_event") {
-      if (params.consumer === "busy") busyWait(delayMs)
-      else await new Promise((r) => setTimeout(r, delayMs))
-      lastDeltaSeenAt = performance.now()
-    }
-    if (message.type === "result") {
-      result = message as unknown as Record<string, unknown>
-      break
+  let stop = false
+  const consume = async () => {
+    for await (const message of q) {
+      count++
+      if (stop) break
+      if (message.type === "stream_event") {
+        if (params.consumer === "busy") busyWait(delayMs)
+        else await new Promise((r) => setTimeout(r, delayMs))
+        lastDeltaSeenAt = performance.now()
+      }
+      if (message.type === "result") {
+        result = message as unknown as Record<string, unknown>
+        break
+      }
     }
   }
+  if (params.untilAnswered === true) {
+    const consumer = consume()
+    const extra = await cliReport(UNTIL_ANSWERED_TIMEOUT_MS)
+    const consumed = count
+    const peak = peakRssMb()
+    // Leaving the loop returns the query, which ends its CLI.
+    stop = true
+    await consumer
+    report({
+      consumedWhenAnswered: consumed,
+      hookAnsweredAfterMs: hookAnsweredAt === 0 ? null : hookAnsweredAt - start,
+      stopHookWaitMs: extra?.stop_hook_wait_ms ?? null,
+      stopHookAnswer: extra?.stop_hook_answer ?? null,
+      peakRssAtAnswerMb: peak
+    })
+    return
+  }
+  await consume()
   report({
     count,
     seconds: (performance.now() - start) / 1000,

@@ -16,12 +16,16 @@
 //   FAKE_CLI_MCP=1       MCP handshake with sdk server "byre" at start (initialize,
 //                        notifications/initialized, tools/list), and before each result a
 //                        tools/call of tool "echo"; result.mcp_wait_ms = the wait
+//   FAKE_CLI_REPORT_FILE=path  once a turn's result is written, write its extra fields
+//                        (stop_hook_wait_ms, …) as JSON to this file, for a host that stops
+//                        reading before the result (the slow consumer benchmark)
 //   FAKE_CLI_FULL_ASSISTANT=1  the assistant text is the concatenation of all deltas (default:
 //                        a short summary, so that the assistant line stays small)
 // Control requests: initialize (success), interrupt ({still_queued:[]}; a running turn ends with an
 // aborted error_during_execution result), set_model ({model}), anything else: unsupported_request.
 // stdin EOF: finish the running turn (and the queued ones), flush, exit 0.
 import { randomBytes, randomUUID } from "node:crypto"
+import { writeFileSync } from "node:fs"
 import { makeChain, waitDrain } from "../test/fixtures/serialWriter.mjs"
 
 const env = process.env
@@ -293,6 +297,7 @@ const runTurn = async () => {
     }
     const aborted = turn.interrupted
     await send(resultMessage({ text, outputTokens, messageId, durationMs: Math.round(performance.now() - started), aborted, extra }))
+    if (env.FAKE_CLI_REPORT_FILE) writeFileSync(env.FAKE_CLI_REPORT_FILE, JSON.stringify(extra))
   } finally {
     if (currentTurn === turn) currentTurn = null
   }
