@@ -212,6 +212,40 @@ const libThroughput = async (): Promise<void> => {
   report(await Effect.runPromise(program))
 }
 
+/**
+ * The start-up floor of any Effect program doing this job, without the library: the same imports
+ * (Effect, Stream, Layer, Schema, `effect/process`, NodeServices), the CLI spawned through
+ * `effect/process`, `initialize` and the user turn written, stdout split and `JSON.parse`d up to
+ * the first event. Nothing is validated; no hooks, no control channel.
+ */
+const effectFloor = async (): Promise<void> => {
+  const Effect = await import("effect/Effect")
+  const Stream = await import("effect/Stream")
+  await import("effect/Layer")
+  await import("effect/Schema")
+  const ChildProcessModule = await import("effect/process/ChildProcess")
+  const { ChildProcessSpawner } = await import("effect/process/ChildProcessSpawner")
+  const NodeServices = await loadNodeServices()
+  const program = Effect.gen(function*() {
+    const spawner = yield* ChildProcessSpawner
+    const handle = yield* spawner.spawn(ChildProcessModule.make(fakeCli, [], { env: fakeEnv(), extendEnv: true, stdin: "pipe" }))
+    const lines = [
+      { type: "control_request", request_id: "init-1", request: { subtype: "initialize" } },
+      { type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null, session_id: "" }
+    ].map((m) => JSON.stringify(m) + "\n")
+    yield* Stream.fromIterable(lines).pipe(Stream.encodeText, Stream.run(handle.stdin), Effect.forkScoped)
+    const first = yield* handle.stdout.pipe(
+      Stream.decodeText,
+      Stream.splitLines,
+      Stream.map((line) => JSON.parse(line) as { type: string }),
+      Stream.filter((message) => message.type !== "control_response"),
+      Stream.runHead
+    )
+    return { firstEventMs: sinceStart(), firstType: first._tag === "Some" ? first.value.type : null }
+  }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
+  report(await Effect.runPromise(program))
+}
+
 // -----------------------------------------------------------------------------------------------
 // the real CLI with the fake model (start-up, interrupt)
 // -----------------------------------------------------------------------------------------------
@@ -734,7 +768,8 @@ const scenarios: Record<string, () => Promise<void>> = {
   "lib-slow": libSlow,
   "sdk-slow": sdkSlow,
   "lib-many": libMany,
-  imports
+  imports,
+  "effect-floor": effectFloor
 }
 
 const main = scenarios[scenario]

@@ -181,6 +181,8 @@ const throughput = async (events: number) => {
     ] : [
       // Start-up with only the platform layers the process transport needs.
       { name: "libLean", run: () => runChild("lib", { events, lean: true }) },
+      // The floor: a bare Effect program spawning the CLI through effect/process, no library.
+      { name: "floor", run: () => runChild("effect-floor", { events }) },
       // Node's on-disk compile cache (NODE_COMPILE_CACHE, Node ≥ 22.1), warm after the first round, for both.
       { name: "libCache", run: () => runChild("lib", { events }, { env: { NODE_COMPILE_CACHE: compileCache } }) },
       { name: "sdkCache", run: () => runChild("sdk", { events }, { env: { NODE_COMPILE_CACHE: compileCache } }) }
@@ -237,10 +239,11 @@ const startupFake = (r: Record<string, Array<Figures>>) => {
   fakeStartupGap = median(d)
   if (median(ratio) > 1) {
     const i = importFigures
-    limits.push(`- **Start-up** (fake CLI: library − SDK ${summary(d, 0)} ms): not reachable on the decided stack. ${i === undefined ? "(imports not measured)" : `The Effect modules any such program loads before it can spawn and decode (Effect, Stream, Layer, Schema, \`effect/process\`, NodeServices) take ${fmt(i.floor, 0)} ms to import, against ${fmt(i.sdk, 0)} ms for the SDK's whole bundle; Effect, Stream, Layer and Schema alone take ${fmt(i.core, 0)} ms. The library's own modules add ${fmt(i.library, 0)} ms.`} See "Where start-up goes". What the library controls is kept off the path: no barrel imports, and the decoders are compiled while the CLI starts. Node's compile cache (\`NODE_COMPILE_CACHE\`) cuts both (library ${fmt(median(col(r.libCache!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdkCache!, "firstEventMs")), 0)} ms) but not the gap; the leaner platform layers save ${fmt(median(col(r.lib!, "firstEventMs")) - median(col(r.libLean!, "firstEventMs")), 0)} ms.`)
+    limits.push(`- **Start-up** (fake CLI: library − SDK ${summary(d, 0)} ms): not reachable on the decided stack. ${i === undefined ? "(imports not measured)" : `The Effect modules any such program loads before it can spawn and decode (Effect, Stream, Layer, Schema, \`effect/process\`, NodeServices) take ${fmt(i.floor, 0)} ms to import, against ${fmt(i.sdk, 0)} ms for the SDK's whole bundle; Effect, Stream, Layer and Schema alone take ${fmt(i.core, 0)} ms. The library's own modules add ${fmt(i.library, 0)} ms.`} A bare Effect program with those imports that spawns the CLI and \`JSON.parse\`s its stdout, no library, reaches its first event at ${fmt(median(col(r.floor!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.floor!, r.sdk!, "firstEventMs"))}); the library adds ${summary(diffs(r.lib!, r.floor!, "firstEventMs"), 0)} ms to that floor. See "Where start-up goes". What the library controls is kept off the path: no barrel imports, and the decoders are compiled while the CLI starts. Node's compile cache (\`NODE_COMPILE_CACHE\`) cuts both (library ${fmt(median(col(r.libCache!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdkCache!, "firstEventMs")), 0)} ms) but not the gap; the leaner platform layers save ${fmt(median(col(r.lib!, "firstEventMs")) - median(col(r.libLean!, "firstEventMs")), 0)} ms.`)
   }
   addTarget("start-up to first event ≤ the SDK's (fake CLI)", median(ratio) <= 1, `library/SDK ${summary(ratio)}; library − SDK ${summary(d, 0)} ms`)
   out(`start-up to first event, fake CLI: library/SDK ${summary(ratio)} [≤1: ${target(median(ratio) <= 1)}]; library ${fmt(median(col(r.lib!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdk!, "firstEventMs")), 0)} ms, raw ${fmt(median(col(r.raw!, "firstEventMs")), 0)} ms; library−SDK ${summary(d, 0)} ms`)
+  out(`start-up to first event, fake CLI, a bare Effect program (same imports, spawn, JSON.parse, no library): ${fmt(median(col(r.floor!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.floor!, r.sdk!, "firstEventMs"))}); library − floor ${summary(diffs(r.lib!, r.floor!, "firstEventMs"), 0)} ms`)
   out(`start-up to first event, fake CLI, both with NODE_COMPILE_CACHE: library/SDK ${summary(ratios(r.libCache!, r.sdkCache!, "firstEventMs"))}; library ${fmt(median(col(r.libCache!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdkCache!, "firstEventMs")), 0)} ms (library with lean platform layers, no cache: ${fmt(median(col(r.libLean!, "firstEventMs")), 0)} ms)`)
   sections.push([
     "### Start-up to the first event, fake CLI",
@@ -251,6 +254,7 @@ const startupFake = (r: Record<string, Array<Figures>>) => {
     `- library/SDK per pair: ${summary(ratio)}; library − SDK: ${summary(d, 0)} ms`,
     `- with Node's compile cache (\`NODE_COMPILE_CACHE\`, warm after the first round) for both: library ${summary(col(r.libCache!, "firstEventMs"), 0)} ms, SDK ${summary(col(r.sdkCache!, "firstEventMs"), 0)} ms; library/SDK per pair ${summary(ratios(r.libCache!, r.sdkCache!, "firstEventMs"))}`,
     `- library with \`NodeChildProcessSpawner.layer\` + \`NodeFileSystem.layer\` + \`NodePath.layer\` instead of \`NodeServices.layer\`: ${summary(col(r.libLean!, "firstEventMs"), 0)} ms; /SDK per pair ${summary(ratios(r.libLean!, r.sdk!, "firstEventMs"))}`,
+    `- the floor, a bare Effect program with the same imports (Effect, Stream, Layer, Schema, \`effect/process\`, NodeServices) that spawns the CLI through \`effect/process\`, writes the two lines and \`JSON.parse\`s stdout up to the first event, with no validation and no control channel: ${summary(col(r.floor!, "firstEventMs"), 0)} ms; /SDK per pair ${summary(ratios(r.floor!, r.sdk!, "firstEventMs"))}; the library − the floor: ${summary(diffs(r.lib!, r.floor!, "firstEventMs"), 0)} ms`,
     ""
   ].join("\n"))
 }
