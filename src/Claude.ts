@@ -387,8 +387,9 @@ export const open: (
       }
       for (let i = 0; i < completions.length; i++) completions[i]!()
       completions.length = 0
-      // Control requests are dispatched before the consumers wake, so that no consumer's run
-      // delays a hook's or a tool's answer.
+      // Consumers wake last: the batch's control requests are dispatched (their handlers forked
+      // into the session's FiberMap) whatever a consumer then does in its run. Should the reader
+      // stop before this, the queues still wake their consumers themselves, ticks later.
       if (effects.length === 0) {
         subscribers.wake()
         return Effect.void
