@@ -469,6 +469,8 @@ describe("Session against the in-memory fake CLI", () => {
 })
 
 describe("handing events to consumers", () => {
+  const textTurn = FakeCli.textTurn({ sessionId: SESSION, text: "hello" })
+
   /**
    * A transport whose stdout is two chunks read back to back, with no wait between them (as
    * when the pipe holds more than one read), once the user turn is written. It exits at stdin EOF.
@@ -489,7 +491,9 @@ describe("handing events to consumers", () => {
               Stream.concat(Stream.fromEffectDrain(Deferred.await(inputEnded)))
             ),
             send: (line: string) =>
-              JSON.parse(line).type === "user" ? Effect.asVoid(Deferred.succeed(userSent, undefined)) : Effect.void,
+              (JSON.parse(line) as { readonly type?: unknown }).type === "user"
+                ? Effect.asVoid(Deferred.succeed(userSent, undefined))
+                : Effect.void,
             endInput: Effect.asVoid(Deferred.succeed(inputEnded, undefined)),
             exit: Effect.as(Deferred.await(inputEnded), { code: 0, signal: null, stderrTail: "" })
           }
@@ -513,7 +517,7 @@ describe("handing events to consumers", () => {
         "event result"
       ])
     }).pipe(Effect.provide(twoChunks(
-      FakeCli.textTurn({ sessionId: SESSION, text: "hello" }).filter((m) => m.type !== "result" && m.type !== "stream_event"),
-      FakeCli.textTurn({ sessionId: SESSION, text: "hello" }).filter((m) => m.type === "result")
+      textTurn.filter((m) => m.type !== "result" && m.type !== "stream_event"),
+      textTurn.filter((m) => m.type === "result")
     ))))
 })
