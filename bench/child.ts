@@ -519,6 +519,20 @@ const cliReport = async (timeoutMs: number): Promise<Record<string, unknown> | u
 }
 const UNTIL_ANSWERED_TIMEOUT_MS = 120_000
 
+/** The figures of an `untilAnswered` run, taken when the CLI's report came (memory at its peak). */
+const answeredFigures = (
+  extra: Record<string, unknown> | undefined,
+  consumed: number,
+  hookAnsweredAt: number,
+  start: number
+) => ({
+  consumedWhenAnswered: consumed,
+  hookAnsweredAfterMs: hookAnsweredAt === 0 ? null : hookAnsweredAt - start,
+  stopHookWaitMs: extra?.stop_hook_wait_ms ?? null,
+  stopHookAnswer: extra?.stop_hook_answer ?? null,
+  peakRssAtAnswerMb: peakRssMb()
+})
+
 const libSlow = async (): Promise<void> => {
   const NodeServices = await loadNodeServices()
   const Effect = await import("effect/Effect")
@@ -566,16 +580,9 @@ const libSlow = async (): Promise<void> => {
         // later); then it stops, far behind, and the scope closes the session.
         const fiber = yield* Effect.forkChild(consume)
         const extra = yield* Effect.promise(() => cliReport(UNTIL_ANSWERED_TIMEOUT_MS))
-        const consumed = count
-        const peak = peakRssMb()
+        const figures = answeredFigures(extra, count, hookAnsweredAt, start)
         yield* Fiber.interrupt(fiber)
-        return {
-          consumedWhenAnswered: consumed,
-          hookAnsweredAfterMs: hookAnsweredAt === 0 ? null : hookAnsweredAt - start,
-          stopHookWaitMs: extra?.stop_hook_wait_ms ?? null,
-          stopHookAnswer: extra?.stop_hook_answer ?? null,
-          peakRssAtAnswerMb: peak
-        }
+        return figures
       }
       yield* consume
       return {
@@ -641,18 +648,11 @@ const sdkSlow = async (): Promise<void> => {
   if (params.untilAnswered === true) {
     const consumer = consume()
     const extra = await cliReport(UNTIL_ANSWERED_TIMEOUT_MS)
-    const consumed = count
-    const peak = peakRssMb()
+    const figures = answeredFigures(extra, count, hookAnsweredAt, start)
     // Leaving the loop returns the query, which ends its CLI.
     stop = true
     await consumer
-    report({
-      consumedWhenAnswered: consumed,
-      hookAnsweredAfterMs: hookAnsweredAt === 0 ? null : hookAnsweredAt - start,
-      stopHookWaitMs: extra?.stop_hook_wait_ms ?? null,
-      stopHookAnswer: extra?.stop_hook_answer ?? null,
-      peakRssAtAnswerMb: peak
-    })
+    report(figures)
     return
   }
   await consume()

@@ -113,13 +113,14 @@ interface Checker {
 const checker = <S extends Schema.Top>(label: string, schema: S): Checker => {
   let is: ((u: unknown) => boolean) | undefined
   let decode: ((u: unknown) => Result.Result<unknown, Schema.SchemaError>) | undefined
+  const guard = () => (is ??= compileGuard(schema))
   return {
     prepare: () => {
       // The JIT generates the guard's code at its first call: one call on a non-match does it.
-      ;(is ??= compileGuard(schema))(undefined)
+      guard()(undefined)
     },
     check: (u) => {
-      if ((is ??= compileGuard(schema))(u)) return Result.succeed(u)
+      if (guard()(u)) return Result.succeed(u)
       // Failure path only: a full decode for a readable description.
       const decoded = (decode ??= Schema.decodeUnknownResult(schema as unknown as Schema.Decoder<unknown>))(u)
       return Result.isSuccess(decoded)
