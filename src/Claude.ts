@@ -17,25 +17,28 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
+import type * as Events from "./Events.ts"
 import * as Framing from "./Framing.ts"
 import { Hooks } from "./Hooks.ts"
 import * as Incoming from "./internal/incoming.ts"
+import { Lifecycle } from "./internal/lifecycle.ts"
 import * as Outgoing from "./internal/outgoing.ts"
+import * as ProcessTransport from "./internal/processTransport.ts"
+import { Reader } from "./internal/reader.ts"
 import { Subscribers } from "./internal/subscribers.ts"
+import { failureOf } from "./internal/turnOutcome.ts"
+import * as TurnRunner from "./internal/turnRunner.ts"
+import { Turns } from "./internal/turns.ts"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
-import { userTurnProblem } from "./internal/userTurn.ts"
 import * as Launch from "./Launch.ts"
 import { McpServers } from "./McpServers.ts"
 import { Permissions } from "./Permissions.ts"
 import * as Protocol from "./Protocol.ts"
-import * as ProcessTransport from "./internal/processTransport.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
 
 /**
@@ -62,10 +65,28 @@ export interface SessionOptions extends Launch.LaunchOptions {
   readonly controlTimeout?: Duration.Input | undefined
   /** The deadline of `initialize`, which waits for the CLI to start. Default 120 seconds. */
   readonly initializeTimeout?: Duration.Input | undefined
-  /** How long an interrupted turn waits for its `result`. Default 10 seconds. */
+  /**
+   * The whole of interrupting a turn: withdrawing it or sending `interrupt`, and waiting for its
+   * `result`. Default 10 seconds.
+   */
   readonly interruptTimeout?: Duration.Input | undefined
-  /** Fails a turn with `Stalled` when the CLI writes nothing for this long during it. Off by default. */
+  /**
+   * Fails a turn with `Stalled` when the CLI writes nothing for this long during it, at that
+   * moment; the turn is then interrupted on the CLI. Off by default.
+   */
   readonly stallTimeout?: Duration.Input | undefined
+  /**
+   * A deadline for a whole turn: when it passes, the turn fails with `TurnTimedOut` and is
+   * interrupted on the CLI; the session stays usable. Output does not extend it (the CLI's API
+   * retries, `system/api_retry`, can last minutes). Off by default.
+   */
+  readonly turnTimeout?: Duration.Input | undefined
+  /**
+   * What a turn whose result says it failed (`is_error`: an API error, not logged in, a limit)
+   * does: `"fail"` (the default) fails `run` and the turn's stream, after the result, with a
+   * typed reason carrying it; `"return"` returns such results as data.
+   */
+  readonly errorResults?: "fail" | "return" | undefined
   /**
    * Records every line both ways (but `stream_event`s), e.g. `Transcript.toFile(path)`. Called
    * synchronously on the reader and writer paths, so it must only enqueue.
@@ -85,7 +106,7 @@ export interface Recorder {
 
 /**
  * A user turn: text, or text with images (sent as base64 blocks before the text), and an
- * optional uuid, which the CLI echoes and which `rewindFiles` takes.
+ * optional uuid (a fresh one otherwise), which the CLI echoes and which `rewindFiles` takes.
  *
  * @since 0.1.0
  * @category models
@@ -93,55 +114,36 @@ export interface Recorder {
 export type TurnInput = string | Protocol.UserTurnInput
 
 /**
- * What one turn cost: the CLI's `total_cost_usd` and `modelUsage` are running totals for the
- * process, so adding them up turn by turn (as users of the official SDKs do) counts every earlier
- * turn again. These are the differences from the previous result.
+ * What one turn cost (see {@link Events.TurnUsage}).
  *
  * @since 0.1.0
  * @category models
  */
-export interface TurnUsage {
-  readonly costUsd: number
-  readonly modelUsage: Readonly<Record<string, Readonly<Record<string, number>>>>
-}
+export type TurnUsage = Events.TurnUsage
 
 /**
- * A `result` with this turn's own cost and usage under `turn`.
+ * A `result` with its turn's own cost and usage under `turn`.
  *
  * @since 0.1.0
  * @category models
  */
-export type TurnResult = Protocol.ResultMessage & { readonly turn: TurnUsage }
+export type TurnResult = Events.TurnResult
 
 /**
- * A line from the CLI that broke the protocol (JSON that breaks a known schema, a line over the
- * cap). It is reported here and skipped; the session goes on.
+ * A line from the CLI that broke the protocol (see {@link Events.ProtocolProblem}).
  *
  * @since 0.1.0
  * @category models
  */
-export interface ProtocolProblem {
-  readonly type: "protocol_problem"
-  readonly error: ClaudeError.ProtocolViolation
-  /** The `type` of the offending line, when it was JSON with one. */
-  readonly messageType: string | undefined
-}
+export type ProtocolProblem = Events.ProtocolProblem
 
 /**
- * What the session's streams carry: every message of the CLI except the control channel's own,
- * with results carrying their turn's usage, and protocol problems.
+ * What the session's streams carry (see {@link Events.Event}).
  *
  * @since 0.1.0
  * @category models
  */
-export type Event =
-  | Exclude<
-    Protocol.Message,
-    Protocol.ResultMessage | Protocol.IncomingControlRequest | Protocol.ControlResponse |
-    Protocol.ControlCancelRequest | Protocol.KeepAlive
-  >
-  | TurnResult
-  | ProtocolProblem
+export type Event = Events.Event
 
 /**
  * Options of one control request: its deadline, instead of the session's `controlTimeout`.
@@ -166,27 +168,39 @@ export interface Session {
   readonly sessionId: Effect.Effect<string, ClaudeError.ClaudeError>
   /** The answer to `initialize`, which the session sends first. */
   readonly initializeResult: Effect.Effect<Protocol.InitializeResponse, ClaudeError.ClaudeError>
-  /** Every event from now on, until the CLI's stdout ends. */
-  readonly events: Stream.Stream<Event, ClaudeError.ClaudeError>
-  /** Writes a user turn and returns at once (the CLI queues it if a turn runs). */
-  readonly send: (input: TurnInput) => Effect.Effect<void, ClaudeError.ClaudeError>
   /**
-   * Runs one turn: writes the user message and streams that turn's events, ending with its
-   * result (included). Turns of one session run one after the other. Interrupting the consumer
-   * (or ending the stream before the result) interrupts the turn on the CLI and waits for it.
+   * Every event from now on, of every turn (the CLI's automatic turns too), until the CLI's
+   * stdout ends. It ends cleanly when the program ended the CLI's input or closed the session;
+   * it fails with the reason when the CLI died by itself or reading failed.
+   */
+  readonly events: Stream.Stream<Event, ClaudeError.ClaudeError>
+  /**
+   * Writes a user message and returns its uuid at once (the CLI queues it if a turn runs). Its
+   * turn's events and result reach `events`.
+   */
+  readonly send: (input: TurnInput) => Effect.Effect<string, ClaudeError.ClaudeError>
+  /**
+   * Runs one turn: writes the user message and streams that turn's own events (matched by its
+   * uuid), ending with its result (included). Turns of `turn` and `run` are written one after
+   * the other. Interrupting the consumer (or ending the stream before the result) interrupts
+   * that turn on the CLI (or withdraws it while still queued) and waits for it, within
+   * `interruptTimeout`. A failed turn fails the stream after the result (see `errorResults`).
    */
   readonly turn: (input: TurnInput) => Stream.Stream<Event, ClaudeError.ClaudeError>
-  /** Runs one turn to its end and returns its result. */
+  /** Runs one turn to its end and returns its result; a failed turn fails (see `errorResults`). */
   readonly run: (input: TurnInput) => Effect.Effect<TurnResult, ClaudeError.ClaudeError>
   /** Interrupts the running turn, if any, and waits (bounded) for its result. */
   readonly interrupt: Effect.Effect<void, ClaudeError.ClaudeError>
   /** Switches the model for later turns; returns the model the CLI resolved (`haiku` → an id). */
   readonly setModel: (model?: string, options?: RequestOptions) => Effect.Effect<string, ClaudeError.ClaudeError>
+  /** Switches the permission mode for later tool calls. */
   readonly setPermissionMode: (
     mode: Launch.PermissionMode,
     options?: RequestOptions
   ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /** The MCP servers the CLI knows and their state. */
   readonly mcpStatus: (options?: RequestOptions) => Effect.Effect<Protocol.McpStatusResponse, ClaudeError.ClaudeError>
+  /** How the context window is used (makes the CLI count tokens with the API). */
   readonly contextUsage: (
     options?: RequestOptions
   ) => Effect.Effect<Protocol.ContextUsageResponse, ClaudeError.ClaudeError>
@@ -209,13 +223,6 @@ export interface Session {
   readonly exit: Effect.Effect<ExitStatus>
 }
 
-const closedError = (operation: string) => ClaudeError.make(new ClaudeError.SessionClosed({ operation }))
-
-const violation = (description: string, line: string) =>
-  new ClaudeError.ProtocolViolation({ description, line: line.slice(0, 2048) })
-
-const isTurnResult = (event: Event): event is TurnResult => event.type === "result"
-
 /**
  * Opens a session: spawns the CLI and sends `initialize` (with the hook registrations).
  * Hooks, Permissions and McpServers are taken from the context when provided.
@@ -234,11 +241,14 @@ export const open: (
 
     const launchOptions = yield* Launch.validate(options)
     const closeGrace = Duration.fromInputUnsafe(options.closeGrace ?? "5 seconds")
-    const interruptTimeout = Duration.fromInputUnsafe(options.interruptTimeout ?? "10 seconds")
     const command = Launch.buildCommand(launchOptions, {
       mcpServers: McpServers.launchEntries(mcpServers),
       permissionPromptTool: Option.isSome(permissions)
     })
+    const scope = yield* Effect.scope
+    // The session's own span, open as long as the session: handler calls made outside any turn
+    // are parented to it.
+    const sessionSpan = yield* Effect.makeSpanScoped("claude.session", { root: false })
     const connection = yield* transport.open({
       executable: options.executable,
       args: command.args,
@@ -246,22 +256,20 @@ export const open: (
       cwd: options.cwd,
       closeGrace
     })
+    const lifecycle = new Lifecycle(connection, closeGrace)
 
-    // ---- writing ----------------------------------------------------------------------------
-    let inputOpen = true
     const recorder = options.transcript
-    const write = (message: unknown): Effect.Effect<void, ClaudeError.ClaudeError> =>
+    const write = (message: Protocol.StdinMessage): Effect.Effect<void, ClaudeError.ClaudeError> =>
       Effect.suspend(() => {
         recorder?.record("send", message)
-        return connection.send(JSON.stringify(message))
+        return connection.send(Protocol.encodeStdin(message))
       })
-
     const outgoing = Outgoing.make({
       send: write,
       defaultTimeout: Duration.fromInputUnsafe(options.controlTimeout ?? "60 seconds")
     })
 
-    // ---- incoming control requests ----------------------------------------------------------
+    // ---- the CLI's requests ---------------------------------------------------------------------
     const hookBinding = Hooks.bind(hooks)
     const mcp = yield* McpServers.connect(mcpServers)
     const handlers: Record<string, Incoming.Handler> = {
@@ -282,315 +290,103 @@ export const open: (
     }
     const incoming = yield* Incoming.make({ handlers, send: write })
 
-    // ---- reading ----------------------------------------------------------------------------
+    // ---- reading ----------------------------------------------------------------------------------
+    const usage = new TurnUsageTracker()
+    const failedTurns = options.errorResults ?? "fail"
+    const turns = new Turns({
+      toTurnResult: (result, userMessageUuids) => ({
+        ...result,
+        turn: { ...usage.next(result), kind: result.origin === undefined ? "user" : "automatic", userMessageUuids }
+      }),
+      verdict: failedTurns === "fail" ? failureOf : () => undefined
+    })
     const subscribers = new Subscribers<Event>()
     const sessionId = Deferred.makeUnsafe<string, ClaudeError.ClaudeError>()
-    const ended = Deferred.makeUnsafe<ExitStatus>()
-    interface ActiveTurn {
-      readonly result: Deferred.Deferred<TurnResult, ClaudeError.ClaudeError>
-      started: boolean
-    }
-    let activeTurn: ActiveTurn | undefined
-    const usage = new TurnUsageTracker()
-    let skippedLines = 0
-
-    const withTurnUsage = (result: Protocol.ResultMessage): TurnResult => ({ ...result, turn: usage.next(result) })
-
-    const splitter = new Framing.LineSplitter(options.maxLineBytes ?? Framing.defaultMaxLineBytes)
-    const frames: Array<Framing.Frame> = []
-    // The batch of one read; handed to the subscribers' queues as is, so a fresh one per read.
-    let events: Array<Event> = []
-    // Completions of waiting fibers run after the batch is published, so that a fiber woken by
-    // a turn's result (the next turn, say) never subscribes before that turn's events are out.
-    const completions: Array<() => void> = []
-    // Effects the control channel needs (rare); everything else is handled synchronously.
-    const effects: Array<Effect.Effect<void>> = []
-
-    const route = (frame: Framing.Frame): void => {
-      if (typeof frame !== "string") {
-        events.push({
-          type: "protocol_problem",
-          error: violation(`a line of ${frame.bytes} bytes is over the cap of ${splitter.maxLineBytes}`, frame.head),
-          messageType: undefined
-        })
-        return
-      }
-      const json = Framing.parseJson(frame)
-      if (json === undefined) {
-        skippedLines++
-        return
-      }
-      if (recorder !== undefined && (json as { type?: unknown } | null)?.type !== "stream_event") {
-        recorder.record("recv", json)
-      }
-      const decoded = Protocol.decodeMessage(json)
-      if (decoded._tag === "Failure") {
-        // `null`, a number, a string or an array is JSON too: only an object has a type.
-        const type = typeof json === "object" && json !== null ? (json as { type?: unknown }).type : undefined
-        const messageType = typeof type === "string" ? type : undefined
-        const error = violation(decoded.failure, frame)
-        events.push({ type: "protocol_problem", error, messageType })
-        // A result that breaks its schema still ends the turn, as a typed failure: never a hang.
-        const turn = activeTurn
-        if (messageType === "result" && turn !== undefined) {
-          completions.push(() => Deferred.doneUnsafe(turn.result, Exit.fail(ClaudeError.make(error))))
-        }
-        return
-      }
-      const message = decoded.success
-      switch (message.type) {
-        case "control_response": {
-          const answer = message.response as Outgoing.ControlAnswer & { readonly request_id: string }
-          completions.push(() => {
-            if (!outgoing.complete(answer.request_id, answer)) {
-              effects.push(Effect.logDebug(`control_response for an unknown request_id ${answer.request_id}`))
-            }
-          })
-          return
-        }
-        case "control_request": {
-          effects.push(incoming.dispatch(message.request_id, message.request as Record<string, unknown>))
-          return
-        }
-        case "control_cancel_request": {
-          effects.push(incoming.cancel(message.request_id))
-          return
-        }
-        case "keep_alive":
-          return
-        case "system": {
-          if (message.subtype === "init") {
-            if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.succeed(message.session_id))
-            if (activeTurn !== undefined) activeTurn.started = true
-          }
-          events.push(message)
-          return
-        }
-        case "result": {
-          const result = withTurnUsage(message)
-          const turn = activeTurn
-          if (turn !== undefined) completions.push(() => Deferred.doneUnsafe(turn.result, Exit.succeed(result)))
-          events.push(result)
-          return
-        }
-        default:
-          events.push(message)
-      }
-    }
-
-    const flush = (): Effect.Effect<void> => {
-      for (let i = 0; i < frames.length; i++) route(frames[i]!)
-      frames.length = 0
-      if (events.length > 0) {
-        subscribers.publish(events)
-        events = []
-      }
-      for (let i = 0; i < completions.length; i++) completions[i]!()
-      completions.length = 0
-      // Consumers wake last: the batch's control requests are dispatched (their handlers forked
-      // into the session's FiberMap) whatever a consumer then does in its run. Should the reader
-      // stop before this, the queues still wake their consumers themselves, ticks later.
-      if (effects.length === 0) {
-        subscribers.wake()
-        return Effect.void
-      }
-      const pending = effects.splice(0)
-      return Effect.forEach(pending, (effect) => effect, { discard: true }).pipe(
-        Effect.andThen(Effect.sync(() => subscribers.wake()))
-      )
-    }
-
-    const onEnd = Effect.fnUntraced(function*() {
-      const status = yield* connection.exit.pipe(
-        Effect.timeoutOption(closeGrace),
-        Effect.map(Option.getOrElse((): ExitStatus => ({
-          code: null,
-          signal: null,
-          stderrTail: "(the CLI closed its stdout but did not exit)"
-        })))
-      )
-      const error = endError(status)
-      outgoing.failAll(error)
-      if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.fail(error))
-      subscribers.end(undefined)
-      // Last: a waiter on `ended` (the closing finalizer) may resume synchronously, and must find
-      // the event streams already ended cleanly, not fail them with SessionClosed.
-      Deferred.doneUnsafe(ended, Exit.succeed(status))
-      if (skippedLines > 0) yield* Effect.logDebug(`skipped ${skippedLines} non-JSON lines from the CLI`)
+    const reader = new Reader({
+      maxLineBytes: options.maxLineBytes ?? Framing.defaultMaxLineBytes,
+      outgoing,
+      incoming,
+      turns,
+      subscribers,
+      sessionId,
+      sessionSpan,
+      record: recorder === undefined ? undefined : (direction, message) => recorder.record(direction, message)
     })
-
-    let readFailure: ClaudeError.ClaudeError | undefined
-    // Why everything still pending fails once the CLI's stdout has ended.
-    const endError = (status: ExitStatus): ClaudeError.ClaudeError =>
-      readFailure ?? ClaudeError.make(new ClaudeError.ProcessExited({
-        exitCode: status.code,
-        signal: status.signal,
-        stderrTail: status.stderrTail
-      }))
     const clock = yield* Clock.Clock
     let lastActivity = clock.currentTimeMillisUnsafe()
+
+    const onEnd = Effect.gen(function*() {
+      const crash = yield* lifecycle.onStdoutEnd
+      const reason = lifecycle.reason!
+      outgoing.failAll(reason)
+      turns.failAll(reason)
+      if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.fail(reason))
+      subscribers.end(crash)
+      if (reader.skippedLines > 0) yield* Effect.logDebug(`skipped ${reader.skippedLines} non-JSON lines from the CLI`)
+      if (reader.unmatchedAnswers > 0) {
+        yield* Effect.logDebug(`${reader.unmatchedAnswers} control responses answered no pending request`)
+      }
+    })
     yield* connection.incoming.pipe(
       Stream.runForEachArray((chunks) => {
         lastActivity = clock.currentTimeMillisUnsafe()
-        for (let i = 0; i < chunks.length; i++) splitter.push(chunks[i]!, frames)
-        return flush()
+        reader.push(chunks)
+        return Effect.void
       }),
       Effect.catchCause((cause) => {
-        // A transport that fails its stream with a ClaudeError (a replay mismatch) fails the turn with it.
-        const failure = cause.reasons.find((reason) => reason._tag === "Fail")?.error
-        if (ClaudeError.isClaudeError(failure)) readFailure = failure
+        // A transport that fails its stream with a ClaudeError (a replay mismatch) fails what waits.
+        const failure = cause.reasons.find(Cause.isFailReason)?.error
+        if (ClaudeError.isClaudeError(failure)) lifecycle.readFailure = failure
         return Effect.logWarning("reading the CLI's stdout failed", cause)
       }),
-      Effect.andThen(Effect.suspend(() => {
-        splitter.end(frames)
-        return flush()
-      }).pipe(
+      Effect.andThen(Effect.sync(() => reader.end()).pipe(
         // A defect here (a bug) must still end the session below, never leave it hanging.
         Effect.catchCause((cause) => Effect.logError("reading the CLI's last lines failed", cause))
       )),
-      Effect.andThen(onEnd()),
+      Effect.andThen(onEnd),
       Effect.forkScoped
     )
-
-    // ---- closing ------------------------------------------------------------------------------
-    yield* Effect.addFinalizer(() =>
-      Effect.gen(function*() {
-        inputOpen = false
-        yield* connection.endInput
-        // The reader stays up while the CLI flushes, so its last lines (and a Stop hook) are served.
-        yield* Deferred.await(ended).pipe(Effect.timeoutOption(closeGrace))
-        const error = closedError("the session's scope closed")
-        outgoing.failAll(error)
-        subscribers.end(error)
-        if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.fail(error))
-        // The transport's finalizer kills a CLI that did not exit in the grace period; the reader
-        // is gone by then, so `exit` is settled here, never left to hang.
-        Deferred.doneUnsafe(ended, Exit.succeed({
-          code: null,
-          signal: "SIGTERM",
-          stderrTail: `(the CLI did not exit within ${Duration.format(closeGrace)} of stdin EOF and was killed)`
-        }))
-      })
-    )
+    // Added after the reader, so it runs before the reader is stopped: the reader serves the
+    // CLI's last lines (a Stop hook) while the CLI exits.
+    yield* Effect.addFinalizer(() => lifecycle.close)
 
     // ---- operations ---------------------------------------------------------------------------
     const request: Session["request"] = (body, responseSchema, requestOptions) =>
       outgoing.request(body, responseSchema, requestOptions?.timeout)
 
-    const initialize = outgoing.request(
-      { subtype: "initialize", hooks: hookBinding.initialize },
-      Protocol.InitializeResponse,
-      options.initializeTimeout ?? "120 seconds"
-    )
     // Sent first, before any user turn; its answer is awaited only by those who ask for it.
-    const initializeResult = yield* Effect.forkScoped(initialize, { startImmediately: true })
+    const initializeResult = yield* Effect.forkScoped(
+      outgoing.request(
+        { subtype: "initialize", hooks: hookBinding.initialize },
+        Protocol.InitializeResponse,
+        options.initializeTimeout ?? "120 seconds"
+      ),
+      { startImmediately: true }
+    )
     // The CLI takes tens of milliseconds to start and answer; the decoders are compiled meanwhile.
     yield* Effect.forkScoped(Effect.sync(Protocol.prepareDecoders))
 
-    const send = (input: TurnInput): Effect.Effect<void, ClaudeError.ClaudeError> =>
-      Effect.suspend(() => {
-        if (!inputOpen) return Effect.fail(closedError("send"))
-        const turnInput = typeof input === "string" ? { text: input } : input
-        const problem = userTurnProblem(turnInput)
-        return problem === undefined
-          ? write(Protocol.userTurn(turnInput))
-          : Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: problem })))
-      })
-
-    const interruptAndAwait = (turn: ActiveTurn): Effect.Effect<void, ClaudeError.ClaudeError> =>
-      Effect.gen(function*() {
-        const deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(interruptTimeout)
-        while (!Deferred.isDoneUnsafe(turn.result)) {
-          yield* outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse)
-          const left = deadline - (yield* Clock.currentTimeMillis)
-          if (left <= 0) break
-          // An interrupt that reaches the CLI before it has started the turn is a no-op there,
-          // so until the turn's system/init is seen it is repeated every second.
-          yield* Deferred.await(turn.result).pipe(Effect.exit, Effect.timeoutOption(turn.started ? left : Math.min(left, 1000)))
-        }
-        if (!Deferred.isDoneUnsafe(turn.result)) {
-          yield* Effect.logWarning(`the interrupted turn sent no result within ${Duration.format(interruptTimeout)}`)
-        }
-      })
-
-    const stallTimeout = options.stallTimeout === undefined ? undefined : Duration.toMillis(
-      Duration.fromInputUnsafe(options.stallTimeout)
-    )
-    // Fails the turn's stream when the CLI has written nothing for `limit` ms. Clock-driven, so
-    // `TestClock` drives it in tests.
-    const watchStall = (queue: Queue.Queue<Event, ClaudeError.ClaudeError | Cause.Done>, limit: number) =>
-      Effect.gen(function*() {
-        lastActivity = clock.currentTimeMillisUnsafe()
-        while (true) {
-          const idle = clock.currentTimeMillisUnsafe() - lastActivity
-          if (idle >= limit) {
-            Queue.failCauseUnsafe(queue, Cause.fail(ClaudeError.make(new ClaudeError.Stalled({ idleMillis: idle }))))
-            return
-          }
-          yield* Effect.sleep(Duration.millis(limit - idle))
-        }
-      })
-
-    const turnLock = yield* Semaphore.make(1)
-
-    const turn = (input: TurnInput): Stream.Stream<Event, ClaudeError.ClaudeError> =>
-      Stream.unwrap(Effect.gen(function*() {
-        yield* Effect.acquireRelease(Semaphore.take(turnLock, 1), () => Semaphore.release(turnLock, 1))
-        const subscriber = yield* subscribers.subscribe
-        const state: ActiveTurn = { result: Deferred.makeUnsafe<TurnResult, ClaudeError.ClaudeError>(), started: false }
-        yield* Effect.acquireRelease(
-          Effect.sync(() => {
-            activeTurn = state
-          }),
-          () =>
-            Effect.sync(() => {
-              if (activeTurn === state) activeTurn = undefined
-            })
-        )
-        yield* send(input)
-        if (stallTimeout !== undefined) {
-          yield* watchStall(subscriber.queue, stallTimeout).pipe(Effect.forkScoped)
-        }
-        yield* Effect.addFinalizer(() =>
-          Deferred.isDoneUnsafe(state.result) || Deferred.isDoneUnsafe(ended) || !inputOpen
-            ? Effect.void
-            : interruptAndAwait(state).pipe(Effect.ignore)
-        )
-        const unfinished = Effect.suspend(() =>
-          Deferred.isDoneUnsafe(state.result)
-            ? Effect.asVoid(Deferred.await(state.result))
-            : Effect.flatMap(Deferred.await(ended), (status) => Effect.fail(endError(status)))
-        )
-        return Stream.fromQueue(subscriber.queue).pipe(
-          Stream.takeUntil((event) => isTurnResult(event) || (event.type === "protocol_problem" && event.messageType === "result")),
-          Stream.concat(Stream.fromEffectDrain(unfinished))
-        )
-      }))
-
-    const run = (input: TurnInput) =>
-      turn(input).pipe(
-        Stream.runLast,
-        Effect.flatMap((last) =>
-          Option.isSome(last) && isTurnResult(last.value)
-            ? Effect.succeed(last.value)
-            : Effect.fail(closedError("run"))
-        )
-      )
+    const runner = yield* TurnRunner.make({
+      turns,
+      outgoing,
+      lifecycle,
+      write,
+      scope,
+      interruptTimeout: Duration.fromInputUnsafe(options.interruptTimeout ?? "10 seconds"),
+      stallTimeout: options.stallTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.stallTimeout),
+      turnTimeout: options.turnTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.turnTimeout),
+      lastActivity: () => lastActivity
+    })
 
     const session: Session = {
       pid: connection.pid,
       sessionId: Deferred.await(sessionId),
       initializeResult: Fiber.join(initializeResult),
       events: Stream.unwrap(Effect.map(subscribers.subscribe, (subscriber) => Stream.fromQueue(subscriber.queue))),
-      send,
-      turn,
-      run,
-      interrupt: Effect.suspend(() => {
-        const current = activeTurn
-        return current === undefined
-          ? Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse))
-          : interruptAndAwait(current)
-      }),
+      send: runner.send,
+      turn: runner.turn,
+      run: runner.run,
+      interrupt: runner.interrupt,
       setModel: (model, requestOptions) =>
         Effect.map(
           request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, Protocol.SetModelResponse, requestOptions),
@@ -614,11 +410,8 @@ export const open: (
       stopTask: (taskId, requestOptions) =>
         Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Protocol.StopTaskResponse, requestOptions)),
       request,
-      endInput: Effect.suspend(() => {
-        inputOpen = false
-        return connection.endInput
-      }),
-      exit: Deferred.await(ended)
+      endInput: lifecycle.endInput,
+      exit: Deferred.await(lifecycle.ended)
     }
     return session
   }

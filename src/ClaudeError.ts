@@ -135,6 +135,132 @@ export class SessionClosed extends Schema.TaggedError<SessionClosed>()("SessionC
 }
 
 /**
+ * A user turn the CLI dropped from its queue before it ran: withdrawn by the program (a turn
+ * interrupted while still queued) or by an `interrupt` that cancelled queued messages.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class TurnCancelled extends Schema.TaggedError<TurnCancelled>()("TurnCancelled", {
+  uuid: Schema.String
+}) {
+  override get message(): string {
+    return `The CLI cancelled the user message ${this.uuid} before its turn ran`
+  }
+}
+
+/**
+ * The CLI closed its stdout but its process did not exit: the session can read nothing more.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class StdoutClosed extends Schema.TaggedError<StdoutClosed>()("StdoutClosed", {
+  waitedMillis: Schema.Number
+}) {
+  override get message(): string {
+    return `The CLI closed its stdout and was still running ${this.waitedMillis} ms later`
+  }
+}
+
+/**
+ * A turn whose result says it failed (`is_error`), for a reason none of the more specific
+ * reasons names. Carries the result.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class TurnFailed extends Schema.TaggedError<TurnFailed>()("TurnFailed", {
+  result: Schema.Unknown,
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `The turn failed: ${this.description}`
+  }
+}
+
+/**
+ * The CLI has no credentials (not logged in, no API key), or the API refused them (401).
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class NotAuthenticated extends Schema.TaggedError<NotAuthenticated>()("NotAuthenticated", {
+  result: Schema.Unknown,
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `Claude Code is not authenticated: ${this.description}`
+  }
+}
+
+/**
+ * The model API answered an error the CLI gave up on (after its retries), with the HTTP status
+ * and the API's error type when the CLI reports them.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
+  result: Schema.Unknown,
+  status: Schema.NullOr(Schema.Number),
+  errorType: Schema.NullOr(Schema.String),
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `The model API failed${this.status === null ? "" : ` (${this.status}${this.errorType === null ? "" : ` ${this.errorType}`})`}: ${this.description}`
+  }
+  get isRetryable(): boolean {
+    return this.status === null || this.status === 429 || this.status >= 500
+  }
+}
+
+/**
+ * The prompt (with the conversation so far) is over the model's context window.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class PromptTooLong extends Schema.TaggedError<PromptTooLong>()("PromptTooLong", {
+  result: Schema.Unknown,
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `The prompt is too long: ${this.description}`
+  }
+}
+
+/**
+ * The turn stopped at a limit the program set: `maxTurns`, `maxBudgetUsd`, structured-output
+ * retries. `limit` is the result's subtype or terminal reason.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class LimitReached extends Schema.TaggedError<LimitReached>()("LimitReached", {
+  result: Schema.Unknown,
+  limit: Schema.String
+}) {
+  override get message(): string {
+    return `The turn stopped at a limit: ${this.limit}`
+  }
+}
+
+/**
+ * A turn that ran past the session's `turnTimeout`; it was interrupted on the CLI.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class TurnTimedOut extends Schema.TaggedError<TurnTimedOut>()("TurnTimedOut", {
+  timeoutMillis: Schema.Number
+}) {
+  override get message(): string {
+    return `The turn took longer than ${this.timeoutMillis} ms and was interrupted`
+  }
+}
+
+/**
  * Something the library was given does not fit: a user message that does not encode, a
  * transcript that does not match, a handler's answer that breaks its schema.
  *
@@ -193,6 +319,14 @@ export const Reason = Schema.Union([
   ControlTimeout,
   Stalled,
   SessionClosed,
+  TurnCancelled,
+  StdoutClosed,
+  TurnFailed,
+  NotAuthenticated,
+  ApiError,
+  PromptTooLong,
+  LimitReached,
+  TurnTimedOut,
   InvalidInput,
   ReplayMismatch,
   TranscriptFailed

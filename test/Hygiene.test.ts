@@ -271,21 +271,22 @@ describe("write safety", { timeout: 60_000 }, () => {
           Effect.exit(
             i % 10 === 9
               ? Effect.asVoid(session.setModel("sonnet"))
-              : session.send(`message ${i} ${"y".repeat(8192)}`)
+              : Effect.asVoid(session.send(`message ${i} ${"y".repeat(8192)}`))
           ).pipe(Effect.tap(() => (i % 25 === 0 ? Effect.sleep("2 millis") : Effect.void))),
         { concurrency: 8 }
       )
       const status = yield* session.exit.pipe(Effect.timeoutOption("10 seconds"))
       assert.deepStrictEqual(Option.map(status, (s) => s.code), Option.some(3))
-      const late = yield* Effect.exit(session.send("after the exit"))
+      const late = yield* Effect.exit(Effect.asVoid(session.send("after the exit")))
       let successes = 0
       const tags = new Set<string>()
       for (const exit of [...outcomes, late]) {
         if (Exit.isSuccess(exit)) successes++
         else tags.add(reasonOf(exit)._tag)
       }
-      assert.isTrue(Exit.isFailure(late))
-      for (const tag of tags) assert.include(["SessionClosed", "ProcessExited"], tag)
+      // One reason per death, whatever the timing: every failed send names the exit.
+      assert.strictEqual(reasonOf(late)._tag, "ProcessExited")
+      for (const tag of tags) assert.strictEqual(tag, "ProcessExited")
       yield* Effect.logDebug(`racing sends: ${successes} succeeded, failures: ${[...tags].join(", ")}`)
       yield* settle
       assert.deepStrictEqual(errors, [])

@@ -39,9 +39,13 @@ const interruptibleFirstTurn = (streaming: Deferred.Deferred<void>, interrupted:
           yield* cli.emit(init)
           yield* cli.emit(start)
           yield* Deferred.succeed(streaming, undefined)
-          const interrupt = yield* cli.nextMatching((m) =>
-            m.type === "control_request" && requestOf(m).subtype === "interrupt"
-          )
+          let interrupt = yield* cli.nextMatching((m) => m.type === "control_request")
+          // Interrupted before the library read system/init: it first tries to withdraw the turn.
+          if (requestOf(interrupt).subtype === "cancel_async_message") {
+            yield* cli.emit(FakeCli.success(interrupt, { cancelled: false }))
+            interrupt = yield* cli.nextMatching((m) => m.type === "control_request")
+          }
+          assert.strictEqual(requestOf(interrupt).subtype, "interrupt")
           yield* cli.emit(FakeCli.success(interrupt, { still_queued: [] }))
           yield* Deferred.succeed(interrupted, undefined)
           yield* cli.emit(FakeCli.result({

@@ -1,25 +1,40 @@
 /**
  * CLI → host control requests. Each runs in its own fiber of a `FiberMap` keyed by `request_id`,
- * so a `control_cancel_request` interrupts exactly the handler it names.
+ * in a scope and a span of its own (parented to the turn that caused it), so a
+ * `control_cancel_request` interrupts exactly the handler it names.
  *
- * Invariants: every request the CLI sends gets exactly one control_response, except one that the
- * CLI cancelled (it waits for none); a handler's failure or defect becomes an error response and
- * never reaches the reader, so one bad handler cannot end the session.
+ * Invariants:
+ * - Every request the CLI sends gets exactly one control_response, except one that the CLI
+ *   cancelled (it waits for none): an unknown subtype gets the CLI's own `unsupported_request`
+ *   error, a request that breaks its schema an error naming the problem, a handler's failure or
+ *   defect an error response. Nothing a handler does reaches the reader.
+ * - Nothing here makes the reader wait: `dispatch` forks, `cancel` interrupts without waiting
+ *   for the handler's finalizers, and answers are queued on stdin.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberMap from "effect/FiberMap"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
+import * as Protocol from "../Protocol.ts"
 import { describeCause } from "./describeCause.ts"
 
 /** A handler for one request subtype: the request body in, the success response body out. */
-export type Handler = (request: Record<string, unknown>, requestId: string) => Effect.Effect<unknown, ClaudeError.ClaudeError>
+export type Handler = (
+  request: Record<string, unknown>,
+  requestId: string
+) => Effect.Effect<unknown, ClaudeError.ClaudeError, Scope.Scope>
 
 export interface Incoming {
-  readonly dispatch: (requestId: string, request: Record<string, unknown>) => Effect.Effect<void>
-  readonly cancel: (requestId: string) => Effect.Effect<void>
+  /** Runs the handler of `request` in a fiber of its own; returns at once. */
+  readonly dispatch: (requestId: string, request: Record<string, unknown>, parent: Tracer.AnySpan | undefined) => void
+  /** Answers a request that could not be decoded, with the reason. */
+  readonly reject: (requestId: unknown, description: string) => void
+  /** Interrupts the handler of `requestId`, without waiting for it. */
+  readonly cancel: (requestId: string) => void
   readonly running: Effect.Effect<number>
 }
 
@@ -31,55 +46,91 @@ const errorText = (cause: Cause.Cause<ClaudeError.ClaudeError>): string => {
   return "The handler was interrupted"
 }
 
+class Unsupported {
+  readonly _tag = "Unsupported"
+  readonly subtype: string
+  constructor(subtype: string) {
+    this.subtype = subtype
+  }
+}
+
 export const make = Effect.fnUntraced(function*(options: {
   readonly handlers: Readonly<Record<string, Handler>>
-  readonly send: (message: unknown) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /** Queues one line on stdin; never waits on the CLI. */
+  readonly send: (message: Protocol.StdinMessage) => Effect.Effect<void, ClaudeError.ClaudeError>
 }): Effect.fn.Return<Incoming, never, Scope.Scope> {
   const inflight = yield* FiberMap.make<string>()
+  const run = yield* FiberMap.runtime(inflight)<never>()
 
-  const answer = (requestId: string, exit: Exit.Exit<unknown, ClaudeError.ClaudeError>) =>
-    options.send({
-      type: "control_response",
-      response: Exit.isSuccess(exit)
-        ? { subtype: "success", request_id: requestId, response: exit.value ?? {} }
-        : { subtype: "error", request_id: requestId, error: errorText(exit.cause) }
-    }).pipe(Effect.ignore)
-
-  const run = (requestId: string, request: Record<string, unknown>): Effect.Effect<unknown, ClaudeError.ClaudeError> => {
-    const subtype = typeof request.subtype === "string" ? request.subtype : String(request.subtype)
-    const handler = options.handlers[subtype]
-    if (handler === undefined) {
-      const description = `Unsupported control request subtype: ${subtype}`
-      return Effect.logWarning(description).pipe(
-        Effect.andThen(Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description }))))
+  const answer = (requestId: string, exit: Exit.Exit<unknown, ClaudeError.ClaudeError | Unsupported>) => {
+    if (Exit.isSuccess(exit)) {
+      const body = exit.value
+      return options.send(Protocol.controlSuccess(
+        requestId,
+        typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
+      ))
+    }
+    const unsupported = exit.cause.reasons.find(Cause.isFailReason)?.error
+    if (unsupported instanceof Unsupported) {
+      // The CLI's own words and code for a subtype it does not know (protocol page §3.2).
+      return options.send(
+        Protocol.controlError(requestId, `Unsupported control request subtype: ${unsupported.subtype}`, "unsupported_request")
       )
     }
-    return Effect.suspend(() => handler(request, requestId))
+    return options.send(Protocol.controlError(requestId, errorText(exit.cause as Cause.Cause<ClaudeError.ClaudeError>)))
   }
 
-  const dispatch = (requestId: string, request: Record<string, unknown>) =>
-    FiberMap.run(
-      inflight,
-      requestId,
-      run(requestId, request).pipe(
-        Effect.exit,
-        // Interruption of this fiber (a control_cancel_request) skips the answer: the CLI has
-        // stopped waiting for it.
-        Effect.flatMap((exit) => {
-          if (Exit.isSuccess(exit)) return answer(requestId, exit)
-          if (Cause.hasInterruptsOnly(exit.cause)) return Effect.void
-          // The services (Hooks, Permissions, McpServers) log their handlers' failures with context.
-          return Effect.logDebug(`control request ${String(request.subtype)} failed`, exit.cause).pipe(
-            Effect.andThen(answer(requestId, exit))
-          )
-        })
-      ),
-      { onlyIfMissing: true }
-    ).pipe(Effect.asVoid)
-
-  return {
-    dispatch,
-    cancel: (requestId) => FiberMap.remove(inflight, requestId),
-    running: FiberMap.size(inflight)
+  const handle = (
+    requestId: string,
+    request: Record<string, unknown>
+  ): Effect.Effect<unknown, ClaudeError.ClaudeError | Unsupported> => {
+    const subtype = String(request.subtype)
+    const handler = options.handlers[subtype]
+    if (handler === undefined) {
+      return Effect.logWarning(`The CLI sent a control request the library does not handle: ${subtype}`).pipe(
+        Effect.andThen(Effect.fail(new Unsupported(subtype)))
+      )
+    }
+    return Effect.scoped(Effect.suspend(() => handler(request, requestId)))
   }
+
+  const dispatch: Incoming["dispatch"] = (requestId, request, parent) => {
+    const subtype = String(request.subtype)
+    const call = handle(requestId, request).pipe(
+      Effect.exit,
+      // Interruption of this fiber (a control_cancel_request) skips the answer: the CLI has
+      // stopped waiting for it.
+      Effect.flatMap((exit) => {
+        if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return Effect.void
+        return answer(requestId, exit)
+      }),
+      Effect.ignore,
+      Effect.withSpan(`claude.control_request ${subtype}`, {
+        attributes: { "claude.request_id": requestId, "claude.subtype": subtype },
+        ...(parent === undefined ? {} : { parent })
+      })
+    )
+    run(requestId, call, { onlyIfMissing: true })
+  }
+
+  const reject: Incoming["reject"] = (requestId, description) => {
+    // The CLI matches answers by the id it sent, whatever its type; a request with no id at all
+    // cannot be answered, and is only reported.
+    if (requestId === undefined || requestId === null) return
+    run(
+      `invalid:${String(requestId)}`,
+      options.send({
+        type: "control_response",
+        response: { subtype: "error", request_id: requestId as string, error: description }
+      }).pipe(Effect.ignore)
+    )
+  }
+
+  const cancel: Incoming["cancel"] = (requestId) => {
+    const fiber = FiberMap.getUnsafe(inflight, requestId)
+    // Interrupted, not awaited: a handler's clean-up runs in its own fiber, never in the reader.
+    if (Option.isSome(fiber)) fiber.value.interruptUnsafe()
+  }
+
+  return { dispatch, reject, cancel, running: FiberMap.size(inflight) }
 })

@@ -2,15 +2,19 @@
  * Host → CLI control requests: a map of `Deferred`s keyed by `request_id`.
  *
  * Invariants: an entry lives exactly as long as its caller waits (removed on answer, timeout,
- * failure or interruption); once `failAll` has run, no new request is accepted, so nothing can
- * wait on a CLI that is gone.
+ * failure or interruption); a request whose caller stops waiting before the answer (a timeout,
+ * an interruption) is withdrawn on the wire with a `control_cancel_request`; once `failAll` has
+ * run, no new request is accepted, so nothing can wait on a CLI that is gone. A response body
+ * keeps the fields its schema does not know.
  */
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "../ClaudeError.ts"
+import * as Protocol from "../Protocol.ts"
 
 /** The `response` of a control_response as the CLI wrote it. */
 export type ControlAnswer =
@@ -35,8 +39,19 @@ export interface Outgoing {
   readonly pendingCount: () => number
 }
 
+const isObject = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const withUnknownFields = <A>(raw: unknown, decoded: A): A =>
+  isObject(raw) && isObject(decoded) ? { ...raw, ...decoded } : decoded
+
+/** A timeout or an interruption: the caller stopped waiting, not the CLI failing. */
+const isGiveUp = (cause: Cause.Cause<ClaudeError.ClaudeError>): boolean =>
+  Cause.hasInterrupts(cause) ||
+  cause.reasons.some((reason) => Cause.isFailReason(reason) && reason.error.reason._tag === "ControlTimeout")
+
 export const make = (options: {
-  readonly send: (message: unknown) => Effect.Effect<void, ClaudeError.ClaudeError>
+  readonly send: (message: Protocol.StdinMessage) => Effect.Effect<void, ClaudeError.ClaudeError>
   readonly defaultTimeout: Duration.Duration
 }): Outgoing => {
   const pending = new Map<string, Pending>()
@@ -52,7 +67,9 @@ export const make = (options: {
       const deferred = Deferred.makeUnsafe<unknown, ClaudeError.ClaudeError>()
       const timeoutDuration = timeout === undefined ? options.defaultTimeout : Duration.fromInputUnsafe(timeout)
       pending.set(requestId, { subtype: body.subtype, deferred })
-      return options.send({ type: "control_request", request_id: requestId, request: body }).pipe(
+      return options.send(
+        Protocol.controlRequest(requestId, body as Protocol.OutgoingRequestBody)
+      ).pipe(
         Effect.andThen(Deferred.await(deferred)),
         Effect.timeoutOrElse({
           duration: timeoutDuration,
@@ -61,15 +78,19 @@ export const make = (options: {
               new ClaudeError.ControlTimeout({ subtype: body.subtype, timeoutMillis: Duration.toMillis(timeoutDuration) })
             ))
         }),
-        Effect.onInterrupt(() =>
-          // The caller gave up: tell the CLI, unless it already answered or is gone.
-          Deferred.isDoneUnsafe(deferred) || closed !== undefined
+        // The caller gave up (timeout or interruption): tell the CLI, unless it already answered
+        // or is gone.
+        Effect.onExit((exit) =>
+          Deferred.isDoneUnsafe(deferred) || closed !== undefined ||
+            (exit._tag === "Failure" && !isGiveUp(exit.cause))
             ? Effect.void
-            : options.send({ type: "control_cancel_request", request_id: requestId }).pipe(Effect.ignore)
+            : options.send(Protocol.controlCancel(requestId)).pipe(Effect.ignore)
         ),
         Effect.ensuring(Effect.sync(() => pending.delete(requestId))),
         Effect.flatMap((response) =>
           Schema.decodeUnknownEffect(responseSchema)(response ?? {}).pipe(
+            // Decoding drops the fields the schema does not know; the CLI's answer keeps them.
+            Effect.map((decoded) => withUnknownFields(response, decoded)),
             Effect.mapError((issue) =>
               ClaudeError.make(
                 new ClaudeError.ProtocolViolation({

@@ -21,7 +21,7 @@ import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
 import { findExecutable } from "../Launch.ts"
-import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
+import { type Connection, eofShare, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 
 const STDERR_TAIL_BYTES = 8 * 1024
 
@@ -162,18 +162,22 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
     Queue.endUnsafe(input)
   }))
 
+  // The whole close takes `closeGrace` from the first EOF: the CLI gets its EOF share to exit,
+  // then SIGTERM, then SIGKILL at the end of the budget; strays outside the group share what is left.
   yield* Effect.addFinalizer(() =>
     Effect.gen(function*() {
       yield* endInput
-      const waited = (yield* Clock.currentTimeMillis) - (inputEndedAt ?? 0)
+      const since = (yield* Clock.currentTimeMillis) - (inputEndedAt ?? 0)
       const status = yield* Deferred.await(exited).pipe(
-        Effect.timeoutOption(Duration.millis(Math.max(0, graceMillis - waited)))
+        Effect.timeoutOption(Duration.millis(Math.max(0, eofShare(spec.closeGrace) - since)))
       )
       if (Option.isNone(status) && !Deferred.isDoneUnsafe(exited)) {
-        yield* handle.kill({ killSignal: "SIGTERM", forceKillAfter: graceMillis }).pipe(Effect.ignore)
+        const left = graceMillis - ((yield* Clock.currentTimeMillis) - (inputEndedAt ?? 0))
+        yield* handle.kill({ killSignal: "SIGTERM", forceKillAfter: Math.max(1, left) }).pipe(Effect.ignore)
       }
       // What the CLI started outside its process group (tools in their own session) ends too.
-      yield* sweep(marker, graceMillis)
+      const left = graceMillis - ((yield* Clock.currentTimeMillis) - (inputEndedAt ?? 0))
+      yield* sweep(marker, Math.max(0, left))
     })
   )
 

@@ -443,6 +443,25 @@ export const StopTaskRequest = Schema.Struct({
 export type StopTaskRequest = typeof StopTaskRequest.Type
 
 /**
+ * `cancel_async_message`: withdraws a user message (by its `uuid`) that is still queued on the
+ * CLI. Answered `{cancelled: true}` (and a `command_lifecycle` `cancelled` line) when it was still
+ * queued, `{cancelled: false}` when its turn has started or it was merged into one.
+ *
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export const CancelAsyncMessageRequest = Schema.Struct({
+  subtype: Schema.Literal("cancel_async_message"),
+  message_uuid: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category requests (host → CLI)
+ */
+export type CancelAsyncMessageRequest = typeof CancelAsyncMessageRequest.Type
+
+/**
  * The host → CLI request subtypes with a schema of their own.
  *
  * @since 0.1.0
@@ -456,7 +475,8 @@ export const knownOutgoingRequestSubtypes = [
   "mcp_status",
   "get_context_usage",
   "rewind_files",
-  "stop_task"
+  "stop_task",
+  "cancel_async_message"
 ] as const
 
 /**
@@ -489,7 +509,8 @@ export const OutgoingRequestBody = OpenUnion([
   McpStatusRequest,
   GetContextUsageRequest,
   RewindFilesRequest,
-  StopTaskRequest
+  StopTaskRequest,
+  CancelAsyncMessageRequest
 ], OtherOutgoingRequest)
 
 /**
@@ -919,6 +940,23 @@ export type RewindFilesResponse = typeof RewindFilesResponse.Type
  * @category response bodies
  */
 export const StopTaskResponse = Schema.Struct({})
+
+/**
+ * The answer to `cancel_async_message`.
+ *
+ * @since 0.1.0
+ * @category response bodies
+ */
+export const CancelAsyncMessageResponse = Schema.Struct({
+  cancelled: Schema.Boolean,
+  message_uuid: opt(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category response bodies
+ */
+export type CancelAsyncMessageResponse = typeof CancelAsyncMessageResponse.Type
 
 /**
  * @since 0.1.0

@@ -231,8 +231,13 @@ export const textTurn = (options: {
   readonly chunks?: number
   readonly totalCostUsd?: number
   readonly numTurns?: number
+  /** The uuid of the user message this turn answers: echoed as the real CLI does. */
+  readonly userMessageUuid?: string | undefined
 }): ReadonlyArray<Record<string, unknown>> => {
   const { sessionId, text } = options
+  const echo = options.userMessageUuid === undefined
+    ? {}
+    : { user_message_uuid: options.userMessageUuid, user_message_uuids: [options.userMessageUuid] }
   const chunks = Math.max(1, options.chunks ?? 1)
   const size = Math.ceil(text.length / chunks)
   const base = { session_id: sessionId, parent_tool_use_id: null }
@@ -267,7 +272,8 @@ export const textTurn = (options: {
       agents: [],
       skills: [],
       plugins: [],
-      uuid: `${sessionId}-init`
+      uuid: `${sessionId}-init`,
+      ...(options.userMessageUuid === undefined ? {} : { user_message_uuids: [options.userMessageUuid] })
     },
     event({
       type: "message_start",
@@ -280,7 +286,8 @@ export const textTurn = (options: {
         stop_reason: null,
         stop_sequence: null,
         usage
-      }
+      },
+      ...echo
     }, 0),
     event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, 1),
     ...deltas,
@@ -297,12 +304,13 @@ export const textTurn = (options: {
         usage
       },
       ...base,
-      uuid: `${sessionId}-assistant`
+      uuid: `${sessionId}-assistant`,
+      ...echo
     },
     event({ type: "content_block_stop", index: 0 }, chunks + 2),
     event({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage }, chunks + 3),
     event({ type: "message_stop" }, chunks + 4),
-    result({ sessionId, text, totalCostUsd: cost, numTurns: options.numTurns ?? 1 })
+    { ...result({ sessionId, text, totalCostUsd: cost, numTurns: options.numTurns ?? 1 }), ...echo }
   ]
 }
 
@@ -358,8 +366,9 @@ export const result = (options: {
 
 /**
  * A script for the common case: answers `initialize`, answers every later control request with
- * `onControl` (success `{}` by default), and plays `onUser(text, turnIndex)` for each user turn
- * until stdin ends.
+ * `onControl` (by default success `{}`, and `{cancelled: false}` to `cancel_async_message`), and
+ * plays `onUser(text, turnIndex, cli, message)` for each user turn until stdin ends; the default
+ * turn echoes the user message's uuid as the real CLI does.
  *
  * @since 0.1.0
  * @category scripting
@@ -369,7 +378,8 @@ export const conversation = <R = never>(options: {
   readonly onUser?: (
     text: string,
     index: number,
-    cli: FakeCliHandle
+    cli: FakeCliHandle,
+    message: Record<string, unknown>
   ) => Effect.Effect<void, unknown, R>
   readonly onControl?: (request: Record<string, unknown>, cli: FakeCliHandle) => Effect.Effect<void, unknown, R>
 }) =>
@@ -386,6 +396,9 @@ export const conversation = <R = never>(options: {
         const request = message.request as Record<string, unknown>
         if (options.onControl !== undefined && request.subtype !== "initialize") {
           yield* options.onControl(message, cli)
+        } else if (request.subtype === "cancel_async_message") {
+          // Turns run one at a time here, as they arrive: nothing is ever still queued.
+          yield* cli.emit(success(message, { cancelled: false, message_uuid: request.message_uuid }))
         } else {
           yield* cli.emit(success(message, request.subtype === "initialize" ? { commands: [], models: [] } : {}))
         }
@@ -397,10 +410,11 @@ export const conversation = <R = never>(options: {
             .join("")
         const index = turns++
         if (options.onUser !== undefined) {
-          yield* options.onUser(text, index, cli)
+          yield* options.onUser(text, index, cli, message)
         } else {
           cost += 0.001
-          for (const line of textTurn({ sessionId, text: `echo: ${text}`, totalCostUsd: cost, numTurns: 1 })) {
+          const userMessageUuid = typeof message.uuid === "string" ? message.uuid : undefined
+          for (const line of textTurn({ sessionId, text: `echo: ${text}`, totalCostUsd: cost, numTurns: 1, userMessageUuid })) {
             yield* cli.emit(line)
           }
         }

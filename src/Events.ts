@@ -1,0 +1,78 @@
+/**
+ * What a session's streams carry: the CLI's messages (less the control channel's own), results
+ * with their turn's own usage, and the problems the library reports without ending the session.
+ *
+ * @since 0.1.0
+ */
+import type * as ClaudeError from "./ClaudeError.ts"
+import type * as Protocol from "./Protocol.ts"
+
+/**
+ * What one turn cost. The CLI's `total_cost_usd` and `modelUsage` are running totals for the
+ * process (and, after `resume`, for the resumed session), so adding them up turn by turn counts
+ * every earlier turn again. These are the turn's own figures: the CLI's
+ * `model_usage_since_last_result` where it writes one, else the difference from the previous
+ * result. Fields that are not counters (`contextWindow`, `maxOutputTokens`, `canonicalModel`, …)
+ * are kept as the CLI wrote them.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TurnUsage {
+  readonly costUsd: number
+  readonly modelUsage: Readonly<Record<string, Protocol.ModelUsage>>
+  /**
+   * `user` for a turn the program started (`turn`, `run`, `send`); `automatic` for one the CLI
+   * started by itself (after a background task finished: the result's `origin` says why).
+   */
+  readonly kind: "user" | "automatic"
+  /** The uuids of the user messages this turn answered (several when the CLI merged them). */
+  readonly userMessageUuids: ReadonlyArray<string>
+}
+
+/**
+ * A `result` with this turn's own cost and usage, and its kind, under `turn`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TurnResult = Protocol.ResultMessage & { readonly turn: TurnUsage }
+
+/**
+ * A line from the CLI that broke the protocol (JSON that breaks a known schema, a line over the
+ * cap). It is reported here and skipped; the session goes on. A control request among them has
+ * been answered with an error, so the CLI never waits on it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ProtocolProblem {
+  readonly type: "protocol_problem"
+  readonly error: ClaudeError.ProtocolViolation
+  /** The `type` of the offending line, when it was JSON with one. */
+  readonly messageType: string | undefined
+}
+
+/**
+ * Every event of a session: every message of the CLI except the control channel's own, with
+ * results carrying their turn's usage, and protocol problems.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Event =
+  | Exclude<
+    Protocol.Message,
+    Protocol.ResultMessage | Protocol.IncomingControlRequest | Protocol.ControlResponse |
+    Protocol.ControlCancelRequest | Protocol.KeepAlive
+  >
+  | TurnResult
+  | ProtocolProblem
+
+/**
+ * True for the result of a turn the CLI started by itself.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
+export const isAutomatic = (result: TurnResult): boolean => result.turn.kind === "automatic"

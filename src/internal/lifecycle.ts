@@ -1,0 +1,113 @@
+/**
+ * How a session ends, and why: one reason per death, whatever the timing.
+ *
+ * Invariants:
+ * - `death` is set once: `ProcessExited` (code, signal, stderr tail) whenever the CLI has exited;
+ *   `StdoutClosed` when its stdout ended and the process was still alive `closeGrace` later; the
+ *   transport's own failure (a replay mismatch) when reading failed; `SessionClosed` when the
+ *   program closed the session's scope first. Every operation after it fails with it.
+ * - The end of stdout is clean (the event streams end without error) only when the program
+ *   ended the CLI's input (or closed the scope) first; a CLI that died by itself fails them with
+ *   the reason.
+ * - Closing takes at most `closeGrace` in all: stdin EOF, then (from the transport) SIGTERM and
+ *   SIGKILL within the same budget, counted from the first EOF, so a program that ended the input
+ *   and waited does not wait again.
+ */
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as ClaudeError from "../ClaudeError.ts"
+import { type Connection, eofShare, type ExitStatus } from "../Transport.ts"
+
+export class Lifecycle {
+  /** False once the program ended stdin or closed the scope. */
+  inputOpen = true
+  /** When stdin was ended first (epoch millis), for the close budget. */
+  private inputEndedAt: number | undefined
+  /** Why the session can do nothing more; set once. */
+  readonly death = Deferred.makeUnsafe<ClaudeError.ClaudeError>()
+  /** How the CLI ended (or what closing did to it). */
+  readonly ended = Deferred.makeUnsafe<ExitStatus>()
+  /** Set when reading stdout failed with a typed error (a replay mismatch). */
+  readFailure: ClaudeError.ClaudeError | undefined
+
+  private readonly connection: Connection
+  private readonly closeGrace: Duration.Duration
+
+  constructor(connection: Connection, closeGrace: Duration.Duration) {
+    this.connection = connection
+    this.closeGrace = closeGrace
+  }
+
+  /** The reason of the death, once known. */
+  reason: ClaudeError.ClaudeError | undefined
+
+  private die(reason: ClaudeError.ClaudeError): void {
+    if (this.reason !== undefined) return
+    this.reason = reason
+    Deferred.doneUnsafe(this.death, Exit.succeed(reason))
+  }
+
+  readonly endInput: Effect.Effect<void> = Effect.suspend(() => {
+    this.inputOpen = false
+    return Clock.currentTimeMillis.pipe(
+      Effect.tap((now) => Effect.sync(() => this.inputEndedAt ??= now)),
+      Effect.andThen(this.connection.endInput)
+    )
+  })
+
+  /**
+   * Called once stdout has ended: waits (bounded) for the process, then sets the reason of the
+   * death. Returns that reason when the end was not clean (the CLI died by itself, or reading
+   * failed), undefined when the program had ended its input.
+   */
+  readonly onStdoutEnd: Effect.Effect<ClaudeError.ClaudeError | undefined> = Effect.gen({ self: this }, function*() {
+    const waited = yield* this.connection.exit.pipe(Effect.timeoutOption(this.closeGrace))
+    const cause = this.readFailure ?? (Option.isSome(waited)
+      ? ClaudeError.make(new ClaudeError.ProcessExited({
+        exitCode: waited.value.code,
+        signal: waited.value.signal,
+        stderrTail: waited.value.stderrTail
+      }))
+      : ClaudeError.make(new ClaudeError.StdoutClosed({ waitedMillis: Duration.toMillis(this.closeGrace) })))
+    this.die(cause)
+    if (Option.isSome(waited)) Deferred.doneUnsafe(this.ended, Exit.succeed(waited.value))
+    return this.inputOpen || this.readFailure !== undefined ? cause : undefined
+  })
+
+  /**
+   * The error of an operation that cannot be done: `SessionClosed` when the program ended the
+   * input (or closed the session), else the reason of the CLI's death, once known.
+   */
+  failure(operation: string): Effect.Effect<never, ClaudeError.ClaudeError> {
+    const closed = ClaudeError.make(new ClaudeError.SessionClosed({ operation }))
+    if (!this.inputOpen) return Effect.fail(closed)
+    return Effect.flatMap(
+      Deferred.await(this.death).pipe(Effect.timeoutOption(this.closeGrace)),
+      (death) =>
+        Effect.fail(
+          Option.isSome(death) && death.value.reason._tag !== "SessionClosed" ? death.value : closed
+        )
+    )
+  }
+
+  /**
+   * The scope's finalizer: ends stdin, and lets the reader serve the CLI's last lines (a Stop
+   * hook) for the EOF share of the close budget; the transport then escalates within the rest.
+   */
+  readonly close: Effect.Effect<void> = Effect.gen({ self: this }, function*() {
+    yield* this.endInput
+    const now = yield* Clock.currentTimeMillis
+    const budget = eofShare(this.closeGrace) - (now - (this.inputEndedAt ?? now))
+    yield* Deferred.await(this.ended).pipe(Effect.timeoutOption(Duration.millis(Math.max(0, budget))))
+    this.die(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "the session's scope closed" })))
+    Deferred.doneUnsafe(this.ended, Exit.succeed({
+      code: null,
+      signal: "SIGTERM",
+      stderrTail: `(the CLI did not exit within ${Duration.format(this.closeGrace)} of stdin EOF and was killed)`
+    }))
+  })
+}

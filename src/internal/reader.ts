@@ -1,0 +1,158 @@
+/**
+ * The one reader of the CLI's stdout: frames bytes into lines, decodes each line, and routes it.
+ *
+ * - `control_response` completes the host's request it answers;
+ * - `control_request` starts its handler (forked) or, when it breaks its schema, is answered with
+ *   an error at once; `control_cancel_request` interrupts the handler it names;
+ * - every other message becomes an event: for each `events` subscriber, and for the user turns
+ *   it belongs to (see `turns.ts`).
+ *
+ * Invariants: reading a chunk never waits on anything (a handler, a consumer, a finalizer): it is
+ * synchronous from bytes to queued events. Each read is published as one batch, in three steps
+ * whose order matters: the batch is queued for every subscriber and turn; then waiting fibers
+ * are completed (control answers, turn results), so a fiber woken by a result (the next turn,
+ * say) never sees that turn's events still unpublished; then the consumers waiting on their
+ * queues are woken (see `subscribers.ts` for why at once).
+ */
+import * as Deferred from "effect/Deferred"
+import * as Exit from "effect/Exit"
+import type * as Tracer from "effect/Tracer"
+import * as ClaudeError from "../ClaudeError.ts"
+import type { Event } from "../Events.ts"
+import * as Framing from "../Framing.ts"
+import * as Protocol from "../Protocol.ts"
+import type { Incoming } from "./incoming.ts"
+import type { ControlAnswer, Outgoing } from "./outgoing.ts"
+import type { Subscribers } from "./subscribers.ts"
+import type { Turns } from "./turns.ts"
+
+export interface ReaderOptions {
+  readonly maxLineBytes: number
+  readonly outgoing: Outgoing
+  readonly incoming: Incoming
+  readonly turns: Turns
+  readonly subscribers: Subscribers<Event>
+  readonly sessionId: Deferred.Deferred<string, ClaudeError.ClaudeError>
+  /** The span of a handler call made outside any user turn. */
+  readonly sessionSpan: Tracer.AnySpan | undefined
+  readonly record: ((direction: "recv", message: unknown) => void) | undefined
+}
+
+const violation = (description: string, line: string) =>
+  new ClaudeError.ProtocolViolation({ description, line: line.slice(0, 2048) })
+
+/** The `type` of a JSON line, read from its head (the line may be cut). */
+const typeInHead = (head: string): string | undefined => /^\s*\{[^]*?"type"\s*:\s*"([^"\\]{1,64})"/.exec(head)?.[1]
+
+export class Reader {
+  private readonly splitter: Framing.LineSplitter
+  private readonly frames: Array<Framing.Frame> = []
+  /** The batch of one read; handed to the subscribers' queues as is, so a fresh one per read. */
+  private events: Array<Event> = []
+  private readonly answers: Array<readonly [string, ControlAnswer]> = []
+  /** Lines that were not JSON (the CLI's stray output), counted for one debug line at the end. */
+  skippedLines = 0
+  /** control_responses for no pending request (a request that timed out, say). */
+  unmatchedAnswers = 0
+
+  private readonly options: ReaderOptions
+
+  constructor(options: ReaderOptions) {
+    this.options = options
+    this.splitter = new Framing.LineSplitter(options.maxLineBytes)
+  }
+
+  /** Reads one batch of stdout chunks. */
+  push(chunks: ReadonlyArray<Uint8Array>): void {
+    for (let i = 0; i < chunks.length; i++) this.splitter.push(chunks[i]!, this.frames)
+    this.flush()
+  }
+
+  /** stdout ended: a last line without newline is read too. */
+  end(): void {
+    this.splitter.end(this.frames)
+    this.flush()
+  }
+
+  private flush(): void {
+    const { subscribers, turns } = this.options
+    for (let i = 0; i < this.frames.length; i++) this.route(this.frames[i]!)
+    this.frames.length = 0
+    if (this.events.length > 0) {
+      subscribers.publish(this.events)
+      this.events = []
+    }
+    turns.publish()
+    for (let i = 0; i < this.answers.length; i++) {
+      const [requestId, answer] = this.answers[i]!
+      if (!this.options.outgoing.complete(requestId, answer)) this.unmatchedAnswers++
+    }
+    this.answers.length = 0
+    turns.complete()
+    subscribers.wake()
+  }
+
+  private problem(error: ClaudeError.ProtocolViolation, messageType: string | undefined): void {
+    const event: Event = { type: "protocol_problem", error, messageType }
+    this.events.push(event)
+    this.options.turns.note(event)
+    // A result that cannot be read still ends its turn, as a typed failure: never a hang.
+    if (messageType === "result") this.options.turns.failCurrent(ClaudeError.make(error))
+  }
+
+  private route(frame: Framing.Frame): void {
+    if (typeof frame !== "string") {
+      this.problem(
+        violation(`a line of ${frame.bytes} bytes is over the cap of ${this.splitter.maxLineBytes}`, frame.head),
+        typeInHead(frame.head)
+      )
+      return
+    }
+    const json = Framing.parseJson(frame)
+    if (json === undefined) {
+      this.skippedLines++
+      return
+    }
+    const record = this.options.record
+    if (record !== undefined && (json as { type?: unknown } | null)?.type !== "stream_event") record("recv", json)
+    const decoded = Protocol.decodeMessage(json)
+    if (decoded._tag === "Failure") {
+      // `null`, a number, a string or an array is JSON too: only an object has a type.
+      const object = typeof json === "object" && json !== null ? json as Record<string, unknown> : undefined
+      const messageType = typeof object?.type === "string" ? object.type : undefined
+      if (messageType === "control_request") {
+        // The CLI waits for an answer to every request: one it cannot be served gets an error.
+        this.options.incoming.reject(object!.request_id, `The library could not read this request: ${decoded.failure}`)
+      }
+      this.problem(violation(decoded.failure, frame), messageType)
+      return
+    }
+    const message = decoded.success
+    switch (message.type) {
+      case "control_response": {
+        const answer = message.response as ControlAnswer & { readonly request_id: string }
+        this.answers.push([answer.request_id, answer])
+        return
+      }
+      case "control_request": {
+        const running = this.options.turns.current
+        this.options.incoming.dispatch(
+          message.request_id,
+          message.request as Record<string, unknown>,
+          running.length > 0 ? running[0]!.span : this.options.sessionSpan
+        )
+        return
+      }
+      case "control_cancel_request":
+        this.options.incoming.cancel(message.request_id)
+        return
+      case "keep_alive":
+        return
+      case "system":
+        if (message.subtype === "init" && !Deferred.isDoneUnsafe(this.options.sessionId)) {
+          Deferred.doneUnsafe(this.options.sessionId, Exit.succeed(message.session_id))
+        }
+    }
+    this.events.push(this.options.turns.route(message))
+  }
+}

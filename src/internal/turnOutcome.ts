@@ -1,0 +1,44 @@
+/**
+ * Whether a turn failed, and why, read from its `result` as the CLI 2.1 writes it: `is_error`,
+ * `subtype`, `terminal_reason`, `api_error_status`, `api_error_type` and the result text. An API
+ * error comes back as `subtype: "success"` with `is_error: true`, so `subtype` alone says nothing.
+ * A turn that was interrupted (`terminal_reason` `aborted_*`) is not a failure: the program (or
+ * its user) asked for it.
+ */
+import * as ClaudeError from "../ClaudeError.ts"
+import type { TurnResult } from "../Events.ts"
+
+const limitSubtypes = new Set(["error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"])
+const limitReasons = new Set(["max_turns", "budget_exhausted", "structured_output_retry_exhausted"])
+
+const describe = (result: TurnResult): string =>
+  result.result !== undefined && result.result.length > 0
+    ? result.result
+    : (result.errors ?? []).join("; ") || `${result.subtype}, ${result.terminal_reason ?? "no terminal reason"}`
+
+/** The failure a result stands for; undefined when the turn succeeded or was interrupted. */
+export const failureOf = (result: TurnResult): ClaudeError.ClaudeError | undefined => {
+  if (!result.is_error) return undefined
+  const terminal = result.terminal_reason
+  if (terminal !== undefined && terminal.startsWith("aborted_")) return undefined
+  const description = describe(result)
+  const status = result.api_error_status ?? null
+  if (
+    status === 401 || result.api_error_type === "authentication_error" ||
+    /not logged in|please run \/login|invalid api key/i.test(description)
+  ) {
+    return ClaudeError.make(new ClaudeError.NotAuthenticated({ result, description }))
+  }
+  if (terminal === "prompt_too_long" || /prompt is too long/i.test(description)) {
+    return ClaudeError.make(new ClaudeError.PromptTooLong({ result, description }))
+  }
+  if (limitSubtypes.has(result.subtype) || (terminal !== undefined && limitReasons.has(terminal))) {
+    return ClaudeError.make(new ClaudeError.LimitReached({ result, limit: limitSubtypes.has(result.subtype) ? result.subtype : terminal! }))
+  }
+  if (terminal === "api_error" || status !== null) {
+    return ClaudeError.make(
+      new ClaudeError.ApiError({ result, status, errorType: result.api_error_type ?? null, description })
+    )
+  }
+  return ClaudeError.make(new ClaudeError.TurnFailed({ result, description }))
+}

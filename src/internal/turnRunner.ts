@@ -1,0 +1,201 @@
+/**
+ * User turns: `send`, `turn`, `run` and `interrupt`.
+ *
+ * Invariants:
+ * - Every user message carries a uuid (the caller's, or a fresh one) and is registered with
+ *   `Turns` before it is written, so its events and result can only go to it.
+ * - `turn`s are written one after another (the next once the previous one's stream has ended),
+ *   so each is a turn of its own on the CLI; the wait for that is interruptible. `send` writes at
+ *   once: the CLI queues the message.
+ * - Interrupting a turn touches that turn alone: one still queued on the CLI is withdrawn
+ *   (`cancel_async_message`), one that runs is interrupted (`interrupt`) and its result awaited;
+ *   the whole is bounded by `interruptTimeout`. Nothing is sent once its result is in.
+ * - A stall or a turn timeout fails the turn's stream at its deadline; the interrupt of the CLI
+ *   then runs in the session's scope, not in the consumer's way.
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import * as ClaudeError from "../ClaudeError.ts"
+import type { Event, TurnResult } from "../Events.ts"
+import * as Protocol from "../Protocol.ts"
+import type { Lifecycle } from "./lifecycle.ts"
+import type { Outgoing } from "./outgoing.ts"
+import type { Turn, Turns } from "./turns.ts"
+import { userTurnProblem } from "./userTurn.ts"
+
+/** A user turn: text, or text with images and the caller's uuid. */
+export type TurnInput = string | Protocol.UserTurnInput
+
+export interface TurnRunnerOptions {
+  readonly turns: Turns
+  readonly outgoing: Outgoing
+  readonly lifecycle: Lifecycle
+  readonly write: (message: Protocol.StdinMessage) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /** The session's scope: where abandoned turns are interrupted; closed means closing. */
+  readonly scope: Scope.Scope
+  readonly interruptTimeout: Duration.Duration
+  readonly stallTimeout: Duration.Duration | undefined
+  readonly turnTimeout: Duration.Duration | undefined
+  /** When the CLI last wrote anything (epoch millis). */
+  readonly lastActivity: () => number
+}
+
+export interface TurnRunner {
+  readonly send: (input: TurnInput) => Effect.Effect<string, ClaudeError.ClaudeError>
+  readonly turn: (input: TurnInput) => Stream.Stream<Event, ClaudeError.ClaudeError>
+  readonly run: (input: TurnInput) => Effect.Effect<TurnResult, ClaudeError.ClaudeError>
+  readonly interrupt: Effect.Effect<void, ClaudeError.ClaudeError>
+}
+
+const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+
+export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Effect.fn.Return<TurnRunner> {
+  const { lifecycle, outgoing, turns } = options
+  const lock = yield* Semaphore.make(1)
+
+  /** Registers `turn` (if any) and writes the user message; on failure the turn is withdrawn. */
+  const write = (input: TurnInput, operation: string, turn?: (uuid: string) => Turn) =>
+    Effect.suspend((): Effect.Effect<string, ClaudeError.ClaudeError> => {
+      if (!lifecycle.inputOpen || lifecycle.reason !== undefined) return lifecycle.failure(operation)
+      const turnInput = typeof input === "string" ? { text: input } : input
+      const problem = userTurnProblem(turnInput)
+      if (problem !== undefined) return Effect.fail(invalid(problem))
+      const uuid = turnInput.uuid ?? crypto.randomUUID()
+      const registered = turn?.(uuid) ?? newTurn(uuid, undefined, undefined)
+      turns.register(registered)
+      return options.write(Protocol.userTurn({ ...turnInput, uuid })).pipe(
+        Effect.as(uuid),
+        Effect.catch((error) => {
+          turns.withdraw(registered, error)
+          return error.reason._tag === "SessionClosed" ? lifecycle.failure(operation) : Effect.fail(error)
+        })
+      )
+    })
+
+  /** Withdraws `turn` if the CLI has not started it, else interrupts it; waits for its end. */
+  const interruptTurn = (turn: Turn): Effect.Effect<void> =>
+    Effect.gen(function*() {
+      if (!Deferred.isDoneUnsafe(turn.started)) {
+        const withdrawn = yield* outgoing.request(
+          { subtype: "cancel_async_message", message_uuid: turn.uuid },
+          Protocol.CancelAsyncMessageResponse
+        ).pipe(Effect.map((answer) => answer.cancelled), Effect.orElseSucceed(() => false))
+        if (withdrawn) {
+          turns.withdraw(turn, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid })))
+          return
+        }
+        // Started, merged into the running turn, or an older CLI: wait until it runs.
+        yield* Deferred.await(turn.started)
+      }
+      if (Deferred.isDoneUnsafe(turn.result)) return
+      yield* outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse)
+      yield* Effect.exit(Deferred.await(turn.result))
+    }).pipe(
+      Effect.timeoutOption(options.interruptTimeout),
+      Effect.flatMap((done) =>
+        Option.isSome(done) ? Effect.void : Effect.logWarning(
+          `the interrupted turn ${turn.uuid} did not end within ${Duration.format(options.interruptTimeout)}`
+        )
+      ),
+      Effect.catchCause((cause) => Effect.logWarning(`interrupting turn ${turn.uuid} failed`, cause))
+    )
+
+  /** Fails the turn's stream now; the CLI's turn is interrupted in the session's scope. */
+  const abandon = (turn: Turn, error: ClaudeError.ClaudeError) =>
+    Effect.suspend(() => {
+      if (turn.abandoned || Deferred.isDoneUnsafe(turn.result)) return Effect.void
+      turn.abandoned = true
+      if (turn.queue !== undefined) {
+        Queue.failCauseUnsafe(turn.queue, Cause.fail(error))
+        Queue.flushUnsafe(turn.queue)
+      }
+      return Effect.asVoid(Effect.forkIn(interruptTurn(turn), options.scope))
+    })
+
+  const watchStall = (turn: Turn, limit: number) =>
+    Effect.gen(function*() {
+      const clock = yield* Clock.Clock
+      const since = clock.currentTimeMillisUnsafe()
+      while (true) {
+        const now = clock.currentTimeMillisUnsafe()
+        const idle = now - Math.max(options.lastActivity(), since)
+        if (idle >= limit) {
+          return yield* abandon(turn, ClaudeError.make(new ClaudeError.Stalled({ idleMillis: idle })))
+        }
+        yield* Effect.sleep(Duration.millis(limit - idle))
+      }
+    })
+
+  /** When a turn's stream ends before its result: interrupt it, unless nothing is to be done. */
+  const settle = (turn: Turn) =>
+    Effect.suspend(() =>
+      Deferred.isDoneUnsafe(turn.result) || turn.abandoned || !lifecycle.inputOpen ||
+        lifecycle.reason !== undefined || options.scope.state._tag === "Closed"
+        ? Effect.void
+        : interruptTurn(turn)
+    )
+
+  const turn = (input: TurnInput): Stream.Stream<Event, ClaudeError.ClaudeError> =>
+    Stream.unwrap(Effect.gen(function*() {
+      yield* Semaphore.takeScoped(lock, 1)
+      const span = yield* Effect.makeSpanScoped("claude.turn")
+      const queue = yield* Queue.unbounded<Event, ClaudeError.ClaudeError | Cause.Done>()
+      let registered: Turn | undefined
+      const uuid = yield* write(input, "turn", (uuid) => registered = newTurn(uuid, queue, span))
+      span.attribute("claude.user_message_uuid", uuid)
+      const current = registered!
+      yield* Effect.addFinalizer(() => settle(current))
+      if (options.stallTimeout !== undefined) {
+        yield* Effect.forkScoped(watchStall(current, Duration.toMillis(options.stallTimeout)))
+      }
+      if (options.turnTimeout !== undefined) {
+        const timeoutMillis = Duration.toMillis(options.turnTimeout)
+        yield* Effect.forkScoped(Effect.andThen(
+          Effect.sleep(options.turnTimeout),
+          abandon(current, ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis })))
+        ))
+      }
+      return Stream.fromQueue(queue)
+    }))
+
+  const run = (input: TurnInput) =>
+    turn(input).pipe(
+      Stream.runLast,
+      Effect.flatMap((last) =>
+        Option.isSome(last) && last.value.type === "result"
+          ? Effect.succeed(last.value as TurnResult)
+          : lifecycle.failure("run")
+      )
+    )
+
+  const interrupt = Effect.suspend(() => {
+    const running = turns.current
+    return running.length > 0
+      ? interruptTurn(running[0]!)
+      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse))
+  })
+
+  return { send: (input) => write(input, "send"), turn, run, interrupt }
+})
+
+const newTurn = (
+  uuid: string,
+  queue: Turn["queue"],
+  span: Turn["span"]
+): Turn => ({
+  uuid,
+  queue,
+  span,
+  result: Deferred.makeUnsafe<TurnResult, ClaudeError.ClaudeError>(),
+  started: Deferred.makeUnsafe<void>(),
+  abandoned: false,
+  batch: []
+})

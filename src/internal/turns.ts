@@ -1,0 +1,313 @@
+/**
+ * Which user turn each event of the CLI belongs to.
+ *
+ * Every user message the library writes carries a uuid, and the CLI (2.1) echoes it: a
+ * `command_lifecycle` line when the message is queued, started, completed or cancelled, and
+ * `user_message_uuid(s)` on `system/init`, `system/status`, `stream_event`s, `assistant` lines and
+ * the `result` of the turn that answers it (several uuids when it merged queued messages into one
+ * turn, or folded one into a running turn).
+ *
+ * Invariants:
+ * - A user turn ends at the first `result` that names it, or that ends the CLI turn it ran in;
+ *   a result with `origin` (a turn the CLI started by itself) never ends a user turn.
+ * - The events between the start of a CLI turn and its result go to the user turns it runs, and
+ *   to none when it is an automatic turn (a `system/init` that names no user message, from a CLI
+ *   that echoes uuids).
+ * - A CLI that echoes nothing (an older CLI, or a scripted fake) is served first in, first out:
+ *   a CLI turn belongs to the oldest user turn that has not ended.
+ * - A turn's events reach its queue in the order the CLI wrote them, the result last; the queue
+ *   then ends (or fails, when the turn failed). Results are completed after the batch that holds
+ *   them is published.
+ */
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Exit from "effect/Exit"
+import * as Queue from "effect/Queue"
+import type * as Tracer from "effect/Tracer"
+import * as ClaudeError from "../ClaudeError.ts"
+import type { Event, TurnResult } from "../Events.ts"
+import type * as Protocol from "../Protocol.ts"
+
+/** One user message the library wrote, until the turn that answers it ends. */
+export interface Turn {
+  readonly uuid: string
+  /** The turn's own events, for `turn`; undefined for `send`, whose events only go to `events`. */
+  readonly queue: Queue.Queue<Event, ClaudeError.ClaudeError | Cause.Done> | undefined
+  /** Its result, or why it has none. */
+  readonly result: Deferred.Deferred<TurnResult, ClaudeError.ClaudeError>
+  /** Done once the CLI started it (or it ended without starting). */
+  readonly started: Deferred.Deferred<void>
+  /** The span handler calls made during this turn are parented to. */
+  readonly span: Tracer.AnySpan | undefined
+  /** Set when the library stopped caring for the turn's events (stalled, timed out). */
+  abandoned: boolean
+  /** This read's events for the queue. */
+  batch: Array<Event>
+}
+
+/** A message of the CLI that is an event (everything but the control channel's own lines). */
+export type Message = Exclude<Event, TurnResult | Protocol.ResultMessage> | Protocol.ResultMessage
+
+export interface TurnsOptions {
+  /** The result with its turn's usage, kind and uuids. */
+  readonly toTurnResult: (result: Protocol.ResultMessage, userMessageUuids: ReadonlyArray<string>) => TurnResult
+  /** How a result ends its turn's queue: cleanly, or failed after the result (a failed turn). */
+  readonly verdict: (result: TurnResult) => ClaudeError.ClaudeError | undefined
+}
+
+interface UuidCarrier {
+  readonly user_message_uuid?: string | undefined
+  readonly user_message_uuids?: ReadonlyArray<string> | undefined
+}
+
+const uuidsOf = (message: UuidCarrier) =>
+  message.user_message_uuids ?? (message.user_message_uuid === undefined ? undefined : [message.user_message_uuid])
+
+export class Turns {
+  /** Written and not ended, in the order they were written. */
+  private readonly open = new Map<string, Turn>()
+  /** The user turns of the CLI turn that runs now. */
+  private running: Array<Turn> = []
+  /** True between a `system/init` that names no user message and the next result. */
+  private automatic = false
+  /** True after a result: the next start marker begins a new CLI turn. */
+  private between = true
+  /** True once the CLI has echoed a uuid: from then on, turns are matched by uuid alone. */
+  private echoes = false
+  private readonly touched = new Set<Turn>()
+  private readonly waking: Array<Queue.Queue<Event, ClaudeError.ClaudeError | Cause.Done>> = []
+  private readonly endings: Array<{ readonly turn: Turn; readonly exit: Exit.Exit<TurnResult, ClaudeError.ClaudeError> }> = []
+
+  private readonly options: TurnsOptions
+
+  constructor(options: TurnsOptions) {
+    this.options = options
+  }
+
+  register(turn: Turn): void {
+    this.open.set(turn.uuid, turn)
+  }
+
+  /** Forgets a turn that was withdrawn (never written, or cancelled before it started). */
+  withdraw(turn: Turn, error: ClaudeError.ClaudeError): void {
+    if (!this.open.delete(turn.uuid)) return
+    this.running = this.running.filter((t) => t !== turn)
+    this.end(turn, Exit.fail(error))
+    // Outside the reader's read: settled now.
+    this.publish()
+    this.complete()
+  }
+
+  /** The user turns the CLI runs now (empty between turns and during an automatic turn). */
+  get current(): ReadonlyArray<Turn> {
+    return this.running
+  }
+
+  get size(): number {
+    return this.open.size
+  }
+
+  /**
+   * Routes one message to the turns it belongs to, and returns it as the event every `events`
+   * subscriber gets (a result with its usage).
+   */
+  route(event: Message): Event {
+    switch (event.type) {
+      case "command_lifecycle": {
+        const turn = this.open.get(event.command_uuid)
+        this.echoes = true
+        if (turn === undefined) return event
+        if (event.state === "started") this.start([turn])
+        else if (event.state === "cancelled") {
+          this.open.delete(turn.uuid)
+          this.end(turn, Exit.fail(ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid }))))
+        }
+        return event
+      }
+      case "system": {
+        if (event.subtype === "init") {
+          const uuids = uuidsOf(event)
+          if (uuids !== undefined) {
+            this.echoes = true
+            this.start(this.lookup(uuids))
+          } else if (this.echoes) {
+            // A CLI turn that answers no user message: the CLI started it by itself.
+            this.running = []
+            this.automatic = true
+            this.between = false
+          } else {
+            this.startOldest()
+          }
+        } else {
+          this.follow(event as UuidCarrier)
+        }
+        break
+      }
+      case "result":
+        return this.finish(event)
+      case "stream_event":
+      case "assistant":
+        this.follow(event)
+        break
+      default:
+        if (!this.echoes && this.running.length === 0 && !this.automatic) this.startOldest()
+    }
+    for (let i = 0; i < this.running.length; i++) this.deliver(this.running[i]!, event)
+    return event
+  }
+
+  /**
+   * Hands this read's events to the turns' queues and ends the turns whose result came; then
+   * completes their results. Called once per read, after `events` got the same batch.
+   */
+  publish(): void {
+    for (const turn of this.touched) {
+      if (turn.queue === undefined) continue
+      if (turn.batch.length > 0) Queue.offerAllUnsafe(turn.queue, turn.batch)
+      turn.batch = []
+      this.waking.push(turn.queue)
+    }
+    this.touched.clear()
+    for (let i = 0; i < this.endings.length; i++) {
+      const { exit, turn } = this.endings[i]!
+      if (turn.queue !== undefined) {
+        if (Exit.isSuccess(exit)) {
+          const failure = this.options.verdict(exit.value)
+          if (failure === undefined) Queue.endUnsafe(turn.queue)
+          else Queue.failCauseUnsafe(turn.queue, Cause.fail(failure))
+        } else {
+          Queue.failCauseUnsafe(turn.queue, exit.cause)
+        }
+      }
+    }
+  }
+
+  /**
+   * Completes the results of this read, then hands the queued events to the consumers waiting
+   * on the turns' queues, at once (see `subscribers.ts` for why not on the queue's own tick).
+   */
+  complete(): void {
+    for (let i = 0; i < this.endings.length; i++) {
+      const { exit, turn } = this.endings[i]!
+      Deferred.doneUnsafe(turn.started, Exit.void)
+      Deferred.doneUnsafe(turn.result, exit)
+    }
+    this.endings.length = 0
+    const waking = this.waking.splice(0)
+    for (let i = 0; i < waking.length; i++) Queue.flushUnsafe(waking[i]!)
+  }
+
+  /** Delivers an event of the library's own (a protocol problem) to the running user turns. */
+  note(event: Event): void {
+    if (!this.echoes && this.running.length === 0 && !this.automatic) this.startOldest()
+    for (let i = 0; i < this.running.length; i++) this.deliver(this.running[i]!, event)
+  }
+
+  /** Ends the user turns of the running CLI turn with `error` (its result could not be read). */
+  failCurrent(error: ClaudeError.ClaudeError): void {
+    let failed: ReadonlyArray<Turn> = this.running
+    if (failed.length === 0 && !this.echoes && !this.automatic) {
+      const oldest = this.oldest()
+      failed = oldest === undefined ? [] : [oldest]
+    }
+    for (const turn of failed) {
+      this.open.delete(turn.uuid)
+      this.end(turn, Exit.fail(error))
+    }
+    this.running = []
+    this.automatic = false
+    this.between = true
+  }
+
+  /** Ends every open turn with `error` (the CLI is gone). */
+  failAll(error: ClaudeError.ClaudeError): void {
+    for (const turn of this.open.values()) this.end(turn, Exit.fail(error))
+    this.open.clear()
+    this.running = []
+    this.publish()
+    this.complete()
+  }
+
+  /** A result ends the turns it names, and those of the CLI turn it closes. */
+  private finish(result: Protocol.ResultMessage): TurnResult {
+    const origin = result.origin
+    const uuids = uuidsOf(result)
+    let ended: Array<Turn>
+    if (origin !== undefined) {
+      ended = []
+    } else if (uuids !== undefined) {
+      this.echoes = true
+      ended = this.lookup(uuids)
+      for (const turn of this.running) if (!ended.includes(turn)) ended.push(turn)
+    } else if (this.running.length > 0 || this.echoes) {
+      ended = this.running
+    } else {
+      const oldest = this.oldest()
+      ended = oldest === undefined ? [] : [oldest]
+    }
+    const withUsage = this.options.toTurnResult(result, uuids ?? ended.map((turn) => turn.uuid))
+    for (let i = 0; i < ended.length; i++) {
+      const turn = ended[i]!
+      this.open.delete(turn.uuid)
+      this.deliver(turn, withUsage)
+      this.end(turn, Exit.succeed(withUsage))
+    }
+    this.running = []
+    this.automatic = false
+    this.between = true
+    return withUsage
+  }
+
+  private follow(event: UuidCarrier) {
+    const uuids = uuidsOf(event)
+    if (uuids !== undefined) {
+      this.echoes = true
+      if (!this.automatic) this.start(this.lookup(uuids))
+    } else if (!this.echoes && this.running.length === 0 && !this.automatic) {
+      this.startOldest()
+    }
+  }
+
+  private start(turns: ReadonlyArray<Turn>): void {
+    if (this.between) {
+      this.running = []
+      this.between = false
+    }
+    this.automatic = false
+    for (const turn of turns) {
+      if (this.running.includes(turn)) continue
+      this.running.push(turn)
+      Deferred.doneUnsafe(turn.started, Exit.void)
+    }
+  }
+
+  private startOldest(): void {
+    const oldest = this.oldest()
+    if (oldest !== undefined) this.start([oldest])
+  }
+
+  private oldest(): Turn | undefined {
+    for (const turn of this.open.values()) if (!this.running.includes(turn)) return turn
+    return undefined
+  }
+
+  private lookup(uuids: ReadonlyArray<string>): Array<Turn> {
+    const found: Array<Turn> = []
+    for (const uuid of uuids) {
+      const turn = this.open.get(uuid)
+      if (turn !== undefined) found.push(turn)
+    }
+    return found
+  }
+
+  private deliver(turn: Turn, event: Event): void {
+    if (turn.queue === undefined || turn.abandoned) return
+    turn.batch.push(event)
+    this.touched.add(turn)
+  }
+
+  private end(turn: Turn, exit: Exit.Exit<TurnResult, ClaudeError.ClaudeError>): void {
+    this.touched.add(turn)
+    this.endings.push({ turn, exit })
+  }
+}
