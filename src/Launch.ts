@@ -27,8 +27,10 @@ import * as ClaudeError from "./ClaudeError.ts"
  *   text calls this mode `manual`; `default` is still accepted.
  * - `acceptEdits`: file edits are allowed, other risky tools ask.
  * - `plan`: read-only planning.
- * - `bypassPermissions`: everything is allowed (the library's default; the library then also
- *   passes `--allow-dangerously-skip-permissions`, which the CLI needs to accept the mode).
+ * - `bypassPermissions`: everything is allowed. Only when asked for (the library then also passes
+ *   `--allow-dangerously-skip-permissions`, which the CLI needs to accept the mode). As root the
+ *   CLI refuses it unless `IS_SANDBOX=1` is in its environment, and exits (reason
+ *   `BypassRefused`); the library never sets that variable for the program.
  * - `dontAsk`: never ask, deny what would have asked.
  * - `auto`: a classifier decides.
  *
@@ -136,8 +138,15 @@ export interface LaunchOptions {
    * `--continue`: continue the most recent session of `cwd`. Cannot be combined with `resume`.
    */
   readonly continueConversation?: boolean
-  /** `--permission-mode`. Default `bypassPermissions` (see {@link PermissionMode}). */
-  readonly permissionMode?: PermissionMode
+  /**
+   * `--permission-mode` (see {@link PermissionMode}). Unset, no flag is passed and the CLI picks
+   * its own mode, as with the official SDKs: `permissions.defaultMode` from the settings it
+   * loads, else its default (which asks, and without a `Permissions` layer denies what would
+   * ask). Unset with a `Permissions` layer, the library passes `default`, so that the CLI asks
+   * the layer whatever the settings say. `bypassPermissions` is never chosen for the program,
+   * and cannot be combined with a `Permissions` layer (the CLI would never ask it).
+   */
+  readonly permissionMode?: PermissionMode | undefined
   /** `--system-prompt`: replaces the CLI's system prompt. `""` sends none. */
   readonly systemPrompt?: string
   /** `--append-system-prompt`: text added at the end of the system prompt. */
@@ -280,14 +289,28 @@ const extraArgsList = (extra: ExtraArgs | undefined): ReadonlyArray<string> => {
 const isStringArray = (extra: ExtraArgs): extra is ReadonlyArray<string> => Array.isArray(extra)
 
 /**
+ * The `--permission-mode` the library passes: the one the program named; `default` when it named
+ * none and a permission handler is wired (so that the CLI asks it, whatever `defaultMode` its
+ * settings hold); otherwise none, and the CLI picks its own.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const effectivePermissionMode = (
+  options: Pick<LaunchOptions, "permissionMode">,
+  wiring: Pick<Wiring, "permissionPromptTool">
+): PermissionMode | undefined => options.permissionMode ?? (wiring.permissionPromptTool ? "default" : undefined)
+
+/**
  * Translates launch options into the CLI's arguments and environment. Pure: it reads neither
  * the file system nor `process.env`, and never unwraps a `Redacted` value.
  *
  * It assumes valid options; run {@link validate} first (the spawner does).
  *
  * Arguments, in order: `--output-format stream-json --input-format stream-json --verbose`,
- * `--include-partial-messages` (unless turned off), `--permission-mode <mode>` (plus
- * `--allow-dangerously-skip-permissions` for `bypassPermissions`), `--settings <json>`,
+ * `--include-partial-messages` (unless turned off), `--permission-mode <mode>` when a mode is
+ * named (plus `--allow-dangerously-skip-permissions` for `bypassPermissions`; `default` when no
+ * mode is named and a permission handler is wired), `--settings <json>`,
  * `--mcp-config <json>` (only with servers), `--permission-prompt-tool stdio` (only when wired),
  * then one flag per set option, then `extraArgs`. `--resume` always uses the `--resume=<id>`
  * form; any other value starting with `-` uses the `--flag=value` form.
@@ -302,10 +325,10 @@ const isStringArray = (extra: ExtraArgs): extra is ReadonlyArray<string> => Arra
  * @category constructors
  */
 export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command => {
-  const mode = options.permissionMode ?? "bypassPermissions"
+  const mode = effectivePermissionMode(options, wiring)
   const args: Array<string> = ["--output-format", "stream-json", "--input-format", "stream-json", "--verbose"]
   if (options.includePartialMessages !== false) args.push("--include-partial-messages")
-  args.push("--permission-mode", mode)
+  if (mode !== undefined) args.push("--permission-mode", mode)
   if (mode === "bypassPermissions") args.push("--allow-dangerously-skip-permissions")
   args.push("--settings", settingsJson(options.settings))
   if (wiring.mcpServers.length > 0) args.push("--mcp-config", mcpConfigJson(wiring.mcpServers))
@@ -361,7 +384,7 @@ const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
  * Lists what is wrong with the options, empty when nothing is. Checks the types too, since
  * options may come from JavaScript or from a configuration file.
  */
-const problemsOf = (options: LaunchOptions): ReadonlyArray<string> => {
+const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): ReadonlyArray<string> => {
   const problems: Array<string> = []
   const add = (problem: string) => problems.push(problem)
   const optionalString = (name: keyof LaunchOptions, value: unknown, empty: "allowEmpty" | "nonEmpty") => {
@@ -403,6 +426,11 @@ const problemsOf = (options: LaunchOptions): ReadonlyArray<string> => {
   }
   if (options.permissionMode !== undefined && !permissionModes.includes(options.permissionMode)) {
     add(`permissionMode must be one of ${permissionModes.join(", ")} (got ${String(options.permissionMode)})`)
+  }
+  if (options.permissionMode === "bypassPermissions" && wiring?.permissionPromptTool === true) {
+    add(`permissionMode "bypassPermissions" cannot be combined with a Permissions layer: in that mode the CLI ` +
+      `never asks, so the layer would never be called. Leave permissionMode unset (the CLI then asks the layer), ` +
+      `name another mode ("default", "acceptEdits", "auto", ...), or remove the Permissions layer`)
   }
   if (options.maxTurns !== undefined && !(Number.isSafeInteger(options.maxTurns) && options.maxTurns > 0)) {
     add(`maxTurns must be a positive integer (got ${String(options.maxTurns)})`)
@@ -473,16 +501,20 @@ const problemsOf = (options: LaunchOptions): ReadonlyArray<string> => {
  * is not a positive integer, an unknown `permissionMode`, `resume` together with
  * `continueConversation`, `forkSession` without either, an empty tool or directory name,
  * settings that are not JSON, a bad env name, an empty git identity, an `extraArgs` name that
- * does not start with a letter (or that sets `--output-format`/`--input-format`), a NUL byte.
+ * does not start with a letter (or that sets `--output-format`/`--input-format`), a NUL byte,
+ * and, given the `wiring`, `bypassPermissions` together with a permission handler.
  *
  * {@link buildCommand} stays a total function; the spawner calls this first.
  *
  * @since 0.1.0
  * @category validation
  */
-export const validate: (options: LaunchOptions) => Effect.Effect<LaunchOptions, ClaudeError.ClaudeError> = Effect
-  .fn("Launch.validate")(function*(options: LaunchOptions) {
-    const problems = problemsOf(options)
+export const validate: (
+  options: LaunchOptions,
+  wiring?: Wiring
+) => Effect.Effect<LaunchOptions, ClaudeError.ClaudeError> = Effect
+  .fn("Launch.validate")(function*(options: LaunchOptions, wiring?: Wiring) {
+    const problems = problemsOf(options, wiring)
     if (problems.length > 0) {
       return yield* Effect.fail(
         ClaudeError.make(new ClaudeError.InvalidInput({ description: `Invalid launch options: ${problems.join("; ")}` }))

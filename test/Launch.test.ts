@@ -19,18 +19,19 @@ const base = [
   "stream-json",
   "--verbose",
   "--include-partial-messages",
-  "--permission-mode",
-  "bypassPermissions",
-  "--allow-dangerously-skip-permissions",
   "--settings",
   `{"attribution":{"commit":"","pr":""}}`
 ]
 
+/** The base flags with the permission flags a command line has when the CLI asks a handler. */
+const baseAsking = [...base.slice(0, 6), "--permission-mode", "default", ...base.slice(6)]
+
 /** The arguments after the fixed base flags. */
 const tail = (options: Launch.LaunchOptions, wiring: Launch.Wiring = noWiring): ReadonlyArray<string> => {
   const { args } = Launch.buildCommand(options, wiring)
-  assert.deepStrictEqual(args.slice(0, base.length), base)
-  return args.slice(base.length)
+  const expected = wiring.permissionPromptTool && options.permissionMode === undefined ? baseAsking : base
+  assert.deepStrictEqual(args.slice(0, expected.length), expected)
+  return args.slice(expected.length)
 }
 
 describe("buildCommand: arguments", () => {
@@ -38,18 +39,42 @@ describe("buildCommand: arguments", () => {
     assert.deepStrictEqual(Launch.buildCommand({}, noWiring).args, base)
   })
 
-  it("drops --allow-dangerously-skip-permissions for every other permission mode", () => {
+  it("passes no --permission-mode when none is named: the CLI picks its own, as with the official SDKs", () => {
+    const { args } = Launch.buildCommand({}, noWiring)
+    assert.isFalse(args.includes("--permission-mode"))
+    assert.isFalse(args.some((arg) => arg.includes("dangerously")))
+    assert.isUndefined(Launch.effectivePermissionMode({}, noWiring))
+  })
+
+  it("passes bypassPermissions (with --allow-dangerously-skip-permissions) only when asked", () => {
+    assert.deepStrictEqual(Launch.buildCommand({ permissionMode: "bypassPermissions" }, noWiring).args, [
+      ...base.slice(0, 6),
+      "--permission-mode",
+      "bypassPermissions",
+      "--allow-dangerously-skip-permissions",
+      ...base.slice(6)
+    ])
     for (const mode of Launch.permissionModes.filter((m) => m !== "bypassPermissions")) {
       const { args } = Launch.buildCommand({ permissionMode: mode }, noWiring)
       assert.deepStrictEqual(args.slice(5, 8), ["--include-partial-messages", "--permission-mode", mode])
-      assert.isFalse(args.includes("--allow-dangerously-skip-permissions"), mode)
+      assert.isFalse(args.some((arg) => arg.includes("dangerously")), mode)
     }
-    assert.deepStrictEqual(Launch.buildCommand({ permissionMode: "bypassPermissions" }, noWiring).args, base)
+  })
+
+  it("with a permission handler and no mode, passes default, so the CLI asks the handler whatever its settings say", () => {
+    const asking: Launch.Wiring = { mcpServers: [], permissionPromptTool: true }
+    assert.deepStrictEqual(Launch.buildCommand({}, asking).args, [...baseAsking, "--permission-prompt-tool", "stdio"])
+    assert.strictEqual(Launch.effectivePermissionMode({}, asking), "default")
+    // A mode the program names wins.
+    const { args } = Launch.buildCommand({ permissionMode: "acceptEdits" }, asking)
+    assert.deepStrictEqual(args.slice(6, 8), ["--permission-mode", "acceptEdits"])
+    assert.isFalse(args.includes("default"))
   })
 
   it("leaves out --include-partial-messages only when turned off", () => {
     assert.isFalse(Launch.buildCommand({ includePartialMessages: false }, noWiring).args.includes("--include-partial-messages"))
     assert.deepStrictEqual(Launch.buildCommand({ includePartialMessages: true }, noWiring).args, base)
+    assert.deepStrictEqual(Launch.buildCommand({}, noWiring).args, base)
   })
 
   it("merges the user's settings with the attribution default", () => {
@@ -306,6 +331,29 @@ describe("validate", () => {
       assert.deepStrictEqual(yield* Launch.validate({ extraArgs: ["-x", "anything"] }), { extraArgs: ["-x", "anything"] })
     }))
 
+  it.effect("bypassPermissions with a permission handler is InvalidInput; without one, or another mode with one, is fine", () =>
+    Effect.gen(function*() {
+      const asking: Launch.Wiring = { mcpServers: [], permissionPromptTool: true }
+      const error = yield* Effect.flip(Launch.validate({ permissionMode: "bypassPermissions" }, asking))
+      assert.strictEqual(error.reason._tag, "InvalidInput")
+      assert.strictEqual(
+        error.message,
+        `Invalid launch options: permissionMode "bypassPermissions" cannot be combined with a Permissions layer: ` +
+          `in that mode the CLI never asks, so the layer would never be called. Leave permissionMode unset ` +
+          `(the CLI then asks the layer), name another mode ("default", "acceptEdits", "auto", ...), ` +
+          `or remove the Permissions layer`
+      )
+      assert.deepStrictEqual(
+        yield* Launch.validate({ permissionMode: "bypassPermissions" }, noWiring),
+        { permissionMode: "bypassPermissions" }
+      )
+      assert.deepStrictEqual(yield* Launch.validate({ permissionMode: "bypassPermissions" }), { permissionMode: "bypassPermissions" })
+      for (const mode of Launch.permissionModes.filter((m) => m !== "bypassPermissions")) {
+        assert.deepStrictEqual(yield* Launch.validate({ permissionMode: mode }, asking), { permissionMode: mode })
+      }
+      assert.deepStrictEqual(yield* Launch.validate({}, asking), {})
+    }))
+
   it.effect("rejects options that would make a bad command line", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [Launch.LaunchOptions, string]> = [
@@ -502,7 +550,8 @@ describe("the pinned CLI accepts every flag buildCommand emits", () => {
     const emitted = new Set([
       ...flagsOf(Launch.buildCommand({ ...everything, continueConversation: false, resume: "id" }, wiring).args),
       ...flagsOf(Launch.buildCommand(everything, wiring).args),
-      ...flagsOf(Launch.buildCommand({ permissionMode: "plan", includePartialMessages: false }, noWiring).args)
+      ...flagsOf(Launch.buildCommand({ permissionMode: "plan", includePartialMessages: false }, noWiring).args),
+      ...flagsOf(Launch.buildCommand({ permissionMode: "bypassPermissions" }, noWiring).args)
     ])
     for (const flag of ["--resume", "--continue", "--allow-dangerously-skip-permissions", "--permission-prompt-tool"]) {
       assert.isTrue(emitted.has(flag), flag)
