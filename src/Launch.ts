@@ -110,6 +110,20 @@ export interface Settings {
 export type ExtraArgs = Readonly<Record<string, string | null>> | ReadonlyArray<string>
 
 /**
+ * A CLI run through an interpreter: `command` (a path, relative paths resolving against `cwd`,
+ * or a bare name looked up on `PATH`) started with `args` before the CLI's own flags. For a CLI
+ * that is a script without its execute bit or shebang, e.g.
+ * `{ command: "node", args: ["./cli.mjs"] }` (the official SDK's `executable` + `executableArgs`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Executable {
+  readonly command: string
+  readonly args?: ReadonlyArray<string> | undefined
+}
+
+/**
  * Everything a user sets about the `claude` process.
  *
  * @since 0.1.0
@@ -118,9 +132,11 @@ export type ExtraArgs = Readonly<Record<string, string | null>> | ReadonlyArray<
 export interface LaunchOptions {
   /**
    * The `claude` executable: a path (relative paths resolve against `cwd`), or a bare command
-   * name looked up on `PATH`. When set, nothing else is searched. Default: {@link findExecutable}.
+   * name looked up on `PATH`; or an interpreter with its arguments ({@link Executable}), e.g.
+   * `{ command: "node", args: ["cli.mjs"] }`. When set, nothing else is searched. Default:
+   * {@link findExecutable}.
    */
-  readonly executable?: string
+  readonly executable?: string | Executable | undefined
   /** The working directory of the process. Also sets `PWD`. Default: the current directory. */
   readonly cwd?: string
   /** `--model`: a model alias (`opus`, `sonnet`, `haiku`, ...) or a full model name. */
@@ -401,7 +417,15 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
     else if (!value.every(nonEmpty)) add(`${name} must hold non-empty strings only`)
   }
 
-  optionalString("executable", options.executable, "nonEmpty")
+  if (typeof options.executable === "object" && options.executable !== null) {
+    const { command, args } = options.executable as { readonly command?: unknown; readonly args?: unknown }
+    if (!nonEmpty(command)) add("executable.command must be a non-empty string")
+    if (args !== undefined) {
+      if (!Array.isArray(args) || !args.every((arg: unknown) => typeof arg === "string")) {
+        add("executable.args must be an array of strings")
+      } else if (args.some((arg: string) => arg.includes("\0"))) add("executable.args must not contain NUL characters")
+    }
+  } else optionalString("executable", options.executable, "nonEmpty")
   optionalString("cwd", options.cwd, "nonEmpty")
   optionalString("model", options.model, "nonEmpty")
   optionalString("fallbackModel", options.fallbackModel, "nonEmpty")
@@ -540,15 +564,29 @@ export interface LookupEnv {
   readonly processCwd?: string
 }
 
-const isExecutableFile = (file: string): boolean => {
+/** A file that exists but cannot be run: no execute permission, or a directory. */
+interface Unusable {
+  readonly path: string
+  readonly mode: number
+  readonly isDirectory: boolean
+}
+
+/** `true` for an executable file, an {@link Unusable} for one that exists but is not, else `false`. */
+const checkExecutable = (file: string): true | Unusable | false => {
+  let stat: Fs.Stats
   try {
-    const stat = Fs.statSync(file)
-    if (!stat.isFile()) return false
-    if (process.platform !== "win32" && (stat.mode & 0o111) === 0) return false
+    stat = Fs.statSync(file)
+  } catch {
+    return false
+  }
+  const unusable: Unusable = { path: file, mode: stat.mode & 0o7777, isDirectory: stat.isDirectory() }
+  if (!stat.isFile()) return unusable
+  if (process.platform !== "win32" && (stat.mode & 0o111) === 0) return unusable
+  try {
     Fs.accessSync(file, Fs.constants.X_OK)
     return true
   } catch {
-    return false
+    return unusable
   }
 }
 
@@ -557,16 +595,21 @@ const commandNames = (name: string): ReadonlyArray<string> =>
 
 const hasSeparator = (name: string): boolean => name.includes("/") || (process.platform === "win32" && name.includes("\\"))
 
-type Lookup = { readonly found: string } | { readonly searched: ReadonlyArray<string> }
+type Lookup =
+  | { readonly found: string }
+  | { readonly searched: ReadonlyArray<string>; readonly unusable: Unusable | undefined }
 
 const lookup = (explicit: string | undefined, cwd: string | undefined, override: LookupEnv | undefined): Lookup => {
   const base = Path.resolve(override?.processCwd ?? process.cwd())
   const searched: Array<string> = []
+  let unusable: Unusable | undefined
   const first = (candidates: Iterable<string>): string | undefined => {
     for (const candidate of candidates) {
       if (searched.includes(candidate)) continue
       searched.push(candidate)
-      if (isExecutableFile(candidate)) return candidate
+      const check = checkExecutable(candidate)
+      if (check === true) return candidate
+      if (check !== false) unusable ??= check
     }
     return undefined
   }
@@ -590,12 +633,13 @@ const lookup = (explicit: string | undefined, cwd: string | undefined, override:
     const found = hasSeparator(explicit)
       ? first([Path.resolve(base, cwd ?? ".", explicit)])
       : first(onPath(explicit))
-    return found !== undefined ? { found } : { searched: searched.length > 0 ? searched : [explicit] }
+    return found !== undefined ? { found } : { searched: searched.length > 0 ? searched : [explicit], unusable }
   }
   const found = first(onPath("claude")) ??
     (cwd !== undefined ? first(binsAbove(cwd)) : undefined) ??
     first(binsAbove(base))
-  return found !== undefined ? { found } : { searched }
+  // Without an explicit name, a stray non-executable `claude` somewhere is not the point.
+  return found !== undefined ? { found } : { searched, unusable: undefined }
 }
 
 /**
@@ -606,8 +650,10 @@ const lookup = (explicit: string | undefined, cwd: string | undefined, override:
  * - otherwise: `claude` on `PATH`, then `node_modules/.bin/claude` in `cwd` and each parent,
  *   then the same from `process.cwd()`.
  *
- * Fails with a `ClaudeError` whose reason is `CliNotFound`; its `searched` lists every file
- * tried and its message says how to install the CLI.
+ * Fails with a `ClaudeError` whose reason is `NotExecutable` when `explicit` names a file that
+ * exists but cannot be run (no execute permission, or a directory; the message gives its path and
+ * mode), else `CliNotFound`, whose `searched` lists every file tried and whose message says how to
+ * install the CLI.
  *
  * @since 0.1.0
  * @category lookup
@@ -620,6 +666,7 @@ export const findExecutable: (
   function*(explicit: string | undefined, cwd?: string, env?: LookupEnv) {
     const result = yield* Effect.sync(() => lookup(explicit, cwd, env))
     if ("found" in result) return result.found
+    if (result.unusable !== undefined) return yield* Effect.fail(ClaudeError.make(new ClaudeError.NotExecutable(result.unusable)))
     return yield* Effect.fail(ClaudeError.make(new ClaudeError.CliNotFound({ searched: result.searched })))
   }
 )

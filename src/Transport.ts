@@ -12,6 +12,7 @@ import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { ClaudeError } from "./ClaudeError.ts"
+import type { Executable } from "./Launch.ts"
 
 /**
  * What to start: the resolved executable, its argv and environment (values may be `Redacted`;
@@ -21,8 +22,11 @@ import type { ClaudeError } from "./ClaudeError.ts"
  * @category models
  */
 export interface LaunchSpec {
-  /** An explicit path to the CLI; otherwise the transport looks for one (`claude` on PATH, node_modules/.bin). */
-  readonly executable?: string | undefined
+  /**
+   * An explicit path to the CLI, or an interpreter with arguments put before `args`; otherwise
+   * the transport looks for one (`claude` on PATH, node_modules/.bin).
+   */
+  readonly executable?: string | Executable | undefined
   readonly args: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string | Redacted.Redacted<string> | undefined>>
   readonly cwd?: string | undefined

@@ -329,6 +329,8 @@ describe("validate", () => {
       assert.strictEqual(yield* Launch.validate(options), options)
       assert.deepStrictEqual(yield* Launch.validate({}), {})
       assert.deepStrictEqual(yield* Launch.validate({ extraArgs: ["-x", "anything"] }), { extraArgs: ["-x", "anything"] })
+      const interpreter = { executable: { command: "node", args: ["cli.mjs", "--max-old-space-size=100"] } }
+      assert.strictEqual(yield* Launch.validate(interpreter), interpreter)
     }))
 
   it.effect("bypassPermissions with a permission handler is InvalidInput; without one, or another mode with one, is fine", () =>
@@ -379,7 +381,10 @@ describe("validate", () => {
         [{ gitIdentity: { name: "", email: "e" } }, "gitIdentity.name must be a non-empty string"],
         [{ systemPrompt: "a\0b" }, "arguments must not contain NUL characters"],
         [{ env: { X: "a\0b" } }, "env.X must not contain NUL characters"],
-        [{ settings: { n: 1n } }, "settings must be JSON"]
+        [{ settings: { n: 1n } }, "settings must be JSON"],
+        [{ executable: { command: " " } }, "executable.command must be a non-empty string"],
+        [{ executable: { command: "node", args: ["a", 1] } } as unknown as Launch.LaunchOptions, "executable.args must be an array of strings"],
+        [{ executable: { command: "node", args: ["a\0b"] } }, "executable.args must not contain NUL characters"]
       ]
       for (const [options, expected] of cases) {
         const message = yield* invalidOf(options)
@@ -433,16 +438,41 @@ describe("findExecutable", () => {
       assert.strictEqual(yield* Launch.findExecutable("./my-claude", Path.join(tmp, "explicit"), { path: "" }), file)
     }))
 
-  it.effect("rejects an explicit path that is missing, not executable or a directory, without searching on", () =>
+  it.effect("rejects an explicit path that is missing (CliNotFound), not executable or a directory (NotExecutable), without searching on", () =>
     Effect.gen(function*() {
       const plain = script(Path.join(tmp, "explicit-bad", "claude"), 0o644)
-      for (const bad of [plain, Path.join(tmp, "explicit-bad", "missing"), Path.join(tmp, "explicit-bad")]) {
-        const { searched, message } = yield* notFound(
-          Launch.findExecutable(bad, undefined, { path: Path.dirname(realCli), processCwd: repoRoot })
-        )
-        assert.deepStrictEqual(searched, [bad])
-        assert.include(message, bad)
-      }
+      const lookup = { path: Path.dirname(realCli), processCwd: repoRoot }
+      const missing = Path.join(tmp, "explicit-bad", "missing")
+      const { searched, message } = yield* notFound(Launch.findExecutable(missing, undefined, lookup))
+      assert.deepStrictEqual(searched, [missing])
+      assert.include(message, missing)
+
+      const notExecutable = yield* Effect.flip(Launch.findExecutable(plain, undefined, lookup))
+      assert.deepStrictEqual<unknown>({ ...notExecutable.reason }, { _tag: "NotExecutable", path: plain, mode: 0o644, isDirectory: false })
+      assert.strictEqual(
+        notExecutable.message,
+        `The executable ${plain} exists but is not executable (mode 0644): make it executable (chmod +x), ` +
+          `or run it through its interpreter, e.g. executable: { command: "node", args: [${JSON.stringify(plain)}] }`
+      )
+      const dir = Path.join(tmp, "explicit-bad")
+      const directory = yield* Effect.flip(Launch.findExecutable(dir, undefined, lookup))
+      assert.strictEqual(directory.reason._tag, "NotExecutable")
+      assert.isTrue((directory.reason as ClaudeError.NotExecutable).isDirectory)
+      assert.match(directory.message, new RegExp(`^The executable ${dir} is a directory \\(mode 0\\d{3}\\), not a program$`))
+    }))
+
+  it.effect("an explicit bare name found on PATH only without its execute bit is NotExecutable, naming that file", () =>
+    Effect.gen(function*() {
+      const plain = script(Path.join(tmp, "named-bad", "claude-plain"), 0o640)
+      const error = yield* Effect.flip(Launch.findExecutable("claude-plain", undefined, { path: Path.join(tmp, "named-bad") }))
+      assert.deepStrictEqual<unknown>({ ...error.reason }, { _tag: "NotExecutable", path: plain, mode: 0o640, isDirectory: false })
+      assert.include(error.message, "(mode 0640)")
+      // Without an explicit name, a stray non-executable claude is not reported: the CLI was not found.
+      script(Path.join(tmp, "stray", "claude"), 0o644)
+      const { searched } = yield* notFound(
+        Launch.findExecutable(undefined, undefined, { path: Path.join(tmp, "stray"), processCwd: Path.join(tmp, "stray") })
+      )
+      assert.include(searched, Path.join(tmp, "stray", "claude"))
     }))
 
   it.effect("looks an explicit bare name up on PATH", () =>

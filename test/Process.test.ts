@@ -253,14 +253,14 @@ describe("the process transport (fake-claude)", { timeout: 60_000 }, () => {
       assert.include(reason.message, "npm install @anthropic-ai/claude-code")
     }).pipe(Effect.provide(processLayer)))
 
-  it.live("a file that is not executable, or whose interpreter is missing, is a typed error (CliNotFound, SpawnFailed)", () =>
+  it.live("a file that is not executable, or whose interpreter is missing, is a typed error (NotExecutable, SpawnFailed)", () =>
     Effect.gen(function*() {
       const dir = yield* makeTempDir("ecc-proc-bad-")
       const plain = Path.join(dir, "claude-plain")
       Fs.writeFileSync(plain, "#!/bin/sh\necho hi\n", { mode: 0o644 })
       const notExecutable = reasonOf(yield* Effect.exit(Effect.scoped(Claude.open({ executable: plain }))))
-      assert.strictEqual(notExecutable._tag, "CliNotFound")
-      assert.deepStrictEqual((notExecutable as ClaudeError.CliNotFound).searched, [plain])
+      assert.strictEqual(notExecutable._tag, "NotExecutable")
+      assert.strictEqual((notExecutable as ClaudeError.NotExecutable).path, plain)
 
       const broken = Path.join(dir, "claude-broken")
       Fs.writeFileSync(broken, "#!/nonexistent/interpreter\n", { mode: 0o755 })
