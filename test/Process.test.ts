@@ -216,10 +216,13 @@ describe("the process transport (fake-claude)", { timeout: 60_000 }, () => {
       assert.strictEqual((result as Claude.TurnResult).result, `(huge assistant text: ${bytes} bytes)`)
     }).pipe(Effect.scoped, Effect.provide(processLayer)), 120_000)
 
-  it.live("with the default 64 MiB cap a 100 MiB line is a protocol_problem, the turn completes and the next turn works", () =>
+  it.live("with a 64 MiB cap a 100 MiB line is a protocol_problem, the turn completes and the next turn works", () =>
     Effect.gen(function*() {
       const bytes = 100 * MiB
-      const session = yield* Claude.open(fake("huge-line", { env: { FAKE_CLAUDE_HUGE_BYTES: String(bytes) } }))
+      const session = yield* Claude.open(fake("huge-line", {
+        maxLineBytes: 64 * MiB,
+        env: { FAKE_CLAUDE_HUGE_BYTES: String(bytes) }
+      }))
       const turn = (prompt: string) =>
         session.turn(prompt).pipe(
           Stream.runFold(
