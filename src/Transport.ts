@@ -63,6 +63,14 @@ export interface Connection {
   readonly pid: number | undefined
   /** The CLI's stdout, as it arrives. */
   readonly incoming: Stream.Stream<Uint8Array, ClaudeError>
+  /**
+   * The CLI's stderr, line by line as it arrives (without the line end; a line over 16 Ki
+   * characters comes in pieces). Each run of the stream listens anew: it first gets the last 100
+   * lines written before it started (an error the CLI printed at once), then every line as it
+   * comes, and ends when stderr ends. A run that falls 4096 lines behind loses the oldest. The
+   * tail of stderr is also kept for the exit status (`stderrTail`).
+   */
+  readonly stderr: Stream.Stream<string>
   /** Writes one line (the newline is added here). */
   readonly send: (line: string) => Effect.Effect<void, ClaudeError>
   /** Ends stdin: the CLI finishes its running turn, then exits. Idempotent. */

@@ -23,6 +23,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
 import { findExecutable } from "../Launch.ts"
 import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
+import { makeStderrFeed } from "./stderrLines.ts"
 
 const STDERR_TAIL_BYTES = 8 * 1024
 
@@ -155,10 +156,16 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
 
   const stderr = new Tail(STDERR_TAIL_BYTES)
   const stderrDone = yield* Deferred.make<void>()
+  const stderrLines = yield* makeStderrFeed
   yield* handle.stderr.pipe(
-    Stream.runForEachArray((chunks) => Effect.sync(() => chunks.forEach((chunk) => stderr.push(chunk)))),
+    Stream.runForEachArray((chunks) =>
+      Effect.forEach(chunks, (chunk) => {
+        stderr.push(chunk)
+        return stderrLines.push(chunk)
+      }, { discard: true })
+    ),
     Effect.ignore,
-    Effect.ensuring(Deferred.succeed(stderrDone, undefined)),
+    Effect.ensuring(Effect.andThen(stderrLines.end, Deferred.succeed(stderrDone, undefined))),
     Effect.forkScoped
   )
 
@@ -212,6 +219,7 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
         ClaudeError.make(new ClaudeError.SpawnFailed({ executable, description: error.message }))
       )
     ),
+    stderr: stderrLines.stream,
     send: (line) =>
       Effect.suspend(() =>
         inputEnded || Deferred.isDoneUnsafe(exited)
