@@ -126,7 +126,7 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   // Checked first: the spawner would report a missing cwd as a failed `FileSystem.access`.
   if (spec.cwd !== undefined) {
     const path = Path.resolve(spec.cwd)
-    const problem = workingDirectoryProblem(path)
+    const problem = yield* Effect.sync(() => workingDirectoryProblem(path))
     if (problem !== undefined) {
       return yield* Effect.fail(ClaudeError.make(new ClaudeError.BadWorkingDirectory({ path, problem })))
     }
