@@ -48,24 +48,43 @@ describe("huge lines through the process transport", () => {
     }).pipe(Effect.scoped, Effect.provide(processLayer)), 120_000)
 })
 
+/** Runs fake-claude in `mode` for one turn on the bare transport and frames its stdout with `cap`. */
+const framesOf = (mode: string, hugeBytes: number, cap: number) =>
+  Effect.gen(function*() {
+    const transport = yield* Transport
+    const connection = yield* transport.open({
+      executable: FAKE,
+      args: [],
+      env: { FAKE_CLAUDE_MODE: mode, FAKE_CLAUDE_HUGE_BYTES: String(hugeBytes) },
+      closeGrace: Duration.seconds(2)
+    })
+    yield* connection.send(JSON.stringify({ type: "user", message: { role: "user", content: "go" } }))
+    yield* connection.endInput
+    const splitter = new Framing.LineSplitter(cap)
+    const frames: Array<Framing.Frame> = []
+    yield* connection.incoming.pipe(Stream.runForEach((chunk) => Effect.sync(() => splitter.push(chunk, frames))))
+    splitter.end(frames)
+    return frames
+  })
+
 describe("an over-cap line through a real pipe", () => {
+  it.live("a result over the cap (its type after its text, as the CLI writes it) is an Oversized frame of type result", () =>
+    Effect.gen(function*() {
+      const frames = yield* framesOf("huge-result", 2 * MiB, MiB)
+      const last = frames.at(-1)
+      assert.isDefined(last)
+      assert.notStrictEqual(typeof last, "string")
+      const oversized = last as Framing.Oversized
+      assert.strictEqual(oversized.type, "result")
+      assert.isAbove(oversized.bytes, 2 * MiB)
+      // The head alone does not show it: the CLI writes `type` after the result text.
+      assert.isUndefined(Framing.headType(oversized.head))
+      assert.strictEqual(Framing.tailType(oversized.tail), "result")
+    }).pipe(Effect.scoped, Effect.provide(processLayer)), 60_000)
+
   it.live("is one Oversized frame carrying its message type (read from its head), and the lines after it go on", () =>
     Effect.gen(function*() {
-      const transport = yield* Transport
-      const connection = yield* transport.open({
-        executable: FAKE,
-        args: [],
-        env: { FAKE_CLAUDE_MODE: "huge-tool-result", FAKE_CLAUDE_HUGE_BYTES: String(100 * MiB) },
-        closeGrace: Duration.seconds(2)
-      })
-      yield* connection.send(JSON.stringify({ type: "user", message: { role: "user", content: "go" } }))
-      yield* connection.endInput
-      const splitter = new Framing.LineSplitter(64 * MiB)
-      const frames: Array<Framing.Frame> = []
-      yield* connection.incoming.pipe(
-        Stream.runForEach((chunk) => Effect.sync(() => splitter.push(chunk, frames)))
-      )
-      splitter.end(frames)
+      const frames = yield* framesOf("huge-tool-result", 100 * MiB, 64 * MiB)
       const oversized = frames.filter((f): f is Framing.Oversized => typeof f !== "string")
       assert.strictEqual(oversized.length, 1)
       assert.strictEqual(oversized[0]!.type, "user")
