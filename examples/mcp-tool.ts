@@ -2,6 +2,10 @@
  * A typed MCP tool served in-process: its input is a Schema (advertised to the model as JSON
  * Schema, decoded before the handler runs), its handler an Effect. `alwaysLoad` puts it in the
  * first prompt instead of behind `ToolSearch`. The CLI calls it as `mcp__<server>__<tool>`.
+ *
+ * The CLI asks before it calls an MCP tool, and with no `Permissions` layer to ask it denies the
+ * call: `allowedTools` lets this one tool run without asking (the library's default permission
+ * mode is the CLI's own; `permissionMode: "bypassPermissions"` would allow every tool).
  */
 import { NodeRuntime } from "@effect/platform-node"
 import * as Console from "effect/Console"
@@ -42,7 +46,7 @@ export const program: Effect.Effect<McpOutcome, ClaudeError.ClaudeError> = Effec
       })
   })
   const WeatherLive = McpServers.layer(McpServers.server("weather", { tools: [forecast], alwaysLoad: true }))
-  const { model, options } = yield* fakeModel(script)
+  const { model, options } = yield* fakeModel(script, { allowedTools: ["mcp__weather__forecast"] })
   const session = yield* Claude.open(options).pipe(Effect.provide(WeatherLive))
   const result = yield* session.run("What will the weather be in Paris?")
   const [first] = yield* model.messageRequests

@@ -40,6 +40,80 @@ export class SpawnFailed extends Schema.TaggedError<SpawnFailed>()("SpawnFailed"
 }
 
 /**
+ * The `executable` exists but cannot be run: a file without execute permission, or a directory.
+ * `mode` is the file's permission bits (`0o644`), shown in octal in the message.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class NotExecutable extends Schema.TaggedError<NotExecutable>()("NotExecutable", {
+  path: Schema.String,
+  mode: Schema.Number,
+  isDirectory: Schema.Boolean
+}) {
+  override get message(): string {
+    const mode = `0${(this.mode & 0o7777).toString(8).padStart(3, "0")}`
+    if (this.isDirectory) return `The executable ${this.path} is a directory (mode ${mode}), not a program`
+    return `The executable ${this.path} exists but is not executable (mode ${mode}): ` +
+      `make it executable (chmod +x), or run it through its interpreter, ` +
+      `e.g. executable: { command: "node", args: [${JSON.stringify(this.path)}] }`
+  }
+}
+
+/**
+ * The working directory (`cwd`) cannot be used: it does not exist, is not a directory, or cannot
+ * be entered.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class BadWorkingDirectory extends Schema.TaggedError<BadWorkingDirectory>()("BadWorkingDirectory", {
+  path: Schema.String,
+  problem: Schema.Literals(["missing", "not a directory", "not accessible"])
+}) {
+  override get message(): string {
+    const what = this.problem === "missing"
+      ? "does not exist"
+      : this.problem === "not a directory"
+      ? "is not a directory"
+      : "cannot be entered (permission denied)"
+    return `The working directory ${this.path} (the cwd option) ${what}`
+  }
+}
+
+/**
+ * The CLI refused to bypass permission checks and exited at start. It does so when it runs as
+ * root (uid 0) outside a sandbox: it accepts `bypassPermissions` as root only with `IS_SANDBOX=1`
+ * in its environment, a statement that the machine is a throwaway sandbox. The library never sets
+ * that variable on its own.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class BypassRefused extends Schema.TaggedError<BypassRefused>()("BypassRefused", {
+  /** The mode the program asked for (`null`: none; the bypass then came from `extraArgs`). */
+  permissionMode: Schema.NullOr(Schema.String),
+  /** The `IS_SANDBOX` value the CLI saw, if any (the CLI accepts only `"1"`). */
+  sandboxVariable: Schema.NullOr(Schema.String),
+  exitCode: Schema.NullOr(Schema.Number),
+  stderrTail: Schema.String
+}) {
+  override get message(): string {
+    const asked = this.permissionMode === "bypassPermissions"
+      ? `permissionMode "bypassPermissions"`
+      : `to bypass permission checks (--dangerously-skip-permissions)`
+    const sandbox = this.sandboxVariable === null
+      ? ""
+      : ` (IS_SANDBOX is ${JSON.stringify(this.sandboxVariable)} now; the CLI accepts only "1")`
+    return `The claude CLI refused ${asked}: it runs as root, where the CLI bypasses permission checks ` +
+      `only in a sandbox. Run the program as a user other than root, or leave permissionMode unset ` +
+      `or name another mode; only on a throwaway sandbox or container, ` +
+      `pass env: { IS_SANDBOX: "1" } to tell the CLI so${sandbox}. ` +
+      `The CLI said: ${this.stderrTail.trim()}`
+  }
+}
+
+/**
  * The CLI process ended while something still needed it: a turn, a control request.
  * `stderrTail` holds the last few KiB the CLI wrote on stderr, which usually says why.
  *
@@ -312,8 +386,11 @@ export class TranscriptFailed extends Schema.TaggedError<TranscriptFailed>()("Tr
  */
 export const Reason = Schema.Union([
   CliNotFound,
+  NotExecutable,
+  BadWorkingDirectory,
   SpawnFailed,
   ProcessExited,
+  BypassRefused,
   ProtocolViolation,
   ControlRejected,
   ControlTimeout,

@@ -9,18 +9,42 @@
  * @since 0.1.0
  */
 
+import { constants as BufferConstants } from "node:buffer"
+
 /**
- * The default cap on one line: 64 MiB. The official Python SDK dies at 1 MiB, which a large
- * `Read` or tool result exceeds.
+ * The largest cap a splitter takes: V8's longest string (`buffer.constants.MAX_STRING_LENGTH`,
+ * 2^29 - 24 characters on 64-bit Node, about 512 MiB). A line of more bytes could not be decoded
+ * into one string, let alone parsed; a larger `maxLineBytes` is lowered to this.
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaultMaxLineBytes = 64 * 1024 * 1024
+export const maxLineBytesLimit: number = BufferConstants.MAX_STRING_LENGTH
+
+/**
+ * The default cap on one line: 256 MiB.
+ *
+ * Why this number: a line is one whole message, and a real turn has no small upper bound for
+ * one. A `user` line carries a tool's whole structured result (`tool_use_result`: all of a Bash
+ * command's stdout, a file read, an MCP tool's answer) as well as what the model is shown, and a
+ * `result` repeats the final text. The official TypeScript SDK has no cap at all and delivers a
+ * 100 MiB tool result; the Python SDK dies at 1 MiB. 256 MiB takes such a line with room to
+ * spare, while staying at half of V8's string limit ({@link maxLineBytesLimit}), beyond which no
+ * line can be decoded. What a line that size costs: its bytes while it arrives, then its text
+ * and its parsed object, about three to four times its size at the peak, and only while it is
+ * read. Lower it (`maxLineBytes`) where memory is tight; a line over the cap is reported as an
+ * {@link Oversized} frame, with its message type when the line's head or tail shows it.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxLineBytes = 256 * 1024 * 1024
 
 /**
  * A line longer than the cap. Its bytes were dropped as they arrived (never buffered whole);
- * `head` keeps its first 2 KiB for the error report.
+ * `head` and `tail` keep its first and last 2 KiB for the error report, and `type` is its
+ * message's top-level `type` when the head or the tail shows it (see {@link lineType}): a `user`
+ * or `assistant` line names it first, a `result` line near its end, after the result text.
  *
  * @since 0.1.0
  * @category models
@@ -29,6 +53,8 @@ export interface Oversized {
   readonly _tag: "Oversized"
   readonly bytes: number
   readonly head: string
+  readonly tail: string
+  readonly type: string | undefined
 }
 
 /**
@@ -41,6 +67,30 @@ export type Frame = string | Oversized
 
 const NEWLINE = 10
 const HEAD_BYTES = 2048
+
+const oversized = (bytes: number, head: string, tail: string): Oversized => ({
+  _tag: "Oversized",
+  bytes,
+  head,
+  tail,
+  type: lineType(head, tail)
+})
+
+/** The last `limit` bytes of `parts` joined, copied (the parts' buffers may be reused). */
+const lastBytes = (parts: ReadonlyArray<Uint8Array>, limit: number): Uint8Array => {
+  const out: Array<Uint8Array> = []
+  let size = 0
+  for (let i = parts.length - 1; i >= 0 && size < limit; i--) {
+    const part = parts[i]!
+    const take = Math.min(part.length, limit - size)
+    out.unshift(part.subarray(part.length - take))
+    size += take
+  }
+  return Buffer.concat(out)
+}
+
+/** Decodes a fragment with a fresh decoder: a character cut at either end becomes U+FFFD. */
+const decodeFragment = (bytes: Uint8Array): string => new TextDecoder("utf-8").decode(bytes)
 
 /**
  * A stateful splitter of bytes into lines. One per stream; `push` each chunk, then `end` once.
@@ -56,12 +106,13 @@ export class LineSplitter {
   private readonly decoder = new TextDecoder("utf-8")
   private pending: Array<Uint8Array> = []
   private pendingBytes = 0
-  private skipping: { bytes: number; head: string } | undefined = undefined
+  private skipping: { bytes: number; head: string; tail: Uint8Array } | undefined = undefined
 
+  /** The cap in force: the one given, lowered to {@link maxLineBytesLimit}. */
   readonly maxLineBytes: number
 
   constructor(maxLineBytes: number = defaultMaxLineBytes) {
-    this.maxLineBytes = maxLineBytes
+    this.maxLineBytes = Math.min(maxLineBytes, maxLineBytesLimit)
   }
 
   /** Splits one chunk; returns the lines it completes, in order. Empty lines are dropped. */
@@ -96,13 +147,18 @@ export class LineSplitter {
   private keep(bytes: Uint8Array): void {
     if (this.skipping !== undefined) {
       this.skipping.bytes += bytes.length
+      this.skipping.tail = lastBytes([this.skipping.tail, bytes], HEAD_BYTES)
       return
     }
     // A chunk's buffer may be reused by the producer: copy the tail we keep.
     this.pending.push(bytes.slice())
     this.pendingBytes += bytes.length
     if (this.pendingBytes > this.maxLineBytes) {
-      this.skipping = { bytes: this.pendingBytes, head: this.headOfPending() }
+      this.skipping = {
+        bytes: this.pendingBytes,
+        head: this.headOfPending(),
+        tail: lastBytes(this.pending, HEAD_BYTES)
+      }
       this.pending = []
       this.pendingBytes = 0
     }
@@ -110,7 +166,8 @@ export class LineSplitter {
 
   private finishOpenLine(tail: Uint8Array, out: Array<Frame>): void {
     if (this.skipping !== undefined) {
-      out.push({ _tag: "Oversized", bytes: this.skipping.bytes + tail.length, head: this.skipping.head })
+      const { bytes, head } = this.skipping
+      out.push(oversized(bytes + tail.length, head, decodeFragment(lastBytes([this.skipping.tail, tail], HEAD_BYTES))))
       this.skipping = undefined
       return
     }
@@ -121,7 +178,7 @@ export class LineSplitter {
     this.pending.push(tail)
     const total = this.pendingBytes + tail.length
     if (total > this.maxLineBytes) {
-      out.push({ _tag: "Oversized", bytes: total, head: this.headOfPending() })
+      out.push(oversized(total, this.headOfPending(), decodeFragment(lastBytes(this.pending, HEAD_BYTES))))
       this.pending = []
       this.pendingBytes = 0
       return
@@ -134,7 +191,11 @@ export class LineSplitter {
 
   private emitChecked(bytes: Uint8Array, out: Array<Frame>): void {
     if (bytes.length > this.maxLineBytes) {
-      out.push({ _tag: "Oversized", bytes: bytes.length, head: this.decoder.decode(bytes.subarray(0, HEAD_BYTES)) })
+      out.push(oversized(
+        bytes.length,
+        decodeFragment(bytes.subarray(0, HEAD_BYTES)),
+        decodeFragment(bytes.subarray(Math.max(0, bytes.length - HEAD_BYTES)))
+      ))
       return
     }
     this.emit(this.decoder.decode(bytes), out)
@@ -144,7 +205,7 @@ export class LineSplitter {
     // Lines within one chunk were never measured in bytes: a string's UTF-16 length is a lower
     // bound of its UTF-8 size, and 3x is an upper bound, so only a near-cap line costs a count.
     if (line.length * 3 > this.maxLineBytes && Buffer.byteLength(line, "utf8") > this.maxLineBytes) {
-      out.push({ _tag: "Oversized", bytes: Buffer.byteLength(line, "utf8"), head: line.slice(0, HEAD_BYTES) })
+      out.push(oversized(Buffer.byteLength(line, "utf8"), line.slice(0, HEAD_BYTES), line.slice(-HEAD_BYTES)))
       return
     }
     if (line.length === 0 || (line.length === 1 && line === "\r")) return
@@ -168,6 +229,146 @@ export class LineSplitter {
     return this.decoder.decode(Buffer.concat(this.pending))
   }
 }
+
+// -----------------------------------------------------------------------------
+// The message type of a line seen only in part
+// -----------------------------------------------------------------------------
+
+const isSpace = (c: string | undefined): boolean => c === " " || c === "\t" || c === "\n" || c === "\r"
+
+const skipSpace = (text: string, i: number): number => {
+  while (i < text.length && isSpace(text[i])) i++
+  return i
+}
+
+/** The index just after the string that opens at `start`, or -1 when the text ends inside it. */
+const stringEnd = (text: string, start: number): number => {
+  for (let j = start + 1; j < text.length; j++) {
+    const c = text[j]
+    if (c === "\\") j++
+    else if (c === "\"") return j + 1
+  }
+  return -1
+}
+
+/** The index of the quote that opens the string closing at `end`, or -1 when it starts before the text. */
+const stringStart = (text: string, end: number): number => {
+  for (let j = end - 1; j >= 0; j--) {
+    if (text[j] !== "\"") continue
+    let backslashes = 0
+    while (j - 1 - backslashes >= 0 && text[j - 1 - backslashes] === "\\") backslashes++
+    if (backslashes % 2 === 0) return j
+  }
+  return -1
+}
+
+/** The index just after the JSON value that starts at `start`, or -1 when the text ends inside it. */
+const valueEnd = (text: string, start: number): number => {
+  const first = text[start]
+  if (first === "\"") return stringEnd(text, start)
+  if (first === "{" || first === "[") {
+    let depth = 0
+    for (let j = start; j < text.length; j++) {
+      const c = text[j]
+      if (c === "\"") {
+        j = stringEnd(text, j) - 1
+        if (j < 0) return -1
+      } else if (c === "{" || c === "[") depth++
+      else if (c === "}" || c === "]") {
+        depth--
+        if (depth === 0) return j + 1
+      }
+    }
+    return -1
+  }
+  let j = start
+  while (j < text.length && text[j] !== "," && text[j] !== "}" && text[j] !== "]" && !isSpace(text[j])) j++
+  return j < text.length ? j : -1
+}
+
+const stringAt = (text: string, start: number): string | undefined => {
+  if (text[start] !== "\"") return undefined
+  const end = stringEnd(text, start)
+  if (end < 0) return undefined
+  try {
+    const value: unknown = JSON.parse(text.slice(start, end))
+    return typeof value === "string" ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The top-level `type` of the JSON object a line starts with, read from the line's first bytes
+ * alone (`head`, e.g. an {@link Oversized} frame's): undefined when `type` is not among the
+ * members the head holds whole. Only top-level members count: a `"type"` inside a nested object
+ * (a content block's) is skipped.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const headType = (head: string): string | undefined => {
+  let i = skipSpace(head, 0)
+  if (head[i] !== "{") return undefined
+  i = skipSpace(head, i + 1)
+  while (head[i] === "\"") {
+    const key = stringAt(head, i)
+    const keyEnd = stringEnd(head, i)
+    if (key === undefined || keyEnd < 0) return undefined
+    i = skipSpace(head, keyEnd)
+    if (head[i] !== ":") return undefined
+    i = skipSpace(head, i + 1)
+    if (key === "type") return stringAt(head, i)
+    const end = valueEnd(head, i)
+    if (end < 0) return undefined
+    i = skipSpace(head, end)
+    if (head[i] !== ",") return undefined
+    i = skipSpace(head, i + 1)
+  }
+  return undefined
+}
+
+/**
+ * The top-level `type` of the JSON object a line ends with, read from the line's last bytes alone
+ * (`tail`), scanning back from the closing brace: undefined when `type` is not among the members
+ * the tail holds whole. The CLI writes a `result`'s `type` after its `result` text, so a huge
+ * result shows its type only here.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const tailType = (tail: string): string | undefined => {
+  let i = tail.length - 1
+  while (i >= 0 && isSpace(tail[i])) i--
+  if (tail[i] !== "}") return undefined
+  let depth = 0
+  for (i = i - 1; i >= 0; i--) {
+    const c = tail[i]
+    if (c === "\"") {
+      const start = stringStart(tail, i)
+      if (start < 0) return undefined
+      if (depth === 0) {
+        const colon = skipSpace(tail, i + 1)
+        if (tail[colon] === ":" && stringAt(tail, start) === "type") return stringAt(tail, skipSpace(tail, colon + 1))
+      }
+      i = start
+    } else if (c === "}" || c === "]") depth++
+    else if (c === "{" || c === "[") {
+      if (depth === 0) return undefined
+      depth--
+    }
+  }
+  return undefined
+}
+
+/**
+ * The top-level `type` of a line known only by its `head` and `tail`: {@link headType}, else
+ * {@link tailType}.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const lineType = (head: string, tail: string): string | undefined => headType(head) ?? tailType(tail)
 
 /**
  * Parses one line as JSON. Returns `undefined` for a line that is not JSON (the CLI may print

@@ -27,8 +27,10 @@ import * as ClaudeError from "./ClaudeError.ts"
  *   text calls this mode `manual`; `default` is still accepted.
  * - `acceptEdits`: file edits are allowed, other risky tools ask.
  * - `plan`: read-only planning.
- * - `bypassPermissions`: everything is allowed (the library's default; the library then also
- *   passes `--allow-dangerously-skip-permissions`, which the CLI needs to accept the mode).
+ * - `bypassPermissions`: everything is allowed. Only when asked for (the library then also passes
+ *   `--allow-dangerously-skip-permissions`, which the CLI needs to accept the mode). As root the
+ *   CLI refuses it unless `IS_SANDBOX=1` is in its environment, and exits (reason
+ *   `BypassRefused`); the library never sets that variable for the program.
  * - `dontAsk`: never ask, deny what would have asked.
  * - `auto`: a classifier decides.
  *
@@ -108,6 +110,20 @@ export interface Settings {
 export type ExtraArgs = Readonly<Record<string, string | null>> | ReadonlyArray<string>
 
 /**
+ * A CLI run through an interpreter: `command` (a path, relative paths resolving against `cwd`,
+ * or a bare name looked up on `PATH`) started with `args` before the CLI's own flags. For a CLI
+ * that is a script without its execute bit or shebang, e.g.
+ * `{ command: "node", args: ["./cli.mjs"] }` (the official SDK's `executable` + `executableArgs`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Executable {
+  readonly command: string
+  readonly args?: ReadonlyArray<string> | undefined
+}
+
+/**
  * Everything a user sets about the `claude` process.
  *
  * @since 0.1.0
@@ -116,9 +132,11 @@ export type ExtraArgs = Readonly<Record<string, string | null>> | ReadonlyArray<
 export interface LaunchOptions {
   /**
    * The `claude` executable: a path (relative paths resolve against `cwd`), or a bare command
-   * name looked up on `PATH`. When set, nothing else is searched. Default: {@link findExecutable}.
+   * name looked up on `PATH`; or an interpreter with its arguments ({@link Executable}), e.g.
+   * `{ command: "node", args: ["cli.mjs"] }`. When set, nothing else is searched. Default:
+   * {@link findExecutable}.
    */
-  readonly executable?: string
+  readonly executable?: string | Executable | undefined
   /** The working directory of the process. Also sets `PWD`. Default: the current directory. */
   readonly cwd?: string
   /** `--model`: a model alias (`opus`, `sonnet`, `haiku`, ...) or a full model name. */
@@ -136,8 +154,15 @@ export interface LaunchOptions {
    * `--continue`: continue the most recent session of `cwd`. Cannot be combined with `resume`.
    */
   readonly continueConversation?: boolean
-  /** `--permission-mode`. Default `bypassPermissions` (see {@link PermissionMode}). */
-  readonly permissionMode?: PermissionMode
+  /**
+   * `--permission-mode` (see {@link PermissionMode}). Unset, no flag is passed and the CLI picks
+   * its own mode, as with the official SDKs: `permissions.defaultMode` from the settings it
+   * loads, else its default (which asks, and without a `Permissions` layer denies what would
+   * ask). Unset with a `Permissions` layer, the library passes `default`, so that the CLI asks
+   * the layer whatever the settings say. `bypassPermissions` is never chosen for the program,
+   * and cannot be combined with a `Permissions` layer (the CLI would never ask it).
+   */
+  readonly permissionMode?: PermissionMode | undefined
   /** `--system-prompt`: replaces the CLI's system prompt. `""` sends none. */
   readonly systemPrompt?: string
   /** `--append-system-prompt`: text added at the end of the system prompt. */
@@ -280,14 +305,28 @@ const extraArgsList = (extra: ExtraArgs | undefined): ReadonlyArray<string> => {
 const isStringArray = (extra: ExtraArgs): extra is ReadonlyArray<string> => Array.isArray(extra)
 
 /**
+ * The `--permission-mode` the library passes: the one the program named; `default` when it named
+ * none and a permission handler is wired (so that the CLI asks it, whatever `defaultMode` its
+ * settings hold); otherwise none, and the CLI picks its own.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const effectivePermissionMode = (
+  options: Pick<LaunchOptions, "permissionMode">,
+  wiring: Pick<Wiring, "permissionPromptTool">
+): PermissionMode | undefined => options.permissionMode ?? (wiring.permissionPromptTool ? "default" : undefined)
+
+/**
  * Translates launch options into the CLI's arguments and environment. Pure: it reads neither
  * the file system nor `process.env`, and never unwraps a `Redacted` value.
  *
  * It assumes valid options; run {@link validate} first (the spawner does).
  *
  * Arguments, in order: `--output-format stream-json --input-format stream-json --verbose`,
- * `--include-partial-messages` (unless turned off), `--permission-mode <mode>` (plus
- * `--allow-dangerously-skip-permissions` for `bypassPermissions`), `--settings <json>`,
+ * `--include-partial-messages` (unless turned off), `--permission-mode <mode>` when a mode is
+ * named (plus `--allow-dangerously-skip-permissions` for `bypassPermissions`; `default` when no
+ * mode is named and a permission handler is wired), `--settings <json>`,
  * `--mcp-config <json>` (only with servers), `--permission-prompt-tool stdio` (only when wired),
  * then one flag per set option, then `extraArgs`. `--resume` always uses the `--resume=<id>`
  * form; any other value starting with `-` uses the `--flag=value` form.
@@ -302,10 +341,10 @@ const isStringArray = (extra: ExtraArgs): extra is ReadonlyArray<string> => Arra
  * @category constructors
  */
 export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command => {
-  const mode = options.permissionMode ?? "bypassPermissions"
+  const mode = effectivePermissionMode(options, wiring)
   const args: Array<string> = ["--output-format", "stream-json", "--input-format", "stream-json", "--verbose"]
   if (options.includePartialMessages !== false) args.push("--include-partial-messages")
-  args.push("--permission-mode", mode)
+  if (mode !== undefined) args.push("--permission-mode", mode)
   if (mode === "bypassPermissions") args.push("--allow-dangerously-skip-permissions")
   args.push("--settings", settingsJson(options.settings))
   if (wiring.mcpServers.length > 0) args.push("--mcp-config", mcpConfigJson(wiring.mcpServers))
@@ -361,7 +400,7 @@ const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
  * Lists what is wrong with the options, empty when nothing is. Checks the types too, since
  * options may come from JavaScript or from a configuration file.
  */
-const problemsOf = (options: LaunchOptions): ReadonlyArray<string> => {
+const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): ReadonlyArray<string> => {
   const problems: Array<string> = []
   const add = (problem: string) => problems.push(problem)
   const optionalString = (name: keyof LaunchOptions, value: unknown, empty: "allowEmpty" | "nonEmpty") => {
@@ -378,7 +417,15 @@ const problemsOf = (options: LaunchOptions): ReadonlyArray<string> => {
     else if (!value.every(nonEmpty)) add(`${name} must hold non-empty strings only`)
   }
 
-  optionalString("executable", options.executable, "nonEmpty")
+  if (typeof options.executable === "object" && options.executable !== null) {
+    const { command, args } = options.executable as { readonly command?: unknown; readonly args?: unknown }
+    if (!nonEmpty(command)) add("executable.command must be a non-empty string")
+    if (args !== undefined) {
+      if (!Array.isArray(args) || !args.every((arg: unknown) => typeof arg === "string")) {
+        add("executable.args must be an array of strings")
+      } else if (args.some((arg: string) => arg.includes("\0"))) add("executable.args must not contain NUL characters")
+    }
+  } else optionalString("executable", options.executable, "nonEmpty")
   optionalString("cwd", options.cwd, "nonEmpty")
   optionalString("model", options.model, "nonEmpty")
   optionalString("fallbackModel", options.fallbackModel, "nonEmpty")
@@ -403,6 +450,11 @@ const problemsOf = (options: LaunchOptions): ReadonlyArray<string> => {
   }
   if (options.permissionMode !== undefined && !permissionModes.includes(options.permissionMode)) {
     add(`permissionMode must be one of ${permissionModes.join(", ")} (got ${String(options.permissionMode)})`)
+  }
+  if (options.permissionMode === "bypassPermissions" && wiring?.permissionPromptTool === true) {
+    add(`permissionMode "bypassPermissions" cannot be combined with a Permissions layer: in that mode the CLI ` +
+      `never asks, so the layer would never be called. Leave permissionMode unset (the CLI then asks the layer), ` +
+      `name another mode ("default", "acceptEdits", "auto", ...), or remove the Permissions layer`)
   }
   if (options.maxTurns !== undefined && !(Number.isSafeInteger(options.maxTurns) && options.maxTurns > 0)) {
     add(`maxTurns must be a positive integer (got ${String(options.maxTurns)})`)
@@ -473,16 +525,20 @@ const problemsOf = (options: LaunchOptions): ReadonlyArray<string> => {
  * is not a positive integer, an unknown `permissionMode`, `resume` together with
  * `continueConversation`, `forkSession` without either, an empty tool or directory name,
  * settings that are not JSON, a bad env name, an empty git identity, an `extraArgs` name that
- * does not start with a letter (or that sets `--output-format`/`--input-format`), a NUL byte.
+ * does not start with a letter (or that sets `--output-format`/`--input-format`), a NUL byte,
+ * and, given the `wiring`, `bypassPermissions` together with a permission handler.
  *
  * {@link buildCommand} stays a total function; the spawner calls this first.
  *
  * @since 0.1.0
  * @category validation
  */
-export const validate: (options: LaunchOptions) => Effect.Effect<LaunchOptions, ClaudeError.ClaudeError> = Effect
-  .fn("Launch.validate")(function*(options: LaunchOptions) {
-    const problems = problemsOf(options)
+export const validate: (
+  options: LaunchOptions,
+  wiring?: Wiring
+) => Effect.Effect<LaunchOptions, ClaudeError.ClaudeError> = Effect
+  .fn("Launch.validate")(function*(options: LaunchOptions, wiring?: Wiring) {
+    const problems = problemsOf(options, wiring)
     if (problems.length > 0) {
       return yield* Effect.fail(
         ClaudeError.make(new ClaudeError.InvalidInput({ description: `Invalid launch options: ${problems.join("; ")}` }))
@@ -508,15 +564,29 @@ export interface LookupEnv {
   readonly processCwd?: string
 }
 
-const isExecutableFile = (file: string): boolean => {
+/** A file that exists but cannot be run: no execute permission, or a directory. */
+interface Unusable {
+  readonly path: string
+  readonly mode: number
+  readonly isDirectory: boolean
+}
+
+/** `true` for an executable file, an {@link Unusable} for one that exists but is not, else `false`. */
+const checkExecutable = (file: string): true | Unusable | false => {
+  let stat: Fs.Stats
   try {
-    const stat = Fs.statSync(file)
-    if (!stat.isFile()) return false
-    if (process.platform !== "win32" && (stat.mode & 0o111) === 0) return false
+    stat = Fs.statSync(file)
+  } catch {
+    return false
+  }
+  const unusable: Unusable = { path: file, mode: stat.mode & 0o7777, isDirectory: stat.isDirectory() }
+  if (!stat.isFile()) return unusable
+  if (process.platform !== "win32" && (stat.mode & 0o111) === 0) return unusable
+  try {
     Fs.accessSync(file, Fs.constants.X_OK)
     return true
   } catch {
-    return false
+    return unusable
   }
 }
 
@@ -525,16 +595,21 @@ const commandNames = (name: string): ReadonlyArray<string> =>
 
 const hasSeparator = (name: string): boolean => name.includes("/") || (process.platform === "win32" && name.includes("\\"))
 
-type Lookup = { readonly found: string } | { readonly searched: ReadonlyArray<string> }
+type Lookup =
+  | { readonly found: string }
+  | { readonly searched: ReadonlyArray<string>; readonly unusable: Unusable | undefined }
 
 const lookup = (explicit: string | undefined, cwd: string | undefined, override: LookupEnv | undefined): Lookup => {
   const base = Path.resolve(override?.processCwd ?? process.cwd())
   const searched: Array<string> = []
+  let unusable: Unusable | undefined
   const first = (candidates: Iterable<string>): string | undefined => {
     for (const candidate of candidates) {
       if (searched.includes(candidate)) continue
       searched.push(candidate)
-      if (isExecutableFile(candidate)) return candidate
+      const check = checkExecutable(candidate)
+      if (check === true) return candidate
+      if (check !== false) unusable ??= check
     }
     return undefined
   }
@@ -558,12 +633,13 @@ const lookup = (explicit: string | undefined, cwd: string | undefined, override:
     const found = hasSeparator(explicit)
       ? first([Path.resolve(base, cwd ?? ".", explicit)])
       : first(onPath(explicit))
-    return found !== undefined ? { found } : { searched: searched.length > 0 ? searched : [explicit] }
+    return found !== undefined ? { found } : { searched: searched.length > 0 ? searched : [explicit], unusable }
   }
   const found = first(onPath("claude")) ??
     (cwd !== undefined ? first(binsAbove(cwd)) : undefined) ??
     first(binsAbove(base))
-  return found !== undefined ? { found } : { searched }
+  // Without an explicit name, a stray non-executable `claude` somewhere is not the point.
+  return found !== undefined ? { found } : { searched, unusable: undefined }
 }
 
 /**
@@ -574,8 +650,10 @@ const lookup = (explicit: string | undefined, cwd: string | undefined, override:
  * - otherwise: `claude` on `PATH`, then `node_modules/.bin/claude` in `cwd` and each parent,
  *   then the same from `process.cwd()`.
  *
- * Fails with a `ClaudeError` whose reason is `CliNotFound`; its `searched` lists every file
- * tried and its message says how to install the CLI.
+ * Fails with a `ClaudeError` whose reason is `NotExecutable` when `explicit` names a file that
+ * exists but cannot be run (no execute permission, or a directory; the message gives its path and
+ * mode), else `CliNotFound`, whose `searched` lists every file tried and whose message says how to
+ * install the CLI.
  *
  * @since 0.1.0
  * @category lookup
@@ -588,6 +666,7 @@ export const findExecutable: (
   function*(explicit: string | undefined, cwd?: string, env?: LookupEnv) {
     const result = yield* Effect.sync(() => lookup(explicit, cwd, env))
     if ("found" in result) return result.found
+    if (result.unusable !== undefined) return yield* Effect.fail(ClaudeError.make(new ClaudeError.NotExecutable(result.unusable)))
     return yield* Effect.fail(ClaudeError.make(new ClaudeError.CliNotFound({ searched: result.searched })))
   }
 )

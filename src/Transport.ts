@@ -12,6 +12,7 @@ import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { ClaudeError } from "./ClaudeError.ts"
+import type { Executable } from "./Launch.ts"
 
 /**
  * What to start: the resolved executable, its argv and environment (values may be `Redacted`;
@@ -21,8 +22,11 @@ import type { ClaudeError } from "./ClaudeError.ts"
  * @category models
  */
 export interface LaunchSpec {
-  /** An explicit path to the CLI; otherwise the transport looks for one (`claude` on PATH, node_modules/.bin). */
-  readonly executable?: string | undefined
+  /**
+   * An explicit path to the CLI, or an interpreter with arguments put before `args`; otherwise
+   * the transport looks for one (`claude` on PATH, node_modules/.bin).
+   */
+  readonly executable?: string | Executable | undefined
   readonly args: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string | Redacted.Redacted<string> | undefined>>
   readonly cwd?: string | undefined
@@ -73,6 +77,14 @@ export interface Connection {
   readonly pid: number | undefined
   /** The CLI's stdout, as it arrives. */
   readonly incoming: Stream.Stream<Uint8Array, ClaudeError>
+  /**
+   * The CLI's stderr, line by line as it arrives (without the line end; a line over 16 Ki
+   * characters comes in pieces). Each run of the stream listens anew: it first gets the last 100
+   * lines written before it started (an error the CLI printed at once), then every line as it
+   * comes, and ends when stderr ends. A run that falls 4096 lines behind loses the oldest. The
+   * tail of stderr is also kept for the exit status (`stderrTail`).
+   */
+  readonly stderr: Stream.Stream<string>
   /** Writes one line (the newline is added here). */
   readonly send: (line: string) => Effect.Effect<void, ClaudeError>
   /** Ends stdin: the CLI finishes its running turn, then exits. Idempotent. */

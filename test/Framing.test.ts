@@ -100,15 +100,118 @@ describe("Framing", () => {
     assert.strictEqual(out[1], "{\"next\":true}")
   })
 
-  it("skips a 100 MiB line under the default cap of 64 MiB without keeping it", () => {
+  it("skips a 100 MiB line over a 64 MiB cap without keeping it", () => {
     const size = 100 * 1024 * 1024
     const payload = Buffer.alloc(64 * 1024, "b")
-    const splitter = new Framing.LineSplitter()
+    const splitter = new Framing.LineSplitter(64 * 1024 * 1024)
     const out: Array<Framing.Frame> = []
     for (let offset = 0; offset < size; offset += payload.length) splitter.push(payload, out)
     splitter.push(encoder.encode("\n{\"after\":1}\n"), out)
     assert.strictEqual((out[0] as Framing.Oversized).bytes, size)
     assert.strictEqual(out[1], "{\"after\":1}")
+  })
+
+  it("the default cap is 256 MiB, lowered to V8's longest string when set higher; a 100 MiB line passes by default", () => {
+    assert.strictEqual(Framing.defaultMaxLineBytes, 256 * 1024 * 1024)
+    assert.strictEqual(new Framing.LineSplitter().maxLineBytes, 256 * 1024 * 1024)
+    assert.isAtLeast(Framing.maxLineBytesLimit, 2 * Framing.defaultMaxLineBytes - 64)
+    assert.strictEqual(new Framing.LineSplitter(4 * 1024 * 1024 * 1024).maxLineBytes, Framing.maxLineBytesLimit)
+    const size = 100 * 1024 * 1024
+    const splitter = new Framing.LineSplitter()
+    const out: Array<Framing.Frame> = []
+    splitter.push(encoder.encode("{\"type\":\"user\",\"t\":\""), out)
+    const payload = Buffer.alloc(64 * 1024, "c")
+    for (let offset = 0; offset < size; offset += payload.length) splitter.push(payload, out)
+    splitter.push(encoder.encode("\"}\n"), out)
+    assert.strictEqual(out.length, 1)
+    assert.strictEqual((out[0] as string).length, size + 22)
+  })
+
+  describe("an over-cap line carries its message type", () => {
+    const cap = 4096
+    const huge = "é→".repeat(3000)
+    // Shaped as the CLI writes them: a user line names its type first, a result line after its text.
+    const userLine = JSON.stringify({
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: huge }] },
+      parent_tool_use_id: null
+    })
+    const resultLine = JSON.stringify({
+      duration_api_ms: 1,
+      usage: { input_tokens: 1, server_tool_use: { type: "nested" } },
+      is_error: false,
+      subtype: "success",
+      result: huge,
+      ttft_ms: 2,
+      type: "result",
+      uuid: "u",
+      model_usage_since_last_result: { m: { inputTokens: 1 } }
+    })
+    const typeless = JSON.stringify({ content: [{ type: "text", text: huge }], more: { type: "inner" } })
+    const cases: ReadonlyArray<readonly [string, string | undefined]> = [
+      [userLine, "user"],
+      [resultLine, "result"],
+      [typeless, undefined]
+    ]
+
+    it("whether the line comes whole in one chunk, split in many, or in bytes the splitter skips", () => {
+      for (const [line, type] of cases) {
+        const bytes = encoder.encode(`${line}\n{"type":"next"}\n`)
+        for (const chunks of [[bytes], splitAt(bytes, [1, 100, 2047, 2049, 5000, 9000, bytes.length - 20])]) {
+          const out = frame(chunks, cap)
+          assert.strictEqual(out.length, 2)
+          const oversized = out[0] as Framing.Oversized
+          assert.strictEqual(oversized._tag, "Oversized")
+          assert.strictEqual(oversized.bytes, Buffer.byteLength(line))
+          assert.strictEqual(oversized.type, type, line.slice(0, 40))
+          assert.isAtMost(Buffer.byteLength(oversized.head), 2048 * 2)
+          assert.isTrue(line.endsWith(oversized.tail.slice(-500)))
+          assert.strictEqual(out[1], `{"type":"next"}`)
+        }
+        // Without a trailing newline too (flushed by end).
+        assert.strictEqual((frame([encoder.encode(line)], cap)[0] as Framing.Oversized).type, type)
+      }
+    })
+
+    it("headType and tailType read only top-level members, through escapes and nesting", () => {
+      assert.strictEqual(Framing.headType(`{"type":"user","message":{`), "user")
+      assert.strictEqual(Framing.headType(` { "a" : [1, {"type":"x"}], "b":"q\\"\\\\","type" : "assistant", "c":`), "assistant")
+      assert.strictEqual(Framing.headType(`{"message":{"type":"x","content":"aaaa`), undefined)
+      assert.strictEqual(Framing.headType(`{"a":"type\\":\\"no","type":"yes"}`), "yes")
+      assert.strictEqual(Framing.headType(`{"type":42}`), undefined)
+      assert.strictEqual(Framing.headType(`[{"type":"x"}]`), undefined)
+      assert.strictEqual(Framing.tailType(`aaa","type":"result","uuid":"u","x":{"type":"inner"}}`), "result")
+      assert.strictEqual(Framing.tailType(`\\\\","type":"result"}\r`), "result")
+      assert.strictEqual(Framing.tailType(`aaaa","x":{"type":"inner"}}`), undefined)
+      assert.strictEqual(Framing.tailType(`{"type":"a","b":[1,2]}`), "a")
+      assert.strictEqual(Framing.tailType(`"b":"c"}`), undefined)
+      assert.strictEqual(Framing.tailType(`"type":"cut`), undefined)
+    })
+
+    it("property: from any head or tail of a JSON object, the type read is the object's or undefined, never another", () => {
+      const value = fc.letrec((tie) => ({
+        leaf: fc.oneof(fc.string({ unit: fc.constantFrom("a", "\"", "\\", "{", "}", "[", ":", ",", "é", " ") }), fc.integer(), fc.boolean(), fc.constant(null)),
+        node: fc.oneof({ depthSize: "small" }, tie("leaf"), fc.array(tie("node"), { maxLength: 3 }), fc.dictionary(fc.constantFrom("type", "a", "b\"", "c"), tie("node"), { maxKeys: 3 }))
+      }))
+      const object = fc.tuple(
+        fc.dictionary(fc.constantFrom("a", "type\"", "x", "y"), value.node, { maxKeys: 4 }),
+        fc.option(fc.constantFrom("user", "result", "ty\"pe", "é"), { nil: undefined }),
+        fc.nat(4)
+      ).map(([members, type, at]) => {
+        const entries = Object.entries(members)
+        if (type !== undefined) entries.splice(Math.min(at, entries.length), 0, ["type", type])
+        return { json: JSON.stringify(Object.fromEntries(entries)), type }
+      })
+      fc.assert(fc.property(object, fc.nat(), ({ json, type }, cut) => {
+        assert.strictEqual(Framing.headType(json), type)
+        assert.strictEqual(Framing.tailType(json), type)
+        const n = cut % (json.length + 1)
+        const head = Framing.headType(json.slice(0, n))
+        const tail = Framing.tailType(json.slice(n))
+        if (head !== undefined) assert.strictEqual(head, type)
+        if (tail !== undefined) assert.strictEqual(tail, type)
+      }), { numRuns: 2000 })
+    })
   })
 
   it("parseJson returns undefined for garbage and the value otherwise", () => {

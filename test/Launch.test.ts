@@ -19,18 +19,19 @@ const base = [
   "stream-json",
   "--verbose",
   "--include-partial-messages",
-  "--permission-mode",
-  "bypassPermissions",
-  "--allow-dangerously-skip-permissions",
   "--settings",
   `{"attribution":{"commit":"","pr":""}}`
 ]
 
+/** The base flags with the permission flags a command line has when the CLI asks a handler. */
+const baseAsking = [...base.slice(0, 6), "--permission-mode", "default", ...base.slice(6)]
+
 /** The arguments after the fixed base flags. */
 const tail = (options: Launch.LaunchOptions, wiring: Launch.Wiring = noWiring): ReadonlyArray<string> => {
   const { args } = Launch.buildCommand(options, wiring)
-  assert.deepStrictEqual(args.slice(0, base.length), base)
-  return args.slice(base.length)
+  const expected = wiring.permissionPromptTool && options.permissionMode === undefined ? baseAsking : base
+  assert.deepStrictEqual(args.slice(0, expected.length), expected)
+  return args.slice(expected.length)
 }
 
 describe("buildCommand: arguments", () => {
@@ -38,18 +39,42 @@ describe("buildCommand: arguments", () => {
     assert.deepStrictEqual(Launch.buildCommand({}, noWiring).args, base)
   })
 
-  it("drops --allow-dangerously-skip-permissions for every other permission mode", () => {
+  it("passes no --permission-mode when none is named: the CLI picks its own, as with the official SDKs", () => {
+    const { args } = Launch.buildCommand({}, noWiring)
+    assert.isFalse(args.includes("--permission-mode"))
+    assert.isFalse(args.some((arg) => arg.includes("dangerously")))
+    assert.isUndefined(Launch.effectivePermissionMode({}, noWiring))
+  })
+
+  it("passes bypassPermissions (with --allow-dangerously-skip-permissions) only when asked", () => {
+    assert.deepStrictEqual(Launch.buildCommand({ permissionMode: "bypassPermissions" }, noWiring).args, [
+      ...base.slice(0, 6),
+      "--permission-mode",
+      "bypassPermissions",
+      "--allow-dangerously-skip-permissions",
+      ...base.slice(6)
+    ])
     for (const mode of Launch.permissionModes.filter((m) => m !== "bypassPermissions")) {
       const { args } = Launch.buildCommand({ permissionMode: mode }, noWiring)
       assert.deepStrictEqual(args.slice(5, 8), ["--include-partial-messages", "--permission-mode", mode])
-      assert.isFalse(args.includes("--allow-dangerously-skip-permissions"), mode)
+      assert.isFalse(args.some((arg) => arg.includes("dangerously")), mode)
     }
-    assert.deepStrictEqual(Launch.buildCommand({ permissionMode: "bypassPermissions" }, noWiring).args, base)
+  })
+
+  it("with a permission handler and no mode, passes default, so the CLI asks the handler whatever its settings say", () => {
+    const asking: Launch.Wiring = { mcpServers: [], permissionPromptTool: true }
+    assert.deepStrictEqual(Launch.buildCommand({}, asking).args, [...baseAsking, "--permission-prompt-tool", "stdio"])
+    assert.strictEqual(Launch.effectivePermissionMode({}, asking), "default")
+    // A mode the program names wins.
+    const { args } = Launch.buildCommand({ permissionMode: "acceptEdits" }, asking)
+    assert.deepStrictEqual(args.slice(6, 8), ["--permission-mode", "acceptEdits"])
+    assert.isFalse(args.includes("default"))
   })
 
   it("leaves out --include-partial-messages only when turned off", () => {
     assert.isFalse(Launch.buildCommand({ includePartialMessages: false }, noWiring).args.includes("--include-partial-messages"))
     assert.deepStrictEqual(Launch.buildCommand({ includePartialMessages: true }, noWiring).args, base)
+    assert.deepStrictEqual(Launch.buildCommand({}, noWiring).args, base)
   })
 
   it("merges the user's settings with the attribution default", () => {
@@ -304,6 +329,31 @@ describe("validate", () => {
       assert.strictEqual(yield* Launch.validate(options), options)
       assert.deepStrictEqual(yield* Launch.validate({}), {})
       assert.deepStrictEqual(yield* Launch.validate({ extraArgs: ["-x", "anything"] }), { extraArgs: ["-x", "anything"] })
+      const interpreter = { executable: { command: "node", args: ["cli.mjs", "--max-old-space-size=100"] } }
+      assert.strictEqual(yield* Launch.validate(interpreter), interpreter)
+    }))
+
+  it.effect("bypassPermissions with a permission handler is InvalidInput; without one, or another mode with one, is fine", () =>
+    Effect.gen(function*() {
+      const asking: Launch.Wiring = { mcpServers: [], permissionPromptTool: true }
+      const error = yield* Effect.flip(Launch.validate({ permissionMode: "bypassPermissions" }, asking))
+      assert.strictEqual(error.reason._tag, "InvalidInput")
+      assert.strictEqual(
+        error.message,
+        `Invalid launch options: permissionMode "bypassPermissions" cannot be combined with a Permissions layer: ` +
+          `in that mode the CLI never asks, so the layer would never be called. Leave permissionMode unset ` +
+          `(the CLI then asks the layer), name another mode ("default", "acceptEdits", "auto", ...), ` +
+          `or remove the Permissions layer`
+      )
+      assert.deepStrictEqual(
+        yield* Launch.validate({ permissionMode: "bypassPermissions" }, noWiring),
+        { permissionMode: "bypassPermissions" }
+      )
+      assert.deepStrictEqual(yield* Launch.validate({ permissionMode: "bypassPermissions" }), { permissionMode: "bypassPermissions" })
+      for (const mode of Launch.permissionModes.filter((m) => m !== "bypassPermissions")) {
+        assert.deepStrictEqual(yield* Launch.validate({ permissionMode: mode }, asking), { permissionMode: mode })
+      }
+      assert.deepStrictEqual(yield* Launch.validate({}, asking), {})
     }))
 
   it.effect("rejects options that would make a bad command line", () =>
@@ -331,7 +381,10 @@ describe("validate", () => {
         [{ gitIdentity: { name: "", email: "e" } }, "gitIdentity.name must be a non-empty string"],
         [{ systemPrompt: "a\0b" }, "arguments must not contain NUL characters"],
         [{ env: { X: "a\0b" } }, "env.X must not contain NUL characters"],
-        [{ settings: { n: 1n } }, "settings must be JSON"]
+        [{ settings: { n: 1n } }, "settings must be JSON"],
+        [{ executable: { command: " " } }, "executable.command must be a non-empty string"],
+        [{ executable: { command: "node", args: ["a", 1] } } as unknown as Launch.LaunchOptions, "executable.args must be an array of strings"],
+        [{ executable: { command: "node", args: ["a\0b"] } }, "executable.args must not contain NUL characters"]
       ]
       for (const [options, expected] of cases) {
         const message = yield* invalidOf(options)
@@ -385,16 +438,41 @@ describe("findExecutable", () => {
       assert.strictEqual(yield* Launch.findExecutable("./my-claude", Path.join(tmp, "explicit"), { path: "" }), file)
     }))
 
-  it.effect("rejects an explicit path that is missing, not executable or a directory, without searching on", () =>
+  it.effect("rejects an explicit path that is missing (CliNotFound), not executable or a directory (NotExecutable), without searching on", () =>
     Effect.gen(function*() {
       const plain = script(Path.join(tmp, "explicit-bad", "claude"), 0o644)
-      for (const bad of [plain, Path.join(tmp, "explicit-bad", "missing"), Path.join(tmp, "explicit-bad")]) {
-        const { searched, message } = yield* notFound(
-          Launch.findExecutable(bad, undefined, { path: Path.dirname(realCli), processCwd: repoRoot })
-        )
-        assert.deepStrictEqual(searched, [bad])
-        assert.include(message, bad)
-      }
+      const lookup = { path: Path.dirname(realCli), processCwd: repoRoot }
+      const missing = Path.join(tmp, "explicit-bad", "missing")
+      const { searched, message } = yield* notFound(Launch.findExecutable(missing, undefined, lookup))
+      assert.deepStrictEqual(searched, [missing])
+      assert.include(message, missing)
+
+      const notExecutable = yield* Effect.flip(Launch.findExecutable(plain, undefined, lookup))
+      assert.deepStrictEqual<unknown>({ ...notExecutable.reason }, { _tag: "NotExecutable", path: plain, mode: 0o644, isDirectory: false })
+      assert.strictEqual(
+        notExecutable.message,
+        `The executable ${plain} exists but is not executable (mode 0644): make it executable (chmod +x), ` +
+          `or run it through its interpreter, e.g. executable: { command: "node", args: [${JSON.stringify(plain)}] }`
+      )
+      const dir = Path.join(tmp, "explicit-bad")
+      const directory = yield* Effect.flip(Launch.findExecutable(dir, undefined, lookup))
+      assert.strictEqual(directory.reason._tag, "NotExecutable")
+      assert.isTrue((directory.reason as ClaudeError.NotExecutable).isDirectory)
+      assert.match(directory.message, new RegExp(`^The executable ${dir} is a directory \\(mode 0\\d{3}\\), not a program$`))
+    }))
+
+  it.effect("an explicit bare name found on PATH only without its execute bit is NotExecutable, naming that file", () =>
+    Effect.gen(function*() {
+      const plain = script(Path.join(tmp, "named-bad", "claude-plain"), 0o640)
+      const error = yield* Effect.flip(Launch.findExecutable("claude-plain", undefined, { path: Path.join(tmp, "named-bad") }))
+      assert.deepStrictEqual<unknown>({ ...error.reason }, { _tag: "NotExecutable", path: plain, mode: 0o640, isDirectory: false })
+      assert.include(error.message, "(mode 0640)")
+      // Without an explicit name, a stray non-executable claude is not reported: the CLI was not found.
+      script(Path.join(tmp, "stray", "claude"), 0o644)
+      const { searched } = yield* notFound(
+        Launch.findExecutable(undefined, undefined, { path: Path.join(tmp, "stray"), processCwd: Path.join(tmp, "stray") })
+      )
+      assert.include(searched, Path.join(tmp, "stray", "claude"))
     }))
 
   it.effect("looks an explicit bare name up on PATH", () =>
@@ -502,7 +580,8 @@ describe("the pinned CLI accepts every flag buildCommand emits", () => {
     const emitted = new Set([
       ...flagsOf(Launch.buildCommand({ ...everything, continueConversation: false, resume: "id" }, wiring).args),
       ...flagsOf(Launch.buildCommand(everything, wiring).args),
-      ...flagsOf(Launch.buildCommand({ permissionMode: "plan", includePartialMessages: false }, noWiring).args)
+      ...flagsOf(Launch.buildCommand({ permissionMode: "plan", includePartialMessages: false }, noWiring).args),
+      ...flagsOf(Launch.buildCommand({ permissionMode: "bypassPermissions" }, noWiring).args)
     ])
     for (const flag of ["--resume", "--continue", "--allow-dangerously-skip-permissions", "--permission-prompt-tool"]) {
       assert.isTrue(emitted.has(flag), flag)

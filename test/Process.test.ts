@@ -216,10 +216,13 @@ describe("the process transport (fake-claude)", { timeout: 60_000 }, () => {
       assert.strictEqual((result as Claude.TurnResult).result, `(huge assistant text: ${bytes} bytes)`)
     }).pipe(Effect.scoped, Effect.provide(processLayer)), 120_000)
 
-  it.live("with the default 64 MiB cap a 100 MiB line is a protocol_problem, the turn completes and the next turn works", () =>
+  it.live("with a 64 MiB cap a 100 MiB line is a protocol_problem, the turn completes and the next turn works", () =>
     Effect.gen(function*() {
       const bytes = 100 * MiB
-      const session = yield* Claude.open(fake("huge-line", { env: { FAKE_CLAUDE_HUGE_BYTES: String(bytes) } }))
+      const session = yield* Claude.open(fake("huge-line", {
+        maxLineBytes: 64 * MiB,
+        env: { FAKE_CLAUDE_HUGE_BYTES: String(bytes) }
+      }))
       const turn = (prompt: string) =>
         session.turn(prompt).pipe(
           Stream.runFold(
@@ -253,14 +256,14 @@ describe("the process transport (fake-claude)", { timeout: 60_000 }, () => {
       assert.include(reason.message, "npm install @anthropic-ai/claude-code")
     }).pipe(Effect.provide(processLayer)))
 
-  it.live("a file that is not executable, or whose interpreter is missing, is a typed error (CliNotFound, SpawnFailed)", () =>
+  it.live("a file that is not executable, or whose interpreter is missing, is a typed error (NotExecutable, SpawnFailed)", () =>
     Effect.gen(function*() {
       const dir = yield* makeTempDir("ecc-proc-bad-")
       const plain = Path.join(dir, "claude-plain")
       Fs.writeFileSync(plain, "#!/bin/sh\necho hi\n", { mode: 0o644 })
       const notExecutable = reasonOf(yield* Effect.exit(Effect.scoped(Claude.open({ executable: plain }))))
-      assert.strictEqual(notExecutable._tag, "CliNotFound")
-      assert.deepStrictEqual((notExecutable as ClaudeError.CliNotFound).searched, [plain])
+      assert.strictEqual(notExecutable._tag, "NotExecutable")
+      assert.strictEqual((notExecutable as ClaudeError.NotExecutable).path, plain)
 
       const broken = Path.join(dir, "claude-broken")
       Fs.writeFileSync(broken, "#!/nonexistent/interpreter\n", { mode: 0o755 })

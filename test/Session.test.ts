@@ -498,6 +498,7 @@ describe("handing events to consumers", () => {
               (JSON.parse(line) as { readonly type?: unknown }).type === "user"
                 ? Effect.asVoid(Deferred.succeed(userSent, undefined))
                 : Effect.void,
+            stderr: Stream.empty,
             endInput: Effect.asVoid(Deferred.succeed(inputEnded, undefined)),
             exit: Effect.as(Deferred.await(inputEnded), { code: 0, signal: null, stderrTail: "" })
           }

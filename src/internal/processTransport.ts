@@ -8,6 +8,7 @@
  */
 import { randomUUID } from "node:crypto"
 import * as Fs from "node:fs"
+import * as Path from "node:path"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -22,6 +23,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
 import { findExecutable } from "../Launch.ts"
 import { type Connection, eofShare, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
+import { makeStderrFeed } from "./stderrLines.ts"
 
 const STDERR_TAIL_BYTES = 8 * 1024
 
@@ -102,14 +104,41 @@ const signalOf = (cause: unknown): string | null => {
   return match === null ? null : match[1]!
 }
 
+/** Why `cwd` cannot be the working directory of the CLI; undefined when it can. */
+const workingDirectoryProblem = (cwd: string): ClaudeError.BadWorkingDirectory["problem"] | undefined => {
+  let stat: Fs.Stats
+  try {
+    stat = Fs.statSync(cwd)
+  } catch {
+    return "missing"
+  }
+  if (!stat.isDirectory()) return "not a directory"
+  try {
+    Fs.accessSync(cwd, Fs.constants.X_OK)
+    return undefined
+  } catch {
+    return "not accessible"
+  }
+}
+
 const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   const spawner = yield* ChildProcessSpawner
-  const executable = yield* findExecutable(spec.executable, spec.cwd)
+  // Checked first: the spawner would report a missing cwd as a failed `FileSystem.access`.
+  if (spec.cwd !== undefined) {
+    const path = Path.resolve(spec.cwd)
+    const problem = yield* Effect.sync(() => workingDirectoryProblem(path))
+    if (problem !== undefined) {
+      return yield* Effect.fail(ClaudeError.make(new ClaudeError.BadWorkingDirectory({ path, problem })))
+    }
+  }
+  const interpreter = typeof spec.executable === "object" ? spec.executable : undefined
+  const named = typeof spec.executable === "string" ? spec.executable : interpreter?.command
+  const executable = yield* findExecutable(named, spec.cwd)
   const graceMillis = Duration.toMillis(spec.closeGrace)
   const input = yield* Queue.unbounded<string, Cause.Done>()
   const token = randomUUID()
   const marker = Buffer.from(`${TOKEN_VARIABLE}=${token}\0`)
-  const command = ChildProcess.make(executable, spec.args, {
+  const command = ChildProcess.make(executable, [...(interpreter?.args ?? []), ...spec.args], {
     cwd: spec.cwd,
     env: { ...spec.env, [TOKEN_VARIABLE]: token },
     extendEnv: true,
@@ -127,10 +156,16 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
 
   const stderr = new Tail(STDERR_TAIL_BYTES)
   const stderrDone = yield* Deferred.make<void>()
+  const stderrLines = yield* makeStderrFeed
   yield* handle.stderr.pipe(
-    Stream.runForEachArray((chunks) => Effect.sync(() => chunks.forEach((chunk) => stderr.push(chunk)))),
+    Stream.runForEachArray((chunks) =>
+      Effect.forEach(chunks, (chunk) => {
+        stderr.push(chunk)
+        return stderrLines.push(chunk)
+      }, { discard: true })
+    ),
     Effect.ignore,
-    Effect.ensuring(Deferred.succeed(stderrDone, undefined)),
+    Effect.ensuring(Effect.andThen(stderrLines.end, Deferred.succeed(stderrDone, undefined))),
     Effect.forkScoped
   )
 
@@ -188,6 +223,7 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
         ClaudeError.make(new ClaudeError.SpawnFailed({ executable, description: error.message }))
       )
     ),
+    stderr: stderrLines.stream,
     send: (line) =>
       Effect.suspend(() =>
         inputEnded || Deferred.isDoneUnsafe(exited)

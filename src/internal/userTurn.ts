@@ -11,6 +11,11 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Why the CLI would refuse (or silently ignore) this user turn; undefined when it is fine. */
 export const userTurnProblem = (input: Protocol.UserTurnInput): string | undefined => {
   if (typeof input.text !== "string") return "a user turn needs text"
+  // The CLI sends an empty prompt to the model (a paid call); the API refuses an empty text block.
+  if (input.text.trim().length === 0) {
+    const got = input.text.length === 0 ? "an empty string" : `${input.text.length} whitespace characters`
+    return `a user turn needs text that is not empty or only whitespace (got ${got})`
+  }
   for (const [i, image] of (input.images ?? []).entries()) {
     if (!imageMediaTypes.has(image.mediaType)) {
       return `image ${i}: media type ${String(image.mediaType)} is not one of ${[...imageMediaTypes].join(", ")}`

@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
+import { makeStderrFeed } from "../internal/stderrLines.ts"
 import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 
 /**
@@ -38,7 +39,7 @@ export interface FakeCliHandle {
   readonly emit: (message: unknown) => Effect.Effect<void>
   /** Writes raw stdout text or bytes as they are (no newline added): for framing tests. */
   readonly emitRaw: (data: string | Uint8Array) => Effect.Effect<void>
-  /** Writes to stderr (kept for the exit report). */
+  /** Writes to stderr: its lines go to `Connection.stderr` as they are written, its tail to the exit status. */
   readonly stderr: (text: string) => Effect.Effect<void>
   /** Closes stdout while the script keeps running. */
   readonly closeStdout: Effect.Effect<void>
@@ -67,6 +68,7 @@ const makeConnection = <R>(
     const received: Array<Record<string, unknown>> = []
     let stderrText = ""
     let inputEnded = false
+    const stderrLines = yield* makeStderrFeed
 
     const endStdout = Effect.sync(() => Queue.endUnsafe(stdout))
     const next: FakeCliHandle["next"] = Queue.take(stdin).pipe(
@@ -85,15 +87,19 @@ const makeConnection = <R>(
       emit: (message) => Effect.sync(() => Queue.offerUnsafe(stdout, encoder.encode(JSON.stringify(message) + "\n"))),
       emitRaw: (data) => Effect.sync(() => Queue.offerUnsafe(stdout, typeof data === "string" ? encoder.encode(data) : data)),
       stderr: (text) =>
-        Effect.sync(() => {
+        Effect.suspend(() => {
           stderrText = (stderrText + text).slice(-8192)
+          return stderrLines.push(text)
         }),
       closeStdout: endStdout,
       received
     }
 
     const finish = (status: { readonly code: number | null; readonly signal: string | null }) =>
-      Effect.andThen(endStdout, Deferred.succeed(exited, { ...status, stderrTail: stderrText }))
+      Effect.andThen(
+        Effect.andThen(endStdout, stderrLines.end),
+        Deferred.succeed(exited, { ...status, stderrTail: stderrText })
+      )
 
     let stoppedAtEof = false
     const fiber = yield* script(handle).pipe(
@@ -131,6 +137,7 @@ const makeConnection = <R>(
     const connection: Connection = {
       pid: undefined,
       incoming: Stream.fromQueue(stdout),
+      stderr: stderrLines.stream,
       send: (line) =>
         Effect.suspend(() => {
           if (inputEnded || Deferred.isDoneUnsafe(exited)) {

@@ -134,6 +134,8 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
     const connection: Connection = {
       pid: undefined,
       incoming: Stream.fromQueue(stdout),
+      // A transcript records no stderr: the stream ends, empty, when the recorded CLI is done.
+      stderr: Stream.fromEffectDrain(Deferred.await(exited)),
       send: (line) =>
         Effect.suspend(() => {
           if (failed !== undefined) return Effect.fail(failed)

@@ -21,7 +21,12 @@ export interface Live {
   readonly options: Claude.SessionOptions
 }
 
-/** A fake model with `script`, and the options of a real-CLI session that talks to it. */
+/**
+ * A fake model with `script`, and the options of a real-CLI session that talks to it. The session
+ * asks for `permissionMode: "bypassPermissions"` (the tools of the scripts run without asking;
+ * `IS_SANDBOX=1` from the fake model's environment lets the CLI accept it as root). A test that
+ * wants another mode, or none (`permissionMode: undefined`), says so in `extra`.
+ */
 export const live = (script: FakeModel.Script, extra: Partial<Claude.SessionOptions> = {}): Effect.Effect<Live, never, Scope.Scope> =>
   Effect.gen(function*() {
     const model = yield* FakeModel.make(script)
@@ -30,6 +35,7 @@ export const live = (script: FakeModel.Script, extra: Partial<Claude.SessionOpti
     const options: Claude.SessionOptions = {
       executable: cliPath,
       cwd,
+      permissionMode: "bypassPermissions",
       ...extra,
       env: { ...model.cliEnvironment(home), ...extra.env }
     }

@@ -1,0 +1,81 @@
+/**
+ * The CLI's stderr as a stream of lines, for every `Connection` (the real process, the scripted
+ * fake, replay): bytes or text are split into lines as they arrive and published to whoever
+ * listens, while the exit status keeps its own bounded tail.
+ */
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as PubSub from "effect/PubSub"
+import * as Stream from "effect/Stream"
+import type * as Take from "effect/Take"
+
+/** The longest line kept; a longer one is cut into pieces of this many characters. */
+export const MAX_LINE_CHARS = 16 * 1024
+/** Lines a stream that starts late still gets (an early error, written before anyone listened). */
+export const REPLAY_LINES = 100
+/** Lines a subscriber may fall behind before the oldest are dropped. */
+export const BUFFERED_LINES = 4096
+
+/**
+ * Splits text into lines (without `\n` or `\r\n`), keeping an unfinished last line for the next
+ * push. Bytes are decoded as UTF-8 across chunk boundaries.
+ */
+export class LineBuffer {
+  private readonly decoder = new TextDecoder("utf-8")
+  private pending = ""
+
+  push(chunk: Uint8Array | string): Array<string> {
+    const text = this.pending + (typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true }))
+    const parts = text.split("\n")
+    this.pending = parts.pop()!
+    const lines: Array<string> = []
+    for (const part of parts) this.add(part.endsWith("\r") ? part.slice(0, -1) : part, lines)
+    while (this.pending.length > MAX_LINE_CHARS) {
+      lines.push(this.pending.slice(0, MAX_LINE_CHARS))
+      this.pending = this.pending.slice(MAX_LINE_CHARS)
+    }
+    return lines
+  }
+
+  /** The unfinished last line, if any. */
+  end(): Array<string> {
+    const rest = this.pending + this.decoder.decode()
+    this.pending = ""
+    const lines: Array<string> = []
+    if (rest.length > 0) this.add(rest.endsWith("\r") ? rest.slice(0, -1) : rest, lines)
+    return lines
+  }
+
+  private add(line: string, lines: Array<string>): void {
+    for (let start = 0; start < line.length; start += MAX_LINE_CHARS) lines.push(line.slice(start, start + MAX_LINE_CHARS))
+    if (line.length === 0) lines.push("")
+  }
+}
+
+/** Where a connection writes its stderr, and the `Connection.stderr` stream that reads it. */
+export interface StderrFeed {
+  /** Splits and publishes a chunk. */
+  readonly push: (chunk: Uint8Array | string) => Effect.Effect<void>
+  /** Publishes the unfinished last line and ends every stream. Idempotent. */
+  readonly end: Effect.Effect<void>
+  readonly stream: Stream.Stream<string>
+}
+
+export const makeStderrFeed: Effect.Effect<StderrFeed> = Effect.map(
+  PubSub.sliding<Take.Take<string>>({ capacity: BUFFERED_LINES, replay: REPLAY_LINES }),
+  (pubsub) => {
+    const buffer = new LineBuffer()
+    let ended = false
+    const publish = (lines: ReadonlyArray<string>) =>
+      Effect.forEach(lines, (line) => PubSub.publish(pubsub, [line]), { discard: true })
+    return {
+      push: (chunk) => Effect.suspend(() => ended ? Effect.void : publish(buffer.push(chunk))),
+      end: Effect.suspend(() => {
+        if (ended) return Effect.void
+        ended = true
+        return publish(buffer.end()).pipe(Effect.andThen(PubSub.end(pubsub, Exit.void)), Effect.asVoid)
+      }),
+      stream: Stream.fromPubSubTake(pubsub)
+    }
+  }
+)
