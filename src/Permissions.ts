@@ -26,10 +26,15 @@
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
+import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
 import { openLiterals } from "./protocol/internal.ts"
 import * as Protocol from "./Protocol.ts"
@@ -299,38 +304,6 @@ export const toWire = (result: PermissionResult): Record<string, unknown> => {
 // service
 // -----------------------------------------------------------------------------
 
-
-/**
- * Turns a handler's failure, defect or self-interruption into a `ClaudeError` (a `ClaudeError`
- * failure is kept as is) and logs it. Interrupting the caller's fiber (control_cancel_request)
- * never reaches the handler of `catchCause`: it stays an interruption and finalizers run.
- */
-const guard = <A>(
-  effect: Effect.Effect<A, unknown>,
-  request: CanUseToolRequest,
-  options: { readonly logClaudeErrors: boolean }
-): Effect.Effect<A, ClaudeError.ClaudeError> =>
-  Effect.catchCause(effect, (cause) => {
-    const failure = Cause.findErrorOption(cause)
-    const claudeError = failure._tag === "Some" && ClaudeError.isClaudeError(failure.value) ? failure.value : undefined
-    if (claudeError !== undefined && !options.logClaudeErrors) return Effect.fail(claudeError)
-    const how = Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "was interrupted"
-    const error = claudeError ?? ClaudeError.make(
-      new ClaudeError.InvalidInput({
-        description: `The permission handler for ${request.tool_name} (${request.tool_use_id}) ${how}: ${
-          describeCause(cause)
-        }`
-      })
-    )
-    return Effect.logWarning(
-      `Permission handler for ${request.tool_name} (${request.tool_use_id}) failed: ${error.message}`,
-      cause
-    ).pipe(
-      Effect.annotateLogs({ tool_name: request.tool_name, tool_use_id: request.tool_use_id }),
-      Effect.andThen(Effect.fail(error))
-    )
-  })
-
 /**
  * A handler for `can_use_tool` requests.
  *
@@ -342,14 +315,40 @@ export type Handler<E = never, R = never> = (
 ) => Effect.Effect<PermissionResult, E, R>
 
 /**
+ * Options of {@link Permissions.layer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PermissionsOptions {
+  /**
+   * How long the handler may take for one request. Past it the handler is interrupted and the
+   * tool call is denied (a `timed_out` failure). Default: none (the CLI waits for the answer as
+   * long as the turn runs).
+   */
+  readonly timeout?: Duration.Input | undefined
+}
+
+const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+
+const describeRequest = (request: unknown): string => {
+  const fields = (typeof request === "object" && request !== null ? request : {}) as Record<string, unknown>
+  return `${String(fields.tool_name)} (${String(fields.tool_use_id)})`
+}
+
+/**
  * The permission callback. When present in the session's context, the session launches the CLI
  * with `--permission-prompt-tool stdio` and answers each `can_use_tool` request with `decide`.
  *
  * `decide` never needs services: the handler's requirements are captured when the layer is built
- * (see {@link layer}). A failure or defect of the handler is a `ClaudeError` (logged as a
- * warning); the session sends it as an error control_response, which the CLI counts as a denial
- * ("Tool permission request failed"). Interrupting `decide` (the CLI's `control_cancel_request`)
- * interrupts the handler and runs its finalizers.
+ * (see {@link layer}); each call runs in a scope of its own and under the caller's span. It fails
+ * with a `ClaudeError` when the handler fails (its own `ClaudeError`, `ControlTimeout` past the
+ * layer's `timeout`, else `InvalidInput`), and dies when it dies. Interrupting `decide` (the
+ * CLI's `control_cancel_request`) interrupts the handler and runs its finalizers.
+ *
+ * What reaches the CLI is decided by {@link Permissions.bind}: a handler that fails, dies,
+ * interrupts itself, times out or answers something invalid **denies** the tool call (fails
+ * closed), with the reason as the message, and the failure is logged and reported.
  *
  * @since 0.1.0
  * @category services
@@ -359,22 +358,42 @@ export class Permissions extends Context.Service<Permissions, {
 }>()("effect-claude-code/Permissions") {
   /**
    * Builds the service from a handler, capturing the handler's requirements `R` from the
-   * context the effect runs in.
+   * context the effect runs in. The captured context leaves out the build's `Scope` and parent
+   * span: a call runs in a scope of its own (closed when the call ends) and under the span of the
+   * fiber that calls `decide`.
    *
    * @since 0.1.0
    */
   static readonly fromHandler = <E, R>(
-    handler: Handler<E, R>
+    handler: Handler<E, R>,
+    options?: PermissionsOptions
   ): Effect.Effect<Permissions["Service"], never, R> =>
-    Effect.map(Effect.context<R>(), (context) =>
-      Permissions.of({
-        decide: (request) =>
-          guard(
-            Effect.suspend(() => handler(request)).pipe(Effect.provideContext(context)),
-            request,
-            { logClaudeErrors: true }
-          )
-      }))
+    Effect.map(Effect.context<R>(), (captured) => {
+      const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(captured)
+      const timeout = options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
+      const timeoutMillis = timeout === undefined ? Infinity : Duration.toMillis(timeout)
+      return Permissions.of({
+        decide: (request) => {
+          const run = Effect.suspend(() => handler(request)).pipe(
+            Effect.provideContext(context),
+            Effect.scoped,
+            Effect.mapError((error) =>
+              ClaudeError.isClaudeError(error)
+                ? error
+                : invalid(
+                  `The permission handler for ${describeRequest(request)} failed: ${describeCause(Cause.fail(error))}`
+                )
+            )
+          ) as Effect.Effect<PermissionResult, ClaudeError.ClaudeError>
+          return Number.isFinite(timeoutMillis)
+            ? Effect.timeoutOrElse(run, {
+              duration: timeout!,
+              orElse: () => Effect.fail(ClaudeError.make(new ClaudeError.ControlTimeout({ subtype: "can_use_tool", timeoutMillis })))
+            })
+            : run
+        }
+      })
+    })
 
   /**
    * A layer of the service. The handler's requirements `R` are taken from the context the layer
@@ -383,8 +402,8 @@ export class Permissions extends Context.Service<Permissions, {
    *
    * @since 0.1.0
    */
-  static readonly layer = <E, R>(handler: Handler<E, R>): Layer.Layer<Permissions, never, R> =>
-    Layer.effect(Permissions, Permissions.fromHandler(handler))
+  static readonly layer = <E, R>(handler: Handler<E, R>, options?: PermissionsOptions): Layer.Layer<Permissions, never, R> =>
+    Layer.effect(Permissions, Permissions.fromHandler(handler, options))
 
   /**
    * @since 0.1.0
@@ -402,9 +421,15 @@ export class Permissions extends Context.Service<Permissions, {
   static readonly toWire = toWire
 
   /**
-   * What the session calls for a `can_use_tool` request: decodes the raw `request` object
-   * (`ClaudeError` `InvalidInput` if it does not match), asks the service, checks the answer and
-   * returns the control_response body.
+   * What the session calls for a `can_use_tool` request: decodes the raw `request` object, asks
+   * the service, checks the answer and returns the control_response body.
+   *
+   * **Fails closed.** A request that does not match its schema, a handler that fails, dies,
+   * interrupts itself or times out, and an answer that is not a {@link PermissionResult} each
+   * give a `deny` whose message says what happened (the model sees it as the tool result), are
+   * logged as a warning, and are passed to `report` ({@link HandlerFailure.HandlerFailed},
+   * outcome `denied`). Interrupting `decide` (a `control_cancel_request`) is no failure: the
+   * handler is interrupted, nothing is reported.
    *
    * An `allow` without `updatedInput` is sent with the request's original input as
    * `updatedInput` (as the Python SDK does): CLI 2.1.332 accepts a bare `{"behavior":"allow"}`,
@@ -412,38 +437,108 @@ export class Permissions extends Context.Service<Permissions, {
    *
    * @since 0.1.0
    */
-  static override readonly bind = (service: Permissions["Service"]): {
-    readonly decide: (request: unknown) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
-  } => ({ decide: (raw) => decideWire(service, raw) })
+  static override readonly bind = (service: Permissions["Service"], report?: HandlerFailure.Report): {
+    readonly decide: (
+      request: unknown,
+      requestId?: string | undefined
+    ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
+  } => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report) })
 }
 
 const decodeRequest = Schema.decodeUnknownEffect(CanUseToolRequest)
 const decodeResult = Schema.decodeUnknownEffect(PermissionResult)
 
-const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+/** A failed call, before it is answered. */
+interface CallFailure {
+  readonly failure: HandlerFailure.FailureKind
+  readonly error: ClaudeError.ClaudeError
+  readonly cause: Cause.Cause<unknown>
+}
+
+/**
+ * Classifies the handler's own failure, defect or self-interruption. Interrupting the caller's
+ * fiber (control_cancel_request) never reaches `catchCause`: it stays an interruption.
+ */
+const guard = <A>(effect: Effect.Effect<A, unknown>, request: CanUseToolRequest): Effect.Effect<A, CallFailure> =>
+  Effect.catchCause(effect, (cause) => {
+    const failure = Cause.findErrorOption(cause)
+    const claudeError = Option.isSome(failure) && ClaudeError.isClaudeError(failure.value) ? failure.value : undefined
+    const how = Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "interrupted"
+    const kind: HandlerFailure.FailureKind = claudeError?.reason._tag === "ControlTimeout" &&
+        claudeError.reason.subtype === "can_use_tool"
+      ? "timed_out"
+      : how
+    const error = claudeError ?? invalid(
+      `The permission handler for ${describeRequest(request)} ${how === "interrupted" ? "was interrupted" : how}: ${
+        describeCause(cause)
+      }`
+    )
+    return Effect.fail({ failure: kind, error, cause })
+  })
 
 const decideWire = Effect.fn("Permissions.decide")(function*(
   service: Permissions["Service"],
-  raw: unknown
+  raw: unknown,
+  requestId: string | undefined,
+  report: HandlerFailure.Report | undefined
 ) {
-  yield* decodeRequest(raw).pipe(
-    Effect.mapError((error) => invalid(`Invalid can_use_tool request: ${error.message}`))
-  )
   // The schema is structural: keep the CLI's object, with any field a newer CLI added.
   const request = raw as CanUseToolRequest
-  const result = yield* guard(Effect.suspend(() => service.decide(request)), request, { logClaudeErrors: false })
-  yield* decodeResult(result).pipe(
-    Effect.mapError((error) =>
-      invalid(`The permission handler for ${request.tool_name} gave an invalid answer: ${error.message}`)
-    )
+  const answered = yield* decodeRequest(raw).pipe(
+    Effect.mapError((error): CallFailure => ({
+      failure: "invalid_input",
+      error: invalid(`Invalid can_use_tool request: ${error.message}`),
+      cause: Cause.fail(error)
+    })),
+    Effect.andThen(guard(Effect.suspend(() => service.decide(request)), request)),
+    Effect.tap((result) =>
+      decodeResult(result).pipe(
+        Effect.mapError((error): CallFailure => ({
+          failure: "invalid_answer",
+          error: invalid(`The permission handler for ${describeRequest(request)} gave an invalid answer: ${error.message}`),
+          cause: Cause.fail(error)
+        }))
+      )
+    ),
+    Effect.result
   )
-  // Validated, then sent as the handler gave it: decoding would drop the fields of an update
-  // type this library does not know yet.
-  const wire = toWire(result)
-  if (result.behavior === "allow" && result.updatedInput === undefined) {
-    return { behavior: "allow", updatedInput: request.input, ...omitBehavior(wire) }
+  if (answered._tag === "Success") {
+    const result = answered.success
+    // Validated, then sent as the handler gave it: decoding would drop the fields of an update
+    // type this library does not know yet.
+    const wire = toWire(result)
+    if (result.behavior === "allow" && result.updatedInput === undefined) {
+      return { behavior: "allow", updatedInput: request.input, ...omitBehavior(wire) }
+    }
+    return wire
   }
-  return wire
+  const failed = answered.failure
+  const message = `The permission handler for ${describeRequest(request)} failed, so the tool call was denied: ${failed.error.message}`
+  const fields = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>
+  const toolName = typeof fields.tool_name === "string" ? fields.tool_name : undefined
+  const toolUseId = typeof fields.tool_use_id === "string" ? fields.tool_use_id : undefined
+  yield* Effect.logWarning(message, failed.cause).pipe(
+    Effect.annotateLogs({
+      ...(toolName !== undefined ? { tool_name: toolName } : {}),
+      ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
+      ...(requestId !== undefined ? { request_id: requestId } : {})
+    })
+  )
+  yield* HandlerFailure.callReport(report, {
+    type: "handler_failed",
+    handler: "can_use_tool",
+    hookEvent: undefined,
+    callbackId: undefined,
+    toolName,
+    toolUseId,
+    requestId,
+    failure: failed.failure,
+    outcome: "denied",
+    message,
+    error: failed.error,
+    cause: failed.cause
+  })
+  return toWire(deny(message))
 })
 
 const omitBehavior = (wire: Record<string, unknown>): Record<string, unknown> => {
