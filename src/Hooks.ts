@@ -702,14 +702,17 @@ const bind = (hooks: Hooks["Service"], report: HandlerFailure.Report | undefined
     failed: CallFailure
   ): Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError> => {
     const { event } = bound.registration
-    const refused = bound.failsClosed ? refusal(event, failed.error.message) : undefined
+    const reason = failed.failure === "timed_out" && bound.deadline !== undefined
+      ? `The ${event} hook (${bound.id}) did not answer within ${Duration.toMillis(bound.deadline)} ms`
+      : failed.error.message
+    const refused = bound.failsClosed ? refusal(event, reason) : undefined
     const toolName = typeof (input as { tool_name?: unknown } | null)?.tool_name === "string"
       ? (input as { tool_name: string }).tool_name
       : undefined
     const consequence = refused !== undefined
       ? `so the ${refusedWhat(event)} was refused`
       : "and the CLI goes on as if the hook had said nothing"
-    const message = `The ${event} hook (${bound.id}) failed: ${failed.error.message}; ${consequence}`
+    const message = `The ${event} hook (${bound.id}) failed: ${reason}; ${consequence}`
     const reported: HandlerFailure.HandlerFailed = {
       type: "handler_failed",
       handler: "hook",
