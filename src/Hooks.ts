@@ -649,10 +649,16 @@ const callFailure = (
 const howItEnded = (cause: Cause.Cause<unknown>): "failed" | "died" | "interrupted" =>
   Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "interrupted"
 
-const encodeOutput = (event: string, output: Record<string, unknown>): Record<string, unknown> => {
-  const { hookSpecificOutput, ...base } = output
-  if (hookSpecificOutput === undefined) return base
-  const { hookEventName: _hookEventName, ...specific } = hookSpecificOutput as Record<string, unknown>
+/**
+ * The answer with `hookSpecificOutput.hookEventName` filled in with `event` when it is left out
+ * (one naming another event is kept, and refused by the event's schema).
+ */
+const withEventName = (event: string, output: unknown): unknown => {
+  if (typeof output !== "object" || output === null) return output
+  const { hookSpecificOutput, ...base } = output as Record<string, unknown>
+  if (typeof hookSpecificOutput !== "object" || hookSpecificOutput === null) return output
+  const { hookEventName, ...specific } = hookSpecificOutput as Record<string, unknown>
+  if (hookEventName !== undefined) return output
   return { ...base, hookSpecificOutput: { hookEventName: event, ...specific } }
 }
 
@@ -662,7 +668,7 @@ interface BoundRegistration {
   readonly failsClosed: boolean
   readonly deadline: Duration.Duration | undefined
   readonly decodeInput: (input: unknown) => Effect.Effect<unknown, Schema.SchemaError>
-  readonly checkOutput: (output: unknown) => Effect.Effect<unknown, Schema.SchemaError>
+  readonly encodeOutput: (output: unknown) => Effect.Effect<unknown, Schema.SchemaError>
 }
 
 const bind = (hooks: Hooks["Service"], report: HandlerFailure.Report | undefined): Bound => {
@@ -678,7 +684,7 @@ const bind = (hooks: Hooks["Service"], report: HandlerFailure.Report | undefined
       failsClosed: closed,
       deadline,
       decodeInput: Schema.decodeUnknownEffect(HookEvents.inputSchema(registration.event)),
-      checkOutput: Schema.decodeUnknownEffect(HookEvents.outputSchema(registration.event))
+      encodeOutput: Schema.encodeUnknownEffect(HookEvents.outputSchema(registration.event))
     })
     const entry: InitializeMatcher = {
       matcher: registration.matcher ?? null,
@@ -761,8 +767,10 @@ const bind = (hooks: Hooks["Service"], report: HandlerFailure.Report | undefined
       }),
       // The schemas are structural: the handler gets the CLI's object, extra fields included.
       Effect.andThen(runHandler(bound, input, { toolUseId, callbackId })),
+      // Checked and written by the protocol's schema of the event's answer, with
+      // `hookSpecificOutput.hookEventName` filled in.
       Effect.flatMap((output) =>
-        bound.checkOutput(output).pipe(
+        bound.encodeOutput(withEventName(event, output)).pipe(
           Effect.mapError((error) =>
             callFailure(
               "invalid_answer",
@@ -772,7 +780,7 @@ const bind = (hooks: Hooks["Service"], report: HandlerFailure.Report | undefined
           )
         )
       ),
-      Effect.map((checked) => encodeOutput(event, checked as Record<string, unknown>)),
+      Effect.map((encoded) => encoded as Record<string, unknown>),
       Effect.catch((failed) => answerFailure(bound, input, toolUseId, requestId, failed))
     )
   })

@@ -36,204 +36,60 @@ import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
-import { openLiterals } from "./protocol/internal.ts"
-import * as Protocol from "./Protocol.ts"
+import {
+  CanUseToolRequest,
+  type PermissionAllow,
+  type PermissionDeny,
+  PermissionResult,
+  type PermissionUpdate
+} from "./protocol/permissions.ts"
 
 // -----------------------------------------------------------------------------
-// schemas
+// schemas (one definition each, in the protocol)
 // -----------------------------------------------------------------------------
 
-/**
- * Where a permission update is stored. Known values: `userSettings`, `projectSettings`,
- * `localSettings`, `session`, `cliArg`; any other string (from a later CLI) is accepted as is.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionUpdateDestination = openLiterals([
-  "userSettings",
-  "projectSettings",
-  "localSettings",
-  "session",
-  "cliArg"
-])
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionUpdateDestination = typeof PermissionUpdateDestination.Type
-
-/**
- * A permission rule: a tool name and, optionally, the rule content (e.g. a Bash command).
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionRuleValue = Schema.Struct({
-  toolName: Schema.String,
-  ruleContent: Schema.optionalKey(Schema.String)
-})
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionRuleValue = typeof PermissionRuleValue.Type
-
-/**
- * What a rule does. Known values: `allow`, `deny`, `ask`; any other string (from a later CLI) is
- * accepted as is.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionBehavior = openLiterals(["allow", "deny", "ask"])
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionBehavior = typeof PermissionBehavior.Type
-
-const rulesUpdate = <const T extends string>(type: T) =>
-  Schema.Struct({
-    type: Schema.Literal(type),
-    rules: Schema.Array(PermissionRuleValue),
-    behavior: PermissionBehavior,
-    destination: PermissionUpdateDestination
-  })
-
-const directoriesUpdate = <const T extends string>(type: T) =>
-  Schema.Struct({
-    type: Schema.Literal(type),
-    directories: Schema.Array(Schema.String),
-    destination: PermissionUpdateDestination
-  })
-
-/**
- * A change to the permission rules, as suggested by the CLI in `permission_suggestions` and as
- * sent back in `updatedPermissions` (e.g. "always allow `touch one.txt` for this session").
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionUpdate = Schema.Union([
-  rulesUpdate("addRules"),
-  rulesUpdate("replaceRules"),
-  rulesUpdate("removeRules"),
-  Schema.Struct({
-    type: Schema.Literal("setMode"),
-    mode: Schema.String,
-    destination: PermissionUpdateDestination
-  }),
-  directoriesUpdate("addDirectories"),
-  directoriesUpdate("removeDirectories"),
-  // Last: an update of a type a later CLI adds decodes as the wire shape, so a can_use_tool that
-  // suggests one still reaches the handler instead of becoming a denial.
-  Protocol.PermissionUpdate
-])
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionUpdate = typeof PermissionUpdate.Type
-
-/**
- * The CLI's `can_use_tool` control request (the `request` object of the envelope; `subtype` may
- * be present or not). Decoding validates the listed fields; the handler gets the CLI's original
- * object, so fields added by later CLIs are kept.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const CanUseToolRequest = Schema.Struct({
-  subtype: Schema.optionalKey(Schema.Literal("can_use_tool")),
-  tool_name: Schema.String,
-  input: Schema.Record(Schema.String, Schema.Unknown),
-  tool_use_id: Schema.String,
-  display_name: Schema.optionalKey(Schema.String),
-  title: Schema.optionalKey(Schema.String),
-  description: Schema.optionalKey(Schema.String),
-  permission_suggestions: Schema.optionalKey(Schema.Array(PermissionUpdate)),
-  blocked_path: Schema.optionalKey(Schema.String),
-  decision_reason: Schema.optionalKey(Schema.String),
-  decision_reason_type: Schema.optionalKey(Schema.String),
-  classifier_approvable: Schema.optionalKey(Schema.Boolean),
-  suppress_always_allow_rule: Schema.optionalKey(Schema.Boolean),
-  default_to_no: Schema.optionalKey(Schema.Boolean),
-  matched_ask_rule: Schema.optionalKey(Schema.Struct({
-    source: Schema.String,
-    tool_name: Schema.String,
-    rule_content: Schema.optionalKey(Schema.String)
-  })),
-  agent_id: Schema.optionalKey(Schema.String),
-  mcp_server: Schema.optionalKey(Schema.Struct({ name: Schema.String, source: Schema.String })),
-  requires_user_interaction: Schema.optionalKey(Schema.Boolean)
-})
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type CanUseToolRequest = typeof CanUseToolRequest.Type
-
-const DecisionClassification = Schema.Literals(["user_temporary", "user_permanent", "user_reject"])
-
-/**
- * Let the tool run, optionally with a rewritten input and new permission rules.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionAllow = Schema.Struct({
-  behavior: Schema.Literal("allow"),
-  updatedInput: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  updatedPermissions: Schema.optionalKey(Schema.Array(PermissionUpdate)),
-  decisionClassification: Schema.optionalKey(DecisionClassification)
-})
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionAllow = typeof PermissionAllow.Type
-
-/**
- * Refuse the tool; `message` becomes the tool result the model sees. `interrupt: true` also
- * aborts the turn.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionDeny = Schema.Struct({
-  behavior: Schema.Literal("deny"),
-  message: Schema.String,
-  interrupt: Schema.optionalKey(Schema.Boolean),
-  decisionClassification: Schema.optionalKey(DecisionClassification)
-})
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionDeny = typeof PermissionDeny.Type
-
-/**
- * The answer to a `can_use_tool` request. Its wire form (the control_response body) is the same
- * object: `{"behavior":"allow","updatedInput":{...}}` or `{"behavior":"deny","message":"..."}`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionResult = Schema.Union([PermissionAllow, PermissionDeny])
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionResult = typeof PermissionResult.Type
+export {
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  CanUseToolRequest,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionAllow,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionBehavior,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionDeny,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionResult,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionRuleValue,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionUpdate,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionUpdateDestination
+} from "./protocol/permissions.ts"
 
 // -----------------------------------------------------------------------------
 // constructors
@@ -280,25 +136,21 @@ export const deny = (message: string, options?: {
 })
 
 /**
- * The control_response body for a result, exactly as the CLI reads it:
- * `{"behavior":"allow"}`, `{"behavior":"allow","updatedInput":{...},"updatedPermissions":[...]}`,
- * `{"behavior":"deny","message":"...","interrupt":true}`. Only the known keys are written.
+ * The control_response body for a result, exactly as the CLI reads it: the result encoded with
+ * the protocol's {@link PermissionResult} schema (`{"behavior":"allow"}`,
+ * `{"behavior":"allow","updatedInput":{...},"updatedPermissions":[...]}`,
+ * `{"behavior":"deny","message":"...","interrupt":true}`). Only the known keys are written; a
+ * permission update of a type a later CLI added is written whole.
+ *
+ * **Gotchas**: throws on a value that breaks the schema (the type does not allow one; a cast
+ * might). {@link Permissions.bind} checks the handler's answer and denies instead.
  *
  * @since 0.1.0
  * @category encoding
  */
-export const toWire = (result: PermissionResult): Record<string, unknown> => {
-  const wire: Record<string, unknown> = { behavior: result.behavior }
-  if (result.behavior === "allow") {
-    if (result.updatedInput !== undefined) wire.updatedInput = result.updatedInput
-    if (result.updatedPermissions !== undefined) wire.updatedPermissions = result.updatedPermissions
-  } else {
-    wire.message = result.message
-    if (result.interrupt !== undefined) wire.interrupt = result.interrupt
-  }
-  if (result.decisionClassification !== undefined) wire.decisionClassification = result.decisionClassification
-  return wire
-}
+export const toWire = (result: PermissionResult): Record<string, unknown> => encodeResultSync(result)
+
+const encodeResultSync = Schema.encodeSync(PermissionResult)
 
 // -----------------------------------------------------------------------------
 // service
@@ -446,7 +298,7 @@ export class Permissions extends Context.Service<Permissions, {
 }
 
 const decodeRequest = Schema.decodeUnknownEffect(CanUseToolRequest)
-const decodeResult = Schema.decodeUnknownEffect(PermissionResult)
+const encodeResult = Schema.encodeUnknownEffect(PermissionResult)
 
 /** A failed call, before it is answered. */
 interface CallFailure {
@@ -491,8 +343,16 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
       cause: Cause.fail(error)
     })),
     Effect.andThen(guard(Effect.suspend(() => service.decide(request)), request)),
-    Effect.tap((result) =>
-      decodeResult(result).pipe(
+    // A bare allow is sent with the request's original input as `updatedInput`.
+    Effect.map((result): unknown =>
+      (result as { behavior?: unknown }).behavior === "allow" &&
+        (result as { updatedInput?: unknown }).updatedInput === undefined
+        ? { ...result, updatedInput: request.input }
+        : result
+    ),
+    // Checked and written by the protocol's schema of the answer.
+    Effect.flatMap((result) =>
+      encodeResult(result).pipe(
         Effect.mapError((error): CallFailure => ({
           failure: "invalid_answer",
           error: invalid(`The permission handler for ${describeRequest(request)} gave an invalid answer: ${error.message}`),
@@ -502,16 +362,7 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
     ),
     Effect.result
   )
-  if (answered._tag === "Success") {
-    const result = answered.success
-    // Validated, then sent as the handler gave it: decoding would drop the fields of an update
-    // type this library does not know yet.
-    const wire = toWire(result)
-    if (result.behavior === "allow" && result.updatedInput === undefined) {
-      return { behavior: "allow", updatedInput: request.input, ...omitBehavior(wire) }
-    }
-    return wire
-  }
+  if (answered._tag === "Success") return answered.success as Record<string, unknown>
   const failed = answered.failure
   const message = `The permission handler for ${describeRequest(request)} failed, so the tool call was denied: ${failed.error.message}`
   const fields = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>
@@ -541,7 +392,3 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
   return toWire(deny(message))
 })
 
-const omitBehavior = (wire: Record<string, unknown>): Record<string, unknown> => {
-  const { behavior: _behavior, ...rest } = wire
-  return rest
-}

@@ -16,6 +16,7 @@ import * as ClaudeError from "../src/ClaudeError.ts"
 import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import * as HookEvents from "../src/HookEvents.ts"
 import { Hooks } from "../src/Hooks.ts"
+import * as Protocol from "../src/Protocol.ts"
 
 /** Every distinct shape of the 41 real `hook_callback` requests in the CLI 2.1.332 transcripts (`/work/shared/protocol/transcripts`). */
 const hookCallbacks: ReadonlyArray<{ readonly file: string; readonly request: { readonly callback_id: string; readonly input: Record<string, unknown>; readonly tool_use_id: string } }> = [
@@ -757,6 +758,30 @@ describe("Hooks", () => {
         const hooks = yield* Effect.provide(currentHooks, layer).pipe(Effect.withSpan("layer-build"))
         yield* Hooks.bind(hooks).dispatch("hook_0", fixture("Stop").input, undefined).pipe(Effect.withSpan("the-turn"))
         assert.deepStrictEqual(spans, ["Hooks.dispatch", "the-turn"])
+      }))
+  })
+
+  describe("one schema per wire object", () => {
+    it("the event schemas are the protocol's", () => {
+      assert.strictEqual(HookEvents.PreToolUseInput, Protocol.PreToolUseInput)
+      assert.strictEqual(HookEvents.PermissionRequestSpecificOutput, Protocol.PermissionRequestSpecificOutput)
+      assert.strictEqual(HookEvents.HookOutputBase, Protocol.HookOutputBase)
+      assert.strictEqual(HookEvents.events.Stop.input, Protocol.StopInput)
+    })
+
+    it.effect("every answer the Hooks service writes decodes with the protocol's HookOutput", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("PreToolUse", () => Effect.succeed(Hooks.allowWith({ command: "ls" }, "fine"))),
+          Hooks.on("PreToolUse", () => Effect.die("broken")),
+          Hooks.on("Stop", () => Effect.succeed({ ...Hooks.async(10), systemMessage: "s" }))
+        ))
+        const decode = Schema.decodeUnknownSync(Protocol.HookOutput)
+        const pre = fixture("PreToolUse")
+        for (const [id, input] of [["hook_0", pre.input], ["hook_1", pre.input], ["hook_2", fixture("Stop").input]] as const) {
+          const answer = yield* bound.dispatch(id, input, undefined).pipe(Effect.provide(Logger.layer([])))
+          assert.deepStrictEqual(decode(answer), answer)
+        }
       }))
   })
 

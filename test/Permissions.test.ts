@@ -14,7 +14,9 @@ import { TestClock } from "effect/testing"
 import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import type * as HandlerFailure from "../src/HandlerFailure.ts"
+import * as PermissionsModule from "../src/Permissions.ts"
 import { CanUseToolRequest, Permissions, PermissionUpdate } from "../src/Permissions.ts"
+import * as Protocol from "../src/Protocol.ts"
 import type { PermissionResult } from "../src/Permissions.ts"
 
 /** Real `can_use_tool` requests (the `request` object) from the CLI 2.1.332 transcripts. */
@@ -380,6 +382,51 @@ describe("Permissions", () => {
         const service = yield* Effect.provide(Effect.service(Permissions), layer).pipe(Effect.withSpan("layer-build"))
         yield* Permissions.bind(service).decide(c6).pipe(Effect.withSpan("the-turn"))
         assert.deepStrictEqual(spans, ["Permissions.decide", "the-turn"])
+      }))
+  })
+
+  describe("one schema per wire object", () => {
+    it("the service's schemas are the protocol's", () => {
+      assert.strictEqual(PermissionsModule.CanUseToolRequest, Protocol.CanUseToolRequest)
+      assert.strictEqual(PermissionsModule.PermissionUpdate, Protocol.PermissionUpdate)
+      assert.strictEqual(PermissionsModule.PermissionResult, Protocol.PermissionResult)
+      assert.strictEqual(PermissionsModule.PermissionRuleValue, Protocol.PermissionRuleValue)
+    })
+
+    it.effect("the answer is written by the protocol's schema: unknown keys dropped, toolUseID and decisionClassification kept", () =>
+      Effect.gen(function*() {
+        const permissions = yield* bindLayer(constant({
+          behavior: "deny",
+          message: "no",
+          toolUseID: c6.tool_use_id,
+          decisionClassification: "user_reject",
+          notAField: 1
+        } as PermissionResult))
+        assert.strictEqual(
+          JSON.stringify(yield* permissions.decide(c6)),
+          `{"behavior":"deny","message":"no","toolUseID":"${c6.tool_use_id}","decisionClassification":"user_reject"}`
+        )
+      }))
+
+    it.effect("a request is decoded by the protocol's schema: one the control channel accepts reaches the handler", () =>
+      Effect.gen(function*() {
+        const line = { type: "control_request", request_id: "r1", request: j2First }
+        const decoded = Protocol.decodeMessage(line)
+        assert.strictEqual(decoded._tag, "Success")
+        const seen: Array<CanUseToolRequest> = []
+        const permissions = yield* bindLayer(Permissions.layer((request) =>
+          Effect.sync(() => (seen.push(request), Permissions.allow()))
+        ))
+        yield* permissions.decide(j2First)
+        assert.strictEqual(seen.length, 1)
+        // And one both reject: an update whose destination is not a string.
+        const bad = {
+          ...j2First,
+          permission_suggestions: [{ type: "setMode", mode: "plan", destination: 7 }]
+        }
+        assert.strictEqual(Protocol.decodeMessage({ ...line, request: bad })._tag, "Failure")
+        assert.strictEqual((yield* permissions.decide(bad).pipe(Effect.provide(Logger.layer([])))).behavior, "deny")
+        assert.strictEqual(seen.length, 1)
       }))
   })
 
