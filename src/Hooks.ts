@@ -34,6 +34,19 @@
  * other and only one of them survives: use {@link Hooks.mergeLayers} for that. A
  * `Layer.succeed(Hooks, ...)` replaces whatever was there.
  *
+ * **Guards fail closed.** A handler of an event whose answer can let an action through
+ * ({@link guardEvents}: `PreToolUse`, `PermissionRequest`, `UserPromptSubmit`, ...) that fails,
+ * dies, throws, interrupts itself, answers something the event's schema refuses, or runs past its
+ * deadline (its `timeout`, else {@link defaultGuardTimeout}) answers the CLI with the event's
+ * {@link refusal}, whose reason says what happened: the tool does not run, the prompt is dropped.
+ * `{ onFailure: "continue" }` on a registration opts out. A failing handler of any other event
+ * gets the non-blocking error answer (the CLI goes on as if the hook had said nothing). Every
+ * failure is logged as a warning and passed to the `report` of {@link Hooks.bind}
+ * ({@link HandlerFailure.HandlerFailed}).
+ *
+ * **Scope and span.** Each call runs in a scope of its own, closed when the call ends, and under
+ * the span of the fiber that dispatches it (not the scope or span its layer was built in).
+ *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
@@ -49,6 +62,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
 import * as HookEvents from "./HookEvents.ts"
+import type { HookMatcher } from "./protocol/control.ts"
 
 export type {
   /**
@@ -207,17 +221,12 @@ export type SpecRequirements<S> = {
 }[keyof S]
 
 /**
- * The JSON of one `initialize.hooks` entry.
+ * The JSON of one `initialize.hooks` entry: the protocol's {@link HookMatcher}.
  *
  * @since 0.1.0
  * @category models
  */
-export interface InitializeMatcher {
-  matcher: string | null
-  hookCallbackIds: Array<string>
-  timeout?: number
-  onFailure?: "block" | "continue"
-}
+export type InitializeMatcher = HookMatcher
 
 /**
  * What the session gets from {@link Hooks.bind}: the `hooks` field of its `initialize` request,
