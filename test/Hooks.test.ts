@@ -15,8 +15,10 @@ import { TestClock } from "effect/testing"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import * as HookEvents from "../src/HookEvents.ts"
-import { Hooks } from "../src/Hooks.ts"
+import * as Claude from "../src/Claude.ts"
+import { type HookOptions, Hooks } from "../src/Hooks.ts"
 import * as Protocol from "../src/Protocol.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
 
 /** Every distinct shape of the 41 real `hook_callback` requests in the CLI 2.1.332 transcripts (`/work/shared/protocol/transcripts`). */
 const hookCallbacks: ReadonlyArray<{ readonly file: string; readonly request: { readonly callback_id: string; readonly input: Record<string, unknown>; readonly tool_use_id: string } }> = [
@@ -722,6 +724,78 @@ describe("Hooks", () => {
         assert.isUndefined(Hooks.refusal("Stop", "r"))
         assert.isUndefined(Hooks.refusal("PostToolUse", "r"))
       }))
+  })
+
+  describe("on the wire: the session's answer to a failing guard (FakeCli)", () => {
+    const pre = fixture("PreToolUse")
+    const kinds: ReadonlyArray<{
+      readonly name: string
+      readonly options: HookOptions
+      readonly handler: (
+        started: Deferred.Deferred<void>
+      ) => Effect.Effect<HookEvents.HookOutput<"PreToolUse">, ClaudeError.ClaudeError>
+      readonly reason: string
+    }> = [
+      { name: "fails", options: {}, handler: () => Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: "policy down" }))), reason: "policy down" },
+      { name: "dies", options: {}, handler: () => Effect.die(new Error("a defect")), reason: "a defect" },
+      {
+        name: "throws",
+        options: {},
+        handler: () => {
+          throw new Error("thrown")
+        },
+        reason: "thrown"
+      },
+      {
+        name: "times out",
+        options: { timeout: "2 seconds" },
+        handler: (started) => Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never)),
+        reason: "did not answer within 2000 ms"
+      }
+    ]
+    for (const { name, options, handler, reason } of kinds) {
+      it.effect(`a PreToolUse guard that ${name}: the CLI gets a success answer with a deny; initialize carried onFailure: block`, () =>
+        Effect.gen(function*() {
+          const started = yield* Deferred.make<void>()
+          const seen = yield* Deferred.make<ReadonlyArray<Record<string, unknown>>>()
+          const cli = FakeCli.layer((cli) =>
+            Effect.gen(function*() {
+              const initialize = yield* cli.nextMatching((m) => m.type === "control_request")
+              yield* cli.emit({
+                type: "control_response",
+                response: { subtype: "success", request_id: initialize.request_id, response: {} }
+              })
+              yield* cli.emit({
+                type: "control_request",
+                request_id: "h1",
+                request: { subtype: "hook_callback", callback_id: "hook_0", input: pre.input, tool_use_id: pre.tool_use_id }
+              })
+              const answer = yield* cli.nextMatching((m) => m.type === "control_response")
+              yield* Deferred.succeed(seen, [initialize, answer])
+              return yield* Effect.never
+            })
+          )
+          const [initialize, answer] = yield* Effect.gen(function*() {
+            yield* Claude.open()
+            if (options.timeout !== undefined) {
+              yield* Deferred.await(started)
+              yield* TestClock.adjust("2 seconds")
+            }
+            return yield* Deferred.await(seen)
+          }).pipe(
+            Effect.provide([cli, Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash", ...options }, () => handler(started)))]),
+            Effect.provide(Logger.layer([]))
+          )
+          const hooks = (initialize!.request as { hooks: Record<string, ReadonlyArray<Record<string, unknown>>> }).hooks
+          assert.strictEqual(hooks.PreToolUse![0]!.onFailure, "block")
+          const response = answer!.response as Record<string, unknown>
+          assert.strictEqual(response.subtype, "success")
+          assert.strictEqual(response.request_id, "h1")
+          const specific = (response.response as { hookSpecificOutput: Record<string, unknown> }).hookSpecificOutput
+          assert.strictEqual(specific.permissionDecision, "deny")
+          assert.include(String(specific.permissionDecisionReason), reason)
+        }))
+    }
   })
 
   describe("a scope and a span per call", () => {
