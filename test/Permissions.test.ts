@@ -12,11 +12,13 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { TestClock } from "effect/testing"
 import type * as Tracer from "effect/Tracer"
+import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import * as PermissionsModule from "../src/Permissions.ts"
 import { CanUseToolRequest, Permissions, PermissionUpdate } from "../src/Permissions.ts"
 import * as Protocol from "../src/Protocol.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
 import type { PermissionResult } from "../src/Permissions.ts"
 
 /** Real `can_use_tool` requests (the `request` object) from the CLI 2.1.332 transcripts. */
@@ -383,6 +385,66 @@ describe("Permissions", () => {
         yield* Permissions.bind(service).decide(c6).pipe(Effect.withSpan("the-turn"))
         assert.deepStrictEqual(spans, ["Permissions.decide", "the-turn"])
       }))
+  })
+
+  describe("on the wire: the session's answer to a failing handler (FakeCli)", () => {
+    const kinds: ReadonlyArray<{
+      readonly name: string
+      readonly layer: (started: Deferred.Deferred<void>) => Layer.Layer<Permissions>
+      readonly late: boolean
+      readonly reason: string
+    }> = [
+      { name: "fails", layer: () => Permissions.layer(() => Effect.fail("policy down")), late: false, reason: "policy down" },
+      { name: "dies", layer: () => Permissions.layer(() => Effect.die(new Error("a defect"))), late: false, reason: "a defect" },
+      {
+        name: "throws",
+        layer: () =>
+          Permissions.layer(() => {
+            throw new Error("thrown")
+          }),
+        late: false,
+        reason: "thrown"
+      },
+      {
+        name: "times out",
+        layer: (started) =>
+          Permissions.layer(() => Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never)), {
+            timeout: "2 seconds"
+          }),
+        late: true,
+        reason: "No answer to can_use_tool within 2000 ms"
+      }
+    ]
+    for (const { name, layer, late, reason } of kinds) {
+      it.effect(`a handler that ${name}: the CLI gets a success answer with a deny`, () =>
+        Effect.gen(function*() {
+          const started = yield* Deferred.make<void>()
+          const seen = yield* Deferred.make<Record<string, unknown>>()
+          const cli = FakeCli.layer((cli) =>
+            Effect.gen(function*() {
+              yield* FakeCli.answerInitialize(cli)
+              yield* cli.emit({ type: "control_request", request_id: "p1", request: c6 })
+              yield* Deferred.succeed(seen, yield* cli.nextMatching((m) => m.type === "control_response"))
+              return yield* Effect.never
+            })
+          )
+          const answer = yield* Effect.gen(function*() {
+            yield* Claude.open()
+            if (late) {
+              yield* Deferred.await(started)
+              yield* TestClock.adjust("2 seconds")
+            }
+            return yield* Deferred.await(seen)
+          }).pipe(Effect.provide([cli, layer(started)]), Effect.provide(Logger.layer([])))
+          const response = answer.response as Record<string, unknown>
+          assert.strictEqual(response.subtype, "success")
+          assert.strictEqual(response.request_id, "p1")
+          const body = response.response as Record<string, unknown>
+          assert.strictEqual(body.behavior, "deny")
+          assert.include(String(body.message), "so the tool call was denied")
+          assert.include(String(body.message), reason)
+        }))
+    }
   })
 
   describe("one schema per wire object", () => {
