@@ -402,6 +402,32 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
       }).pipe(Effect.provide(processLayer)))
   })
 
+  it.live("a dying UserPromptSubmit guard drops the prompt (no model call); a dying Stop hook does not hold the turn", () =>
+    Effect.gen(function*() {
+      const { model, options } = yield* live([FakeModel.text("answered")], { permissionMode: "bypassPermissions" })
+      let guardCalls = 0
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer(
+          Hooks.on("UserPromptSubmit", (input) =>
+            Effect.suspend(() => {
+              guardCalls++
+              return input.prompt.includes("secret") ? Effect.die(new Error("the prompt scanner crashed")) : Effect.succeed({})
+            })),
+          Hooks.on("Stop", () => Effect.die(new Error("the Stop hook crashed")))
+        )),
+        Effect.provide(Logger.layer([]))
+      )
+      const dropped = yield* session.turn("here is a secret").pipe(Stream.runCollect)
+      assert.strictEqual((yield* model.messageRequests).length, 0, "the prompt never reached the model")
+      const blocked = dropped.filter((e) => e.type === "system" && e.subtype === "informational")
+      assert.isTrue(blocked.some((e) => JSON.stringify(e).includes("the prompt scanner crashed")))
+      assert.strictEqual(resultsOf(dropped)[0]!.num_turns, 0)
+      // A Stop hook is not a guard: its failure gets the non-blocking answer and the turn ends.
+      const next = yield* session.run("an ordinary prompt")
+      assert.strictEqual(next.result, "answered")
+      assert.strictEqual(guardCalls, 2)
+    }).pipe(Effect.provide(processLayer)))
+
   describe("what CLI 2.1.332 does on its own hook timeout (why the library answers first)", () => {
     it.live("an unanswered PreToolUse hook_callback past the registration's timeout: cancelled, the tool not run, no reason from the host", () =>
       Effect.gen(function*() {
