@@ -12,6 +12,7 @@ import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
+import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import * as HookEvents from "../src/HookEvents.ts"
 import { type HookOptions, Hooks } from "../src/Hooks.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
@@ -427,6 +428,68 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
       assert.strictEqual(next.result, "answered")
       assert.strictEqual(guardCalls, 2)
     }).pipe(Effect.provide(processLayer)))
+
+  describe("Hooks.bind with a report, answering the real CLI directly (no session)", () => {
+    const guards: ReadonlyArray<{
+      readonly name: string
+      readonly options: HookOptions
+      readonly handler: () => Effect.Effect<HookEvents.HookOutput<"PreToolUse">>
+      readonly failure: HandlerFailure.FailureKind
+    }> = [
+      {
+        name: "throws",
+        options: {},
+        handler: () => {
+          throw new Error("thrown by the guard")
+        },
+        failure: "died"
+      },
+      { name: "dies", options: {}, handler: () => Effect.die(new Error("a defect in the guard")), failure: "died" },
+      { name: "times out", options: { timeout: "1 second" }, handler: () => Effect.never, failure: "timed_out" }
+    ]
+    for (const { name, options: hookOptions, handler, failure } of guards) {
+      it.live(`a guard that ${name}: rm does not run and the report names the tool, the request and the outcome`, () =>
+        Effect.gen(function*() {
+          const model = yield* FakeModel.make([bash("rm victim.txt"), FakeModel.text("left it alone")])
+          const home = yield* makeHome
+          const cwd = yield* makeTempDir("ecc-cwd-")
+          Fs.writeFileSync(Path.join(cwd, "victim.txt"), "still here")
+          const reports: Array<HandlerFailure.HandlerFailed> = []
+          const hooks = yield* Effect.provide(
+            Effect.service(Hooks),
+            Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash", ...hookOptions }, handler))
+          )
+          const bound = Hooks.bind(hooks, (event) => void reports.push(event))
+          const cli = yield* spawnRawCli({ url: model.url, home, cwd })
+          yield* cli.send({ type: "control_request", request_id: "init", request: { subtype: "initialize", hooks: bound.initialize } })
+          yield* cli.awaitLine((l) => l.type === "control_response")
+          yield* cli.sendUser("delete the file")
+          const request = yield* cli.awaitLine((l) => l.type === "control_request")
+          const body = request.request as { callback_id: string; input: unknown; tool_use_id: string }
+          const answer = yield* bound.dispatch(body.callback_id, body.input, body.tool_use_id, String(request.request_id)).pipe(
+            Effect.provide(Logger.layer([]))
+          )
+          yield* cli.send({
+            type: "control_response",
+            response: { subtype: "success", request_id: request.request_id, response: answer }
+          })
+          yield* cli.awaitLine((l) => l.type === "result", "30 seconds")
+          assert.isTrue(Fs.existsSync(Path.join(cwd, "victim.txt")), "the file the command would delete is still there")
+          assert.strictEqual(reports.length, 1)
+          const report = reports[0]!
+          assert.strictEqual(report.type, "handler_failed")
+          assert.strictEqual(report.handler, "hook")
+          assert.strictEqual(report.hookEvent, "PreToolUse")
+          assert.strictEqual(report.toolName, "Bash")
+          assert.strictEqual(report.toolUseId, body.tool_use_id)
+          assert.strictEqual(report.requestId, request.request_id)
+          assert.strictEqual(report.failure, failure)
+          assert.strictEqual(report.outcome, "denied")
+          const [, second] = yield* model.messageRequests
+          assert.include(FakeModel.toolResults(second!)[0]!.content, "PreToolUse:Bash hook error")
+        }))
+    }
+  })
 
   describe("what CLI 2.1.332 does on its own hook timeout (why the library answers first)", () => {
     it.live("an unanswered PreToolUse hook_callback past the registration's timeout: cancelled, the tool not run, no reason from the host", () =>
