@@ -18,6 +18,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
+import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import { Hooks } from "../src/Hooks.ts"
 import {
   type CanUseToolRequest,
@@ -28,6 +29,7 @@ import {
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import type { Transport } from "../src/Transport.ts"
 import { live, processLayer } from "./support/live.ts"
+import { makeHome, makeTempDir, spawnRawCli } from "./support/realCli.ts"
 import { assertCancelledWithoutAnswer, wireLog } from "./support/wire.ts"
 
 const bash = (command: string) => FakeModel.toolUse("Bash", { command, description: "permission test" })
@@ -226,6 +228,38 @@ describe("Permissions against the real CLI (permissionMode: default)", { timeout
         }).pipe(Effect.provide([processLayer, Logger.layer([logger])])))
     }
   })
+
+  it.live("Permissions.bind with a report, answering the real CLI directly (no session): a dying handler denies rm and is reported", () =>
+    Effect.gen(function*() {
+      const model = yield* FakeModel.make([bash("rm victim.txt"), FakeModel.text("kept it")])
+      const home = yield* makeHome
+      const cwd = yield* makeTempDir("ecc-cwd-")
+      Fs.writeFileSync(Path.join(cwd, "victim.txt"), "still here")
+      const reports: Array<HandlerFailure.HandlerFailed> = []
+      const service = yield* Permissions.fromHandler(() => Effect.die(new Error("a bug in the policy")))
+      const bound = Permissions.bind(service, (event) => void reports.push(event))
+      // The later --permission-mode wins over the helper's bypassPermissions.
+      const cli = yield* spawnRawCli({
+        url: model.url,
+        home,
+        cwd,
+        args: ["--permission-mode", "default", "--permission-prompt-tool", "stdio"]
+      })
+      yield* cli.sendUser("delete the file")
+      const request = yield* cli.awaitLine((l) => l.type === "control_request")
+      assert.strictEqual((request.request as { subtype?: unknown }).subtype, "can_use_tool")
+      const answer = yield* bound.decide(request.request, String(request.request_id)).pipe(Effect.provide(Logger.layer([])))
+      yield* cli.send({ type: "control_response", response: { subtype: "success", request_id: request.request_id, response: answer } })
+      const result = yield* cli.awaitLine((l) => l.type === "result", "30 seconds")
+      assert.isTrue(Fs.existsSync(Path.join(cwd, "victim.txt")), "the file the command would delete is still there")
+      assert.strictEqual((result.permission_denials as ReadonlyArray<unknown>).length, 1)
+      assert.strictEqual(reports.length, 1)
+      assert.strictEqual(reports[0]!.handler, "can_use_tool")
+      assert.strictEqual(reports[0]!.toolName, "Bash")
+      assert.strictEqual(reports[0]!.requestId, request.request_id)
+      assert.strictEqual(reports[0]!.failure, "died")
+      assert.strictEqual(reports[0]!.outcome, "denied")
+    }))
 
   it.live("interrupting a turn while the permission handler runs: control_cancel_request interrupts it (finalizer runs); the next turn works", () =>
     Effect.gen(function*() {
