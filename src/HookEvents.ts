@@ -1,810 +1,241 @@
 /**
- * Schemas of the hook events the `claude` CLI sends in `hook_callback` control requests, and of
- * the answers a hook gives back.
+ * The hook events of the `claude` CLI: per event, the schema of the input it sends in
+ * `hook_callback` and of the answer a hook gives back, and the typed forms handlers use
+ * ({@link HookInput}`<K>`, {@link HookOutput}`<K>`).
  *
- * Inputs are the wire objects as the CLI sends them (snake_case keys). The schemas are
- * structural: decoding validates the fields listed here and the handler receives the CLI's
- * original object, so fields a newer CLI adds are kept (read them with a cast or through
- * {@link UnknownHookInput}).
- *
- * Outputs are written in camelCase exactly as the CLI reads them (`continue`, `stopReason`,
- * `decision`, `hookSpecificOutput.permissionDecision`, ...). In the typed form
- * `hookSpecificOutput.hookEventName` may be left out: it is filled in from the event when the
- * answer is encoded.
+ * The schemas themselves are the protocol's (`Protocol`, one definition each), re-exported here
+ * under the same names.
  *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { PermissionUpdate } from "./Permissions.ts"
-import { openLiterals } from "./protocol/internal.ts"
-
-// -----------------------------------------------------------------------------
-// inputs
-// -----------------------------------------------------------------------------
-
-/**
- * What started a compaction. Known values: `manual` (`/compact`), `auto`; any other string (from
- * a later CLI) is accepted as is.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const CompactTrigger = openLiterals(["manual", "auto"])
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type CompactTrigger = typeof CompactTrigger.Type
-
-/**
- * Why a session started. Known values: `startup`, `resume`, `clear`, `compact`, `fork`; any other
- * string (from a later CLI) is accepted as is.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const SessionStartSource = openLiterals(["startup", "resume", "clear", "compact", "fork"])
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type SessionStartSource = typeof SessionStartSource.Type
-
-/**
- * The fields every hook input carries. `permission_mode` is absent for SubagentStart,
- * PreCompact, PostCompact and SessionStart; `effort` only appears for events that fire inside a
- * turn (PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop); `agent_id` /
- * `agent_type` when the hook fires inside a subagent.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const BaseHookInputFields = {
-  session_id: Schema.String,
-  transcript_path: Schema.String,
-  cwd: Schema.String,
-  permission_mode: Schema.optionalKey(Schema.String),
-  prompt_id: Schema.optionalKey(Schema.String),
-  agent_id: Schema.optionalKey(Schema.String),
-  agent_type: Schema.optionalKey(Schema.String),
-  effort: Schema.optionalKey(Schema.Struct({ level: Schema.String }))
-} as const
-
-/**
- * Where an MCP tool's server was configured.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const McpServerProvenance = Schema.Struct({
-  name: Schema.String,
-  source: Schema.String
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type McpServerProvenance = typeof McpServerProvenance.Type
-
-/**
- * A tool's input as the model wrote it (a JSON object).
- *
- * @since 0.1.0
- * @category inputs
- */
-export const ToolInput = Schema.Record(Schema.String, Schema.Unknown)
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type ToolInput = typeof ToolInput.Type
-
-/**
- * A background task still in flight when a Stop / SubagentStop hook fires.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const BackgroundTaskSummary = Schema.Struct({
-  id: Schema.String,
-  type: Schema.String,
-  status: Schema.String,
-  description: Schema.optionalKey(Schema.String),
-  command: Schema.optionalKey(Schema.String),
-  agent_type: Schema.optionalKey(Schema.String),
-  server: Schema.optionalKey(Schema.String),
-  tool: Schema.optionalKey(Schema.String),
-  name: Schema.optionalKey(Schema.String)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type BackgroundTaskSummary = typeof BackgroundTaskSummary.Type
-
-/**
- * A session-scoped cron task that will wake the session later.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const SessionCronSummary = Schema.Struct({
-  id: Schema.String,
-  schedule: Schema.String,
-  recurring: Schema.Boolean,
-  prompt: Schema.String
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type SessionCronSummary = typeof SessionCronSummary.Type
-
-/**
- * Before a tool runs. The answer can allow, deny or ask, and rewrite the input.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const PreToolUseInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("PreToolUse"),
-  tool_name: Schema.String,
-  tool_input: ToolInput,
-  tool_use_id: Schema.String,
-  mcp_server: Schema.optionalKey(McpServerProvenance)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type PreToolUseInput = typeof PreToolUseInput.Type
-
-/**
- * After a tool succeeded. `tool_response` is the tool's structured result.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const PostToolUseInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("PostToolUse"),
-  tool_name: Schema.String,
-  tool_input: ToolInput,
-  tool_response: Schema.Unknown,
-  tool_use_id: Schema.String,
-  duration_ms: Schema.optionalKey(Schema.Number),
-  mcp_server: Schema.optionalKey(McpServerProvenance)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type PostToolUseInput = typeof PostToolUseInput.Type
-
-/**
- * After a tool failed (`error` is e.g. `"Exit code 1"`).
- *
- * @since 0.1.0
- * @category inputs
- */
-export const PostToolUseFailureInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("PostToolUseFailure"),
-  tool_name: Schema.String,
-  tool_input: ToolInput,
-  tool_use_id: Schema.String,
-  error: Schema.String,
-  is_interrupt: Schema.optionalKey(Schema.Boolean),
-  duration_ms: Schema.optionalKey(Schema.Number),
-  mcp_server: Schema.optionalKey(McpServerProvenance)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type PostToolUseFailureInput = typeof PostToolUseFailureInput.Type
-
-/**
- * A user message is about to start a turn.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const UserPromptSubmitInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("UserPromptSubmit"),
-  prompt: Schema.String,
-  source: Schema.optionalKey(Schema.String),
-  session_title: Schema.optionalKey(Schema.String)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type UserPromptSubmitInput = typeof UserPromptSubmitInput.Type
-
-/**
- * The main agent is about to end its turn. `stop_hook_active` is `true` on the call that
- * follows a `block`.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const StopInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("Stop"),
-  stop_hook_active: Schema.Boolean,
-  last_assistant_message: Schema.optionalKey(Schema.String),
-  background_tasks: Schema.optionalKey(Schema.Array(BackgroundTaskSummary)),
-  session_crons: Schema.optionalKey(Schema.Array(SessionCronSummary))
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type StopInput = typeof StopInput.Type
-
-/**
- * The turn ended on an API error.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const StopFailureInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("StopFailure"),
-  error: Schema.String,
-  error_details: Schema.optionalKey(Schema.String),
-  last_assistant_message: Schema.optionalKey(Schema.String)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type StopFailureInput = typeof StopFailureInput.Type
-
-/**
- * A subagent (Agent tool) starts.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const SubagentStartInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("SubagentStart"),
-  agent_id: Schema.String,
-  agent_type: Schema.String
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type SubagentStartInput = typeof SubagentStartInput.Type
-
-/**
- * A subagent is about to finish.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const SubagentStopInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("SubagentStop"),
-  stop_hook_active: Schema.Boolean,
-  agent_id: Schema.String,
-  agent_type: Schema.String,
-  agent_transcript_path: Schema.String,
-  last_assistant_message: Schema.optionalKey(Schema.String),
-  background_tasks: Schema.optionalKey(Schema.Array(BackgroundTaskSummary)),
-  session_crons: Schema.optionalKey(Schema.Array(SessionCronSummary))
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type SubagentStopInput = typeof SubagentStopInput.Type
-
-/**
- * Before compaction (`/compact` or automatic).
- *
- * @since 0.1.0
- * @category inputs
- */
-export const PreCompactInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("PreCompact"),
-  trigger: CompactTrigger,
-  custom_instructions: Schema.NullOr(Schema.String)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type PreCompactInput = typeof PreCompactInput.Type
-
-/**
- * After compaction, with the summary.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const PostCompactInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("PostCompact"),
-  trigger: CompactTrigger,
-  compact_summary: Schema.String
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type PostCompactInput = typeof PostCompactInput.Type
-
-/**
- * A session starts (CLI 2.1.332 only sent it after compaction, `source: "compact"`).
- *
- * @since 0.1.0
- * @category inputs
- */
-export const SessionStartInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("SessionStart"),
-  source: SessionStartSource,
-  model: Schema.optionalKey(Schema.String),
-  session_title: Schema.optionalKey(Schema.String),
-  seconds_since_last_response: Schema.optionalKey(Schema.Number),
-  context_tokens: Schema.optionalKey(Schema.Number),
-  prompt_cache_likely_expired: Schema.optionalKey(Schema.Boolean),
-  estimated_cache_write_usd: Schema.optionalKey(Schema.Number)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type SessionStartInput = typeof SessionStartInput.Type
-
-/**
- * A session ends (not observed from CLI 2.1.332 over stream-json). `reason` is one of the TS
- * SDK's `clear`, `resume`, `logout`, `prompt_input_exit`, `other`, or any later value.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const SessionEndInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("SessionEnd"),
-  reason: Schema.String
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type SessionEndInput = typeof SessionEndInput.Type
-
-/**
- * The CLI shows a notification (not observed from CLI 2.1.332 over stream-json).
- *
- * @since 0.1.0
- * @category inputs
- */
-export const NotificationInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("Notification"),
-  message: Schema.String,
-  title: Schema.optionalKey(Schema.String),
-  notification_type: Schema.String
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type NotificationInput = typeof NotificationInput.Type
-
-/**
- * The CLI is about to ask for a tool permission; the hook may answer instead of the user.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const PermissionRequestInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("PermissionRequest"),
-  tool_name: Schema.String,
-  tool_input: ToolInput,
-  permission_suggestions: Schema.optionalKey(Schema.Array(PermissionUpdate)),
-  mcp_server: Schema.optionalKey(McpServerProvenance)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type PermissionRequestInput = typeof PermissionRequestInput.Type
-
-/**
- * A tool call was denied by the permission system.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const PermissionDeniedInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("PermissionDenied"),
-  tool_name: Schema.String,
-  tool_input: ToolInput,
-  tool_use_id: Schema.String,
-  reason: Schema.String,
-  mcp_server: Schema.optionalKey(McpServerProvenance)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type PermissionDeniedInput = typeof PermissionDeniedInput.Type
-
-/**
- * One tool call of a {@link PostToolBatchInput}.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const PostToolBatchToolCall = Schema.Struct({
-  tool_name: Schema.String,
-  tool_input: Schema.Unknown,
-  tool_use_id: Schema.String,
-  tool_response: Schema.optionalKey(Schema.Unknown)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type PostToolBatchToolCall = typeof PostToolBatchToolCall.Type
-
-/**
- * After a batch of tool calls (the tool uses of one assistant message) has run (TS SDK event;
- * not observed from CLI 2.1.332 over stream-json).
- *
- * @since 0.1.0
- * @category inputs
- */
-export const PostToolBatchInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("PostToolBatch"),
-  tool_calls: Schema.Array(PostToolBatchToolCall)
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type PostToolBatchInput = typeof PostToolBatchInput.Type
-
-/**
- * A slash command or MCP prompt is expanded into a prompt (TS SDK event; not observed from CLI
- * 2.1.332 over stream-json). `expansion_type` is `slash_command` or `mcp_prompt` (or a later
- * value).
- *
- * @since 0.1.0
- * @category inputs
- */
-export const UserPromptExpansionInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("UserPromptExpansion"),
-  expansion_type: openLiterals(["slash_command", "mcp_prompt"]),
-  command_name: Schema.String,
-  command_args: Schema.String,
-  command_source: Schema.optionalKey(Schema.String),
-  prompt: Schema.String
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type UserPromptExpansionInput = typeof UserPromptExpansionInput.Type
-
-const ElicitationMode = openLiterals(["form", "url"])
-const ElicitationAction = openLiterals(["accept", "decline", "cancel"])
-
-/**
- * An MCP server asks for user input (TS SDK event; not observed from CLI 2.1.332 over
- * stream-json). The answer may accept or decline it.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const ElicitationInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("Elicitation"),
-  mcp_server_name: Schema.String,
-  message: Schema.String,
-  mode: Schema.optionalKey(ElicitationMode),
-  url: Schema.optionalKey(Schema.String),
-  elicitation_id: Schema.optionalKey(Schema.String),
-  requested_schema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type ElicitationInput = typeof ElicitationInput.Type
-
-/**
- * The user answered an MCP elicitation; the hook may override the answer (TS SDK event; not
- * observed from CLI 2.1.332 over stream-json).
- *
- * @since 0.1.0
- * @category inputs
- */
-export const ElicitationResultInput = Schema.Struct({
-  ...BaseHookInputFields,
-  hook_event_name: Schema.Literal("ElicitationResult"),
-  mcp_server_name: Schema.String,
-  elicitation_id: Schema.optionalKey(Schema.String),
-  mode: Schema.optionalKey(ElicitationMode),
-  action: ElicitationAction,
-  content: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
-})
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type ElicitationResultInput = typeof ElicitationResultInput.Type
-
-/**
- * The input of an event this library has no schema for (events added by later CLIs, or the
- * other events of the TypeScript SDK's list). Only `hook_event_name` is checked; the handler
- * gets the CLI's object as is.
- *
- * @since 0.1.0
- * @category inputs
- */
-export const UnknownHookInput = Schema.StructWithRest(
-  Schema.Struct({ hook_event_name: Schema.String }),
-  [Schema.Record(Schema.String, Schema.Unknown)]
-)
-
-/**
- * @since 0.1.0
- * @category inputs
- */
-export type UnknownHookInput = typeof UnknownHookInput.Type
-
-// -----------------------------------------------------------------------------
-// outputs
-// -----------------------------------------------------------------------------
-
-/**
- * The answer fields common to every event.
- *
- * - `continue: false` + `stopReason`: end the turn after this hook.
- * - `decision: "block"` + `reason`: block the action (Stop: keep going with `reason` as
- *   feedback; UserPromptSubmit: drop the prompt; PreToolUse: same as a deny).
- * - `systemMessage`, `suppressOutput`: shown to / hidden from the user.
- * - `terminalSequence`: a terminal escape sequence (a notification or title OSC, or BEL) the
- *   CLI emits for the hook.
- * - `async: true` (+ `asyncTimeout` in ms): the SDKs' "async" answer: no decision now. CLI 2.1.332
- *   ignores the other fields of such an answer (a Stop `block` with `async: true` ends the turn).
- *
- * @since 0.1.0
- * @category outputs
- */
-export const HookOutputBaseFields = {
-  continue: Schema.optionalKey(Schema.Boolean),
-  stopReason: Schema.optionalKey(Schema.String),
-  suppressOutput: Schema.optionalKey(Schema.Boolean),
-  systemMessage: Schema.optionalKey(Schema.String),
-  terminalSequence: Schema.optionalKey(Schema.String),
-  decision: Schema.optionalKey(Schema.Literals(["approve", "block"])),
-  reason: Schema.optionalKey(Schema.String),
-  async: Schema.optionalKey(Schema.Literal(true)),
-  asyncTimeout: Schema.optionalKey(Schema.Number)
-} as const
-
-/**
- * @since 0.1.0
- * @category outputs
- */
-export const HookOutputBase = Schema.Struct(HookOutputBaseFields)
-
-/**
- * @since 0.1.0
- * @category outputs
- */
-export type HookOutputBase = typeof HookOutputBase.Type
-
-const specific = <const E extends string, const F extends Schema.Struct.Fields>(event: E, fields: F) =>
-  Schema.Struct({ hookEventName: Schema.optionalKey(Schema.Literal(event)), ...fields })
-
-const additionalContext = { additionalContext: Schema.optionalKey(Schema.String) } as const
-
-/**
- * PreToolUse answer: `permissionDecision` (`allow` skips the permission prompt, `deny` blocks
- * the tool with `permissionDecisionReason` as the tool error, `ask` prompts), `updatedInput`
- * (replaces the tool input), `additionalContext`.
- *
- * @since 0.1.0
- * @category outputs
- */
-export const PreToolUseSpecificOutput = specific("PreToolUse", {
-  permissionDecision: Schema.optionalKey(Schema.Literals(["allow", "deny", "ask", "defer"])),
-  permissionDecisionReason: Schema.optionalKey(Schema.String),
-  updatedInput: Schema.optionalKey(ToolInput),
-  ...additionalContext
-})
-
-/**
- * PostToolUse answer: `additionalContext` (a system message after the tool result),
- * `updatedToolOutput` / `updatedMCPToolOutput` (replace what the model sees).
- *
- * @since 0.1.0
- * @category outputs
- */
-export const PostToolUseSpecificOutput = specific("PostToolUse", {
-  ...additionalContext,
-  classifierContext: Schema.optionalKey(Schema.String),
-  updatedToolOutput: Schema.optionalKey(Schema.Unknown),
-  updatedMCPToolOutput: Schema.optionalKey(Schema.Unknown)
-})
-
-/**
- * @since 0.1.0
- * @category outputs
- */
-export const PostToolUseFailureSpecificOutput = specific("PostToolUseFailure", additionalContext)
-
-/**
- * UserPromptSubmit answer: `additionalContext` (CLI 2.1.332 appends it to the `role: "system"`
- * environment entry of the turn's API request, not to the `system` parameter).
- *
- * @since 0.1.0
- * @category outputs
- */
-export const UserPromptSubmitSpecificOutput = specific("UserPromptSubmit", {
-  ...additionalContext,
-  sessionTitle: Schema.optionalKey(Schema.String),
-  suppressOriginalPrompt: Schema.optionalKey(Schema.Boolean)
-})
-
-/**
- * @since 0.1.0
- * @category outputs
- */
-export const SessionStartSpecificOutput = specific("SessionStart", {
-  ...additionalContext,
-  initialUserMessage: Schema.optionalKey(Schema.String),
-  sessionTitle: Schema.optionalKey(Schema.String),
-  watchPaths: Schema.optionalKey(Schema.Array(Schema.String)),
-  reloadSkills: Schema.optionalKey(Schema.Boolean)
-})
-
-/**
- * @since 0.1.0
- * @category outputs
- */
-export const StopSpecificOutput = specific("Stop", additionalContext)
-
-/**
- * @since 0.1.0
- * @category outputs
- */
-export const SubagentStartSpecificOutput = specific("SubagentStart", additionalContext)
-
-/**
- * @since 0.1.0
- * @category outputs
- */
-export const SubagentStopSpecificOutput = specific("SubagentStop", additionalContext)
-
-/**
- * @since 0.1.0
- * @category outputs
- */
-export const NotificationSpecificOutput = specific("Notification", additionalContext)
-
-/**
- * PermissionRequest answer: the decision the CLI takes instead of prompting.
- *
- * @since 0.1.0
- * @category outputs
- */
-export const PermissionRequestSpecificOutput = specific("PermissionRequest", {
-  decision: Schema.Union([
-    Schema.Struct({
-      behavior: Schema.Literal("allow"),
-      updatedInput: Schema.optionalKey(ToolInput),
-      updatedPermissions: Schema.optionalKey(Schema.Array(PermissionUpdate))
-    }),
-    Schema.Struct({
-      behavior: Schema.Literal("deny"),
-      message: Schema.optionalKey(Schema.String),
-      interrupt: Schema.optionalKey(Schema.Boolean)
-    })
-  ])
-})
-
-/**
- * @since 0.1.0
- * @category outputs
- */
-export const PermissionDeniedSpecificOutput = specific("PermissionDenied", {
-  retry: Schema.optionalKey(Schema.Boolean)
-})
-
-/**
- * PostToolBatch answer: `additionalContext` for the model.
- *
- * @since 0.1.0
- * @category outputs
- */
-export const PostToolBatchSpecificOutput = specific("PostToolBatch", additionalContext)
-
-/**
- * UserPromptExpansion answer: `additionalContext`, and `suppressOriginalPrompt` (with a `block`
- * decision, leave the prompt out of the block message).
- *
- * @since 0.1.0
- * @category outputs
- */
-export const UserPromptExpansionSpecificOutput = specific("UserPromptExpansion", {
-  ...additionalContext,
-  suppressOriginalPrompt: Schema.optionalKey(Schema.Boolean)
-})
-
-/**
- * Elicitation answer: accept (with `content`), decline or cancel the MCP server's request.
- *
- * @since 0.1.0
- * @category outputs
- */
-export const ElicitationSpecificOutput = specific("Elicitation", {
-  action: Schema.optionalKey(ElicitationAction),
-  content: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
-})
-
-/**
- * ElicitationResult answer: override the action or content sent to the MCP server.
- *
- * @since 0.1.0
- * @category outputs
- */
-export const ElicitationResultSpecificOutput = specific("ElicitationResult", {
-  action: Schema.optionalKey(ElicitationAction),
-  content: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
-})
-
-/**
- * The `hookSpecificOutput` of an event this library has no schema for: any JSON object,
- * passed through (its `hookEventName` is still filled in).
- *
- * @since 0.1.0
- * @category outputs
- */
-export const UnknownSpecificOutput = Schema.Record(Schema.String, Schema.Unknown)
+import {
+  ElicitationInput,
+  ElicitationResultInput,
+  ElicitationResultSpecificOutput,
+  ElicitationSpecificOutput,
+  HookOutputBase,
+  HookOutputBaseFields,
+  NotificationInput,
+  NotificationSpecificOutput,
+  PermissionDeniedInput,
+  PermissionDeniedSpecificOutput,
+  PermissionRequestInput,
+  PermissionRequestSpecificOutput,
+  PostCompactInput,
+  PostToolBatchInput,
+  PostToolBatchSpecificOutput,
+  PostToolUseFailureInput,
+  PostToolUseFailureSpecificOutput,
+  PostToolUseInput,
+  PostToolUseSpecificOutput,
+  PreCompactInput,
+  PreToolUseInput,
+  PreToolUseSpecificOutput,
+  SessionEndInput,
+  SessionStartInput,
+  SessionStartSpecificOutput,
+  StopFailureInput,
+  StopInput,
+  StopSpecificOutput,
+  SubagentStartInput,
+  SubagentStartSpecificOutput,
+  SubagentStopInput,
+  SubagentStopSpecificOutput,
+  UnknownHookInput,
+  UnknownSpecificOutput,
+  UserPromptExpansionInput,
+  UserPromptExpansionSpecificOutput,
+  UserPromptSubmitInput,
+  UserPromptSubmitSpecificOutput
+} from "./protocol/hooks.ts"
+
+export {
+  /**
+   * @since 0.1.0
+   */
+  CompactTrigger,
+  /**
+   * @since 0.1.0
+   */
+  SessionStartSource,
+  /**
+   * @since 0.1.0
+   */
+  BaseHookInputFields,
+  /**
+   * @since 0.1.0
+   */
+  McpServerProvenance,
+  /**
+   * @since 0.1.0
+   */
+  ToolInput,
+  /**
+   * @since 0.1.0
+   */
+  BackgroundTaskSummary,
+  /**
+   * @since 0.1.0
+   */
+  SessionCronSummary,
+  /**
+   * @since 0.1.0
+   */
+  PreToolUseInput,
+  /**
+   * @since 0.1.0
+   */
+  PostToolUseInput,
+  /**
+   * @since 0.1.0
+   */
+  PostToolUseFailureInput,
+  /**
+   * @since 0.1.0
+   */
+  UserPromptSubmitInput,
+  /**
+   * @since 0.1.0
+   */
+  StopInput,
+  /**
+   * @since 0.1.0
+   */
+  StopFailureInput,
+  /**
+   * @since 0.1.0
+   */
+  SubagentStartInput,
+  /**
+   * @since 0.1.0
+   */
+  SubagentStopInput,
+  /**
+   * @since 0.1.0
+   */
+  PreCompactInput,
+  /**
+   * @since 0.1.0
+   */
+  PostCompactInput,
+  /**
+   * @since 0.1.0
+   */
+  SessionStartInput,
+  /**
+   * @since 0.1.0
+   */
+  SessionEndInput,
+  /**
+   * @since 0.1.0
+   */
+  NotificationInput,
+  /**
+   * @since 0.1.0
+   */
+  PermissionRequestInput,
+  /**
+   * @since 0.1.0
+   */
+  PermissionDeniedInput,
+  /**
+   * @since 0.1.0
+   */
+  PostToolBatchToolCall,
+  /**
+   * @since 0.1.0
+   */
+  PostToolBatchInput,
+  /**
+   * @since 0.1.0
+   */
+  UserPromptExpansionInput,
+  /**
+   * @since 0.1.0
+   */
+  ElicitationInput,
+  /**
+   * @since 0.1.0
+   */
+  ElicitationResultInput,
+  /**
+   * @since 0.1.0
+   */
+  UnknownHookInput,
+  /**
+   * @since 0.1.0
+   */
+  HookOutputBaseFields,
+  /**
+   * @since 0.1.0
+   */
+  HookOutputBase,
+  /**
+   * @since 0.1.0
+   */
+  PreToolUseSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  PostToolUseSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  PostToolUseFailureSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  UserPromptSubmitSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  SessionStartSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  StopSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  SubagentStartSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  SubagentStopSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  NotificationSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  PermissionRequestSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  PermissionDeniedSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  PostToolBatchSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  UserPromptExpansionSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  ElicitationSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  ElicitationResultSpecificOutput,
+  /**
+   * @since 0.1.0
+   */
+  UnknownSpecificOutput
+} from "./protocol/hooks.ts"
 
 // -----------------------------------------------------------------------------
 // event table
@@ -903,15 +334,16 @@ export type HookOutput<K extends string = string> = HookOutputBase & {
 export const inputSchema = (event: string): Schema.Decoder<unknown> =>
   isKnownEvent(event) ? events[event].input : UnknownHookInput
 
-const outputSchemas = new Map<string, Schema.Decoder<unknown>>()
+const outputSchemas = new Map<string, Schema.Codec<unknown>>()
 
 /**
- * The schema a handler's answer for `event` is checked against.
+ * The schema a handler's answer for `event` is checked against and written with (the common
+ * fields and the event's `hookSpecificOutput`, as the protocol defines them).
  *
  * @since 0.1.0
  * @category events
  */
-export const outputSchema = (event: string): Schema.Decoder<unknown> => {
+export const outputSchema = (event: string): Schema.Codec<unknown> => {
   const cached = outputSchemas.get(event)
   if (cached !== undefined) return cached
   const spec = isKnownEvent(event) ? events[event].specificOutput : UnknownSpecificOutput

@@ -34,6 +34,19 @@
  * other and only one of them survives: use {@link Hooks.mergeLayers} for that. A
  * `Layer.succeed(Hooks, ...)` replaces whatever was there.
  *
+ * **Guards fail closed.** A handler of an event whose answer can let an action through
+ * ({@link guardEvents}: `PreToolUse`, `PermissionRequest`, `UserPromptSubmit`, ...) that fails,
+ * dies, throws, interrupts itself, answers something the event's schema refuses, or runs past its
+ * deadline (its `timeout`, else {@link defaultGuardTimeout}) answers the CLI with the event's
+ * {@link refusal}, whose reason says what happened: the tool does not run, the prompt is dropped.
+ * `{ onFailure: "continue" }` on a registration opts out. A failing handler of any other event
+ * gets the non-blocking error answer (the CLI goes on as if the hook had said nothing). Every
+ * failure is logged as a warning and passed to the `report` of {@link Hooks.bind}
+ * ({@link HandlerFailure.HandlerFailed}).
+ *
+ * **Scope and span.** Each call runs in a scope of its own, closed when the call ends, and under
+ * the span of the fiber that dispatches it (not the scope or span its layer was built in).
+ *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
@@ -43,9 +56,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
+import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
 import * as HookEvents from "./HookEvents.ts"
+import type { HookMatcher } from "./protocol/control.ts"
 
 export type {
   /**
@@ -109,11 +126,31 @@ export interface HookOptions {
    */
   readonly matcher?: string | undefined
   /**
-   * How long the handler may take. Past it `dispatch` fails with `ControlTimeout` (and the
-   * handler is interrupted); it is also sent to the CLI, in whole seconds rounded up, as the
-   * registration's `timeout` (the CLI's own default is 60 s).
+   * How long the handler may take. Past it the handler is interrupted and the call counts as a
+   * failure (`timed_out`, see {@link HookOptions.onFailure}). The CLI gets the registration's
+   * `timeout` in whole seconds rounded up plus {@link cliTimeoutMarginSeconds}, so the library
+   * always answers (and the program learns of it) before the CLI gives up on its own.
+   *
+   * Default: none for most events; {@link defaultGuardTimeout} for a registration that fails
+   * closed (a guard event with `onFailure: "block"`), because CLI 2.1.332 on its own timeout
+   * cancels the request and refuses the action without telling the program why.
    */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * What a failure of the handler (a typed failure, a defect, a self-interruption, a timeout,
+   * an answer that breaks the event's schema) answers the CLI:
+   *
+   * - `"block"` (the default on the {@link guardEvents}): a refusal carrying the reason, so the
+   *   action the hook guards (a tool call, a permission request, a prompt) does not happen; the
+   *   registration also carries `onFailure: "block"` in `initialize`, so the CLI blocks on an
+   *   error answer too;
+   * - `"continue"` (the default, and the only behaviour, on every other event): an error
+   *   control_response, which the CLI treats as "no opinion" and goes on.
+   *
+   * Either way the failure is logged and reported ({@link HandlerFailure.HandlerFailed}). Set
+   * `"continue"` on a guard to let the action through when the guard itself is broken.
+   */
+  readonly onFailure?: "block" | "continue" | undefined
 }
 
 /**
@@ -128,6 +165,7 @@ export interface Hook<out R = never> {
   readonly event: string
   readonly matcher: string | undefined
   readonly timeout: Duration.Duration | undefined
+  readonly onFailure: "block" | "continue" | undefined
   readonly handler: (input: never, meta: HookMeta) => Effect.Effect<unknown, unknown, R>
 }
 
@@ -183,16 +221,12 @@ export type SpecRequirements<S> = {
 }[keyof S]
 
 /**
- * The JSON of one `initialize.hooks` entry.
+ * The JSON of one `initialize.hooks` entry: the protocol's {@link HookMatcher}.
  *
  * @since 0.1.0
  * @category models
  */
-export interface InitializeMatcher {
-  matcher: string | null
-  hookCallbackIds: Array<string>
-  timeout?: number
-}
+export type InitializeMatcher = HookMatcher
 
 /**
  * What the session gets from {@link Hooks.bind}: the `hooks` field of its `initialize` request,
@@ -206,15 +240,24 @@ export interface Bound {
   readonly initialize: Record<string, Array<InitializeMatcher>>
   /**
    * Answers a `hook_callback` request: finds the registration by `callback_id`, decodes `input`
-   * with the event's schema, runs the handler and returns the control_response body (the hook
-   * output JSON). Fails with `ClaudeError` on an unknown id or a bad input (`InvalidInput`), a
-   * handler failure or defect (the handler's `ClaudeError`, else `InvalidInput`; logged as a
-   * warning), or a timeout (`ControlTimeout`). Interrupting it interrupts the handler.
+   * with the event's schema, runs the handler (in a scope of its own, under the caller's span)
+   * and returns the control_response body (the hook output JSON).
+   *
+   * A failure of the call (a bad input, a handler failure, defect or self-interruption, a
+   * timeout, an answer that breaks the event's schema) is logged as a warning and reported; then
+   * a registration that fails closed (see {@link HookOptions.onFailure}) succeeds with the
+   * event's refusal ({@link refusal}), and any other fails with a `ClaudeError` (the handler's
+   * own `ClaudeError`, `ControlTimeout`, else `InvalidInput`), which the session sends as an
+   * error answer. An unknown callback id fails with `InvalidInput`. Interrupting `dispatch`
+   * (a `control_cancel_request`) interrupts the handler and is neither a failure nor reported.
+   *
+   * `requestId`, when given, is carried in the {@link HandlerFailure.HandlerFailed} event.
    */
   readonly dispatch: (
     callbackId: string,
     input: unknown,
-    toolUseId: string | undefined
+    toolUseId: string | undefined,
+    requestId?: string | undefined
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
 }
 
@@ -233,6 +276,7 @@ const makeHook = <R>(
   event,
   matcher: options?.matcher,
   timeout: options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout),
+  onFailure: options?.onFailure,
   handler
 })
 
@@ -279,6 +323,80 @@ const fromSpec = (spec: Spec): Array<Hook<unknown>> => {
 }
 
 // -----------------------------------------------------------------------------
+// failing closed
+// -----------------------------------------------------------------------------
+
+/**
+ * The events whose answer can let an action through, and so whose handlers fail closed by
+ * default: a tool call (`PreToolUse`; `PreSkillShellCommand`, a skill's shell command), a
+ * permission request (`PermissionRequest`), a prompt (`UserPromptSubmit`,
+ * `UserPromptExpansion`), a model switch (`PreModelSwitch`), a settings change (`ConfigChange`).
+ * A failure of another event's handler (`PostToolUse`, `Stop`, `SessionStart`, ...) has nothing
+ * to refuse and keeps the non-blocking answer.
+ *
+ * @since 0.1.0
+ * @category failing closed
+ */
+export const guardEvents: ReadonlyArray<string> = [
+  "PreToolUse",
+  "PermissionRequest",
+  "PreSkillShellCommand",
+  "PreModelSwitch",
+  "UserPromptSubmit",
+  "UserPromptExpansion",
+  "ConfigChange"
+]
+
+const permissionDecisionEvents = new Set(["PreToolUse", "PreSkillShellCommand", "PreModelSwitch"])
+
+/**
+ * The answer that refuses what a guard event is about, with `reason`: for `PreToolUse`,
+ * `PreSkillShellCommand` and `PreModelSwitch` a `permissionDecision: "deny"` (the model sees
+ * `PreToolUse:<Tool> hook error: <reason>`); for `PermissionRequest` a `deny` decision; for the
+ * other guard events `{"decision":"block","reason":reason}` (the prompt is dropped, the change not
+ * applied). `undefined` for an event that is not a guard.
+ *
+ * @since 0.1.0
+ * @category failing closed
+ */
+export const refusal = (event: string, reason: string): Record<string, unknown> | undefined => {
+  if (permissionDecisionEvents.has(event)) {
+    return { hookSpecificOutput: { hookEventName: event, permissionDecision: "deny", permissionDecisionReason: reason } }
+  }
+  if (event === "PermissionRequest") {
+    return { hookSpecificOutput: { hookEventName: event, decision: { behavior: "deny", message: reason } } }
+  }
+  return guardEvents.includes(event) ? { decision: "block", reason } : undefined
+}
+
+/**
+ * The deadline of a registration that fails closed and names no `timeout`: 60 seconds.
+ *
+ * @since 0.1.0
+ * @category failing closed
+ */
+export const defaultGuardTimeout: Duration.Duration = Duration.seconds(60)
+
+/**
+ * How much longer than the library's deadline the CLI is told to wait for a hook (in seconds):
+ * the library's refusal must reach the CLI before the CLI's own timeout cancels the request.
+ *
+ * @since 0.1.0
+ * @category failing closed
+ */
+export const cliTimeoutMarginSeconds = 5
+
+/** Whether a registration fails closed: a guard event, unless it opted into `continue`. */
+const failsClosed = (registration: Registration): boolean =>
+  guardEvents.includes(registration.event) && registration.onFailure !== "continue"
+
+/** The library's deadline for a call of a registration (`undefined`: none). */
+const deadlineOf = (registration: Registration): Duration.Duration | undefined => {
+  const timeout = registration.timeout ?? (failsClosed(registration) ? defaultGuardTimeout : undefined)
+  return timeout !== undefined && Number.isFinite(Duration.toMillis(timeout)) ? timeout : undefined
+}
+
+// -----------------------------------------------------------------------------
 // service
 // -----------------------------------------------------------------------------
 
@@ -313,21 +431,26 @@ export class Hooks extends Context.Service<Hooks, {
    * requirements `R`) and provided to every handler call with `Effect.provideContext`, so a
    * handler sees the services of the place its layer was built, whichever fiber dispatches.
    *
+   * The build's `Scope` and parent span are left out of the captured context: each call runs in
+   * a scope of its own, closed when the call ends (a finalizer a handler adds runs then, not
+   * when the program ends), and under the span of the fiber that dispatches it.
+   *
    * @since 0.1.0
    */
   static readonly register = <const Hs extends ReadonlyArray<Hook<unknown>>>(
     ...hooks: Hs
   ): Effect.Effect<Hooks["Service"], never, Requirements<Hs[number]>> =>
     Effect.gen(function*() {
-      const context = yield* Effect.context<Requirements<Hs[number]>>()
+      const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(yield* Effect.context<Requirements<Hs[number]>>())
       const existing = yield* Effect.serviceOption(Hooks)
       const own: Array<Registration> = hooks.map((hook) => ({
         ...hook,
+        // `Scope` is provided per call by `dispatch`; the parent span is the caller's.
         handler: (input: never, meta: HookMeta) =>
           Effect.provideContext(
             Effect.suspend(() => hook.handler(input, meta)) as Effect.Effect<unknown, unknown, Requirements<Hs[number]>>,
             context
-          )
+          ) as Effect.Effect<unknown, unknown>
       }))
       return Hooks.of({
         registrations: [...Option.getOrElse(existing, () => Hooks.empty).registrations, ...own]
@@ -383,9 +506,28 @@ export class Hooks extends Context.Service<Hooks, {
    * generated in registration order (`hook_0`, `hook_1`, ...), `initialize` is the `hooks`
    * field of the `initialize` request, `dispatch` answers `hook_callback` requests.
    *
+   * `report` is called (synchronously) for every failure of a call, after it is logged: the
+   * session publishes it on its events.
+   *
    * @since 0.1.0
    */
-  static override readonly bind = (hooks: Hooks["Service"]): Bound => bind(hooks)
+  static override readonly bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): Bound =>
+    bind(hooks, report)
+
+  /**
+   * @since 0.1.0
+   */
+  static readonly guardEvents = guardEvents
+
+  /**
+   * @since 0.1.0
+   */
+  static readonly refusal = refusal
+
+  /**
+   * @since 0.1.0
+   */
+  static readonly defaultGuardTimeout = defaultGuardTimeout
 
   /**
    * "No opinion": `{}`. The CLI goes on as if there were no hook.
@@ -499,111 +641,200 @@ export type ContextEvent =
 
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 
-
-const howItEnded = (cause: Cause.Cause<unknown>): string =>
-  Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "was interrupted"
-
-const toSeconds = (duration: Duration.Duration): number | undefined => {
-  const millis = Duration.toMillis(duration)
-  return Number.isFinite(millis) ? Math.max(1, Math.ceil(millis / 1000)) : undefined
+/** A failed call, before it is answered: what failed, the error it became, the cause. */
+interface CallFailure {
+  readonly _tag: "CallFailure"
+  readonly failure: HandlerFailure.FailureKind
+  readonly error: ClaudeError.ClaudeError
+  readonly cause: Cause.Cause<unknown>
 }
 
-const encodeOutput = (event: string, output: Record<string, unknown>): Record<string, unknown> => {
-  const { hookSpecificOutput, ...base } = output
-  if (hookSpecificOutput === undefined) return base
-  const { hookEventName: _hookEventName, ...specific } = hookSpecificOutput as Record<string, unknown>
+const callFailure = (
+  failure: HandlerFailure.FailureKind,
+  error: ClaudeError.ClaudeError,
+  cause: Cause.Cause<unknown>
+): CallFailure => ({ _tag: "CallFailure", failure, error, cause })
+
+const howItEnded = (cause: Cause.Cause<unknown>): "failed" | "died" | "interrupted" =>
+  Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "interrupted"
+
+/**
+ * The answer with `hookSpecificOutput.hookEventName` filled in with `event` when it is left out
+ * (one naming another event is kept, and refused by the event's schema).
+ */
+const withEventName = (event: string, output: unknown): unknown => {
+  if (typeof output !== "object" || output === null) return output
+  const { hookSpecificOutput, ...base } = output as Record<string, unknown>
+  if (typeof hookSpecificOutput !== "object" || hookSpecificOutput === null) return output
+  const { hookEventName, ...specific } = hookSpecificOutput as Record<string, unknown>
+  if (hookEventName !== undefined) return output
   return { ...base, hookSpecificOutput: { hookEventName: event, ...specific } }
 }
 
 interface BoundRegistration {
   readonly id: string
   readonly registration: Registration
+  readonly failsClosed: boolean
+  readonly deadline: Duration.Duration | undefined
   readonly decodeInput: (input: unknown) => Effect.Effect<unknown, Schema.SchemaError>
-  readonly checkOutput: (output: unknown) => Effect.Effect<unknown, Schema.SchemaError>
+  readonly encodeOutput: (output: unknown) => Effect.Effect<unknown, Schema.SchemaError>
 }
 
-const bind = (hooks: Hooks["Service"]): Bound => {
+const bind = (hooks: Hooks["Service"], report: HandlerFailure.Report | undefined): Bound => {
   const byId = new Map<string, BoundRegistration>()
   const initialize: Record<string, Array<InitializeMatcher>> = {}
   hooks.registrations.forEach((registration, index) => {
     const id = `hook_${index}`
+    const closed = failsClosed(registration)
+    const deadline = deadlineOf(registration)
     byId.set(id, {
       id,
       registration,
+      failsClosed: closed,
+      deadline,
       decodeInput: Schema.decodeUnknownEffect(HookEvents.inputSchema(registration.event)),
-      checkOutput: Schema.decodeUnknownEffect(HookEvents.outputSchema(registration.event))
+      encodeOutput: Schema.encodeUnknownEffect(HookEvents.outputSchema(registration.event))
     })
-    const seconds = registration.timeout === undefined ? undefined : toSeconds(registration.timeout)
     const entry: InitializeMatcher = {
       matcher: registration.matcher ?? null,
       hookCallbackIds: [id],
-      ...(seconds !== undefined ? { timeout: seconds } : {})
+      ...(deadline !== undefined
+        ? { timeout: Math.max(1, Math.ceil(Duration.toMillis(deadline) / 1000)) + cliTimeoutMarginSeconds }
+        : {}),
+      ...(closed ? { onFailure: "block" as const } : {})
     }
     const list = initialize[registration.event]
     if (list === undefined) initialize[registration.event] = [entry]
     else list.push(entry)
   })
+
+  /** Logs and reports a failed call, then answers it: the refusal, or the error. */
+  const answerFailure = (
+    bound: BoundRegistration,
+    input: unknown,
+    toolUseId: string | undefined,
+    requestId: string | undefined,
+    failed: CallFailure
+  ): Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError> => {
+    const { event } = bound.registration
+    const reason = failed.failure === "timed_out" && bound.deadline !== undefined
+      ? `The ${event} hook (${bound.id}) did not answer within ${Duration.toMillis(bound.deadline)} ms`
+      : failed.error.message
+    const refused = bound.failsClosed ? refusal(event, reason) : undefined
+    const toolName = typeof (input as { tool_name?: unknown } | null)?.tool_name === "string"
+      ? (input as { tool_name: string }).tool_name
+      : undefined
+    const consequence = refused !== undefined
+      ? `so the ${refusedWhat(event)} was refused`
+      : "and the CLI goes on as if the hook had said nothing"
+    const message = `The ${event} hook (${bound.id}) failed: ${reason}; ${consequence}`
+    const reported: HandlerFailure.HandlerFailed = {
+      type: "handler_failed",
+      handler: "hook",
+      hookEvent: event,
+      callbackId: bound.id,
+      toolName,
+      toolUseId,
+      requestId,
+      failure: failed.failure,
+      outcome: refused !== undefined ? "denied" : "continued",
+      message,
+      error: failed.error,
+      cause: failed.cause
+    }
+    return Effect.logWarning(message, failed.cause).pipe(
+      Effect.annotateLogs({
+        hook_event: event,
+        callback_id: bound.id,
+        ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
+        ...(requestId !== undefined ? { request_id: requestId } : {})
+      }),
+      Effect.andThen(HandlerFailure.callReport(report, reported)),
+      Effect.andThen(refused !== undefined ? Effect.succeed(refused) : Effect.fail(failed.error))
+    )
+  }
+
   const dispatch = Effect.fn("Hooks.dispatch")(function*(
     callbackId: string,
     input: unknown,
-    toolUseId: string | undefined
+    toolUseId: string | undefined,
+    requestId?: string | undefined
   ) {
     const bound = byId.get(callbackId)
     if (bound === undefined) {
       const error = invalid(
         `Unknown hook callback id "${callbackId}" (registered: ${[...byId.keys()].join(", ") || "none"})`
       )
-      yield* logFailure("unknown", callbackId, error, Cause.fail(error))
+      yield* Effect.logWarning(`Unknown hook callback: ${error.message}`)
       return yield* error
     }
     const { event } = bound.registration
-    yield* bound.decodeInput(input).pipe(
-      Effect.mapError((error) => invalid(`Invalid ${event} hook input (${callbackId}): ${error.message}`)),
-      Effect.tapError((error) => logFailure(event, callbackId, error, Cause.fail(error)))
+    return yield* bound.decodeInput(input).pipe(
+      Effect.mapError((error) => {
+        const claudeError = invalid(`Invalid ${event} hook input (${callbackId}): ${error.message}`)
+        return callFailure("invalid_input", claudeError, Cause.fail(error))
+      }),
+      // The schemas are structural: the handler gets the CLI's object, extra fields included.
+      Effect.andThen(runHandler(bound, input, { toolUseId, callbackId })),
+      // Checked and written by the protocol's schema of the event's answer, with
+      // `hookSpecificOutput.hookEventName` filled in.
+      Effect.flatMap((output) =>
+        bound.encodeOutput(withEventName(event, output)).pipe(
+          Effect.mapError((error) =>
+            callFailure(
+              "invalid_answer",
+              invalid(`The ${event} hook (${callbackId}) gave an invalid answer: ${error.message}`),
+              Cause.fail(error)
+            )
+          )
+        )
+      ),
+      Effect.map((encoded) => encoded as Record<string, unknown>),
+      Effect.catch((failed) => answerFailure(bound, input, toolUseId, requestId, failed))
     )
-    // The schemas are structural: the handler gets the CLI's object, extra fields included.
-    const output = yield* runHandler(bound, input, { toolUseId, callbackId })
-    const checked = yield* bound.checkOutput(output).pipe(
-      Effect.mapError((error) => invalid(`The ${event} hook (${callbackId}) gave an invalid answer: ${error.message}`)),
-      Effect.tapError((error) => logFailure(event, callbackId, error, Cause.fail(error)))
-    )
-    return encodeOutput(event, checked as Record<string, unknown>)
   })
   return { initialize, dispatch }
 }
 
-const logFailure = (event: string, callbackId: string, error: ClaudeError.ClaudeError, cause: Cause.Cause<unknown>) =>
-  Effect.logWarning(`The ${event} hook (${callbackId}) failed: ${error.message}`, cause).pipe(
-    Effect.annotateLogs({ hook_event: event, callback_id: callbackId })
-  )
+const refusedWhat = (event: string): string =>
+  event === "PreToolUse" ? "tool call"
+  : event === "PermissionRequest" ? "permission request"
+  : event === "UserPromptSubmit" || event === "UserPromptExpansion" ? "prompt"
+  : event === "PreSkillShellCommand" ? "shell command"
+  : event === "PreModelSwitch" ? "model switch"
+  : "change"
 
+/**
+ * Runs the handler in a scope of its own, bounded by the registration's deadline. Interrupting
+ * the caller (control_cancel_request, end of the session) never reaches `catchCause`: the fiber
+ * stays interrupted and the handler's finalizers run. What arrives there is the handler's own
+ * failure, defect or self-interruption.
+ */
 const runHandler = (
   bound: BoundRegistration,
   input: unknown,
   meta: HookMeta
-): Effect.Effect<unknown, ClaudeError.ClaudeError> => {
-  const { event, timeout } = bound.registration
+): Effect.Effect<unknown, CallFailure> => {
+  const { event } = bound.registration
   const { callbackId } = meta
-  const handled = Effect.suspend(() => bound.registration.handler(input as never, meta)).pipe(
-    // Interrupting `dispatch` (control_cancel_request, end of the session) never reaches this
-    // handler: the fiber stays interrupted and the handler's finalizers run. What arrives here is
-    // the handler's own failure, defect or self-interruption; each becomes a ClaudeError so the
-    // session can still answer the CLI.
-    Effect.catchCause((cause): Effect.Effect<never, ClaudeError.ClaudeError> => {
+  const handled = Effect.scoped(Effect.suspend(() => bound.registration.handler(input as never, meta))).pipe(
+    Effect.catchCause((cause): Effect.Effect<never, CallFailure> => {
       const failure = Cause.findErrorOption(cause)
+      const how = howItEnded(cause)
       const error = Option.isSome(failure) && ClaudeError.isClaudeError(failure.value)
         ? failure.value
-        : invalid(`The ${event} hook handler (${callbackId}) ${howItEnded(cause)}: ${describeCause(cause)}`)
-      return Effect.andThen(logFailure(event, callbackId, error, cause), Effect.fail(error))
+        : invalid(`The ${event} hook handler (${callbackId}) ${how === "interrupted" ? "was interrupted" : how}: ${describeCause(cause)}`)
+      return Effect.fail(callFailure(how, error, cause))
     })
   )
-  if (timeout === undefined || !Number.isFinite(Duration.toMillis(timeout))) return handled
-  const timeoutMillis = Duration.toMillis(timeout)
+  const deadline = bound.deadline
+  if (deadline === undefined) return handled
+  const timeoutMillis = Duration.toMillis(deadline)
   return Effect.timeoutOrElse(handled, {
-    duration: timeout,
+    duration: deadline,
     orElse: () => {
       const error = ClaudeError.make(new ClaudeError.ControlTimeout({ subtype: "hook_callback", timeoutMillis }))
-      return Effect.andThen(logFailure(event, callbackId, error, Cause.fail(error)), Effect.fail(error))
+      return Effect.fail(callFailure("timed_out", error, Cause.fail(error)))
     }
   })
 }

@@ -26,209 +26,70 @@
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
+import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
-import { openLiterals } from "./protocol/internal.ts"
-import * as Protocol from "./Protocol.ts"
+import {
+  CanUseToolRequest,
+  type PermissionAllow,
+  type PermissionDeny,
+  PermissionResult,
+  type PermissionUpdate
+} from "./protocol/permissions.ts"
 
 // -----------------------------------------------------------------------------
-// schemas
+// schemas (one definition each, in the protocol)
 // -----------------------------------------------------------------------------
 
-/**
- * Where a permission update is stored. Known values: `userSettings`, `projectSettings`,
- * `localSettings`, `session`, `cliArg`; any other string (from a later CLI) is accepted as is.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionUpdateDestination = openLiterals([
-  "userSettings",
-  "projectSettings",
-  "localSettings",
-  "session",
-  "cliArg"
-])
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionUpdateDestination = typeof PermissionUpdateDestination.Type
-
-/**
- * A permission rule: a tool name and, optionally, the rule content (e.g. a Bash command).
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionRuleValue = Schema.Struct({
-  toolName: Schema.String,
-  ruleContent: Schema.optionalKey(Schema.String)
-})
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionRuleValue = typeof PermissionRuleValue.Type
-
-/**
- * What a rule does. Known values: `allow`, `deny`, `ask`; any other string (from a later CLI) is
- * accepted as is.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionBehavior = openLiterals(["allow", "deny", "ask"])
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionBehavior = typeof PermissionBehavior.Type
-
-const rulesUpdate = <const T extends string>(type: T) =>
-  Schema.Struct({
-    type: Schema.Literal(type),
-    rules: Schema.Array(PermissionRuleValue),
-    behavior: PermissionBehavior,
-    destination: PermissionUpdateDestination
-  })
-
-const directoriesUpdate = <const T extends string>(type: T) =>
-  Schema.Struct({
-    type: Schema.Literal(type),
-    directories: Schema.Array(Schema.String),
-    destination: PermissionUpdateDestination
-  })
-
-/**
- * A change to the permission rules, as suggested by the CLI in `permission_suggestions` and as
- * sent back in `updatedPermissions` (e.g. "always allow `touch one.txt` for this session").
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionUpdate = Schema.Union([
-  rulesUpdate("addRules"),
-  rulesUpdate("replaceRules"),
-  rulesUpdate("removeRules"),
-  Schema.Struct({
-    type: Schema.Literal("setMode"),
-    mode: Schema.String,
-    destination: PermissionUpdateDestination
-  }),
-  directoriesUpdate("addDirectories"),
-  directoriesUpdate("removeDirectories"),
-  // Last: an update of a type a later CLI adds decodes as the wire shape, so a can_use_tool that
-  // suggests one still reaches the handler instead of becoming a denial.
-  Protocol.PermissionUpdate
-])
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionUpdate = typeof PermissionUpdate.Type
-
-/**
- * The CLI's `can_use_tool` control request (the `request` object of the envelope; `subtype` may
- * be present or not). Decoding validates the listed fields; the handler gets the CLI's original
- * object, so fields added by later CLIs are kept.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const CanUseToolRequest = Schema.Struct({
-  subtype: Schema.optionalKey(Schema.Literal("can_use_tool")),
-  tool_name: Schema.String,
-  input: Schema.Record(Schema.String, Schema.Unknown),
-  tool_use_id: Schema.String,
-  display_name: Schema.optionalKey(Schema.String),
-  title: Schema.optionalKey(Schema.String),
-  description: Schema.optionalKey(Schema.String),
-  permission_suggestions: Schema.optionalKey(Schema.Array(PermissionUpdate)),
-  blocked_path: Schema.optionalKey(Schema.String),
-  decision_reason: Schema.optionalKey(Schema.String),
-  decision_reason_type: Schema.optionalKey(Schema.String),
-  classifier_approvable: Schema.optionalKey(Schema.Boolean),
-  suppress_always_allow_rule: Schema.optionalKey(Schema.Boolean),
-  default_to_no: Schema.optionalKey(Schema.Boolean),
-  matched_ask_rule: Schema.optionalKey(Schema.Struct({
-    source: Schema.String,
-    tool_name: Schema.String,
-    rule_content: Schema.optionalKey(Schema.String)
-  })),
-  agent_id: Schema.optionalKey(Schema.String),
-  mcp_server: Schema.optionalKey(Schema.Struct({ name: Schema.String, source: Schema.String })),
-  requires_user_interaction: Schema.optionalKey(Schema.Boolean)
-})
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type CanUseToolRequest = typeof CanUseToolRequest.Type
-
-const DecisionClassification = Schema.Literals(["user_temporary", "user_permanent", "user_reject"])
-
-/**
- * Let the tool run, optionally with a rewritten input and new permission rules.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionAllow = Schema.Struct({
-  behavior: Schema.Literal("allow"),
-  updatedInput: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  updatedPermissions: Schema.optionalKey(Schema.Array(PermissionUpdate)),
-  decisionClassification: Schema.optionalKey(DecisionClassification)
-})
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionAllow = typeof PermissionAllow.Type
-
-/**
- * Refuse the tool; `message` becomes the tool result the model sees. `interrupt: true` also
- * aborts the turn.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionDeny = Schema.Struct({
-  behavior: Schema.Literal("deny"),
-  message: Schema.String,
-  interrupt: Schema.optionalKey(Schema.Boolean),
-  decisionClassification: Schema.optionalKey(DecisionClassification)
-})
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionDeny = typeof PermissionDeny.Type
-
-/**
- * The answer to a `can_use_tool` request. Its wire form (the control_response body) is the same
- * object: `{"behavior":"allow","updatedInput":{...}}` or `{"behavior":"deny","message":"..."}`.
- *
- * @since 0.1.0
- * @category schemas
- */
-export const PermissionResult = Schema.Union([PermissionAllow, PermissionDeny])
-
-/**
- * @since 0.1.0
- * @category schemas
- */
-export type PermissionResult = typeof PermissionResult.Type
+export {
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  CanUseToolRequest,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionAllow,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionBehavior,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionDeny,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionResult,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionRuleValue,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionUpdate,
+  /**
+   * @since 0.1.0
+   * @category schemas
+   */
+  PermissionUpdateDestination
+} from "./protocol/permissions.ts"
 
 // -----------------------------------------------------------------------------
 // constructors
@@ -275,61 +136,25 @@ export const deny = (message: string, options?: {
 })
 
 /**
- * The control_response body for a result, exactly as the CLI reads it:
- * `{"behavior":"allow"}`, `{"behavior":"allow","updatedInput":{...},"updatedPermissions":[...]}`,
- * `{"behavior":"deny","message":"...","interrupt":true}`. Only the known keys are written.
+ * The control_response body for a result, exactly as the CLI reads it: the result encoded with
+ * the protocol's {@link PermissionResult} schema (`{"behavior":"allow"}`,
+ * `{"behavior":"allow","updatedInput":{...},"updatedPermissions":[...]}`,
+ * `{"behavior":"deny","message":"...","interrupt":true}`). Only the known keys are written; a
+ * permission update of a type a later CLI added is written whole.
+ *
+ * **Gotchas**: throws on a value that breaks the schema (the type does not allow one; a cast
+ * might). {@link Permissions.bind} checks the handler's answer and denies instead.
  *
  * @since 0.1.0
  * @category encoding
  */
-export const toWire = (result: PermissionResult): Record<string, unknown> => {
-  const wire: Record<string, unknown> = { behavior: result.behavior }
-  if (result.behavior === "allow") {
-    if (result.updatedInput !== undefined) wire.updatedInput = result.updatedInput
-    if (result.updatedPermissions !== undefined) wire.updatedPermissions = result.updatedPermissions
-  } else {
-    wire.message = result.message
-    if (result.interrupt !== undefined) wire.interrupt = result.interrupt
-  }
-  if (result.decisionClassification !== undefined) wire.decisionClassification = result.decisionClassification
-  return wire
-}
+export const toWire = (result: PermissionResult): Record<string, unknown> => encodeResultSync(result)
+
+const encodeResultSync = Schema.encodeSync(PermissionResult)
 
 // -----------------------------------------------------------------------------
 // service
 // -----------------------------------------------------------------------------
-
-
-/**
- * Turns a handler's failure, defect or self-interruption into a `ClaudeError` (a `ClaudeError`
- * failure is kept as is) and logs it. Interrupting the caller's fiber (control_cancel_request)
- * never reaches the handler of `catchCause`: it stays an interruption and finalizers run.
- */
-const guard = <A>(
-  effect: Effect.Effect<A, unknown>,
-  request: CanUseToolRequest,
-  options: { readonly logClaudeErrors: boolean }
-): Effect.Effect<A, ClaudeError.ClaudeError> =>
-  Effect.catchCause(effect, (cause) => {
-    const failure = Cause.findErrorOption(cause)
-    const claudeError = failure._tag === "Some" && ClaudeError.isClaudeError(failure.value) ? failure.value : undefined
-    if (claudeError !== undefined && !options.logClaudeErrors) return Effect.fail(claudeError)
-    const how = Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "was interrupted"
-    const error = claudeError ?? ClaudeError.make(
-      new ClaudeError.InvalidInput({
-        description: `The permission handler for ${request.tool_name} (${request.tool_use_id}) ${how}: ${
-          describeCause(cause)
-        }`
-      })
-    )
-    return Effect.logWarning(
-      `Permission handler for ${request.tool_name} (${request.tool_use_id}) failed: ${error.message}`,
-      cause
-    ).pipe(
-      Effect.annotateLogs({ tool_name: request.tool_name, tool_use_id: request.tool_use_id }),
-      Effect.andThen(Effect.fail(error))
-    )
-  })
 
 /**
  * A handler for `can_use_tool` requests.
@@ -342,14 +167,40 @@ export type Handler<E = never, R = never> = (
 ) => Effect.Effect<PermissionResult, E, R>
 
 /**
+ * Options of {@link Permissions.layer}.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PermissionsOptions {
+  /**
+   * How long the handler may take for one request. Past it the handler is interrupted and the
+   * tool call is denied (a `timed_out` failure). Default: none (the CLI waits for the answer as
+   * long as the turn runs).
+   */
+  readonly timeout?: Duration.Input | undefined
+}
+
+const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+
+const describeRequest = (request: unknown): string => {
+  const fields = (typeof request === "object" && request !== null ? request : {}) as Record<string, unknown>
+  return `${String(fields.tool_name)} (${String(fields.tool_use_id)})`
+}
+
+/**
  * The permission callback. When present in the session's context, the session launches the CLI
  * with `--permission-prompt-tool stdio` and answers each `can_use_tool` request with `decide`.
  *
  * `decide` never needs services: the handler's requirements are captured when the layer is built
- * (see {@link layer}). A failure or defect of the handler is a `ClaudeError` (logged as a
- * warning); the session sends it as an error control_response, which the CLI counts as a denial
- * ("Tool permission request failed"). Interrupting `decide` (the CLI's `control_cancel_request`)
- * interrupts the handler and runs its finalizers.
+ * (see {@link layer}); each call runs in a scope of its own and under the caller's span. It fails
+ * with a `ClaudeError` when the handler fails (its own `ClaudeError`, `ControlTimeout` past the
+ * layer's `timeout`, else `InvalidInput`), and dies when it dies. Interrupting `decide` (the
+ * CLI's `control_cancel_request`) interrupts the handler and runs its finalizers.
+ *
+ * What reaches the CLI is decided by {@link Permissions.bind}: a handler that fails, dies,
+ * interrupts itself, times out or answers something invalid **denies** the tool call (fails
+ * closed), with the reason as the message, and the failure is logged and reported.
  *
  * @since 0.1.0
  * @category services
@@ -359,22 +210,42 @@ export class Permissions extends Context.Service<Permissions, {
 }>()("effect-claude-code/Permissions") {
   /**
    * Builds the service from a handler, capturing the handler's requirements `R` from the
-   * context the effect runs in.
+   * context the effect runs in. The captured context leaves out the build's `Scope` and parent
+   * span: a call runs in a scope of its own (closed when the call ends) and under the span of the
+   * fiber that calls `decide`.
    *
    * @since 0.1.0
    */
   static readonly fromHandler = <E, R>(
-    handler: Handler<E, R>
+    handler: Handler<E, R>,
+    options?: PermissionsOptions
   ): Effect.Effect<Permissions["Service"], never, R> =>
-    Effect.map(Effect.context<R>(), (context) =>
-      Permissions.of({
-        decide: (request) =>
-          guard(
-            Effect.suspend(() => handler(request)).pipe(Effect.provideContext(context)),
-            request,
-            { logClaudeErrors: true }
-          )
-      }))
+    Effect.map(Effect.context<R>(), (captured) => {
+      const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(captured)
+      const timeout = options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
+      const timeoutMillis = timeout === undefined ? Infinity : Duration.toMillis(timeout)
+      return Permissions.of({
+        decide: (request) => {
+          const run = Effect.suspend(() => handler(request)).pipe(
+            Effect.provideContext(context),
+            Effect.scoped,
+            Effect.mapError((error) =>
+              ClaudeError.isClaudeError(error)
+                ? error
+                : invalid(
+                  `The permission handler for ${describeRequest(request)} failed: ${describeCause(Cause.fail(error))}`
+                )
+            )
+          ) as Effect.Effect<PermissionResult, ClaudeError.ClaudeError>
+          return Number.isFinite(timeoutMillis)
+            ? Effect.timeoutOrElse(run, {
+              duration: timeout!,
+              orElse: () => Effect.fail(ClaudeError.make(new ClaudeError.ControlTimeout({ subtype: "can_use_tool", timeoutMillis })))
+            })
+            : run
+        }
+      })
+    })
 
   /**
    * A layer of the service. The handler's requirements `R` are taken from the context the layer
@@ -383,8 +254,8 @@ export class Permissions extends Context.Service<Permissions, {
    *
    * @since 0.1.0
    */
-  static readonly layer = <E, R>(handler: Handler<E, R>): Layer.Layer<Permissions, never, R> =>
-    Layer.effect(Permissions, Permissions.fromHandler(handler))
+  static readonly layer = <E, R>(handler: Handler<E, R>, options?: PermissionsOptions): Layer.Layer<Permissions, never, R> =>
+    Layer.effect(Permissions, Permissions.fromHandler(handler, options))
 
   /**
    * @since 0.1.0
@@ -402,9 +273,15 @@ export class Permissions extends Context.Service<Permissions, {
   static readonly toWire = toWire
 
   /**
-   * What the session calls for a `can_use_tool` request: decodes the raw `request` object
-   * (`ClaudeError` `InvalidInput` if it does not match), asks the service, checks the answer and
-   * returns the control_response body.
+   * What the session calls for a `can_use_tool` request: decodes the raw `request` object, asks
+   * the service, checks the answer and returns the control_response body.
+   *
+   * **Fails closed.** A request that does not match its schema, a handler that fails, dies,
+   * interrupts itself or times out, and an answer that is not a {@link PermissionResult} each
+   * give a `deny` whose message says what happened (the model sees it as the tool result), are
+   * logged as a warning, and are passed to `report` ({@link HandlerFailure.HandlerFailed},
+   * outcome `denied`). Interrupting `decide` (a `control_cancel_request`) is no failure: the
+   * handler is interrupted, nothing is reported.
    *
    * An `allow` without `updatedInput` is sent with the request's original input as
    * `updatedInput` (as the Python SDK does): CLI 2.1.332 accepts a bare `{"behavior":"allow"}`,
@@ -412,41 +289,106 @@ export class Permissions extends Context.Service<Permissions, {
    *
    * @since 0.1.0
    */
-  static override readonly bind = (service: Permissions["Service"]): {
-    readonly decide: (request: unknown) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
-  } => ({ decide: (raw) => decideWire(service, raw) })
+  static override readonly bind = (service: Permissions["Service"], report?: HandlerFailure.Report): {
+    readonly decide: (
+      request: unknown,
+      requestId?: string | undefined
+    ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
+  } => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report) })
 }
 
 const decodeRequest = Schema.decodeUnknownEffect(CanUseToolRequest)
-const decodeResult = Schema.decodeUnknownEffect(PermissionResult)
+const encodeResult = Schema.encodeUnknownEffect(PermissionResult)
 
-const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+/** A failed call, before it is answered. */
+interface CallFailure {
+  readonly failure: HandlerFailure.FailureKind
+  readonly error: ClaudeError.ClaudeError
+  readonly cause: Cause.Cause<unknown>
+}
+
+/**
+ * Classifies the handler's own failure, defect or self-interruption. Interrupting the caller's
+ * fiber (control_cancel_request) never reaches `catchCause`: it stays an interruption.
+ */
+const guard = <A>(effect: Effect.Effect<A, unknown>, request: CanUseToolRequest): Effect.Effect<A, CallFailure> =>
+  Effect.catchCause(effect, (cause) => {
+    const failure = Cause.findErrorOption(cause)
+    const claudeError = Option.isSome(failure) && ClaudeError.isClaudeError(failure.value) ? failure.value : undefined
+    const how = Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "interrupted"
+    const kind: HandlerFailure.FailureKind = claudeError?.reason._tag === "ControlTimeout" &&
+        claudeError.reason.subtype === "can_use_tool"
+      ? "timed_out"
+      : how
+    const error = claudeError ?? invalid(
+      `The permission handler for ${describeRequest(request)} ${how === "interrupted" ? "was interrupted" : how}: ${
+        describeCause(cause)
+      }`
+    )
+    return Effect.fail({ failure: kind, error, cause })
+  })
 
 const decideWire = Effect.fn("Permissions.decide")(function*(
   service: Permissions["Service"],
-  raw: unknown
+  raw: unknown,
+  requestId: string | undefined,
+  report: HandlerFailure.Report | undefined
 ) {
-  yield* decodeRequest(raw).pipe(
-    Effect.mapError((error) => invalid(`Invalid can_use_tool request: ${error.message}`))
-  )
   // The schema is structural: keep the CLI's object, with any field a newer CLI added.
   const request = raw as CanUseToolRequest
-  const result = yield* guard(Effect.suspend(() => service.decide(request)), request, { logClaudeErrors: false })
-  yield* decodeResult(result).pipe(
-    Effect.mapError((error) =>
-      invalid(`The permission handler for ${request.tool_name} gave an invalid answer: ${error.message}`)
-    )
+  const answered = yield* decodeRequest(raw).pipe(
+    Effect.mapError((error): CallFailure => ({
+      failure: "invalid_input",
+      error: invalid(`Invalid can_use_tool request: ${error.message}`),
+      cause: Cause.fail(error)
+    })),
+    Effect.andThen(guard(Effect.suspend(() => service.decide(request)), request)),
+    // A bare allow is sent with the request's original input as `updatedInput`.
+    Effect.map((result): unknown =>
+      (result as { behavior?: unknown }).behavior === "allow" &&
+        (result as { updatedInput?: unknown }).updatedInput === undefined
+        ? { ...result, updatedInput: request.input }
+        : result
+    ),
+    // Checked and written by the protocol's schema of the answer.
+    Effect.flatMap((result) =>
+      encodeResult(result).pipe(
+        Effect.mapError((error): CallFailure => ({
+          failure: "invalid_answer",
+          error: invalid(`The permission handler for ${describeRequest(request)} gave an invalid answer: ${error.message}`),
+          cause: Cause.fail(error)
+        }))
+      )
+    ),
+    Effect.result
   )
-  // Validated, then sent as the handler gave it: decoding would drop the fields of an update
-  // type this library does not know yet.
-  const wire = toWire(result)
-  if (result.behavior === "allow" && result.updatedInput === undefined) {
-    return { behavior: "allow", updatedInput: request.input, ...omitBehavior(wire) }
-  }
-  return wire
+  if (answered._tag === "Success") return answered.success as Record<string, unknown>
+  const failed = answered.failure
+  const message = `The permission handler for ${describeRequest(request)} failed, so the tool call was denied: ${failed.error.message}`
+  const fields = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>
+  const toolName = typeof fields.tool_name === "string" ? fields.tool_name : undefined
+  const toolUseId = typeof fields.tool_use_id === "string" ? fields.tool_use_id : undefined
+  yield* Effect.logWarning(message, failed.cause).pipe(
+    Effect.annotateLogs({
+      ...(toolName !== undefined ? { tool_name: toolName } : {}),
+      ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
+      ...(requestId !== undefined ? { request_id: requestId } : {})
+    })
+  )
+  yield* HandlerFailure.callReport(report, {
+    type: "handler_failed",
+    handler: "can_use_tool",
+    hookEvent: undefined,
+    callbackId: undefined,
+    toolName,
+    toolUseId,
+    requestId,
+    failure: failed.failure,
+    outcome: "denied",
+    message,
+    error: failed.error,
+    cause: failed.cause
+  })
+  return toWire(deny(message))
 })
 
-const omitBehavior = (wire: Record<string, unknown>): Record<string, unknown> => {
-  const { behavior: _behavior, ...rest } = wire
-  return rest
-}

@@ -11,6 +11,8 @@ export * as Claude from "./Claude.ts"
 export * as ClaudeError from "./ClaudeError.ts"
 /** NDJSON framing (bytes to lines, with a cap). @since 0.1.0 */
 export * as Framing from "./Framing.ts"
+/** What the program learns when a hook or permission handler fails. @since 0.1.0 */
+export * as HandlerFailure from "./HandlerFailure.ts"
 /** Hook event schemas. @since 0.1.0 */
 export * as HookEvents from "./HookEvents.ts"
 /** Hooks as a service provided by Layers. @since 0.1.0 */

@@ -6,12 +6,19 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import type * as Tracer from "effect/Tracer"
 import { TestClock } from "effect/testing"
 import * as ClaudeError from "../src/ClaudeError.ts"
+import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import * as HookEvents from "../src/HookEvents.ts"
-import { Hooks } from "../src/Hooks.ts"
+import * as Claude from "../src/Claude.ts"
+import { type HookOptions, Hooks } from "../src/Hooks.ts"
+import * as Protocol from "../src/Protocol.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
 
 /** Every distinct shape of the 41 real `hook_callback` requests in the CLI 2.1.332 transcripts (`/work/shared/protocol/transcripts`). */
 const hookCallbacks: ReadonlyArray<{ readonly file: string; readonly request: { readonly callback_id: string; readonly input: Record<string, unknown>; readonly tool_use_id: string } }> = [
@@ -174,7 +181,7 @@ describe("Hooks", () => {
     it.effect("an input that does not match the event's schema is InvalidInput naming the event", () =>
       Effect.gen(function*() {
         let called = false
-        const bound = yield* bindLayer(Hooks.layer(Hooks.on("PreToolUse", () => {
+        const bound = yield* bindLayer(Hooks.layer(Hooks.on("PreToolUse", { onFailure: "continue" }, () => {
           called = true
           return Effect.succeed(Hooks.allow())
         })))
@@ -220,13 +227,15 @@ describe("Hooks", () => {
         assert.strictEqual(
           JSON.stringify(bound.initialize),
           JSON.stringify({
-            UserPromptSubmit: [{ matcher: null, hookCallbackIds: ["hook_0"] }],
+            // Guards fail closed: the library's deadline (60 s by default) plus a margin for the
+            // CLI, and onFailure: "block" so the CLI also blocks on an error answer.
+            UserPromptSubmit: [{ matcher: null, hookCallbackIds: ["hook_0"], timeout: 65, onFailure: "block" }],
             PreToolUse: [
-              { matcher: "Bash", hookCallbackIds: ["hook_1"] },
-              { matcher: "Write|Edit", hookCallbackIds: ["hook_3"], timeout: 5 }
+              { matcher: "Bash", hookCallbackIds: ["hook_1"], timeout: 65, onFailure: "block" },
+              { matcher: "Write|Edit", hookCallbackIds: ["hook_3"], timeout: 10, onFailure: "block" }
             ],
             PostToolUse: [{ matcher: null, hookCallbackIds: ["hook_2"] }],
-            Stop: [{ matcher: null, hookCallbackIds: ["hook_4"], timeout: 2 }]
+            Stop: [{ matcher: null, hookCallbackIds: ["hook_4"], timeout: 7 }]
           })
         )
       }))
@@ -243,8 +252,8 @@ describe("Hooks", () => {
         assert.deepStrictEqual(bound.initialize, {
           Stop: [{ matcher: null, hookCallbackIds: ["hook_0"] }],
           PreToolUse: [
-            { matcher: "Bash", hookCallbackIds: ["hook_1"] },
-            { matcher: null, hookCallbackIds: ["hook_2"] }
+            { matcher: "Bash", hookCallbackIds: ["hook_1"], timeout: 65, onFailure: "block" },
+            { matcher: null, hookCallbackIds: ["hook_2"], timeout: 65, onFailure: "block" }
           ]
         })
         const stop = fixture("Stop")
@@ -349,12 +358,12 @@ describe("Hooks", () => {
         assert.deepStrictEqual(yield* bound.dispatch("hook_2", stop.input, undefined), { decision: "block", reason: "r" })
       }))
 
-    it.effect("an answer that breaks the event's output schema is InvalidInput", () =>
+    it.effect("an answer that breaks the event's output schema is InvalidInput (an event that does not guard)", () =>
       Effect.gen(function*() {
         const bound = yield* bindLayer(Hooks.layer(
-          Hooks.on("PreToolUse", () =>
+          Hooks.on("PreToolUse", { onFailure: "continue" }, () =>
             Effect.succeed({ hookSpecificOutput: { permissionDecision: "maybe" } } as unknown as HookEvents.HookOutput<"PreToolUse">)),
-          Hooks.on("PreToolUse", () =>
+          Hooks.on("PreToolUse", { onFailure: "continue" }, () =>
             Effect.succeed({ hookSpecificOutput: { hookEventName: "Stop" } } as unknown as HookEvents.HookOutput<"PreToolUse">))
         ))
         const pre = fixture("PreToolUse")
@@ -395,20 +404,20 @@ describe("Hooks", () => {
         assert.isTrue(logs[0]!.hasCause)
       }))
 
-    it.effect("a dying handler is a ClaudeError, logged", () =>
+    it.effect("a dying handler of an event that does not guard is a ClaudeError, logged", () =>
       Effect.gen(function*() {
         const bound = yield* bindLayer(Hooks.layer(
-          Hooks.on("PreToolUse", () => Effect.die(new Error("bug in the hook")))
+          Hooks.on("PostToolUse", () => Effect.die(new Error("bug in the hook")))
         ))
-        const pre = fixture("PreToolUse")
-        const { exit, logs } = yield* withLogs(bound.dispatch("hook_0", pre.input, pre.tool_use_id))
+        const post = fixture("PostToolUse")
+        const { exit, logs } = yield* withLogs(bound.dispatch("hook_0", post.input, post.tool_use_id))
         const error = failureOf(exit)
         assert.strictEqual(error.reason._tag, "InvalidInput")
         assert.include(error.message, "died")
         assert.include(error.message, "bug in the hook")
         assert.strictEqual(logs.length, 1)
         assert.strictEqual(logs[0]!.level, "Warn")
-        assert.include(logs[0]!.message, "PreToolUse")
+        assert.include(logs[0]!.message, "PostToolUse")
         assert.include(logs[0]!.message, "hook_0")
       }))
 
@@ -440,16 +449,16 @@ describe("Hooks", () => {
         assert.strictEqual(logs.length, 1)
       }))
 
-    it.effect("a handler past its timeout: ControlTimeout, handler interrupted", () =>
+    it.effect("a handler past its timeout (an event that does not guard): ControlTimeout, handler interrupted", () =>
       Effect.gen(function*() {
         const finalized = yield* Ref.make(false)
         const bound = yield* bindLayer(Hooks.layer(
-          Hooks.on("PreToolUse", { matcher: "Bash", timeout: "5 seconds" }, () =>
+          Hooks.on("PostToolUse", { matcher: "Bash", timeout: "5 seconds" }, () =>
             Effect.never.pipe(Effect.ensuring(Ref.set(finalized, true))))
         ))
-        assert.deepStrictEqual(bound.initialize.PreToolUse, [{ matcher: "Bash", hookCallbackIds: ["hook_0"], timeout: 5 }])
-        const pre = fixture("PreToolUse")
-        const fiber = yield* Effect.forkChild(withLogs(bound.dispatch("hook_0", pre.input, pre.tool_use_id)))
+        assert.deepStrictEqual(bound.initialize.PostToolUse, [{ matcher: "Bash", hookCallbackIds: ["hook_0"], timeout: 10 }])
+        const post = fixture("PostToolUse")
+        const fiber = yield* Effect.forkChild(withLogs(bound.dispatch("hook_0", post.input, post.tool_use_id)))
         yield* TestClock.adjust("4999 millis")
         assert.isUndefined(fiber.pollUnsafe())
         yield* TestClock.adjust("1 millis")
@@ -515,6 +524,341 @@ describe("Hooks", () => {
       }))
   })
 
+  describe("failing closed (guards)", () => {
+    class Boom extends Schema.TaggedError<Boom>()("Boom", { detail: Schema.String }) {}
+
+    /** Binds a layer with a `report` that keeps what it is given. */
+    const bindReporting = <E>(layer: Layer.Layer<Hooks, E>) =>
+      Effect.gen(function*() {
+        const reports: Array<HandlerFailure.HandlerFailed> = []
+        const bound = yield* Effect.map(Effect.provide(currentHooks, layer), (hooks) =>
+          Hooks.bind(hooks, (event) => {
+            reports.push(event)
+          }))
+        return { bound, reports }
+      })
+
+    const pre = fixture("PreToolUse")
+    const denial = (reasonPart: string) => (output: Record<string, unknown>) => {
+      const specific = output.hookSpecificOutput as Record<string, unknown>
+      assert.strictEqual(specific.hookEventName, "PreToolUse")
+      assert.strictEqual(specific.permissionDecision, "deny")
+      assert.include(String(specific.permissionDecisionReason), reasonPart)
+    }
+
+    const failures: ReadonlyArray<{
+      readonly name: string
+      readonly handler: () => Effect.Effect<HookEvents.HookOutput<"PreToolUse">, Boom>
+      readonly failure: HandlerFailure.FailureKind
+      readonly text: string
+    }> = [
+      { name: "fails", handler: () => Effect.fail(new Boom({ detail: "kaput" })), failure: "failed", text: "kaput" },
+      { name: "dies", handler: () => Effect.die(new Error("bug in the guard")), failure: "died", text: "bug in the guard" },
+      {
+        name: "throws",
+        handler: () => {
+          throw new Error("thrown by the guard")
+        },
+        failure: "died",
+        text: "thrown by the guard"
+      },
+      { name: "interrupts itself", handler: () => Effect.interrupt, failure: "interrupted", text: "was interrupted" }
+    ]
+
+    for (const { name, handler, failure, text } of failures) {
+      it.effect(`a PreToolUse guard that ${name}: a deny carrying the reason, logged, reported once`, () =>
+        Effect.gen(function*() {
+          const { bound, reports } = yield* bindReporting(Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash" }, handler)))
+          const { exit, logs } = yield* withLogs(bound.dispatch("hook_0", pre.input, pre.tool_use_id, "req-7"))
+          assert.isTrue(Exit.isSuccess(exit))
+          if (Exit.isSuccess(exit)) denial(text)(exit.value)
+          assert.strictEqual(logs.length, 1)
+          assert.strictEqual(logs[0]!.level, "Warn")
+          assert.include(logs[0]!.message, "PreToolUse hook (hook_0) failed")
+          assert.include(logs[0]!.message, "the tool call was refused")
+          assert.isTrue(logs[0]!.hasCause)
+          assert.strictEqual(reports.length, 1)
+          const report = reports[0]!
+          assert.strictEqual(report.type, "handler_failed")
+          assert.strictEqual(report.handler, "hook")
+          assert.strictEqual(report.hookEvent, "PreToolUse")
+          assert.strictEqual(report.callbackId, "hook_0")
+          assert.strictEqual(report.toolName, "Bash")
+          assert.strictEqual(report.toolUseId, pre.tool_use_id)
+          assert.strictEqual(report.requestId, "req-7")
+          assert.strictEqual(report.failure, failure)
+          assert.strictEqual(report.outcome, "denied")
+          assert.include(report.message, text)
+          assert.isTrue(ClaudeError.isClaudeError(report.error))
+          assert.isTrue(report.cause.reasons.length > 0)
+        }))
+    }
+
+    it.effect("a PreToolUse guard past its timeout: a deny at the deadline, the handler interrupted, reported as timed_out", () =>
+      Effect.gen(function*() {
+        const finalized = yield* Ref.make(false)
+        const { bound, reports } = yield* bindReporting(Hooks.layer(
+          Hooks.on("PreToolUse", { timeout: "5 seconds" }, () => Effect.never.pipe(Effect.ensuring(Ref.set(finalized, true))))
+        ))
+        // The CLI is told to wait 5 s more than the library, so the library's answer comes first.
+        assert.deepStrictEqual(bound.initialize.PreToolUse, [
+          { matcher: null, hookCallbackIds: ["hook_0"], timeout: 10, onFailure: "block" }
+        ])
+        const fiber = yield* Effect.forkChild(withLogs(bound.dispatch("hook_0", pre.input, pre.tool_use_id)))
+        yield* TestClock.adjust("4999 millis")
+        assert.isUndefined(fiber.pollUnsafe())
+        yield* TestClock.adjust("1 millis")
+        const { exit, logs } = yield* Fiber.join(fiber)
+        assert.isTrue(Exit.isSuccess(exit))
+        if (Exit.isSuccess(exit)) denial("5000")(exit.value)
+        assert.isTrue(yield* Ref.get(finalized))
+        assert.strictEqual(logs.length, 1)
+        assert.strictEqual(reports.length, 1)
+        assert.strictEqual(reports[0]!.failure, "timed_out")
+        assert.strictEqual(reports[0]!.outcome, "denied")
+        assert.strictEqual(reports[0]!.error.reason._tag, "ControlTimeout")
+      }))
+
+    it.effect("a guard without a timeout still has one: 60 s (the CLI is told 65 s)", () =>
+      Effect.gen(function*() {
+        const { bound, reports } = yield* bindReporting(Hooks.layer(Hooks.on("PreToolUse", () => Effect.never)))
+        const fiber = yield* Effect.forkChild(bound.dispatch("hook_0", pre.input, pre.tool_use_id))
+        yield* TestClock.adjust("59 seconds")
+        assert.isUndefined(fiber.pollUnsafe())
+        yield* TestClock.adjust("1 second")
+        denial("60000")(yield* Fiber.join(fiber))
+        assert.strictEqual(reports[0]!.failure, "timed_out")
+      }).pipe(Effect.provide(Logger.layer([]))))
+
+    it.effect("an invalid answer and an invalid input of a guard are refused too", () =>
+      Effect.gen(function*() {
+        const { bound, reports } = yield* bindReporting(Hooks.layer(
+          Hooks.on("PreToolUse", () =>
+            Effect.succeed({ hookSpecificOutput: { permissionDecision: "maybe" } } as unknown as HookEvents.HookOutput<"PreToolUse">))
+        ))
+        denial("invalid answer")(yield* bound.dispatch("hook_0", pre.input, pre.tool_use_id))
+        const { tool_name: _dropped, ...withoutToolName } = pre.input
+        denial("Invalid PreToolUse hook input")(yield* bound.dispatch("hook_0", withoutToolName, pre.tool_use_id))
+        assert.deepStrictEqual(reports.map((r) => [r.failure, r.outcome]), [
+          ["invalid_answer", "denied"],
+          ["invalid_input", "denied"]
+        ])
+      }).pipe(Effect.provide(Logger.layer([]))))
+
+    it.effect("PermissionRequest answers a deny decision; UserPromptSubmit blocks the prompt", () =>
+      Effect.gen(function*() {
+        const { bound, reports } = yield* bindReporting(Hooks.layer(
+          Hooks.on("PermissionRequest", () => Effect.die("permission guard broke")),
+          Hooks.on("UserPromptSubmit", () => Effect.fail(new Boom({ detail: "prompt guard broke" })))
+        ))
+        const permissionRequest = { ...pre.input, hook_event_name: "PermissionRequest" }
+        const permission = yield* bound.dispatch("hook_0", permissionRequest, undefined)
+        const decision = (permission.hookSpecificOutput as { decision: { behavior: string; message: string } }).decision
+        assert.strictEqual(decision.behavior, "deny")
+        assert.include(decision.message, "permission guard broke")
+        const ups = fixture("UserPromptSubmit")
+        const prompt = yield* bound.dispatch("hook_1", ups.input, ups.tool_use_id)
+        assert.strictEqual(prompt.decision, "block")
+        assert.include(String(prompt.reason), "prompt guard broke")
+        assert.deepStrictEqual(reports.map((r) => [r.hookEvent, r.outcome]), [
+          ["PermissionRequest", "denied"],
+          ["UserPromptSubmit", "denied"]
+        ])
+      }).pipe(Effect.provide(Logger.layer([]))))
+
+    it.effect("onFailure: \"continue\" opts a guard out: the error answer, reported as continued, no onFailure sent", () =>
+      Effect.gen(function*() {
+        const { bound, reports } = yield* bindReporting(Hooks.layer(
+          Hooks.on("PreToolUse", { onFailure: "continue" }, () => Effect.fail(new Boom({ detail: "let it through" })))
+        ))
+        assert.deepStrictEqual(bound.initialize.PreToolUse, [{ matcher: null, hookCallbackIds: ["hook_0"] }])
+        const { exit } = yield* withLogs(bound.dispatch("hook_0", pre.input, pre.tool_use_id))
+        assert.include(failureOf(exit).message, "let it through")
+        assert.strictEqual(reports.length, 1)
+        assert.strictEqual(reports[0]!.outcome, "continued")
+        assert.include(reports[0]!.message, "goes on")
+      }))
+
+    it.effect("a failure of an event that does not guard keeps the error answer, and is reported as continued", () =>
+      Effect.gen(function*() {
+        const { bound, reports } = yield* bindReporting(Hooks.layer(
+          Hooks.on("Stop", { onFailure: "block" }, () => Effect.fail(new Boom({ detail: "stop broke" })))
+        ))
+        assert.deepStrictEqual(bound.initialize.Stop, [{ matcher: null, hookCallbackIds: ["hook_0"] }])
+        const { exit } = yield* withLogs(bound.dispatch("hook_0", fixture("Stop").input, undefined))
+        assert.include(failureOf(exit).message, "stop broke")
+        assert.deepStrictEqual(reports.map((r) => [r.hookEvent, r.failure, r.outcome]), [["Stop", "failed", "continued"]])
+      }))
+
+    it.effect("a report that throws changes nothing: the deny is still answered", () =>
+      Effect.gen(function*() {
+        const hooks = yield* Effect.provide(currentHooks, Hooks.layer(Hooks.on("PreToolUse", () => Effect.die("broken"))))
+        const bound = Hooks.bind(hooks, () => {
+          throw new Error("the reporter is broken too")
+        })
+        const { exit, logs } = yield* withLogs(bound.dispatch("hook_0", pre.input, pre.tool_use_id))
+        assert.isTrue(Exit.isSuccess(exit))
+        if (Exit.isSuccess(exit)) denial("broken")(exit.value)
+        assert.isTrue(logs.some((l) => l.message.includes("reporter threw")))
+      }))
+
+    it.effect("interrupting dispatch (control_cancel_request) is not reported", () =>
+      Effect.gen(function*() {
+        const started = yield* Deferred.make<void>()
+        const { bound, reports } = yield* bindReporting(Hooks.layer(
+          Hooks.on("PreToolUse", () => Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never)))
+        ))
+        const fiber = yield* Effect.forkChild(bound.dispatch("hook_0", pre.input, pre.tool_use_id))
+        yield* Deferred.await(started)
+        yield* Fiber.interrupt(fiber)
+        assert.isTrue(Exit.hasInterrupts(yield* Fiber.await(fiber)))
+        assert.strictEqual(reports.length, 0)
+      }))
+
+    it.effect("Hooks.refusal: the refusal of each guard event; none for other events", () =>
+      Effect.sync(() => {
+        assert.deepStrictEqual(Hooks.refusal("PreSkillShellCommand", "r"), {
+          hookSpecificOutput: { hookEventName: "PreSkillShellCommand", permissionDecision: "deny", permissionDecisionReason: "r" }
+        })
+        assert.deepStrictEqual(Hooks.refusal("UserPromptExpansion", "r"), { decision: "block", reason: "r" })
+        assert.isUndefined(Hooks.refusal("Stop", "r"))
+        assert.isUndefined(Hooks.refusal("PostToolUse", "r"))
+      }))
+  })
+
+  describe("on the wire: the session's answer to a failing guard (FakeCli)", () => {
+    const pre = fixture("PreToolUse")
+    const kinds: ReadonlyArray<{
+      readonly name: string
+      readonly options: HookOptions
+      readonly handler: (
+        started: Deferred.Deferred<void>
+      ) => Effect.Effect<HookEvents.HookOutput<"PreToolUse">, ClaudeError.ClaudeError>
+      readonly reason: string
+    }> = [
+      { name: "fails", options: {}, handler: () => Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: "policy down" }))), reason: "policy down" },
+      { name: "dies", options: {}, handler: () => Effect.die(new Error("a defect")), reason: "a defect" },
+      {
+        name: "throws",
+        options: {},
+        handler: () => {
+          throw new Error("thrown")
+        },
+        reason: "thrown"
+      },
+      {
+        name: "times out",
+        options: { timeout: "2 seconds" },
+        handler: (started) => Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never)),
+        reason: "did not answer within 2000 ms"
+      }
+    ]
+    for (const { name, options, handler, reason } of kinds) {
+      it.effect(`a PreToolUse guard that ${name}: the CLI gets a success answer with a deny; initialize carried onFailure: block`, () =>
+        Effect.gen(function*() {
+          const started = yield* Deferred.make<void>()
+          const seen = yield* Deferred.make<ReadonlyArray<Record<string, unknown>>>()
+          const cli = FakeCli.layer((cli) =>
+            Effect.gen(function*() {
+              const initialize = yield* cli.nextMatching((m) => m.type === "control_request")
+              yield* cli.emit({
+                type: "control_response",
+                response: { subtype: "success", request_id: initialize.request_id, response: {} }
+              })
+              yield* cli.emit({
+                type: "control_request",
+                request_id: "h1",
+                request: { subtype: "hook_callback", callback_id: "hook_0", input: pre.input, tool_use_id: pre.tool_use_id }
+              })
+              const answer = yield* cli.nextMatching((m) => m.type === "control_response")
+              yield* Deferred.succeed(seen, [initialize, answer])
+              return yield* Effect.never
+            })
+          )
+          const [initialize, answer] = yield* Effect.gen(function*() {
+            yield* Claude.open()
+            if (options.timeout !== undefined) {
+              yield* Deferred.await(started)
+              yield* TestClock.adjust("2 seconds")
+            }
+            return yield* Deferred.await(seen)
+          }).pipe(
+            Effect.provide([cli, Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash", ...options }, () => handler(started)))]),
+            Effect.provide(Logger.layer([]))
+          )
+          const hooks = (initialize!.request as { hooks: Record<string, ReadonlyArray<Record<string, unknown>>> }).hooks
+          assert.strictEqual(hooks.PreToolUse![0]!.onFailure, "block")
+          const response = answer!.response as Record<string, unknown>
+          assert.strictEqual(response.subtype, "success")
+          assert.strictEqual(response.request_id, "h1")
+          const specific = (response.response as { hookSpecificOutput: Record<string, unknown> }).hookSpecificOutput
+          assert.strictEqual(specific.permissionDecision, "deny")
+          assert.include(String(specific.permissionDecisionReason), reason)
+        }))
+    }
+  })
+
+  describe("a scope and a span per call", () => {
+    it.effect("a finalizer a handler adds runs when the call ends, not when the layer's scope closes", () =>
+      Effect.gen(function*() {
+        const finalized: Array<string> = []
+        const layerScope = yield* Scope.make()
+        const layer = Hooks.layer(Hooks.on("Stop", () =>
+          Effect.as(Effect.addFinalizer(() => Effect.sync(() => finalized.push("call"))), Hooks.allow())))
+        // Built as a session's layers are: in a scope that stays open while the program runs.
+        const hooks = Context.get(yield* Layer.build(layer).pipe(Scope.provide(layerScope)), Hooks)
+        const bound = Hooks.bind(hooks)
+        // The caller runs the call in a scope of its own (as the session's dispatcher does).
+        yield* Effect.scoped(bound.dispatch("hook_0", fixture("Stop").input, undefined))
+        assert.deepStrictEqual(finalized, ["call"])
+        yield* bound.dispatch("hook_0", fixture("Stop").input, undefined).pipe(Effect.scoped)
+        assert.deepStrictEqual(finalized, ["call", "call"])
+        yield* Scope.close(layerScope, Exit.void)
+        assert.deepStrictEqual(finalized, ["call", "call"])
+      }))
+
+    it.effect("a handler runs under the caller's span, not the span its layer was built in", () =>
+      Effect.gen(function*() {
+        const spans: Array<string> = []
+        const layer = Hooks.layer(Hooks.on("Stop", () =>
+          Effect.gen(function*() {
+            let span: Tracer.AnySpan | undefined = yield* Effect.currentSpan
+            while (span !== undefined) {
+              spans.push(span._tag === "Span" ? span.name : "external")
+              span = span._tag === "Span" ? Option.getOrUndefined(span.parent) : undefined
+            }
+            return Hooks.allow()
+          })))
+        const hooks = yield* Effect.provide(currentHooks, layer).pipe(Effect.withSpan("layer-build"))
+        yield* Hooks.bind(hooks).dispatch("hook_0", fixture("Stop").input, undefined).pipe(Effect.withSpan("the-turn"))
+        assert.deepStrictEqual(spans, ["Hooks.dispatch", "the-turn"])
+      }))
+  })
+
+  describe("one schema per wire object", () => {
+    it("the event schemas are the protocol's", () => {
+      assert.strictEqual(HookEvents.PreToolUseInput, Protocol.PreToolUseInput)
+      assert.strictEqual(HookEvents.PermissionRequestSpecificOutput, Protocol.PermissionRequestSpecificOutput)
+      assert.strictEqual(HookEvents.HookOutputBase, Protocol.HookOutputBase)
+      assert.strictEqual(HookEvents.events.Stop.input, Protocol.StopInput)
+    })
+
+    it.effect("every answer the Hooks service writes decodes with the protocol's HookOutput", () =>
+      Effect.gen(function*() {
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("PreToolUse", () => Effect.succeed(Hooks.allowWith({ command: "ls" }, "fine"))),
+          Hooks.on("PreToolUse", () => Effect.die("broken")),
+          Hooks.on("Stop", () => Effect.succeed({ ...Hooks.async(10), systemMessage: "s" }))
+        ))
+        const decode = Schema.decodeUnknownSync(Protocol.HookOutput)
+        const pre = fixture("PreToolUse")
+        for (const [id, input] of [["hook_0", pre.input], ["hook_1", pre.input], ["hook_2", fixture("Stop").input]] as const) {
+          const answer = yield* bound.dispatch(id, input, undefined).pipe(Effect.provide(Logger.layer([])))
+          assert.deepStrictEqual(decode(answer), answer)
+        }
+      }))
+  })
+
   describe("requirements", () => {
     it.effect("a handler uses a service provided to its layer, not to the caller", () =>
       Effect.gen(function*() {
@@ -573,7 +917,7 @@ describe("Hooks", () => {
             { matcher: null, hookCallbackIds: ["hook_0"] },
             { matcher: null, hookCallbackIds: ["hook_1"] }
           ],
-          PreToolUse: [{ matcher: null, hookCallbackIds: ["hook_2"] }]
+          PreToolUse: [{ matcher: null, hookCallbackIds: ["hook_2"], timeout: 65, onFailure: "block" }]
         })
         const stop = fixture("Stop")
         yield* bound.dispatch("hook_0", stop.input, undefined)

@@ -12,10 +12,12 @@ import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
+import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import * as HookEvents from "../src/HookEvents.ts"
-import { Hooks } from "../src/Hooks.ts"
+import { type HookOptions, Hooks } from "../src/Hooks.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { live, processLayer } from "./support/live.ts"
+import { makeHome, makeTempDir, spawnRawCli } from "./support/realCli.ts"
 import { assertCancelledWithoutAnswer, wireLog } from "./support/wire.ts"
 
 const bash = (command: string) => FakeModel.toolUse("Bash", { command, description: "hook test" })
@@ -314,55 +316,208 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
       assert.include(assistant, seen[0]!.toolUseId)
     }).pipe(Effect.provide(processLayer)))
 
-  const warnings = warningLog()
-  it.live("a failing handler (typed failure, then a defect) leaves the session working: tools run, hook_callback_failed", () =>
-    Effect.gen(function*() {
-      const { lines, transcript } = wireLog()
-      const { options, cwd } = yield* live([
-        bash("touch after-failure.txt"),
-        FakeModel.text("first done"),
-        bash("touch after-defect.txt"),
-        FakeModel.text("second done"),
-        FakeModel.text("third done")
-      ], { transcript })
-      let calls = 0
-      const session = yield* Claude.open(options).pipe(
-        Effect.provide(Hooks.layer(Hooks.on("PreToolUse", () =>
-          Effect.suspend(() => {
-            calls++
-            return calls === 1
-              ? Effect.fail(new HookBoom({ detail: "a typed failure" }))
-              : Effect.die(new Error("a defect in the handler"))
-          }))))
-      )
-      const first = yield* session.turn("first").pipe(Stream.runCollect)
-      const second = yield* session.turn("second").pipe(Stream.runCollect)
-      const third = yield* session.run("third")
-      assert.strictEqual(calls, 2)
-      assert.isTrue(Fs.existsSync(Path.join(cwd, "after-failure.txt")))
-      assert.isTrue(Fs.existsSync(Path.join(cwd, "after-defect.txt")))
-      for (const events of [first, second]) {
-        const failed = events.filter((e) => e.type === "system" && e.subtype === "informational" && e.tag === "hook_callback_failed")
+  describe("guards fail closed: a broken PreToolUse guard keeps the command from running", () => {
+    const guards: ReadonlyArray<{
+      readonly name: string
+      readonly options: HookOptions
+      readonly handler: () => Effect.Effect<HookEvents.HookOutput<"PreToolUse">, HookBoom>
+      readonly reason: string
+    }> = [
+      { name: "fails", options: {}, handler: () => Effect.fail(new HookBoom({ detail: "a typed failure" })), reason: `HookBoom {"detail":"a typed failure"}` },
+      {
+        name: "throws",
+        options: {},
+        handler: () => {
+          throw new Error("thrown by the guard")
+        },
+        reason: "thrown by the guard"
+      },
+      { name: "dies", options: {}, handler: () => Effect.die(new Error("a defect in the guard")), reason: "a defect in the guard" },
+      // The CLI is told 1 + 5 s: the library's refusal comes first, and says why.
+      { name: "times out", options: { timeout: "1 second" }, handler: () => Effect.never, reason: "The PreToolUse hook (hook_0) did not answer within 1000 ms" }
+    ]
+    for (const { name, options: hookOptions, handler, reason } of guards) {
+      const warnings = warningLog()
+      it.live(`a guard that ${name}: \`rm\` does not run, the model sees the reason, the turn goes on, warning logged`, () =>
+        Effect.gen(function*() {
+          const { lines, transcript } = wireLog()
+          const { model, options, cwd } = yield* live(
+            [bash("rm victim.txt"), FakeModel.text("left it alone")],
+            { transcript, permissionMode: "bypassPermissions" }
+          )
+          Fs.writeFileSync(Path.join(cwd, "victim.txt"), "still here")
+          const session = yield* Claude.open(options).pipe(
+            Effect.provide(Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash", ...hookOptions }, handler)))
+          )
+          const events = yield* session.turn("delete the file").pipe(Stream.runCollect)
+          assert.isTrue(Fs.existsSync(Path.join(cwd, "victim.txt")), "the file the command would delete is still there")
+          const [result] = resultsOf(events)
+          assert.strictEqual(result!.subtype, "success")
+          assert.strictEqual(result!.result, "left it alone")
+          const [, second] = yield* model.messageRequests
+          const [toolResult] = FakeModel.toolResults(second!)
+          assert.isTrue(toolResult!.isError)
+          assert.include(toolResult!.content, "PreToolUse:Bash hook error")
+          assert.include(toolResult!.content, reason)
+          // The CLI got a deny (a success answer), never had to cancel, and was not left to time out.
+          const answers = lines.filter((l) => l.direction === "send" && l.message.type === "control_response")
+          const deny = answers.find((l) => JSON.stringify(l.message).includes(`"permissionDecision":"deny"`))
+          assert.isDefined(deny)
+          assert.strictEqual((deny!.message.response as { subtype?: unknown }).subtype, "success")
+          assert.isFalse(lines.some((l) => l.direction === "recv" && l.message.type === "control_cancel_request"))
+          assert.isTrue(
+            warnings.messages.some((m) => m.includes("PreToolUse hook (hook_0) failed") && m.includes("tool call was refused")),
+            warnings.messages.join("\n")
+          )
+        }).pipe(Effect.provide([processLayer, Logger.layer([warnings.logger])])))
+    }
+
+    it.live("onFailure: \"continue\" opts out: a failing guard lets the command run (hook_callback_failed), the session works", () =>
+      Effect.gen(function*() {
+        const { lines, transcript } = wireLog()
+        const { options, cwd } = yield* live([
+          bash("rm victim.txt"),
+          FakeModel.text("first done"),
+          FakeModel.text("second done")
+        ], { transcript, permissionMode: "bypassPermissions" })
+        Fs.writeFileSync(Path.join(cwd, "victim.txt"), "doomed")
+        const session = yield* Claude.open(options).pipe(
+          Effect.provide(Hooks.layer(Hooks.on("PreToolUse", { onFailure: "continue" }, () =>
+            Effect.fail(new HookBoom({ detail: "a typed failure" })))))
+        )
+        const first = yield* session.turn("first").pipe(Stream.runCollect, Effect.provide(Logger.layer([])))
+        const second = yield* session.run("second")
+        assert.isFalse(Fs.existsSync(Path.join(cwd, "victim.txt")))
+        const failed = first.filter((e) => e.type === "system" && e.subtype === "informational" && e.tag === "hook_callback_failed")
         assert.strictEqual(failed.length, 1)
-        assert.strictEqual(resultsOf(events)[0]!.subtype, "success")
-      }
-      assert.strictEqual(resultsOf(first)[0]!.result, "first done")
-      assert.strictEqual(resultsOf(second)[0]!.result, "second done")
-      assert.strictEqual(third.result, "third done")
-      // What the CLI was told: an error control_response naming the failure.
-      const errors = lines.flatMap((l) =>
-        l.direction === "send" && l.message.type === "control_response" &&
-          (l.message.response as { subtype?: unknown }).subtype === "error"
-          ? [String((l.message.response as { error?: unknown }).error)]
-          : []
+        assert.strictEqual(resultsOf(first)[0]!.result, "first done")
+        assert.strictEqual(second.result, "second done")
+        const errors = lines.flatMap((l) =>
+          l.direction === "send" && l.message.type === "control_response" &&
+            (l.message.response as { subtype?: unknown }).subtype === "error"
+            ? [String((l.message.response as { error?: unknown }).error)]
+            : []
+        )
+        assert.strictEqual(errors.length, 1)
+        assert.include(errors[0]!, `HookBoom {"detail":"a typed failure"}`)
+      }).pipe(Effect.provide(processLayer)))
+  })
+
+  it.live("a dying UserPromptSubmit guard drops the prompt (no model call); a dying Stop hook does not hold the turn", () =>
+    Effect.gen(function*() {
+      const { model, options } = yield* live([FakeModel.text("answered")], { permissionMode: "bypassPermissions" })
+      let guardCalls = 0
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer(
+          Hooks.on("UserPromptSubmit", (input) =>
+            Effect.suspend(() => {
+              guardCalls++
+              return input.prompt.includes("secret") ? Effect.die(new Error("the prompt scanner crashed")) : Effect.succeed({})
+            })),
+          Hooks.on("Stop", () => Effect.die(new Error("the Stop hook crashed")))
+        )),
+        Effect.provide(Logger.layer([]))
       )
-      assert.strictEqual(errors.length, 2)
-      assert.include(errors[0]!, `HookBoom {"detail":"a typed failure"}`)
-      assert.include(errors[1]!, "died: a defect in the handler")
-      // And each failure was logged as a warning naming the event and the callback.
-      assert.isTrue(warnings.messages.some((m) => m.includes("PreToolUse hook (hook_0) failed") && m.includes("HookBoom")))
-      assert.isTrue(warnings.messages.some((m) => m.includes("PreToolUse hook (hook_0) failed") && m.includes("a defect")))
-    }).pipe(Effect.provide([processLayer, Logger.layer([warnings.logger])])))
+      const dropped = yield* session.turn("here is a secret").pipe(Stream.runCollect)
+      assert.strictEqual((yield* model.messageRequests).length, 0, "the prompt never reached the model")
+      const blocked = dropped.filter((e) => e.type === "system" && e.subtype === "informational")
+      assert.isTrue(blocked.some((e) => JSON.stringify(e).includes("the prompt scanner crashed")))
+      assert.strictEqual(resultsOf(dropped)[0]!.num_turns, 0)
+      // A Stop hook is not a guard: its failure gets the non-blocking answer and the turn ends.
+      const next = yield* session.run("an ordinary prompt")
+      assert.strictEqual(next.result, "answered")
+      assert.strictEqual(guardCalls, 2)
+    }).pipe(Effect.provide(processLayer)))
+
+  describe("Hooks.bind with a report, answering the real CLI directly (no session)", () => {
+    const guards: ReadonlyArray<{
+      readonly name: string
+      readonly options: HookOptions
+      readonly handler: () => Effect.Effect<HookEvents.HookOutput<"PreToolUse">>
+      readonly failure: HandlerFailure.FailureKind
+    }> = [
+      {
+        name: "throws",
+        options: {},
+        handler: () => {
+          throw new Error("thrown by the guard")
+        },
+        failure: "died"
+      },
+      { name: "dies", options: {}, handler: () => Effect.die(new Error("a defect in the guard")), failure: "died" },
+      { name: "times out", options: { timeout: "1 second" }, handler: () => Effect.never, failure: "timed_out" }
+    ]
+    for (const { name, options: hookOptions, handler, failure } of guards) {
+      it.live(`a guard that ${name}: rm does not run and the report names the tool, the request and the outcome`, () =>
+        Effect.gen(function*() {
+          const model = yield* FakeModel.make([bash("rm victim.txt"), FakeModel.text("left it alone")])
+          const home = yield* makeHome
+          const cwd = yield* makeTempDir("ecc-cwd-")
+          Fs.writeFileSync(Path.join(cwd, "victim.txt"), "still here")
+          const reports: Array<HandlerFailure.HandlerFailed> = []
+          const hooks = yield* Effect.provide(
+            Effect.service(Hooks),
+            Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash", ...hookOptions }, handler))
+          )
+          const bound = Hooks.bind(hooks, (event) => void reports.push(event))
+          const cli = yield* spawnRawCli({ url: model.url, home, cwd })
+          yield* cli.send({ type: "control_request", request_id: "init", request: { subtype: "initialize", hooks: bound.initialize } })
+          yield* cli.awaitLine((l) => l.type === "control_response")
+          yield* cli.sendUser("delete the file")
+          const request = yield* cli.awaitLine((l) => l.type === "control_request")
+          const body = request.request as { callback_id: string; input: unknown; tool_use_id: string }
+          const answer = yield* bound.dispatch(body.callback_id, body.input, body.tool_use_id, String(request.request_id)).pipe(
+            Effect.provide(Logger.layer([]))
+          )
+          yield* cli.send({
+            type: "control_response",
+            response: { subtype: "success", request_id: request.request_id, response: answer }
+          })
+          yield* cli.awaitLine((l) => l.type === "result", "30 seconds")
+          assert.isTrue(Fs.existsSync(Path.join(cwd, "victim.txt")), "the file the command would delete is still there")
+          assert.strictEqual(reports.length, 1)
+          const report = reports[0]!
+          assert.strictEqual(report.type, "handler_failed")
+          assert.strictEqual(report.handler, "hook")
+          assert.strictEqual(report.hookEvent, "PreToolUse")
+          assert.strictEqual(report.toolName, "Bash")
+          assert.strictEqual(report.toolUseId, body.tool_use_id)
+          assert.strictEqual(report.requestId, request.request_id)
+          assert.strictEqual(report.failure, failure)
+          assert.strictEqual(report.outcome, "denied")
+          const [, second] = yield* model.messageRequests
+          assert.include(FakeModel.toolResults(second!)[0]!.content, "PreToolUse:Bash hook error")
+        }))
+    }
+  })
+
+  describe("what CLI 2.1.332 does on its own hook timeout (why the library answers first)", () => {
+    it.live("an unanswered PreToolUse hook_callback past the registration's timeout: cancelled, the tool not run, no reason from the host", () =>
+      Effect.gen(function*() {
+        const model = yield* FakeModel.make([bash("rm victim.txt"), FakeModel.text("done")])
+        const home = yield* makeHome
+        const cwd = yield* makeTempDir("ecc-cwd-")
+        Fs.writeFileSync(Path.join(cwd, "victim.txt"), "still here")
+        const cli = yield* spawnRawCli({ url: model.url, home, cwd })
+        yield* cli.send({
+          type: "control_request",
+          request_id: "init",
+          request: { subtype: "initialize", hooks: { PreToolUse: [{ matcher: null, hookCallbackIds: ["never"], timeout: 2 }] } }
+        })
+        yield* cli.awaitLine((l) => l.type === "control_response")
+        yield* cli.sendUser("delete the file")
+        const request = yield* cli.awaitLine((l) => l.type === "control_request")
+        const cancel = yield* cli.awaitLine((l) => l.type === "control_cancel_request", "20 seconds")
+        assert.strictEqual(cancel.request_id, request.request_id)
+        yield* cli.awaitLine((l) => l.type === "result", "30 seconds")
+        assert.isTrue(Fs.existsSync(Path.join(cwd, "victim.txt")))
+        const [, second] = yield* model.messageRequests
+        const [toolResult] = FakeModel.toolResults(second!)
+        assert.isTrue(toolResult!.isError)
+        assert.include(toolResult!.content, "did not respond before its timeout")
+        assert.include(toolResult!.content, "The tool call was not executed")
+      }))
+  })
 
   describe("two Hooks layers", () => {
     const recordingLayer = (name: string, log: Array<string>) =>

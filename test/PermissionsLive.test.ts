@@ -8,14 +8,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
+import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import { Hooks } from "../src/Hooks.ts"
 import {
   type CanUseToolRequest,
@@ -26,6 +29,7 @@ import {
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import type { Transport } from "../src/Transport.ts"
 import { live, processLayer } from "./support/live.ts"
+import { makeHome, makeTempDir, spawnRawCli } from "./support/realCli.ts"
 import { assertCancelledWithoutAnswer, wireLog } from "./support/wire.ts"
 
 const bash = (command: string) => FakeModel.toolUse("Bash", { command, description: "permission test" })
@@ -81,14 +85,15 @@ describe("permission schemas for values of later CLIs (no CLI)", () => {
       const destination: PermissionUpdateDestination = "session"
       const behavior: PermissionBehavior = "allow"
       assert.deepStrictEqual([destination, behavior], ["session", "allow"])
-      // Still a string: a number is InvalidInput and the handler is not asked.
-      const bad = yield* Effect.flip(Permissions.bind(service).decide({
+      // Still a string: a number is an invalid request, denied without asking the handler.
+      const bad = yield* Permissions.bind(service).decide({
         ...request,
         permission_suggestions: [{ ...suggestion, destination: 7 }]
-      }))
-      assert.strictEqual(bad.reason._tag, "InvalidInput")
+      })
+      assert.strictEqual(bad.behavior, "deny")
+      assert.include(String(bad.message), "Invalid can_use_tool request")
       assert.strictEqual(seen.length, 1)
-    }))
+    }).pipe(Effect.provide(Logger.layer([]))))
 })
 
 describe("Permissions against the real CLI (permissionMode: default)", { timeout: 120_000 }, () => {
@@ -164,6 +169,97 @@ describe("Permissions against the real CLI (permissionMode: default)", { timeout
       assert.strictEqual(next.result, "next turn")
       assert.strictEqual(log.length, 1)
     }).pipe(Effect.provide(processLayer)))
+
+  describe("a failing handler denies (fails closed)", () => {
+    class PolicyDown extends Data.TaggedError("PolicyDown")<{ readonly detail: string }> {}
+    const handlers: ReadonlyArray<{
+      readonly name: string
+      readonly layer: (seen: Array<CanUseToolRequest>) => Layer.Layer<Permissions>
+      readonly reason: string
+    }> = [
+      {
+        name: "fails",
+        layer: (seen) =>
+          Permissions.layer((request) =>
+            Effect.andThen(Effect.sync(() => seen.push(request)), Effect.fail(new PolicyDown({ detail: "policy store unreachable" })))),
+        reason: `PolicyDown {"detail":"policy store unreachable"}`
+      },
+      {
+        name: "dies",
+        layer: (seen) =>
+          Permissions.layer((request) =>
+            Effect.andThen(Effect.sync(() => seen.push(request)), Effect.die(new Error("a bug in the policy")))),
+        reason: "died: a bug in the policy"
+      },
+      {
+        name: "times out",
+        layer: (seen) =>
+          Permissions.layer((request) => Effect.andThen(Effect.sync(() => seen.push(request)), Effect.never), {
+            timeout: "1 second"
+          }),
+        reason: "No answer to can_use_tool within 1000 ms"
+      }
+    ]
+    for (const { name, layer, reason } of handlers) {
+      const warnings: Array<string> = []
+      const logger = Logger.make((options) => {
+        if (options.logLevel === "Warn") warnings.push(String(options.message))
+      })
+      it.live(`a handler that ${name}: \`rm\` does not run, the model sees why, a permission_denials entry, warning logged`, () =>
+        Effect.gen(function*() {
+          const { model, options, cwd } = yield* live([bash("rm victim.txt"), FakeModel.text("kept it")], inDefaultMode)
+          Fs.writeFileSync(Path.join(cwd, "victim.txt"), "still here")
+          const seen: Array<CanUseToolRequest> = []
+          const session = yield* Claude.open(options).pipe(Effect.provide(layer(seen)))
+          const result = yield* session.run("delete the file")
+          assert.strictEqual(seen.length, 1, "the CLI asked the handler")
+          assert.strictEqual(seen[0]!.input.command, "rm victim.txt")
+          assert.isTrue(Fs.existsSync(Path.join(cwd, "victim.txt")), "the file the command would delete is still there")
+          assert.strictEqual(result.subtype, "success")
+          assert.strictEqual(result.result, "kept it")
+          assert.strictEqual(result.permission_denials.length, 1)
+          assert.strictEqual(result.permission_denials[0]!.tool_use_id, seen[0]!.tool_use_id)
+          const [, second] = yield* model.messageRequests
+          const [toolResult] = FakeModel.toolResults(second!)
+          assert.isTrue(toolResult!.isError)
+          assert.include(toolResult!.content, "so the tool call was denied")
+          assert.include(toolResult!.content, reason)
+          assert.isTrue(warnings.some((m) => m.includes("so the tool call was denied") && m.includes(reason)), warnings.join("\n"))
+        }).pipe(Effect.provide([processLayer, Logger.layer([logger])])))
+    }
+  })
+
+  it.live("Permissions.bind with a report, answering the real CLI directly (no session): a dying handler denies rm and is reported", () =>
+    Effect.gen(function*() {
+      const model = yield* FakeModel.make([bash("rm victim.txt"), FakeModel.text("kept it")])
+      const home = yield* makeHome
+      const cwd = yield* makeTempDir("ecc-cwd-")
+      Fs.writeFileSync(Path.join(cwd, "victim.txt"), "still here")
+      const reports: Array<HandlerFailure.HandlerFailed> = []
+      const service = yield* Permissions.fromHandler(() => Effect.die(new Error("a bug in the policy")))
+      const bound = Permissions.bind(service, (event) => void reports.push(event))
+      // The later --permission-mode wins over the helper's bypassPermissions.
+      const cli = yield* spawnRawCli({
+        url: model.url,
+        home,
+        cwd,
+        args: ["--permission-mode", "default", "--permission-prompt-tool", "stdio"]
+      })
+      yield* cli.sendUser("delete the file")
+      const request = yield* cli.awaitLine((l) => l.type === "control_request")
+      assert.strictEqual((request.request as { subtype?: unknown }).subtype, "can_use_tool")
+      const answer = yield* bound.decide(request.request, String(request.request_id)).pipe(Effect.provide(Logger.layer([])))
+      yield* cli.send({ type: "control_response", response: { subtype: "success", request_id: request.request_id, response: answer } })
+      const result = yield* cli.awaitLine((l) => l.type === "result", "30 seconds")
+      assert.isTrue(Fs.existsSync(Path.join(cwd, "victim.txt")), "the file the command would delete is still there")
+      assert.strictEqual((result.permission_denials as ReadonlyArray<unknown>).length, 1)
+      assert.strictEqual(reports.length, 1)
+      assert.strictEqual(reports[0]!.handler, "can_use_tool")
+      assert.strictEqual(reports[0]!.toolName, "Bash")
+      assert.strictEqual(reports[0]!.requestId, request.request_id)
+      assert.strictEqual(reports[0]!.failure, "died")
+      assert.strictEqual(reports[0]!.outcome, "denied")
+    }))
 
   it.live("interrupting a turn while the permission handler runs: control_cancel_request interrupts it (finalizer runs); the next turn works", () =>
     Effect.gen(function*() {

@@ -202,7 +202,7 @@ describe("Session against the in-memory fake CLI", () => {
       }).pipe(Effect.provide(layer))
     }))
 
-  it.effect("a failing or dying handler answers error, and the next request still works", () =>
+  it.effect("a failing or dying permission handler answers a deny (fails closed), and the next request still works", () =>
     Effect.gen(function*() {
       const answers = yield* Deferred.make<ReadonlyArray<Record<string, unknown>>>()
       const canUseTool = (id: string, tool: string) => ({
@@ -234,10 +234,12 @@ describe("Session against the in-memory fake CLI", () => {
       yield* Effect.gen(function*() {
         yield* Claude.open()
         const [fail, die, ok, unknown] = (yield* Deferred.await(answers)).map((m) => m.response as Record<string, unknown>)
-        assert.strictEqual(fail!.subtype, "error")
-        assert.include(String(fail!.error), "no Fail tool")
-        assert.strictEqual(die!.subtype, "error")
-        assert.include(String(die!.error), "boom")
+        for (const [answer, reason] of [[fail, "no Fail tool"], [die, "boom"]] as const) {
+          assert.strictEqual(answer!.subtype, "success")
+          const body = answer!.response as Record<string, unknown>
+          assert.strictEqual(body.behavior, "deny")
+          assert.include(String(body.message), reason)
+        }
         assert.strictEqual(ok!.subtype, "success")
         assert.strictEqual((ok!.response as Record<string, unknown>).behavior, "allow")
         assert.strictEqual(unknown!.subtype, "error")

@@ -24,7 +24,6 @@ import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaJIT from "effect/schema/SchemaJITCompiler"
 import type { ContentBlock, ImageBlock, TextBlock } from "./content.ts"
 import {
-  CanUseToolRequest,
   ControlCancelRequest,
   ControlResponse,
   GetContextUsageRequest,
@@ -42,6 +41,7 @@ import {
   SetPermissionModeRequest,
   StopTaskRequest
 } from "./control.ts"
+import { CanUseToolRequest } from "./permissions.ts"
 import {
   AssistantMessage,
   CommandLifecycle,

@@ -10,53 +10,14 @@
  */
 import * as Schema from "effect/Schema"
 import { JsonObject, OpenUnion, Rest, StringOtherThan } from "./internal.ts"
+import { HookInput } from "./hooks.ts"
+import { CanUseToolRequest } from "./permissions.ts"
 
 const opt = Schema.optionalKey
 
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
 // ---------------------------------------------------------------------------------------------
-
-/**
- * A permission rule: a tool name and an optional rule content (`"touch one.txt"`).
- *
- * @since 0.1.0
- * @category permissions
- */
-export const PermissionRuleValue = Schema.Struct({
-  toolName: Schema.String,
-  ruleContent: opt(Schema.String)
-})
-
-/**
- * @since 0.1.0
- * @category permissions
- */
-export type PermissionRuleValue = typeof PermissionRuleValue.Type
-
-/**
- * A permission update, as suggested in `can_use_tool` and returned in `updatedPermissions`.
- * `type` is `addRules`, `replaceRules`, `removeRules` (with `rules`, `behavior`), `setMode`
- * (with `mode`), `addDirectories`, `removeDirectories` (with `directories`); `destination` is
- * `userSettings`, `projectSettings`, `localSettings`, `session`, `cliArg`.
- *
- * @since 0.1.0
- * @category permissions
- */
-export const PermissionUpdate = Schema.Struct({
-  type: Schema.String,
-  destination: Schema.String,
-  rules: opt(Schema.Array(PermissionRuleValue)),
-  behavior: opt(Schema.String),
-  mode: opt(Schema.String),
-  directories: opt(Schema.Array(Schema.String))
-})
-
-/**
- * @since 0.1.0
- * @category permissions
- */
-export type PermissionUpdate = typeof PermissionUpdate.Type
 
 /**
  * A JSON-RPC 2.0 message (request, notification or response) as carried by `mcp_message`.
@@ -82,34 +43,6 @@ export type JsonRpcMessage = typeof JsonRpcMessage.Type
 // ---------------------------------------------------------------------------------------------
 // CLI → host request bodies
 // ---------------------------------------------------------------------------------------------
-
-/**
- * The input of a hook callback: the common fields are typed, the event's own fields
- * (`tool_name`, `tool_input`, `prompt`, `stop_hook_active`, …) are kept under their names.
- *
- * @since 0.1.0
- * @category hooks
- */
-export const HookInput = Schema.StructWithRest(
-  Schema.Struct({
-    hook_event_name: Schema.String,
-    session_id: Schema.String,
-    transcript_path: Schema.String,
-    cwd: Schema.String,
-    prompt_id: opt(Schema.String),
-    permission_mode: opt(Schema.String),
-    agent_id: opt(Schema.String),
-    agent_type: opt(Schema.String),
-    effort: opt(Schema.Struct({ level: Schema.String }))
-  }),
-  [Rest]
-)
-
-/**
- * @since 0.1.0
- * @category hooks
- */
-export type HookInput = typeof HookInput.Type
 
 /**
  * `hook_callback`: a registered hook fired. Answer with the hook output ({@link HookOutput});
@@ -149,34 +82,6 @@ export const McpMessageRequest = Schema.Struct({
  * @category requests (CLI → host)
  */
 export type McpMessageRequest = typeof McpMessageRequest.Type
-
-/**
- * `can_use_tool`: a permission prompt (only with `--permission-prompt-tool stdio`). Answer with
- * {@link PermissionResult}.
- *
- * @since 0.1.0
- * @category requests (CLI → host)
- */
-export const CanUseToolRequest = Schema.Struct({
-  subtype: Schema.Literal("can_use_tool"),
-  tool_name: Schema.String,
-  input: JsonObject,
-  tool_use_id: Schema.String,
-  display_name: opt(Schema.String),
-  title: opt(Schema.String),
-  description: opt(Schema.String),
-  permission_suggestions: opt(Schema.Array(PermissionUpdate)),
-  blocked_path: opt(Schema.String),
-  decision_reason: opt(Schema.String),
-  decision_reason_type: opt(Schema.String),
-  agent_id: opt(Schema.String)
-})
-
-/**
- * @since 0.1.0
- * @category requests (CLI → host)
- */
-export type CanUseToolRequest = typeof CanUseToolRequest.Type
 
 /**
  * The CLI → host request subtypes with a schema of their own.
@@ -1000,80 +905,3 @@ export const McpMessageResponse = Schema.Struct({
  * @category response bodies
  */
 export type McpMessageResponse = typeof McpMessageResponse.Type
-
-/**
- * Allow a tool call, optionally with a changed input and new permission rules.
- *
- * @since 0.1.0
- * @category response bodies
- */
-export const PermissionAllow = Schema.Struct({
-  behavior: Schema.Literal("allow"),
-  updatedInput: opt(JsonObject),
-  updatedPermissions: opt(Schema.Array(PermissionUpdate)),
-  toolUseID: opt(Schema.String)
-})
-
-/**
- * @since 0.1.0
- * @category response bodies
- */
-export type PermissionAllow = typeof PermissionAllow.Type
-
-/**
- * Deny a tool call: `message` goes to the model; `interrupt: true` also aborts the turn.
- *
- * @since 0.1.0
- * @category response bodies
- */
-export const PermissionDeny = Schema.Struct({
-  behavior: Schema.Literal("deny"),
-  message: Schema.String,
-  interrupt: opt(Schema.Boolean),
-  toolUseID: opt(Schema.String)
-})
-
-/**
- * @since 0.1.0
- * @category response bodies
- */
-export type PermissionDeny = typeof PermissionDeny.Type
-
-/**
- * The answer to `can_use_tool`.
- *
- * @since 0.1.0
- * @category response bodies
- */
-export const PermissionResult = Schema.Union([PermissionAllow, PermissionDeny])
-
-/**
- * @since 0.1.0
- * @category response bodies
- */
-export type PermissionResult = typeof PermissionResult.Type
-
-/**
- * The answer to `hook_callback` (`{}` = no opinion). `hookSpecificOutput` carries
- * `hookEventName` and the event's fields (`additionalContext`, `permissionDecision`,
- * `updatedInput`, …).
- *
- * @since 0.1.0
- * @category response bodies
- */
-export const HookOutput = Schema.Struct({
-  continue: opt(Schema.Boolean),
-  suppressOutput: opt(Schema.Boolean),
-  stopReason: opt(Schema.String),
-  /** `approve` or `block`. */
-  decision: opt(Schema.String),
-  reason: opt(Schema.String),
-  systemMessage: opt(Schema.String),
-  hookSpecificOutput: opt(Schema.StructWithRest(Schema.Struct({ hookEventName: Schema.String }), [Rest]))
-})
-
-/**
- * @since 0.1.0
- * @category response bodies
- */
-export type HookOutput = typeof HookOutput.Type

@@ -1,0 +1,100 @@
+/**
+ * What the program learns when one of its handlers (a hook or the permission callback) fails,
+ * dies or runs past its deadline.
+ *
+ * A handler whose answer could let an action through (a `PreToolUse` or `PermissionRequest`
+ * hook, the `can_use_tool` permission callback, ...) **fails closed**: the library answers the
+ * CLI with a refusal that carries the reason, so the tool call (or prompt) does not happen. A
+ * handler of another event keeps the non-blocking answer (an error control_response: the CLI
+ * goes on as if the hook had said nothing). Either way the failure is logged as a warning and
+ * reported as a {@link HandlerFailed} event.
+ *
+ * @since 0.1.0
+ */
+import type * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import type * as ClaudeError from "./ClaudeError.ts"
+
+/**
+ * Which handler failed: a hook (with its event and callback id) or the permission callback.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type HandlerKind = "hook" | "can_use_tool"
+
+/**
+ * How the handler failed:
+ *
+ * - `failed`: it failed with an error (its own typed error, or a `ClaudeError`);
+ * - `died`: a defect (it threw, or `Effect.die`);
+ * - `interrupted`: it interrupted itself (not a `control_cancel_request`, which is no failure);
+ * - `timed_out`: it ran past its deadline and was interrupted;
+ * - `invalid_answer`: it answered something the CLI cannot read (breaks the event's schema);
+ * - `invalid_input`: the CLI's request did not match its schema, so the handler was not run.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type FailureKind = "failed" | "died" | "interrupted" | "timed_out" | "invalid_answer" | "invalid_input"
+
+/**
+ * What the CLI was answered: `denied` (a refusal carrying the reason: the action did not
+ * happen) or `continued` (the non-blocking error answer: the CLI went on as if the handler had
+ * said nothing).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Outcome = "denied" | "continued"
+
+/**
+ * A handler failed. Published on `session.events` and logged as a warning.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HandlerFailed {
+  readonly type: "handler_failed"
+  readonly handler: HandlerKind
+  /** The hook event (`PreToolUse`, `Stop`, ...); `undefined` for `can_use_tool`. */
+  readonly hookEvent: string | undefined
+  /** The registration's callback id (`hook_0`, ...); `undefined` for `can_use_tool`. */
+  readonly callbackId: string | undefined
+  /** The tool the request was about, when it was about one. */
+  readonly toolName: string | undefined
+  /** The request's `tool_use_id` (for a hook of a non-tool event, the CLI's random uuid). */
+  readonly toolUseId: string | undefined
+  /** The `request_id` of the control request, when the caller passed it. */
+  readonly requestId: string | undefined
+  readonly failure: FailureKind
+  readonly outcome: Outcome
+  /** A readable sentence: which handler, what happened, what the CLI was told. */
+  readonly message: string
+  /** The error the failure became (what an error answer would carry). */
+  readonly error: ClaudeError.ClaudeError
+  /** The handler's own cause (its failure, defect or interruption). */
+  readonly cause: Cause.Cause<unknown>
+}
+
+/**
+ * Called synchronously for every handler failure, after it is logged. It must not throw: an
+ * exception from it is caught and logged, and never changes the answer to the CLI.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Report = (event: HandlerFailed) => void
+
+/**
+ * Calls `report` (if any) with `event`. A throw from it is logged as a warning and otherwise
+ * ignored: it never changes the answer to the CLI.
+ *
+ * @since 0.1.0
+ * @category internal
+ * @internal
+ */
+export const callReport = (report: Report | undefined, event: HandlerFailed): Effect.Effect<void> =>
+  report === undefined ? Effect.void : Effect.try({ try: () => report(event), catch: (error) => error }).pipe(
+    Effect.catch((error) => Effect.logWarning("The handler-failure reporter threw", error))
+  )

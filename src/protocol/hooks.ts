@@ -1,0 +1,853 @@
+/**
+ * Hooks on the wire: the input of each hook event the `claude` CLI sends in `hook_callback`
+ * control requests, and the answers a hook gives back. One definition each: the `Hooks` service
+ * (through `HookEvents`) and the control channel both use these.
+ *
+ * Inputs are the wire objects as the CLI sends them (snake_case keys). The schemas are
+ * structural: decoding validates the fields listed here and the handler receives the CLI's
+ * original object, so fields a newer CLI adds are kept (read them with a cast or through
+ * {@link UnknownHookInput}).
+ *
+ * Outputs are written in camelCase exactly as the CLI reads them (`continue`, `stopReason`,
+ * `decision`, `hookSpecificOutput.permissionDecision`, ...). In the typed form
+ * `hookSpecificOutput.hookEventName` may be left out: it is filled in from the event when the
+ * answer is encoded.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { openLiterals, Rest } from "./internal.ts"
+import { PermissionUpdate } from "./permissions.ts"
+
+// -----------------------------------------------------------------------------
+// inputs
+// -----------------------------------------------------------------------------
+
+/**
+ * What started a compaction. Known values: `manual` (`/compact`), `auto`; any other string (from
+ * a later CLI) is accepted as is.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const CompactTrigger = openLiterals(["manual", "auto"])
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type CompactTrigger = typeof CompactTrigger.Type
+
+/**
+ * Why a session started. Known values: `startup`, `resume`, `clear`, `compact`, `fork`; any other
+ * string (from a later CLI) is accepted as is.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SessionStartSource = openLiterals(["startup", "resume", "clear", "compact", "fork"])
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SessionStartSource = typeof SessionStartSource.Type
+
+/**
+ * The fields every hook input carries. `permission_mode` is absent for SubagentStart,
+ * PreCompact, PostCompact and SessionStart; `effort` only appears for events that fire inside a
+ * turn (PreToolUse, PostToolUse, PostToolUseFailure, Stop, SubagentStop); `agent_id` /
+ * `agent_type` when the hook fires inside a subagent.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const BaseHookInputFields = {
+  session_id: Schema.String,
+  transcript_path: Schema.String,
+  cwd: Schema.String,
+  permission_mode: Schema.optionalKey(Schema.String),
+  prompt_id: Schema.optionalKey(Schema.String),
+  agent_id: Schema.optionalKey(Schema.String),
+  agent_type: Schema.optionalKey(Schema.String),
+  effort: Schema.optionalKey(Schema.Struct({ level: Schema.String }))
+} as const
+
+/**
+ * Where an MCP tool's server was configured.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const McpServerProvenance = Schema.Struct({
+  name: Schema.String,
+  source: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type McpServerProvenance = typeof McpServerProvenance.Type
+
+/**
+ * A tool's input as the model wrote it (a JSON object).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const ToolInput = Schema.Record(Schema.String, Schema.Unknown)
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type ToolInput = typeof ToolInput.Type
+
+/**
+ * A background task still in flight when a Stop / SubagentStop hook fires.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const BackgroundTaskSummary = Schema.Struct({
+  id: Schema.String,
+  type: Schema.String,
+  status: Schema.String,
+  description: Schema.optionalKey(Schema.String),
+  command: Schema.optionalKey(Schema.String),
+  agent_type: Schema.optionalKey(Schema.String),
+  server: Schema.optionalKey(Schema.String),
+  tool: Schema.optionalKey(Schema.String),
+  name: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type BackgroundTaskSummary = typeof BackgroundTaskSummary.Type
+
+/**
+ * A session-scoped cron task that will wake the session later.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SessionCronSummary = Schema.Struct({
+  id: Schema.String,
+  schedule: Schema.String,
+  recurring: Schema.Boolean,
+  prompt: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SessionCronSummary = typeof SessionCronSummary.Type
+
+/**
+ * Before a tool runs. The answer can allow, deny or ask, and rewrite the input.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PreToolUseInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PreToolUse"),
+  tool_name: Schema.String,
+  tool_input: ToolInput,
+  tool_use_id: Schema.String,
+  mcp_server: Schema.optionalKey(McpServerProvenance)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PreToolUseInput = typeof PreToolUseInput.Type
+
+/**
+ * After a tool succeeded. `tool_response` is the tool's structured result.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PostToolUseInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PostToolUse"),
+  tool_name: Schema.String,
+  tool_input: ToolInput,
+  tool_response: Schema.Unknown,
+  tool_use_id: Schema.String,
+  duration_ms: Schema.optionalKey(Schema.Number),
+  mcp_server: Schema.optionalKey(McpServerProvenance)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PostToolUseInput = typeof PostToolUseInput.Type
+
+/**
+ * After a tool failed (`error` is e.g. `"Exit code 1"`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PostToolUseFailureInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PostToolUseFailure"),
+  tool_name: Schema.String,
+  tool_input: ToolInput,
+  tool_use_id: Schema.String,
+  error: Schema.String,
+  is_interrupt: Schema.optionalKey(Schema.Boolean),
+  duration_ms: Schema.optionalKey(Schema.Number),
+  mcp_server: Schema.optionalKey(McpServerProvenance)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PostToolUseFailureInput = typeof PostToolUseFailureInput.Type
+
+/**
+ * A user message is about to start a turn.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const UserPromptSubmitInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("UserPromptSubmit"),
+  prompt: Schema.String,
+  source: Schema.optionalKey(Schema.String),
+  session_title: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type UserPromptSubmitInput = typeof UserPromptSubmitInput.Type
+
+/**
+ * The main agent is about to end its turn. `stop_hook_active` is `true` on the call that
+ * follows a `block`.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const StopInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("Stop"),
+  stop_hook_active: Schema.Boolean,
+  last_assistant_message: Schema.optionalKey(Schema.String),
+  background_tasks: Schema.optionalKey(Schema.Array(BackgroundTaskSummary)),
+  session_crons: Schema.optionalKey(Schema.Array(SessionCronSummary))
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type StopInput = typeof StopInput.Type
+
+/**
+ * The turn ended on an API error.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const StopFailureInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("StopFailure"),
+  error: Schema.String,
+  error_details: Schema.optionalKey(Schema.String),
+  last_assistant_message: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type StopFailureInput = typeof StopFailureInput.Type
+
+/**
+ * A subagent (Agent tool) starts.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SubagentStartInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("SubagentStart"),
+  agent_id: Schema.String,
+  agent_type: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SubagentStartInput = typeof SubagentStartInput.Type
+
+/**
+ * A subagent is about to finish.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SubagentStopInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("SubagentStop"),
+  stop_hook_active: Schema.Boolean,
+  agent_id: Schema.String,
+  agent_type: Schema.String,
+  agent_transcript_path: Schema.String,
+  last_assistant_message: Schema.optionalKey(Schema.String),
+  background_tasks: Schema.optionalKey(Schema.Array(BackgroundTaskSummary)),
+  session_crons: Schema.optionalKey(Schema.Array(SessionCronSummary))
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SubagentStopInput = typeof SubagentStopInput.Type
+
+/**
+ * Before compaction (`/compact` or automatic).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PreCompactInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PreCompact"),
+  trigger: CompactTrigger,
+  custom_instructions: Schema.NullOr(Schema.String)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PreCompactInput = typeof PreCompactInput.Type
+
+/**
+ * After compaction, with the summary.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PostCompactInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PostCompact"),
+  trigger: CompactTrigger,
+  compact_summary: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PostCompactInput = typeof PostCompactInput.Type
+
+/**
+ * A session starts (CLI 2.1.332 only sent it after compaction, `source: "compact"`).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SessionStartInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("SessionStart"),
+  source: SessionStartSource,
+  model: Schema.optionalKey(Schema.String),
+  session_title: Schema.optionalKey(Schema.String),
+  seconds_since_last_response: Schema.optionalKey(Schema.Number),
+  context_tokens: Schema.optionalKey(Schema.Number),
+  prompt_cache_likely_expired: Schema.optionalKey(Schema.Boolean),
+  estimated_cache_write_usd: Schema.optionalKey(Schema.Number)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SessionStartInput = typeof SessionStartInput.Type
+
+/**
+ * A session ends (not observed from CLI 2.1.332 over stream-json). `reason` is one of the TS
+ * SDK's `clear`, `resume`, `logout`, `prompt_input_exit`, `other`, or any later value.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const SessionEndInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("SessionEnd"),
+  reason: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type SessionEndInput = typeof SessionEndInput.Type
+
+/**
+ * The CLI shows a notification (not observed from CLI 2.1.332 over stream-json).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const NotificationInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("Notification"),
+  message: Schema.String,
+  title: Schema.optionalKey(Schema.String),
+  notification_type: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type NotificationInput = typeof NotificationInput.Type
+
+/**
+ * The CLI is about to ask for a tool permission; the hook may answer instead of the user.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PermissionRequestInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PermissionRequest"),
+  tool_name: Schema.String,
+  tool_input: ToolInput,
+  permission_suggestions: Schema.optionalKey(Schema.Array(PermissionUpdate)),
+  mcp_server: Schema.optionalKey(McpServerProvenance)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PermissionRequestInput = typeof PermissionRequestInput.Type
+
+/**
+ * A tool call was denied by the permission system.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PermissionDeniedInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PermissionDenied"),
+  tool_name: Schema.String,
+  tool_input: ToolInput,
+  tool_use_id: Schema.String,
+  reason: Schema.String,
+  mcp_server: Schema.optionalKey(McpServerProvenance)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PermissionDeniedInput = typeof PermissionDeniedInput.Type
+
+/**
+ * One tool call of a {@link PostToolBatchInput}.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PostToolBatchToolCall = Schema.Struct({
+  tool_name: Schema.String,
+  tool_input: Schema.Unknown,
+  tool_use_id: Schema.String,
+  tool_response: Schema.optionalKey(Schema.Unknown)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PostToolBatchToolCall = typeof PostToolBatchToolCall.Type
+
+/**
+ * After a batch of tool calls (the tool uses of one assistant message) has run (TS SDK event;
+ * not observed from CLI 2.1.332 over stream-json).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const PostToolBatchInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PostToolBatch"),
+  tool_calls: Schema.Array(PostToolBatchToolCall)
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type PostToolBatchInput = typeof PostToolBatchInput.Type
+
+/**
+ * A slash command or MCP prompt is expanded into a prompt (TS SDK event; not observed from CLI
+ * 2.1.332 over stream-json). `expansion_type` is `slash_command` or `mcp_prompt` (or a later
+ * value).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const UserPromptExpansionInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("UserPromptExpansion"),
+  expansion_type: openLiterals(["slash_command", "mcp_prompt"]),
+  command_name: Schema.String,
+  command_args: Schema.String,
+  command_source: Schema.optionalKey(Schema.String),
+  prompt: Schema.String
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type UserPromptExpansionInput = typeof UserPromptExpansionInput.Type
+
+const ElicitationMode = openLiterals(["form", "url"])
+const ElicitationAction = openLiterals(["accept", "decline", "cancel"])
+
+/**
+ * An MCP server asks for user input (TS SDK event; not observed from CLI 2.1.332 over
+ * stream-json). The answer may accept or decline it.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const ElicitationInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("Elicitation"),
+  mcp_server_name: Schema.String,
+  message: Schema.String,
+  mode: Schema.optionalKey(ElicitationMode),
+  url: Schema.optionalKey(Schema.String),
+  elicitation_id: Schema.optionalKey(Schema.String),
+  requested_schema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type ElicitationInput = typeof ElicitationInput.Type
+
+/**
+ * The user answered an MCP elicitation; the hook may override the answer (TS SDK event; not
+ * observed from CLI 2.1.332 over stream-json).
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const ElicitationResultInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("ElicitationResult"),
+  mcp_server_name: Schema.String,
+  elicitation_id: Schema.optionalKey(Schema.String),
+  mode: Schema.optionalKey(ElicitationMode),
+  action: ElicitationAction,
+  content: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type ElicitationResultInput = typeof ElicitationResultInput.Type
+
+/**
+ * The input of an event this library has no schema for (events added by later CLIs, or the
+ * other events of the TypeScript SDK's list). Only `hook_event_name` is checked; the handler
+ * gets the CLI's object as is.
+ *
+ * @since 0.1.0
+ * @category inputs
+ */
+export const UnknownHookInput = Schema.StructWithRest(
+  Schema.Struct({ hook_event_name: Schema.String }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+)
+
+/**
+ * @since 0.1.0
+ * @category inputs
+ */
+export type UnknownHookInput = typeof UnknownHookInput.Type
+
+// -----------------------------------------------------------------------------
+// outputs
+// -----------------------------------------------------------------------------
+
+/**
+ * The answer fields common to every event.
+ *
+ * - `continue: false` + `stopReason`: end the turn after this hook.
+ * - `decision: "block"` + `reason`: block the action (Stop: keep going with `reason` as
+ *   feedback; UserPromptSubmit: drop the prompt; PreToolUse: same as a deny).
+ * - `systemMessage`, `suppressOutput`: shown to / hidden from the user.
+ * - `terminalSequence`: a terminal escape sequence (a notification or title OSC, or BEL) the
+ *   CLI emits for the hook.
+ * - `async: true` (+ `asyncTimeout` in ms): the SDKs' "async" answer: no decision now. CLI 2.1.332
+ *   ignores the other fields of such an answer (a Stop `block` with `async: true` ends the turn).
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const HookOutputBaseFields = {
+  continue: Schema.optionalKey(Schema.Boolean),
+  stopReason: Schema.optionalKey(Schema.String),
+  suppressOutput: Schema.optionalKey(Schema.Boolean),
+  systemMessage: Schema.optionalKey(Schema.String),
+  terminalSequence: Schema.optionalKey(Schema.String),
+  decision: Schema.optionalKey(Schema.Literals(["approve", "block"])),
+  reason: Schema.optionalKey(Schema.String),
+  async: Schema.optionalKey(Schema.Literal(true)),
+  asyncTimeout: Schema.optionalKey(Schema.Number)
+} as const
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const HookOutputBase = Schema.Struct(HookOutputBaseFields)
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export type HookOutputBase = typeof HookOutputBase.Type
+
+const specific = <const E extends string, const F extends Schema.Struct.Fields>(event: E, fields: F) =>
+  Schema.Struct({ hookEventName: Schema.optionalKey(Schema.Literal(event)), ...fields })
+
+const additionalContext = { additionalContext: Schema.optionalKey(Schema.String) } as const
+
+/**
+ * PreToolUse answer: `permissionDecision` (`allow` skips the permission prompt, `deny` blocks
+ * the tool with `permissionDecisionReason` as the tool error, `ask` prompts), `updatedInput`
+ * (replaces the tool input), `additionalContext`.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PreToolUseSpecificOutput = specific("PreToolUse", {
+  permissionDecision: Schema.optionalKey(Schema.Literals(["allow", "deny", "ask", "defer"])),
+  permissionDecisionReason: Schema.optionalKey(Schema.String),
+  updatedInput: Schema.optionalKey(ToolInput),
+  ...additionalContext
+})
+
+/**
+ * PostToolUse answer: `additionalContext` (a system message after the tool result),
+ * `updatedToolOutput` / `updatedMCPToolOutput` (replace what the model sees).
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PostToolUseSpecificOutput = specific("PostToolUse", {
+  ...additionalContext,
+  classifierContext: Schema.optionalKey(Schema.String),
+  updatedToolOutput: Schema.optionalKey(Schema.Unknown),
+  updatedMCPToolOutput: Schema.optionalKey(Schema.Unknown)
+})
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PostToolUseFailureSpecificOutput = specific("PostToolUseFailure", additionalContext)
+
+/**
+ * UserPromptSubmit answer: `additionalContext` (CLI 2.1.332 appends it to the `role: "system"`
+ * environment entry of the turn's API request, not to the `system` parameter).
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const UserPromptSubmitSpecificOutput = specific("UserPromptSubmit", {
+  ...additionalContext,
+  sessionTitle: Schema.optionalKey(Schema.String),
+  suppressOriginalPrompt: Schema.optionalKey(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const SessionStartSpecificOutput = specific("SessionStart", {
+  ...additionalContext,
+  initialUserMessage: Schema.optionalKey(Schema.String),
+  sessionTitle: Schema.optionalKey(Schema.String),
+  watchPaths: Schema.optionalKey(Schema.Array(Schema.String)),
+  reloadSkills: Schema.optionalKey(Schema.Boolean)
+})
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const StopSpecificOutput = specific("Stop", additionalContext)
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const SubagentStartSpecificOutput = specific("SubagentStart", additionalContext)
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const SubagentStopSpecificOutput = specific("SubagentStop", additionalContext)
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const NotificationSpecificOutput = specific("Notification", additionalContext)
+
+/**
+ * PermissionRequest answer: the decision the CLI takes instead of prompting.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PermissionRequestSpecificOutput = specific("PermissionRequest", {
+  decision: Schema.Union([
+    Schema.Struct({
+      behavior: Schema.Literal("allow"),
+      updatedInput: Schema.optionalKey(ToolInput),
+      updatedPermissions: Schema.optionalKey(Schema.Array(PermissionUpdate))
+    }),
+    Schema.Struct({
+      behavior: Schema.Literal("deny"),
+      message: Schema.optionalKey(Schema.String),
+      interrupt: Schema.optionalKey(Schema.Boolean)
+    })
+  ])
+})
+
+/**
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PermissionDeniedSpecificOutput = specific("PermissionDenied", {
+  retry: Schema.optionalKey(Schema.Boolean)
+})
+
+/**
+ * PostToolBatch answer: `additionalContext` for the model.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const PostToolBatchSpecificOutput = specific("PostToolBatch", additionalContext)
+
+/**
+ * UserPromptExpansion answer: `additionalContext`, and `suppressOriginalPrompt` (with a `block`
+ * decision, leave the prompt out of the block message).
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const UserPromptExpansionSpecificOutput = specific("UserPromptExpansion", {
+  ...additionalContext,
+  suppressOriginalPrompt: Schema.optionalKey(Schema.Boolean)
+})
+
+/**
+ * Elicitation answer: accept (with `content`), decline or cancel the MCP server's request.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const ElicitationSpecificOutput = specific("Elicitation", {
+  action: Schema.optionalKey(ElicitationAction),
+  content: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+/**
+ * ElicitationResult answer: override the action or content sent to the MCP server.
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const ElicitationResultSpecificOutput = specific("ElicitationResult", {
+  action: Schema.optionalKey(ElicitationAction),
+  content: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+/**
+ * The `hookSpecificOutput` of an event this library has no schema for: any JSON object,
+ * passed through (its `hookEventName` is still filled in).
+ *
+ * @since 0.1.0
+ * @category outputs
+ */
+export const UnknownSpecificOutput = Schema.Record(Schema.String, Schema.Unknown)
+
+// -----------------------------------------------------------------------------
+// any event (what the control channel carries)
+// -----------------------------------------------------------------------------
+
+/**
+ * The input of any hook callback: the common fields ({@link BaseHookInputFields}) typed, the
+ * event's own fields (`tool_name`, `tool_input`, `prompt`, `stop_hook_active`, …) kept under their
+ * names. The event schemas above check an event's own fields.
+ *
+ * @since 0.1.0
+ * @category any event
+ */
+export const HookInput = Schema.StructWithRest(
+  Schema.Struct({ ...BaseHookInputFields, hook_event_name: Schema.String }),
+  [Rest]
+)
+
+/**
+ * @since 0.1.0
+ * @category any event
+ */
+export type HookInput = typeof HookInput.Type
+
+/**
+ * The answer to any `hook_callback` (`{}` = no opinion): the common fields
+ * ({@link HookOutputBaseFields}) and a `hookSpecificOutput` that carries `hookEventName` and the
+ * event's own fields (`additionalContext`, `permissionDecision`, `updatedInput`, …; see the event
+ * schemas above).
+ *
+ * @since 0.1.0
+ * @category any event
+ */
+export const HookOutput = Schema.Struct({
+  ...HookOutputBaseFields,
+  hookSpecificOutput: Schema.optionalKey(
+    Schema.StructWithRest(Schema.Struct({ hookEventName: Schema.String }), [Rest])
+  )
+})
+
+/**
+ * @since 0.1.0
+ * @category any event
+ */
+export type HookOutput = typeof HookOutput.Type
