@@ -24,7 +24,9 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import type * as Events from "./Events.ts"
 import * as Framing from "./Framing.ts"
+import type * as HandlerFailure from "./HandlerFailure.ts"
 import { Hooks } from "./Hooks.ts"
+import { exitContext } from "./internal/exitReason.ts"
 import * as Incoming from "./internal/incoming.ts"
 import { Lifecycle } from "./internal/lifecycle.ts"
 import * as Outgoing from "./internal/outgoing.ts"
@@ -57,7 +59,10 @@ export const layer: Layer.Layer<Transport, never, ChildProcessSpawner> = Process
  * @category options
  */
 export interface SessionOptions extends Launch.LaunchOptions {
-  /** The cap on one stdout line; a longer line is reported and skipped. Default 64 MiB. */
+  /**
+   * The cap on one stdout line; a longer line is reported (with its type) and skipped, and when
+   * it is a turn's result the turn fails. Default 256 MiB (`Framing.defaultMaxLineBytes`).
+   */
   readonly maxLineBytes?: number | undefined
   /** Closing waits this long after stdin EOF, then after SIGTERM. Default 5 seconds. */
   readonly closeGrace?: Duration.Input | undefined
@@ -217,6 +222,11 @@ export interface Session {
     responseSchema: S,
     options?: RequestOptions
   ) => Effect.Effect<S["Type"], ClaudeError.ClaudeError>
+  /**
+   * The CLI's stderr, line by line as it comes (each run of the stream sees the last lines
+   * before it started too); the tail is also in `ProcessExited`.
+   */
+  readonly stderr: Stream.Stream<string>
   /** Ends stdin: the CLI finishes what runs, then exits. */
   readonly endInput: Effect.Effect<void>
   /** Waits for the CLI to exit. */
@@ -239,12 +249,10 @@ export const open: (
     const permissions = yield* Effect.serviceOption(Permissions)
     const mcpServers = Option.getOrElse(yield* Effect.serviceOption(McpServers), () => McpServers.empty)
 
-    const launchOptions = yield* Launch.validate(options)
+    const wiring = { mcpServers: McpServers.launchEntries(mcpServers), permissionPromptTool: Option.isSome(permissions) }
+    const launchOptions = yield* Launch.validate(options, wiring)
     const closeGrace = Duration.fromInputUnsafe(options.closeGrace ?? "5 seconds")
-    const command = Launch.buildCommand(launchOptions, {
-      mcpServers: McpServers.launchEntries(mcpServers),
-      permissionPromptTool: Option.isSome(permissions)
-    })
+    const command = Launch.buildCommand(launchOptions, wiring)
     const scope = yield* Effect.scope
     // The session's own span, open as long as the session: handler calls made outside any turn
     // are parented to it.
@@ -256,7 +264,12 @@ export const open: (
       cwd: options.cwd,
       closeGrace
     })
-    const lifecycle = new Lifecycle(connection, closeGrace)
+    const lifecycle = new Lifecycle(connection, closeGrace, exitContext(options))
+    // The CLI's stderr, as it comes, in the log (debug).
+    yield* connection.stderr.pipe(
+      Stream.runForEach((line) => Effect.logDebug(`claude stderr: ${line}`)),
+      Effect.forkScoped
+    )
 
     const recorder = options.transcript
     const write = (message: Protocol.StdinMessage): Effect.Effect<void, ClaudeError.ClaudeError> =>
@@ -270,14 +283,22 @@ export const open: (
     })
 
     // ---- the CLI's requests ---------------------------------------------------------------------
-    const hookBinding = Hooks.bind(hooks)
+    const subscribers = new Subscribers<Event>()
+    // A handler that failed: the program learns of it on `events` (the answer, a refusal where
+    // it could let an action through, is the services' own).
+    const report = (event: HandlerFailure.HandlerFailed): void => {
+      subscribers.publish([event])
+      subscribers.wake()
+    }
+    const hookBinding = Hooks.bind(hooks, report)
     const mcp = yield* McpServers.connect(mcpServers)
     const handlers: Record<string, Incoming.Handler> = {
-      hook_callback: (request) =>
+      hook_callback: (request, requestId) =>
         hookBinding.dispatch(
           String(request.callback_id),
           request.input,
-          typeof request.tool_use_id === "string" ? request.tool_use_id : undefined
+          typeof request.tool_use_id === "string" ? request.tool_use_id : undefined,
+          requestId
         ),
       mcp_message: (request) =>
         mcp.handle(String(request.server_name), request.message).pipe(
@@ -285,8 +306,8 @@ export const open: (
         )
     }
     if (Option.isSome(permissions)) {
-      const binding = Permissions.bind(permissions.value)
-      handlers.can_use_tool = (request) => binding.decide(request)
+      const binding = Permissions.bind(permissions.value, report)
+      handlers.can_use_tool = (request, requestId) => binding.decide(request, requestId)
     }
     const incoming = yield* Incoming.make({ handlers, send: write })
 
@@ -300,7 +321,6 @@ export const open: (
       }),
       verdict: failedTurns === "fail" ? failureOf : () => undefined
     })
-    const subscribers = new Subscribers<Event>()
     const sessionId = Deferred.makeUnsafe<string, ClaudeError.ClaudeError>()
     const reader = new Reader({
       maxLineBytes: options.maxLineBytes ?? Framing.defaultMaxLineBytes,
@@ -410,6 +430,7 @@ export const open: (
       stopTask: (taskId, requestOptions) =>
         Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Protocol.StopTaskResponse, requestOptions)),
       request,
+      stderr: connection.stderr,
       endInput: lifecycle.endInput,
       exit: Deferred.await(lifecycle.ended)
     }

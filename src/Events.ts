@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import type * as ClaudeError from "./ClaudeError.ts"
+import type * as HandlerFailure from "./HandlerFailure.ts"
 import type * as Protocol from "./Protocol.ts"
 
 /**
@@ -55,7 +56,8 @@ export interface ProtocolProblem {
 
 /**
  * Every event of a session: every message of the CLI except the control channel's own, with
- * results carrying their turn's usage, and protocol problems.
+ * results carrying their turn's usage; protocol problems; and handlers that failed (a hook or
+ * permission handler whose failure was answered with a refusal or a non-blocking error).
  *
  * @since 0.1.0
  * @category models
@@ -68,6 +70,7 @@ export type Event =
   >
   | TurnResult
   | ProtocolProblem
+  | HandlerFailure.HandlerFailed
 
 /**
  * True for the result of a turn the CLI started by itself.

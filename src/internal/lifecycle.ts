@@ -21,6 +21,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as ClaudeError from "../ClaudeError.ts"
 import { type Connection, eofShare, type ExitStatus } from "../Transport.ts"
+import { type ExitContext, explainExit } from "./exitReason.ts"
 
 export class Lifecycle {
   /** False once the program ended stdin or closed the scope. */
@@ -37,9 +38,12 @@ export class Lifecycle {
   private readonly connection: Connection
   private readonly closeGrace: Duration.Duration
 
-  constructor(connection: Connection, closeGrace: Duration.Duration) {
+  private readonly exitContext: ExitContext
+
+  constructor(connection: Connection, closeGrace: Duration.Duration, exitContext: ExitContext) {
     this.connection = connection
     this.closeGrace = closeGrace
+    this.exitContext = exitContext
   }
 
   /** The reason of the death, once known. */
@@ -67,11 +71,7 @@ export class Lifecycle {
   readonly onStdoutEnd: Effect.Effect<ClaudeError.ClaudeError | undefined> = Effect.gen({ self: this }, function*() {
     const waited = yield* this.connection.exit.pipe(Effect.timeoutOption(this.closeGrace))
     const cause = this.readFailure ?? (Option.isSome(waited)
-      ? ClaudeError.make(new ClaudeError.ProcessExited({
-        exitCode: waited.value.code,
-        signal: waited.value.signal,
-        stderrTail: waited.value.stderrTail
-      }))
+      ? ClaudeError.make(explainExit(waited.value, this.exitContext))
       : ClaudeError.make(new ClaudeError.StdoutClosed({ waitedMillis: Duration.toMillis(this.closeGrace) })))
     this.die(cause)
     if (Option.isSome(waited)) Deferred.doneUnsafe(this.ended, Exit.succeed(waited.value))

@@ -41,9 +41,6 @@ export interface ReaderOptions {
 const violation = (description: string, line: string) =>
   new ClaudeError.ProtocolViolation({ description, line: line.slice(0, 2048) })
 
-/** The `type` of a JSON line, read from its head (the line may be cut). */
-const typeInHead = (head: string): string | undefined => /^\s*\{[^]*?"type"\s*:\s*"([^"\\]{1,64})"/.exec(head)?.[1]
-
 export class Reader {
   private readonly splitter: Framing.LineSplitter
   private readonly frames: Array<Framing.Frame> = []
@@ -104,7 +101,7 @@ export class Reader {
     if (typeof frame !== "string") {
       this.problem(
         violation(`a line of ${frame.bytes} bytes is over the cap of ${this.splitter.maxLineBytes}`, frame.head),
-        typeInHead(frame.head)
+        frame.type
       )
       return
     }
