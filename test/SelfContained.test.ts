@@ -13,8 +13,8 @@ const root = Path.resolve(import.meta.dirname, "..")
 
 /** What names a place outside the repository. */
 const outside: ReadonlyArray<{ readonly what: string; readonly pattern: RegExp }> = [
-  { what: "a sibling folder (../shared)", pattern: /\.\.\/shared\b/ },
-  { what: "the development machine's /work/", pattern: /(?<![\w.-])\/work\// },
+  { what: "a sibling folder of the repository", pattern: /\.\.\/shared\b/ },
+  { what: "the development machine's work folder", pattern: /(?<![\w.-])\/work\// },
   { what: "an absolute home path", pattern: /(?<![\w.-])(?:\/home\/[\w.-]+\/|\/Users\/[\w.-]+\/|\/root\/)/ }
 ]
 
