@@ -179,8 +179,8 @@ export class TranscriptFailed extends Schema.TaggedError<TranscriptFailed>()("Tr
 }
 
 /**
- * The CLI's version is outside the range this library supports (`CliVersion.supported`), or could
- * not be told. `found` is what the CLI reported (`"unknown"` when it said nothing usable).
+ * The CLI's version is outside the range this library supports (`CliVersion.supported`).
+ * `found` is the version the CLI reported.
  *
  * @since 0.1.0
  * @category reasons

@@ -146,8 +146,11 @@ export interface Policy {
 /**
  * Checks the CLI's version against the policy's range (default {@link supported}): succeeds when
  * it is inside; otherwise fails with `UnsupportedCliVersion` (found and supported versions in the
- * message), or, with `onUnsupported: "warn"`, logs that message as a warning and succeeds. A
- * version that is `undefined` or unreadable counts as outside (found: `"unknown"`).
+ * message), or, with `onUnsupported: "warn"`, logs that message as a warning and succeeds.
+ *
+ * A version that cannot be told (`undefined`: an in-memory or replayed CLI that names none, a
+ * `claude --version` that printed none; or text without `x.y.z`) is not checked: logged at debug
+ * level, and the check succeeds.
  *
  * @since 0.1.0
  * @category policy
@@ -159,9 +162,13 @@ export const check: (
   function*(version: string | undefined, options?: Policy | undefined) {
     const range = options?.range ?? supported
     const parsed = version === undefined ? Option.none() : parse(version)
-    if (Option.isSome(parsed) && isSupported(parsed.value, range)) return
+    if (Option.isNone(parsed)) {
+      yield* Effect.logDebug(`the claude CLI's version is unknown (${version ?? "not reported"}): not checked`)
+      return
+    }
+    if (isSupported(parsed.value, range)) return
     const reason = new ClaudeError.UnsupportedCliVersion({
-      found: Option.isSome(parsed) ? format(parsed.value) : version === undefined || version === "" ? "unknown" : version,
+      found: format(parsed.value),
       floor: range.floor,
       below: range.below
     })
@@ -214,16 +221,21 @@ export const query: (
 
 /**
  * The CLI's version, as early as it can be told: `claude_code_version` from the answer to
- * `initialize` when there is one, else `claude --version` ({@link query}).
+ * `initialize` when there is one; else, when the session's connection is a process (it has a
+ * `pid`), `claude --version` ({@link query}) with the same spec; else (an in-memory or replayed
+ * CLI) `undefined`.
  *
  * @since 0.1.0
  * @category detection
  */
 export const resolve: (
   initializeBody: unknown,
-  spec: Omit<LaunchSpec, "args">
+  spec: Omit<LaunchSpec, "args">,
+  connection: { readonly pid: number | undefined }
 ) => Effect.Effect<string | undefined, never, Transport> = Effect.fn("CliVersion.resolve")(
-  function*(initializeBody: unknown, spec: Omit<LaunchSpec, "args">) {
-    return fromInitialize(initializeBody) ?? (yield* query(spec))
+  function*(initializeBody: unknown, spec: Omit<LaunchSpec, "args">, connection: { readonly pid: number | undefined }) {
+    const reported = fromInitialize(initializeBody)
+    if (reported !== undefined || connection.pid === undefined) return reported
+    return yield* query(spec)
   }
 )

@@ -84,11 +84,14 @@ describe("CliVersion", () => {
         assert.include(unsupported.message, ">=2.1.0 <2.2.0")
       }))
 
-    it.effect("above the range, or a version that cannot be told, is unsupported too", () =>
+    it.effect("above the range is unsupported too; a version that cannot be told is not checked", () =>
       Effect.gen(function*() {
         assert.strictEqual((reasonOf(yield* Effect.exit(CliVersion.check("2.2.0"))) as ClaudeError.UnsupportedCliVersion).found, "2.2.0")
-        assert.strictEqual((reasonOf(yield* Effect.exit(CliVersion.check(undefined))) as ClaudeError.UnsupportedCliVersion).found, "unknown")
-        assert.strictEqual((reasonOf(yield* Effect.exit(CliVersion.check("nightly"))) as ClaudeError.UnsupportedCliVersion).found, "nightly")
+        for (const unknown of [undefined, "nightly", ""]) {
+          const { exit, warnings } = yield* withWarnings(CliVersion.check(unknown))
+          assert.isTrue(Exit.isSuccess(exit), String(unknown))
+          assert.deepStrictEqual(warnings, [])
+        }
       }))
 
     it.effect("onUnsupported: \"warn\" logs the same message as a warning and goes on", () =>
@@ -143,15 +146,18 @@ describe("CliVersion", () => {
         )
         const body = answer.response?.response
         assert.isUndefined(CliVersion.fromInitialize(body))
-        const version = yield* CliVersion.resolve(body, spec(env))
+        const version = yield* CliVersion.resolve(body, spec(env), connection)
         assert.strictEqual(version, "2.0.76")
         const reason = reasonOf(yield* Effect.exit(CliVersion.check(version))) as ClaudeError.UnsupportedCliVersion
         assert.strictEqual(reason._tag, "UnsupportedCliVersion")
         assert.include(reason.message, "2.0.76")
         assert.include(reason.message, "2.1.0")
         assert.isFalse(written.some((line) => line.includes(`"type":"user"`)), "a user turn was written")
-        // A CLI that reports its version in the initialize answer is told without a second process.
-        assert.strictEqual(yield* CliVersion.resolve({ claude_code_version: "2.1.332" }, { executable: "/nonexistent", env: {}, closeGrace: Duration.seconds(1) }), "2.1.332")
+        // A CLI that reports its version in the initialize answer is told without a second process;
+        // an in-memory or replayed one (no pid) that does not is not asked.
+        const nowhere = { executable: "/nonexistent", env: {}, closeGrace: Duration.seconds(1) }
+        assert.strictEqual(yield* CliVersion.resolve({ claude_code_version: "2.1.332" }, nowhere, { pid: 1 }), "2.1.332")
+        assert.isUndefined(yield* CliVersion.resolve({}, spec(env), { pid: undefined }))
       }).pipe(Effect.scoped, Effect.provide(processLayer)))
   })
 })
