@@ -31,7 +31,7 @@ import * as Protocol from "../src/Protocol.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import * as Transcript from "../src/Transcript.ts"
 import { Transport } from "../src/Transport.ts"
-import { install, pinnedVersion, versionsDir } from "./support/cliVersions.ts"
+import { installOnce as install, pinnedVersion, versionsDir } from "./support/cliVersions.ts"
 import { liveHarness, replayHarness, type Scenario, scenarios, type Summary } from "./scenarios.ts"
 import { live, processLayer } from "./support/live.ts"
 

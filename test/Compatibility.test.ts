@@ -15,6 +15,7 @@ import * as Claude from "../src/Claude.ts"
 import { Hooks } from "../src/Hooks.ts"
 import * as Protocol from "../src/Protocol.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { capturedRequest } from "./support/protocolTranscripts.ts"
 
 type Json = Record<string, unknown>
 
@@ -155,4 +156,36 @@ describe("lines of older supported CLIs", () => {
           }))))
       )
     }))
+})
+
+describe("a control request that does not decode still gets an answer", () => {
+  const canUseTool = () => ({
+    type: "control_request",
+    request_id: "0f9c4b2e-7f43-4d3b-9a57-6d1f3c0b2a11",
+    request: capturedRequest("j2-permission-prompt-stdio", "can_use_tool")
+  })
+
+  it("a can_use_tool without tool_use_id (as a later CLI might send): an error answer naming the request", () => {
+    const line = canUseTool()
+    delete (line.request as Json).tool_use_id
+    const decoded = Protocol.decodeMessage(line)
+    assert.isTrue(Result.isFailure(decoded))
+    const answer = Protocol.undecodableRequestAnswer(line, Result.isFailure(decoded) ? decoded.failure : "")
+    assert.isDefined(answer)
+    assert.strictEqual(answer!.response.subtype, "error")
+    assert.strictEqual(answer!.response.request_id, line.request_id)
+    assert.include((answer!.response as { error: string }).error, "can_use_tool")
+    assert.include((answer!.response as { error: string }).error, "tool_use_id")
+    // What the host writes is itself a valid stdin line.
+    assert.isTrue(Result.isSuccess(Protocol.decodeStdin(JSON.parse(JSON.stringify(answer)))))
+  })
+
+  it("nothing to answer without a string request_id, or for a line that is not a control_request", () => {
+    const numeric = { ...canUseTool(), request_id: 7 }
+    assert.isUndefined(Protocol.undecodableRequestAnswer(numeric, "x"))
+    assert.isUndefined(Protocol.undecodableRequestAnswer({ type: "result" }, "x"))
+    assert.isUndefined(Protocol.undecodableRequestAnswer(null, "x"))
+    const noBody = { type: "control_request", request_id: "r1" }
+    assert.include((Protocol.undecodableRequestAnswer(noBody, "no request")!.response as { error: string }).error, "control request")
+  })
 })

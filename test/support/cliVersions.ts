@@ -34,6 +34,21 @@ const installed = (version: string): boolean => {
  * the package's own install script (the native builds fetch their platform binary as an optional
  * dependency). Fails with npm's output when the install fails.
  */
+const installs = new Map<string, Effect.Effect<{ readonly executable: string; readonly millis: number }, Error>>()
+
+/**
+ * {@link install}, once per version and process: concurrent callers share one install (its
+ * outcome, a failure included).
+ */
+export const installOnce = (version: string): Effect.Effect<{ readonly executable: string; readonly millis: number }, Error> => {
+  let cached = installs.get(version)
+  if (cached === undefined) {
+    cached = Effect.runSync(Effect.cached(install(version)))
+    installs.set(version, cached)
+  }
+  return cached
+}
+
 export const install = (version: string): Effect.Effect<{ readonly executable: string; readonly millis: number }, Error> =>
   Effect.gen(function*() {
     if (version === pinnedVersion || installed(version)) return { executable: executableOf(version), millis: 0 }
