@@ -239,3 +239,30 @@ export const resolve: (
     return yield* query(spec)
   }
 )
+
+/**
+ * What a session runs once the CLI has answered `initialize` and before it writes the first user
+ * turn: {@link resolve} the version, then {@link check} it against the policy. Succeeds with the
+ * version (to expose on the session; `undefined` when it cannot be told), or fails with
+ * `UnsupportedCliVersion`.
+ *
+ * @since 0.1.0
+ * @category policy
+ */
+export const verify: (
+  initializeBody: unknown,
+  spec: Omit<LaunchSpec, "args">,
+  connection: { readonly pid: number | undefined },
+  policy?: Policy | undefined
+) => Effect.Effect<string | undefined, ClaudeError.ClaudeError, Transport> = Effect.fn("CliVersion.verify")(
+  function*(
+    initializeBody: unknown,
+    spec: Omit<LaunchSpec, "args">,
+    connection: { readonly pid: number | undefined },
+    policy?: Policy | undefined
+  ) {
+    const version = yield* resolve(initializeBody, spec, connection)
+    yield* check(version, policy)
+    return version
+  }
+)

@@ -27,7 +27,7 @@ const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.R
 }
 
 /** Runs `effect` and returns its exit and the warnings it logged. */
-const withWarnings = <A, E>(effect: Effect.Effect<A, E>) =>
+const withWarnings = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const warnings: Array<string> = []
     const logger = Logger.make((options) => {
@@ -153,6 +153,12 @@ describe("CliVersion", () => {
         assert.include(reason.message, "2.0.76")
         assert.include(reason.message, "2.1.0")
         assert.isFalse(written.some((line) => line.includes(`"type":"user"`)), "a user turn was written")
+        // verify = resolve + check: the same failure; with "warn", the version and a warning.
+        const verified = reasonOf(yield* Effect.exit(CliVersion.verify(body, spec(env), connection)))
+        assert.strictEqual(verified._tag, "UnsupportedCliVersion")
+        const { exit, warnings } = yield* withWarnings(CliVersion.verify(body, spec(env), connection, { onUnsupported: "warn" }))
+        assert.deepStrictEqual(exit, Exit.succeed("2.0.76"))
+        assert.strictEqual(warnings.length, 1)
         // A CLI that reports its version in the initialize answer is told without a second process;
         // an in-memory or replayed one (no pid) that does not is not asked.
         const nowhere = { executable: "/nonexistent", env: {}, closeGrace: Duration.seconds(1) }
