@@ -23,9 +23,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "../src/ClaudeError.ts"
+import * as Claude from "../src/Claude.ts"
 import * as CliVersion from "../src/CliVersion.ts"
+import * as McpServers from "../src/McpServers.ts"
+import { Permissions } from "../src/Permissions.ts"
 import * as Launch from "../src/Launch.ts"
 import * as Protocol from "../src/Protocol.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
@@ -36,6 +40,18 @@ import { liveHarness, replayHarness, type Scenario, scenarios, type Summary } fr
 import { live, processLayer } from "./support/live.ts"
 
 type Json = Record<string, unknown>
+
+/** The in-process MCP server of the conformance scenarios. */
+const echoServer = McpServers.layer(McpServers.server("byre", {
+  tools: [
+    McpServers.tool({
+      name: "echo",
+      description: "Echo the given text back.",
+      input: Schema.Struct({ text: Schema.String }),
+      handler: ({ text }) => Effect.succeed(`echo: ${text}`)
+    })
+  ]
+}))
 
 const versions = (process.env.CLI_VERSIONS ?? CliVersion.tested.filter((v) => v !== CliVersion.pinned).join(","))
   .split(",")
@@ -60,6 +76,11 @@ interface Differences {
    * its `result`), which turn identity relies on. Absent: as the pinned CLI (it does).
    */
   readonly namesUserMessageUuid?: boolean
+  /**
+   * The outcome of each control operation of the "control requests" check (`ok` or the reason's
+   * tag and message), where it is not `ok`.
+   */
+  readonly controlRequests?: Readonly<Record<string, string>>
   readonly scenarios: Readonly<Record<string, Difference>>
 }
 
@@ -155,6 +176,45 @@ for (const version of versions) {
         assert.strictEqual(names, recorded, `CLI ${version}: result ${JSON.stringify(result).slice(0, 300)}`)
       }).pipe(Effect.scoped, Effect.provide(processLayer)), 120_000)
 
+    it.live("control requests: can_use_tool reaches Permissions; mcp_status, get_context_usage, set_permission_mode answer", () =>
+      Effect.gen(function*() {
+        const { executable } = yield* install(version)
+        let turn = 0
+        const setup = yield* live((request) =>
+          request.tools.length === 0 || JSON.stringify(request.messages.at(-1)?.content).includes("Warmup")
+            ? FakeModel.text("ok")
+            : turn++ === 0
+            ? FakeModel.toolUse("Bash", { command: "touch allowed.txt", description: "permission check" })
+            : FakeModel.text("done"), { executable, permissionMode: "default" })
+        const asked: Array<string> = []
+        const session = yield* Claude.open(setup.options).pipe(
+          Effect.provide(Permissions.layer((request) => Effect.sync(() => {
+            asked.push(request.tool_name)
+            return Permissions.allow()
+          }))),
+          Effect.provide(echoServer)
+        )
+        const outcome = <A, E>(effect: Effect.Effect<A, E>) =>
+          Effect.map(Effect.exit(effect), (exit) => Exit.isSuccess(exit) ? "ok" : failure(exit.cause))
+        const result = yield* session.run("touch allowed.txt")
+        const outcomes: Record<string, string> = {
+          "can_use_tool": asked.includes("Bash") && result.subtype === "success" ? "ok" : `asked ${JSON.stringify(asked)}, ${result.subtype}`,
+          "mcp_status": yield* outcome(Effect.map(session.mcpStatus({ timeout: "10 seconds" }), (s) => {
+            if (!s.mcpServers.some((server) => server.name === "byre" && server.status === "connected")) throw new Error("byre is not connected")
+          })),
+          "get_context_usage": yield* outcome(session.contextUsage({ timeout: "10 seconds" })),
+          "set_permission_mode": yield* outcome(session.setPermissionMode("acceptEdits", { timeout: "10 seconds" }))
+        }
+        const notOk = Object.fromEntries(Object.entries(outcomes).filter(([, o]) => o !== "ok"))
+        if (record) {
+          const file = readDifferences(version) ?? { version, scenarios: {} }
+          const { controlRequests: _previous, ...rest } = file
+          Fs.writeFileSync(differencesPath(version), JSON.stringify(Object.keys(notOk).length === 0 ? rest : { ...rest, controlRequests: notOk }, null, 2) + "\n")
+          return
+        }
+        assert.deepStrictEqual(notOk, readDifferences(version)?.controlRequests ?? {})
+      }).pipe(Effect.scoped, Effect.provide(processLayer)), 120_000)
+
     describe.concurrent("conformance scenarios", { timeout: 120_000 }, () => {
       for (const scenario of scenarios) {
         it.live(scenario.name, () =>
@@ -187,11 +247,7 @@ for (const version of versions) {
                 all[scenario.name] = { summary: live, why: recorded?.why ?? "TODO: say why" }
               }
               const previous = readDifferences(version)
-              const file: Differences = {
-                version,
-                ...(previous?.namesUserMessageUuid === undefined ? {} : { namesUserMessageUuid: previous.namesUserMessageUuid }),
-                scenarios: Object.fromEntries(Object.entries(all).sort())
-              }
+              const file: Differences = { ...previous, version, scenarios: Object.fromEntries(Object.entries(all).sort()) }
               Fs.mkdirSync(Path.dirname(differencesPath(version)), { recursive: true })
               Fs.writeFileSync(differencesPath(version), JSON.stringify(file, null, 2) + "\n")
               return
