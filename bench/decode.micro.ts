@@ -8,21 +8,14 @@
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { readdirSync, readFileSync } from "node:fs"
 import * as Protocol from "../src/Protocol.ts"
+import { readProtocolLines } from "../test/support/protocolTranscripts.ts"
 
 const iterations = Number(process.argv[2] ?? 1_000_000)
-const dir = new URL("../../shared/protocol/transcripts/", import.meta.url)
 
-const recv: Array<{ readonly line: string; readonly msg: Record<string, unknown> }> = []
-for (const file of readdirSync(dir).filter((f) => f.endsWith(".ndjson") && !f.endsWith(".api.ndjson"))) {
-  for (const text of readFileSync(new URL(file, dir), "utf8").split("\n")) {
-    if (text.length === 0) continue
-    const entry = JSON.parse(text) as { dir: string; msg?: Record<string, unknown> }
-    if (entry.dir !== "recv" || entry.msg === undefined) continue
-    recv.push({ line: JSON.stringify(entry.msg), msg: entry.msg })
-  }
-}
+const recv: Array<{ readonly line: string; readonly msg: Record<string, unknown> }> = readProtocolLines()
+  .filter((l) => l.dir === "recv")
+  .map((l) => ({ line: JSON.stringify(l.msg), msg: l.msg }))
 
 const kind = (m: Record<string, unknown>): string => {
   if (m.type === "stream_event") {

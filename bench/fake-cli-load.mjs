@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // fake-cli-load.mjs — a load-generating fake `claude` CLI for benchmarks and soak tests.
-// No dependencies. Message shapes (and sizes) copied from ../shared/protocol/transcripts/a-plain-turn.ndjson.
+// No dependencies. Message shapes (and sizes) copied from testdata/protocol/a-plain-turn.ndjson.
 //
 // Per user message it writes: system/init (~3 KB), system/status, stream_event message_start and
 // content_block_start, FAKE_CLI_EVENTS content_block_delta text deltas (~250 bytes a line, some

@@ -379,6 +379,27 @@ export class TranscriptFailed extends Schema.TaggedError<TranscriptFailed>()("Tr
 }
 
 /**
+ * The CLI's version is outside the range this library supports (`CliVersion.supported`).
+ * `found` is the version the CLI reported.
+ *
+ * @since 0.1.0
+ * @category reasons
+ */
+export class UnsupportedCliVersion extends Schema.TaggedError<UnsupportedCliVersion>()("UnsupportedCliVersion", {
+  found: Schema.String,
+  /** The lowest supported version, inclusive. */
+  floor: Schema.String,
+  /** The first version that is no longer supported (exclusive upper bound). */
+  below: Schema.String
+}) {
+  override get message(): string {
+    return `The claude CLI ${this.found} is not supported: this library supports >=${this.floor} <${this.below}. ` +
+      `Install a supported one (npm install @anthropic-ai/claude-code@<version>), or set ` +
+      `cliVersionPolicy: { onUnsupported: "warn" } to go on at your own risk.`
+  }
+}
+
+/**
  * Every reason a `ClaudeError` can carry.
  *
  * @since 0.1.0
@@ -406,7 +427,8 @@ export const Reason = Schema.Union([
   TurnTimedOut,
   InvalidInput,
   ReplayMismatch,
-  TranscriptFailed
+  TranscriptFailed,
+  UnsupportedCliVersion
 ])
 
 /**

@@ -19,58 +19,29 @@ import * as Claude from "../src/Claude.ts"
 import { type HookOptions, Hooks } from "../src/Hooks.ts"
 import * as Protocol from "../src/Protocol.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { capturedRequest } from "./support/protocolTranscripts.ts"
 
-/** Every distinct shape of the 41 real `hook_callback` requests in the CLI 2.1.332 transcripts (`/work/shared/protocol/transcripts`). */
-const hookCallbacks: ReadonlyArray<{ readonly file: string; readonly request: { readonly callback_id: string; readonly input: Record<string, unknown>; readonly tool_use_id: string } }> = [
-  {
-    file: "c-stop-hook",
-    request: {"callback_id":"hook_0","input":{"session_id":"8579ab96-55a5-4808-8258-9477abe04ee7","transcript_path":"/home/dev/runs/home-c-stop-hook-f4CEOm/.claude/projects/-home-dev-runs-cwd-c-stop-hook-3UupGe/8579ab96-55a5-4808-8258-9477abe04ee7.jsonl","cwd":"/home/dev/runs/cwd-c-stop-hook-3UupGe","prompt_id":"000843d0-4d89-47fd-b5c5-f7d8b78894bc","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Hello.","background_tasks":[],"session_crons":[]},"tool_use_id":"74a8de61-91a2-4efe-bf9d-66ad3ac59cc0"}
-  },
-  {
-    file: "c2-hooks-all-events",
-    request: {"callback_id":"hook_UserPromptSubmit","input":{"session_id":"b50f4858-e808-456a-a720-75490c30761a","transcript_path":"/home/dev/runs/home-c2-hooks-all-events-vDSFsG/.claude/projects/-home-dev-runs-cwd-c2-hooks-all-events-oPLwNf/b50f4858-e808-456a-a720-75490c30761a.jsonl","cwd":"/home/dev/runs/cwd-c2-hooks-all-events-oPLwNf","prompt_id":"b13624da-4481-4f7c-a2a4-b2051f278fdd","permission_mode":"bypassPermissions","hook_event_name":"UserPromptSubmit","prompt":"Run echo hi then false"},"tool_use_id":"b844fef3-ce1b-4be1-b4b7-e16e68ee0cbf"}
-  },
-  {
-    file: "c2-hooks-all-events",
-    request: {"callback_id":"hook_PreToolUse","input":{"session_id":"b50f4858-e808-456a-a720-75490c30761a","transcript_path":"/home/dev/runs/home-c2-hooks-all-events-vDSFsG/.claude/projects/-home-dev-runs-cwd-c2-hooks-all-events-oPLwNf/b50f4858-e808-456a-a720-75490c30761a.jsonl","cwd":"/home/dev/runs/cwd-c2-hooks-all-events-oPLwNf","prompt_id":"b13624da-4481-4f7c-a2a4-b2051f278fdd","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"echo hi","description":"Print hi"},"tool_use_id":"toolu_fake000014mx2ohpvd"},"tool_use_id":"toolu_fake000014mx2ohpvd"}
-  },
-  {
-    file: "c2-hooks-all-events",
-    request: {"callback_id":"hook_PostToolUse","input":{"session_id":"b50f4858-e808-456a-a720-75490c30761a","transcript_path":"/home/dev/runs/home-c2-hooks-all-events-vDSFsG/.claude/projects/-home-dev-runs-cwd-c2-hooks-all-events-oPLwNf/b50f4858-e808-456a-a720-75490c30761a.jsonl","cwd":"/home/dev/runs/cwd-c2-hooks-all-events-oPLwNf","prompt_id":"b13624da-4481-4f7c-a2a4-b2051f278fdd","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"echo hi","description":"Print hi"},"tool_response":{"stdout":"hi","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false},"tool_use_id":"toolu_fake000014mx2ohpvd","duration_ms":49},"tool_use_id":"toolu_fake000014mx2ohpvd"}
-  },
-  {
-    file: "c2-hooks-all-events",
-    request: {"callback_id":"hook_PostToolUseFailure","input":{"session_id":"b50f4858-e808-456a-a720-75490c30761a","transcript_path":"/home/dev/runs/home-c2-hooks-all-events-vDSFsG/.claude/projects/-home-dev-runs-cwd-c2-hooks-all-events-oPLwNf/b50f4858-e808-456a-a720-75490c30761a.jsonl","cwd":"/home/dev/runs/cwd-c2-hooks-all-events-oPLwNf","prompt_id":"b13624da-4481-4f7c-a2a4-b2051f278fdd","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"false","description":"Fail on purpose"},"tool_use_id":"toolu_fake000017mx2ohpz2","error":"Exit code 1","is_interrupt":false,"duration_ms":14},"tool_use_id":"toolu_fake000017mx2ohpz2"}
-  },
-  {
-    file: "c4-subagent-background",
-    request: {"callback_id":"sub_start","input":{"session_id":"5f0a0940-4413-4afe-adb1-5c8cf961d459","transcript_path":"/home/dev/runs/home-c4-subagent-background-h74g8D/.claude/projects/-home-dev-runs-cwd-c4-subagent-background-LqXJew/5f0a0940-4413-4afe-adb1-5c8cf961d459.jsonl","cwd":"/home/dev/runs/cwd-c4-subagent-background-LqXJew","prompt_id":"56567df0-ff8a-4662-9dc2-4c83093a6c5d","agent_id":"a6b39ed7e30ce2a25","agent_type":"general-purpose","hook_event_name":"SubagentStart"},"tool_use_id":"636db764-af88-4fea-b342-13a71f4cdeb2"}
-  },
-  {
-    file: "c4-subagent-background",
-    request: {"callback_id":"stop","input":{"session_id":"5f0a0940-4413-4afe-adb1-5c8cf961d459","transcript_path":"/home/dev/runs/home-c4-subagent-background-h74g8D/.claude/projects/-home-dev-runs-cwd-c4-subagent-background-LqXJew/5f0a0940-4413-4afe-adb1-5c8cf961d459.jsonl","cwd":"/home/dev/runs/cwd-c4-subagent-background-LqXJew","prompt_id":"56567df0-ff8a-4662-9dc2-4c83093a6c5d","permission_mode":"bypassPermissions","effort":{"level":"medium"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Main: after Agent tool result.","background_tasks":[{"id":"a6b39ed7e30ce2a25","type":"subagent","status":"running","description":"Probe subagent","agent_type":"general-purpose"}],"session_crons":[]},"tool_use_id":"a4f9eaa3-9ec5-4f9c-9b7a-fab0b115e069"}
-  },
-  {
-    file: "c4-subagent-background",
-    request: {"callback_id":"sub_stop","input":{"session_id":"5f0a0940-4413-4afe-adb1-5c8cf961d459","transcript_path":"/home/dev/runs/home-c4-subagent-background-h74g8D/.claude/projects/-home-dev-runs-cwd-c4-subagent-background-LqXJew/5f0a0940-4413-4afe-adb1-5c8cf961d459.jsonl","cwd":"/home/dev/runs/cwd-c4-subagent-background-LqXJew","prompt_id":"56567df0-ff8a-4662-9dc2-4c83093a6c5d","permission_mode":"bypassPermissions","agent_id":"a6b39ed7e30ce2a25","agent_type":"general-purpose","effort":{"level":"medium"},"hook_event_name":"SubagentStop","stop_hook_active":false,"agent_transcript_path":"/home/dev/runs/home-c4-subagent-background-h74g8D/.claude/projects/-home-dev-runs-cwd-c4-subagent-background-LqXJew/5f0a0940-4413-4afe-adb1-5c8cf961d459/subagents/agent-a6b39ed7e30ce2a25.jsonl","last_assistant_message":"Sub-agent says hello.","background_tasks":[{"id":"a6b39ed7e30ce2a25","type":"subagent","status":"running","description":"Probe subagent","agent_type":"general-purpose"}],"session_crons":[]},"tool_use_id":"e1f825c8-1b9b-4ae8-ae55-edae3bb904fc"}
-  },
-  {
-    file: "c5-subagent-foreground",
-    request: {"callback_id":"sub_stop","input":{"session_id":"485052e4-21b9-4ceb-ab59-ea536eaf3861","transcript_path":"/home/dev/runs/home-c5-subagent-foreground-6r4PDo/.claude/projects/-home-dev-runs-cwd-c5-subagent-foreground-f9ZjVd/485052e4-21b9-4ceb-ab59-ea536eaf3861.jsonl","cwd":"/home/dev/runs/cwd-c5-subagent-foreground-f9ZjVd","prompt_id":"563f3131-6d8d-4fe5-803f-f470128261b9","permission_mode":"bypassPermissions","agent_id":"add3677f98af157a1","agent_type":"general-purpose","effort":{"level":"medium"},"hook_event_name":"SubagentStop","stop_hook_active":false,"agent_transcript_path":"/home/dev/runs/home-c5-subagent-foreground-6r4PDo/.claude/projects/-home-dev-runs-cwd-c5-subagent-foreground-f9ZjVd/485052e4-21b9-4ceb-ab59-ea536eaf3861/subagents/agent-add3677f98af157a1.jsonl","last_assistant_message":"Sub-agent says hello.","background_tasks":[],"session_crons":[]},"tool_use_id":"aa71a08a-ab0e-4a9a-8eeb-595314f1c25b"}
-  },
-  {
-    file: "c7-compact",
-    request: {"callback_id":"h_PreCompact","input":{"session_id":"23e5347b-983f-4c56-a7ae-e0b8b9751b04","transcript_path":"/home/dev/runs/home-c7-compact-P5X27p/.claude/projects/-home-dev-runs-cwd-c7-compact-qYbmZz/23e5347b-983f-4c56-a7ae-e0b8b9751b04.jsonl","cwd":"/home/dev/runs/cwd-c7-compact-qYbmZz","prompt_id":"ad1eeb65-dd50-46f8-909b-1f446e3447d9","hook_event_name":"PreCompact","trigger":"manual","custom_instructions":null},"tool_use_id":"61ab908a-89f3-4338-822c-62ac8142edfa"}
-  },
-  {
-    file: "c7-compact",
-    request: {"callback_id":"h_SessionStart","input":{"session_id":"23e5347b-983f-4c56-a7ae-e0b8b9751b04","transcript_path":"/home/dev/runs/home-c7-compact-P5X27p/.claude/projects/-home-dev-runs-cwd-c7-compact-qYbmZz/23e5347b-983f-4c56-a7ae-e0b8b9751b04.jsonl","cwd":"/home/dev/runs/cwd-c7-compact-qYbmZz","prompt_id":"ad1eeb65-dd50-46f8-909b-1f446e3447d9","hook_event_name":"SessionStart","source":"compact","model":"claude-opus-5-5"},"tool_use_id":"f42aea63-c836-4fe3-88e6-8aa5df4c4d7b"}
-  },
-  {
-    file: "c7-compact",
-    request: {"callback_id":"h_PostCompact","input":{"session_id":"23e5347b-983f-4c56-a7ae-e0b8b9751b04","transcript_path":"/home/dev/runs/home-c7-compact-P5X27p/.claude/projects/-home-dev-runs-cwd-c7-compact-qYbmZz/23e5347b-983f-4c56-a7ae-e0b8b9751b04.jsonl","cwd":"/home/dev/runs/cwd-c7-compact-qYbmZz","prompt_id":"ad1eeb65-dd50-46f8-909b-1f446e3447d9","hook_event_name":"PostCompact","trigger":"manual","compact_summary":"<analysis>fake</analysis>\n<summary>Fake compact summary of the conversation.</summary>"},"tool_use_id":"d9fac4c2-32e3-47cb-b15e-5eaf8428326f"}
-  },
-]
+/**
+ * Every distinct shape of the 41 real `hook_callback` requests in the CLI 2.1.332 captures
+ * (`testdata/protocol/`): the first request of each of these callbacks, without its `subtype`.
+ */
+const hookCallbacks: ReadonlyArray<{ readonly file: string; readonly request: { readonly callback_id: string; readonly input: Record<string, unknown>; readonly tool_use_id: string } }> = ([
+  ["c-stop-hook", "hook_0"],
+  ["c2-hooks-all-events", "hook_UserPromptSubmit"],
+  ["c2-hooks-all-events", "hook_PreToolUse"],
+  ["c2-hooks-all-events", "hook_PostToolUse"],
+  ["c2-hooks-all-events", "hook_PostToolUseFailure"],
+  ["c4-subagent-background", "sub_start"],
+  ["c4-subagent-background", "stop"],
+  ["c4-subagent-background", "sub_stop"],
+  ["c5-subagent-foreground", "sub_stop"],
+  ["c7-compact", "h_PreCompact"],
+  ["c7-compact", "h_SessionStart"],
+  ["c7-compact", "h_PostCompact"]
+] as const).map(([file, callbackId]) => {
+  const { subtype: _subtype, ...request } = capturedRequest(file, "hook_callback", (r) => r.callback_id === callbackId)
+  return { file, request: request as { readonly callback_id: string; readonly input: Record<string, unknown>; readonly tool_use_id: string } }
+})
 
 const fixture = (event: string) => {
   const found = hookCallbacks.find((f) => f.request.input.hook_event_name === event)

@@ -246,7 +246,7 @@ describe("buildCommand: environment", () => {
   })
 
   it("sets PWD to the absolute cwd", () => {
-    assert.strictEqual(Launch.buildCommand({ cwd: "/work/x" }, noWiring).env.PWD, "/work/x")
+    assert.strictEqual(Launch.buildCommand({ cwd: "/srv/x" }, noWiring).env.PWD, "/srv/x")
     assert.strictEqual(Launch.buildCommand({ cwd: "rel" }, noWiring).env.PWD, Path.resolve("rel"))
     assert.isFalse(Object.hasOwn(Launch.buildCommand({}, noWiring).env, "PWD"))
   })

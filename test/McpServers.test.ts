@@ -15,7 +15,7 @@ import { McpServers } from "../src/McpServers.ts"
 
 // -----------------------------------------------------------------------------
 // Fixtures: the `message` of real `mcp_message` control requests from CLI 2.1.332
-// (/work/shared/protocol/transcripts d1, d4, d6, l2), and the answers the CLI accepted.
+// (testdata/protocol/ d1, d4, d6, l2), and the answers the CLI accepted.
 // -----------------------------------------------------------------------------
 
 const d1Initialize = {

@@ -20,15 +20,16 @@ import { CanUseToolRequest, Permissions, PermissionUpdate } from "../src/Permiss
 import * as Protocol from "../src/Protocol.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import type { PermissionResult } from "../src/Permissions.ts"
+import { capturedRequest } from "./support/protocolTranscripts.ts"
 
-/** Real `can_use_tool` requests (the `request` object) from the CLI 2.1.332 transcripts. */
-const j2First = {"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash","input":{"command":"touch one.txt","description":"probe command"},"description":"probe command","permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch one.txt"}],"behavior":"allow","destination":"localSettings"},{"type":"addDirectories","directories":["/home/dev/runs/cwd-j2-permission-prompt-stdio-tZ6OnD"],"destination":"session"},{"type":"setMode","mode":"acceptEdits","destination":"session"}],"blocked_path":"/home/dev/runs/cwd-j2-permission-prompt-stdio-tZ6OnD/one.txt","tool_use_id":"toolu_fake000192mx2ojt12"}
+/** Real `can_use_tool` requests (the `request` object) from the CLI 2.1.332 captures (`testdata/protocol/`). */
+const j2First = capturedRequest("j2-permission-prompt-stdio", "can_use_tool")
 
-const j2Fifth = {"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash","input":{"command":"touch five.txt","description":"probe command"},"description":"probe command","permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch five.txt"}],"behavior":"allow","destination":"localSettings"},{"type":"addDirectories","directories":["/home/dev/runs/cwd-j2-permission-prompt-stdio-tZ6OnD"],"destination":"session"},{"type":"setMode","mode":"acceptEdits","destination":"session"}],"blocked_path":"/home/dev/runs/cwd-j2-permission-prompt-stdio-tZ6OnD/five.txt","tool_use_id":"toolu_fake000210mx2ojugx"}
+const j2Fifth = capturedRequest("j2-permission-prompt-stdio", "can_use_tool", undefined, 4)
 
-const l3 = {"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash","input":{"command":"touch l3.txt","description":"probe command"},"description":"probe command","permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch l3.txt"}],"behavior":"allow","destination":"localSettings"},{"type":"addDirectories","directories":["/home/dev/runs/cwd-l3-cancel-can-use-tool-unanswered-fXhLLM"],"destination":"session"},{"type":"setMode","mode":"acceptEdits","destination":"session"}],"blocked_path":"/home/dev/runs/cwd-l3-cancel-can-use-tool-unanswered-fXhLLM/l3.txt","tool_use_id":"toolu_fake000243mx2oksbb"}
+const l3 = capturedRequest("l3-cancel-can-use-tool-unanswered", "can_use_tool")
 
-const c6 = {"subtype":"can_use_tool","tool_name":"Bash","display_name":"Bash","input":{"command":"touch c6.txt","description":"probe command"},"description":"probe command","permission_suggestions":[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch c6.txt"}],"behavior":"allow","destination":"localSettings"},{"type":"addDirectories","directories":["/home/dev/runs/cwd-c6-callback-error-responses-21wvti"],"destination":"session"},{"type":"setMode","mode":"acceptEdits","destination":"session"}],"blocked_path":"/home/dev/runs/cwd-c6-callback-error-responses-21wvti/c6.txt","tool_use_id":"toolu_fake000045mx2ohw3f"}
+const c6 = capturedRequest("c6-callback-error-responses", "can_use_tool")
 
 const logsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
@@ -266,7 +267,7 @@ describe("Permissions", () => {
           assert.strictEqual(logs.length, 1)
           assert.strictEqual(logs[0]!.level, "Warn")
           assert.include(logs[0]!.message, "Bash")
-          assert.include(logs[0]!.message, c6.tool_use_id)
+          assert.include(logs[0]!.message, String(c6.tool_use_id))
           assert.strictEqual(reports.length, 1)
           const reported = reports[0]!
           assert.strictEqual(reported.type, "handler_failed")

@@ -161,7 +161,7 @@ describe("the process transport (fake-claude)", { timeout: 60_000 }, () => {
       assert.include(["ProcessExited", "SessionClosed"], again._tag)
     }).pipe(Effect.scoped, Effect.provide(processLayer)))
 
-  it.live("a CLI that ignores SIGTERM is SIGKILLed within the grace: closeGrace 500 ms closes in < 2.5 s, pid gone", () =>
+  it.live("a CLI that ignores SIGTERM is SIGKILLed within the grace: closeGrace 500 ms closes within it, pid gone", () =>
     Effect.gen(function*() {
       const { scope, session } = yield* openIn(fake("ignore-sigterm", { closeGrace: "500 millis" }))
       const result = yield* session.run("hi")
@@ -169,9 +169,9 @@ describe("the process transport (fake-claude)", { timeout: 60_000 }, () => {
       const pid = session.pid!
       assert.isTrue(isRunning(pid))
       const took = yield* timedClose(scope)
-      // EOF wait (500) + SIGTERM wait (500) + SIGKILL: at least 1 s, well under 2.5 s.
-      assert.isAtLeast(took, 900, `closed in ${took} ms: the grace was not honoured`)
-      assert.isBelow(took, 2500, `closing took ${took} ms`)
+      // closeGrace is the whole budget: EOF for its first 300 ms, SIGTERM, SIGKILL at 500 ms.
+      assert.isAtLeast(took, 450, `closed in ${took} ms: the grace was not honoured`)
+      assert.isBelow(took, 900, `closing took ${took} ms, over the 500 ms budget`)
       assert.isFalse(isRunning(pid), "the CLI survived the scope")
     }).pipe(Effect.provide(processLayer)))
 

@@ -7,8 +7,6 @@
  *   a normal turn still completes after them.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as References from "effect/References"
@@ -18,22 +16,14 @@ import * as Claude from "../src/Claude.ts"
 import * as Framing from "../src/Framing.ts"
 import * as Protocol from "../src/Protocol.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { readProtocolLines } from "./support/protocolTranscripts.ts"
 
-const TRANSCRIPTS = "/work/shared/protocol/transcripts"
 const NUM_RUNS = 100
 
 type Json = Record<string, unknown>
 
 /** Every message the real CLI wrote (`recv`) in the recorded transcripts. */
-const recorded: ReadonlyArray<Json> = Fs.readdirSync(TRANSCRIPTS)
-  .filter((f) => f.endsWith(".ndjson") && !f.endsWith(".api.ndjson"))
-  .sort()
-  .flatMap((f) =>
-    Fs.readFileSync(Path.join(TRANSCRIPTS, f), "utf8").split("\n").filter((l) => l.length > 0)
-      .map((l) => JSON.parse(l) as { dir: string; msg: Json })
-      .filter((entry) => entry.dir === "recv")
-      .map((entry) => entry.msg)
-  )
+const recorded: ReadonlyArray<Json> = readProtocolLines().filter((l) => l.dir === "recv").map((l) => l.msg)
 
 const controlTypes = new Set(["control_request", "control_response", "control_cancel_request", "keep_alive"])
 

@@ -3,8 +3,8 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
 import * as fc from "fast-check"
-import { readdirSync, readFileSync } from "node:fs"
 import * as Protocol from "../src/Protocol.ts"
+import { type ProtocolLine, protocolFiles, readProtocolLines } from "./support/protocolTranscripts.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Transcripts
@@ -12,35 +12,12 @@ import * as Protocol from "../src/Protocol.ts"
 
 type Json = Record<string, unknown>
 
-interface Line {
-  readonly file: string
-  readonly index: number
-  readonly dir: "recv" | "send"
-  readonly msg: Json
-}
+type Line = ProtocolLine
 
-const transcriptDir = new URL("../../shared/protocol/transcripts/", import.meta.url)
-
-const transcriptFiles = readdirSync(transcriptDir)
-  .filter((f) => f.endsWith(".ndjson") && !f.endsWith(".api.ndjson"))
-  .sort()
+const transcriptFiles = protocolFiles()
 
 // Fresh objects per call: decoding returns the parsed object itself, tests may mutate copies.
-const loadLines = (): Array<Line> => {
-  const lines: Array<Line> = []
-  for (const file of transcriptFiles) {
-    const text = readFileSync(new URL(file, transcriptDir), "utf8")
-    text.split("\n").forEach((raw, index) => {
-      if (raw.trim().length === 0) return
-      const entry = JSON.parse(raw) as { dir: string; msg?: Json }
-      // "meta" lines are the recorder's notes; "raw" lines are non-JSON output (no `msg`).
-      if ((entry.dir === "recv" || entry.dir === "send") && entry.msg !== undefined) {
-        lines.push({ file: file.replace(/\.ndjson$/, ""), index, dir: entry.dir, msg: entry.msg })
-      }
-    })
-  }
-  return lines
-}
+const loadLines = (): Array<Line> => readProtocolLines()
 
 const lines = loadLines()
 const recv = lines.filter((l) => l.dir === "recv")

@@ -305,17 +305,28 @@ export const scenarios: ReadonlyArray<Scenario> = [
   }
 ]
 
-/** A harness on the real CLI and a fake model with the scenario's script; records when `record` is set. */
-export const liveHarness = (scenario: Scenario, options?: { readonly record?: boolean }) =>
+/**
+ * A harness on the real CLI and a fake model with the scenario's script; records when `record` is
+ * set (into testdata/transcripts/, or where `recordTo` says); `executable` runs another version of
+ * the CLI than the pinned one.
+ */
+export const liveHarness = (
+  scenario: Scenario,
+  options?: {
+    readonly record?: boolean
+    readonly recordTo?: (name: string, index: number) => string
+    readonly executable?: string
+  }
+) =>
   Effect.gen(function*() {
-    const setup = yield* live(scenario.model)
+    const setup = yield* live(scenario.model, options?.executable === undefined ? {} : { executable: options.executable })
     let opened = 0
     const harness: Harness = {
       open: (extra = {}) =>
         Effect.gen(function*() {
           const index = opened++
           const transcript = options?.record === true
-            ? yield* Transcript.toFile(transcriptPath(scenario.name, index))
+            ? yield* Transcript.toFile((options.recordTo ?? transcriptPath)(scenario.name, index))
             : undefined
           return yield* Claude.open({ ...setup.options, ...extra, ...(transcript === undefined ? {} : { transcript }) }).pipe(
             Effect.provide(processLayer)

@@ -6,9 +6,10 @@
  *   `StdoutClosed` when its stdout ended and the process was still alive `closeGrace` later; the
  *   transport's own failure (a replay mismatch) when reading failed; `SessionClosed` when the
  *   program closed the session's scope first. Every operation after it fails with it.
- * - The end of stdout is clean (the event streams end without error) only when the program
- *   ended the CLI's input (or closed the scope) first; a CLI that died by itself fails them with
- *   the reason.
+ * - The end of stdout is clean (the event streams end without error) when the program ended
+ *   the CLI's input (or closed the scope) first, or the CLI exited with code 0; a CLI that died by
+ *   itself (another code, a signal, stdout closed while alive, a failed read) fails them with the
+ *   reason.
  * - Closing takes at most `closeGrace` in all: stdin EOF, then (from the transport) SIGTERM and
  *   SIGKILL within the same budget, counted from the first EOF, so a program that ended the input
  *   and waited does not wait again.
@@ -75,7 +76,10 @@ export class Lifecycle {
       : ClaudeError.make(new ClaudeError.StdoutClosed({ waitedMillis: Duration.toMillis(this.closeGrace) })))
     this.die(cause)
     if (Option.isSome(waited)) Deferred.doneUnsafe(this.ended, Exit.succeed(waited.value))
-    return this.inputOpen || this.readFailure !== undefined ? cause : undefined
+    // Died by itself: a read failure, stdout closed under a live process, or an exit that was not
+    // a clean one (code 0) while the program still had the input open.
+    const clean = Option.isSome(waited) && waited.value.code === 0 && this.readFailure === undefined
+    return (this.inputOpen && !clean) || this.readFailure !== undefined ? cause : undefined
   })
 
   /**

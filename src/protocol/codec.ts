@@ -579,6 +579,27 @@ export const controlError = (requestId: string, error: string, errorCode?: strin
 })
 
 /**
+ * The answer to a `control_request` from the CLI that did not decode (`decodeMessage` failed with
+ * `failure`), so that the CLI never waits for an answer that will not come: an error
+ * `control_response` naming the request's `request_id` and what broke. A `can_use_tool` answered
+ * so is refused by the CLI (fail closed). `undefined` when `json` is not a `control_request` with
+ * a string `request_id` (there is nobody to answer). A request of an unknown subtype decodes (as
+ * `OtherIncomingRequest`) and is not this function's: the CLI's own answer to one is an error
+ * with `error_code: "unsupported_request"`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const undecodableRequestAnswer = (json: unknown, failure: string): ControlResponse | undefined => {
+  if (!isRecord(json) || json.type !== "control_request") return undefined
+  const requestId = json.request_id
+  if (typeof requestId !== "string" || requestId.length === 0) return undefined
+  const request = json.request
+  const subtype = isRecord(request) && typeof request.subtype === "string" ? request.subtype : "control"
+  return controlError(requestId, `The host could not decode this ${subtype} request: ${failure}`)
+}
+
+/**
  * A `control_cancel_request` withdrawing the request `requestId`.
  *
  * @since 0.1.0

@@ -55,7 +55,8 @@ export const HookCallbackRequest = Schema.Struct({
   subtype: Schema.Literal("hook_callback"),
   callback_id: Schema.String,
   input: HookInput,
-  tool_use_id: opt(Schema.String)
+  /** The tool call's id (a random uuid for non-tool events); absent or `null` from some CLIs: the handler then gets none. */
+  tool_use_id: opt(Schema.NullOr(Schema.String))
 })
 
 /**
@@ -624,7 +625,8 @@ export type AccountInfo = typeof AccountInfo.Type
  */
 export const InitializeResponse = Schema.Struct({
   commands: Schema.Array(SlashCommand),
-  agents: Schema.Array(AgentInfo),
+  /** Absent from CLIs before 2.1.100 or so (see `CliVersion`). */
+  agents: opt(Schema.Array(AgentInfo)),
   output_style: Schema.String,
   available_output_styles: Schema.Array(Schema.String),
   models: Schema.Array(ModelInfo),

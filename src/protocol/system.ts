@@ -2,8 +2,12 @@
  * `system` lines (CLI → host), one schema per subtype. A `system` line with a subtype not listed
  * here decodes to `UnknownMessage`.
  *
- * Every member has `session_id` and `uuid`. Fields present on every recorded line and required by
- * the Agent SDK's published types are required; all others are optional keys.
+ * Every member but the background-task ones has `session_id` and `uuid`. Fields present on every
+ * recorded line and required by the Agent SDK's published types are required; all others are
+ * optional keys. The supported CLIs (see `CliVersion`) may write the background-task lines
+ * (`task_started`, `task_updated`, `task_notification`, `background_tasks_changed`) without
+ * `session_id` and `uuid`, e.g. a `task_updated` when a background Bash task ends by itself: there
+ * they are optional, and such a line is the session's all the same (it came on its stdout).
  *
  * @since 0.1.0
  */
@@ -15,6 +19,13 @@ const base = {
   type: Schema.Literal("system"),
   session_id: Schema.String,
   uuid: Schema.String
+}
+
+/** The envelope of the background-task lines, which some supported CLIs write without ids. */
+const taskBase = {
+  type: Schema.Literal("system"),
+  session_id: opt(Schema.String),
+  uuid: opt(Schema.String)
 }
 
 /**
@@ -166,7 +177,7 @@ export type SystemApiRetry = typeof SystemApiRetry.Type
  * @category system
  */
 export const SystemTaskStarted = Schema.Struct({
-  ...base,
+  ...taskBase,
   subtype: Schema.Literal("task_started"),
   task_id: Schema.String,
   run_id: opt(Schema.String),
@@ -197,7 +208,7 @@ export type SystemTaskStarted = typeof SystemTaskStarted.Type
  * @category system
  */
 export const SystemTaskUpdated = Schema.Struct({
-  ...base,
+  ...taskBase,
   subtype: Schema.Literal("task_updated"),
   task_id: Schema.String,
   run_id: opt(Schema.String),
@@ -224,7 +235,7 @@ export type SystemTaskUpdated = typeof SystemTaskUpdated.Type
  * @category system
  */
 export const SystemTaskNotification = Schema.Struct({
-  ...base,
+  ...taskBase,
   subtype: Schema.Literal("task_notification"),
   task_id: Schema.String,
   run_id: opt(Schema.String),
@@ -278,7 +289,7 @@ export type BackgroundTask = typeof BackgroundTask.Type
  * @category system
  */
 export const SystemBackgroundTasksChanged = Schema.Struct({
-  ...base,
+  ...taskBase,
   subtype: Schema.Literal("background_tasks_changed"),
   tasks: Schema.Array(BackgroundTask)
 })

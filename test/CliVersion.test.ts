@@ -1,0 +1,169 @@
+/**
+ * The supported CLI versions (issue 22): parsing and ordering, the check and its policy, and
+ * telling the version of a CLI: from the `initialize` answer, else from `claude --version`
+ * (fake-claude reporting any version).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Path from "node:path"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as CliVersion from "../src/CliVersion.ts"
+import type * as ClaudeError from "../src/ClaudeError.ts"
+import { Transport } from "../src/Transport.ts"
+import { processLayer } from "./support/live.ts"
+
+const FAKE = Path.resolve(import.meta.dirname, "fixtures/fake-claude.mjs")
+
+const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.Reason => {
+  if (Exit.isSuccess(exit)) return assert.fail("expected a failure, got a success")
+  const error = Cause.findErrorOption(exit.cause)
+  if (Option.isNone(error)) return assert.fail(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
+  return error.value.reason
+}
+
+/** Runs `effect` and returns its exit and the warnings it logged. */
+const withWarnings = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const warnings: Array<string> = []
+    const logger = Logger.make((options) => {
+      if (options.logLevel === "Warn") {
+        warnings.push(Array.isArray(options.message) ? options.message.map(String).join(" ") : String(options.message))
+      }
+    })
+    const exit = yield* Effect.exit(effect.pipe(Effect.provide(Logger.layer([logger]))))
+    return { exit, warnings }
+  })
+
+describe("CliVersion", () => {
+  describe("parse, compare, isSupported", () => {
+    it("reads a version from what the CLI prints, and orders versions numerically", () => {
+      assert.deepStrictEqual(CliVersion.parse("2.1.332"), Option.some({ major: 2, minor: 1, patch: 332, suffix: "" }))
+      assert.deepStrictEqual(Option.map(CliVersion.parse("2.1.0 (Claude Code)\n"), CliVersion.format), Option.some("2.1.0"))
+      assert.deepStrictEqual(Option.map(CliVersion.parse("v2.1.7"), CliVersion.format), Option.some("2.1.7"))
+      assert.strictEqual(Option.getOrThrow(CliVersion.parse("2.2.0-beta.1")).suffix, "-beta.1")
+      assert.isTrue(Option.isNone(CliVersion.parse("Claude Code")))
+      assert.isTrue(Option.isNone(CliVersion.parse("2.1")))
+      const v = (s: string) => Option.getOrThrow(CliVersion.parse(s))
+      assert.isBelow(CliVersion.compare(v("2.1.9"), v("2.1.10")), 0)
+      assert.isBelow(CliVersion.compare(v("2.0.999"), v("2.1.0")), 0)
+      assert.isAbove(CliVersion.compare(v("3.0.0"), v("2.99.99")), 0)
+      assert.strictEqual(CliVersion.compare(v("2.1.332"), v("2.1.332 (Claude Code)")), 0)
+    })
+
+    it("supports the 2.1 line: the floor 2.1.0 inclusive, 2.2.0 exclusive; every tested version is inside", () => {
+      assert.deepStrictEqual(CliVersion.supported, { floor: "2.1.0", below: "2.2.0" })
+      for (const inside of ["2.1.0", "2.1.3", "2.1.200", "2.1.332", "2.1.999"]) assert.isTrue(CliVersion.isSupported(inside), inside)
+      for (const outside of ["2.0.76", "1.0.128", "2.2.0", "3.0.0", "garbage"]) assert.isFalse(CliVersion.isSupported(outside), outside)
+      for (const version of CliVersion.tested) assert.isTrue(CliVersion.isSupported(version), version)
+      assert.include(CliVersion.tested, CliVersion.pinned)
+      assert.isTrue(CliVersion.isSupported("2.0.1", { floor: "2.0.0", below: "2.1.0" }))
+    })
+  })
+
+  describe("check", () => {
+    it.effect("a supported version passes, without a warning", () =>
+      Effect.gen(function*() {
+        const { exit, warnings } = yield* withWarnings(CliVersion.check("2.1.332"))
+        assert.isTrue(Exit.isSuccess(exit))
+        assert.deepStrictEqual(warnings, [])
+        assert.isTrue(Exit.isSuccess(yield* Effect.exit(CliVersion.check("2.1.0 (Claude Code)"))))
+      }))
+
+    it.effect("below the floor: UnsupportedCliVersion, with the found and the supported versions in the message", () =>
+      Effect.gen(function*() {
+        const reason = reasonOf(yield* Effect.exit(CliVersion.check("2.0.76")))
+        assert.strictEqual(reason._tag, "UnsupportedCliVersion")
+        const unsupported = reason as ClaudeError.UnsupportedCliVersion
+        assert.deepStrictEqual([unsupported.found, unsupported.floor, unsupported.below], ["2.0.76", "2.1.0", "2.2.0"])
+        assert.include(unsupported.message, "2.0.76")
+        assert.include(unsupported.message, ">=2.1.0 <2.2.0")
+      }))
+
+    it.effect("above the range is unsupported too; a version that cannot be told is not checked", () =>
+      Effect.gen(function*() {
+        assert.strictEqual((reasonOf(yield* Effect.exit(CliVersion.check("2.2.0"))) as ClaudeError.UnsupportedCliVersion).found, "2.2.0")
+        for (const unknown of [undefined, "nightly", ""]) {
+          const { exit, warnings } = yield* withWarnings(CliVersion.check(unknown))
+          assert.isTrue(Exit.isSuccess(exit), String(unknown))
+          assert.deepStrictEqual(warnings, [])
+        }
+      }))
+
+    it.effect("onUnsupported: \"warn\" logs the same message as a warning and goes on", () =>
+      Effect.gen(function*() {
+        const { exit, warnings } = yield* withWarnings(CliVersion.check("2.0.76", { onUnsupported: "warn" }))
+        assert.isTrue(Exit.isSuccess(exit))
+        assert.strictEqual(warnings.length, 1)
+        assert.include(warnings[0], "2.0.76")
+        assert.include(warnings[0], ">=2.1.0 <2.2.0")
+      }))
+
+    it.effect("a policy's own range replaces the supported one", () =>
+      Effect.gen(function*() {
+        const range = { floor: "2.2.0", below: "2.3.0" }
+        assert.isTrue(Exit.isSuccess(yield* Effect.exit(CliVersion.check("2.2.4", { range }))))
+        const reason = reasonOf(yield* Effect.exit(CliVersion.check("2.1.332", { range }))) as ClaudeError.UnsupportedCliVersion
+        assert.include(reason.message, ">=2.2.0 <2.3.0")
+      }))
+  })
+
+  describe("telling the version", () => {
+    it("fromInitialize reads claude_code_version from the initialize answer, when there is one", () => {
+      assert.strictEqual(CliVersion.fromInitialize({ commands: [], claude_code_version: "2.1.332" }), "2.1.332")
+      assert.isUndefined(CliVersion.fromInitialize({ commands: [], output_style: "default" }))
+      assert.isUndefined(CliVersion.fromInitialize({ claude_code_version: 2 }))
+      assert.isUndefined(CliVersion.fromInitialize(null))
+    })
+
+    const spec = (env: Record<string, string>) => ({ executable: FAKE, env, closeGrace: Duration.seconds(2) })
+
+    it.live("query runs `claude --version`; an unreadable answer or a missing executable is undefined", () =>
+      Effect.gen(function*() {
+        assert.strictEqual(yield* CliVersion.query(spec({ FAKE_CLAUDE_VERSION: "2.1.7" })), "2.1.7")
+        assert.isUndefined(yield* CliVersion.query({ executable: "/nonexistent/claude", env: {}, closeGrace: Duration.seconds(1) }))
+      }).pipe(Effect.provide(processLayer)))
+
+    it.live("a fake claude 2.0.76 (no version in its initialize answer, like 2.1.200 and older): UnsupportedCliVersion before any user turn", () =>
+      Effect.gen(function*() {
+        const env = { FAKE_CLAUDE_VERSION: "2.0.76", FAKE_CLAUDE_INIT_VERSION: "0" }
+        const transport = yield* Transport
+        const connection = yield* transport.open({ ...spec(env), args: [] })
+        const written: Array<string> = []
+        const send = (line: string) => Effect.andThen(Effect.sync(() => written.push(line)), connection.send(line))
+        yield* send(JSON.stringify({ type: "control_request", request_id: "req_1", request: { subtype: "initialize", hooks: {} } }))
+        const answer = yield* connection.incoming.pipe(
+          Stream.decodeText,
+          Stream.splitLines,
+          Stream.map((line) => JSON.parse(line) as { type?: string; response?: { response?: unknown } }),
+          Stream.filter((message) => message.type === "control_response"),
+          Stream.runHead,
+          Effect.map(Option.getOrThrow)
+        )
+        const body = answer.response?.response
+        assert.isUndefined(CliVersion.fromInitialize(body))
+        const version = yield* CliVersion.resolve(body, spec(env), connection)
+        assert.strictEqual(version, "2.0.76")
+        const reason = reasonOf(yield* Effect.exit(CliVersion.check(version))) as ClaudeError.UnsupportedCliVersion
+        assert.strictEqual(reason._tag, "UnsupportedCliVersion")
+        assert.include(reason.message, "2.0.76")
+        assert.include(reason.message, "2.1.0")
+        assert.isFalse(written.some((line) => line.includes(`"type":"user"`)), "a user turn was written")
+        // verify = resolve + check: the same failure; with "warn", the version and a warning.
+        const verified = reasonOf(yield* Effect.exit(CliVersion.verify(body, spec(env), connection)))
+        assert.strictEqual(verified._tag, "UnsupportedCliVersion")
+        const { exit, warnings } = yield* withWarnings(CliVersion.verify(body, spec(env), connection, { onUnsupported: "warn" }))
+        assert.deepStrictEqual(exit, Exit.succeed("2.0.76"))
+        assert.strictEqual(warnings.length, 1)
+        // A CLI that reports its version in the initialize answer is told without a second process;
+        // an in-memory or replayed one (no pid) that does not is not asked.
+        const nowhere = { executable: "/nonexistent", env: {}, closeGrace: Duration.seconds(1) }
+        assert.strictEqual(yield* CliVersion.resolve({ claude_code_version: "2.1.332" }, nowhere, { pid: 1 }), "2.1.332")
+        assert.isUndefined(yield* CliVersion.resolve({}, spec(env), { pid: undefined }))
+      }).pipe(Effect.scoped, Effect.provide(processLayer)))
+  })
+})
