@@ -18,10 +18,11 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import type * as Schema from "effect/Schema"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
+import * as CliVersion from "./CliVersion.ts"
 import type * as Events from "./Events.ts"
 import * as Framing from "./Framing.ts"
 import type * as HandlerFailure from "./HandlerFailure.ts"
@@ -92,6 +93,8 @@ export interface SessionOptions extends Launch.LaunchOptions {
    * typed reason carrying it; `"return"` returns such results as data.
    */
   readonly errorResults?: "fail" | "return" | undefined
+  /** What an unsupported CLI version does: fail (the default) or warn; and the range. */
+  readonly cliVersionPolicy?: CliVersion.Policy | undefined
   /**
    * Records every line both ways (but `stream_event`s), e.g. `Transcript.toFile(path)`. Called
    * synchronously on the reader and writer paths, so it must only enqueue.
@@ -171,6 +174,12 @@ export interface Session {
   readonly pid: number | undefined
   /** The session id, from the first `system/init`, which the CLI writes with the first turn. */
   readonly sessionId: Effect.Effect<string, ClaudeError.ClaudeError>
+  /**
+   * The CLI's version (from its `initialize` answer, or `claude --version` for CLIs that do not
+   * say), checked against `CliVersion.supported` before any user turn is written; undefined when
+   * it cannot be told. Fails with `UnsupportedCliVersion` unless `cliVersionPolicy` says warn.
+   */
+  readonly cliVersion: Effect.Effect<string | undefined, ClaudeError.ClaudeError>
   /** The answer to `initialize`, which the session sends first. */
   readonly initializeResult: Effect.Effect<Protocol.InitializeResponse, ClaudeError.ClaudeError>
   /**
@@ -257,13 +266,8 @@ export const open: (
     // The session's own span, open as long as the session: handler calls made outside any turn
     // are parented to it.
     const sessionSpan = yield* Effect.makeSpanScoped("claude.session", { root: false })
-    const connection = yield* transport.open({
-      executable: options.executable,
-      args: command.args,
-      env: command.env,
-      cwd: options.cwd,
-      closeGrace
-    })
+    const spec = { executable: options.executable, env: command.env, cwd: options.cwd, closeGrace }
+    const connection = yield* transport.open({ ...spec, args: command.args })
     const lifecycle = new Lifecycle(connection, closeGrace, exitContext(options))
     // The CLI's stderr, as it comes, in the log (debug).
     yield* connection.stderr.pipe(
@@ -374,12 +378,45 @@ export const open: (
     const request: Session["request"] = (body, responseSchema, requestOptions) =>
       outgoing.request(body, responseSchema, requestOptions?.timeout)
 
-    // Sent first, before any user turn; its answer is awaited only by those who ask for it.
-    const initializeResult = yield* Effect.forkScoped(
+    // Sent first, before any user turn. Its body is decoded only for those who ask for it, so
+    // an answer that breaks the schema fails `initializeResult`, not the session.
+    const initializeAnswer = yield* Effect.forkScoped(
       outgoing.request(
         { subtype: "initialize", hooks: hookBinding.initialize },
-        Protocol.InitializeResponse,
+        Schema.Unknown,
         options.initializeTimeout ?? "120 seconds"
+      ),
+      { startImmediately: true }
+    )
+    const initializeResult = Fiber.join(initializeAnswer).pipe(
+      Effect.flatMap((body) =>
+        Effect.mapError(
+          Schema.decodeUnknownEffect(Protocol.InitializeResponse)(body),
+          (issue) =>
+            ClaudeError.make(
+              new ClaudeError.ProtocolViolation({
+                description: `The initialize response does not match its schema: ${issue.message}`,
+                line: JSON.stringify(body ?? null).slice(0, 2048)
+              })
+            )
+        )
+      )
+    )
+    // The CLI's version, once it answered `initialize`: an unsupported one (unless the program
+    // accepted it) ends the session with UnsupportedCliVersion, failing every turn.
+    const ready = yield* Effect.forkScoped(
+      Fiber.join(initializeAnswer).pipe(
+        // A CLI that refuses `initialize` still gets the turn (and says why on the turn); its
+        // version is then told by `claude --version`.
+        Effect.orElseSucceed(() => undefined),
+        Effect.flatMap((body) => CliVersion.verify(body, spec, connection, options.cliVersionPolicy)),
+        Effect.provideService(Transport, transport),
+        Effect.tapError((error) =>
+          Effect.andThen(lifecycle.abort(error), Effect.sync(() => {
+            outgoing.failAll(error)
+            turns.failAll(error)
+          }))
+        )
       ),
       { startImmediately: true }
     )
@@ -401,7 +438,8 @@ export const open: (
     const session: Session = {
       pid: connection.pid,
       sessionId: Deferred.await(sessionId),
-      initializeResult: Fiber.join(initializeResult),
+      initializeResult,
+      cliVersion: Fiber.join(ready),
       events: Stream.unwrap(Effect.map(subscribers.subscribe, (subscriber) => Stream.fromQueue(subscriber.queue))),
       send: runner.send,
       turn: runner.turn,

@@ -47,6 +47,8 @@ export class Lifecycle {
     this.exitContext = exitContext
   }
 
+  private aborted: ClaudeError.ClaudeError | undefined
+
   /** The reason of the death, once known. */
   reason: ClaudeError.ClaudeError | undefined
 
@@ -54,6 +56,15 @@ export class Lifecycle {
     if (this.reason !== undefined) return
     this.reason = reason
     Deferred.doneUnsafe(this.death, Exit.succeed(reason))
+  }
+
+  /** Ends the session for `reason` (an unsupported CLI): every later operation fails with it. */
+  abort(reason: ClaudeError.ClaudeError): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      this.aborted = reason
+      this.die(reason)
+      return this.endInput
+    })
   }
 
   readonly endInput: Effect.Effect<void> = Effect.suspend(() => {
@@ -87,6 +98,7 @@ export class Lifecycle {
    * input (or closed the session), else the reason of the CLI's death, once known.
    */
   failure(operation: string): Effect.Effect<never, ClaudeError.ClaudeError> {
+    if (this.aborted !== undefined) return Effect.fail(this.aborted)
     const closed = ClaudeError.make(new ClaudeError.SessionClosed({ operation }))
     if (!this.inputOpen) return Effect.fail(closed)
     return Effect.flatMap(
