@@ -7,6 +7,8 @@
 
 /** Sessions, turns, events and the control requests of the CLI. @since 0.1.0 */
 export * as Claude from "./Claude.ts"
+/** The session as a service: `make`, `layer`, `layerConfig`. @since 0.1.0 */
+export { ClaudeSession } from "./ClaudeSession.ts"
 /** The library's one error, with a reason. @since 0.1.0 */
 export * as ClaudeError from "./ClaudeError.ts"
 /** NDJSON framing (bytes to lines, with a cap). @since 0.1.0 */
