@@ -21,6 +21,7 @@ const modes: Record<Behaviour, string> = {
   plain: "",
   stderr: "stderr-chatter",
   crash: "exit-mid-turn",
+  closeStdout: "close-stdout",
   stubborn: "ignore-sigterm",
   grandchild: "grandchild"
 }
@@ -32,7 +33,7 @@ const fakeClaudeLaunch = (behaviour: Behaviour) => ({
 
 /**
  * An in-memory CLI that plays the modes of fake-claude.mjs named in its launch spec's
- * `FAKE_CLAUDE_MODE` (`stderr-chatter`, `exit-mid-turn`, `ignore-sigterm`), replying
+ * `FAKE_CLAUDE_MODE` (`stderr-chatter`, `exit-mid-turn`, `close-stdout`, `ignore-sigterm`), replying
  * `echo: <text>` to each user message.
  */
 const fakeClaudeScript = (cli: FakeCli.FakeCliHandle) =>
@@ -66,6 +67,7 @@ const fakeClaudeScript = (cli: FakeCli.FakeCliHandle) =>
           return 3
         }
         for (const line of lines) yield* cli.emit(line)
+        if (mode.has("close-stdout") && turn === 1) yield* cli.closeStdout
       }
     }
   })
@@ -95,6 +97,7 @@ transportContract("Replay (testdata/transcripts/plain-text.ndjson)", Replay.laye
   declines: {
     stderr: "a transcript records no stderr",
     crash: "a transcript plays a CLI that ended at its stdin EOF; its only other end is a mismatch (exit 1)",
+    closeStdout: "a transcript's stdout ends at stdin EOF (or at a mismatch, with the mismatch as its failure)",
     stubborn: "a transcript plays a CLI that ended at its stdin EOF"
   }
 })

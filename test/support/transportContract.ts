@@ -37,15 +37,16 @@ import { type Connection, type LaunchSpec, Transport } from "../../src/Transport
  *   `fake-claude: turn N: <text>` (in two writes);
  * - `crash`: on the first user message writes `system/init` and one `stream_event`, then
  *   `fatal: simulated crash` on stderr, and exits with code 3;
+ * - `closeStdout`: after the first turn's `result`, closes its stdout and lives on until stdin EOF;
  * - `stubborn`: ignores stdin EOF and SIGTERM (only SIGKILL ends it);
  * - `grandchild` (processes): starts a process that outlives it, its pid in `system/init`
  *   `grandchild_pid`.
  * These are the modes of test/fixtures/fake-claude.mjs.
  */
-export type Behaviour = "plain" | "stderr" | "crash" | "stubborn" | "grandchild"
+export type Behaviour = "plain" | "stderr" | "crash" | "closeStdout" | "stubborn" | "grandchild"
 
 /** The invariants a transport may decline, because its CLI cannot behave that way. */
-export type Declinable = "stderr" | "crash" | "stubborn"
+export type Declinable = "stderr" | "crash" | "closeStdout" | "stubborn"
 
 export interface ContractOptions {
   /** The executable and environment that make this transport's CLI behave as asked. */
@@ -273,6 +274,35 @@ export const transportContract = (name: string, layer: Layer.Layer<Transport>, o
           yield* connection.endInput
           const status = yield* connection.exit.pipe(within(WAIT, "the exit after EOF"))
           assert.strictEqual(status.code, 0)
+        }))
+    }
+
+    if (options.declines.closeStdout === undefined) {
+      test("incoming ends when stdout ends while the CLI lives on; stdin stays open until endInput", () =>
+        Effect.gen(function*() {
+          const connection = yield* open("closeStdout")
+          const incoming = yield* readIncoming(connection)
+          yield* connection.send(userLine(options.prompt))
+          const ended = yield* Deferred.await(incoming.ended).pipe(within(WAIT, "incoming to end when stdout closes"))
+          assert.isTrue(Exit.isSuccess(ended), `incoming failed: ${String(ended)}`)
+          assert.isTrue(incoming.has(isResult), "the result written before stdout closed was lost")
+          // The CLI still runs: exit waits, and it still takes input.
+          assert.isFalse(yield* doneWithin(connection.exit, 200), "exit resolved while the CLI lives on")
+          yield* connection.send(userLine("after stdout closed"))
+          yield* connection.endInput
+          const status = yield* connection.exit.pipe(within(WAIT, "the exit after EOF"))
+          assert.strictEqual(status.code, 0)
+        }))
+    } else {
+      test(`declines closing stdout before the end (${options.declines.closeStdout}): incoming ends only at EOF`, () =>
+        Effect.gen(function*() {
+          const connection = yield* open("closeStdout")
+          const incoming = yield* readIncoming(connection)
+          yield* runWireTurn(connection, incoming)
+          assert.isFalse(yield* doneWithin(Deferred.await(incoming.ended), 200), "incoming ended before EOF")
+          yield* connection.endInput
+          const ended = yield* Deferred.await(incoming.ended).pipe(within(WAIT, "incoming to end after EOF"))
+          assert.isTrue(Exit.isSuccess(ended))
         }))
     }
 
