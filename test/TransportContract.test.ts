@@ -23,7 +23,7 @@ const modes: Record<Behaviour, string> = {
   crash: "exit-mid-turn",
   closeStdout: "close-stdout",
   stubborn: "ignore-sigterm",
-  grandchild: "grandchild"
+  grandchild: "grandchild,stray"
 }
 
 const fakeClaudeLaunch = (behaviour: Behaviour) => ({

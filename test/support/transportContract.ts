@@ -39,8 +39,8 @@ import { type Connection, type LaunchSpec, Transport } from "../../src/Transport
  *   `fatal: simulated crash` on stderr, and exits with code 3;
  * - `closeStdout`: after the first turn's `result`, closes its stdout and lives on until stdin EOF;
  * - `stubborn`: ignores stdin EOF and SIGTERM (only SIGKILL ends it);
- * - `grandchild` (processes): starts a process that outlives it, its pid in `system/init`
- *   `grandchild_pid`.
+ * - `grandchild` (processes): starts two processes that outlive it, one in its process group
+ *   (`grandchild_pid` in `system/init`) and one in a session of its own (`stray_pid`).
  * These are the modes of test/fixtures/fake-claude.mjs.
  */
 export type Behaviour = "plain" | "stderr" | "crash" | "closeStdout" | "stubborn" | "grandchild"
@@ -367,9 +367,10 @@ export const transportContract = (name: string, layer: Layer.Layer<Transport>, o
         const pids: Array<number> = []
         if (options.processes) {
           assert.isNumber(connection.pid)
-          const grandchild = incoming.lines.find(isInit)?.grandchild_pid
-          assert.isNumber(grandchild, "no grandchild_pid in system/init")
-          pids.push(connection.pid!, grandchild as number)
+          const init = incoming.lines.find(isInit)
+          assert.isNumber(init?.grandchild_pid, "no grandchild_pid in system/init")
+          assert.isNumber(init?.stray_pid, "no stray_pid in system/init")
+          pids.push(connection.pid!, init!.grandchild_pid as number, init!.stray_pid as number)
           for (const pid of pids) assert.isTrue(isRunning(pid), `${pid} is not running before the close`)
         } else {
           assert.isUndefined(connection.pid)
