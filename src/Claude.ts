@@ -45,13 +45,22 @@ import * as Protocol from "./Protocol.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
 
 /**
- * The real CLI: sessions spawn `claude` as a child process. Needs a `ChildProcessSpawner`, which
- * `NodeServices.layer` from `@effect/platform-node` provides.
+ * The process transport: sessions spawn the real `claude` CLI as a child process. Needs a
+ * `ChildProcessSpawner`, which `NodeServices.layer` from `@effect/platform-node` provides.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Transport, never, ChildProcessSpawner> = ProcessTransport.layer
+export const layerProcess: Layer.Layer<Transport, never, ChildProcessSpawner> = ProcessTransport.layer
+
+/**
+ * The process transport under its first name: it provides `Transport`, not a session.
+ *
+ * @deprecated Use {@link layerProcess}; the session itself as a layer is `ClaudeSession.layer`.
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Transport, never, ChildProcessSpawner> = layerProcess
 
 /**
  * Options of a session: the launch options of the CLI, plus how the library drives it.

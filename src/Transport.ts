@@ -94,7 +94,7 @@ export interface Connection {
 }
 
 /**
- * Starts CLIs. Provide `Transport.layerProcess` (real processes; needs a `ChildProcessSpawner`,
+ * Starts CLIs. Provide `Claude.layerProcess` (real processes; needs a `ChildProcessSpawner`,
  * e.g. `NodeServices.layer` from `@effect/platform-node`), or a fake from
  * `effect-claude-code/testing`.
  *

@@ -16,6 +16,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as PlatformError from "effect/PlatformError"
 import * as ChildProcess from "effect/process/ChildProcess"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Queue from "effect/Queue"
@@ -99,8 +100,13 @@ const sweep = (marker: Buffer, graceMillis: number) =>
     signalAll(left, "SIGKILL")
   })
 
-const signalOf = (cause: unknown): string | null => {
-  const match = /signal: '(\w+)'/.exec(String(cause))
+/**
+ * The signal that ended the process, from the spawner's failure of `exitCode`: its text is only
+ * in the wrapped cause (`Process interrupted due to receipt of signal: 'SIGKILL'`), not in the
+ * `PlatformError`'s own message.
+ */
+const signalOf = (error: PlatformError.PlatformError): string | null => {
+  const match = /signal: '(\w+)'/.exec(`${String(error)}\n${String(error.cause)}`)
   return match === null ? null : match[1]!
 }
 
