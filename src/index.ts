@@ -13,8 +13,6 @@ export * as CliVersion from "./CliVersion.ts"
 export { ClaudeSession } from "./ClaudeSession.ts"
 /** What a session's streams carry. @since 0.1.0 */
 export * as Events from "./Events.ts"
-/** A hook or permission handler that failed. @since 0.1.0 */
-export * as HandlerFailure from "./HandlerFailure.ts"
 /** The library's one error, with a reason. @since 0.1.0 */
 export * as ClaudeError from "./ClaudeError.ts"
 /** NDJSON framing (bytes to lines, with a cap). @since 0.1.0 */
