@@ -36,7 +36,7 @@ import type { Transport } from "./Transport.ts"
  * scope of its own.
  *
  * ```ts
- * import { NodeServices } from "@effect/platform-node"
+ * import * as NodeServices from "@effect/platform-node/NodeServices"
  * import * as Config from "effect/Config"
  * import * as Effect from "effect/Effect"
  * import * as Layer from "effect/Layer"
