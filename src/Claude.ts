@@ -1,10 +1,14 @@
 /**
  * A Claude Code session: the `claude` CLI as a scoped resource.
  *
- * `open` spawns the CLI through the `Transport` service and starts one reader and one writer;
- * closing the scope ends the process (stdin EOF, a grace period, SIGTERM, SIGKILL). Every turn is
- * a `Stream` that ends with its `result`; interrupting the fiber that consumes it sends the CLI
- * an `interrupt` and waits for that turn's `result`, so the session stays usable.
+ * `open` is wiring: it spawns the CLI through the `Transport` service and joins the modules that
+ * do the work (`internal/reader.ts` reads and routes, `internal/turns.ts` matches events to the
+ * user turn that caused them, `internal/turnRunner.ts` writes and interrupts turns,
+ * `internal/incoming.ts` and `internal/outgoing.ts` are the two halves of the control channel,
+ * `internal/lifecycle.ts` says how the session ends). Closing the scope ends the process (stdin
+ * EOF, then SIGTERM, then SIGKILL, within `closeGrace` in all). Every turn is a `Stream` of its
+ * own events that ends with its `result`; interrupting the fiber that consumes it interrupts that
+ * turn on the CLI and waits for its `result`, so the session stays usable.
  *
  * @since 0.1.0
  */
@@ -74,7 +78,10 @@ export interface SessionOptions extends Launch.LaunchOptions {
    * it is a turn's result the turn fails. Default 256 MiB (`Framing.defaultMaxLineBytes`).
    */
   readonly maxLineBytes?: number | undefined
-  /** Closing waits this long after stdin EOF, then after SIGTERM. Default 5 seconds. */
+  /**
+   * The whole of closing, from stdin EOF: the CLI has three fifths of it to exit by itself, then
+   * gets SIGTERM, then SIGKILL at its end. Default 5 seconds.
+   */
   readonly closeGrace?: Duration.Input | undefined
   /** The default deadline of a control request. Default 60 seconds. */
   readonly controlTimeout?: Duration.Input | undefined

@@ -180,7 +180,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     const running = turns.current
     return running.length > 0
       ? interruptTurn(running[0]!)
-      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse))
+      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse, options.interruptTimeout))
   })
 
   return { send: (input) => write(input, "send"), turn, run, interrupt }
