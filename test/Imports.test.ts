@@ -44,3 +44,18 @@ describe("imports", () => {
     assert.deepStrictEqual(found, [])
   })
 })
+
+describe("layering", () => {
+  it("no internal or protocol module imports the public facade (Claude.ts)", () => {
+    const found: Array<string> = []
+    const files = [...sourceFiles(Path.join(root, "src/internal")), ...sourceFiles(Path.join(root, "src/protocol"))]
+    assert.isTrue(files.length > 10)
+    for (const file of files) {
+      const text = Fs.readFileSync(file, "utf8")
+      for (const match of text.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
+        if (/(^|\/)Claude\.ts$/.test(match[1]!)) found.push(`${Path.relative(root, file)}: ${match[1]}`)
+      }
+    }
+    assert.deepStrictEqual(found, [])
+  })
+})
