@@ -143,13 +143,13 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         : interruptTurn(turn)
     )
 
-  const turn = (input: TurnInput): Stream.Stream<Event, ClaudeError.ClaudeError> =>
+  const turn = (input: TurnInput, operation = "turn"): Stream.Stream<Event, ClaudeError.ClaudeError> =>
     Stream.unwrap(Effect.gen(function*() {
       yield* Semaphore.takeScoped(lock, 1)
       const span = yield* Effect.makeSpanScoped("claude.turn")
       const queue = yield* Queue.unbounded<Event, ClaudeError.ClaudeError | Cause.Done>()
       let registered: Turn | undefined
-      const uuid = yield* write(input, "turn", (uuid) => registered = newTurn(uuid, queue, span))
+      const uuid = yield* write(input, operation, (uuid) => registered = newTurn(uuid, queue, span))
       span.attribute("claude.user_message_uuid", uuid)
       const current = registered!
       yield* Effect.addFinalizer(() => settle(current))
@@ -167,7 +167,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     }))
 
   const run = (input: TurnInput) =>
-    turn(input).pipe(
+    turn(input, "run").pipe(
       Stream.runLast,
       Effect.flatMap((last) =>
         Option.isSome(last) && last.value.type === "result"
@@ -183,7 +183,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse, options.interruptTimeout))
   })
 
-  return { send: (input) => write(input, "send"), turn, run, interrupt }
+  return { send: (input) => write(input, "send"), turn: (input) => turn(input), run, interrupt }
 })
 
 const newTurn = (
