@@ -159,6 +159,17 @@ describe("failed results, as the CLI 2.1.332 writes them", () => {
           : Effect.forEach(FakeCli.textTurn({ sessionId: SESSION, text: `echo: ${text}` }), cli.emit, { discard: true })
     })))))
 
+  it.effect("terminal_reason blocking_limit is PromptTooLong whatever the text says", () =>
+    Effect.gen(function*() {
+      const session = yield* Claude.open()
+      const reason = reasonOf(yield* Effect.exit(session.run("go")))
+      assert.strictEqual(reason._tag, "PromptTooLong")
+    }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({
+      sessionId: SESSION,
+      onUser: (_text, _index, cli) =>
+        cli.emit({ ...recordedResult("prompt over the context window, refused by the CLI"), result: "Context limit reached" })
+    })))))
+
   it.effect("a reason is caught by name with Effect.catchReason", () =>
     Effect.gen(function*() {
       const session = yield* Claude.open()
