@@ -68,6 +68,19 @@ describe("failed turns against the real CLI", { timeout: 120_000 }, () => {
       }).pipe(Effect.provide(processLayer)))
   }
 
+  it.live("the API unreachable (connection refused): ApiError with no status, retryable", () =>
+    Effect.gen(function*() {
+      const { options } = yield* live([FakeModel.text("never")], {
+        env: { CLAUDE_CODE_MAX_RETRIES: "0", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" }
+      })
+      const session = yield* Claude.open(options)
+      const reason = reasonOf(yield* Effect.exit(session.run("hello"))) as ClaudeError.ApiError
+      assert.strictEqual(reason._tag, "ApiError", reason.message)
+      assert.isNull(reason.status)
+      assert.include(reason.description, "ECONNREFUSED")
+      assert.isTrue(reason.isRetryable)
+    }).pipe(Effect.provide(processLayer)))
+
   it.live("with one retry, the turn's stream carries the typed system/api_retry event, then fails after the result", () =>
     Effect.gen(function*() {
       const { options } = yield* live([FakeModel.httpError(500), FakeModel.httpError(500)], {
