@@ -64,7 +64,10 @@ export interface SessionOptions extends Launch.LaunchOptions {
    * it is a turn's result the turn fails. Default 256 MiB (`Framing.defaultMaxLineBytes`).
    */
   readonly maxLineBytes?: number | undefined
-  /** Closing waits this long after stdin EOF, then after SIGTERM. Default 5 seconds. */
+  /**
+   * The whole budget of closing, counted from stdin EOF: the CLI gets three fifths of it to exit,
+   * then SIGTERM, then SIGKILL at its end. Default 5 seconds.
+   */
   readonly closeGrace?: Duration.Input | undefined
   /** The default deadline of a control request. Default 60 seconds. */
   readonly controlTimeout?: Duration.Input | undefined
