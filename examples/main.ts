@@ -105,10 +105,12 @@ const render = (event: Claude.Event): Claude.TurnResult | undefined => {
       return undefined
     }
     case "result": {
-      const ok = event.subtype === "success"
+      // An API error is `subtype: "success"` with `is_error: true`; `run` then fails with its reason.
+      const ok = !event.is_error
+      const interrupted = event.terminal_reason?.startsWith("aborted_") === true
       const reason = ok ? "" : ` (${event.subtype}${event.terminal_reason === undefined ? "" : `, ${event.terminal_reason}`})`
       line(
-        `${ok ? green("✓ done") : yellow("✗ interrupted")}${reason} · ${event.num_turns} model turn${
+        `${ok ? green("✓ done") : interrupted ? yellow("✗ interrupted") : red("✗ failed")}${reason} · ${event.num_turns} model turn${
           event.num_turns === 1 ? "" : "s"
         } · ${seconds(event.duration_ms)} · ${usd(event.turn.costUsd)} this turn · ${usd(event.total_cost_usd)} so far`
       )

@@ -2,8 +2,11 @@
  * The one error of the library. Every failure is a `ClaudeError` whose `reason` says what went
  * wrong, so callers handle it with `Effect.catchReason("ClaudeError", "ProcessExited", ...)`.
  *
- * A `result` with `is_error: true` (an API error, an interrupted turn) is data on the event
- * stream, never a `ClaudeError`.
+ * A turn whose `result` says it failed (`is_error`: not logged in, an API error, a limit) fails
+ * `run` and the turn's stream with `NotAuthenticated`, `ApiError`, `PromptTooLong`,
+ * `LimitReached` or `TurnFailed`, each carrying the result (unless the session has
+ * `errorResults: "return"`); `session.events` still gets it as data. An interrupted turn's result
+ * is not a failure.
  *
  * @since 0.1.0
  */

@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Chat from "../examples/chat.ts"
+import * as FailedTurn from "../examples/failed-turn.ts"
 import * as GuardBash from "../examples/guard-bash.ts"
 import * as Interrupt from "../examples/interrupt.ts"
 import * as McpTool from "../examples/mcp-tool.ts"
@@ -76,6 +77,16 @@ describe("examples", { timeout: 120_000 }, () => {
       assert.includeMembers([...outcome.received], ["control_response", "system", "assistant", "user", "result"])
       assert.notInclude([...outcome.received], "stream_event")
       assert.strictEqual(outcome.replayedAnswer, "It printed hi.")
+    }))
+
+  it.live("failed-turn: a 529 fails run with ApiError, caught by name; the next turn answers; as data with errorResults", () =>
+    Effect.gen(function*() {
+      const outcome = yield* FailedTurn.program
+      assert.deepStrictEqual(outcome.outcomes, [
+        "API error 529 (overloaded_error), retryable: true",
+        "answered: Now it works."
+      ])
+      assert.deepStrictEqual(outcome.asData, { isError: true, status: 529 })
     }))
 
   it.live("interrupt: interrupting the consuming fiber ends the turn as aborted within 2 s; the next turn works", () =>

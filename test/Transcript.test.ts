@@ -225,6 +225,34 @@ describe("Replay", { timeout: 30_000 }, () => {
       assert.strictEqual(init.claude_code_version, "replayed")
     }).pipe(Effect.scoped, Effect.provide(Replay.layer(lines))))
 
+  it.live("maps the recorded user message's uuid to the program's: the turn matched by uuid ends with its result", () =>
+    Effect.gen(function*() {
+      const recordedUuid = "00000000-0000-4000-8000-0000000000aa"
+      const echo = { user_message_uuid: recordedUuid, user_message_uuids: [recordedUuid] }
+      const [init, ...rest] = FakeCli.textTurn({ sessionId: "s-1", text: "recorded answer", userMessageUuid: recordedUuid })
+      const recording: ReadonlyArray<Transcript.Line> = [
+        { dir: "send", msg: { type: "control_request", request_id: "recorded-init", request: { subtype: "initialize", hooks: {} } } },
+        {
+          dir: "send",
+          msg: { type: "user", message: { role: "user", content: "Hello" }, parent_tool_use_id: null, session_id: "", uuid: recordedUuid }
+        },
+        { dir: "recv", msg: FakeCli.success({ request_id: "recorded-init" }, { commands: [], models: [] }) },
+        {
+          dir: "recv",
+          msg: { type: "command_lifecycle", command_uuid: recordedUuid, state: "started", uuid: "u-1", session_id: "s-1" }
+        },
+        { dir: "recv", msg: { ...init!, ...echo } },
+        ...rest.map((msg): Transcript.Line => ({ dir: "recv", msg }))
+      ]
+      const session = yield* Claude.open().pipe(Effect.provide(Replay.layer(recording)))
+      const result = yield* session.run("Hello").pipe(Effect.timeout("5 seconds"))
+      assert.strictEqual(result.result, "recorded answer")
+      const now = result.user_message_uuid
+      assert.isString(now)
+      assert.notStrictEqual(now, recordedUuid)
+      assert.deepStrictEqual(result.turn.userMessageUuids, [now!])
+    }).pipe(Effect.scoped))
+
   it.live("replays a recorded Bash turn through the library: same events as recorded", () =>
     Effect.gen(function*() {
       const recorded = yield* Transcript.read(Path.join(transcriptsDir, "bash-tool.ndjson"))

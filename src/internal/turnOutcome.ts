@@ -29,7 +29,8 @@ export const failureOf = (result: TurnResult): ClaudeError.ClaudeError | undefin
   ) {
     return ClaudeError.make(new ClaudeError.NotAuthenticated({ result, description }))
   }
-  if (terminal === "prompt_too_long" || /prompt is too long/i.test(description)) {
+  // `blocking_limit`: the CLI itself refused a prompt over the context window (no request made).
+  if (terminal === "prompt_too_long" || terminal === "blocking_limit" || /prompt is too long/i.test(description)) {
     return ClaudeError.make(new ClaudeError.PromptTooLong({ result, description }))
   }
   if (limitSubtypes.has(result.subtype) || (terminal !== undefined && limitReasons.has(terminal))) {

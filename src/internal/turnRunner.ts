@@ -108,16 +108,24 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       Effect.catchCause((cause) => Effect.logWarning(`interrupting turn ${turn.uuid} failed`, cause))
     )
 
-  /** Fails the turn's stream now; the CLI's turn is interrupted in the session's scope. */
+  /**
+   * Fails the turn's stream now; the CLI's turn is interrupted in the session's scope. The
+   * interrupt is forked first: failing the queue can wake the consumer at once, whose scope then
+   * interrupts the watchdog fiber running this.
+   */
   const abandon = (turn: Turn, error: ClaudeError.ClaudeError) =>
     Effect.suspend(() => {
       if (turn.abandoned || Deferred.isDoneUnsafe(turn.result)) return Effect.void
       turn.abandoned = true
-      if (turn.queue !== undefined) {
-        Queue.failCauseUnsafe(turn.queue, Cause.fail(error))
-        Queue.flushUnsafe(turn.queue)
-      }
-      return Effect.asVoid(Effect.forkIn(interruptTurn(turn), options.scope))
+      return Effect.forkIn(interruptTurn(turn), options.scope).pipe(
+        Effect.andThen(Effect.sync(() => {
+          if (turn.queue !== undefined) {
+            Queue.failCauseUnsafe(turn.queue, Cause.fail(error))
+            Queue.flushUnsafe(turn.queue)
+          }
+        })),
+        Effect.uninterruptible
+      )
     })
 
   const watchStall = (turn: Turn, limit: number) =>

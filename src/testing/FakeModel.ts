@@ -177,12 +177,23 @@ export interface SseErrorReply {
 }
 
 /**
+ * No answer at all: the request is read and then left open until the client goes away or the
+ * server closes (an API that never answers).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface HangReply {
+  readonly _tag: "Hang"
+}
+
+/**
  * Everything the fake model can answer to one `POST /v1/messages`.
  *
  * @since 0.1.0
  * @category models
  */
-export type Reply = MessageReply | HttpErrorReply | SseErrorReply
+export type Reply = MessageReply | HttpErrorReply | SseErrorReply | HangReply
 
 /**
  * What the fake answers:
@@ -343,6 +354,15 @@ export const sseError = (options?: {
   message: options?.message ?? "Overloaded",
   partialText: options?.partialText ?? "partial "
 })
+
+/**
+ * An API that never answers this request (no status, no headers): for turn deadlines. The
+ * connection stays open until the CLI gives up on it or the server closes.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const hang: HangReply = { _tag: "Hang" }
 
 // ---------------------------------------------------------------------------------------------
 // Recorded requests
@@ -899,6 +919,8 @@ export const make: (script: Script, options?: MakeOptions) => Effect.Effect<Serv
         }
         return yield* streamSseError(res, resolve(text(reply.partialText), request), reply)
       }
+      case "Hang":
+        return yield* Effect.never
       case "Message": {
         const m = resolve(reply, request)
         if (request.stream) return yield* streamMessage(res, m, reply.options)

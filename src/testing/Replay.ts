@@ -10,7 +10,9 @@
  *   `control_response`s are rewritten to the library's id);
  * - a `control_response` (the library answering the CLI) by its `request_id` (the CLI's requests
  *   are played with their recorded ids) and its `subtype`;
- * - a `user` turn by its content (text and images);
+ * - a `user` turn by its content (text and images); its recorded uuid is mapped to the one the
+ *   library wrote, in every `recv` line played after it (the CLI echoes it as
+ *   `user_message_uuid(s)` and `command_uuid`, by which the library matches a turn's events);
  * - anything else by its `type`.
  * Lines recorded before the first `send` (the CLI starts its MCP servers first) are played at
  * once. A line that matches nothing fails the replay with `ReplayMismatch { expected, actual }`:
@@ -73,6 +75,8 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
     const matched = lines.map(() => false)
     // Recorded request ids of the library's control requests → the ids the library used now.
     const requestIds = new Map<string, string>()
+    // Recorded uuids of the user messages → the uuids the library wrote now.
+    const uuids = new Map<string, string>()
     let nextRecv = 0
     let inputEnded = false
     let failed: ClaudeError.ClaudeError | undefined
@@ -94,7 +98,9 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
           nextRecv++
           continue
         }
-        Queue.offerUnsafe(stdout, encoder.encode(JSON.stringify(rewrite(line.msg)) + "\n"))
+        let text = JSON.stringify(rewrite(line.msg))
+        for (const [recorded, now] of uuids) text = text.replaceAll(recorded, now)
+        Queue.offerUnsafe(stdout, encoder.encode(text + "\n"))
         nextRecv++
       }
       // Everything played and nothing more is expected: the recorded CLI is done, once stdin ends.
@@ -151,6 +157,10 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
           if (m.type === "control_request") {
             const recorded = asRecord(lines[index]!.msg).request_id
             if (typeof recorded === "string" && typeof m.request_id === "string") requestIds.set(recorded, m.request_id)
+          }
+          if (m.type === "user") {
+            const recorded = asRecord(lines[index]!.msg).uuid
+            if (typeof recorded === "string" && typeof m.uuid === "string" && recorded !== m.uuid) uuids.set(recorded, m.uuid)
           }
           play()
           return Effect.void
