@@ -257,7 +257,8 @@ export class TurnFailed extends Schema.TaggedError<TurnFailed>()("TurnFailed", {
 }
 
 /**
- * The CLI has no credentials (not logged in, no API key), or the API refused them (401).
+ * The CLI has no credentials (not logged in, no API key): it made no request. A key the API
+ * refused is `ApiError` with status 401.
  *
  * @since 0.1.0
  * @category reasons

@@ -40,12 +40,14 @@ describe("failed turns against the real CLI", { timeout: 120_000 }, () => {
       assert.lengthOf(yield* model.messageRequests, 0)
     }).pipe(Effect.provide(processLayer)))
 
-  it.live("a 401 from the API (the key refused): NotAuthenticated, carrying the result with status 401", () =>
+  it.live("a 401 from the API (the key refused): ApiError with status 401 and authentication_error", () =>
     Effect.gen(function*() {
       const { options } = yield* live([FakeModel.httpError(401)], noRetries)
       const session = yield* Claude.open(options)
       const reason = reasonOf(yield* Effect.exit(session.run("hello")))
-      assert.strictEqual(reason._tag, "NotAuthenticated")
+      assert.strictEqual(reason._tag, "ApiError")
+      assert.strictEqual((reason as ClaudeError.ApiError).status, 401)
+      assert.strictEqual((reason as ClaudeError.ApiError).errorType, "authentication_error")
       assert.strictEqual(resultOf(reason).api_error_status, 401)
       assert.strictEqual(resultOf(reason).api_error_type, "authentication_error")
     }).pipe(Effect.provide(processLayer)))

@@ -46,7 +46,7 @@ type Expected =
   | { readonly tag: "LimitReached"; readonly limit: string }
 
 const expectations: Record<string, Expected> = {
-  "401 authentication_error after retries": { tag: "NotAuthenticated" },
+  "401 authentication_error after retries": { tag: "ApiError", status: 401, errorType: "authentication_error" },
   "500 api_error after 10 retries": { tag: "ApiError", status: 500, errorType: "api_error" },
   "529 overloaded_error after 10 retries": { tag: "ApiError", status: 529, errorType: "overloaded_error" },
   "500 with CLAUDE_CODE_MAX_RETRIES=1": { tag: "ApiError", status: 500, errorType: "api_error" },

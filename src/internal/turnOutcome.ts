@@ -23,10 +23,9 @@ export const failureOf = (result: TurnResult): ClaudeError.ClaudeError | undefin
   if (terminal !== undefined && terminal.startsWith("aborted_")) return undefined
   const description = describe(result)
   const status = result.api_error_status ?? null
-  if (
-    status === 401 || result.api_error_type === "authentication_error" ||
-    /not logged in|please run \/login|invalid api key/i.test(description)
-  ) {
+  // No credentials at all: the CLI makes no request, so there is no HTTP status. A key the API
+  // refused is an ApiError with status 401 (its `errorType` is `authentication_error`).
+  if (status === null && /not logged in|please run \/login/i.test(description)) {
     return ClaudeError.make(new ClaudeError.NotAuthenticated({ result, description }))
   }
   // `blocking_limit`: the CLI itself refused a prompt over the context window (no request made).
