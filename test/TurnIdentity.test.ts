@@ -71,10 +71,9 @@ const collectEvents = (session: Claude.Session) =>
     yield* session.events.pipe(
       Stream.runForEach((event) => Effect.sync(() => seen.push(event))),
       Effect.ignore,
-      Effect.forkScoped
+      // Started at once: `events` subscribes when its stream starts.
+      Effect.forkScoped({ startImmediately: true })
     )
-    // `events` subscribes when its stream starts: let the fiber start.
-    yield* Effect.yieldNow
     return seen
   })
 
