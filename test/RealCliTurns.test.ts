@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { live, processLayer } from "./support/live.ts"
+import { wireLog } from "./support/wire.ts"
 
 /** The raw content of the request's last user message (system reminders included). */
 const lastUserRaw = (request: FakeModel.RecordedRequest): string =>
@@ -219,5 +220,38 @@ describe("the real CLI: each call gets its own turn's result", { timeout: 120_00
       assert.deepStrictEqual(aborted.turn.userMessageUuids, [FIRST])
       assert.deepStrictEqual(own.turn.userMessageUuids, [SECOND])
       assert.deepStrictEqual(later.turn.userMessageUuids, [THIRD])
+    }).pipe(Effect.provide(processLayer)))
+
+  it.live("interrupting a turn that waits in the CLI's queue withdraws it; the running turn finishes untouched", () =>
+    Effect.gen(function*() {
+      const { model, options } = yield* live((request) => {
+        const text = FakeModel.lastUserText(request) ?? ""
+        return text.includes("prompt second")
+          ? FakeModel.text("reply to second")
+          : FakeModel.text("done streaming", { chunks: 40, delayMs: 25 })
+      })
+      const wire = wireLog()
+      const session = yield* Claude.open({ ...options, transcript: wire.transcript })
+      const seen = yield* collectEvents(session)
+      yield* session.send({ text: "prompt first", uuid: FIRST })
+      yield* awaitEvent(seen, (e) => e.type === "stream_event")
+      const second = yield* session.turn({ text: "prompt second", uuid: SECOND }).pipe(Stream.runDrain, Effect.forkChild)
+      yield* awaitEvent(seen, (e) => e.type === "command_lifecycle" && e.command_uuid === SECOND && e.state === "queued")
+      yield* Fiber.interrupt(second)
+      // The first result after the interrupt is the running turn's, complete.
+      const first = yield* awaitResult(seen, () => true)
+      assert.strictEqual(first.subtype, "success")
+      assert.strictEqual(first.result, "done streaming")
+      assert.deepStrictEqual(first.turn.userMessageUuids, [FIRST])
+      const sent = wire.lines.filter((l) => l.direction === "send" && l.message.type === "control_request")
+        .map((l) => l.message.request as Record<string, unknown>)
+      assert.deepStrictEqual(sent.filter((r) => r.subtype !== "initialize"), [
+        { subtype: "cancel_async_message", message_uuid: SECOND }
+      ])
+      // The withdrawn message never reached the model, and the session goes on.
+      const later = yield* session.run({ text: "prompt third", uuid: THIRD })
+      assert.deepStrictEqual(later.turn.userMessageUuids, [THIRD])
+      const prompts = (yield* model.messageRequests).map((r) => FakeModel.lastUserText(r) ?? "")
+      assert.isFalse(prompts.some((p) => p.includes("prompt second")), `prompts: ${prompts.join(" | ")}`)
     }).pipe(Effect.provide(processLayer)))
 })
