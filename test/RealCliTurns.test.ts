@@ -254,4 +254,39 @@ describe("the real CLI: each call gets its own turn's result", { timeout: 120_00
       const prompts = (yield* model.messageRequests).map((r) => FakeModel.lastUserText(r) ?? "")
       assert.isFalse(prompts.some((p) => p.includes("prompt second")), `prompts: ${prompts.join(" | ")}`)
     }).pipe(Effect.provide(processLayer)))
+
+  it.live("two messages queued during an interrupted turn run as one turn: its result ends both", () =>
+    Effect.gen(function*() {
+      const { options } = yield* live((request) => {
+        const text = FakeModel.lastUserText(request) ?? ""
+        const names = ["second", "third"].filter((name) => text.includes(`prompt ${name}`))
+        return names.length > 0
+          ? FakeModel.text(`reply to ${names.join("+")}`)
+          : FakeModel.text("word ".repeat(200), { chunks: 200, delayMs: 25 })
+      })
+      const session = yield* Claude.open(options)
+      const seen = yield* collectEvents(session)
+      yield* session.send({ text: "prompt first", uuid: FIRST })
+      yield* awaitEvent(seen, (e) => e.type === "stream_event")
+      yield* session.send({ text: "prompt second", uuid: SECOND })
+      const third = yield* session.turn({ text: "prompt third", uuid: THIRD }).pipe(Stream.runCollect, Effect.forkChild)
+      yield* awaitEvent(seen, (e) => e.type === "command_lifecycle" && e.command_uuid === THIRD && e.state === "queued")
+      yield* session.interrupt
+      const thirdEvents = yield* Fiber.join(third)
+      const own = thirdEvents.at(-1) as Claude.TurnResult
+      // The CLI merged the two queued messages into one turn (protocol notes, section 7): the
+      // turn's stream ends with that turn's result, not with the interrupted one's.
+      assert.strictEqual(own.type, "result")
+      assert.strictEqual(own.subtype, "success")
+      assert.strictEqual(own.result, "reply to second+third")
+      assert.strictEqual(results(thirdEvents).length, 1)
+      yield* awaitResult(seen, (r) => r.result === "reply to second+third")
+      assert.deepStrictEqual(results(seen).map((r) => r.subtype), ["error_during_execution", "success"])
+      assert.deepStrictEqual(results(seen)[0]!.turn.userMessageUuids, [FIRST])
+      assert.deepStrictEqual(own.turn.userMessageUuids, [SECOND, THIRD])
+      // Both merged turns ended: the session has nothing running, and a later turn is its own.
+      const later = yield* session.run({ text: "prompt second, later", uuid: "dddddddd-dddd-4ddd-8ddd-dddddddddddd" })
+      assert.strictEqual(later.result, "reply to second")
+      assert.deepStrictEqual(later.turn.userMessageUuids, ["dddddddd-dddd-4ddd-8ddd-dddddddddddd"])
+    }).pipe(Effect.provide(processLayer)))
 })
