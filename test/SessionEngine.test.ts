@@ -15,6 +15,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
@@ -22,6 +23,7 @@ import type * as Tracer from "effect/Tracer"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import { Hooks } from "../src/Hooks.ts"
+import { McpServers } from "../src/McpServers.ts"
 import { Permissions } from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as Replay from "../src/testing/Replay.ts"
@@ -306,48 +308,62 @@ describe("issue 13, defect 4: deadlines compose", () => {
 })
 
 describe("issue 13, defect 5: a scope and a span per handler call", () => {
-  it.effect("a hook handler's finalizer runs when its call ends; its span is a child of the turn's, not of Claude.open's", () =>
+  /** The names of the spans from the current one up to the root. */
+  const spanChain = Effect.gen(function*() {
+    const chain: Array<string> = []
+    let span: Tracer.AnySpan | undefined = yield* Effect.orElseSucceed(Effect.currentSpan, () => undefined)
+    while (span !== undefined) {
+      chain.push(span._tag === "Span" ? span.name : "external")
+      span = span._tag === "Span" ? Option.getOrUndefined(span.parent) : undefined
+    }
+    return chain
+  })
+
+  /**
+   * A CLI whose turn, before its result, sends `request` and waits for the answer (as the real
+   * CLI does with a Stop hook, a tool permission or an MCP tool call); `answered` gets it.
+   */
+  const turnWithRequest = (request: Line, answered: Deferred.Deferred<Line>) =>
+    FakeCli.layer((cli) =>
+      Effect.gen(function*() {
+        yield* FakeCli.answerInitialize(cli)
+        while (true) {
+          const user = yield* cli.nextMatching((m) => m.type === "user")
+          const lines = FakeCli.textTurn({ sessionId: SESSION, text: "Hello.", userMessageUuid: String(user.uuid) })
+          yield* emitAll(cli, lines.slice(0, -1))
+          yield* cli.emit(request)
+          yield* Deferred.succeed(answered, yield* cli.nextMatching((m) => m.type === "control_response"))
+          yield* cli.emit(lines.at(-1))
+        }
+      })
+    )
+
+  const stopInput = {
+    session_id: SESSION,
+    transcript_path: `/home/user/.claude/projects/fake/${SESSION}.jsonl`,
+    cwd: "/fake",
+    permission_mode: "bypassPermissions",
+    hook_event_name: "Stop",
+    stop_hook_active: false,
+    last_assistant_message: "Hello."
+  }
+
+  /**
+   * Runs a turn during which the CLI sends `request`, served by the handler that `layer` builds
+   * around `call` (which adds a finalizer and records its span chain).
+   */
+  const checkHandler = <ROut>(
+    request: Line,
+    layer: (call: Effect.Effect<void, never, Scope.Scope>) => Layer.Layer<ROut, never, Scope.Scope>
+  ) =>
     Effect.gen(function*() {
       const finalized: Array<string> = []
       const spans: Array<ReadonlyArray<string>> = []
       const answered = yield* Deferred.make<Line>()
-      const stopInput = {
-        session_id: SESSION,
-        transcript_path: `/home/user/.claude/projects/fake/${SESSION}.jsonl`,
-        cwd: "/fake",
-        permission_mode: "bypassPermissions",
-        hook_event_name: "Stop",
-        stop_hook_active: false,
-        last_assistant_message: "Hello."
-      }
-      const layer = FakeCli.layer((cli) =>
-        Effect.gen(function*() {
-          yield* FakeCli.answerInitialize(cli)
-          const user = yield* cli.nextMatching((m) => m.type === "user")
-          const lines = FakeCli.textTurn({ sessionId: SESSION, text: "Hello.", userMessageUuid: String(user.uuid) })
-          for (const line of lines.slice(0, -1)) yield* cli.emit(line)
-          yield* cli.emit({
-            type: "control_request",
-            request_id: "stop-1",
-            request: { subtype: "hook_callback", callback_id: "hook_0", input: stopInput, tool_use_id: "t1" }
-          })
-          yield* Deferred.succeed(answered, yield* cli.nextMatching((m) => m.type === "control_response"))
-          yield* cli.emit(lines.at(-1))
-          return yield* Effect.never
-        })
-      )
-      const hooks = Hooks.layer(Hooks.on("Stop", () =>
-        Effect.gen(function*() {
-          yield* Effect.addFinalizer(() => Effect.sync(() => finalized.push("call")))
-          const chain: Array<string> = []
-          let span: Tracer.AnySpan | undefined = yield* Effect.currentSpan
-          while (span !== undefined) {
-            chain.push(span._tag === "Span" ? span.name : "external")
-            span = span._tag === "Span" ? Option.getOrUndefined(span.parent) : undefined
-          }
-          spans.push(chain)
-          return Hooks.allow()
-        })))
+      const call = Effect.gen(function*() {
+        yield* Effect.addFinalizer(() => Effect.sync(() => finalized.push("call")))
+        spans.push(yield* spanChain)
+      })
       yield* Effect.gen(function*() {
         const session = yield* Claude.open()
         const result = yield* session.run("hi").pipe(Effect.withSpan("the-program"))
@@ -361,8 +377,43 @@ describe("issue 13, defect 5: a scope and a span per handler call", () => {
         assert.include(chain, "claude.turn", `the handler's spans: ${chain.join(" < ")}`)
         assert.include(chain, "the-program")
         assert.notInclude(chain, "Claude.open", `the handler's spans: ${chain.join(" < ")}`)
-      }).pipe(Effect.provide(Layer.merge(layer, hooks)))
-    }))
+      }).pipe(Effect.provide(Layer.merge(turnWithRequest(request, answered), layer(call))))
+    })
+
+  it.effect("a hook handler's finalizer runs when its call ends; its span is a child of the turn's, not of Claude.open's", () =>
+    checkHandler(
+      {
+        type: "control_request",
+        request_id: "call-1",
+        request: { subtype: "hook_callback", callback_id: "hook_0", input: stopInput, tool_use_id: "t1" }
+      },
+      (call) => Hooks.layer(Hooks.on("Stop", () => Effect.as(call, Hooks.allow())))
+    ))
+
+  it.effect("a permission handler's finalizer runs when its call ends; its span is a child of the turn's", () =>
+    checkHandler(canUseTool("call-1", "toolu_1"), (call) => Permissions.layer(() => Effect.as(call, Permissions.allow()))))
+
+  it.effect("an MCP tool handler's finalizer runs when its call ends; its span is a child of the turn's", () =>
+    checkHandler(
+      {
+        type: "control_request",
+        request_id: "call-1",
+        request: {
+          subtype: "mcp_message",
+          server_name: "byre",
+          message: { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } }
+        }
+      },
+      (call) =>
+        McpServers.layer(McpServers.server("byre", {
+          tools: [McpServers.tool({
+            name: "echo",
+            description: "Echo the given text back.",
+            input: Schema.Struct({ text: Schema.String }),
+            handler: ({ text }) => Effect.as(call, `echo: ${text}`)
+          })]
+        }))
+    ))
 })
 
 describe("issue 13, defect 6: session.events says how the session ended", () => {
