@@ -356,6 +356,22 @@ describe("fake-claude.mjs", () => {
       assert.deepStrictEqual(yield* promise(() => p.waitExit()), { code: 0, signal: null })
     }), 15_000)
 
+  it.live("stall: only init, then no answer to interrupt, no result, and stdin EOF changes nothing; SIGTERM ends it", () =>
+    Effect.gen(function*() {
+      const p = yield* spawnProc(FAKE_CLAUDE, { env: { FAKE_CLAUDE_MODE: "stall" } })
+      p.send(request("r1", { subtype: "initialize" }))
+      yield* promise(() => p.waitFor(controlResponse("r1")))
+      p.send(user("hang"))
+      yield* promise(() => p.waitFor(isType("system", "init")))
+      p.send(request("int1", { subtype: "interrupt" }))
+      p.endInput()
+      yield* promise(() => sleep(400))
+      assert.deepStrictEqual(p.messages.map((m) => m.type), ["control_response", "system"])
+      assert.strictEqual(p.exited, undefined)
+      p.child.kill("SIGTERM")
+      assert.deepStrictEqual(yield* promise(() => p.waitExit()), { code: 143, signal: null })
+    }), 15_000)
+
   it.live("control-first, garbage, slow-control, linger-after-eof", () =>
     Effect.gen(function*() {
       const p = yield* spawnProc(FAKE_CLAUDE, {
