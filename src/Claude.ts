@@ -297,9 +297,12 @@ export const open: (
         recorder?.record("send", message)
         return connection.send(Protocol.encodeStdin(message))
       })
+    // The CLI's version once told: it decides whether a timed-out request may be cancelled.
+    let cliVersion: string | undefined
     const outgoing = Outgoing.make({
       send: write,
-      defaultTimeout: Duration.fromInputUnsafe(options.controlTimeout ?? "60 seconds")
+      defaultTimeout: Duration.fromInputUnsafe(options.controlTimeout ?? "60 seconds"),
+      cancels: () => CliVersion.acceptsControlCancel(cliVersion)
     })
 
     // ---- the CLI's requests ---------------------------------------------------------------------
@@ -426,6 +429,7 @@ export const open: (
         // version is then told by `claude --version`.
         Effect.orElseSucceed(() => undefined),
         Effect.flatMap((body) => CliVersion.verify(body, spec, connection, options.cliVersionPolicy)),
+        Effect.tap((version) => Effect.sync(() => cliVersion = version)),
         Effect.provideService(Transport, transport),
         Effect.tapError((error) =>
           Effect.andThen(lifecycle.abort(error), Effect.sync(() => {

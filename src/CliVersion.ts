@@ -127,6 +127,20 @@ export const isSupported = (version: Version | string, range: Range = supported)
 }
 
 /**
+ * Whether the CLI reads a host's `control_cancel_request`: 2.1.0 exits on it ("Expected message
+ * type 'user' or 'control', got 'control_cancel_request'", exit 1); 2.1.100, 2.1.200 and 2.1.332
+ * accept it (measured). A version that cannot be told is taken to accept it, as the pinned one.
+ *
+ * @since 0.1.0
+ * @category comparison
+ */
+export const acceptsControlCancel = (version: string | undefined): boolean => {
+  if (version === undefined) return true
+  const v = parse(version)
+  return Option.isNone(v) || compare(v.value, parseOrThrow("2.1.100")) >= 0
+}
+
+/**
  * What a session does when the CLI's version is outside the supported range, or cannot be told.
  * Add it to the session's options as `cliVersionPolicy`.
  *

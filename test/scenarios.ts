@@ -207,6 +207,9 @@ export const scenarios: ReadonlyArray<Scenario> = [
           Effect.forkChild
         )
         yield* waitFor(seen, (e) => e.type === "system" && e.subtype === "init")
+        // The model must be streaming when the interrupt lands (a slower CLI, 2.1.0, may not have
+        // sent its request yet 500 ms after init). A replay has no stream_events: it goes on.
+        yield* waitFor(seen, (e) => e.type === "stream_event").pipe(Effect.timeoutOption("3 seconds"))
         yield* Effect.sleep("500 millis")
         yield* Fiber.interrupt(fiber)
         yield* session.run("short now")
@@ -264,7 +267,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
   {
     name: "api-error",
     model: [FakeModel.httpError(500), FakeModel.httpError(500)],
-    run: (h) => Effect.flatMap(h.open(), (session) => runTurn(session, "This will fail"))
+    run: (h) => Effect.flatMap(h.open({ errorResults: "return" }), (session) => runTurn(session, "This will fail"))
   },
   {
     name: "queued-turns",

@@ -53,6 +53,8 @@ const isGiveUp = (cause: Cause.Cause<ClaudeError.ClaudeError>): boolean =>
 export const make = (options: {
   readonly send: (message: Protocol.StdinMessage) => Effect.Effect<void, ClaudeError.ClaudeError>
   readonly defaultTimeout: Duration.Duration
+  /** False for a CLI that would exit on a `control_cancel_request` (2.1.0): none is sent then. */
+  readonly cancels: () => boolean
 }): Outgoing => {
   const pending = new Map<string, Pending>()
   // A per-session random part keeps ids of two sessions (or a replayed transcript) apart.
@@ -81,7 +83,7 @@ export const make = (options: {
         // The caller gave up (timeout or interruption): tell the CLI, unless it already answered
         // or is gone.
         Effect.onExit((exit) =>
-          Deferred.isDoneUnsafe(deferred) || closed !== undefined ||
+          Deferred.isDoneUnsafe(deferred) || closed !== undefined || !options.cancels() ||
             (exit._tag === "Failure" && !isGiveUp(exit.cause))
             ? Effect.void
             : options.send(Protocol.controlCancel(requestId)).pipe(Effect.ignore)
