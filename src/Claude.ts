@@ -358,13 +358,17 @@ export const open: (
     const clock = yield* Clock.Clock
     let lastActivity = clock.currentTimeMillisUnsafe()
 
-    const onEnd = Effect.gen(function*() {
-      const crash = yield* lifecycle.onStdoutEnd
-      const reason = lifecycle.reason!
+    // Everything still waiting fails with the reason of the end; the event streams end (failed
+    // with `crash` when the CLI died by itself). Idempotent: the close runs it too.
+    const settleAll = (reason: ClaudeError.ClaudeError, crash: ClaudeError.ClaudeError | undefined) => {
       outgoing.failAll(reason)
       turns.failAll(reason)
       if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.fail(reason))
       subscribers.end(crash)
+    }
+    const onEnd = Effect.gen(function*() {
+      const crash = yield* lifecycle.onStdoutEnd
+      settleAll(lifecycle.reason!, crash)
       if (reader.skippedLines > 0) yield* Effect.logDebug(`skipped ${reader.skippedLines} non-JSON lines from the CLI`)
       if (reader.unmatchedAnswers > 0) {
         yield* Effect.logDebug(`${reader.unmatchedAnswers} control responses answered no pending request`)
@@ -391,7 +395,9 @@ export const open: (
     )
     // Added after the reader, so it runs before the reader is stopped: the reader serves the
     // CLI's last lines (a Stop hook) while the CLI exits.
-    yield* Effect.addFinalizer(() => lifecycle.close)
+    // A CLI that has not exited by the end of the EOF share is ended by the transport: the reader
+    // is stopped before, so what waits is settled here.
+    yield* Effect.addFinalizer(() => Effect.andThen(lifecycle.close, Effect.sync(() => settleAll(lifecycle.reason!, undefined))))
 
     // ---- operations ---------------------------------------------------------------------------
     const request: Session["request"] = (body, responseSchema, requestOptions) =>

@@ -115,12 +115,21 @@ const runSeed = (seed: number, dir: string) =>
       const bad = badExit(name, exit)
       if (bad !== undefined) problems.push(bad)
     }
-    // The CLI's stdout ended (whatever the ending): the event stream ends cleanly, it does not fail.
-    if (Exit.isFailure(eventsExit)) problems.push(`the event stream failed: ${reasonTag(eventsExit)}`)
-
     // The CLI's own account: the config and how it ended.
     const faults = readNdjson(`${log}.faults`)
     const ending = faults.find((f) => typeof f.end === "string")?.end
+
+    // The event stream ends cleanly when the CLI ended cleanly, or after the session ended its
+    // input; it fails with the reason when the CLI died by itself before. A chaos CLI's bad
+    // ending races with the session's close, so either is right for it; never another failure.
+    // (That a death before EOF fails the stream is held by SessionEngine.test.ts, defect 6.)
+    const eventsTag = Exit.isSuccess(eventsExit) ? "clean" : reasonTag(eventsExit)
+    const allowed = ending === "exit-mid-line" || ending === "exit-pending"
+      ? ["clean", "ProcessExited"]
+      : ending === "close-stdout"
+      ? ["clean", "StdoutClosed", "ProcessExited"]
+      : ["clean"]
+    if (!allowed.includes(eventsTag)) problems.push(`the event stream ended with ${eventsTag}, not ${allowed.join(" or ")}`)
     if (ending === "clean" || ending === undefined && faults[0]?.config !== undefined &&
         (faults[0].config as Json).ending === "clean") {
       // Nothing went wrong at the end: every operation must have succeeded, the probe rejected.
