@@ -187,7 +187,7 @@ const libThroughput = async (): Promise<void> => {
       import("@effect/platform-node/NodePath")
     ]).then(([spawner, fs, path]) => spawner.layer.pipe(Layer.provide(Layer.mergeAll(fs.layer, path.layer))))
     : (await loadNodeServices()).layer
-  const layer = Claude.layer.pipe(Layer.provide(platform))
+  const layer = Claude.layerProcess.pipe(Layer.provide(platform))
   const program = Effect.gen(function*() {
     const session = yield* Claude.open({ executable: fakeCli, env: fakeEnv() })
     let count = 0
@@ -270,7 +270,7 @@ const libRealStart = () =>
     const Layer = await import("effect/Layer")
     const Stream = await import("effect/Stream")
     const Claude = await loadClaude()
-    const layer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+    const layer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
     let firstEventMs = -1
     await Effect.runPromise(
       Effect.gen(function*() {
@@ -318,7 +318,7 @@ const libInterrupt = () =>
     const Layer = await import("effect/Layer")
     const Stream = await import("effect/Stream")
     const Claude = await loadClaude()
-    const layer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+    const layer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
     const figures = await Effect.runPromise(
       Effect.gen(function*() {
         // The recorder sees each line as the library writes or reads it: where the time goes.
@@ -549,7 +549,7 @@ const libSlow = async (): Promise<void> => {
       hookAnsweredAt = performance.now()
       return Hooks.allow()
     })))
-  const layer = Layer.mergeAll(Claude.layer.pipe(Layer.provide(NodeServices.layer)), hooks)
+  const layer = Layer.mergeAll(Claude.layerProcess.pipe(Layer.provide(NodeServices.layer)), hooks)
   const figures = await Effect.runPromise(
     Effect.gen(function*() {
       const session = yield* Claude.open({
@@ -671,7 +671,7 @@ const libMany = async (): Promise<void> => {
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
-  const layer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+  const layer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
   const sessions = params.sessions ?? 50
   const pids: Array<number> = []
   const start = performance.now()

@@ -121,7 +121,7 @@ const soak = Effect.gen(function*() {
 
 const report = await Effect.runPromise(
   Effect.scoped(soak).pipe(
-    Effect.provide(Claude.layer.pipe(Layer.provide(NodeServices.layer))),
+    Effect.provide(Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))),
     Effect.provideService(References.MinimumLogLevel, "Warn")
   )
 )

@@ -17,7 +17,7 @@ import * as Claude from "../src/Claude.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 
 /** Sessions spawn the real `claude` process, through Node's child process spawner. */
-export const processLayer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+export const processLayer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
 
 /**
  * True when the module of `meta` is the program node was started with: `import.meta.main`, with a

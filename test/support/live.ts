@@ -11,7 +11,7 @@ import * as FakeModel from "../../src/testing/FakeModel.ts"
 import { cliPath, makeHome, makeTempDir } from "./realCli.ts"
 
 /** The real process transport with Node's spawner. */
-export const processLayer = Claude.layer.pipe(Layer.provide(NodeServices.layer))
+export const processLayer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
 
 export interface Live {
   readonly model: FakeModel.Server
