@@ -428,7 +428,8 @@ export const open: (
       )
     )
     // The CLI's version, once it answered `initialize`: an unsupported one (unless the program
-    // accepted it) ends the session with UnsupportedCliVersion, failing every turn.
+    // accepted it) ends the session with UnsupportedCliVersion, failing every turn; a real CLI
+    // gets no turn before (see `ready` below).
     const ready = yield* Effect.forkScoped(
       Fiber.join(initializeAnswer).pipe(
         // A CLI that refuses `initialize` still gets the turn (and says why on the turn); its
@@ -454,6 +455,10 @@ export const open: (
       outgoing,
       lifecycle,
       write,
+      // A real CLI gets no user line before it answered `initialize` (its hooks are then in place)
+      // and its version passed; the CLI reads no line before it is up anyway. Fakes and replays
+      // (no process) are not held: their scripts decide the order.
+      ready: connection.pid === undefined ? Effect.void : Effect.asVoid(Fiber.join(ready)),
       scope,
       interruptTimeout: Duration.fromInputUnsafe(options.interruptTimeout ?? "10 seconds"),
       stallTimeout: options.stallTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.stallTimeout),

@@ -39,6 +39,8 @@ export interface TurnRunnerOptions {
   readonly outgoing: Outgoing
   readonly lifecycle: Lifecycle
   readonly write: (message: Protocol.StdinMessage) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /** Done once user lines may be written; a failure fails the write with it. */
+  readonly ready: Effect.Effect<void, ClaudeError.ClaudeError>
   /** The session's scope: where abandoned turns are interrupted; closed means closing. */
   readonly scope: Scope.Scope
   readonly interruptTimeout: Duration.Duration
@@ -71,7 +73,8 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       const uuid = turnInput.uuid ?? crypto.randomUUID()
       const registered = turn?.(uuid) ?? newTurn(uuid, undefined, undefined)
       turns.register(registered)
-      return options.write(Protocol.userTurn({ ...turnInput, uuid })).pipe(
+      return options.ready.pipe(
+        Effect.andThen(options.write(Protocol.userTurn({ ...turnInput, uuid }))),
         Effect.as(uuid),
         Effect.catch((error) => {
           turns.withdraw(registered, error)
