@@ -307,10 +307,14 @@ export const open: (
 
     // ---- the CLI's requests ---------------------------------------------------------------------
     const subscribers = new Subscribers<Event>()
-    // A handler that failed: the program learns of it on `events` (the answer, a refusal where
-    // it could let an action through, is the services' own).
+    // A handler that failed: the program learns of it on `events` and on the stream of the turn
+    // that runs (the answer, a refusal where it could let an action through, is the services').
+    // Called from the handler's fiber, between two reads of the reader.
     const report = (event: HandlerFailure.HandlerFailed): void => {
       subscribers.publish([event])
+      turns.note(event)
+      turns.publish()
+      turns.complete()
       subscribers.wake()
     }
     const hookBinding = Hooks.bind(hooks, report)

@@ -338,7 +338,7 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
     ]
     for (const { name, options: hookOptions, handler, reason } of guards) {
       const warnings = warningLog()
-      it.live(`a guard that ${name}: \`rm\` does not run, the model sees the reason, the turn goes on, warning logged`, () =>
+      it.live(`a guard that ${name}: \`rm\` does not run, the model sees the reason, the turn goes on, handler_failed on events and the turn, warning logged`, () =>
         Effect.gen(function*() {
           const { lines, transcript } = wireLog()
           const { model, options, cwd } = yield* live(
@@ -349,8 +349,21 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
           const session = yield* Claude.open(options).pipe(
             Effect.provide(Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash", ...hookOptions }, handler)))
           )
+          const reported = yield* session.events.pipe(
+            Stream.filter((event): event is HandlerFailure.HandlerFailed => event.type === "handler_failed"),
+            Stream.take(1),
+            Stream.runCollect,
+            Effect.forkChild({ startImmediately: true })
+          )
           const events = yield* session.turn("delete the file").pipe(Stream.runCollect)
           assert.isTrue(Fs.existsSync(Path.join(cwd, "victim.txt")), "the file the command would delete is still there")
+          // The program is told, on events and on the stream of the turn that caused it.
+          const [failed] = yield* Fiber.join(reported)
+          assert.strictEqual(failed!.hookEvent, "PreToolUse")
+          assert.strictEqual(failed!.toolName, "Bash")
+          assert.strictEqual(failed!.outcome, "denied")
+          assert.include(failed!.message, reason)
+          assert.isTrue(events.some((event) => event.type === "handler_failed"), "the turn's stream has the failure")
           const [result] = resultsOf(events)
           assert.strictEqual(result!.subtype, "success")
           assert.strictEqual(result!.result, "left it alone")

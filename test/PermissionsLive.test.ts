@@ -205,13 +205,23 @@ describe("Permissions against the real CLI (permissionMode: default)", { timeout
       const logger = Logger.make((options) => {
         if (options.logLevel === "Warn") warnings.push(String(options.message))
       })
-      it.live(`a handler that ${name}: \`rm\` does not run, the model sees why, a permission_denials entry, warning logged`, () =>
+      it.live(`a handler that ${name}: \`rm\` does not run, the model sees why, a permission_denials entry, handler_failed on events, warning logged`, () =>
         Effect.gen(function*() {
           const { model, options, cwd } = yield* live([bash("rm victim.txt"), FakeModel.text("kept it")], inDefaultMode)
           Fs.writeFileSync(Path.join(cwd, "victim.txt"), "still here")
           const seen: Array<CanUseToolRequest> = []
           const session = yield* Claude.open(options).pipe(Effect.provide(layer(seen)))
+          const reported = yield* session.events.pipe(
+            Stream.filter((event): event is HandlerFailure.HandlerFailed => event.type === "handler_failed"),
+            Stream.take(1),
+            Stream.runCollect,
+            Effect.forkChild({ startImmediately: true })
+          )
           const result = yield* session.run("delete the file")
+          const [failed] = yield* Fiber.join(reported)
+          assert.strictEqual(failed!.handler, "can_use_tool")
+          assert.strictEqual(failed!.toolName, "Bash")
+          assert.strictEqual(failed!.outcome, "denied")
           assert.strictEqual(seen.length, 1, "the CLI asked the handler")
           assert.strictEqual(seen[0]!.input.command, "rm victim.txt")
           assert.isTrue(Fs.existsSync(Path.join(cwd, "victim.txt")), "the file the command would delete is still there")
