@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { TestClock } from "effect/testing"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import type * as HandlerFailure from "../src/HandlerFailure.ts"
@@ -188,4 +189,88 @@ describe("the session's wiring", () => {
       assert.notInclude(written, "send user")
       assert.include(written, "send control_request")
     }).pipe(Effect.scoped, Effect.provide(processLayer), Effect.provide(Logger.layer([]))))
+
+  it.effect("a user message the CLI folds into its automatic turn ends with that turn's result (kind automatic)", () =>
+    Effect.gen(function*() {
+      const session = yield* Claude.open()
+      const result = yield* session.run("while the agent reports")
+      assert.strictEqual(result.result, "folded")
+      assert.strictEqual(result.turn.kind, "automatic")
+    }).pipe(Effect.provide(FakeCli.layer((cli) =>
+      Effect.gen(function*() {
+        yield* FakeCli.answerInitialize(cli)
+        const user = yield* cli.nextMatching((m) => m.type === "user")
+        const uuid = user.uuid as string
+        const [init, start, ...rest] = FakeCli.textTurn({ sessionId: SESSION, text: "folded" })
+        // The automatic turn starts (its init names no user message), then takes the message in.
+        yield* cli.emit(init)
+        yield* cli.emit({ ...start, user_message_uuid: uuid, user_message_uuids: [uuid] })
+        for (const line of rest.slice(0, -1)) yield* cli.emit(line)
+        yield* cli.emit({
+          ...rest.at(-1)!,
+          origin: { kind: "task-notification" },
+          user_message_uuid: uuid,
+          user_message_uuids: [uuid]
+        })
+        return yield* Effect.never
+      })
+    ))))
+
+  it.effect("after a turn times out, the next turn is written only once the timed-out one is over on the CLI", () => {
+    const release = Deferred.makeUnsafe<void>()
+    return Effect.gen(function*() {
+      const written: Array<string> = []
+      const session = yield* Claude.open({
+        turnTimeout: "5 seconds",
+        transcript: {
+          record: (direction, message) => {
+            const m = message as { type: string; request?: { subtype?: string } }
+            if (direction === "send") written.push(m.type === "control_request" ? m.request!.subtype! : m.type)
+            else if (m.type === "result") written.push("recv result")
+          }
+        }
+      })
+      const slow = yield* Effect.forkChild(Effect.exit(session.run("slow")))
+      yield* TestClock.adjust("5 seconds")
+      const timedOut = reasonOf(yield* Fiber.join(slow))
+      assert.strictEqual(timedOut._tag, "TurnTimedOut")
+      const pending = yield* Effect.forkChild(session.run("next"))
+      for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+      // The CLI has not ended the slow turn yet: nothing more is written.
+      assert.deepStrictEqual(written.filter((w) => w !== "initialize"), ["user", "interrupt"])
+      yield* Deferred.succeed(release, undefined)
+      const next = yield* Fiber.join(pending)
+      assert.strictEqual(next.result, "echo: next")
+      // The slow turn's interrupt and aborted result come before the next user line.
+      assert.deepStrictEqual(written.filter((w) => w !== "initialize"), [
+        "user",
+        "interrupt",
+        "recv result",
+        "user",
+        "recv result"
+      ])
+    }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({
+      sessionId: SESSION,
+      onUser: (text, index, cli, message) =>
+        Effect.gen(function*() {
+          const uuid = message.uuid as string
+          if (index === 0) {
+            const [init] = FakeCli.textTurn({ sessionId: SESSION, text, userMessageUuid: uuid })
+            yield* cli.emit(init)
+            const interrupt = yield* cli.nextMatching((m) => m.type === "control_request")
+            yield* cli.emit(FakeCli.success(interrupt, { still_queued: [] }))
+            yield* Deferred.await(release)
+            yield* cli.emit({
+              ...FakeCli.result({ sessionId: SESSION, subtype: "error_during_execution", terminalReason: "aborted_streaming" }),
+              user_message_uuid: uuid,
+              user_message_uuids: [uuid]
+            })
+          } else {
+            for (const line of FakeCli.textTurn({ sessionId: SESSION, text: `echo: ${text}`, userMessageUuid: uuid })) {
+              yield* cli.emit(line)
+            }
+          }
+        })
+    }))))
+  })
 })

@@ -118,12 +118,22 @@ export class Lifecycle {
     yield* this.endInput
     const now = yield* Clock.currentTimeMillis
     const budget = eofShare(this.closeGrace) - (now - (this.inputEndedAt ?? now))
-    yield* Deferred.await(this.ended).pipe(Effect.timeoutOption(Duration.millis(Math.max(0, budget))))
+    // The reader's end (its last lines served), or the process's exit when something else holds
+    // its stdout open (then the reader gets a moment for what is buffered).
+    const exited = Effect.tap(
+      this.connection.exit,
+      () => Deferred.await(this.ended).pipe(Effect.timeoutOption(Duration.millis(200)))
+    )
+    const status = yield* Effect.raceFirst(Deferred.await(this.ended), exited).pipe(
+      Effect.timeoutOption(Duration.millis(Math.max(0, budget)))
+    )
+    if (Option.isSome(status)) Deferred.doneUnsafe(this.ended, Exit.succeed(status.value))
     this.die(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "the session's scope closed" })))
+    // Not exited within the EOF share: the transport's finalizer, next, ends it.
     Deferred.doneUnsafe(this.ended, Exit.succeed({
       code: null,
       signal: "SIGTERM",
-      stderrTail: `(the CLI did not exit within ${Duration.format(this.closeGrace)} of stdin EOF and was killed)`
+      stderrTail: `(the CLI did not exit within its share of closeGrace (${Duration.format(this.closeGrace)}) after stdin EOF; the transport ended it)`
     }))
   })
 }

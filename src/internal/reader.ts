@@ -44,8 +44,8 @@ const violation = (description: string, line: string) =>
 export class Reader {
   private readonly splitter: Framing.LineSplitter
   private readonly frames: Array<Framing.Frame> = []
-  /** The batch of one read; handed to the subscribers' queues as is, so a fresh one per read. */
-  private events: Array<Event> = []
+  /** The batch of one read; the subscribers' queues copy it, so the array is reused. */
+  private readonly events: Array<Event> = []
   private readonly answers: Array<readonly [string, ControlAnswer]> = []
   /** Lines that were not JSON (the CLI's stray output), counted for one debug line at the end. */
   skippedLines = 0
@@ -77,7 +77,7 @@ export class Reader {
     this.frames.length = 0
     if (this.events.length > 0) {
       subscribers.publish(this.events)
-      this.events = []
+      this.events.length = 0
     }
     turns.publish()
     for (let i = 0; i < this.answers.length; i++) {

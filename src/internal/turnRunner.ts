@@ -62,6 +62,8 @@ const invalid = (description: string) => ClaudeError.make(new ClaudeError.Invali
 export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Effect.fn.Return<TurnRunner> {
   const { lifecycle, outgoing, turns } = options
   const lock = yield* Semaphore.make(1)
+  /** Done when the last abandoned turn is over on the CLI (`interruptTurn` bounds it). */
+  let settling: Deferred.Deferred<void> | undefined
 
   /** Registers `turn` (if any) and writes the user message; on failure the turn is withdrawn. */
   const write = (input: TurnInput, operation: string, turn?: (uuid: string) => Turn) =>
@@ -76,6 +78,13 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       return options.ready.pipe(
         Effect.andThen(options.write(Protocol.userTurn({ ...turnInput, uuid }))),
         Effect.as(uuid),
+        // Not written (a failure, or the caller gave up waiting for `ready`): never left open,
+        // where a CLI that echoes no uuid would give it the next turn's result.
+        Effect.onInterrupt(() =>
+          Effect.sync(() =>
+            turns.withdraw(registered, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: registered.uuid })))
+          )
+        ),
         Effect.catch((error) => {
           turns.withdraw(registered, error)
           return error.reason._tag === "SessionClosed" ? lifecycle.failure(operation) : Effect.fail(error)
@@ -103,11 +112,15 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       yield* Effect.exit(Deferred.await(turn.result))
     }).pipe(
       Effect.timeoutOption(options.interruptTimeout),
-      Effect.flatMap((done) =>
-        Option.isSome(done) ? Effect.void : Effect.logWarning(
+      Effect.flatMap((done) => {
+        if (Option.isSome(done)) return Effect.void
+        // Given up: the turn is forgotten, so its late result (if any) goes to `events` only and
+        // never ends a later turn.
+        turns.withdraw(turn, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid })))
+        return Effect.logWarning(
           `the interrupted turn ${turn.uuid} did not end within ${Duration.format(options.interruptTimeout)}`
         )
-      ),
+      }),
       Effect.catchCause((cause) => Effect.logWarning(`interrupting turn ${turn.uuid} failed`, cause))
     )
 
@@ -120,7 +133,11 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     Effect.suspend(() => {
       if (turn.abandoned || Deferred.isDoneUnsafe(turn.result)) return Effect.void
       turn.abandoned = true
-      return Effect.forkIn(interruptTurn(turn), options.scope).pipe(
+      // The next turn is written once this one is over on the CLI (or given up), so that the CLI
+      // never merges the two and the interrupt never lands on the next one.
+      const over = Deferred.makeUnsafe<void>()
+      settling = over
+      return Effect.forkIn(Effect.ensuring(interruptTurn(turn), Deferred.succeed(over, undefined)), options.scope).pipe(
         Effect.andThen(Effect.sync(() => {
           if (turn.queue !== undefined) {
             Queue.failCauseUnsafe(turn.queue, Cause.fail(error))
@@ -157,6 +174,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   const turn = (input: TurnInput, operation = "turn"): Stream.Stream<Event, ClaudeError.ClaudeError> =>
     Stream.unwrap(Effect.gen(function*() {
       yield* Semaphore.takeScoped(lock, 1)
+      if (settling !== undefined) yield* Deferred.await(settling)
       const span = yield* Effect.makeSpanScoped("claude.turn")
       const queue = yield* Queue.unbounded<Event, ClaudeError.ClaudeError | Cause.Done>()
       let registered: Turn | undefined

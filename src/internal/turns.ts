@@ -9,12 +9,16 @@
  *
  * Invariants:
  * - A user turn ends at the first `result` that names it, or that ends the CLI turn it ran in;
- *   a result with `origin` (a turn the CLI started by itself) never ends a user turn.
- * - The events between the start of a CLI turn and its result go to the user turns it runs, and
- *   to none when it is an automatic turn (a `system/init` that names no user message, from a CLI
- *   that echoes uuids).
- * - A CLI that echoes nothing (an older CLI, or a scripted fake) is served first in, first out:
- *   a CLI turn belongs to the oldest user turn that has not ended.
+ *   a result with `origin` (a turn the CLI started by itself) ends only the user turns folded
+ *   into it (those it names).
+ * - The lines the CLI writes between the start of a CLI turn and its result go to the user turns
+ *   it runs (a background task's lines that arrive then too: the protocol does not say whose
+ *   they are), and to none while it is an automatic turn (a `system/init` that names no user
+ *   message, from a CLI that echoes uuids) until a user message is folded into it.
+ * - A CLI that echoes nothing (2.1.0, 2.1.200, a scripted fake) is served first in, first out: a
+ *   CLI turn belongs to the oldest user turn that has not ended. Its limit: messages the CLI
+ *   merges into one turn (queued during an interrupted turn) get one result, which ends only the
+ *   oldest of them; the others wait for a result of their own (bound them with `turnTimeout`).
  * - A turn's events reach its queue in the order the CLI wrote them, the result last; the queue
  *   then ends (or fails, when the turn failed). Results are completed after the batch that holds
  *   them is published.
@@ -163,8 +167,9 @@ export class Turns {
   publish(): void {
     for (const turn of this.touched) {
       if (turn.queue === undefined) continue
+      // The queue copies the batch, so the array is reused.
       if (turn.batch.length > 0) Queue.offerAllUnsafe(turn.queue, turn.batch)
-      turn.batch = []
+      turn.batch.length = 0
       this.waking.push(turn.queue)
     }
     this.touched.clear()
@@ -193,6 +198,8 @@ export class Turns {
       Deferred.doneUnsafe(turn.result, exit)
     }
     this.endings.length = 0
+    if (this.waking.length === 0) return
+    // A copy: a consumer resumed here may call back in (withdraw, report) and wake again.
     const waking = this.waking.splice(0)
     for (let i = 0; i < waking.length; i++) Queue.flushUnsafe(waking[i]!)
   }
@@ -233,12 +240,13 @@ export class Turns {
     const origin = result.origin
     const uuids = uuidsOf(result)
     let ended: Array<Turn>
-    if (origin !== undefined) {
-      ended = []
-    } else if (uuids !== undefined) {
+    if (uuids !== undefined) {
+      // Also an automatic turn's result, when the CLI folded a queued user message into it.
       this.echoes = true
       ended = this.lookup(uuids)
       for (const turn of this.running) if (!ended.includes(turn)) ended.push(turn)
+    } else if (origin !== undefined) {
+      ended = []
     } else if (this.running.length > 0 || this.echoes) {
       ended = this.running
     } else {
@@ -262,7 +270,8 @@ export class Turns {
     const uuids = uuidsOf(event)
     if (uuids !== undefined) {
       this.echoes = true
-      if (!this.automatic) this.start(this.lookup(uuids))
+      // A user message folded into the running turn (automatic or not) joins it from here on.
+      this.start(this.lookup(uuids))
     } else if (!this.echoes && this.running.length === 0 && !this.automatic) {
       this.startOldest()
     }
