@@ -311,8 +311,8 @@ export class Turns {
 
   private deliver(turn: Turn, event: Event): void {
     if (turn.queue === undefined || turn.abandoned) return
-    turn.batch.push(event)
-    this.touched.add(turn)
+    // A turn is touched once per read: its first event of the batch.
+    if (turn.batch.push(event) === 1) this.touched.add(turn)
   }
 
   private end(turn: Turn, exit: Exit.Exit<TurnResult, ClaudeError.ClaudeError>): void {
