@@ -35,7 +35,6 @@ export interface Incoming {
   readonly reject: (requestId: unknown, description: string) => void
   /** Interrupts the handler of `requestId`, without waiting for it. */
   readonly cancel: (requestId: string) => void
-  readonly running: Effect.Effect<number>
 }
 
 const errorText = (cause: Cause.Cause<ClaudeError.ClaudeError>): string => {
@@ -132,5 +131,5 @@ export const make = Effect.fnUntraced(function*(options: {
     if (Option.isSome(fiber)) fiber.value.interruptUnsafe()
   }
 
-  return { dispatch, reject, cancel, running: FiberMap.size(inflight) }
+  return { dispatch, reject, cancel }
 })

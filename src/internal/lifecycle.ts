@@ -36,9 +36,13 @@ export class Lifecycle {
   /** Set when reading stdout failed with a typed error (a replay mismatch). */
   readFailure: ClaudeError.ClaudeError | undefined
 
+  /** The reason of the death, once known. */
+  reason: ClaudeError.ClaudeError | undefined
+  /** Set when the session ended itself (an unsupported CLI): every operation fails with it. */
+  private aborted: ClaudeError.ClaudeError | undefined
+
   private readonly connection: Connection
   private readonly closeGrace: Duration.Duration
-
   private readonly exitContext: ExitContext
 
   constructor(connection: Connection, closeGrace: Duration.Duration, exitContext: ExitContext) {
@@ -46,11 +50,6 @@ export class Lifecycle {
     this.closeGrace = closeGrace
     this.exitContext = exitContext
   }
-
-  private aborted: ClaudeError.ClaudeError | undefined
-
-  /** The reason of the death, once known. */
-  reason: ClaudeError.ClaudeError | undefined
 
   private die(reason: ClaudeError.ClaudeError): void {
     if (this.reason !== undefined) return

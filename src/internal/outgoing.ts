@@ -36,7 +36,6 @@ export interface Outgoing {
   readonly complete: (requestId: string, answer: ControlAnswer) => boolean
   /** Fails every pending request and refuses new ones. */
   readonly failAll: (error: ClaudeError.ClaudeError) => void
-  readonly pendingCount: () => number
 }
 
 const isObject = (u: unknown): u is Record<string, unknown> =>
@@ -131,5 +130,5 @@ export const make = (options: {
     pending.clear()
   }
 
-  return { request, complete, failAll, pendingCount: () => pending.size }
+  return { request, complete, failAll }
 }

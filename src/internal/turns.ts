@@ -107,10 +107,6 @@ export class Turns {
     return this.running
   }
 
-  get size(): number {
-    return this.open.size
-  }
-
   /**
    * Routes one message to the turns it belongs to, and returns it as the event every `events`
    * subscriber gets (a result with its usage).
