@@ -3,7 +3,7 @@
  * result. The CLI keeps the conversation, so later turns see the earlier ones; `turn.costUsd`
  * is what each turn cost (the CLI's `total_cost_usd` is a running total).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"

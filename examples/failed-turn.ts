@@ -6,7 +6,7 @@
  *
  * `node examples/failed-turn.ts` runs it against the fake model.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Claude from "../src/Claude.ts"

@@ -3,7 +3,7 @@
  * runs `rm`, with a reason the model reads. Hooks are a Layer: the session registers them in
  * `initialize` and the CLI calls them over the control channel.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Console from "effect/Console"

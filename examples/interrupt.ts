@@ -3,7 +3,7 @@
  * consumes it sends the CLI an `interrupt` and waits for that turn's (aborted) result, so the
  * session stays usable: the next turn runs on the same process.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"

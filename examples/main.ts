@@ -14,7 +14,7 @@
  * Environment: `DEMO_SLOW=1` makes the fake model's Bash call take 30 s and its last answer
  * stream slowly (to try Ctrl-C); `DEMO_DEBUG=1` prints the CLI's pid.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"

@@ -7,7 +7,7 @@
  * call: `allowedTools` lets this one tool run without asking (the library's default permission
  * mode is the CLI's own; `permissionMode: "bypassPermissions"` would allow every tool).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"

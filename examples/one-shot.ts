@@ -4,7 +4,7 @@
  * `node examples/one-shot.ts` runs it against the fake model. Against the real model, drop the
  * `fakeModel` line and open the session with your own options (`Claude.open({ model: "sonnet" })`).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Claude from "../src/Claude.ts"

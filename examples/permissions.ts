@@ -4,7 +4,7 @@
  * knows to be read-only, like `ls` or `echo`, it runs without asking). Here network commands are
  * denied, with a message the model reads, and the rest is allowed.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Console from "effect/Console"

@@ -5,7 +5,7 @@
  *
  * In your own program you would only keep `processLayer` and pass your own options.
  */
-import { NodeServices } from "@effect/platform-node"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"

@@ -6,7 +6,7 @@
  * - `Replay.layer(transcript)`: a session recorded once (`Transcript.toFile`) played back, which
  *   checks that the program writes what it wrote when it was recorded.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Path from "node:path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

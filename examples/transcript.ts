@@ -4,7 +4,7 @@
  * `{"dir":"send"|"recv","msg":...}`. The file is a bug report, and a test: `Replay.layer(path)`
  * plays it back without the CLI, as done here.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Path from "node:path"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

@@ -59,3 +59,20 @@ describe("layering", () => {
     assert.deepStrictEqual(found, [])
   })
 })
+
+describe("examples", () => {
+  it("the examples and the README's code import modules, never a barrel of effect or @effect/platform-node", () => {
+    const barrels = new Set([...barrelsOf("effect"), ...barrelsOf("@effect/platform-node")])
+    const examples = sourceFiles(Path.join(root, "examples")).map((file) => ({ file, text: Fs.readFileSync(file, "utf8") }))
+    const readme = Fs.readFileSync(Path.join(root, "README.md"), "utf8")
+    const blocks = [...readme.matchAll(/```ts\n([^]*?)```/g)].map((m, i) => ({ file: `README.md block ${i + 1}`, text: m[1]! }))
+    assert.isTrue(examples.length > 5 && blocks.length > 0)
+    const found: Array<string> = []
+    for (const { file, text } of [...examples, ...blocks]) {
+      for (const match of text.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
+        if (barrels.has(match[1]!)) found.push(`${Path.relative(root, file)}: ${match[1]}`)
+      }
+    }
+    assert.deepStrictEqual(found, [])
+  })
+})
