@@ -418,18 +418,7 @@ export const open: (
       { startImmediately: true }
     )
     const initializeResult = Fiber.join(initializeAnswer).pipe(
-      Effect.flatMap((body) =>
-        Effect.mapError(
-          Schema.decodeUnknownEffect(Protocol.InitializeResponse)(body),
-          (issue) =>
-            ClaudeError.make(
-              new ClaudeError.ProtocolViolation({
-                description: `The initialize response does not match its schema: ${issue.message}`,
-                line: JSON.stringify(body ?? null).slice(0, 2048)
-              })
-            )
-        )
-      )
+      Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Protocol.InitializeResponse, body))
     )
     // The CLI's version, once it answered `initialize`: an unsupported one (unless the program
     // accepted it) ends the session with UnsupportedCliVersion, failing every turn; a real CLI

@@ -15,22 +15,11 @@ import * as Claude from "../src/Claude.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { live, processLayer } from "./support/live.ts"
 import { wireLog } from "./support/wire.ts"
+import { collectEvents } from "./support/events.ts"
 
 /** The raw content of the request's last user message (system reminders included). */
 const lastUserRaw = (request: FakeModel.RecordedRequest): string =>
   JSON.stringify(FakeModel.lastUserMessage(request)?.content ?? "")
-
-/** Collects every event of the session from now on. */
-const collectEvents = (session: Claude.Session) =>
-  Effect.gen(function*() {
-    const seen: Array<Claude.Event> = []
-    yield* session.events.pipe(
-      Stream.runForEach((event) => Effect.sync(() => seen.push(event))),
-      Effect.ignore,
-      Effect.forkScoped({ startImmediately: true })
-    )
-    return seen
-  })
 
 const results = (events: ReadonlyArray<Claude.Event>) => events.filter((e): e is Claude.TurnResult => e.type === "result")
 

@@ -15,6 +15,7 @@ import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { collectEvents } from "./support/events.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 const FIRST = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
@@ -63,19 +64,6 @@ const nextUser = (cli: FakeCli.FakeCliHandle) => cli.nextMatching((m) => m.type 
 const requestOf = (message: Line) => message.request as Line
 
 const results = (events: ReadonlyArray<Claude.Event>) => events.filter((e): e is Claude.TurnResult => e.type === "result")
-
-/** Collects every event of the session from now on (until the session ends). */
-const collectEvents = (session: Claude.Session) =>
-  Effect.gen(function*() {
-    const seen: Array<Claude.Event> = []
-    yield* session.events.pipe(
-      Stream.runForEach((event) => Effect.sync(() => seen.push(event))),
-      Effect.ignore,
-      // Started at once: `events` subscribes when its stream starts.
-      Effect.forkScoped({ startImmediately: true })
-    )
-    return seen
-  })
 
 /** Waits until `seen` holds an event passing `predicate`. */
 const awaitEvent = (seen: ReadonlyArray<Claude.Event>, predicate: (event: Claude.Event) => boolean) =>

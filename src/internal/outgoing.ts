@@ -44,6 +44,28 @@ const isObject = (u: unknown): u is Record<string, unknown> =>
 const withUnknownFields = <A>(raw: unknown, decoded: A): A =>
   isObject(raw) && isObject(decoded) ? { ...raw, ...decoded } : decoded
 
+/**
+ * Decodes the body of the CLI's answer to a `subtype` request; a body that breaks its schema is a
+ * `ProtocolViolation` naming the request. Decoding drops the fields the schema does not know; the
+ * answer keeps them.
+ */
+export const decodeResponse = <S extends Schema.Top & { readonly DecodingServices: never }>(
+  subtype: string,
+  schema: S,
+  response: unknown
+): Effect.Effect<S["Type"], ClaudeError.ClaudeError> =>
+  Schema.decodeUnknownEffect(schema)(response ?? {}).pipe(
+    Effect.map((decoded) => withUnknownFields(response, decoded)),
+    Effect.mapError((issue) =>
+      ClaudeError.make(
+        new ClaudeError.ProtocolViolation({
+          description: `The ${subtype} response does not match its schema: ${issue.message}`,
+          line: JSON.stringify(response ?? null).slice(0, 2048)
+        })
+      )
+    )
+  )
+
 /** A timeout or an interruption: the caller stopped waiting, not the CLI failing. */
 const isGiveUp = (cause: Cause.Cause<ClaudeError.ClaudeError>): boolean =>
   Cause.hasInterrupts(cause) ||
@@ -88,20 +110,7 @@ export const make = (options: {
             : options.send(Protocol.controlCancel(requestId)).pipe(Effect.ignore)
         ),
         Effect.ensuring(Effect.sync(() => pending.delete(requestId))),
-        Effect.flatMap((response) =>
-          Schema.decodeUnknownEffect(responseSchema)(response ?? {}).pipe(
-            // Decoding drops the fields the schema does not know; the CLI's answer keeps them.
-            Effect.map((decoded) => withUnknownFields(response, decoded)),
-            Effect.mapError((issue) =>
-              ClaudeError.make(
-                new ClaudeError.ProtocolViolation({
-                  description: `The ${body.subtype} response does not match its schema: ${issue.message}`,
-                  line: JSON.stringify(response ?? null).slice(0, 2048)
-                })
-              )
-            )
-          )
-        )
+        Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response))
       )
     })
 
