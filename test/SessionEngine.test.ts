@@ -1,12 +1,11 @@
 /**
  * Issue 13, defects 2–8: the session engine's reader, control channel, deadlines, handler scopes
  * and spans, how `events` ends, per-turn usage, and the reason of a dead CLI. Each test was run
- * against the engine before the fix (commit 1d0b9fe) and failed there. Most run on `FakeCli`
- * scripts shaped as the real CLI 2.1.332 writes; the close deadline runs on a real process
- * (`test/fixtures/fake-claude.mjs`).
+ * against the engine before the fix (commit 1d0b9fe) and failed there. They run on `FakeCli`
+ * scripts shaped as the real CLI 2.1.332 writes; the close deadline on a real process is
+ * test/SessionEngineLive.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Path from "node:path"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -27,10 +26,8 @@ import { McpServers } from "../src/McpServers.ts"
 import { Permissions } from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as Replay from "../src/testing/Replay.ts"
-import { processLayer } from "./support/live.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
-const FAKE = Path.resolve(import.meta.dirname, "fixtures/fake-claude.mjs")
 
 type Line = Record<string, unknown>
 
@@ -242,29 +239,6 @@ describe("issue 13, defect 4: deadlines compose", () => {
       }).pipe(Effect.provide(layer))
     }))
 
-  it.live("closing the scope during a turn of a stalled CLI takes at most closeGrace", () =>
-    Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const session = yield* Claude.open({
-        executable: FAKE,
-        env: { FAKE_CLAUDE_MODE: "stall,ignore-sigterm" },
-        closeGrace: "1 second",
-        interruptTimeout: "5 seconds"
-      }).pipe(Scope.provide(scope))
-      const started = yield* Deferred.make<void>()
-      // The program consumes the turn in a fiber of the session's scope.
-      yield* session.turn("hang").pipe(
-        Stream.runForEach((e) => e.type === "system" ? Deferred.succeed(started, undefined) : Effect.void),
-        Effect.forkIn(scope)
-      )
-      yield* Deferred.await(started)
-      const before = yield* Clock.currentTimeMillis
-      yield* Scope.close(scope, Exit.void)
-      const elapsed = (yield* Clock.currentTimeMillis) - before
-      // SIGTERM is ignored: SIGKILL at the end of the 1 s budget, plus the time to reap.
-      assert.isBelow(elapsed, 1800, `closing took ${elapsed} ms`)
-    }).pipe(Effect.provide(processLayer)), 20_000)
-
   it.effect("stallTimeout fails the turn at stallTimeout, even when the CLI then ignores the interrupt (TestClock)", () =>
     Effect.gen(function*() {
       const started = yield* Deferred.make<void>()
@@ -286,25 +260,6 @@ describe("issue 13, defect 4: deadlines compose", () => {
       }).pipe(Effect.provide(stalledCli(started)))
     }))
 
-  it.live("after endInput and a wait as long as closeGrace, closing takes no second grace", () =>
-    Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const session = yield* Claude.open({
-        executable: FAKE,
-        // The CLI stays 60 s after stdin EOF: closing must end it.
-        env: { FAKE_CLAUDE_MODE: "linger-after-eof", FAKE_CLAUDE_LINGER_MS: "60000" },
-        closeGrace: "2 seconds"
-      }).pipe(Scope.provide(scope))
-      yield* session.run("hello")
-      yield* session.endInput
-      const waited = yield* session.exit.pipe(Effect.timeoutOption("2 seconds"))
-      assert.isTrue(Option.isNone(waited))
-      const before = yield* Clock.currentTimeMillis
-      yield* Scope.close(scope, Exit.void)
-      const elapsed = (yield* Clock.currentTimeMillis) - before
-      // The grace was spent while the program waited: SIGTERM at once (the fake exits 143).
-      assert.isBelow(elapsed, 1000, `closing took ${elapsed} ms`)
-    }).pipe(Effect.provide(processLayer)), 20_000)
 })
 
 describe("issue 13, defect 5: a scope and a span per handler call", () => {

@@ -45,6 +45,16 @@ import { type Connection, type LaunchSpec, Transport } from "../../src/Transport
  */
 export type Behaviour = "plain" | "stderr" | "crash" | "closeStdout" | "stubborn" | "grandchild"
 
+/** The modes of test/fixtures/fake-claude.mjs (test/fixtures/README.md) that give each behaviour. */
+export const fakeClaudeModes: Record<Behaviour, string> = {
+  plain: "",
+  stderr: "stderr-chatter",
+  crash: "exit-mid-turn",
+  closeStdout: "close-stdout",
+  stubborn: "ignore-sigterm",
+  grandchild: "grandchild,stray"
+}
+
 /** The invariants a transport may decline, because its CLI cannot behave that way. */
 export type Declinable = "stderr" | "crash" | "closeStdout" | "stubborn"
 
