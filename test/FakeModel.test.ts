@@ -538,9 +538,9 @@ describe("FakeModel server", () => {
     }))
 
   it("cliEnvironment points the CLI at the fake and removes what would send it elsewhere", () => {
-    const env = FakeModel.cliEnvironment("http://127.0.0.1:1234", "/tmp/home", { maxRetries: 3 })
+    const env = FakeModel.cliEnvironment("http://127.0.0.1:1234", "/srv/home", { maxRetries: 3 })
     assert.strictEqual(env.ANTHROPIC_BASE_URL, "http://127.0.0.1:1234")
-    assert.strictEqual(env.HOME, "/tmp/home")
+    assert.strictEqual(env.HOME, "/srv/home")
     assert.strictEqual(env.IS_SANDBOX, "1")
     assert.strictEqual(env.ANTHROPIC_API_KEY, "sk-test")
     assert.strictEqual(env.CLAUDE_CODE_MAX_RETRIES, "3")

@@ -295,7 +295,7 @@ describe("issue 13, defect 5: a scope and a span per handler call", () => {
 
   const stopInput = {
     session_id: SESSION,
-    transcript_path: `/tmp/home/.claude/projects/fake/${SESSION}.jsonl`,
+    transcript_path: `/srv/home/.claude/projects/fake/${SESSION}.jsonl`,
     cwd: "/fake",
     permission_mode: "bypassPermissions",
     hook_event_name: "Stop",
