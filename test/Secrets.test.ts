@@ -22,7 +22,7 @@ import * as ClaudeError from "../src/ClaudeError.ts"
 import * as Transcript from "../src/Transcript.ts"
 import type { LaunchSpec } from "../src/Transport.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-import { makeTempDir } from "./support/realCli.ts"
+import { makeTempDir } from "./support/tempDir.ts"
 
 /** Fresh secrets per run, so no fixture text can contain them by accident. */
 const makeSecrets = () => ({

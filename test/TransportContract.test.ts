@@ -1,7 +1,7 @@
 /**
  * One contract for the three transports (issue 13): the invariants of `Connection`
  * (test/support/transportContract.ts) run against the in-memory `FakeCli` with a script that plays
- * the modes of test/fixtures/fake-claude.mjs, and `Replay` on a transcript recorded from the real
+ * the modes of the fake-claude.mjs fixture, and `Replay` on a transcript recorded from the real
  * CLI. test/TransportContractLive.test.ts runs the same contract on the process transport.
  */
 import * as Path from "node:path"
