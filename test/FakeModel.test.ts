@@ -509,8 +509,8 @@ describe("FakeModel server", () => {
         await reader.read() // headers and message_start are out
         return reader
       })
-      const before = yield* Clock.currentTimeMillis
       yield* Scope.close(scope, Exit.void)
+      // Cut, not ended: the 49 deltas still to come (200 ms apart) were never waited for.
       const outcome = yield* Effect.promise(async () => {
         try {
           for (;;) {
@@ -521,9 +521,7 @@ describe("FakeModel server", () => {
           return "cut"
         }
       })
-      const elapsed = (yield* Clock.currentTimeMillis) - before
       assert.strictEqual(outcome, "cut")
-      assert.isBelow(elapsed, 1000)
       assert.isTrue(yield* isRefused(fake.port))
     }))
 
@@ -534,6 +532,8 @@ describe("FakeModel server", () => {
       const events = sseEvents(yield* postMessages(fake.url))
       const elapsed = (yield* Clock.currentTimeMillis) - before
       assert.strictEqual(deltasOf(events, 0).length, 3)
+      // A lower bound only, on the fake's own sleeps (3 × 100 ms, real time by design): it cannot
+      // flake on a slow machine, and it measures no performance.
       assert.isAtLeast(elapsed, 290)
     }))
 
