@@ -7,7 +7,6 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
