@@ -89,16 +89,19 @@ describe("test tiers", () => {
     assert.deepStrictEqual(idle, [])
   })
 
-  it("every test file is in one of the two projects: *.test.ts files live directly in test/", () => {
+  it("every test file is in a project of its tier: *.test.ts files live directly in test/; npm test runs them all", () => {
     const stray = walk(root)
       .filter((file) => /\.(?:test|spec)\.[cm]?[jt]sx?$/.test(file))
       .filter((file) => Path.dirname(file) !== "test" || !file.endsWith(".test.ts"))
     assert.deepStrictEqual(stray, [])
     const config = Fs.readFileSync(Path.join(root, "vitest.config.ts"), "utf8")
-    assert.include(config, `name: "unit"`)
-    assert.include(config, `name: "live"`)
+    assert.include(config, `name: "unit", include: ["test/**/*.test.ts"], exclude: [LIVE, ...FRESH]`)
+    assert.include(config, `name: "unit-fresh", include: FRESH`)
+    assert.include(config, `name: "live", include: [LIVE]`)
     assert.include(config, `LIVE = "test/**/*Live.test.ts"`)
-    assert.include(config, `exclude: [LIVE]`)
-    assert.include(config, `include: [LIVE]`)
+    const scripts = (JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts
+    assert.strictEqual(scripts["test:unit"], "vitest run --project unit --project unit-fresh")
+    assert.strictEqual(scripts["test:live"], "vitest run --project live")
+    assert.strictEqual(scripts.test, "vitest run")
   })
 })
