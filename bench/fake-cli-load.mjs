@@ -26,6 +26,7 @@
 // stdin EOF: finish the running turn (and the queued ones), flush, exit 0.
 import { randomBytes, randomUUID } from "node:crypto"
 import { writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { makeChain, waitDrain } from "../test/fixtures/serialWriter.mjs"
 
 const env = process.env
@@ -104,7 +105,7 @@ const initMessage = (extra) => {
     capabilities: ["interrupt_receipt_v1", "interrupt_cancel_queued_v1", "interrupt_send_now_v1", "interrupt_requeue_taken_v1", "msg_lifecycle_v1", "request_marker_lists_v1", "ask_user_question_unanswered_v1", "lifecycle_wakeup_source_v1", "sdk_mcp_tools_list_changed", "sdk_mcp_manifests", "mcp_read_resource_v1", "mcp_tool_ui_meta_v1", "ui_surface_v1", "mcp_call_result_not_for_model_v1", "mcp_call_soft_error_result_v1", "mcp_call_check_permissions_v1", "voice_call_talk_line_v1", "withdrawn_files_note_v2", "withdrawn_tools_v1", "ui_pane_widget_v1", "reload_plugins_refuse_if_busy_v1", "get_usage_detached_v1", "silent_resend_files_v1"],
     analytics_disabled: true, product_feedback_disabled: true, served_by_anthropic: false, uuid: randomUUID(), sandbox_enabled: false,
     memory_paths: { auto: `${home}/.claude/projects/${cwd.replace(/[^A-Za-z0-9]/g, "-")}/memory/` },
-    original_cwd: cwd, additional_directories: [], messaging_socket_path: `/tmp/cc-socks/${process.pid}.sock`,
+    original_cwd: cwd, additional_directories: [], messaging_socket_path: `${tmpdir()}/cc-socks/${process.pid}.sock`,
     fast_mode_state: "off", fast_mode_disabled_reason: "sdk_opt_in_required", per_turn_effort_active: true,
     ultrathink_available: false, ultrathink_typed_raises: false, view_mode: "default",
     ...extra

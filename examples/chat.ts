@@ -46,7 +46,7 @@ export const program: Effect.Effect<ChatOutcome, ClaudeError.ClaudeError> = Effe
             if (e.type === "content_block_delta" && e.delta?.type === "text_delta") process.stdout.write(e.delta.text ?? "")
           }
           if (event.type === "result") {
-            process.stdout.write("\n")
+            process.stdout.write(`\n(this turn $${event.turn.costUsd.toFixed(6)}, the session so far $${event.total_cost_usd.toFixed(6)})\n`)
             answers.push(event.result ?? "")
             costs.push(event.turn.costUsd)
             total = event.total_cost_usd

@@ -27,6 +27,7 @@ const splitAt = (bytes: Uint8Array, cuts: ReadonlyArray<number>): Array<Uint8Arr
 const lineArbitrary = fc.string({ unit: fc.constantFrom("a", "é", "→", "日", "𝄞", "{", "\"", " ", "\\"), minLength: 1 })
   .filter((s) => s.trim().length > 0)
 
+// The 100 MiB lines take seconds (more on a busy machine): those tests have 30 s, the rest the unit tier's 5 s.
 describe("Framing", () => {
   it("splits lines and keeps a last line without a newline", () => {
     const out = frame([encoder.encode("one\ntwo\nthree")])
@@ -87,7 +88,7 @@ describe("Framing", () => {
     assert.strictEqual(out[1], "ok")
   })
 
-  it("frames a 100 MiB line when the cap is raised", () => {
+  it("frames a 100 MiB line when the cap is raised", { timeout: 30_000 }, () => {
     const size = 100 * 1024 * 1024
     const payload = Buffer.alloc(size, "a")
     const splitter = new Framing.LineSplitter(128 * 1024 * 1024)
@@ -100,7 +101,7 @@ describe("Framing", () => {
     assert.strictEqual(out[1], "{\"next\":true}")
   })
 
-  it("skips a 100 MiB line over a 64 MiB cap without keeping it", () => {
+  it("skips a 100 MiB line over a 64 MiB cap without keeping it", { timeout: 30_000 }, () => {
     const size = 100 * 1024 * 1024
     const payload = Buffer.alloc(64 * 1024, "b")
     const splitter = new Framing.LineSplitter(64 * 1024 * 1024)
@@ -111,7 +112,7 @@ describe("Framing", () => {
     assert.strictEqual(out[1], "{\"after\":1}")
   })
 
-  it("the default cap is 256 MiB, lowered to V8's longest string when set higher; a 100 MiB line passes by default", () => {
+  it("the default cap is 256 MiB, lowered to V8's longest string when set higher; a 100 MiB line passes by default", { timeout: 30_000 }, () => {
     assert.strictEqual(Framing.defaultMaxLineBytes, 256 * 1024 * 1024)
     assert.strictEqual(new Framing.LineSplitter().maxLineBytes, 256 * 1024 * 1024)
     assert.isAtLeast(Framing.maxLineBytesLimit, 2 * Framing.defaultMaxLineBytes - 64)

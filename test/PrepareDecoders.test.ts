@@ -2,7 +2,8 @@
  * `Protocol.prepareDecoders`, which a session calls while the CLI starts: the guards of the lines
  * that begin every turn are generated then, not when the first of them arrives. Effect's schema
  * JIT generates a guard's code with `Function` at its first call; this file counts those calls,
- * in a module graph of its own (vitest isolates test files), so no other test has warmed them.
+ * in a module graph of its own (the project `unit-fresh` of vitest.config.ts isolates it), so no
+ * other test has warmed them.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"

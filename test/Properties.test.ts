@@ -108,7 +108,8 @@ const eventsOfChunks = (chunks: ReadonlyArray<Uint8Array>) =>
     ))
   )
 
-describe("framing and decoding properties", () => {
+// fast-check runs: seconds of CPU, more on a busy machine; the unit tier's 5 s is for the rest.
+describe("framing and decoding properties", { timeout: 30_000 }, () => {
   it.live("any split of a valid stream gives the same events as the stream itself (session, FakeCli emitRaw)", () =>
     Effect.promise(() =>
       fc.assert(

@@ -474,7 +474,8 @@ describe("Protocol", () => {
     })
   })
 
-  describe("round trips", () => {
+  // fast-check runs: seconds of CPU, more on a busy machine; the unit tier's 5 s is for the rest.
+  describe("round trips", { timeout: 30_000 }, () => {
     it("stdout: decode → encodeMessage → parse → decode gives the same message", () => {
       for (const l of recv) {
         const decoded = Result.getOrThrow(Protocol.decodeMessage(clone(l.msg)))
@@ -558,7 +559,7 @@ describe("Protocol", () => {
     })
   })
 
-  describe("guards agree with the full schemas", () => {
+  describe("guards agree with the full schemas", { timeout: 30_000 }, () => {
     it("on mutations of a few lines of every kind (stdout)", () => {
       let count = 0
       for (const l of representatives(recv, 2)) {
@@ -601,7 +602,7 @@ describe("Protocol", () => {
     })
   })
 
-  describe("the text_delta fast path", () => {
+  describe("the text_delta fast path", { timeout: 30_000 }, () => {
     const streamEvents = recv.filter((l) => l.msg.type === "stream_event")
     const textDeltas = streamEvents.filter((l) => kindOf(l.msg) === "stream_event/content_block_delta/text_delta")
     const agrees = (m: unknown) => {

@@ -20,8 +20,6 @@ import type * as HookEvents from "../src/HookEvents.ts"
 import { Hooks } from "../src/Hooks.ts"
 import { Permissions } from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-import * as Path from "node:path"
-import { processLayer } from "./support/live.ts"
 import { capturedRequest } from "./support/protocolTranscripts.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
@@ -173,22 +171,6 @@ describe("the session's wiring", () => {
         Effect.andThen(FakeCli.conversation({ sessionId: SESSION })(cli))
       )
     )), Effect.provide(Logger.layer([]))))
-
-  it.live("a real process below the range (fake-claude.mjs saying 2.0.76): UnsupportedCliVersion, and no user line reaches it", () =>
-    Effect.gen(function*() {
-      const written: Array<string> = []
-      const session = yield* Claude.open({
-        executable: Path.resolve(import.meta.dirname, "fixtures/fake-claude.mjs"),
-        env: { FAKE_CLAUDE_VERSION: "2.0.76" },
-        transcript: { record: (direction, message) => written.push(`${direction} ${(message as { type: string }).type}`) }
-      })
-      const run = reasonOf(yield* Effect.exit(session.run("hello")))
-      assert.strictEqual(run._tag, "UnsupportedCliVersion")
-      assert.include(run.message, "2.0.76")
-      assert.include(run.message, ">=2.1.0 <2.2.0")
-      assert.notInclude(written, "send user")
-      assert.include(written, "send control_request")
-    }).pipe(Effect.scoped, Effect.provide(processLayer), Effect.provide(Logger.layer([]))))
 
   it.effect("a user message the CLI folds into its automatic turn ends with that turn's result (kind automatic)", () =>
     Effect.gen(function*() {

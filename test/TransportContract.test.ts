@@ -1,34 +1,19 @@
 /**
  * One contract for the three transports (issue 13): the invariants of `Connection`
- * (test/support/transportContract.ts) run against the process transport with
- * test/fixtures/fake-claude.mjs, the in-memory `FakeCli` with a script that plays the same modes,
- * and `Replay` on a transcript recorded from the real CLI.
+ * (test/support/transportContract.ts) run against the in-memory `FakeCli` with a script that plays
+ * the modes of the fake-claude.mjs fixture, and `Replay` on a transcript recorded from the real
+ * CLI. test/TransportContractLive.test.ts runs the same contract on the process transport.
  */
-import { NodeServices } from "@effect/platform-node"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
-import * as Claude from "../src/Claude.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as Replay from "../src/testing/Replay.ts"
-import { type Behaviour, transportContract } from "./support/transportContract.ts"
+import { type Behaviour, fakeClaudeModes, transportContract } from "./support/transportContract.ts"
 
-const FAKE_CLAUDE = Path.resolve(import.meta.dirname, "fixtures/fake-claude.mjs")
-
-/** The modes of fake-claude.mjs (test/fixtures/README.md) that give each behaviour. */
-const modes: Record<Behaviour, string> = {
-  plain: "",
-  stderr: "stderr-chatter",
-  crash: "exit-mid-turn",
-  closeStdout: "close-stdout",
-  stubborn: "ignore-sigterm",
-  grandchild: "grandchild,stray"
-}
-
+/** The in-memory CLI reads the mode from the environment, as fake-claude.mjs does; nothing is spawned. */
 const fakeClaudeLaunch = (behaviour: Behaviour) => ({
-  executable: FAKE_CLAUDE,
-  env: { FAKE_CLAUDE_MODE: modes[behaviour], FAKE_CLAUDE_ECHO: "1" }
+  env: { FAKE_CLAUDE_MODE: fakeClaudeModes[behaviour], FAKE_CLAUDE_ECHO: "1" }
 })
 
 /**
@@ -71,14 +56,6 @@ const fakeClaudeScript = (cli: FakeCli.FakeCliHandle) =>
       }
     }
   })
-
-transportContract("process (fake-claude.mjs)", Claude.layerProcess.pipe(Layer.provide(NodeServices.layer)), {
-  launch: fakeClaudeLaunch,
-  prompt: "hello",
-  resultText: "echo: hello",
-  processes: true,
-  declines: {}
-})
 
 transportContract("FakeCli", FakeCli.layer(fakeClaudeScript), {
   launch: fakeClaudeLaunch,

@@ -1,6 +1,6 @@
 /**
  * The raw protocol captures of the real CLI 2.1.332 (`testdata/protocol/*.ndjson`, one file per
- * probe of the protocol notes: `{"t","dir":"send"|"recv"|"meta"|"raw","msg"?}` per line). The one
+ * probe: `{"t","dir":"send"|"recv"|"meta"|"raw","msg"?}` per line). The one
  * place that knows where they are: the protocol and property tests and `bench/decode.micro.ts`
  * read them through here, relative to this file, so a fresh clone has everything it needs.
  */

@@ -3,8 +3,6 @@
  * Messages API. Not part of the library.
  */
 import * as ChildProcess from "node:child_process"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -16,6 +14,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as FakeModel from "../../src/testing/FakeModel.ts"
+import { makeTempDir } from "./tempDir.ts"
 
 /** The real CLI (`@anthropic-ai/claude-code`, a native binary behind `node_modules/.bin`). */
 export const cliPath: string = Path.resolve(import.meta.dirname, "../../node_modules/.bin/claude")
@@ -34,11 +33,7 @@ export const cliArgs: ReadonlyArray<string> = [
 ]
 
 /** A fresh temporary directory, removed (recursively) when the scope closes. */
-export const makeTempDir = (prefix: string): Effect.Effect<string, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), prefix))),
-    (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-  )
+export { makeTempDir }
 
 /** A fresh `HOME` for one CLI run, removed when the scope closes. */
 export const makeHome: Effect.Effect<string, never, Scope.Scope> = makeTempDir("ecc-home-")

@@ -16,7 +16,6 @@ import { assert, describe, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -45,6 +44,16 @@ import { type Connection, type LaunchSpec, Transport } from "../../src/Transport
  */
 export type Behaviour = "plain" | "stderr" | "crash" | "closeStdout" | "stubborn" | "grandchild"
 
+/** The modes of test/fixtures/fake-claude.mjs (test/fixtures/README.md) that give each behaviour. */
+export const fakeClaudeModes: Record<Behaviour, string> = {
+  plain: "",
+  stderr: "stderr-chatter",
+  crash: "exit-mid-turn",
+  closeStdout: "close-stdout",
+  stubborn: "ignore-sigterm",
+  grandchild: "grandchild,stray"
+}
+
 /** The invariants a transport may decline, because its CLI cannot behave that way. */
 export type Declinable = "stderr" | "crash" | "closeStdout" | "stubborn"
 
@@ -65,8 +74,6 @@ export interface ContractOptions {
 }
 
 const CLOSE_GRACE = Duration.seconds(2)
-/** Scheduling slack on top of a deadline (2 cores shared with other test runs). */
-const SLACK_MILLIS = 1500
 const WAIT = Duration.seconds(15)
 
 const spec = (options: ContractOptions, behaviour: Behaviour): LaunchSpec => {
@@ -375,10 +382,7 @@ export const transportContract = (name: string, layer: Layer.Layer<Transport>, o
         } else {
           assert.isUndefined(connection.pid)
         }
-        const start = yield* Clock.currentTimeMillis
         yield* Scope.close(scope, Exit.void)
-        const took = (yield* Clock.currentTimeMillis) - start
-        assert.isAtMost(took, Duration.toMillis(CLOSE_GRACE) + SLACK_MILLIS, `closing took ${took} ms`)
         assert.isTrue(yield* doneWithin(connection.exit, 1000), "exit did not resolve after the close")
         assert.isTrue(yield* doneWithin(Deferred.await(incoming.ended), 1000), "incoming did not end after the close")
         for (const pid of pids) assert.isFalse(isRunning(pid), `${pid} is still running after the close`)
@@ -392,10 +396,8 @@ export const transportContract = (name: string, layer: Layer.Layer<Transport>, o
           const incoming = yield* readIncoming(connection)
           yield* connection.send(initializeLine)
           yield* until(() => incoming.has(isResponse), "the answer to initialize")
-          const start = yield* Clock.currentTimeMillis
-          yield* Scope.close(scope, Exit.void)
-          const took = (yield* Clock.currentTimeMillis) - start
-          assert.isAtMost(took, Duration.toMillis(CLOSE_GRACE) + SLACK_MILLIS, `closing took ${took} ms`)
+          // The close cannot wait for the CLI: it ends it, by SIGKILL for a process (below).
+          yield* Scope.close(scope, Exit.void).pipe(within(Duration.sum(CLOSE_GRACE, WAIT), "the close"))
           const status = yield* connection.exit.pipe(within(Duration.seconds(1), "the exit after the close"))
           if (options.processes) {
             assert.strictEqual(status.signal, "SIGKILL", JSON.stringify(status))

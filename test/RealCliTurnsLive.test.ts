@@ -55,7 +55,7 @@ const AUTOMATIC = "Main: re-invoked after the agent finished."
 const NEXT = "Reply to the next turn."
 
 /**
- * The model of the c4-subagent-background scenario (protocol notes, section 14): the main agent
+ * The model of the c4-subagent-background scenario (captured in testdata/protocol/c4-subagent-background.ndjson): the main agent
  * calls the Agent tool (in the background by default), answers its tool result, and is re-invoked
  * by the CLI when the subagent is done; the program's next turn gets its own reply. Each reply
  * streams for about the given milliseconds.
@@ -263,7 +263,7 @@ describe("the real CLI: each call gets its own turn's result", { timeout: 120_00
       yield* session.interrupt
       const thirdEvents = yield* Fiber.join(third)
       const own = thirdEvents.at(-1) as Claude.TurnResult
-      // The CLI merged the two queued messages into one turn (protocol notes, section 7): the
+      // The CLI merged the two queued messages into one turn (as the pinned CLI does): the
       // turn's stream ends with that turn's result, not with the interrupted one's.
       assert.strictEqual(own.type, "result")
       assert.strictEqual(own.subtype, "success")

@@ -205,7 +205,6 @@ describe("chaos-claude.mjs through the library", () => {
         Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "chaos-session-"))),
         (d) => Effect.sync(() => Fs.rmSync(d, { recursive: true, force: true }))
       )
-      const started = Date.now()
       const results = yield* Effect.forEach(SEEDS, (seed) => runSeed(seed, dir), { concurrency: CONCURRENCY })
       const problems = results.flatMap((r) => r.problems)
       assert.deepStrictEqual(problems, [], problems.join("\n"))
@@ -214,8 +213,6 @@ describe("chaos-claude.mjs through the library", () => {
         const seen = new Set(results.flatMap((r) => r.faults))
         assert.deepStrictEqual(ALL_FAULTS.filter((f) => !seen.has(f)), [])
       }
-      // The CI run (200 seeds) stays bounded on the 2-core machine: about 15 s measured.
-      if (SEEDS.length <= 200) assert.isBelow(Date.now() - started, 90_000)
     }).pipe(
       Effect.provide(processLayer),
       // Unknown control requests are logged as warnings by design; keep the output readable.

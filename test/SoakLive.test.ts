@@ -27,15 +27,14 @@ interface SoakReport {
   readonly eventsSeen: number
 }
 
-const runSoak = Effect.callback<{ readonly stdout: string; readonly stderr: string; readonly wallMs: number }, Error>((resume) => {
-  const started = Date.now()
+const runSoak = Effect.callback<{ readonly stdout: string; readonly stderr: string }, Error>((resume) => {
   const child = execFile(
     process.execPath,
     ["--expose-gc", SOAK, "--turns", String(TURNS), "--warmup", String(WARMUP), "--events", String(EVENTS), "--json"],
     { timeout: 60_000, killSignal: "SIGKILL", maxBuffer: 16 * 1024 * 1024 },
     (error, stdout, stderr) => {
       if (error !== null) resume(Effect.fail(new Error(`soak failed: ${error.message}\n${stderr}`)))
-      else resume(Effect.succeed({ stdout, stderr, wallMs: Date.now() - started }))
+      else resume(Effect.succeed({ stdout, stderr }))
     }
   )
   return Effect.sync(() => child.kill("SIGKILL"))
@@ -44,7 +43,7 @@ const runSoak = Effect.callback<{ readonly stdout: string; readonly stderr: stri
 describe("soak", () => {
   it.live(`${TURNS} turns with a Stop hook and an MCP call each: heap within 10% of the heap after ${WARMUP}`, () =>
     Effect.gen(function*() {
-      const { stdout, wallMs } = yield* runSoak
+      const { stdout } = yield* runSoak
       const lines = stdout.trim().split("\n")
       const report = JSON.parse(lines.at(-1)!) as SoakReport
       assert.strictEqual(report.turns, TURNS)
@@ -59,6 +58,5 @@ describe("soak", () => {
       assert.isAbove(report.heapAtWarmup, 0)
       assert.isAtMost(report.heapAtEnd, report.heapAtWarmup * 1.1, `heap grew: ${JSON.stringify(report)}`)
       assert.isAtMost(report.ratio, 1.1)
-      assert.isBelow(wallMs, 60_000)
     }), { timeout: 70_000 })
 })

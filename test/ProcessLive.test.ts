@@ -154,8 +154,9 @@ describe("the process transport (fake-claude)", { timeout: 60_000 }, () => {
       assert.include(exited.stderrTail, "simulated crash")
       // The fake wrote system/init and message_start, then crashed right away.
       assert.deepStrictEqual(seen, ["system", "stream_event"])
+      // Failed by the exit itself, not by the close that closeGrace (5 s) would have ended.
       const elapsed = failedAt - lastEventAt
-      assert.isBelow(elapsed, 1000, `the turn failed ${elapsed} ms after the CLI's last line`)
+      assert.isBelow(elapsed, 5000, `the turn failed ${elapsed} ms after the CLI's last line: it waited for closeGrace`)
       // The session knows it too: a later turn fails at once with the same reason.
       const again = reasonOf(yield* Effect.exit(session.run("again")))
       assert.include(["ProcessExited", "SessionClosed"], again._tag)
@@ -175,15 +176,15 @@ describe("the process transport (fake-claude)", { timeout: 60_000 }, () => {
       assert.isFalse(isRunning(pid), "the CLI survived the scope")
     }).pipe(Effect.provide(processLayer)))
 
-  it.live("closing a normal session is quick (stdin EOF → exit, well under closeGrace) and the pid is gone after", () =>
+  it.live("closing a normal session ends it at stdin EOF (exit 0, no signal after closeGrace) and the pid is gone after", () =>
     Effect.gen(function*() {
       const { scope, session } = yield* openIn(fake("", { closeGrace: "5 seconds" }))
       yield* session.run("hi")
       const pid = session.pid!
       assert.isTrue(isRunning(pid))
-      const took = yield* timedClose(scope)
-      assert.isBelow(took, 1500, `closing took ${took} ms`)
+      yield* Scope.close(scope, Exit.void)
       assert.isFalse(isRunning(pid), "the CLI survived the scope")
+      // It ended by itself at stdin EOF (code 0): no SIGTERM (143) or SIGKILL after a grace.
       const status = yield* session.exit.pipe(Effect.timeoutOption("1 second"))
       assert.deepStrictEqual(Option.map(status, (s) => s.code), Option.some(0))
     }).pipe(Effect.provide(processLayer)))

@@ -1,0 +1,70 @@
+/**
+ * The process transport's stderr (live tier: test/fixtures/fake-claude.mjs); the line buffer,
+ * the feed and FakeCli's stderr are in test/Stderr.test.ts.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Path from "node:path"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import { type Connection, Transport } from "../src/Transport.ts"
+import { processLayer } from "./support/live.ts"
+
+const FAKE = Path.resolve(import.meta.dirname, "fixtures/fake-claude.mjs")
+
+/** True when the stream behind `lines` has ended and every line was taken. */
+const ended = (lines: Queue.Dequeue<string, Cause.Done>) =>
+  Queue.take(lines).pipe(
+    Effect.timeout("5 seconds"),
+    Effect.match({ onFailure: Cause.isDone, onSuccess: () => false })
+  )
+
+/** Forks a reader of `connection.stderr` into a queue; the queue ends when the stream does. */
+const listen = (connection: Connection) =>
+  Effect.gen(function*() {
+    const lines = yield* Queue.unbounded<string, Cause.Done>()
+    yield* connection.stderr.pipe(
+      Stream.runForEach((line) => Queue.offer(lines, line)),
+      Effect.ensuring(Queue.end(lines)),
+      Effect.forkScoped
+    )
+    return lines
+  })
+
+const nextLine = (lines: Queue.Dequeue<string, Cause.Done>) =>
+  Queue.take(lines).pipe(
+    Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.die(new Error("no stderr line within 10 s")) })
+  )
+
+describe("Connection.stderr", () => {
+  it.live("the process transport: lines arrive while the CLI runs, one written in two pieces comes whole; the tail stays in the exit status", () =>
+    Effect.gen(function*() {
+      const transport = yield* Transport
+      const connection = yield* transport.open({
+        executable: FAKE,
+        args: [],
+        env: { FAKE_CLAUDE_MODE: "stderr-chatter", FAKE_CLAUDE_ECHO: "1" },
+        closeGrace: Duration.seconds(2)
+      })
+      const lines = yield* listen(connection)
+      // Written at start, possibly before the stream ran: replayed.
+      assert.strictEqual(yield* nextLine(lines), `fake-claude: started, pid ${connection.pid}`)
+      yield* connection.send(JSON.stringify({ type: "user", message: { role: "user", content: "hello" } }))
+      assert.strictEqual(yield* nextLine(lines), "fake-claude: turn 1: hello")
+      assert.isTrue(Option.isNone(yield* connection.exit.pipe(Effect.timeoutOption("10 millis"))), "the CLI had exited")
+      yield* connection.send(JSON.stringify({ type: "user", message: { role: "user", content: "again" } }))
+      assert.strictEqual(yield* nextLine(lines), "fake-claude: turn 2: again")
+      assert.isTrue(Option.isNone(yield* connection.exit.pipe(Effect.timeoutOption("10 millis"))), "the CLI had exited")
+
+      yield* connection.endInput
+      const status = yield* connection.exit
+      assert.strictEqual(status.code, 0)
+      assert.include(status.stderrTail, "fake-claude: turn 1: hello\nfake-claude: turn 2: again\n")
+      // The stream ends with stderr.
+      assert.isTrue(yield* ended(lines))
+    }).pipe(Effect.scoped, Effect.provide(processLayer)))
+
+})
