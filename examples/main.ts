@@ -9,21 +9,24 @@
  * What it shows: assistant text streaming as it arrives, each tool call with its input and a
  * short result (Bash, and a typed in-process MCP tool), a Stop hook that blocks once, a
  * permission handler, and per-turn cost. Ctrl-C during a turn interrupts that turn (the session
- * goes on); a second Ctrl-C ends the session.
+ * goes on); a second Ctrl-C interrupts the running turn too and ends the session. Its temporary
+ * HOME and cwd are removed on every way out, a closed stdout (`npm start | head`) included.
  *
  * Environment: `DEMO_SLOW=1` makes the fake model's Bash call take 30 s and its last answer
- * stream slowly (to try Ctrl-C); `DEMO_DEBUG=1` prints the CLI's pid.
+ * stream slowly (to try Ctrl-C); `DEMO_DEBUG=1` prints the CLI's pid, and how it exited.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -33,6 +36,7 @@ import { Hooks } from "../src/Hooks.ts"
 import { McpServers } from "../src/McpServers.ts"
 import { Permissions } from "../src/Permissions.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
+import type { ExitStatus, Transport } from "../src/Transport.ts"
 import { cliPath, fakeModel, isMain, processLayer } from "./support.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -48,17 +52,45 @@ const yellow = paint("33")
 const green = paint("32")
 const red = paint("31")
 
+/*
+ * One ordered output. The session's events are printed by one fiber as they come; hooks and the
+ * permission handler run in fibers of their own, beside it. The library starts a handler after
+ * the events read before its request have reached the printer, and a handler's line (`note`)
+ * never goes inside streamed text either: while a text block streams, it waits for the block's
+ * end.
+ */
 let atLineStart = true
+/** A text block is being streamed: its text is printed, its end not yet. */
+let streaming = false
+/** Handlers' lines waiting for the streamed text block to end. */
+const held: Array<string> = []
+/** False once stdout is closed (`| head`, say): nothing more is written to it. */
+let stdoutOpen = true
+
+const out = (text: string): void => {
+  if (stdoutOpen) process.stdout.write(text)
+}
 /** Writes streamed text as it comes. */
 const write = (text: string): void => {
   if (text.length === 0) return
-  process.stdout.write(text)
+  out(text)
   atLineStart = text.endsWith("\n")
+  streaming = true
 }
 /** Writes a whole line, on a line of its own. */
 const line = (text: string): void => {
-  process.stdout.write(`${atLineStart ? "" : "\n"}${text}\n`)
+  out(`${atLineStart ? "" : "\n"}${text}\n`)
   atLineStart = true
+}
+/** The streamed text block ended: the lines held meanwhile are printed. */
+const endOfText = (): void => {
+  streaming = false
+  for (const text of held.splice(0)) line(text)
+}
+/** A handler's line: at once, or after the text block being streamed. */
+const note = (text: string): void => {
+  if (streaming) held.push(text)
+  else line(text)
 }
 
 const short = (text: string, max = 100): string => {
@@ -81,18 +113,21 @@ const render = (event: Claude.Event): Claude.TurnResult | undefined => {
   switch (event.type) {
     case "stream_event": {
       const e = event.event as { type?: unknown; delta?: { type?: unknown; text?: unknown } }
-      if (event.parent_tool_use_id === null && e.type === "content_block_delta" && e.delta?.type === "text_delta") {
-        write(String(e.delta.text))
-      }
+      if (event.parent_tool_use_id !== null) return undefined
+      if (e.type === "content_block_delta" && e.delta?.type === "text_delta") write(String(e.delta.text))
+      else if (e.type === "content_block_stop" || e.type === "message_stop") endOfText()
       return undefined
     }
     case "assistant": {
+      // Its text was streamed whole before it (the CLI writes it before `content_block_stop`).
+      endOfText()
       for (const block of event.message.content as ReadonlyArray<{ type: string; name?: string; input?: unknown }>) {
         if (block.type === "tool_use") line(`${cyan("⏺")} ${bold(String(block.name))} ${dim(short(JSON.stringify(block.input), 110))}`)
       }
       return undefined
     }
     case "user": {
+      endOfText()
       const content = event.message.content
       if (!Array.isArray(content)) return undefined
       for (const block of content as ReadonlyArray<{ type: string; content?: unknown; is_error?: boolean }>) {
@@ -105,6 +140,7 @@ const render = (event: Claude.Event): Claude.TurnResult | undefined => {
       return undefined
     }
     case "result": {
+      endOfText()
       // An API error is `subtype: "success"` with `is_error: true`; `run` then fails with its reason.
       const ok = !event.is_error
       const interrupted = event.terminal_reason?.startsWith("aborted_") === true
@@ -117,6 +153,7 @@ const render = (event: Claude.Event): Claude.TurnResult | undefined => {
       return event
     }
     case "protocol_problem":
+      endOfText()
       line(red(`protocol problem: ${event.error.description}`))
       return undefined
     default:
@@ -141,14 +178,14 @@ const hooksLayer = () => {
       Effect.sync(() => {
         if (input.stop_hook_active || blocked) return Hooks.allow()
         blocked = true
-        line(yellow(`⚑ Stop hook: not yet. "${SUMMARY_REQUEST}"`))
+        note(yellow(`⚑ Stop hook: not yet. "${SUMMARY_REQUEST}"`))
         return Hooks.block(SUMMARY_REQUEST)
       })),
     Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
       Effect.sync(() => {
         const command = String((input.tool_input as { command?: unknown }).command ?? "")
         if (!/(^|[\s;&|])rm\s/.test(command)) return Hooks.allow()
-        line(yellow(`⚑ PreToolUse hook: refused ${command}`))
+        note(yellow(`⚑ PreToolUse hook: refused ${command}`))
         return Hooks.deny("This demo does not delete files.")
       }))
   )
@@ -157,7 +194,7 @@ const hooksLayer = () => {
 /** Answers the CLI's permission requests (`--permission-mode default`): allows, and says so. */
 const PermissionsLive = Permissions.layer((request) =>
   Effect.sync(() => {
-    line(dim(`  permission: allow ${request.tool_name}`))
+    note(dim(`  permission: allow ${request.tool_name}`))
     return Permissions.allow()
   })
 )
@@ -189,13 +226,53 @@ const toolNameOf = (request: FakeModel.RecordedRequest, toolUseId: string): stri
   return undefined
 }
 
+/**
+ * What the tools did in this conversation, from the request's history (each tool call and its
+ * result), in the model's words: a summary claims only what happened (an interrupted turn's
+ * Bash command did not list anything, and the MCP tool was then never called).
+ */
+const summaryOf = (request: FakeModel.RecordedRequest): string => {
+  const calls = new Map<string, { readonly name: string; readonly input: Record<string, unknown> }>()
+  const done: Array<string> = []
+  for (const message of request.messages) {
+    if (typeof message.content === "string") continue
+    for (const block of message.content) {
+      if (block.type === "tool_use") {
+        const input = typeof block.input === "object" && block.input !== null ? block.input as Record<string, unknown> : {}
+        calls.set(String(block.id), { name: String(block.name), input })
+      }
+      if (block.type !== "tool_result") continue
+      const call = calls.get(String(block.tool_use_id))
+      if (call === undefined) continue
+      const ok = block.is_error !== true
+      // An interrupted tool call's result is an error saying the user rejected (stopped) it.
+      const failed = /rejected|interrupt/i.test(textOf(block.content)) ? "it was interrupted" : "it failed"
+      if (call.name === "Bash") {
+        const listing = call.input.command === "ls"
+        done.push(
+          ok
+            ? `${listing ? "listed this directory" : "ran a command"} with Bash`
+            : `tried to ${listing ? "list this directory" : "run a command"} with Bash, but ${failed}`
+        )
+      } else if (call.name === "mcp__demo__add") {
+        done.push(ok ? `added ${call.input.a} and ${call.input.b} with the demo MCP tool` : `tried the demo MCP tool, but ${failed}`)
+      } else {
+        done.push(ok ? `used ${call.name}` : `tried ${call.name}, but ${failed}`)
+      }
+    }
+  }
+  if (done.length === 0) return "Summary: I used no tool in this session."
+  const listed = done.length === 1 ? done[0] : `${done.slice(0, -1).join(", ")} and ${done.at(-1)}`
+  return `Summary: I ${listed}.`
+}
+
 /** The fake model answers from what the CLI sent: the conversation depends on the request. */
 const demoScript = (slow: boolean): FakeModel.Script => (request) => {
   const stream = { chunks: 12, delayMs: 25 }
   const lastUser = FakeModel.lastUserMessage(request)
   const userText = FakeModel.lastUserText(request) ?? ""
   if (JSON.stringify(lastUser?.content ?? "").includes("Stop hook feedback")) {
-    return FakeModel.text("Summary: I listed this directory with Bash and added 2 and 3 with the demo MCP tool.", stream)
+    return FakeModel.text(summaryOf(request), stream)
   }
   if (/goodbye/i.test(userText)) {
     return FakeModel.text(
@@ -257,14 +334,19 @@ const realPlan = (prompt: string, source: string): Plan => ({
 })
 
 /**
- * Replaces the SIGINT listeners (NodeRuntime.runMain's among them) for the scope: the first
- * Ctrl-C interrupts the running turn, the next one (or one between turns) is handed to the
- * previous listeners, which interrupt the main fiber. SIGINTs within 300 ms count as one.
+ * Replaces the SIGINT listeners (NodeRuntime.runMain's among them) for the scope. The first
+ * Ctrl-C during a turn interrupts that turn (the session goes on). The next one during a turn
+ * interrupts it too and ends the session after it (`quitting`): the CLI, idle, then exits as
+ * soon as its input ends, where closing the session during a turn would wait for the CLI to
+ * finish it (three fifths of `closeGrace`) before ending it. One between turns, or one more while
+ * quitting, goes to the previous listeners, which interrupt the main fiber at once. SIGINTs
+ * within 300 ms count as one.
  */
 const ctrlC = (currentTurn: () => Fiber.Fiber<unknown, unknown> | undefined) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const previous = process.listeners("SIGINT")
+      const state = { quitting: false }
       let turnsInterrupted = 0
       let lastAt = 0
       const listener = () => {
@@ -273,9 +355,14 @@ const ctrlC = (currentTurn: () => Fiber.Fiber<unknown, unknown> | undefined) =>
         if (now - lastAt < 300) return
         lastAt = now
         const turn = currentTurn()
-        if (turn !== undefined && turnsInterrupted === 0) {
+        if (turn !== undefined && !state.quitting) {
           turnsInterrupted++
-          line(yellow("^C interrupting the turn (Ctrl-C again to quit)"))
+          if (turnsInterrupted === 1) {
+            line(yellow("^C interrupting the turn (Ctrl-C again to quit)"))
+          } else {
+            state.quitting = true
+            line(yellow("^C ending the session (its turn first)"))
+          }
           turn.interruptUnsafe()
           return
         }
@@ -284,21 +371,91 @@ const ctrlC = (currentTurn: () => Fiber.Fiber<unknown, unknown> | undefined) =>
       }
       for (const l of previous) process.off("SIGINT", l)
       process.on("SIGINT", listener)
-      return { previous, listener }
+      return { previous, listener, state }
     }),
     ({ listener, previous }) =>
       Effect.sync(() => {
         process.off("SIGINT", listener)
         for (const l of previous) process.on("SIGINT", l as () => void)
       })
-  )
+  ).pipe(Effect.map(({ state }) => state))
 
 /**
- * The whole session: picks the model, opens the session, runs the prompts (each one a turn,
- * interruptible with Ctrl-C), and prints a closing line.
+ * Done when stdout is closed under the program (`npm start | head`: EPIPE) or the terminal hangs
+ * up (SIGHUP). Without a listener Node would crash on the first, be killed by the second, and
+ * no finalizer would run (the temporary HOME and cwd would stay behind).
  */
-export const program: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.gen(function*() {
+const outputGone: Effect.Effect<Effect.Effect<string>, never, Scope.Scope> = Effect.gen(function*() {
+  const gone = yield* Deferred.make<string>()
+  const onError = (error: Error) => {
+    stdoutOpen = false
+    Deferred.doneUnsafe(gone, Exit.succeed(`stdout closed (${(error as NodeJS.ErrnoException).code ?? error.message})`))
+  }
+  const onHangup = () => Deferred.doneUnsafe(gone, Exit.succeed("the terminal hung up"))
+  yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      process.stdout.on("error", onError)
+      process.on("SIGHUP", onHangup)
+    }),
+    () =>
+      Effect.sync(() => {
+        process.off("SIGHUP", onHangup)
+        // A closed stdout can report a write made before it was known closed, later: its listener
+        // stays then, or that report would crash the exit.
+        if (stdoutOpen) process.stdout.off("error", onError)
+      })
+  )
+  return Deferred.await(gone)
+})
+
+/** The way out when the output is gone: exit code 141 (as for SIGPIPE), a line on stderr. */
+class OutputGone extends Error {
+  override readonly [Runtime.errorExitCode] = 141
+  override readonly [Runtime.errorReported] = false
+}
+
+/** How the CLI ended, for `DEMO_DEBUG=1`: by itself (a code), or ended by the close (a signal). */
+const describeExit = (status: ExitStatus): string =>
+  status.signal === null ? `code ${status.code}` : `signal ${status.signal}`
+
+/**
+ * The prompts, each one a turn interruptible with Ctrl-C; the session ends after an interrupted
+ * turn when Ctrl-C was pressed twice. The turns run in a scope inside the session's, so that a
+ * program interrupted another way (a closed stdout, SIGTERM) interrupts the running turn on the
+ * CLI before it closes the session (see `ctrlC`).
+ */
+const runPrompts = (
+  session: Claude.Session,
+  prompts: ReadonlyArray<string>,
+  results: Queue.Queue<Claude.TurnResult>
+): Effect.Effect<ReadonlyArray<Claude.TurnResult>, ClaudeError.ClaudeError> =>
+  Effect.scoped(Effect.gen(function*() {
+    let current: Fiber.Fiber<unknown, unknown> | undefined
+    const interrupts = yield* ctrlC(() => current)
+    const finished: Array<Claude.TurnResult> = []
+    for (const text of prompts) {
+      line(`\n${bold("›")} ${text}`)
+      const fiber = yield* Effect.forkScoped(session.run(text))
+      current = fiber
+      const exit = yield* Fiber.await(fiber)
+      current = undefined
+      if (Exit.isFailure(exit) && !Exit.hasInterrupts(exit)) return yield* Effect.failCause(exit.cause)
+      // The interrupted turn still ends with its (aborted) result, which the renderer prints.
+      const shown = yield* Queue.take(results).pipe(Effect.timeoutOption("5 seconds"))
+      if (Option.isSome(shown)) finished.push(shown.value)
+      if (interrupts.quitting) return yield* Effect.interrupt
+    }
+    return finished
+  }))
+
+/**
+ * The whole session: picks the model, opens the session, runs the prompts, and prints a closing
+ * line. Every resource (the fake model, the temporary HOME and cwd, the CLI) is scoped: it is
+ * released on every way out, Ctrl-C and a closed stdout included.
+ */
+const demo: Effect.Effect<void, ClaudeError.ClaudeError, Scope.Scope | Transport> = Effect.gen(function*() {
   const started = Date.now()
+  const debug = process.env.DEMO_DEBUG === "1"
   const prompt = process.argv.slice(2).join(" ").trim() || undefined
   const source = credentials()
   const plan = prompt !== undefined && source !== undefined
@@ -306,8 +463,18 @@ export const program: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.gen(
     : yield* fakePlan(prompt, source === undefined ? "no credentials found" : "no prompt given")
   line(bold(plan.banner))
 
+  // Added before the session: runs once it is closed.
+  let opened: Claude.Session | undefined
+  if (debug) {
+    yield* Effect.addFinalizer(() =>
+      opened === undefined
+        ? Effect.void
+        : Effect.flatMap(opened.exit, (status) => Effect.sync(() => line(dim(`[debug] claude exited: ${describeExit(status)}`))))
+    )
+  }
   const session = yield* Claude.open(plan.options)
-  if (process.env.DEMO_DEBUG === "1") line(dim(`[debug] claude pid ${session.pid}`))
+  opened = session
+  if (debug) line(dim(`[debug] claude pid ${session.pid}`))
 
   // One renderer for the whole session; it hands each result to the main fiber.
   const results = yield* Queue.unbounded<Claude.TurnResult>()
@@ -318,24 +485,11 @@ export const program: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.gen(
         return result === undefined ? Effect.void : Queue.offer(results, result)
       })
     ),
+    Effect.ensuring(Effect.sync(endOfText)),
     Effect.forkScoped
   )
 
-  let current: Fiber.Fiber<unknown, unknown> | undefined
-  yield* ctrlC(() => current)
-
-  const finished: Array<Claude.TurnResult> = []
-  for (const text of plan.prompts) {
-    line(`\n${bold("›")} ${text}`)
-    const fiber = yield* Effect.forkChild(session.run(text))
-    current = fiber
-    const exit = yield* Fiber.await(fiber)
-    current = undefined
-    if (Exit.isFailure(exit) && !Exit.hasInterrupts(exit)) return yield* exit
-    // The interrupted turn still ends with its (aborted) result, which the renderer prints.
-    const shown = yield* Queue.take(results).pipe(Effect.timeoutOption("5 seconds"))
-    if (Option.isSome(shown)) finished.push(shown.value)
-  }
+  const finished = yield* runPrompts(session, plan.prompts, results)
 
   const turns = finished.reduce((n, r) => n + r.num_turns, 0)
   const cost = finished.reduce((sum, r) => sum + r.turn.costUsd, 0)
@@ -344,6 +498,19 @@ export const program: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.gen(
       `\nSession over: ${finished.length} prompt${finished.length === 1 ? "" : "s"}, ${turns} model turns, ` +
         `${seconds(Date.now() - started)}, ${usd(cost)} (the CLI's running total: ${usd(finished.at(-1)?.total_cost_usd ?? 0)}).`
     )
+  )
+})
+
+/** The demo: the session, unless the output goes away first (then it ends, and cleans up). */
+export const program: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.gen(function*() {
+  const gone = yield* outputGone
+  yield* Effect.raceFirst(
+    demo,
+    Effect.flatMap(gone, (why) =>
+      Effect.andThen(
+        Effect.sync(() => process.stderr.write(`effect-claude-code demo: ${why}; ending the session\n`)),
+        Effect.die(new OutputGone(why))
+      ))
   )
 }).pipe(Effect.scoped, Effect.provide(Layer.suspend(() => Layer.merge(processLayer, agentLayer()))))
 

@@ -557,3 +557,64 @@ describe("issue 13, defect 8: one reason per death", () => {
       }).pipe(Effect.provide(layer))
     }))
 })
+
+describe("issue 20: a handler starts after the events read before its request", () => {
+  it.effect("a Stop hook whose request arrives in the same read as the text before it sees that text already consumed", () =>
+    Effect.gen(function*() {
+      const text = "The tool answered in several pieces."
+      const stopRequest = {
+        type: "control_request",
+        request_id: "stop-1",
+        request: {
+          subtype: "hook_callback",
+          callback_id: "hook_0",
+          input: {
+            session_id: SESSION,
+            transcript_path: `/tmp/home/.claude/projects/fake/${SESSION}.jsonl`,
+            cwd: "/fake",
+            permission_mode: "bypassPermissions",
+            hook_event_name: "Stop",
+            stop_hook_active: false,
+            last_assistant_message: text
+          },
+          tool_use_id: "t1"
+        }
+      }
+      // The turn's deltas, its message_stop and the Stop hook's request in one chunk of stdout,
+      // as a busy CLI writes them (one read on the host).
+      const layer = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          yield* FakeCli.answerInitialize(cli)
+          const user = yield* cli.nextMatching((m) => m.type === "user")
+          const lines = FakeCli.textTurn({ sessionId: SESSION, text, chunks: 4, userMessageUuid: String(user.uuid) })
+          yield* cli.emitRaw([...lines.slice(0, -1), stopRequest].map((line) => JSON.stringify(line) + "\n").join(""))
+          yield* cli.nextMatching((m) => m.type === "control_response")
+          yield* cli.emit(lines.at(-1))
+          return yield* Effect.never
+        })
+      )
+      // What a program printing the stream has printed, and what it had printed when the hook ran.
+      let printed = ""
+      let printedWhenHookRan: string | undefined
+      const hooks = Hooks.layer(Hooks.on("Stop", () =>
+        Effect.sync(() => {
+          printedWhenHookRan = printed
+          return Hooks.allow()
+        })))
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open()
+        yield* session.events.pipe(
+          Stream.runForEach((event) =>
+            Effect.sync(() => {
+              const e = event.type === "stream_event" ? event.event as { type?: string; delta?: { text?: string } } : undefined
+              if (e?.type === "content_block_delta") printed += e.delta?.text ?? ""
+            })
+          ),
+          Effect.forkScoped({ startImmediately: true })
+        )
+        yield* session.run("hi")
+        assert.strictEqual(printed, text)
+        assert.strictEqual(printedWhenHookRan, text, "the hook ran before the text read before its request was consumed")
+      }).pipe(Effect.provide(Layer.merge(layer, hooks)))
+    }))
+})

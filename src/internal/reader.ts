@@ -8,11 +8,14 @@
  *   it belongs to (see `turns.ts`).
  *
  * Invariants: reading a chunk never waits on anything (a handler, a consumer, a finalizer): it is
- * synchronous from bytes to queued events. Each read is published as one batch, in three steps
+ * synchronous from bytes to queued events. Each read is published as one batch, in four steps
  * whose order matters: the batch is queued for every subscriber and turn; then waiting fibers
  * are completed (control answers, turn results), so a fiber woken by a result (the next turn,
  * say) never sees that turn's events still unpublished; then the consumers waiting on their
- * queues are woken (see `subscribers.ts` for why at once).
+ * queues are woken (see `subscribers.ts` for why at once); last, the batch's control requests
+ * start their handlers (and its cancels interrupt them), in the order read. A handler forked
+ * while routing would run at once, before the events read before its request were published:
+ * a Stop hook printing a line would print it inside the text it follows.
  */
 import * as Deferred from "effect/Deferred"
 import * as Exit from "effect/Exit"
@@ -47,6 +50,8 @@ export class Reader {
   /** The batch of one read; the subscribers' queues copy it, so the array is reused. */
   private readonly events: Array<Event> = []
   private readonly answers: Array<readonly [string, ControlAnswer]> = []
+  /** The batch's control requests and cancels, run in order once its events are out. */
+  private readonly controls: Array<() => void> = []
   /** Lines that were not JSON (the CLI's stray output), counted for one debug line at the end. */
   skippedLines = 0
   /** control_responses for no pending request (a request that timed out, say). */
@@ -87,6 +92,8 @@ export class Reader {
     this.answers.length = 0
     turns.complete()
     subscribers.wake()
+    for (let i = 0; i < this.controls.length; i++) this.controls[i]!()
+    this.controls.length = 0
   }
 
   private problem(error: ClaudeError.ProtocolViolation, messageType: string | undefined): void {
@@ -119,7 +126,8 @@ export class Reader {
       const messageType = typeof object?.type === "string" ? object.type : undefined
       if (messageType === "control_request") {
         // The CLI waits for an answer to every request: one it cannot be served gets an error.
-        this.options.incoming.reject(object!.request_id, `The library could not read this request: ${decoded.failure}`)
+        const description = `The library could not read this request: ${decoded.failure}`
+        this.controls.push(() => this.options.incoming.reject(object!.request_id, description))
       }
       this.problem(violation(decoded.failure, frame), messageType)
       return
@@ -132,16 +140,16 @@ export class Reader {
         return
       }
       case "control_request": {
+        // The span of the turn running when the request was read.
         const running = this.options.turns.current
-        this.options.incoming.dispatch(
-          message.request_id,
-          message.request as Record<string, unknown>,
-          running.length > 0 ? running[0]!.span : this.options.sessionSpan
+        const parent = running.length > 0 ? running[0]!.span : this.options.sessionSpan
+        this.controls.push(() =>
+          this.options.incoming.dispatch(message.request_id, message.request as Record<string, unknown>, parent)
         )
         return
       }
       case "control_cancel_request":
-        this.options.incoming.cancel(message.request_id)
+        this.controls.push(() => this.options.incoming.cancel(message.request_id))
         return
       case "keep_alive":
         return
