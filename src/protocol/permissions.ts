@@ -87,7 +87,8 @@ const knownPermissionUpdateTypes = [
 
 /**
  * A permission update of a type this library does not know (from a later CLI): `type` and every
- * other key, kept as they are.
+ * other key, kept as they are. Its `type` is a `Protocol.UnknownType`, so `update.type ===
+ * "addRules"` narrows.
  *
  * @since 0.1.0
  * @category permissions
