@@ -49,6 +49,7 @@ import {
   UserPromptSubmitInput,
   UserPromptSubmitSpecificOutput
 } from "./protocol/hooks.ts"
+import type { ToolCall } from "./protocol/tools.ts"
 
 export {
   /**
@@ -295,12 +296,25 @@ export type HookEventName = KnownEvent | (string & {})
 export const isKnownEvent = (name: string): name is KnownEvent => Object.hasOwn(events, name)
 
 /**
- * The input a handler of event `K` receives.
+ * The events about one tool call, whose input carries `tool_name` and `tool_input`.
+ *
+ * @since 0.2.0
+ * @category events
+ */
+export type ToolEvent = "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest" | "PermissionDenied"
+
+/**
+ * The input a handler of event `K` receives. For a {@link ToolEvent} it is a union over
+ * `tool_name` (`Protocol.ToolCall`): `if (input.tool_name === "Bash") input.tool_input.command`
+ * is a `string`, and a tool without a typed input (an MCP tool) has a plain record. The typing of
+ * the built-in tools' inputs is not checked at run time (a later CLI may change them): the handler
+ * gets the CLI's object, and a guard that fails on an input it did not expect refuses the tool.
  *
  * @since 0.1.0
  * @category events
  */
-export type HookInput<K extends string> = K extends KnownEvent ? (typeof events)[K]["input"]["Type"]
+export type HookInput<K extends string> = K extends ToolEvent ? ToolCall<(typeof events)[K]["input"]["Type"], "tool_input">
+  : K extends KnownEvent ? (typeof events)[K]["input"]["Type"]
   : UnknownHookInput
 
 type SpecificSchema<K extends string> = K extends KnownEvent ? (typeof events)[K]["specificOutput"]

@@ -7,10 +7,16 @@
  *
  * What they pin: narrowing events, stream events, deltas and content blocks with plain `===`
  * (the catch-all members of the open unions have an `UnknownType` discriminant that no known
- * literal matches), while unknown members stay representable.
+ * literal matches), while unknown members stay representable; and the built-in tools' inputs
+ * typed in hooks and permission handlers by `tool_name`.
  */
 import type * as Claude from "../../src/Claude.ts"
+import * as Effect from "effect/Effect"
 import type * as Events from "../../src/Events.ts"
+import type * as HookEvents from "../../src/HookEvents.ts"
+import { Hooks } from "../../src/Hooks.ts"
+import type * as PermissionsModule from "../../src/Permissions.ts"
+import { Permissions } from "../../src/Permissions.ts"
 import * as Protocol from "../../src/Protocol.ts"
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
@@ -228,3 +234,111 @@ export const unknownDelta: Protocol.ContentBlockDeltaPayload = {
   citation: { cited_text: "x" }
 }
 export const unknownEvent: Protocol.ApiStreamEvent = { type: Protocol.unknownType("error"), error: {} }
+
+// -----------------------------------------------------------------------------
+// Built-in tools' inputs in hooks and permission handlers
+// -----------------------------------------------------------------------------
+
+export const preToolUse = Hooks.on("PreToolUse", { matcher: "Bash" }, (input) => {
+  if (input.tool_name === "Bash") {
+    expect<Protocol.BashInput>()(input.tool_input)
+    expect<string>()(input.tool_input.command)
+    expect<number | undefined>()(input.tool_input.timeout)
+    expect<string | undefined>()(input.tool_input.description)
+    expect<string>()(input.tool_use_id)
+  } else if (input.tool_name === "Read") {
+    expect<string>()(input.tool_input.file_path)
+  } else if (input.tool_name === "Write") {
+    expect<string>()(input.tool_input.content)
+  } else if (input.tool_name === "Edit") {
+    expect<string>()(input.tool_input.old_string)
+  } else if (input.tool_name === "Glob" || input.tool_name === "Grep") {
+    expect<string>()(input.tool_input.pattern)
+  } else if (input.tool_name === "WebFetch") {
+    expect<string>()(input.tool_input.url)
+  } else if (input.tool_name === "WebSearch") {
+    expect<string>()(input.tool_input.query)
+  } else if (input.tool_name === "Agent" || input.tool_name === "Task") {
+    expect<string>()(input.tool_input.prompt)
+  } else if (input.tool_name === "TodoWrite") {
+    expect<ReadonlyArray<Protocol.TodoItem>>()(input.tool_input.todos)
+  } else if (input.tool_name === "NotebookEdit") {
+    expect<string>()(input.tool_input.new_source)
+  } else if (input.tool_name === "mcp__byre__echo") {
+    // An MCP tool: a plain record.
+    expect<{ readonly [key: string]: unknown }>()(input.tool_input)
+    expect<unknown>()(input.tool_input.text)
+  } else {
+    // Any other tool: a record, and its name still a string.
+    const record: { readonly [key: string]: unknown } = input.tool_input
+    void record
+    const name: string = input.tool_name
+    void name
+  }
+  return Effect.succeed(Hooks.allow())
+})
+
+export const otherToolEvents = Hooks.layer(
+  Hooks.on("PostToolUse", (input) => {
+    if (input.tool_name === "Bash") expect<string>()(input.tool_input.command)
+    expect<unknown>()(input.tool_response)
+    return Effect.succeed(Hooks.allow())
+  }),
+  Hooks.on("PostToolUseFailure", (input) => {
+    if (input.tool_name === "Edit") expect<string>()(input.tool_input.file_path)
+    expect<string>()(input.error)
+    return Effect.succeed(Hooks.allow())
+  }),
+  Hooks.on("PermissionRequest", (input) => {
+    if (input.tool_name === "Write") expect<string>()(input.tool_input.file_path)
+    return Effect.succeed(Hooks.allow())
+  }),
+  Hooks.on("PermissionDenied", (input) => {
+    if (input.tool_name === "Bash") expect<string>()(input.tool_input.command)
+    expect<string>()(input.reason)
+    return Effect.succeed(Hooks.allow())
+  }),
+  // Events that are not about a tool keep their own input.
+  Hooks.on("Stop", (input) => {
+    expect<HookEvents.StopInput>()(input)
+    return Effect.succeed(Hooks.allow())
+  })
+)
+
+export const keyedForm = Hooks.layer({
+  PreToolUse: [{
+    matcher: "Bash",
+    handler: (input) => {
+      if (input.tool_name === "Bash") expect<string>()(input.tool_input.command)
+      return Effect.succeed(Hooks.allow())
+    }
+  }]
+})
+
+export const permissions = Permissions.layer((request) => {
+  expect<PermissionsModule.ToolPermissionRequest>()(request)
+  if (request.tool_name === "Bash") {
+    expect<string>()(request.input.command)
+    expect<string>()(request.tool_use_id)
+    return Effect.succeed(
+      request.input.command.includes("curl") ? Permissions.deny("no network") : Permissions.allow()
+    )
+  }
+  if (request.tool_name === "Write") expect<string>()(request.input.content)
+  return Effect.succeed(Permissions.allow())
+})
+
+export const toolsMustNotCompile = Hooks.on("PreToolUse", (input) => {
+  // @ts-expect-error: not narrowed: another tool's input has no string `command`
+  const command: string = input.tool_input.command
+  void command
+  if (input.tool_name === "Read") {
+    // @ts-expect-error: a Read input has no typed `command`
+    expect<string>()(input.tool_input.command)
+  }
+  if (input.tool_name === "Bash") {
+    // @ts-expect-error: `command` is a string, not a number
+    expect<number>()(input.tool_input.command)
+  }
+  return Effect.succeed(Hooks.allow())
+})
