@@ -28,7 +28,9 @@ export const program: Effect.Effect<GuardOutcome, ClaudeError.ClaudeError> = Eff
   const GuardLive = Hooks.layer(
     Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
       Effect.sync(() => {
-        const command = String((input.tool_input as { command?: unknown }).command)
+        // `tool_name === "Bash"` narrows the input: `tool_input.command` is a string.
+        if (input.tool_name !== "Bash") return Hooks.allow()
+        const command = input.tool_input.command
         if (!/(^|[\s;&|])rm\s/.test(command)) return Hooks.allow()
         denied.push(command)
         return Hooks.deny("Deleting files is not allowed here.")

@@ -6,8 +6,9 @@
  * ```ts
  * const HooksLive = Hooks.layer(
  *   Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
+ *     // `tool_name === "Bash"` narrows the input: `tool_input.command` is a string.
  *     Effect.succeed(
- *       String(input.tool_input.command).includes("rm -rf")
+ *       input.tool_name === "Bash" && input.tool_input.command.includes("rm -rf")
  *         ? Hooks.deny("not here")
  *         : Hooks.allow()
  *     )),
