@@ -28,8 +28,7 @@ export const program: Effect.Effect<GuardOutcome, ClaudeError.ClaudeError> = Eff
   const GuardLive = Hooks.layer(
     Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
       Effect.sync(() => {
-        // `tool_name === "Bash"` narrows the input: `tool_input.command` is a string.
-        if (input.tool_name !== "Bash") return Hooks.allow()
+        // The matcher names Bash exactly, so the input is Bash's: `tool_input.command` is a string.
         const command = input.tool_input.command
         if (!/(^|[\s;&|])rm\s/.test(command)) return Hooks.allow()
         denied.push(command)

@@ -147,7 +147,6 @@ const hooksLayer = () => {
       })),
     Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
       Effect.sync(() => {
-        if (input.tool_name !== "Bash") return Hooks.allow()
         const command = input.tool_input.command
         if (!/(^|[\s;&|])rm\s/.test(command)) return Hooks.allow()
         line(yellow(`⚑ PreToolUse hook: refused ${command}`))

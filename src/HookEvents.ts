@@ -49,7 +49,7 @@ import {
   UserPromptSubmitInput,
   UserPromptSubmitSpecificOutput
 } from "./protocol/hooks.ts"
-import type { ToolCall } from "./protocol/tools.ts"
+import type { BuiltinToolName, ToolCall } from "./protocol/tools.ts"
 
 export {
   /**
@@ -316,6 +316,36 @@ export type ToolEvent = "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "P
 export type HookInput<K extends string> = K extends ToolEvent ? ToolCall<(typeof events)[K]["input"]["Type"], "tool_input">
   : K extends KnownEvent ? (typeof events)[K]["input"]["Type"]
   : UnknownHookInput
+
+type MatcherParts<M extends string> = M extends `${infer Head}|${infer Tail}` ? Head | MatcherParts<Tail> : M
+
+/**
+ * The built-in tools a hook `matcher` names, when it is a plain name or a `|`-list of names
+ * (`"Bash"`, `"Edit|Write"`), each one a built-in with a typed input; `never` for any other
+ * matcher (a regular expression, an MCP tool, a tool without a typed input), which narrows
+ * nothing. The CLI matches such a matcher exactly (not as a substring); `Task`, the former name
+ * of `Agent`, names both.
+ *
+ * @since 0.2.0
+ * @category events
+ */
+export type MatchedTools<M extends string> = string extends M ? never
+  : [Exclude<MatcherParts<M>, BuiltinToolName>] extends [never]
+    ? MatcherParts<M> | (MatcherParts<M> extends "Task" ? "Agent" : never)
+  : never
+
+/**
+ * The input of a handler of event `K` registered with matcher `M`: {@link HookInput}`<K>`,
+ * narrowed to the tools the matcher names when it names built-in tools exactly
+ * ({@link MatchedTools}), so `Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
+ * input.tool_input.command)` is a `string` with no check of `tool_name`.
+ *
+ * @since 0.2.0
+ * @category events
+ */
+export type HookInputMatching<K extends string, M extends string> = K extends ToolEvent
+  ? [MatchedTools<M>] extends [never] ? HookInput<K> : Extract<HookInput<K>, { readonly tool_name: MatchedTools<M> }>
+  : HookInput<K>
 
 type SpecificSchema<K extends string> = K extends KnownEvent ? (typeof events)[K]["specificOutput"]
   : typeof UnknownSpecificOutput

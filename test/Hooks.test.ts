@@ -155,7 +155,7 @@ describe("Hooks", () => {
         const bound = yield* bindLayer(Hooks.layer(
           Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
             Effect.sync(() => {
-              if (input.tool_name !== "Bash") return Hooks.allow()
+              // The matcher names Bash exactly, so the input is Bash's: no check, no cast.
               const command: string = input.tool_input.command
               seen.push(command)
               return command.startsWith("rm ") ? Hooks.deny(`no rm: ${input.tool_input.description}`) : Hooks.allow()

@@ -239,7 +239,7 @@ export const unknownEvent: Protocol.ApiStreamEvent = { type: Protocol.unknownTyp
 // Built-in tools' inputs in hooks and permission handlers
 // -----------------------------------------------------------------------------
 
-export const preToolUse = Hooks.on("PreToolUse", { matcher: "Bash" }, (input) => {
+export const preToolUse = Hooks.on("PreToolUse", (input) => {
   if (input.tool_name === "Bash") {
     expect<Protocol.BashInput>()(input.tool_input)
     expect<string>()(input.tool_input.command)
@@ -277,6 +277,53 @@ export const preToolUse = Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
   }
   return Effect.succeed(Hooks.allow())
 })
+
+// A matcher that names built-in tools exactly narrows the input to them (the CLI matches a plain
+// name, or a `|`-list of them, exactly).
+export const byMatcher = Hooks.layer(
+  Hooks.on("PreToolUse", { matcher: "Bash" }, (input) => {
+    expect<"Bash">()(input.tool_name)
+    expect<string>()(input.tool_input.command)
+    return Effect.succeed(Hooks.allow())
+  }),
+  Hooks.on("PostToolUse", { matcher: "Edit|Write" }, (input) => {
+    expect<"Edit" | "Write">()(input.tool_name)
+    expect<string>()(input.tool_input.file_path)
+    return Effect.succeed(Hooks.allow())
+  }),
+  // `Task` is the former name of `Agent`: the CLI sends `Agent` for it.
+  Hooks.on("PreToolUse", { matcher: "Task" }, (input) => {
+    expect<"Agent" | "Task">()(input.tool_name)
+    expect<string>()(input.tool_input.prompt)
+    return Effect.succeed(Hooks.allow())
+  }),
+  // A regular expression, an MCP tool, a tool without a typed input: no narrowing.
+  Hooks.on("PreToolUse", { matcher: "Bash.*" }, (input) => {
+    expect<HookEvents.HookInput<"PreToolUse">>()(input)
+    return Effect.succeed(Hooks.allow())
+  }),
+  Hooks.on("PreToolUse", { matcher: "mcp__byre__echo" }, (input) => {
+    expect<HookEvents.HookInput<"PreToolUse">>()(input)
+    return Effect.succeed(Hooks.allow())
+  }),
+  Hooks.on("PreToolUse", { matcher: "Bash|Skill" }, (input) => {
+    expect<HookEvents.HookInput<"PreToolUse">>()(input)
+    return Effect.succeed(Hooks.allow())
+  }),
+  Hooks.on("PreToolUse", { matcher: String("Bash") }, (input) => {
+    expect<HookEvents.HookInput<"PreToolUse">>()(input)
+    return Effect.succeed(Hooks.allow())
+  }),
+  Hooks.on("PreToolUse", { timeout: "5 seconds" }, (input) => {
+    expect<HookEvents.HookInput<"PreToolUse">>()(input)
+    return Effect.succeed(Hooks.allow())
+  }),
+  // Events that are not about a tool ignore the matcher.
+  Hooks.on("SessionStart", { matcher: "startup" }, (input) => {
+    expect<HookEvents.SessionStartInput>()(input)
+    return Effect.succeed(Hooks.allow())
+  })
+)
 
 export const otherToolEvents = Hooks.layer(
   Hooks.on("PostToolUse", (input) => {
@@ -340,5 +387,13 @@ export const toolsMustNotCompile = Hooks.on("PreToolUse", (input) => {
     // @ts-expect-error: `command` is a string, not a number
     expect<number>()(input.tool_input.command)
   }
+  return Effect.succeed(Hooks.allow())
+})
+
+export const matcherMustNotCompile = Hooks.on("PreToolUse", { matcher: "Read" }, (input) => {
+  // @ts-expect-error: a matcher of Read gives a Read input: no `command`
+  expect<string>()(input.tool_input.command)
+  // @ts-expect-error: and its tool is Read, never Bash
+  void (input.tool_name === "Bash")
   return Effect.succeed(Hooks.allow())
 })
