@@ -41,10 +41,10 @@ export const program: Effect.Effect<ChatOutcome, ClaudeError.ClaudeError> = Effe
     yield* session.turn(prompt).pipe(
       Stream.runForEach((event) =>
         Effect.sync(() => {
-          if (event.type === "stream_event") {
-            const e = event.event as { type?: string; delta?: { type?: string; text?: string } }
-            if (e.type === "content_block_delta" && e.delta?.type === "text_delta") process.stdout.write(e.delta.text ?? "")
-          }
+          if (
+            event.type === "stream_event" && event.event.type === "content_block_delta" &&
+            event.event.delta.type === "text_delta"
+          ) process.stdout.write(event.event.delta.text)
           if (event.type === "result") {
             process.stdout.write(`\n(this turn $${event.turn.costUsd.toFixed(6)}, the session so far $${event.total_cost_usd.toFixed(6)})\n`)
             answers.push(event.result ?? "")

@@ -28,7 +28,8 @@ export const program: Effect.Effect<GuardOutcome, ClaudeError.ClaudeError> = Eff
   const GuardLive = Hooks.layer(
     Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
       Effect.sync(() => {
-        const command = String((input.tool_input as { command?: unknown }).command)
+        // The matcher names Bash exactly, so the input is Bash's: `tool_input.command` is a string.
+        const command = input.tool_input.command
         if (!/(^|[\s;&|])rm\s/.test(command)) return Hooks.allow()
         denied.push(command)
         return Hooks.deny("Deleting files is not allowed here.")

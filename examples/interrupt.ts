@@ -44,7 +44,7 @@ export const program: Effect.Effect<InterruptOutcome, ClaudeError.ClaudeError> =
   const before = Date.now()
   yield* Fiber.interrupt(turn) // returns once the CLI has ended the turn
   const interruptMillis = Date.now() - before
-  const aborted = Option.getOrUndefined(yield* Fiber.join(firstResult)) as Claude.TurnResult | undefined
+  const aborted = Option.getOrUndefined(yield* Fiber.join(firstResult))
   const next = yield* session.run("Now briefly.")
   yield* Console.log(
     `interrupted after ${deltas} deltas in ${interruptMillis} ms: ${aborted?.subtype} (${aborted?.terminal_reason}); next turn: ${next.result}`

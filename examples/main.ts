@@ -35,6 +35,7 @@ import type * as ClaudeError from "../src/ClaudeError.ts"
 import { Hooks } from "../src/Hooks.ts"
 import { McpServers } from "../src/McpServers.ts"
 import { Permissions } from "../src/Permissions.ts"
+import type * as Protocol from "../src/Protocol.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import type { ExitStatus, Transport } from "../src/Transport.ts"
 import { cliPath, fakeModel, isMain, processLayer } from "./support.ts"
@@ -98,12 +99,12 @@ const short = (text: string, max = 100): string => {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`
 }
 
-const textOf = (content: unknown): string =>
+const textOf = (content: Protocol.ToolResultBlock["content"]): string =>
   typeof content === "string"
     ? content
-    : Array.isArray(content)
-    ? content.map((block: { type?: unknown; text?: unknown }) => typeof block.text === "string" ? block.text : "").join("\n")
-    : ""
+    : content === undefined
+    ? ""
+    : content.map((block) => block.type === "text" ? block.text : "").join("\n")
 
 const seconds = (millis: number): string => `${(millis / 1000).toFixed(1)} s`
 const usd = (amount: number): string => `$${amount.toFixed(4)}`
@@ -112,25 +113,25 @@ const usd = (amount: number): string => `$${amount.toFixed(4)}`
 const render = (event: Claude.Event): Claude.TurnResult | undefined => {
   switch (event.type) {
     case "stream_event": {
-      const e = event.event as { type?: unknown; delta?: { type?: unknown; text?: unknown } }
+      const e = event.event
       if (event.parent_tool_use_id !== null) return undefined
-      if (e.type === "content_block_delta" && e.delta?.type === "text_delta") write(String(e.delta.text))
+      if (e.type === "content_block_delta" && e.delta.type === "text_delta") write(e.delta.text)
       else if (e.type === "content_block_stop" || e.type === "message_stop") endOfText()
       return undefined
     }
     case "assistant": {
       // Its text was streamed whole before it (the CLI writes it before `content_block_stop`).
       endOfText()
-      for (const block of event.message.content as ReadonlyArray<{ type: string; name?: string; input?: unknown }>) {
-        if (block.type === "tool_use") line(`${cyan("⏺")} ${bold(String(block.name))} ${dim(short(JSON.stringify(block.input), 110))}`)
+      for (const block of event.message.content) {
+        if (block.type === "tool_use") line(`${cyan("⏺")} ${bold(block.name)} ${dim(short(JSON.stringify(block.input), 110))}`)
       }
       return undefined
     }
     case "user": {
       endOfText()
       const content = event.message.content
-      if (!Array.isArray(content)) return undefined
-      for (const block of content as ReadonlyArray<{ type: string; content?: unknown; is_error?: boolean }>) {
+      if (typeof content === "string") return undefined
+      for (const block of content) {
         if (block.type !== "tool_result") continue
         const text = textOf(block.content)
         const lines = text.split("\n").filter((l) => l.trim() !== "")
@@ -183,7 +184,7 @@ const hooksLayer = () => {
       })),
     Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
       Effect.sync(() => {
-        const command = String((input.tool_input as { command?: unknown }).command ?? "")
+        const command = input.tool_input.command
         if (!/(^|[\s;&|])rm\s/.test(command)) return Hooks.allow()
         note(yellow(`⚑ PreToolUse hook: refused ${command}`))
         return Hooks.deny("This demo does not delete files.")
@@ -246,7 +247,7 @@ const summaryOf = (request: FakeModel.RecordedRequest): string => {
       if (call === undefined) continue
       const ok = block.is_error !== true
       // An interrupted tool call's result is an error saying the user rejected (stopped) it.
-      const failed = /rejected|interrupt/i.test(textOf(block.content)) ? "it was interrupted" : "it failed"
+      const failed = /rejected|interrupt/i.test(JSON.stringify(block.content ?? "")) ? "it was interrupted" : "it failed"
       if (call.name === "Bash") {
         const listing = call.input.command === "ls"
         done.push(

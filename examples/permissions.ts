@@ -28,7 +28,8 @@ export const program: Effect.Effect<PermissionsOutcome, ClaudeError.ClaudeError>
   const decisions: Array<{ readonly tool: string; readonly command: string; readonly allowed: boolean }> = []
   const PermissionsLive = Permissions.layer((request) =>
     Effect.sync(() => {
-      const command = String((request.input as { command?: unknown }).command ?? "")
+      // `tool_name === "Bash"` narrows the request: `input.command` is a string.
+      const command = request.tool_name === "Bash" ? request.input.command : ""
       const allowed = !/\b(curl|wget)\b/.test(command)
       decisions.push({ tool: request.tool_name, command, allowed })
       return allowed ? Permissions.allow() : Permissions.deny(`No network from here: ${command}`)

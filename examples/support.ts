@@ -79,8 +79,6 @@ export const fakeModel = (
 export const streamedText = (events: ReadonlyArray<Claude.Event>): string =>
   events.flatMap((event) => {
     if (event.type !== "stream_event") return []
-    const e = event.event as { readonly type?: unknown; readonly delta?: { readonly type?: unknown; readonly text?: unknown } }
-    return e.type === "content_block_delta" && e.delta?.type === "text_delta" && typeof e.delta.text === "string"
-      ? [e.delta.text]
-      : []
+    const e = event.event
+    return e.type === "content_block_delta" && e.delta.type === "text_delta" ? [e.delta.text] : []
   }).join("")

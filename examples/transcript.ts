@@ -26,7 +26,9 @@ export interface TranscriptOutcome {
   readonly replayedAnswer: string
 }
 
-const typeOf = (line: Transcript.Line): string => String((line.msg as { type?: unknown }).type)
+/** A recorded line is the JSON as it was written (`unknown`): its `type`, when it has one. */
+const typeOf = (line: Transcript.Line): string =>
+  typeof line.msg === "object" && line.msg !== null && "type" in line.msg ? String(line.msg.type) : ""
 
 /** Records a session with a Bash call to a file, reads it back, and replays it. */
 export const program: Effect.Effect<TranscriptOutcome, ClaudeError.ClaudeError> = Effect.gen(function*() {

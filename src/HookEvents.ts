@@ -49,6 +49,7 @@ import {
   UserPromptSubmitInput,
   UserPromptSubmitSpecificOutput
 } from "./protocol/hooks.ts"
+import type { BuiltinToolName, ToolCall } from "./protocol/tools.ts"
 
 export {
   /**
@@ -295,13 +296,56 @@ export type HookEventName = KnownEvent | (string & {})
 export const isKnownEvent = (name: string): name is KnownEvent => Object.hasOwn(events, name)
 
 /**
- * The input a handler of event `K` receives.
+ * The events about one tool call, whose input carries `tool_name` and `tool_input`.
+ *
+ * @since 0.2.0
+ * @category events
+ */
+export type ToolEvent = "PreToolUse" | "PostToolUse" | "PostToolUseFailure" | "PermissionRequest" | "PermissionDenied"
+
+/**
+ * The input a handler of event `K` receives. For a {@link ToolEvent} it is a union over
+ * `tool_name` (`Protocol.ToolCall`): `if (input.tool_name === "Bash") input.tool_input.command`
+ * is a `string`, and a tool without a typed input (an MCP tool) has a plain record. The typing of
+ * the built-in tools' inputs is not checked at run time (a later CLI may change them): the handler
+ * gets the CLI's object, and a guard that fails on an input it did not expect refuses the tool.
  *
  * @since 0.1.0
  * @category events
  */
-export type HookInput<K extends string> = K extends KnownEvent ? (typeof events)[K]["input"]["Type"]
+export type HookInput<K extends string> = K extends ToolEvent ? ToolCall<(typeof events)[K]["input"]["Type"], "tool_input">
+  : K extends KnownEvent ? (typeof events)[K]["input"]["Type"]
   : UnknownHookInput
+
+type MatcherParts<M extends string> = M extends `${infer Head}|${infer Tail}` ? Head | MatcherParts<Tail> : M
+
+/**
+ * The built-in tools a hook `matcher` names, when it is a plain name or a `|`-list of names
+ * (`"Bash"`, `"Edit|Write"`), each one a built-in with a typed input; `never` for any other
+ * matcher (a regular expression, an MCP tool, a tool without a typed input), which narrows
+ * nothing. The CLI matches such a matcher exactly (not as a substring); `Task`, the former name
+ * of `Agent`, names both.
+ *
+ * @since 0.2.0
+ * @category events
+ */
+export type MatchedTools<M extends string> = string extends M ? never
+  : [Exclude<MatcherParts<M>, BuiltinToolName>] extends [never]
+    ? MatcherParts<M> | (MatcherParts<M> extends "Task" ? "Agent" : never)
+  : never
+
+/**
+ * The input of a handler of event `K` registered with matcher `M`: {@link HookInput}`<K>`,
+ * narrowed to the tools the matcher names when it names built-in tools exactly
+ * ({@link MatchedTools}), so `Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
+ * input.tool_input.command)` is a `string` with no check of `tool_name`.
+ *
+ * @since 0.2.0
+ * @category events
+ */
+export type HookInputMatching<K extends string, M extends string> = K extends ToolEvent
+  ? [MatchedTools<M>] extends [never] ? HookInput<K> : Extract<HookInput<K>, { readonly tool_name: MatchedTools<M> }>
+  : HookInput<K>
 
 type SpecificSchema<K extends string> = K extends KnownEvent ? (typeof events)[K]["specificOutput"]
   : typeof UnknownSpecificOutput

@@ -6,8 +6,10 @@
  * ```ts
  * const HooksLive = Hooks.layer(
  *   Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
+ *     // The matcher names Bash exactly, so the input is Bash's: `tool_input.command` is a string
+ *     // (without a matcher, `input.tool_name === "Bash"` narrows the same way).
  *     Effect.succeed(
- *       String(input.tool_input.command).includes("rm -rf")
+ *       input.tool_input.command.includes("rm -rf")
  *         ? Hooks.deny("not here")
  *         : Hooks.allow()
  *     )),
@@ -103,13 +105,15 @@ export interface HookMeta {
 }
 
 /**
- * A handler for event `K`.
+ * A handler for event `K`. With `M`, the `matcher` it is registered with: a matcher naming
+ * built-in tools exactly (`"Bash"`, `"Edit|Write"`) narrows the input to those tools
+ * ({@link HookEvents.HookInputMatching}).
  *
  * @since 0.1.0
  * @category models
  */
-export type Handler<K extends string, E = never, R = never> = (
-  input: HookEvents.HookInput<K>,
+export type Handler<K extends string, E = never, R = never, M extends string = string> = (
+  input: HookEvents.HookInputMatching<K, M>,
   meta: HookMeta
 ) => Effect.Effect<HookEvents.HookOutput<K>, E, R>
 
@@ -291,10 +295,10 @@ const makeHook = <R>(
  */
 export const on: {
   <const K extends HookEvents.HookEventName, E = never, R = never>(event: K, handler: Handler<NoInfer<K>, E, R>): Hook<R>
-  <const K extends HookEvents.HookEventName, E = never, R = never>(
+  <const K extends HookEvents.HookEventName, const M extends string = string, E = never, R = never>(
     event: K,
-    options: HookOptions,
-    handler: Handler<NoInfer<K>, E, R>
+    options: HookOptions & { readonly matcher?: M | undefined },
+    handler: Handler<NoInfer<K>, E, R, NoInfer<M>>
   ): Hook<R>
 } = <K extends string, E, R>(
   event: K,

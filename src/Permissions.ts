@@ -41,7 +41,8 @@ import {
   type PermissionAllow,
   type PermissionDeny,
   PermissionResult,
-  type PermissionUpdate
+  type PermissionUpdate,
+  type ToolPermissionRequest
 } from "./protocol/permissions.ts"
 
 // -----------------------------------------------------------------------------
@@ -89,6 +90,14 @@ export {
    * @category schemas
    */
   PermissionUpdateDestination
+} from "./protocol/permissions.ts"
+
+export type {
+  /**
+   * @since 0.2.0
+   * @category models
+   */
+  ToolPermissionRequest
 } from "./protocol/permissions.ts"
 
 // -----------------------------------------------------------------------------
@@ -157,13 +166,16 @@ const encodeResultSync = Schema.encodeSync(PermissionResult)
 // -----------------------------------------------------------------------------
 
 /**
- * A handler for `can_use_tool` requests.
+ * A handler for `can_use_tool` requests. The request is typed per tool
+ * ({@link ToolPermissionRequest}): `if (request.tool_name === "Bash") request.input.command` is a
+ * `string`, with no cast. That typing is not checked at run time (a later CLI may change a tool's
+ * input); a handler that fails on an input it did not expect denies the tool call.
  *
  * @since 0.1.0
  * @category models
  */
 export type Handler<E = never, R = never> = (
-  request: CanUseToolRequest
+  request: ToolPermissionRequest
 ) => Effect.Effect<PermissionResult, E, R>
 
 /**
@@ -226,7 +238,9 @@ export class Permissions extends Context.Service<Permissions, {
       const timeoutMillis = timeout === undefined ? Infinity : Duration.toMillis(timeout)
       return Permissions.of({
         decide: (request) => {
-          const run = Effect.suspend(() => handler(request)).pipe(
+          // The built-in tools' inputs are types only (`Protocol.ToolCall`): the CLI's object is
+          // passed through as it came.
+          const run = Effect.suspend(() => handler(request as ToolPermissionRequest)).pipe(
             Effect.provideContext(context),
             Effect.scoped,
             Effect.mapError((error) =>

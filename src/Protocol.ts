@@ -15,7 +15,9 @@
  * - Unknown is not an error: a line of an unmodelled `type` (or `system` subtype) decodes to
  *   {@link UnknownMessage}; unknown content blocks, stream events, deltas and control subtypes
  *   decode to catch-all members that keep them as they are. A known type that does not match its
- *   schema IS an error, never an unknown.
+ *   schema IS an error, never an unknown. A catch-all's discriminant is typed
+ *   {@link UnknownType} (a string no known literal matches), so `block.type === "text"`,
+ *   `event.type === "content_block_delta"` and `delta.type === "text_delta"` narrow with no guard.
  * - Closed-looking string fields (`subtype` of `result`, `terminal_reason`, `status`, …) accept
  *   any string: the CLI adds values over time. Known values are listed in the docs and in
  *   `known*` constants.
@@ -32,3 +34,5 @@ export * from "./protocol/messages.ts"
 export * from "./protocol/permissions.ts"
 export * from "./protocol/stream.ts"
 export * from "./protocol/system.ts"
+export * from "./protocol/tools.ts"
+export * from "./protocol/unknown.ts"

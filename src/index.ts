@@ -31,6 +31,8 @@ export { McpServers } from "./McpServers.ts"
 export { Permissions } from "./Permissions.ts"
 /** Every message of the stream-json protocol, both ways, as Schema. @since 0.1.0 */
 export * as Protocol from "./Protocol.ts"
+/** What a turn said: its text as it streams, its final text, its tool calls with their results. @since 0.2.0 */
+export * as Turn from "./Turn.ts"
 /** Transcripts: record (redacted) and read. @since 0.1.0 */
 export * as Transcript from "./Transcript.ts"
 /** The seam between sessions and processes. @since 0.1.0 */

@@ -149,6 +149,41 @@ describe("Hooks", () => {
         })
       }))
 
+    it.effect("a PreToolUse hook on Bash reads tool_input.command as a string, with no cast; a changed input fails closed", () =>
+      Effect.gen(function*() {
+        const seen: Array<string | undefined> = []
+        const bound = yield* bindLayer(Hooks.layer(
+          Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
+            Effect.sync(() => {
+              // The matcher names Bash exactly, so the input is Bash's: no check, no cast.
+              const command: string = input.tool_input.command
+              seen.push(command)
+              return command.startsWith("rm ") ? Hooks.deny(`no rm: ${input.tool_input.description}`) : Hooks.allow()
+            }))
+        ))
+        const pre = fixture("PreToolUse")
+        assert.deepStrictEqual(yield* bound.dispatch("hook_0", pre.input, pre.tool_use_id), {})
+        const rm = { ...pre.input, tool_input: { command: "rm -rf build", description: "Delete build" } }
+        assert.deepStrictEqual(yield* bound.dispatch("hook_0", rm, pre.tool_use_id), {
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "deny",
+            permissionDecisionReason: "no rm: Delete build"
+          }
+        })
+        assert.deepStrictEqual(seen, ["echo hi", "rm -rf build"])
+        // The typing is not checked at run time: a Bash input of another shape (a later CLI) reaches
+        // the handler as it came; the guard trips on it (`command` is undefined) and the tool is refused.
+        const changed = { ...pre.input, tool_input: { cmd: "rm -rf build" } }
+        const { exit } = yield* withLogs(bound.dispatch("hook_0", changed, pre.tool_use_id))
+        assert.isTrue(Exit.isSuccess(exit))
+        if (Exit.isSuccess(exit)) {
+          const specific = exit.value.hookSpecificOutput as Record<string, unknown>
+          assert.strictEqual(specific.permissionDecision, "deny")
+        }
+        assert.deepStrictEqual(seen, ["echo hi", "rm -rf build", undefined])
+      }))
+
     it.effect("an input that does not match the event's schema is InvalidInput naming the event", () =>
       Effect.gen(function*() {
         let called = false

@@ -385,7 +385,7 @@ describe("Protocol", () => {
 
       const elicitation: Json = { type: "control_request", request_id: "r1", request: { subtype: "elicitation", x: 1 } }
       assert.strictEqual(Result.getOrThrow(Protocol.decodeMessage(elicitation)), elicitation)
-      const custom = Protocol.controlRequest("r2", { subtype: "get_settings" })
+      const custom = Protocol.controlRequest("r2", { subtype: Protocol.unknownType("get_settings") })
       assert.strictEqual(Result.getOrThrow(Protocol.decodeStdin(custom)), custom)
     })
 
@@ -690,7 +690,7 @@ describe("Protocol", () => {
     it("isType and isSubtype narrow open unions", () => {
       const blocks: ReadonlyArray<Protocol.ContentBlock> = [
         { type: "text", text: "a" },
-        { type: "document", source: {} },
+        { type: Protocol.unknownType("document"), source: {} },
         { type: "tool_use", id: "t", name: "Bash", input: {} }
       ]
       const texts = blocks.filter((b) => Protocol.isType(b, "text")).map((b) => b.text)

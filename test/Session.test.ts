@@ -214,7 +214,7 @@ describe("Session against the in-memory fake CLI", () => {
         Effect.gen(function*() {
           yield* FakeCli.answerInitialize(cli)
           const got: Array<Record<string, unknown>> = []
-          for (const [id, tool] of [["r1", "Fail"], ["r2", "Die"], ["r3", "Bash"]] as const) {
+          for (const [id, tool] of [["r1", "mcp__test__fail"], ["r2", "mcp__test__die"], ["r3", "Bash"]] as const) {
             yield* cli.emit(canUseTool(id, tool))
             got.push(yield* cli.nextMatching((m) => m.type === "control_response"))
           }
@@ -225,9 +225,9 @@ describe("Session against the in-memory fake CLI", () => {
         })
       )
       const permissions = Permissions.layer((request) =>
-        request.tool_name === "Fail"
+        request.tool_name === "mcp__test__fail"
           ? Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: "no Fail tool" })))
-          : request.tool_name === "Die"
+          : request.tool_name === "mcp__test__die"
           ? Effect.die(new Error("boom"))
           : Effect.succeed(Permissions.allow())
       )

@@ -615,10 +615,10 @@ export const controlCancel = (requestId: string): ControlCancelRequest => ({
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Narrows a member of an open union by its `type`. Open unions (content blocks, stream events,
- * deltas) end with a catch-all member whose `type` is `string`, so `block.type === "text"` does
- * not narrow for TypeScript; `isType(block, "text")` does, and is sound because the catch-all
- * never holds a known type.
+ * Narrows a member of an open union by its `type`, as `a.type === type` does: the catch-all
+ * member of an open union (content blocks, stream events, deltas) has an `UnknownType`
+ * discriminant that no known literal matches, so plain `===` narrows too. Kept for callbacks
+ * (`blocks.filter((b) => Protocol.isType(b, "text"))` reads the same as the `===` form).
  *
  * @since 0.1.0
  * @category guards

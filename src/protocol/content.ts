@@ -126,7 +126,8 @@ export const UrlImageSource = Schema.Struct({
 export type UrlImageSource = typeof UrlImageSource.Type
 
 /**
- * Any other image source (`file`, …), kept as is.
+ * Any other image source (`file`, …), kept as is. Its `type` is an `UnknownType`, never `base64`
+ * or `url`.
  *
  * @since 0.1.0
  * @category content blocks
@@ -207,9 +208,9 @@ export const knownContentBlockTypes = [
 
 /**
  * A block of a type this library does not model (`document`, `server_tool_use`,
- * `web_search_tool_result`, …), kept as it came. Its `type` is never a known block type.
- * Narrow a {@link ContentBlock} with `Protocol.isType(block, "text")`: `block.type === "text"`
- * alone does not exclude this member for TypeScript.
+ * `web_search_tool_result`, …), kept as it came. Its `type` is never a known block type, and is
+ * typed so (`Protocol.UnknownType`): `block.type === "text"` narrows a {@link ContentBlock} to
+ * {@link TextBlock}, and a `switch` on `block.type` reaches this member in `default` only.
  *
  * @since 0.1.0
  * @category content blocks

@@ -95,6 +95,7 @@ export const knownIncomingRequestSubtypes = ["hook_callback", "mcp_message", "ca
 /**
  * A CLI → host request of another subtype (`elicitation`, `request_user_dialog`, …): not an
  * error, but the host should answer it (an error response is the usual "unsupported" answer).
+ * Its `subtype` is a `Protocol.UnknownType`, so `body.subtype === "hook_callback"` narrows.
  *
  * @since 0.1.0
  * @category requests (CLI → host)
@@ -387,7 +388,9 @@ export const knownOutgoingRequestSubtypes = [
 
 /**
  * A host → CLI request of another subtype, sent as is. The CLI answers an unsupported subtype with
- * error `unsupported_request`.
+ * error `unsupported_request`. Its `subtype` is a `Protocol.UnknownType`: build one with
+ * `{ subtype: Protocol.unknownType("get_settings") }`, or send it with `session.request`, which
+ * takes any subtype.
  *
  * @since 0.1.0
  * @category requests (host → CLI)

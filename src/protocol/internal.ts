@@ -5,22 +5,29 @@
  * @internal
  */
 import * as Schema from "effect/Schema"
+import type { UnknownType } from "./unknown.ts"
 
 /**
  * A string that is none of `known`. Used as the discriminant of the catch-all member of an open
  * union (an unknown content block, stream event, delta, control subtype): a malformed known member
  * can then never be accepted as the catch-all, and the catch-all keeps the line as it is.
  *
+ * Its type (`Type` and `Encoded` alike, as for every wire schema) is {@link UnknownType}, the
+ * branded string that the filter proves: that is what lets `block.type === "text"` exclude the
+ * catch-all. The AST is the filtered `String` itself: the brand changes no runtime behaviour.
+ *
  * @since 0.1.0
  * @internal
  */
-export const StringOtherThan = (known: ReadonlyArray<string>, what: string) => {
+export const StringOtherThan = (known: ReadonlyArray<string>, what: string): Schema.Codec<UnknownType> => {
   const set = new Set(known)
-  return Schema.String.check(
+  const checked = Schema.String.check(
     Schema.makeFilter((s: string) => !set.has(s), {
       expected: `a ${what} other than ${known.map((k) => JSON.stringify(k)).join(", ")}`
     })
   )
+  // The filter above is the proof of the brand; `make` only gives the same AST that type.
+  return Schema.make<Schema.Codec<UnknownType>>(checked.ast)
 }
 
 /**

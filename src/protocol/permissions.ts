@@ -7,6 +7,7 @@
  */
 import * as Schema from "effect/Schema"
 import { openLiterals, Rest, StringOtherThan } from "./internal.ts"
+import type { ToolCall } from "./tools.ts"
 
 /**
  * Where a permission update is stored. Known values: `userSettings`, `projectSettings`,
@@ -87,7 +88,8 @@ const knownPermissionUpdateTypes = [
 
 /**
  * A permission update of a type this library does not know (from a later CLI): `type` and every
- * other key, kept as they are.
+ * other key, kept as they are. Its `type` is a `Protocol.UnknownType`, so `update.type ===
+ * "addRules"` narrows.
  *
  * @since 0.1.0
  * @category permissions
@@ -171,6 +173,17 @@ export const CanUseToolRequest = Schema.Struct({
  * @category permissions
  */
 export type CanUseToolRequest = typeof CanUseToolRequest.Type
+
+/**
+ * A {@link CanUseToolRequest} as a permission handler receives it: a union over `tool_name`, so
+ * `if (request.tool_name === "Bash") request.input.command` is a `string`. The object is the
+ * CLI's own, passed through unchecked beyond {@link CanUseToolRequest}: the built-in tools'
+ * inputs are types only (see `Protocol.ToolCall` for why).
+ *
+ * @since 0.2.0
+ * @category permissions
+ */
+export type ToolPermissionRequest = ToolCall<CanUseToolRequest, "input">
 
 const DecisionClassification = Schema.Literals(["user_temporary", "user_permanent", "user_reject"])
 

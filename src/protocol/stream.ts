@@ -91,7 +91,9 @@ export type SignatureDelta = typeof SignatureDelta.Type
 export const knownDeltaTypes = ["text_delta", "input_json_delta", "thinking_delta", "signature_delta"] as const
 
 /**
- * A delta of another type (`citations_delta`, …), kept as is. Its `type` is never a known one.
+ * A delta of another type (`citations_delta`, …), kept as is. Its `type` is never a known one,
+ * and is typed so (`Protocol.UnknownType`): `delta.type === "text_delta"` narrows a
+ * {@link ContentBlockDeltaPayload} to {@link TextDelta}.
  *
  * @since 0.1.0
  * @category deltas
@@ -268,7 +270,9 @@ export const knownStreamEventTypes = [
 ] as const
 
 /**
- * A stream event of another type (`error`, …), kept as is. Its `type` is never a known one.
+ * A stream event of another type (`error`, …), kept as is. Its `type` is never a known one, and
+ * is typed so (`Protocol.UnknownType`): `event.type === "content_block_delta"` narrows an
+ * {@link ApiStreamEvent} to {@link ContentBlockDeltaEvent}.
  *
  * @since 0.1.0
  * @category events
