@@ -11,3 +11,5 @@ export * as FakeCli from "./FakeCli.ts"
 export * as FakeModel from "./FakeModel.ts"
 /** Plays a recorded transcript as a fake CLI. @since 0.1.0 */
 export * as Replay from "./Replay.ts"
+/** A session against the real CLI and a fake model, offline, in a fresh HOME and cwd. @since 0.2.0 */
+export * as Offline from "./Offline.ts"
