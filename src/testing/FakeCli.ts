@@ -3,6 +3,10 @@
  * what the library writes and writes what the CLI would. No process, no bytes on a pipe, and
  * fully deterministic, so it runs under `TestClock`.
  *
+ * A script can also play the CLI's requests to the program and check its answers, typed:
+ * {@link callHook} (a hook the program registered), {@link askPermission} (its permission
+ * handler) and {@link callMcpTool} (a tool of its MCP servers).
+ *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
