@@ -14,7 +14,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Claude from "../src/Claude.ts"
-import * as FakeModel from "../src/testing/FakeModel.ts"
+import type * as FakeModel from "../src/testing/FakeModel.ts"
+import * as Offline from "../src/testing/Offline.ts"
 
 /** Sessions spawn the real `claude` process, through Node's child process spawner. */
 export const processLayer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
@@ -40,40 +41,18 @@ export const tempDir = (prefix: string): Effect.Effect<string, never, Scope.Scop
     (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
   )
 
-/** A fake model, and session options pointing the real CLI at it. */
-export interface FakeSetup {
-  readonly model: FakeModel.Server
-  /** The fresh HOME of the CLI (removed when the scope closes). */
-  readonly home: string
-  /** The fresh working directory of the CLI (removed when the scope closes). */
-  readonly cwd: string
-  readonly options: Claude.SessionOptions
-}
+/** A fake model, and session options pointing the real CLI at it (`Offline.Setup`). */
+export type FakeSetup = Offline.Setup
 
 /**
  * Starts a fake Anthropic Messages API on 127.0.0.1 playing `script`, and gives the options of a
- * session whose CLI talks to it, in a fresh HOME and cwd. `IS_SANDBOX=1` is set only as root.
+ * session whose CLI (the pinned one) talks to it, in a fresh HOME and cwd: `Offline.make` from
+ * the testing kit. `IS_SANDBOX=1` is set only as root, for `bypassPermissions`.
  */
 export const fakeModel = (
   script: FakeModel.Script,
   extra: Partial<Claude.SessionOptions> = {}
-): Effect.Effect<FakeSetup, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const model = yield* FakeModel.make(script)
-    const home = yield* tempDir("ecc-example-home-")
-    const cwd = yield* tempDir("ecc-example-cwd-")
-    const options: Claude.SessionOptions = {
-      executable: cliPath,
-      cwd,
-      ...extra,
-      env: {
-        ...model.cliEnvironment(home),
-        IS_SANDBOX: isRoot ? "1" : undefined,
-        ...extra.env
-      }
-    }
-    return { model, home, cwd, options }
-  })
+): Effect.Effect<FakeSetup, never, Scope.Scope> => Offline.make(script, { executable: cliPath, ...extra })
 
 /** The text of every `text_delta` in these events, joined: what was streamed. */
 export const streamedText = (events: ReadonlyArray<Claude.Event>): string =>

@@ -153,7 +153,9 @@ export class ProtocolViolation extends Schema.TaggedError<ProtocolViolation>()("
 }
 
 /**
- * The CLI answered a control request with `subtype: "error"`.
+ * The CLI answered a control request with `subtype: "error"`. In the testing kit
+ * (`FakeCli.callHook`, `askPermission`, `callMcpTool`) it is the other way round: the host (the
+ * program under test) answered the fake CLI's request with an error, and `by` is `"host"`.
  *
  * @since 0.1.0
  * @category reasons
@@ -161,10 +163,14 @@ export class ProtocolViolation extends Schema.TaggedError<ProtocolViolation>()("
 export class ControlRejected extends Schema.TaggedError<ControlRejected>()("ControlRejected", {
   subtype: Schema.String,
   error: Schema.String,
-  errorCode: Schema.optional(Schema.String)
+  errorCode: Schema.optional(Schema.String),
+  /** Who rejected the request: the CLI (when absent) or the host. @since 0.2.0 */
+  by: Schema.optionalKey(Schema.Literals(["cli", "host"]))
 }) {
   override get message(): string {
-    return `The CLI rejected ${this.subtype}: ${this.error}${this.errorCode ? ` (${this.errorCode})` : ""}`
+    return `The ${this.by === "host" ? "host" : "CLI"} rejected ${this.subtype}: ${this.error}${
+      this.errorCode ? ` (${this.errorCode})` : ""
+    }`
   }
 }
 

@@ -61,11 +61,14 @@ describe("examples", { timeout: 120_000 }, () => {
       assert.strictEqual(outcome.denials, 1)
     }))
 
-  it.live("testing: the same agent program runs on the scripted FakeCli and on a replayed transcript", () =>
+  it.live("testing: the same agent program on a scripted FakeCli, a replayed transcript (streamed) and the real CLI offline; its guard asked by callHook", () =>
     Effect.gen(function*() {
       const outcome = yield* Testing.program
       assert.strictEqual(outcome.scripted, "YOU SAID: HI")
-      assert.strictEqual(outcome.replayed, "HELLO FROM THE FAKE MODEL.")
+      assert.deepStrictEqual(outcome.replayed, { streamed: "HELLO FROM THE FAKE MODEL.", answer: "HELLO FROM THE FAKE MODEL." })
+      assert.deepStrictEqual(outcome.offline, { streamed: "HELLO, OFFLINE.", answer: "HELLO, OFFLINE." })
+      assert.strictEqual(outcome.wrongModel, "ApiError 404")
+      assert.strictEqual(outcome.guard, "deny")
     }))
 
   it.live("transcript: the file holds both directions (initialize, the user turn, the tool call, the result) and replays", () =>

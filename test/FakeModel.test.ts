@@ -320,6 +320,25 @@ describe("FakeModel server", () => {
       assert.deepStrictEqual((yield* fake.messageRequests).map((r) => r.index), [3])
     }))
 
+  it.effect("models: an unknown model gets the API's 404 not_found_error 'model: <id>', without consuming the script", () =>
+    Effect.gen(function*() {
+      const fake = yield* FakeModel.make([FakeModel.text("first")], { models: FakeModel.knownModels })
+      const unknown = yield* request(fake.url, "/v1/messages", { body: messagesBody(false, { model: "claude-sonnet-9-9" }) })
+      assert.strictEqual(unknown.status, 404)
+      const body = Schema.decodeUnknownSync(Schema.fromJsonString(ErrorBody))(unknown.text)
+      assert.strictEqual(body.error.type, "not_found_error")
+      assert.strictEqual(body.error.message, "model: claude-sonnet-9-9")
+      const tokens = yield* request(fake.url, "/v1/messages/count_tokens", { body: messagesBody(false, { model: "nope" }) })
+      assert.strictEqual(tokens.status, 404)
+      const known = yield* request(fake.url, "/v1/messages", { body: messagesBody(false, { model: "claude-sonnet-5-5" }) })
+      assert.strictEqual(known.status, 200)
+      assert.include(known.text, "first")
+      // Without the option, any model is accepted.
+      const lenient = yield* FakeModel.make([FakeModel.text("any")])
+      const any = yield* request(lenient.url, "/v1/messages", { body: messagesBody(false, { model: "claude-sonnet-9-9" }) })
+      assert.strictEqual(any.status, 200)
+    }))
+
   it.effect("records every request: method, path, headers, parsed body and typed views", () =>
     Effect.gen(function*() {
       const fake = yield* FakeModel.make([FakeModel.text("a"), FakeModel.text("b")])

@@ -763,20 +763,11 @@ describe("Hooks", () => {
       it.effect(`a PreToolUse guard that ${name}: the CLI gets a success answer with a deny; initialize carried onFailure: block`, () =>
         Effect.gen(function*() {
           const started = yield* Deferred.make<void>()
-          const seen = yield* Deferred.make<ReadonlyArray<Record<string, unknown>>>()
+          const seen = yield* Deferred.make<readonly [Record<string, unknown>, HookEvents.HookOutput<"PreToolUse">]>()
           const cli = FakeCli.layer((cli) =>
             Effect.gen(function*() {
-              const initialize = yield* cli.nextMatching((m) => m.type === "control_request")
-              yield* cli.emit({
-                type: "control_response",
-                response: { subtype: "success", request_id: initialize.request_id, response: {} }
-              })
-              yield* cli.emit({
-                type: "control_request",
-                request_id: "h1",
-                request: { subtype: "hook_callback", callback_id: "hook_0", input: pre.input, tool_use_id: pre.tool_use_id }
-              })
-              const answer = yield* cli.nextMatching((m) => m.type === "control_response")
+              const initialize = yield* FakeCli.answerInitialize(cli)
+              const answer = yield* FakeCli.callHook(cli, "PreToolUse", pre.input, { toolUseId: pre.tool_use_id })
               yield* Deferred.succeed(seen, [initialize, answer])
               return yield* Effect.never
             })
@@ -792,14 +783,11 @@ describe("Hooks", () => {
             Effect.provide([cli, Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash", ...options }, () => handler(started)))]),
             Effect.provide(Logger.layer([]))
           )
-          const hooks = (initialize!.request as { hooks: Record<string, ReadonlyArray<Record<string, unknown>>> }).hooks
+          const hooks = (initialize.request as { hooks: Record<string, ReadonlyArray<Record<string, unknown>>> }).hooks
           assert.strictEqual(hooks.PreToolUse![0]!.onFailure, "block")
-          const response = answer!.response as Record<string, unknown>
-          assert.strictEqual(response.subtype, "success")
-          assert.strictEqual(response.request_id, "h1")
-          const specific = (response.response as { hookSpecificOutput: Record<string, unknown> }).hookSpecificOutput
-          assert.strictEqual(specific.permissionDecision, "deny")
-          assert.include(String(specific.permissionDecisionReason), reason)
+          // A success answer (an error answer would have failed callHook with ControlRejected).
+          assert.strictEqual(answer.hookSpecificOutput?.permissionDecision, "deny")
+          assert.include(String(answer.hookSpecificOutput?.permissionDecisionReason), reason)
         }))
     }
   })

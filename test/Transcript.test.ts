@@ -12,6 +12,7 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Sink from "effect/Sink"
+import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as McpServers from "../src/McpServers.ts"
@@ -262,4 +263,30 @@ describe("Replay", { timeout: 30_000 }, () => {
       assert.strictEqual(result.session_id, recordedResult.session_id)
       assert.strictEqual(result.num_turns, 2)
     }).pipe(Effect.scoped, Effect.provide(Replay.layer(Path.join(transcriptsDir, "bash-tool.ndjson")))))
+
+  it.live("streamText: the recorded answer's text is streamed as text_delta stream_events before it; without it, none", () =>
+    Effect.gen(function*() {
+      const streamed = (layer: ReturnType<typeof Replay.layer>, options?: Claude.SessionOptions) =>
+        Effect.scoped(Effect.gen(function*() {
+          const session = yield* Claude.open(options)
+          const events = yield* Stream.runCollect(session.turn("Say hello"))
+          const deltas = events.flatMap((event) => {
+            if (event.type !== "stream_event") return []
+            const e = event.event as { type?: string; delta?: { type?: string; text?: string } }
+            return e.type === "content_block_delta" && e.delta?.type === "text_delta" ? [e.delta.text ?? ""] : []
+          })
+          const assistantAt = events.findIndex((event) => event.type === "assistant")
+          const lastDeltaAt = events.findLastIndex((event) => event.type === "stream_event")
+          return { deltas, inOrder: lastDeltaAt < assistantAt }
+        })).pipe(Effect.provide(layer))
+      const on = yield* streamed(Replay.layer(plain, { streamText: true, chunks: 3 }))
+      assert.strictEqual(on.deltas.length, 3)
+      assert.strictEqual(on.deltas.join(""), "Hello from the fake model.")
+      assert.isTrue(on.inOrder)
+      // A recorder keeps no stream_events: by default a replay streams nothing.
+      assert.deepStrictEqual((yield* streamed(Replay.layer(plain))).deltas, [])
+      // Nor does it when the session asked the CLI for no partial messages.
+      const off = yield* streamed(Replay.layer(plain, { streamText: true }), { includePartialMessages: false })
+      assert.deepStrictEqual(off.deltas, [])
+    }))
 })

@@ -3,17 +3,29 @@
  * what the library writes and writes what the CLI would. No process, no bytes on a pipe, and
  * fully deterministic, so it runs under `TestClock`.
  *
+ * A script can also play the CLI's requests to the program and check its answers, typed:
+ * {@link callHook} (a hook the program registered), {@link askPermission} (its permission
+ * handler) and {@link callMcpTool} (a tool of its MCP servers).
+ *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
+import * as HookEvents from "../HookEvents.ts"
+import * as Rpc from "../internal/mcpJsonRpc.ts"
+import { ControlResponse, McpMessageResponse } from "../protocol/control.ts"
+import { PermissionResult } from "../protocol/permissions.ts"
 import { makeStderrFeed } from "../internal/stderrLines.ts"
 import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 
@@ -45,6 +57,31 @@ export interface FakeCliHandle {
   readonly closeStdout: Effect.Effect<void>
   /** Every message the library wrote so far. */
   readonly received: ReadonlyArray<Record<string, unknown>>
+  /**
+   * Sends a CLI → host `control_request` with this body (`{ subtype, … }`) and a fresh
+   * `request_id`, and waits for the host's `control_response` to it, which `next` then never
+   * sees. Past the deadline (`timeout`, default 10 seconds, in real time even under `TestClock`)
+   * the request is cancelled (`control_cancel_request`, as the CLI does) and the call fails with
+   * `ControlTimeout`. The helpers {@link callHook}, {@link askPermission} and
+   * {@link callMcpTool} build on it.
+   *
+   * @since 0.2.0
+   */
+  readonly request: (
+    body: Record<string, unknown>,
+    options?: RequestOptions
+  ) => Effect.Effect<ControlResponse["response"], ClaudeError.ClaudeError>
+}
+
+/**
+ * Options of the requests a script sends to the host.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RequestOptions {
+  /** How long to wait for the host's answer, in real time even under `TestClock` (default 10 seconds). */
+  readonly timeout?: Duration.Input | undefined
 }
 
 /**
@@ -56,6 +93,9 @@ export interface FakeCliHandle {
 export type ScriptExit = void | number | { readonly code: number | null; readonly signal: string | null }
 
 const encoder = new TextEncoder()
+
+const liveClock = Clock.Clock.defaultValue()
+const decodeControlResponse = Schema.decodeUnknownOption(ControlResponse)
 
 const makeConnection = <R>(
   spec: LaunchSpec,
@@ -69,6 +109,9 @@ const makeConnection = <R>(
     let stderrText = ""
     let inputEnded = false
     const stderrLines = yield* makeStderrFeed
+    // The host's answers to the requests of `request`, by request id: routed here, not to `next`.
+    const awaiting = new Map<string, Deferred.Deferred<ControlResponse["response"]>>()
+    let requestCount = 0
 
     const endStdout = Effect.sync(() => Queue.endUnsafe(stdout))
     const next: FakeCliHandle["next"] = Queue.take(stdin).pipe(
@@ -92,7 +135,26 @@ const makeConnection = <R>(
           return stderrLines.push(text)
         }),
       closeStdout: endStdout,
-      received
+      received,
+      request: (body, options) =>
+        Effect.gen(function*() {
+          const requestId = `fake-cli-request-${++requestCount}`
+          const answer = yield* Deferred.make<ControlResponse["response"]>()
+          awaiting.set(requestId, answer)
+          const subtype = String(body.subtype)
+          const timeout = Duration.fromInputUnsafe(options?.timeout ?? "10 seconds")
+          yield* handle.emit({ type: "control_request", request_id: requestId, request: body })
+          const result = yield* Deferred.await(answer).pipe(
+            Effect.timeoutOption(timeout),
+            Effect.provideService(Clock.Clock, liveClock),
+            Effect.ensuring(Effect.sync(() => awaiting.delete(requestId)))
+          )
+          if (Option.isSome(result)) return result.value
+          yield* handle.emit({ type: "control_cancel_request", request_id: requestId })
+          return yield* Effect.fail(
+            ClaudeError.make(new ClaudeError.ControlTimeout({ subtype, timeoutMillis: Duration.toMillis(timeout) }))
+          )
+        })
     }
 
     const finish = (status: { readonly code: number | null; readonly signal: string | null }) =>
@@ -145,6 +207,14 @@ const makeConnection = <R>(
           }
           const message = JSON.parse(line) as Record<string, unknown>
           received.push(message)
+          if (message.type === "control_response" && awaiting.size > 0) {
+            const decoded = decodeControlResponse(message)
+            const answer = Option.isSome(decoded) ? awaiting.get(decoded.value.response.request_id) : undefined
+            if (Option.isSome(decoded) && answer !== undefined) {
+              Deferred.doneUnsafe(answer, Effect.succeed(decoded.value.response))
+              return Effect.void
+            }
+          }
           Queue.offerUnsafe(stdin, message)
           return Effect.void
         }),
@@ -428,3 +498,252 @@ export const conversation = <R = never>(options: {
       }
     }
   })
+
+// ---------------------------------------------------------------------------------------------
+// Requests to the host: hooks, permissions, MCP tools
+// ---------------------------------------------------------------------------------------------
+
+const show = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text
+}
+
+const asRecord = (u: unknown): Record<string, unknown> =>
+  u !== null && typeof u === "object" && !Array.isArray(u) ? u as Record<string, unknown> : {}
+
+/** The answer's body, or the failure the host's error answer is. */
+const answered = (
+  subtype: string,
+  response: ControlResponse["response"]
+): Effect.Effect<unknown, ClaudeError.ClaudeError> =>
+  response.subtype === "success"
+    ? Effect.succeed(response.response ?? {})
+    : Effect.fail(ClaudeError.make(
+      new ClaudeError.ControlRejected({
+        subtype,
+        error: response.error,
+        by: "host",
+        ...(response.error_code === undefined ? {} : { errorCode: response.error_code })
+      })
+    ))
+
+const decodeAnswer = <S extends Schema.Top & { readonly DecodingServices: never }>(
+  schema: S,
+  what: string,
+  body: unknown
+): Effect.Effect<S["Type"], ClaudeError.ClaudeError> =>
+  Schema.decodeUnknownEffect(schema)(body).pipe(
+    Effect.mapError((issue) =>
+      ClaudeError.make(
+        new ClaudeError.ProtocolViolation({ description: `the host's ${what} does not decode: ${issue.message}`, line: show(body) })
+      )
+    )
+  )
+
+/** A CLI matcher (`Bash`, `Edit|Write`, `*`, none) against a tool name, as the CLI reads it. */
+const matches = (matcher: unknown, toolName: string | undefined): boolean => {
+  if (toolName === undefined || matcher === undefined || matcher === null || matcher === "" || matcher === "*") return true
+  const text = String(matcher)
+  try {
+    return new RegExp(`^(?:${text})$`).test(toolName)
+  } catch {
+    return text === toolName
+  }
+}
+
+/**
+ * Options of {@link callHook}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CallHookOptions extends RequestOptions {
+  /**
+   * The callback to call. Default: the first callback the host registered in `initialize` for
+   * the event, whose matcher matches the input's `tool_name` (when it has one).
+   */
+  readonly callbackId?: string | undefined
+  /** The request's `tool_use_id`. Default: the input's `tool_use_id`, else a fake one. */
+  readonly toolUseId?: string | undefined
+}
+
+/**
+ * Fires a hook on the host as the CLI does: a `hook_callback` request for `event` with `input`
+ * (the common fields `session_id`, `transcript_path`, `cwd` and `hook_event_name` are filled in
+ * when missing), and returns the host's answer decoded with the event's output schema.
+ *
+ * ```ts
+ * FakeCli.layer((cli) =>
+ *   Effect.gen(function*() {
+ *     yield* FakeCli.answerInitialize(cli)
+ *     const answer = yield* FakeCli.callHook(cli, "PreToolUse", {
+ *       tool_name: "Bash",
+ *       tool_input: { command: "rm -rf /" }
+ *     })
+ *     // answer.hookSpecificOutput?.permissionDecision === "deny"
+ *   }))
+ * ```
+ *
+ * Fails with `InvalidInput` when the host registered no such hook (read from the `initialize`
+ * request the script received), `ControlRejected` (`by: "host"`) when the host answers with an
+ * error, `ProtocolViolation` when its answer does not decode, `ControlTimeout` when it does not
+ * answer in time (`options.timeout`, default 10 seconds of real time).
+ *
+ * @since 0.2.0
+ * @category requests to the host
+ */
+export const callHook: <K extends HookEvents.HookEventName>(
+  cli: FakeCliHandle,
+  event: K,
+  input?: Record<string, unknown>,
+  options?: CallHookOptions
+) => Effect.Effect<HookEvents.HookOutput<K>, ClaudeError.ClaudeError> = Effect.fn("FakeCli.callHook")(
+  function*<K extends HookEvents.HookEventName>(
+    cli: FakeCliHandle,
+    event: K,
+    input: Record<string, unknown> = {},
+    options?: CallHookOptions
+  ) {
+    const toolName = typeof input.tool_name === "string" ? input.tool_name : undefined
+    const initialize = cli.received.find((m) => m.type === "control_request" && asRecord(m.request).subtype === "initialize")
+    const registered = asRecord(asRecord(asRecord(initialize?.request).hooks))[event]
+    const callbackId = options?.callbackId ?? (Array.isArray(registered) ? registered : [])
+      .map(asRecord)
+      .filter((matcher) => matches(matcher.matcher, toolName))
+      .flatMap((matcher) => Array.isArray(matcher.hookCallbackIds) ? matcher.hookCallbackIds : [])
+      .find((id): id is string => typeof id === "string")
+    if (callbackId === undefined) {
+      return yield* Effect.fail(ClaudeError.make(
+        new ClaudeError.InvalidInput({
+          description: `the host registered no ${event} hook${toolName === undefined ? "" : ` matching ${toolName}`} ` +
+            `(initialize hooks: ${show(asRecord(initialize?.request).hooks ?? null)})`
+        })
+      ))
+    }
+    const toolUseId = options?.toolUseId ??
+      (typeof input.tool_use_id === "string" ? input.tool_use_id : `toolu_fakecli${String(cli.received.length)}`)
+    const response = yield* cli.request({
+      subtype: "hook_callback",
+      callback_id: callbackId,
+      input: {
+        session_id: "00000000-0000-4000-8000-000000000000",
+        transcript_path: "fake-transcript.jsonl",
+        cwd: cli.spec.cwd ?? ".",
+        hook_event_name: event,
+        ...(toolName === undefined ? {} : { tool_use_id: toolUseId }),
+        ...input
+      },
+      tool_use_id: toolUseId
+    }, options)
+    const body = yield* answered("hook_callback", response)
+    return (yield* decodeAnswer(HookEvents.outputSchema(event), `${event} hook answer`, body)) as HookEvents.HookOutput<K>
+  }
+)
+
+/**
+ * Options of {@link askPermission}: the request's other fields (`title`, `description`,
+ * `permission_suggestions`, `blocked_path`, …), as the CLI names them.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface AskPermissionOptions extends RequestOptions {
+  /** The request's `tool_use_id` (default: a fake one). */
+  readonly toolUseId?: string | undefined
+  /** More fields of the `can_use_tool` request, merged into it. */
+  readonly fields?: Record<string, unknown> | undefined
+}
+
+/**
+ * Asks the host whether a tool may run, as the CLI does: a `can_use_tool` request, and the
+ * host's decision decoded (`{ behavior: "allow", updatedInput? }` or
+ * `{ behavior: "deny", message }`).
+ *
+ * The host answers only with a `Permissions` layer (the session then passes
+ * `--permission-prompt-tool stdio`). Fails with `ControlRejected` (`by: "host"`) when the host
+ * answers with an error, `ProtocolViolation` when its answer does not decode, `ControlTimeout`
+ * when it does not answer in time (`options.timeout`, default 10 seconds of real time).
+ *
+ * @since 0.2.0
+ * @category requests to the host
+ */
+export const askPermission: (
+  cli: FakeCliHandle,
+  toolName: string,
+  input: Record<string, unknown>,
+  options?: AskPermissionOptions
+) => Effect.Effect<PermissionResult, ClaudeError.ClaudeError> = Effect.fn("FakeCli.askPermission")(
+  function*(cli: FakeCliHandle, toolName: string, input: Record<string, unknown>, options?: AskPermissionOptions) {
+    const response = yield* cli.request({
+      subtype: "can_use_tool",
+      tool_name: toolName,
+      input,
+      tool_use_id: options?.toolUseId ?? `toolu_fakecli${String(cli.received.length)}`,
+      ...options?.fields
+    }, options)
+    const body = yield* answered("can_use_tool", response)
+    return yield* decodeAnswer(PermissionResult, "permission decision", body)
+  }
+)
+
+/**
+ * Options of {@link callMcpTool}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CallMcpToolOptions extends RequestOptions {
+  /** The JSON-RPC id (default: a fresh number). */
+  readonly id?: string | number | undefined
+}
+
+let mcpIds = 0
+
+/**
+ * Calls a tool of one of the host's MCP servers, as the CLI does: an `mcp_message` request
+ * carrying a JSON-RPC `tools/call`, and the tool's result decoded (`content`, `isError`,
+ * `structuredContent`). A tool that failed is a result with `isError: true`, as MCP has it.
+ *
+ * Fails with `ControlRejected` (`by: "host"`) when the host answers with an error (an unknown
+ * server) or with a JSON-RPC error (an unknown tool, bad arguments: `errorCode` is the JSON-RPC
+ * code), `ProtocolViolation` when its answer does not decode, `ControlTimeout` when it does not
+ * answer in time (`options.timeout`, default 10 seconds of real time).
+ *
+ * @since 0.2.0
+ * @category requests to the host
+ */
+export const callMcpTool: (
+  cli: FakeCliHandle,
+  server: string,
+  tool: string,
+  args?: Record<string, unknown>,
+  options?: CallMcpToolOptions
+) => Effect.Effect<Rpc.CallToolResult, ClaudeError.ClaudeError> = Effect.fn("FakeCli.callMcpTool")(
+  function*(
+    cli: FakeCliHandle,
+    server: string,
+    tool: string,
+    args: Record<string, unknown> = {},
+    options?: CallMcpToolOptions
+  ) {
+    const response = yield* cli.request({
+      subtype: "mcp_message",
+      server_name: server,
+      message: { jsonrpc: "2.0", id: options?.id ?? ++mcpIds, method: "tools/call", params: { name: tool, arguments: args } }
+    }, options)
+    const body = yield* answered("mcp_message", response)
+    const { mcp_response: rpc } = yield* decodeAnswer(McpMessageResponse, "MCP answer", body)
+    if (rpc !== null && rpc.error !== undefined) {
+      const error = asRecord(rpc.error)
+      return yield* Effect.fail(ClaudeError.make(
+        new ClaudeError.ControlRejected({
+          subtype: "mcp_message",
+          error: `JSON-RPC error from ${server}: ${typeof error.message === "string" ? error.message : show(rpc.error)}`,
+          by: "host",
+          ...(typeof error.code === "number" ? { errorCode: String(error.code) } : {})
+        })
+      ))
+    }
+    return yield* decodeAnswer(Rpc.CallToolResult, `${tool} result`, rpc?.result)
+  }
+)

@@ -668,7 +668,47 @@ export interface MakeOptions {
    * an `api_error` result), so a test that scripted too few replies fails visibly.
    */
   readonly whenExhausted?: Reply | undefined
+  /**
+   * The model ids the fake accepts, as the API has them (e.g. {@link knownModels}). A request
+   * for any other model is answered as the API answers an unknown model, 404 `not_found_error`
+   * with the message `model: <id>`, and uses no reply of the script; the CLI then ends the turn
+   * with an `api_error` result, which the session fails with an `ApiError` of status 404.
+   * Default: any model is accepted.
+   *
+   * @since 0.2.0
+   */
+  readonly models?: ReadonlyArray<string> | undefined
 }
+
+/**
+ * Model ids the Messages API accepts: the ones the pinned CLI (2.1.332) resolves its aliases to
+ * (`default`, `opus`, `sonnet`, `haiku`, `fable`) and earlier Claude models with their short
+ * aliases. For `MakeOptions.models`: `FakeModel.make(script, { models: FakeModel.knownModels })`
+ * makes a program that asks for a misspelled model fail as it would in production.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const knownModels: ReadonlyArray<string> = [
+  "claude-opus-5-5",
+  "claude-sonnet-5-5",
+  "claude-haiku-5-5",
+  "claude-fable-5-2",
+  "claude-opus-4-1",
+  "claude-opus-4-1-20250805",
+  "claude-opus-4-0",
+  "claude-opus-4-20250514",
+  "claude-sonnet-4-5",
+  "claude-sonnet-4-5-20250929",
+  "claude-sonnet-4-0",
+  "claude-sonnet-4-20250514",
+  "claude-haiku-4-5",
+  "claude-haiku-4-5-20251001",
+  "claude-3-7-sonnet-latest",
+  "claude-3-7-sonnet-20250219",
+  "claude-3-5-haiku-latest",
+  "claude-3-5-haiku-20241022"
+]
 
 /**
  * Options of `awaitRequests`.
@@ -753,6 +793,8 @@ export const make: (script: Script, options?: MakeOptions) => Effect.Effect<Serv
   const idSuffix = (yield* withLiveClock(Clock.currentTimeMillis)).toString(36)
   let counter = 0
   const nextId = (prefix: string): string => `${prefix}_fake${String(++counter).padStart(6, "0")}${idSuffix}`
+
+  const acceptedModels = options?.models === undefined ? undefined : new Set(options.models)
 
   const exhaustedReply = (count: number): Reply =>
     options?.whenExhausted ?? httpError(500, { message: `FakeModel: script exhausted after ${count} replies` })
@@ -946,6 +988,18 @@ export const make: (script: Script, options?: MakeOptions) => Effect.Effect<Serv
         })
         return [recorded, [...requests, recorded]]
       })
+      if (
+        request.endpoint !== "other" && acceptedModels !== undefined &&
+        (request.model === undefined || !acceptedModels.has(request.model))
+      ) {
+        const requestId = nextId("req")
+        return yield* sendJson(
+          res,
+          404,
+          { "request-id": requestId },
+          errorJson("not_found_error", `model: ${request.model ?? ""}`, requestId)
+        )
+      }
       switch (request.endpoint) {
         case "messages":
           return yield* Effect.raceFirst(answerMessages(res, request), clientGone(res))

@@ -172,20 +172,91 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
   })
 
 /**
+ * Options of {@link layer}.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export interface Options {
+  /**
+   * Streams the text of every recorded `assistant` message before it, as `stream_event` lines
+   * (`content_block_start`, `text_delta`s, `content_block_stop`), the way the CLI streams them
+   * with `--include-partial-messages` (on by default; a session with `includePartialMessages:
+   * false` gets none, as from the CLI). A recorder keeps no `stream_event`s, so without it a
+   * program that shows streamed text sees none in a replay. Default `false`: the transcript's
+   * lines only.
+   */
+  readonly streamText?: boolean | undefined
+  /** The number of `text_delta`s per text block when `streamText` is on (default 2). */
+  readonly chunks?: number | undefined
+}
+
+const splitInto = (text: string, chunks: number): ReadonlyArray<string> => {
+  if (text.length === 0) return [""]
+  const size = Math.ceil(text.length / Math.max(1, chunks))
+  const out: Array<string> = []
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
+  return out
+}
+
+/**
+ * The transcript with the text of each `recv` `assistant` line streamed before it as
+ * `stream_event` lines.
+ */
+const withStreamedText = (lines: ReadonlyArray<Transcript.Line>, chunks: number): ReadonlyArray<Transcript.Line> =>
+  lines.flatMap((line, lineIndex): ReadonlyArray<Transcript.Line> => {
+    const m = asRecord(line.msg)
+    if (line.dir !== "recv" || m.type !== "assistant") return [line]
+    const content = asRecord(m.message).content
+    const blocks = Array.isArray(content) ? content.map(asRecord) : []
+    // The fields by which the library places the event in its turn, as on the assistant line.
+    const envelope: Json = {
+      session_id: m.session_id,
+      parent_tool_use_id: m.parent_tool_use_id ?? null,
+      ...("user_message_uuid" in m ? { user_message_uuid: m.user_message_uuid } : {}),
+      ...("user_message_uuids" in m ? { user_message_uuids: m.user_message_uuids } : {})
+    }
+    let n = 0
+    const event = (e: Json): Transcript.Line => ({
+      dir: "recv",
+      msg: { type: "stream_event", event: e, ...envelope, uuid: `replay-stream-${lineIndex}-${n++}` }
+    })
+    const streamed = blocks.flatMap((block, index) =>
+      block.type !== "text" || typeof block.text !== "string" ? [] : [
+        event({ type: "content_block_start", index, content_block: { type: "text", text: "" } }),
+        ...splitInto(block.text, chunks).map((text) =>
+          event({ type: "content_block_delta", index, delta: { type: "text_delta", text } })
+        ),
+        event({ type: "content_block_stop", index })
+      ]
+    )
+    return [...streamed, line]
+  })
+
+/**
  * A `Transport` that plays a transcript: a file path (read when a session opens) or the lines.
- * Every session opened with it replays the transcript from its start.
+ * Every session opened with it replays the transcript from its start. With
+ * `{ streamText: true }` the recorded answers' text is streamed too (see {@link Options}).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (transcript: string | ReadonlyArray<Transcript.Line>): Layer.Layer<Transport> =>
+export const layer = (
+  transcript: string | ReadonlyArray<Transcript.Line>,
+  options?: Options
+): Layer.Layer<Transport> =>
   Layer.succeed(
     Transport,
     Transport.of({
-      open: (_spec) =>
+      open: (spec) =>
         Effect.flatMap(
           typeof transcript === "string" ? Transcript.read(transcript) : Effect.succeed(transcript),
-          makeConnection
+          (lines) =>
+            makeConnection(
+              options?.streamText === true && spec.args.includes("--include-partial-messages")
+                ? withStreamedText(lines, options.chunks ?? 2)
+                : lines
+            )
         )
     })
   )

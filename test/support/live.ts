@@ -3,43 +3,33 @@
  * Messages API: one fresh HOME and working directory per session.
  */
 import { NodeServices } from "@effect/platform-node"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Claude from "../../src/Claude.ts"
-import * as FakeModel from "../../src/testing/FakeModel.ts"
-import { cliPath, makeHome, makeTempDir } from "./realCli.ts"
+import type * as FakeModel from "../../src/testing/FakeModel.ts"
+import * as Offline from "../../src/testing/Offline.ts"
+import { cliPath } from "./realCli.ts"
 
 /** The real process transport with Node's spawner. */
 export const processLayer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
 
-export interface Live {
-  readonly model: FakeModel.Server
-  readonly home: string
-  readonly cwd: string
-  /** Session options that point the CLI at the fake model, in a fresh HOME and cwd. */
-  readonly options: Claude.SessionOptions
-}
+/** A fake model, the fresh HOME and cwd, and session options pointing the real CLI at them. */
+export type Live = Offline.Setup
 
 /**
- * A fake model with `script`, and the options of a real-CLI session that talks to it. The session
- * asks for `permissionMode: "bypassPermissions"` (the tools of the scripts run without asking;
- * `IS_SANDBOX=1` from the fake model's environment lets the CLI accept it as root). A test that
- * wants another mode, or none (`permissionMode: undefined`), says so in `extra`.
+ * A fake model with `script`, and the options of a real-CLI session that talks to it
+ * (`Offline.make`). The session asks for `permissionMode: "bypassPermissions"` (the tools of the
+ * scripts run without asking), and `IS_SANDBOX=1` is set whatever the mode (the CLI accepts
+ * bypassPermissions as root with it). A test that wants another mode, or none
+ * (`permissionMode: undefined`), or another `IS_SANDBOX`, says so in `extra`.
  */
 export const live = (script: FakeModel.Script, extra: Partial<Claude.SessionOptions> = {}): Effect.Effect<Live, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const model = yield* FakeModel.make(script)
-    const home = yield* makeHome
-    const cwd = yield* makeTempDir("ecc-cwd-")
-    const options: Claude.SessionOptions = {
-      executable: cliPath,
-      cwd,
-      permissionMode: "bypassPermissions",
-      ...extra,
-      env: { ...model.cliEnvironment(home), ...extra.env }
-    }
-    return { model, home, cwd, options }
+  Offline.make(script, {
+    executable: cliPath,
+    permissionMode: "bypassPermissions",
+    ...extra,
+    env: { IS_SANDBOX: "1", ...extra.env }
   })
 
 /** True when a process with this pid exists (signal 0 probes without signalling). */
