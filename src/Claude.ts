@@ -30,7 +30,7 @@ import * as CliVersion from "./CliVersion.ts"
 import type * as Events from "./Events.ts"
 import * as Framing from "./Framing.ts"
 import type * as HandlerFailure from "./HandlerFailure.ts"
-import { Hooks } from "./Hooks.ts"
+import * as Hooks from "./Hooks.ts"
 import { exitContext } from "./internal/exitReason.ts"
 import * as Incoming from "./internal/incoming.ts"
 import { Lifecycle } from "./internal/lifecycle.ts"
@@ -43,8 +43,8 @@ import * as TurnRunner from "./internal/turnRunner.ts"
 import { Turns } from "./internal/turns.ts"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import * as Launch from "./Launch.ts"
-import { McpServers } from "./McpServers.ts"
-import { Permissions } from "./Permissions.ts"
+import * as McpServers from "./McpServers.ts"
+import * as Permissions from "./Permissions.ts"
 import * as Protocol from "./Protocol.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
 
@@ -270,9 +270,9 @@ export const open: (
 ) => Effect.Effect<Session, ClaudeError.ClaudeError, Transport | Scope.Scope> = Effect.fn("Claude.open")(
   function*(options: SessionOptions = {}) {
     const transport = yield* Transport
-    const hooks = Option.getOrElse(yield* Effect.serviceOption(Hooks), () => Hooks.empty)
-    const permissions = yield* Effect.serviceOption(Permissions)
-    const mcpServers = Option.getOrElse(yield* Effect.serviceOption(McpServers), () => McpServers.empty)
+    const hooks = Option.getOrElse(yield* Effect.serviceOption(Hooks.Hooks), () => Hooks.empty)
+    const permissions = yield* Effect.serviceOption(Permissions.Permissions)
+    const mcpServers = Option.getOrElse(yield* Effect.serviceOption(McpServers.McpServers), () => McpServers.empty)
 
     const wiring = { mcpServers: McpServers.launchEntries(mcpServers), permissionPromptTool: Option.isSome(permissions) }
     const launchOptions = yield* Launch.validate(options, wiring)

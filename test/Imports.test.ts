@@ -7,6 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as Index from "../src/index.ts"
+import * as Testing from "../src/testing/index.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
@@ -74,5 +76,38 @@ describe("examples", () => {
       }
     }
     assert.deepStrictEqual(found, [])
+  })
+})
+
+describe("entries", () => {
+  it("every public module is exported as a namespace (`export * as X`), never as a class", () => {
+    const text = Fs.readFileSync(Path.join(root, "src/index.ts"), "utf8") +
+      Fs.readFileSync(Path.join(root, "src/testing/index.ts"), "utf8")
+    const exports = [...text.matchAll(/^export .*$/gm)].map((m) => m[0])
+    assert.isTrue(exports.length > 10)
+    assert.deepStrictEqual(exports.filter((line) => !/^export \* as \w+ from "\.\/\w+\.ts"$/.test(line)), [])
+    for (const [name, value] of [...Object.entries(Index), ...Object.entries(Testing)]) {
+      assert.strictEqual(typeof value, "object", `${name} is a module namespace`)
+    }
+  })
+
+  it("a service module holds its tag (Hooks.Hooks) and its operations at module level; the class has no statics", () => {
+    const services = [
+      [Index.Hooks.Hooks, Index.Hooks, ["layer", "on", "register", "merge", "mergeLayers", "bind", "allow", "deny"]],
+      [Index.Permissions.Permissions, Index.Permissions, ["layer", "fromHandler", "bind", "allow", "deny", "toWire"]],
+      [Index.McpServers.McpServers, Index.McpServers, ["layer", "tool", "server", "mergeLayers", "connect"]],
+      [Index.ClaudeSession.ClaudeSession, Index.ClaudeSession, ["layer", "layerConfig", "make"]]
+    ] as const
+    for (const [tag, module, operations] of services) {
+      for (const operation of operations) {
+        assert.strictEqual(typeof (module as Record<string, unknown>)[operation], "function", operation)
+        assert.isFalse(Object.hasOwn(tag, operation), `${tag.key}.${operation} is not a static`)
+      }
+    }
+    // Types and values are reached the same way (this file is type-checked).
+    const denied: Index.Hooks.HookOutput<"PreToolUse"> = Index.Hooks.deny("not here")
+    const allowed: Index.Permissions.PermissionResult = Index.Permissions.allow()
+    assert.strictEqual(denied.hookSpecificOutput?.permissionDecision, "deny")
+    assert.strictEqual(allowed.behavior, "allow")
   })
 })

@@ -43,7 +43,7 @@ const result: Claude.TurnResult = await Effect.runPromise(program)
 const wrong: string = result.turn.costUsd
 void wrong
 // Permissions.d.ts imports "./ClaudeError.ts": those types resolve in the package too.
-type DecideError = Effect.Error<ReturnType<Permissions["Service"]["decide"]>>
+type DecideError = Effect.Error<ReturnType<Permissions.Permissions["Service"]["decide"]>>
 // @ts-expect-error a string is not a ClaudeError
 const notAnError: DecideError = "a string"
 void notAnError
