@@ -499,3 +499,53 @@ export const open: (
     return session
   }
 )
+
+/**
+ * A one-shot: opens a session, runs one turn with `prompt`, closes the session and returns the
+ * turn's result, as {@link Session.run} does. The session lives in a scope of its own, closed
+ * (the CLI ended) before `query` returns, whether the turn succeeded, failed or was interrupted,
+ * so no `Effect.scoped` is needed around it.
+ *
+ * **Details**
+ *
+ * Needs a `Transport`: `ClaudeNode.layer` (from `effect-claude-code/node`) for the real CLI, or
+ * a fake from `effect-claude-code/testing`. `Hooks`, `Permissions` and `McpServers` are taken
+ * from the context when provided, as {@link open} does. A failed turn fails with its reason (see
+ * `errorResults`).
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Claude } from "effect-claude-code"
+ * import * as ClaudeNode from "effect-claude-code/node"
+ *
+ * const program = Claude.query("Say hello").pipe(Effect.provide(ClaudeNode.layer))
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const query: (
+  prompt: TurnInput,
+  options?: SessionOptions
+) => Effect.Effect<TurnResult, ClaudeError.ClaudeError, Transport> = Effect.fn("Claude.query")(
+  function*(prompt: TurnInput, options?: SessionOptions) {
+    const session = yield* open(options)
+    return yield* session.run(prompt)
+  },
+  Effect.scoped
+)
+
+/**
+ * A one-shot as a stream: opens a session when the stream starts, streams the events of one turn
+ * with `prompt` (as {@link Session.turn} does, ending with its result), and closes the session
+ * when the stream ends. Ending the stream early (`Stream.take`, `Stream.takeUntil`, an
+ * interruption) interrupts the turn on the CLI, then closes the session.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const queryStream = (
+  prompt: TurnInput,
+  options?: SessionOptions
+): Stream.Stream<Event, ClaudeError.ClaudeError, Transport> =>
+  Stream.unwrap(Effect.map(open(options), (session) => session.turn(prompt)))
