@@ -50,7 +50,8 @@ import { type ExitStatus, Transport } from "./Transport.ts"
 
 /**
  * The process transport: sessions spawn the real `claude` CLI as a child process. Needs a
- * `ChildProcessSpawner`, which `NodeServices.layer` from `@effect/platform-node` provides.
+ * `ChildProcessSpawner`, which `NodeServices.layer` from `@effect/platform-node` provides;
+ * `ClaudeNode.layer` (the `effect-claude-code/node` entry) is this layer with it provided.
  *
  * @since 0.1.0
  * @category layers

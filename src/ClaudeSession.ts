@@ -24,8 +24,9 @@ import type { Transport } from "./Transport.ts"
  *
  * **Details**
  *
- * The layers need a `Transport`: `Claude.layerProcess` with `NodeServices.layer` from
- * `@effect/platform-node` for the real CLI, or a fake from `effect-claude-code/testing`. `Hooks`,
+ * The layers need a `Transport`: `ClaudeNode.layer` from `effect-claude-code/node` for the real
+ * CLI on Node (`Claude.layerProcess` with `NodeServices.layer`), or a fake from
+ * `effect-claude-code/testing`. `Hooks`,
  * `Permissions` and `McpServers` are taken from the layer's context when provided, as
  * `Claude.open` does.
  *
@@ -36,16 +37,16 @@ import type { Transport } from "./Transport.ts"
  * scope of its own.
  *
  * ```ts
- * import * as NodeServices from "@effect/platform-node/NodeServices"
  * import * as Config from "effect/Config"
  * import * as Effect from "effect/Effect"
  * import * as Layer from "effect/Layer"
- * import { Claude, ClaudeSession } from "effect-claude-code"
+ * import { ClaudeSession } from "effect-claude-code"
+ * import { ClaudeNode } from "effect-claude-code/node"
  *
  * const SessionLive = ClaudeSession.layerConfig({
  *   apiKey: Config.Redacted("ANTHROPIC_API_KEY"),
  *   model: Config.String("CLAUDE_MODEL")
- * }).pipe(Layer.provide(Claude.layerProcess), Layer.provide(NodeServices.layer))
+ * }).pipe(Layer.provide(ClaudeNode.layer))
  *
  * const program = Effect.gen(function*() {
  *   const session = yield* ClaudeSession.ClaudeSession
