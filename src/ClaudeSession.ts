@@ -1,9 +1,9 @@
 /**
  * The session as a service, for programs with one session: `ClaudeSession.layer(options)` opens
  * the CLI when the layer is built and ends it when the layer's scope closes, and the program
- * reaches the session with `yield* ClaudeSession.ClaudeSession`. `layerConfig` reads the options from `Config`
- * (the API key with `Config.Redacted`, so it stays `Redacted` all the way to the CLI's
- * environment), as Effect's own `SqlClient` drivers and `McpClient` do.
+ * reaches the session with `yield* ClaudeSession.ClaudeSession`. `layerConfig` reads the options
+ * from `Config` (the API key with `Config.Redacted`, so it stays `Redacted` all the way to the
+ * CLI's environment), as Effect's own `SqlClient` drivers and `McpClient` do.
  *
  * Programs with several sessions keep using `Claude.open` (which `ClaudeSession.make` is), one
  * scope per session.

@@ -32,7 +32,7 @@
  *
  * `Layer.mergeAll(A, B)` / `Layer.merge(A, B)` build A and B side by side, so neither sees the
  * other and only one of them survives: use {@link mergeLayers} for that. A
- * `Layer.succeed(Hooks, ...)` replaces whatever was there.
+ * `Layer.succeed(Hooks.Hooks, ...)` replaces whatever was there.
  *
  * **Guards fail closed.** A handler of an event whose answer can let an action through
  * ({@link guardEvents}: `PreToolUse`, `PermissionRequest`, `UserPromptSubmit`, ...) that fails,
