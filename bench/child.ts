@@ -539,7 +539,7 @@ const libSlow = async (): Promise<void> => {
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
-  const { Hooks } = await loadHooks()
+  const Hooks = await loadHooks()
   const Fiber = await import("effect/Fiber")
   const References = await import("effect/References")
   const delayMs = params.delayMs ?? 1

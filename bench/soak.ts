@@ -19,8 +19,8 @@ import * as References from "effect/References"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
-import { Hooks } from "../src/Hooks.ts"
-import { McpServers } from "../src/McpServers.ts"
+import * as Hooks from "../src/Hooks.ts"
+import * as McpServers from "../src/McpServers.ts"
 
 const gc = (globalThis as { gc?: () => void }).gc
 

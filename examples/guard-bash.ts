@@ -10,7 +10,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
-import { Hooks } from "../src/Hooks.ts"
+import * as Hooks from "../src/Hooks.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { fakeModel, isMain, processLayer } from "./support.ts"
 

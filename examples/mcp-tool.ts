@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
-import { McpServers } from "../src/McpServers.ts"
+import * as McpServers from "../src/McpServers.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { fakeModel, isMain, processLayer } from "./support.ts"
 

@@ -1,8 +1,10 @@
 /**
- * One question, one answer: open a session, run one turn, read the result.
+ * One question, one answer: `Claude.query` opens a session, runs one turn, closes the session and
+ * returns the result.
  *
  * `node examples/one-shot.ts` runs it against the fake model. Against the real model, drop the
- * `fakeModel` line and open the session with your own options (`Claude.open({ model: "sonnet" })`).
+ * `fakeModel` line and `Effect.scoped` (which only keeps the fake model up), and pass your own
+ * options (`Claude.query(prompt, { model: "sonnet" })`).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Console from "effect/Console"
@@ -15,8 +17,7 @@ import { fakeModel, isMain, processLayer } from "./support.ts"
 /** Asks one question and returns the turn's result. */
 export const program: Effect.Effect<Claude.TurnResult, ClaudeError.ClaudeError> = Effect.gen(function*() {
   const { options } = yield* fakeModel([FakeModel.text("The capital of France is Paris.")])
-  const session = yield* Claude.open(options)
-  const result = yield* session.run("What is the capital of France?")
+  const result = yield* Claude.query("What is the capital of France?", options)
   yield* Console.log(`${result.result} (${result.num_turns} model turn, $${result.turn.costUsd.toFixed(4)})`)
   return result
 }).pipe(Effect.scoped, Effect.provide(processLayer))

@@ -11,7 +11,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
-import { Permissions } from "../src/Permissions.ts"
+import * as Permissions from "../src/Permissions.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { fakeModel, isMain, processLayer } from "./support.ts"
 

@@ -5,20 +5,19 @@
  *
  * In your own program you would only keep `processLayer` and pass your own options.
  */
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Url from "node:url"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Claude from "../src/Claude.ts"
+import * as ClaudeNode from "../src/ClaudeNode.ts"
 import type * as FakeModel from "../src/testing/FakeModel.ts"
 import * as Offline from "../src/testing/Offline.ts"
 
-/** Sessions spawn the real `claude` process, through Node's child process spawner. */
-export const processLayer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+/** Sessions spawn the real `claude` process, through Node's child process spawner: `ClaudeNode.layer`. */
+export const processLayer = ClaudeNode.layer
 
 /**
  * True when the module of `meta` is the program node was started with: `import.meta.main`, with a

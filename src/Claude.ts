@@ -30,7 +30,7 @@ import * as CliVersion from "./CliVersion.ts"
 import type * as Events from "./Events.ts"
 import * as Framing from "./Framing.ts"
 import type * as HandlerFailure from "./HandlerFailure.ts"
-import { Hooks } from "./Hooks.ts"
+import * as Hooks from "./Hooks.ts"
 import { exitContext } from "./internal/exitReason.ts"
 import * as Incoming from "./internal/incoming.ts"
 import { Lifecycle } from "./internal/lifecycle.ts"
@@ -43,14 +43,15 @@ import * as TurnRunner from "./internal/turnRunner.ts"
 import { Turns } from "./internal/turns.ts"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import * as Launch from "./Launch.ts"
-import { McpServers } from "./McpServers.ts"
-import { Permissions } from "./Permissions.ts"
+import * as McpServers from "./McpServers.ts"
+import * as Permissions from "./Permissions.ts"
 import * as Protocol from "./Protocol.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
 
 /**
  * The process transport: sessions spawn the real `claude` CLI as a child process. Needs a
- * `ChildProcessSpawner`, which `NodeServices.layer` from `@effect/platform-node` provides.
+ * `ChildProcessSpawner`, which `NodeServices.layer` from `@effect/platform-node` provides;
+ * `ClaudeNode.layer` (the `effect-claude-code/node` entry) is this layer with it provided.
  *
  * @since 0.1.0
  * @category layers
@@ -270,9 +271,9 @@ export const open: (
 ) => Effect.Effect<Session, ClaudeError.ClaudeError, Transport | Scope.Scope> = Effect.fn("Claude.open")(
   function*(options: SessionOptions = {}) {
     const transport = yield* Transport
-    const hooks = Option.getOrElse(yield* Effect.serviceOption(Hooks), () => Hooks.empty)
-    const permissions = yield* Effect.serviceOption(Permissions)
-    const mcpServers = Option.getOrElse(yield* Effect.serviceOption(McpServers), () => McpServers.empty)
+    const hooks = Option.getOrElse(yield* Effect.serviceOption(Hooks.Hooks), () => Hooks.empty)
+    const permissions = yield* Effect.serviceOption(Permissions.Permissions)
+    const mcpServers = Option.getOrElse(yield* Effect.serviceOption(McpServers.McpServers), () => McpServers.empty)
 
     const wiring = { mcpServers: McpServers.launchEntries(mcpServers), permissionPromptTool: Option.isSome(permissions) }
     const launchOptions = yield* Launch.validate(options, wiring)
@@ -499,3 +500,53 @@ export const open: (
     return session
   }
 )
+
+/**
+ * A one-shot: opens a session, runs one turn with `prompt`, closes the session and returns the
+ * turn's result, as {@link Session.run} does. The session lives in a scope of its own, closed
+ * (the CLI ended) before `query` returns, whether the turn succeeded, failed or was interrupted,
+ * so no `Effect.scoped` is needed around it.
+ *
+ * **Details**
+ *
+ * Needs a `Transport`: `ClaudeNode.layer` (from `effect-claude-code/node`) for the real CLI, or
+ * a fake from `effect-claude-code/testing`. `Hooks`, `Permissions` and `McpServers` are taken
+ * from the context when provided, as {@link open} does. A failed turn fails with its reason (see
+ * `errorResults`).
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Claude } from "effect-claude-code"
+ * import * as ClaudeNode from "effect-claude-code/node"
+ *
+ * const program = Claude.query("Say hello").pipe(Effect.provide(ClaudeNode.layer))
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const query: (
+  prompt: TurnInput,
+  options?: SessionOptions
+) => Effect.Effect<TurnResult, ClaudeError.ClaudeError, Transport> = Effect.fn("Claude.query")(
+  function*(prompt: TurnInput, options?: SessionOptions) {
+    const session = yield* open(options)
+    return yield* session.run(prompt)
+  },
+  Effect.scoped
+)
+
+/**
+ * A one-shot as a stream: opens a session when the stream starts, streams the events of one turn
+ * with `prompt` (as {@link Session.turn} does, ending with its result), and closes the session
+ * when the stream ends. Ending the stream early (`Stream.take`, `Stream.takeUntil`, an
+ * interruption) interrupts the turn on the CLI, then closes the session.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const queryStream = (
+  prompt: TurnInput,
+  options?: SessionOptions
+): Stream.Stream<Event, ClaudeError.ClaudeError, Transport> =>
+  Stream.unwrap(Effect.map(open(options), (session) => session.turn(prompt)))

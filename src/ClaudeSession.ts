@@ -1,9 +1,9 @@
 /**
  * The session as a service, for programs with one session: `ClaudeSession.layer(options)` opens
  * the CLI when the layer is built and ends it when the layer's scope closes, and the program
- * reaches the session with `yield* ClaudeSession`. `layerConfig` reads the options from `Config`
- * (the API key with `Config.Redacted`, so it stays `Redacted` all the way to the CLI's
- * environment), as Effect's own `SqlClient` drivers and `McpClient` do.
+ * reaches the session with `yield* ClaudeSession.ClaudeSession`. `layerConfig` reads the options
+ * from `Config` (the API key with `Config.Redacted`, so it stays `Redacted` all the way to the
+ * CLI's environment), as Effect's own `SqlClient` drivers and `McpClient` do.
  *
  * Programs with several sessions keep using `Claude.open` (which `ClaudeSession.make` is), one
  * scope per session.
@@ -24,8 +24,9 @@ import type { Transport } from "./Transport.ts"
  *
  * **Details**
  *
- * The layers need a `Transport`: `Claude.layerProcess` with `NodeServices.layer` from
- * `@effect/platform-node` for the real CLI, or a fake from `effect-claude-code/testing`. `Hooks`,
+ * The layers need a `Transport`: `ClaudeNode.layer` from `effect-claude-code/node` for the real
+ * CLI on Node (`Claude.layerProcess` with `NodeServices.layer`), or a fake from
+ * `effect-claude-code/testing`. `Hooks`,
  * `Permissions` and `McpServers` are taken from the layer's context when provided, as
  * `Claude.open` does.
  *
@@ -36,20 +37,19 @@ import type { Transport } from "./Transport.ts"
  * scope of its own.
  *
  * ```ts
- * import * as NodeServices from "@effect/platform-node/NodeServices"
  * import * as Config from "effect/Config"
  * import * as Effect from "effect/Effect"
  * import * as Layer from "effect/Layer"
-import type * as Scope from "effect/Scope"
- * import { Claude, ClaudeSession } from "effect-claude-code"
+ * import { ClaudeSession } from "effect-claude-code"
+ * import { ClaudeNode } from "effect-claude-code/node"
  *
  * const SessionLive = ClaudeSession.layerConfig({
  *   apiKey: Config.Redacted("ANTHROPIC_API_KEY"),
  *   model: Config.String("CLAUDE_MODEL")
- * }).pipe(Layer.provide(Claude.layerProcess), Layer.provide(NodeServices.layer))
+ * }).pipe(Layer.provide(ClaudeNode.layer))
  *
  * const program = Effect.gen(function*() {
- *   const session = yield* ClaudeSession
+ *   const session = yield* ClaudeSession.ClaudeSession
  *   return yield* session.run("Say hello")
  * }).pipe(Effect.provide(SessionLive))
  * ```
@@ -57,44 +57,44 @@ import type * as Scope from "effect/Scope"
  * @since 0.1.0
  * @category services
  */
-export class ClaudeSession extends Context.Service<ClaudeSession, Claude.Session>()("effect-claude-code/ClaudeSession") {
-  /**
-   * Opens a session in the current scope: `Claude.open`.
-   *
-   * @since 0.1.0
-   * @category constructors
-   */
-  static readonly make: (
-    options?: Claude.SessionOptions
-  ) => Effect.Effect<Claude.Session, ClaudeError.ClaudeError, Transport | Scope.Scope> = Claude.open
+export class ClaudeSession extends Context.Service<ClaudeSession, Claude.Session>()("effect-claude-code/ClaudeSession") {}
 
-  /**
-   * A layer holding one session opened with `options`; closing the layer's scope ends the CLI.
-   *
-   * @since 0.1.0
-   * @category layers
-   */
-  static readonly layer = (
-    options?: Claude.SessionOptions
-  ): Layer.Layer<ClaudeSession, ClaudeError.ClaudeError, Transport> => Layer.effect(ClaudeSession, Claude.open(options))
+/**
+ * Opens a session in the current scope: `Claude.open`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: (
+  options?: Claude.SessionOptions
+) => Effect.Effect<Claude.Session, ClaudeError.ClaudeError, Transport | Scope.Scope> = Claude.open
 
-  /**
-   * {@link ClaudeSession.layer} with options read from `Config`: each option is a `Config` of
-   * its value (e.g. `apiKey: Config.Redacted("ANTHROPIC_API_KEY")`), or the whole options are
-   * one `Config`. An option that is not configuration (a `transcript` recorder) is given with
-   * `Config.succeed(value)`.
-   *
-   * **Details**
-   *
-   * The key stays `Redacted` from the `ConfigProvider` to the CLI's environment
-   * (`ANTHROPIC_API_KEY`), so it shows neither in logs nor in errors. A missing or malformed
-   * value fails the layer with Effect's `ConfigError`, naming the value but never its content.
-   *
-   * @since 0.1.0
-   * @category layers
-   */
-  static readonly layerConfig = (
-    config: Config.Wrap<Claude.SessionOptions>
-  ): Layer.Layer<ClaudeSession, ClaudeError.ClaudeError | Config.ConfigError, Transport> =>
-    Layer.effect(ClaudeSession, Effect.flatMap(Config.unwrap(config), (options) => Claude.open(options)))
-}
+/**
+ * A layer holding one session opened with `options`; closing the layer's scope ends the CLI.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options?: Claude.SessionOptions
+): Layer.Layer<ClaudeSession, ClaudeError.ClaudeError, Transport> => Layer.effect(ClaudeSession, Claude.open(options))
+
+/**
+ * {@link layer} with options read from `Config`: each option is a `Config` of its value (e.g.
+ * `apiKey: Config.Redacted("ANTHROPIC_API_KEY")`), or the whole options are one `Config`. An
+ * option that is not configuration (a `transcript` recorder) is given with
+ * `Config.succeed(value)`.
+ *
+ * **Details**
+ *
+ * The key stays `Redacted` from the `ConfigProvider` to the CLI's environment
+ * (`ANTHROPIC_API_KEY`), so it shows neither in logs nor in errors. A missing or malformed
+ * value fails the layer with Effect's `ConfigError`, naming the value but never its content.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (
+  config: Config.Wrap<Claude.SessionOptions>
+): Layer.Layer<ClaudeSession, ClaudeError.ClaudeError | Config.ConfigError, Transport> =>
+  Layer.effect(ClaudeSession, Effect.flatMap(Config.unwrap(config), (options) => Claude.open(options)))

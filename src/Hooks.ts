@@ -30,11 +30,11 @@
  *
  * - `program.pipe(Effect.provide(A), Effect.provide(B))` (B is built first, A sees it);
  * - `Layer.provideMerge(A, B)` / `A.pipe(Layer.provideMerge(B))`, and `Layer.provide(A, B)`;
- * - {@link Hooks.mergeLayers}`(A, B)`.
+ * - {@link mergeLayers}`(A, B)`.
  *
  * `Layer.mergeAll(A, B)` / `Layer.merge(A, B)` build A and B side by side, so neither sees the
- * other and only one of them survives: use {@link Hooks.mergeLayers} for that. A
- * `Layer.succeed(Hooks, ...)` replaces whatever was there.
+ * other and only one of them survives: use {@link mergeLayers} for that. A
+ * `Layer.succeed(Hooks.Hooks, ...)` replaces whatever was there.
  *
  * **Guards fail closed.** A handler of an event whose answer can let an action through
  * ({@link guardEvents}: `PreToolUse`, `PermissionRequest`, `UserPromptSubmit`, ...) that fails,
@@ -43,7 +43,7 @@
  * {@link refusal}, whose reason says what happened: the tool does not run, the prompt is dropped.
  * `{ onFailure: "continue" }` on a registration opts out. A failing handler of any other event
  * gets the non-blocking error answer (the CLI goes on as if the hook had said nothing). Every
- * failure is logged as a warning and passed to the `report` of {@link Hooks.bind}
+ * failure is logged as a warning and passed to the `report` of {@link bind}
  * ({@link HandlerFailure.HandlerFailed}).
  *
  * **Scope and span.** Each call runs in a scope of its own, closed when the call ends, and under
@@ -159,7 +159,7 @@ export interface HookOptions {
 
 /**
  * One registration: an event, an optional matcher and timeout, and a handler whose
- * requirements `R` are still to be provided (by {@link Hooks.layer}).
+ * requirements `R` are still to be provided (by {@link layer}).
  *
  * @since 0.1.0
  * @category models
@@ -191,7 +191,7 @@ export type Registration = Hook<never>
 export type Requirements<H> = H extends Hook<infer R> ? R : never
 
 /**
- * One entry of the keyed form of {@link Hooks.layer}: a handler, or a handler with options.
+ * One entry of the keyed form of {@link layer}: a handler, or a handler with options.
  *
  * @since 0.1.0
  * @category models
@@ -201,7 +201,7 @@ export type Entry<K extends string, E = unknown, R = unknown> =
   | (HookOptions & { readonly handler: Handler<K, E, R> })
 
 /**
- * The keyed form of {@link Hooks.layer}: per known event, one entry or a list of entries.
+ * The keyed form of {@link layer}: per known event, one entry or a list of entries.
  *
  * @since 0.1.0
  * @category models
@@ -233,7 +233,7 @@ export type SpecRequirements<S> = {
 export type InitializeMatcher = HookMatcher
 
 /**
- * What the session gets from {@link Hooks.bind}: the `hooks` field of its `initialize` request,
+ * What the session gets from {@link bind}: the `hooks` field of its `initialize` request,
  * and the function answering `hook_callback` requests.
  *
  * @since 0.1.0
@@ -407,218 +407,202 @@ const deadlineOf = (registration: Registration): Duration.Duration | undefined =
 /**
  * The hooks of a session. The session reads it with `Effect.serviceOption(Hooks)` (absent = no
  * hooks), registers them in `initialize` and answers `hook_callback` requests through
- * {@link Hooks.bind}.
+ * {@link bind}.
  *
- * Build it with {@link Hooks.layer}; several `Hooks` layers add up (see the module docs).
+ * Build it with {@link layer}; several `Hooks` layers add up (see the module docs).
  *
  * @since 0.1.0
  * @category services
  */
 export class Hooks extends Context.Service<Hooks, {
   readonly registrations: ReadonlyArray<Registration>
-}>()("effect-claude-code/Hooks") {
-  /**
-   * The service with no registrations (what the session uses when there is no `Hooks`).
-   *
-   * @since 0.1.0
-   */
-  static readonly empty: Hooks["Service"] = { registrations: [] }
+}>()("effect-claude-code/Hooks") {}
 
-  /**
-   * @since 0.1.0
-   */
-  static readonly on = on
+/**
+ * The service with no registrations (what the session uses when there is no `Hooks`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const empty: Hooks["Service"] = { registrations: [] }
 
-  /**
-   * Builds the service value from registrations, appending them to the `Hooks` service already
-   * in the context (if any). The context is captured here (it must hold the handlers'
-   * requirements `R`) and provided to every handler call with `Effect.provideContext`, so a
-   * handler sees the services of the place its layer was built, whichever fiber dispatches.
-   *
-   * The build's `Scope` and parent span are left out of the captured context: each call runs in
-   * a scope of its own, closed when the call ends (a finalizer a handler adds runs then, not
-   * when the program ends), and under the span of the fiber that dispatches it.
-   *
-   * @since 0.1.0
-   */
-  static readonly register = <const Hs extends ReadonlyArray<Hook<unknown>>>(
-    ...hooks: Hs
-  ): Effect.Effect<Hooks["Service"], never, Requirements<Hs[number]>> =>
-    Effect.gen(function*() {
-      const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(yield* Effect.context<Requirements<Hs[number]>>())
-      const existing = yield* Effect.serviceOption(Hooks)
-      const own: Array<Registration> = hooks.map((hook) => ({
-        ...hook,
-        // `Scope` is provided per call by `dispatch`; the parent span is the caller's.
-        handler: (input: never, meta: HookMeta) =>
-          Effect.provideContext(
-            Effect.suspend(() => hook.handler(input, meta)) as Effect.Effect<unknown, unknown, Requirements<Hs[number]>>,
-            context
-          ) as Effect.Effect<unknown, unknown>
-      }))
-      return Hooks.of({
-        registrations: [...Option.getOrElse(existing, () => Hooks.empty).registrations, ...own]
-      })
+/**
+ * Builds the service value from registrations, appending them to the `Hooks` service already
+ * in the context (if any). The context is captured here (it must hold the handlers'
+ * requirements `R`) and provided to every handler call with `Effect.provideContext`, so a
+ * handler sees the services of the place its layer was built, whichever fiber dispatches.
+ *
+ * The build's `Scope` and parent span are left out of the captured context: each call runs in
+ * a scope of its own, closed when the call ends (a finalizer a handler adds runs then, not
+ * when the program ends), and under the span of the fiber that dispatches it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const register = <const Hs extends ReadonlyArray<Hook<unknown>>>(
+  ...hooks: Hs
+): Effect.Effect<Hooks["Service"], never, Requirements<Hs[number]>> =>
+  Effect.gen(function*() {
+    const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(yield* Effect.context<Requirements<Hs[number]>>())
+    const existing = yield* Effect.serviceOption(Hooks)
+    const own: Array<Registration> = hooks.map((hook) => ({
+      ...hook,
+      // `Scope` is provided per call by `dispatch`; the parent span is the caller's.
+      handler: (input: never, meta: HookMeta) =>
+        Effect.provideContext(
+          Effect.suspend(() => hook.handler(input, meta)) as Effect.Effect<unknown, unknown, Requirements<Hs[number]>>,
+          context
+        ) as Effect.Effect<unknown, unknown>
+    }))
+    return Hooks.of({
+      registrations: [...Option.getOrElse(existing, () => empty).registrations, ...own]
     })
-
-  /**
-   * A layer adding registrations to the session's hooks, given as {@link on} values or keyed by
-   * event (`{ Stop: [handler], PreToolUse: [{ matcher: "Bash", handler }] }`).
-   *
-   * The handlers' requirements `R` become the layer's requirements: they are taken from the
-   * context the layer is built in (like `Toolkit.toLayer` in `effect/unstable/ai`) and the
-   * handlers run with them whichever fiber dispatches the call.
-   *
-   * The layer reads the `Hooks` already provided around it and appends to it, so stacked layers
-   * add up; see the module docs for which compositions do and which do not.
-   *
-   * @since 0.1.0
-   */
-  static readonly layer: {
-    <const Hs extends ReadonlyArray<Hook<unknown>>>(...hooks: Hs): Layer.Layer<Hooks, never, Requirements<Hs[number]>>
-    <const S extends Spec>(spec: S): Layer.Layer<Hooks, never, SpecRequirements<S>>
-  } = (...args: ReadonlyArray<unknown>): Layer.Layer<Hooks, never, never> => {
-    const hooks = args.length === 1 && !isHook(args[0]) ? fromSpec(args[0] as Spec) : (args as Array<Hook<unknown>>)
-    return Layer.effect(Hooks, Hooks.register(...hooks) as Effect.Effect<Hooks["Service"]>)
-  }
-
-  /**
-   * Concatenates service values, registrations in argument order.
-   *
-   * @since 0.1.0
-   */
-  static readonly merge = (...services: ReadonlyArray<Hooks["Service"]>): Hooks["Service"] =>
-    Hooks.of({ registrations: services.flatMap((service) => service.registrations) })
-
-  /**
-   * Combines `Hooks` layers so that all their registrations are kept (in argument order), which
-   * `Layer.mergeAll` does not do for a single service. Each layer is built with the previous
-   * ones' output.
-   *
-   * @since 0.1.0
-   */
-  static readonly mergeLayers = <const Ls extends ReadonlyArray<Layer.Layer<Hooks, unknown, unknown>>>(
-    ...layers: Ls
-  ): Layer.Layer<Hooks, Layer.Error<Ls[number]>, Exclude<Layer.Services<Ls[number]>, Hooks>> =>
-    layers.reduce<Layer.Layer<Hooks, unknown, unknown>>(
-      (acc, layer) => Layer.provideMerge(layer, acc),
-      Layer.succeed(Hooks, Hooks.empty)
-    ) as Layer.Layer<Hooks, Layer.Error<Ls[number]>, Exclude<Layer.Services<Ls[number]>, Hooks>>
-
-  /**
-   * What the session does once per session with the hooks it found: callback ids are
-   * generated in registration order (`hook_0`, `hook_1`, ...), `initialize` is the `hooks`
-   * field of the `initialize` request, `dispatch` answers `hook_callback` requests.
-   *
-   * `report` is called (synchronously) for every failure of a call, after it is logged: the
-   * session publishes it on its events.
-   *
-   * @since 0.1.0
-   */
-  static override readonly bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): Bound =>
-    bind(hooks, report)
-
-  /**
-   * @since 0.1.0
-   */
-  static readonly guardEvents = guardEvents
-
-  /**
-   * @since 0.1.0
-   */
-  static readonly refusal = refusal
-
-  /**
-   * @since 0.1.0
-   */
-  static readonly defaultGuardTimeout = defaultGuardTimeout
-
-  /**
-   * "No opinion": `{}`. The CLI goes on as if there were no hook.
-   *
-   * @since 0.1.0
-   */
-  static readonly allow = (): HookEvents.HookOutputBase => ({})
-
-  /**
-   * `{"decision":"block","reason":reason}`. Stop / SubagentStop: the agent keeps going with
-   * `reason` as feedback. UserPromptSubmit: the prompt is dropped. PreToolUse: the tool is not
-   * run (like {@link Hooks.deny}).
-   *
-   * @since 0.1.0
-   */
-  static readonly block = (reason: string): HookEvents.HookOutputBase => ({ decision: "block", reason })
-
-  /**
-   * `{"async":true}` (with `asyncTimeout` in ms when given): the SDKs' "async" answer, which
-   * makes no decision; CLI 2.1.332 ignores any other field sent with it.
-   *
-   * @since 0.1.0
-   */
-  static readonly async = (asyncTimeoutMillis?: number): HookEvents.HookOutputBase => ({
-    async: true,
-    ...(asyncTimeoutMillis !== undefined ? { asyncTimeout: asyncTimeoutMillis } : {})
   })
 
-  /**
-   * `{"continue":false,"stopReason":reason}`: end the turn after this hook.
-   *
-   * @since 0.1.0
-   */
-  static readonly stop = (reason: string): HookEvents.HookOutputBase => ({ continue: false, stopReason: reason })
-
-  /**
-   * PreToolUse: do not run the tool; `reason` is the tool error the model sees.
-   *
-   * @since 0.1.0
-   */
-  static readonly deny = (reason: string): HookEvents.HookOutput<"PreToolUse"> => ({
-    hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason }
-  })
-
-  /**
-   * PreToolUse: run the tool without asking for permission, with `updatedInput` replacing its
-   * input when given.
-   *
-   * @since 0.1.0
-   */
-  static readonly allowWith = (
-    updatedInput?: Readonly<Record<string, unknown>>,
-    reason?: string
-  ): HookEvents.HookOutput<"PreToolUse"> => ({
-    hookSpecificOutput: {
-      hookEventName: "PreToolUse",
-      permissionDecision: "allow",
-      ...(reason !== undefined ? { permissionDecisionReason: reason } : {}),
-      ...(updatedInput !== undefined ? { updatedInput } : {})
-    }
-  })
-
-  /**
-   * PreToolUse: ask for permission (the normal prompt), with `reason` shown.
-   *
-   * @since 0.1.0
-   */
-  static readonly ask = (reason?: string): HookEvents.HookOutput<"PreToolUse"> => ({
-    hookSpecificOutput: {
-      hookEventName: "PreToolUse",
-      permissionDecision: "ask",
-      ...(reason !== undefined ? { permissionDecisionReason: reason } : {})
-    }
-  })
-
-  /**
-   * Adds `text` to the model's context: UserPromptSubmit (appended, as
-   * `UserPromptSubmit hook additional context: <text>`, to the `role: "system"` environment entry
-   * of the turn's API request),
-   * PostToolUse / PostToolUseFailure (a system message after the tool result), SessionStart,
-   * and the other events with an `additionalContext` field.
-   *
-   * @since 0.1.0
-   */
-  static readonly addContext = <const K extends ContextEvent>(event: K, text: string): HookEvents.HookOutput<K> =>
-    ({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }) as HookEvents.HookOutput<K>
+/**
+ * A layer adding registrations to the session's hooks, given as {@link on} values or keyed by
+ * event (`{ Stop: [handler], PreToolUse: [{ matcher: "Bash", handler }] }`).
+ *
+ * The handlers' requirements `R` become the layer's requirements: they are taken from the
+ * context the layer is built in (like `Toolkit.toLayer` in `effect/unstable/ai`) and the
+ * handlers run with them whichever fiber dispatches the call.
+ *
+ * The layer reads the `Hooks` already provided around it and appends to it, so stacked layers
+ * add up; see the module docs for which compositions do and which do not.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer: {
+  <const Hs extends ReadonlyArray<Hook<unknown>>>(...hooks: Hs): Layer.Layer<Hooks, never, Requirements<Hs[number]>>
+  <const S extends Spec>(spec: S): Layer.Layer<Hooks, never, SpecRequirements<S>>
+} = (...args: ReadonlyArray<unknown>): Layer.Layer<Hooks, never, never> => {
+  const hooks = args.length === 1 && !isHook(args[0]) ? fromSpec(args[0] as Spec) : (args as Array<Hook<unknown>>)
+  return Layer.effect(Hooks, register(...hooks) as Effect.Effect<Hooks["Service"]>)
 }
+
+/**
+ * Concatenates service values, registrations in argument order.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const merge = (...services: ReadonlyArray<Hooks["Service"]>): Hooks["Service"] =>
+  Hooks.of({ registrations: services.flatMap((service) => service.registrations) })
+
+/**
+ * Combines `Hooks` layers so that all their registrations are kept (in argument order), which
+ * `Layer.mergeAll` does not do for a single service. Each layer is built with the previous
+ * ones' output.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const mergeLayers = <const Ls extends ReadonlyArray<Layer.Layer<Hooks, unknown, unknown>>>(
+  ...layers: Ls
+): Layer.Layer<Hooks, Layer.Error<Ls[number]>, Exclude<Layer.Services<Ls[number]>, Hooks>> =>
+  layers.reduce<Layer.Layer<Hooks, unknown, unknown>>(
+    (acc, layer) => Layer.provideMerge(layer, acc),
+    Layer.succeed(Hooks, empty)
+  ) as Layer.Layer<Hooks, Layer.Error<Ls[number]>, Exclude<Layer.Services<Ls[number]>, Hooks>>
+
+// -----------------------------------------------------------------------------
+// answers
+// -----------------------------------------------------------------------------
+
+/**
+ * "No opinion": `{}`. The CLI goes on as if there were no hook.
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const allow = (): HookEvents.HookOutputBase => ({})
+
+/**
+ * `{"decision":"block","reason":reason}`. Stop / SubagentStop: the agent keeps going with
+ * `reason` as feedback. UserPromptSubmit: the prompt is dropped. PreToolUse: the tool is not
+ * run (like {@link deny}).
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const block = (reason: string): HookEvents.HookOutputBase => ({ decision: "block", reason })
+
+/**
+ * `{"async":true}` (with `asyncTimeout` in ms when given): the SDKs' "async" answer, which
+ * makes no decision; CLI 2.1.332 ignores any other field sent with it.
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const async = (asyncTimeoutMillis?: number): HookEvents.HookOutputBase => ({
+  async: true,
+  ...(asyncTimeoutMillis !== undefined ? { asyncTimeout: asyncTimeoutMillis } : {})
+})
+
+/**
+ * `{"continue":false,"stopReason":reason}`: end the turn after this hook.
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const stop = (reason: string): HookEvents.HookOutputBase => ({ continue: false, stopReason: reason })
+
+/**
+ * PreToolUse: do not run the tool; `reason` is the tool error the model sees.
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const deny = (reason: string): HookEvents.HookOutput<"PreToolUse"> => ({
+  hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: reason }
+})
+
+/**
+ * PreToolUse: run the tool without asking for permission, with `updatedInput` replacing its
+ * input when given.
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const allowWith = (
+  updatedInput?: Readonly<Record<string, unknown>>,
+  reason?: string
+): HookEvents.HookOutput<"PreToolUse"> => ({
+  hookSpecificOutput: {
+    hookEventName: "PreToolUse",
+    permissionDecision: "allow",
+    ...(reason !== undefined ? { permissionDecisionReason: reason } : {}),
+    ...(updatedInput !== undefined ? { updatedInput } : {})
+  }
+})
+
+/**
+ * PreToolUse: ask for permission (the normal prompt), with `reason` shown.
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const ask = (reason?: string): HookEvents.HookOutput<"PreToolUse"> => ({
+  hookSpecificOutput: {
+    hookEventName: "PreToolUse",
+    permissionDecision: "ask",
+    ...(reason !== undefined ? { permissionDecisionReason: reason } : {})
+  }
+})
+
+/**
+ * Adds `text` to the model's context: UserPromptSubmit (appended, as
+ * `UserPromptSubmit hook additional context: <text>`, to the `role: "system"` environment entry
+ * of the turn's API request),
+ * PostToolUse / PostToolUseFailure (a system message after the tool result), SessionStart,
+ * and the other events with an `additionalContext` field.
+ *
+ * @since 0.1.0
+ * @category answers
+ */
+export const addContext = <const K extends ContextEvent>(event: K, text: string): HookEvents.HookOutput<K> =>
+  ({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }) as HookEvents.HookOutput<K>
 
 /**
  * The events whose answer has an `additionalContext` field.
@@ -684,7 +668,18 @@ interface BoundRegistration {
   readonly encodeOutput: (output: unknown) => Effect.Effect<unknown, Schema.SchemaError>
 }
 
-const bind = (hooks: Hooks["Service"], report: HandlerFailure.Report | undefined): Bound => {
+/**
+ * What the session does once per session with the hooks it found: callback ids are
+ * generated in registration order (`hook_0`, `hook_1`, ...), `initialize` is the `hooks`
+ * field of the `initialize` request, `dispatch` answers `hook_callback` requests.
+ *
+ * `report` is called (synchronously) for every failure of a call, after it is logged: the
+ * session publishes it on its events.
+ *
+ * @since 0.1.0
+ * @category session
+ */
+export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): Bound => {
   const byId = new Map<string, BoundRegistration>()
   const initialize: Record<string, Array<InitializeMatcher>> = {}
   hooks.registrations.forEach((registration, index) => {

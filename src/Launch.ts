@@ -138,22 +138,22 @@ export interface LaunchOptions {
    */
   readonly executable?: string | Executable | undefined
   /** The working directory of the process. Also sets `PWD`. Default: the current directory. */
-  readonly cwd?: string
+  readonly cwd?: string | undefined
   /** `--model`: a model alias (`opus`, `sonnet`, `haiku`, ...) or a full model name. */
-  readonly model?: string
+  readonly model?: string | undefined
   /** `--fallback-model`: models to use when the main one is busy (comma-separated, in order). */
-  readonly fallbackModel?: string
+  readonly fallbackModel?: string | undefined
   /**
    * `--resume=<id>`: continue the session with this id (or title). Always passed in the
    * `--resume=<id>` form, so an id starting with `-` is never read as a flag.
    */
-  readonly resume?: string
+  readonly resume?: string | undefined
   /** `--fork-session`: with `resume` or `continueConversation`, continue under a new session id. */
-  readonly forkSession?: boolean
+  readonly forkSession?: boolean | undefined
   /**
    * `--continue`: continue the most recent session of `cwd`. Cannot be combined with `resume`.
    */
-  readonly continueConversation?: boolean
+  readonly continueConversation?: boolean | undefined
   /**
    * `--permission-mode` (see {@link PermissionMode}). Unset, no flag is passed and the CLI picks
    * its own mode, as with the official SDKs: `permissions.defaultMode` from the settings it
@@ -164,47 +164,47 @@ export interface LaunchOptions {
    */
   readonly permissionMode?: PermissionMode | undefined
   /** `--system-prompt`: replaces the CLI's system prompt. `""` sends none. */
-  readonly systemPrompt?: string
+  readonly systemPrompt?: string | undefined
   /** `--append-system-prompt`: text added at the end of the system prompt. */
-  readonly appendSystemPrompt?: string
+  readonly appendSystemPrompt?: string | undefined
   /** `--allowedTools a,b`: tool rules allowed without asking, e.g. `"Bash(git *)"`. */
-  readonly allowedTools?: ReadonlyArray<string>
+  readonly allowedTools?: ReadonlyArray<string> | undefined
   /** `--disallowedTools a,b`: tool rules that are always denied. */
-  readonly disallowedTools?: ReadonlyArray<string>
+  readonly disallowedTools?: ReadonlyArray<string> | undefined
   /** `--max-turns N`: the most agent turns per user message. A positive integer. */
-  readonly maxTurns?: number
+  readonly maxTurns?: number | undefined
   /** `--add-dir D`, once per directory: more directories the tools may access. */
-  readonly addDirs?: ReadonlyArray<string>
+  readonly addDirs?: ReadonlyArray<string> | undefined
   /** Merged into the `--settings` JSON, next to the library's `attribution` default. */
-  readonly settings?: Settings
+  readonly settings?: Settings | undefined
   /**
    * Variables set (or, with `undefined`, removed) in the child environment, on top of the
    * inherited one. `Redacted` values stay redacted until the process starts.
    */
-  readonly env?: Readonly<Record<string, EnvValue>>
+  readonly env?: Readonly<Record<string, EnvValue>> | undefined
   /**
    * Names of `env` variables to treat as secrets: their plain string values are wrapped in
    * `Redacted`. Added to {@link defaultSecretEnv}.
    */
-  readonly secretEnv?: ReadonlyArray<string>
+  readonly secretEnv?: ReadonlyArray<string> | undefined
   /** The Anthropic API key; becomes `ANTHROPIC_API_KEY` (over any value in `env`). */
-  readonly apiKey?: Redacted.Redacted<string>
+  readonly apiKey?: Redacted.Redacted<string> | undefined
   /** Sets `GIT_AUTHOR_NAME`/`GIT_AUTHOR_EMAIL` and `GIT_COMMITTER_NAME`/`GIT_COMMITTER_EMAIL`. */
-  readonly gitIdentity?: GitIdentity
+  readonly gitIdentity?: GitIdentity | undefined
   /** `--replay-user-messages`: the CLI echoes every user message back on stdout. */
-  readonly replayUserMessages?: boolean
+  readonly replayUserMessages?: boolean | undefined
   /**
    * Sets `CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true`, which the CLI needs before it
    * accepts `rewind_files`.
    */
-  readonly fileCheckpointing?: boolean
+  readonly fileCheckpointing?: boolean | undefined
   /** Flags the library has no option for; a last resort, appended last (see {@link ExtraArgs}). */
-  readonly extraArgs?: ExtraArgs
+  readonly extraArgs?: ExtraArgs | undefined
   /**
    * `--include-partial-messages`: stream `stream_event` lines (text deltas) as they arrive.
    * Default `true`.
    */
-  readonly includePartialMessages?: boolean
+  readonly includePartialMessages?: boolean | undefined
 }
 
 /**

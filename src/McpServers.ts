@@ -207,7 +207,7 @@ export declare namespace Tool {
  * ```ts
  * import * as Effect from "effect/Effect"
  * import * as Schema from "effect/Schema"
- * import * as McpServers from "effect-claude-code/McpServers"
+ * import { McpServers } from "effect-claude-code"
  *
  * const echo = McpServers.tool({
  *   name: "echo",
@@ -697,17 +697,17 @@ export const mergeLayers = <const Ls extends ReadonlyArray<Layer.Layer<McpServer
 
 /**
  * The in-process MCP servers of the sessions started in this context. The session reads it with
- * `Effect.serviceOption(McpServers)` (absent = {@link McpServers.empty}), puts
- * {@link McpServers.launchEntries} in `--mcp-config` and answers `mcp_message` requests through
- * {@link McpServers.connect}.
+ * `Effect.serviceOption(McpServers)` (absent = {@link empty}), puts
+ * {@link launchEntries} in `--mcp-config` and answers `mcp_message` requests through
+ * {@link connect}.
  *
- * Build it with {@link McpServers.layer}; stacked layers add up.
+ * Build it with {@link layer}; stacked layers add up.
  *
  * @example
  * ```ts
  * import * as Effect from "effect/Effect"
  * import * as Schema from "effect/Schema"
- * import { McpServers } from "effect-claude-code/McpServers"
+ * import { McpServers } from "effect-claude-code"
  *
  * const byre = McpServers.server("byre", {
  *   alwaysLoad: true,
@@ -729,81 +729,4 @@ export const mergeLayers = <const Ls extends ReadonlyArray<Layer.Layer<McpServer
  */
 export class McpServers extends Context.Service<McpServers, {
   readonly servers: ReadonlyArray<RegisteredServer>
-}>()("effect-claude-code/McpServers") {
-  /**
-   * No servers. See {@link empty}.
-   *
-   * @since 0.1.0
-   */
-  static readonly empty: McpServers["Service"] = empty
-
-  /**
-   * The `McpServers` in context, or {@link McpServers.empty}. See {@link current}.
-   *
-   * @since 0.1.0
-   */
-  static readonly current = current
-
-  /**
-   * Defines a tool. See {@link tool}.
-   *
-   * @since 0.1.0
-   */
-  static readonly tool = tool
-
-  /**
-   * Defines a server. See {@link server}.
-   *
-   * @since 0.1.0
-   */
-  static readonly server = server
-
-  /**
-   * A text block. See {@link text}.
-   *
-   * @since 0.1.0
-   */
-  static readonly text = text
-
-  /**
-   * An image block. See {@link image}.
-   *
-   * @since 0.1.0
-   */
-  static readonly image = image
-
-  /**
-   * A result with `structuredContent`. See {@link structured}.
-   *
-   * @since 0.1.0
-   */
-  static readonly structured = structured
-
-  /**
-   * Registers servers, adding to the `McpServers` already in context. See {@link layer}.
-   *
-   * @since 0.1.0
-   */
-  static readonly layer = layer
-
-  /**
-   * Combines `McpServers` layers keeping every server. See {@link mergeLayers}.
-   *
-   * @since 0.1.0
-   */
-  static readonly mergeLayers = mergeLayers
-
-  /**
-   * The `--mcp-config` entries. See {@link launchEntries}.
-   *
-   * @since 0.1.0
-   */
-  static readonly launchEntries = launchEntries
-
-  /**
-   * Opens the JSON-RPC side for one CLI process. See {@link connect}.
-   *
-   * @since 0.1.0
-   */
-  static readonly connect = connect
-}
+}>()("effect-claude-code/McpServers") {}

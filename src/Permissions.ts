@@ -152,7 +152,7 @@ export const deny = (message: string, options?: {
  * permission update of a type a later CLI added is written whole.
  *
  * **Gotchas**: throws on a value that breaks the schema (the type does not allow one; a cast
- * might). {@link Permissions.bind} checks the handler's answer and denies instead.
+ * might). {@link bind} checks the handler's answer and denies instead.
  *
  * @since 0.1.0
  * @category encoding
@@ -179,7 +179,7 @@ export type Handler<E = never, R = never> = (
 ) => Effect.Effect<PermissionResult, E, R>
 
 /**
- * Options of {@link Permissions.layer}.
+ * Options of {@link layer}.
  *
  * @since 0.1.0
  * @category models
@@ -210,7 +210,7 @@ const describeRequest = (request: unknown): string => {
  * layer's `timeout`, else `InvalidInput`), and dies when it dies. Interrupting `decide` (the
  * CLI's `control_cancel_request`) interrupts the handler and runs its finalizers.
  *
- * What reaches the CLI is decided by {@link Permissions.bind}: a handler that fails, dies,
+ * What reaches the CLI is decided by {@link bind}: a handler that fails, dies,
  * interrupts itself, times out or answers something invalid **denies** the tool call (fails
  * closed), with the reason as the message, and the failure is logged and reported.
  *
@@ -219,97 +219,85 @@ const describeRequest = (request: unknown): string => {
  */
 export class Permissions extends Context.Service<Permissions, {
   readonly decide: (request: CanUseToolRequest) => Effect.Effect<PermissionResult, ClaudeError.ClaudeError>
-}>()("effect-claude-code/Permissions") {
-  /**
-   * Builds the service from a handler, capturing the handler's requirements `R` from the
-   * context the effect runs in. The captured context leaves out the build's `Scope` and parent
-   * span: a call runs in a scope of its own (closed when the call ends) and under the span of the
-   * fiber that calls `decide`.
-   *
-   * @since 0.1.0
-   */
-  static readonly fromHandler = <E, R>(
-    handler: Handler<E, R>,
-    options?: PermissionsOptions
-  ): Effect.Effect<Permissions["Service"], never, R> =>
-    Effect.map(Effect.context<R>(), (captured) => {
-      const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(captured)
-      const timeout = options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
-      const timeoutMillis = timeout === undefined ? Infinity : Duration.toMillis(timeout)
-      return Permissions.of({
-        decide: (request) => {
-          // The built-in tools' inputs are types only (`Protocol.ToolCall`): the CLI's object is
-          // passed through as it came.
-          const run = Effect.suspend(() => handler(request as ToolPermissionRequest)).pipe(
-            Effect.provideContext(context),
-            Effect.scoped,
-            Effect.mapError((error) =>
-              ClaudeError.isClaudeError(error)
-                ? error
-                : invalid(
-                  `The permission handler for ${describeRequest(request)} failed: ${describeCause(Cause.fail(error))}`
-                )
-            )
-          ) as Effect.Effect<PermissionResult, ClaudeError.ClaudeError>
-          return Number.isFinite(timeoutMillis)
-            ? Effect.timeoutOrElse(run, {
-              duration: timeout!,
-              orElse: () => Effect.fail(ClaudeError.make(new ClaudeError.ControlTimeout({ subtype: "can_use_tool", timeoutMillis })))
-            })
-            : run
-        }
-      })
+}>()("effect-claude-code/Permissions") {}
+
+/**
+ * Builds the service from a handler, capturing the handler's requirements `R` from the
+ * context the effect runs in. The captured context leaves out the build's `Scope` and parent
+ * span: a call runs in a scope of its own (closed when the call ends) and under the span of the
+ * fiber that calls `decide`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const fromHandler = <E, R>(
+  handler: Handler<E, R>,
+  options?: PermissionsOptions
+): Effect.Effect<Permissions["Service"], never, R> =>
+  Effect.map(Effect.context<R>(), (captured) => {
+    const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(captured)
+    const timeout = options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
+    const timeoutMillis = timeout === undefined ? Infinity : Duration.toMillis(timeout)
+    return Permissions.of({
+      decide: (request) => {
+        // The built-in tools' inputs are types only (`Protocol.ToolCall`): the CLI's object is
+        // passed through as it came.
+        const run = Effect.suspend(() => handler(request as ToolPermissionRequest)).pipe(
+          Effect.provideContext(context),
+          Effect.scoped,
+          Effect.mapError((error) =>
+            ClaudeError.isClaudeError(error)
+              ? error
+              : invalid(
+                `The permission handler for ${describeRequest(request)} failed: ${describeCause(Cause.fail(error))}`
+              )
+          )
+        ) as Effect.Effect<PermissionResult, ClaudeError.ClaudeError>
+        return Number.isFinite(timeoutMillis)
+          ? Effect.timeoutOrElse(run, {
+            duration: timeout!,
+            orElse: () => Effect.fail(ClaudeError.make(new ClaudeError.ControlTimeout({ subtype: "can_use_tool", timeoutMillis })))
+          })
+          : run
+      }
     })
+  })
 
-  /**
-   * A layer of the service. The handler's requirements `R` are taken from the context the layer
-   * is built in (like `Toolkit.toLayer`), so provide them to the layer: the handler then runs in
-   * that context whichever fiber calls `decide`.
-   *
-   * @since 0.1.0
-   */
-  static readonly layer = <E, R>(handler: Handler<E, R>, options?: PermissionsOptions): Layer.Layer<Permissions, never, R> =>
-    Layer.effect(Permissions, Permissions.fromHandler(handler, options))
+/**
+ * A layer of the service. The handler's requirements `R` are taken from the context the layer
+ * is built in (like `Toolkit.toLayer`), so provide them to the layer: the handler then runs in
+ * that context whichever fiber calls `decide`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = <E, R>(handler: Handler<E, R>, options?: PermissionsOptions): Layer.Layer<Permissions, never, R> =>
+  Layer.effect(Permissions, fromHandler(handler, options))
 
-  /**
-   * @since 0.1.0
-   */
-  static readonly allow = allow
-
-  /**
-   * @since 0.1.0
-   */
-  static readonly deny = deny
-
-  /**
-   * @since 0.1.0
-   */
-  static readonly toWire = toWire
-
-  /**
-   * What the session calls for a `can_use_tool` request: decodes the raw `request` object, asks
-   * the service, checks the answer and returns the control_response body.
-   *
-   * **Fails closed.** A request that does not match its schema, a handler that fails, dies,
-   * interrupts itself or times out, and an answer that is not a {@link PermissionResult} each
-   * give a `deny` whose message says what happened (the model sees it as the tool result), are
-   * logged as a warning, and are passed to `report` ({@link HandlerFailure.HandlerFailed},
-   * outcome `denied`). Interrupting `decide` (a `control_cancel_request`) is no failure: the
-   * handler is interrupted, nothing is reported.
-   *
-   * An `allow` without `updatedInput` is sent with the request's original input as
-   * `updatedInput` (as the Python SDK does): CLI 2.1.332 accepts a bare `{"behavior":"allow"}`,
-   * older CLIs required the field.
-   *
-   * @since 0.1.0
-   */
-  static override readonly bind = (service: Permissions["Service"], report?: HandlerFailure.Report): {
-    readonly decide: (
-      request: unknown,
-      requestId?: string | undefined
-    ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
-  } => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report) })
-}
+/**
+ * What the session calls for a `can_use_tool` request: decodes the raw `request` object, asks
+ * the service, checks the answer and returns the control_response body.
+ *
+ * **Fails closed.** A request that does not match its schema, a handler that fails, dies,
+ * interrupts itself or times out, and an answer that is not a {@link PermissionResult} each
+ * give a `deny` whose message says what happened (the model sees it as the tool result), are
+ * logged as a warning, and are passed to `report` ({@link HandlerFailure.HandlerFailed},
+ * outcome `denied`). Interrupting `decide` (a `control_cancel_request`) is no failure: the
+ * handler is interrupted, nothing is reported.
+ *
+ * An `allow` without `updatedInput` is sent with the request's original input as
+ * `updatedInput` (as the Python SDK does): CLI 2.1.332 accepts a bare `{"behavior":"allow"}`,
+ * older CLIs required the field.
+ *
+ * @since 0.1.0
+ * @category session
+ */
+export const bind = (service: Permissions["Service"], report?: HandlerFailure.Report): {
+  readonly decide: (
+    request: unknown,
+    requestId?: string | undefined
+  ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
+} => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report) })
 
 const decodeRequest = Schema.decodeUnknownEffect(CanUseToolRequest)
 const encodeResult = Schema.encodeUnknownEffect(PermissionResult)

@@ -94,8 +94,8 @@ export interface Connection {
 }
 
 /**
- * Starts CLIs. Provide `Claude.layerProcess` (real processes; needs a `ChildProcessSpawner`,
- * e.g. `NodeServices.layer` from `@effect/platform-node`), or a fake from
+ * Starts CLIs. Provide `ClaudeNode.layer` from `effect-claude-code/node` (real processes on
+ * Node), `Claude.layerProcess` with a `ChildProcessSpawner` of your own, or a fake from
  * `effect-claude-code/testing`.
  *
  * @since 0.1.0

@@ -10,7 +10,7 @@ export * as Claude from "./Claude.ts"
 /** The supported `claude` CLI versions, and the version check. @since 0.1.0 */
 export * as CliVersion from "./CliVersion.ts"
 /** The session as a service: `make`, `layer`, `layerConfig`. @since 0.1.0 */
-export { ClaudeSession } from "./ClaudeSession.ts"
+export * as ClaudeSession from "./ClaudeSession.ts"
 /** What a session's streams carry. @since 0.1.0 */
 export * as Events from "./Events.ts"
 /** The library's one error, with a reason. @since 0.1.0 */
@@ -22,13 +22,13 @@ export * as HandlerFailure from "./HandlerFailure.ts"
 /** Hook event schemas. @since 0.1.0 */
 export * as HookEvents from "./HookEvents.ts"
 /** Hooks as a service provided by Layers. @since 0.1.0 */
-export { Hooks } from "./Hooks.ts"
+export * as Hooks from "./Hooks.ts"
 /** Launch options to argv and environment. @since 0.1.0 */
 export * as Launch from "./Launch.ts"
 /** In-process MCP servers as a service provided by Layers. @since 0.1.0 */
-export { McpServers } from "./McpServers.ts"
+export * as McpServers from "./McpServers.ts"
 /** Tool permissions (`can_use_tool`) as a service provided by a Layer. @since 0.1.0 */
-export { Permissions } from "./Permissions.ts"
+export * as Permissions from "./Permissions.ts"
 /** Every message of the stream-json protocol, both ways, as Schema. @since 0.1.0 */
 export * as Protocol from "./Protocol.ts"
 /** What a turn said: its text as it streams, its final text, its tool calls with their results. @since 0.2.0 */

@@ -20,8 +20,8 @@ import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
-import { ClaudeSession } from "../src/ClaudeSession.ts"
-import { Hooks } from "../src/Hooks.ts"
+import * as ClaudeSession from "../src/ClaudeSession.ts"
+import * as Hooks from "../src/Hooks.ts"
 import * as Index from "../src/index.ts"
 import type { LaunchSpec } from "../src/Transport.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
@@ -61,7 +61,8 @@ const fromUnknown = (values: Record<string, unknown>) =>
 
 describe("ClaudeSession", () => {
   it("is exported from the package's main entry, and Claude.layer is still the process transport", () => {
-    assert.strictEqual(Index.ClaudeSession, ClaudeSession)
+    assert.strictEqual(Index.ClaudeSession.ClaudeSession, ClaudeSession.ClaudeSession)
+    assert.strictEqual(Index.ClaudeSession.layer, ClaudeSession.layer)
     assert.strictEqual(ClaudeSession.make, Claude.open)
     assert.strictEqual(Claude.layer, Claude.layerProcess)
   })
@@ -69,7 +70,7 @@ describe("ClaudeSession", () => {
   it.effect("ClaudeSession.layer: the program reaches the session as a service; closing the layer ends the CLI", () =>
     Effect.gen(function*() {
       const program = Effect.gen(function*() {
-        const session = yield* ClaudeSession
+        const session = yield* ClaudeSession.ClaudeSession
         const first = yield* session.run("one")
         const second = yield* session.run("two")
         return { session, results: [first.result, second.result] }
@@ -93,7 +94,7 @@ describe("ClaudeSession", () => {
           initialize = yield* FakeCli.answerInitialize(cli)
           return yield* FakeCli.conversation({})(cli)
         })
-      yield* Effect.flatMap(Effect.service(ClaudeSession), (session) => session.run("hi")).pipe(
+      yield* Effect.flatMap(Effect.service(ClaudeSession.ClaudeSession), (session) => session.run("hi")).pipe(
         Effect.provide(ClaudeSession.layer().pipe(
           Layer.provide(Hooks.layer(Hooks.on("Stop", () => Effect.succeed(Hooks.allow())))),
           Layer.provide(FakeCli.layer(script))
@@ -106,7 +107,7 @@ describe("ClaudeSession", () => {
   it.effect("a failure to open fails the layer with the ClaudeError", () =>
     Effect.gen(function*() {
       const exit = yield* Effect.exit(
-        Effect.asVoid(Effect.service(ClaudeSession)).pipe(
+        Effect.asVoid(Effect.service(ClaudeSession.ClaudeSession)).pipe(
           Effect.provide(ClaudeSession.layer({ resume: "x", continueConversation: true }).pipe(
             Layer.provide(FakeCli.layer(() => Effect.never))
           ))
@@ -150,7 +151,7 @@ describe("ClaudeSession", () => {
       }).pipe(Layer.provide(FakeCli.layer(script)))
 
       yield* Effect.gen(function*() {
-        const session = yield* ClaudeSession
+        const session = yield* ClaudeSession.ClaudeSession
         yield* Effect.logDebug("session opened", session)
         const first = yield* session.run("hello")
         assert.strictEqual(first.result, "hello")
@@ -186,7 +187,7 @@ describe("ClaudeSession", () => {
     Effect.gen(function*() {
       let started = false
       const exit = yield* Effect.exit(
-        Effect.asVoid(Effect.service(ClaudeSession)).pipe(
+        Effect.asVoid(Effect.service(ClaudeSession.ClaudeSession)).pipe(
           Effect.provide(ClaudeSession.layerConfig({ apiKey: Config.Redacted("ANTHROPIC_API_KEY") }).pipe(
             Layer.provide(FakeCli.layer(() => Effect.sync(() => { started = true })))
           )),

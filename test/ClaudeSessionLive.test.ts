@@ -16,7 +16,7 @@ import * as References from "effect/References"
 import * as Stream from "effect/Stream"
 import { NodeServices } from "@effect/platform-node"
 import * as Claude from "../src/Claude.ts"
-import { ClaudeSession } from "../src/ClaudeSession.ts"
+import * as ClaudeSession from "../src/ClaudeSession.ts"
 
 const FAKE_CLAUDE = Path.join(import.meta.dirname, "fixtures", "fake-claude.mjs")
 
@@ -53,7 +53,7 @@ describe("ClaudeSession over a process", () => {
       }).pipe(Layer.provide(Claude.layerProcess), Layer.provide(NodeServices.layer))
 
       const events = yield* Effect.gen(function*() {
-        const session = yield* ClaudeSession
+        const session = yield* ClaudeSession.ClaudeSession
         return yield* Stream.runCollect(session.turn("hello"))
       }).pipe(
         Effect.provide(layer),

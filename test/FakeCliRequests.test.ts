@@ -13,9 +13,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
-import { Hooks } from "../src/Hooks.ts"
+import * as Hooks from "../src/Hooks.ts"
 import * as McpServers from "../src/McpServers.ts"
-import { Permissions } from "../src/Permissions.ts"
+import * as Permissions from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 
 /**

@@ -16,7 +16,8 @@ import * as ClaudeError from "../src/ClaudeError.ts"
 import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import * as HookEvents from "../src/HookEvents.ts"
 import * as Claude from "../src/Claude.ts"
-import { type HookOptions, Hooks } from "../src/Hooks.ts"
+import * as Hooks from "../src/Hooks.ts"
+import type { HookOptions } from "../src/Hooks.ts"
 import * as Protocol from "../src/Protocol.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { capturedRequest } from "./support/protocolTranscripts.ts"
@@ -50,10 +51,10 @@ const fixture = (event: string) => {
 }
 
 /** The `Hooks` service in the context (or `Hooks.empty`). */
-const currentHooks = Effect.map(Effect.serviceOption(Hooks), (o) => o._tag === "Some" ? o.value : Hooks.empty)
+const currentHooks = Effect.map(Effect.serviceOption(Hooks.Hooks), (o) => o._tag === "Some" ? o.value : Hooks.empty)
 
 /** Builds a layer and binds the resulting service, like the session does. */
-const bindLayer = <E>(layer: Layer.Layer<Hooks, E>) => Effect.map(Effect.provide(currentHooks, layer), Hooks.bind)
+const bindLayer = <E>(layer: Layer.Layer<Hooks.Hooks, E>) => Effect.map(Effect.provide(currentHooks, layer), Hooks.bind)
 
 interface LogEntry {
   readonly level: string
@@ -534,7 +535,7 @@ describe("Hooks", () => {
     class Boom extends Schema.TaggedError<Boom>()("Boom", { detail: Schema.String }) {}
 
     /** Binds a layer with a `report` that keeps what it is given. */
-    const bindReporting = <E>(layer: Layer.Layer<Hooks, E>) =>
+    const bindReporting = <E>(layer: Layer.Layer<Hooks.Hooks, E>) =>
       Effect.gen(function*() {
         const reports: Array<HandlerFailure.HandlerFailed> = []
         const bound = yield* Effect.map(Effect.provide(currentHooks, layer), (hooks) =>
@@ -800,7 +801,7 @@ describe("Hooks", () => {
         const layer = Hooks.layer(Hooks.on("Stop", () =>
           Effect.as(Effect.addFinalizer(() => Effect.sync(() => finalized.push("call"))), Hooks.allow())))
         // Built as a session's layers are: in a scope that stays open while the program runs.
-        const hooks = Context.get(yield* Layer.build(layer).pipe(Scope.provide(layerScope)), Hooks)
+        const hooks = Context.get(yield* Layer.build(layer).pipe(Scope.provide(layerScope)), Hooks.Hooks)
         const bound = Hooks.bind(hooks)
         // The caller runs the call in a scope of its own (as the session's dispatcher does).
         yield* Effect.scoped(bound.dispatch("hook_0", fixture("Stop").input, undefined))

@@ -14,7 +14,8 @@ import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import * as HookEvents from "../src/HookEvents.ts"
-import { type HookOptions, Hooks } from "../src/Hooks.ts"
+import * as Hooks from "../src/Hooks.ts"
+import type { HookOptions } from "../src/Hooks.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { live, processLayer } from "./support/live.ts"
 import { makeHome, makeTempDir, spawnRawCli } from "./support/realCli.ts"
@@ -469,7 +470,7 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
           Fs.writeFileSync(Path.join(cwd, "victim.txt"), "still here")
           const reports: Array<HandlerFailure.HandlerFailed> = []
           const hooks = yield* Effect.provide(
-            Effect.service(Hooks),
+            Effect.service(Hooks.Hooks),
             Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash", ...hookOptions }, handler))
           )
           const bound = Hooks.bind(hooks, (event) => void reports.push(event))

@@ -7,6 +7,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as Index from "../src/index.ts"
+import * as NodeEntry from "../src/node.ts"
+import * as Testing from "../src/testing/index.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
@@ -60,6 +63,53 @@ describe("layering", () => {
   })
 })
 
+/** The specifiers a module imports, comments (and the examples in them) left out. */
+const importsOf = (file: string): Array<string> => {
+  const code = Fs.readFileSync(file, "utf8").split("\n").filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line)).join("\n")
+  return [...code.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((m) => m[1]!)
+}
+
+/** Every package specifier an entry reaches through its relative imports, with the module importing it. */
+const packagesReachedFrom = (entry: string): Array<string> => {
+  const seen = new Set<string>()
+  const found: Array<string> = []
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    for (const specifier of importsOf(file)) {
+      if (specifier.startsWith(".")) visit(Path.resolve(Path.dirname(file), specifier))
+      else found.push(`${Path.relative(root, file)}: ${specifier}`)
+    }
+  }
+  visit(Path.join(root, entry))
+  assert.isTrue(seen.size > 1, `${entry} reaches modules`)
+  return found
+}
+
+describe("entries' dependencies", () => {
+  it("the package's export map names the public entries only (., ./node, ./testing), no internal module", () => {
+    const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as {
+      readonly exports: Record<string, { readonly types: string; readonly default: string }>
+    }
+    assert.deepStrictEqual(Object.keys(manifest.exports).sort(), [".", "./node", "./testing"])
+    for (const [entry, source] of [[".", "index"], ["./node", "node"], ["./testing", "testing/index"]] as const) {
+      assert.deepStrictEqual(manifest.exports[entry], { types: `./dist/${source}.d.ts`, default: `./dist/${source}.js` })
+      assert.isTrue(Fs.existsSync(Path.join(root, "src", `${source}.ts`)), source)
+    }
+  })
+
+  it("the main entry and ./testing never import @effect/platform-node (an optional peer); ./node does", () => {
+    for (const entry of ["src/index.ts", "src/testing/index.ts"]) {
+      assert.deepStrictEqual(packagesReachedFrom(entry).filter((line) => line.includes("@effect/platform-node")), [], entry)
+    }
+    // The check itself: it sees the import of the ./node entry.
+    assert.deepStrictEqual(
+      packagesReachedFrom("src/node.ts").filter((line) => line.includes("@effect/platform-node")),
+      ["src/ClaudeNode.ts: @effect/platform-node/NodeServices"]
+    )
+  })
+})
+
 describe("examples", () => {
   it("the examples and the README's code import modules, never a barrel of effect or @effect/platform-node", () => {
     const barrels = new Set([...barrelsOf("effect"), ...barrelsOf("@effect/platform-node")])
@@ -74,5 +124,39 @@ describe("examples", () => {
       }
     }
     assert.deepStrictEqual(found, [])
+  })
+})
+
+describe("entries", () => {
+  it("every public module is exported as a namespace (`export * as X`), never as a class", () => {
+    const text = ["src/index.ts", "src/testing/index.ts", "src/node.ts"]
+      .map((entry) => Fs.readFileSync(Path.join(root, entry), "utf8"))
+      .join("\n")
+    const exports = [...text.matchAll(/^export .*$/gm)].map((m) => m[0])
+    assert.isTrue(exports.length > 10)
+    assert.deepStrictEqual(exports.filter((line) => !/^export \* as \w+ from "\.\/\w+\.ts"$/.test(line)), [])
+    for (const [name, value] of [...Object.entries(Index), ...Object.entries(Testing), ...Object.entries(NodeEntry)]) {
+      assert.strictEqual(typeof value, "object", `${name} is a module namespace`)
+    }
+  })
+
+  it("a service module holds its tag (Hooks.Hooks) and its operations at module level; the class has no statics", () => {
+    const services = [
+      [Index.Hooks.Hooks, Index.Hooks, ["layer", "on", "register", "merge", "mergeLayers", "bind", "allow", "deny"]],
+      [Index.Permissions.Permissions, Index.Permissions, ["layer", "fromHandler", "bind", "allow", "deny", "toWire"]],
+      [Index.McpServers.McpServers, Index.McpServers, ["layer", "tool", "server", "mergeLayers", "connect"]],
+      [Index.ClaudeSession.ClaudeSession, Index.ClaudeSession, ["layer", "layerConfig", "make"]]
+    ] as const
+    for (const [tag, module, operations] of services) {
+      for (const operation of operations) {
+        assert.strictEqual(typeof (module as Record<string, unknown>)[operation], "function", operation)
+        assert.isFalse(Object.hasOwn(tag, operation), `${tag.key}.${operation} is not a static`)
+      }
+    }
+    // Types and values are reached the same way (this file is type-checked).
+    const denied: Index.Hooks.HookOutput<"PreToolUse"> = Index.Hooks.deny("not here")
+    const allowed: Index.Permissions.PermissionResult = Index.Permissions.allow()
+    assert.strictEqual(denied.hookSpecificOutput?.permissionDecision, "deny")
+    assert.strictEqual(allowed.behavior, "allow")
   })
 })

@@ -4,8 +4,10 @@ import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as Launch from "../src/Launch.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
 
 const noWiring: Launch.Wiring = { mcpServers: [], permissionPromptTool: false }
 const repoRoot = Path.resolve(import.meta.dirname, "..")
@@ -299,6 +301,89 @@ describe("buildCommand: environment", () => {
     const { args } = Launch.buildCommand({ executable: "/opt/claude", cwd: "/srv", apiKey: Redacted.make("k") }, noWiring)
     assert.deepStrictEqual(args, base)
   })
+})
+
+/**
+ * Every option of a session set to `undefined`. The type lists every key (a key added to
+ * `SessionOptions` and left out here fails to compile), and passing it where options are expected
+ * type-checks only while every field accepts `undefined` under `exactOptionalPropertyTypes`.
+ */
+const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOptions>]: undefined } = {
+  executable: undefined,
+  cwd: undefined,
+  model: undefined,
+  fallbackModel: undefined,
+  resume: undefined,
+  forkSession: undefined,
+  continueConversation: undefined,
+  permissionMode: undefined,
+  systemPrompt: undefined,
+  appendSystemPrompt: undefined,
+  allowedTools: undefined,
+  disallowedTools: undefined,
+  maxTurns: undefined,
+  addDirs: undefined,
+  settings: undefined,
+  env: undefined,
+  secretEnv: undefined,
+  apiKey: undefined,
+  gitIdentity: undefined,
+  replayUserMessages: undefined,
+  fileCheckpointing: undefined,
+  extraArgs: undefined,
+  includePartialMessages: undefined,
+  maxLineBytes: undefined,
+  closeGrace: undefined,
+  controlTimeout: undefined,
+  initializeTimeout: undefined,
+  interruptTimeout: undefined,
+  stallTimeout: undefined,
+  turnTimeout: undefined,
+  errorResults: undefined,
+  cliVersionPolicy: undefined,
+  transcript: undefined
+}
+
+describe("options set to undefined", () => {
+  it("an undefined field builds the same argv and environment as an absent one", () => {
+    const absent = Launch.buildCommand({}, noWiring)
+    assert.deepStrictEqual(Launch.buildCommand({ model: undefined }, noWiring), absent)
+    assert.deepStrictEqual(Launch.buildCommand(everyOptionUndefined, noWiring), absent)
+    const wired: Launch.Wiring = { mcpServers: [{ name: "byre", alwaysLoad: true }], permissionPromptTool: true }
+    assert.deepStrictEqual(Launch.buildCommand(everyOptionUndefined, wired), Launch.buildCommand({}, wired))
+    // The check itself: a field that is set does change the command.
+    assert.notDeepEqual(Launch.buildCommand({ model: "haiku" }, noWiring), absent)
+  })
+
+  it.effect("validate accepts every field undefined", () =>
+    Effect.gen(function*() {
+      assert.strictEqual(yield* Launch.validate(everyOptionUndefined), everyOptionUndefined)
+    }))
+
+  it.effect("Claude.open({ model: env.MODEL }) type-checks, and an unset variable launches the CLI as {} does", () =>
+    Effect.gen(function*() {
+      // Typed as `process.env` is: `string | undefined`, here with MODEL unset.
+      const env: NodeJS.ProcessEnv = {}
+      const launched: Array<ReadonlyArray<string>> = []
+      const runOnce = (options: Claude.SessionOptions) =>
+        Effect.gen(function*() {
+          const session = yield* Claude.open(options)
+          return (yield* session.run("hi")).result
+        }).pipe(
+          Effect.scoped,
+          Effect.provide(FakeCli.layer((cli) => {
+            launched.push(cli.spec.args)
+            return FakeCli.conversation({})(cli)
+          }))
+        )
+      assert.strictEqual(yield* runOnce({ model: env.MODEL }), "echo: hi")
+      assert.strictEqual(yield* runOnce({}), "echo: hi")
+      assert.strictEqual(yield* runOnce(everyOptionUndefined), "echo: hi")
+      assert.strictEqual(launched.length, 3)
+      assert.deepStrictEqual(launched[0], launched[1])
+      assert.deepStrictEqual(launched[2], launched[1])
+      assert.isFalse(launched[0]!.includes("--model"))
+    }))
 })
 
 const invalidOf = (options: Launch.LaunchOptions) =>

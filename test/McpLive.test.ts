@@ -19,7 +19,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
-import { McpServers } from "../src/McpServers.ts"
+import * as McpServers from "../src/McpServers.ts"
 import type * as Protocol from "../src/Protocol.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import type { Transport } from "../src/Transport.ts"
@@ -378,9 +378,9 @@ describe("McpServers against the real CLI", { timeout: 90_000 }, () => {
   /** `byre` and `croft` each registered by its own layer; `provide` puts both under `open`. */
   const twoServers = (
     provide: (
-      open: Effect.Effect<Claude.Session, ClaudeError.ClaudeError, Transport | Scope.Scope | McpServers>,
-      byre: Layer.Layer<McpServers>,
-      croft: Layer.Layer<McpServers>
+      open: Effect.Effect<Claude.Session, ClaudeError.ClaudeError, Transport | Scope.Scope | McpServers.McpServers>,
+      byre: Layer.Layer<McpServers.McpServers>,
+      croft: Layer.Layer<McpServers.McpServers>
     ) => Effect.Effect<Claude.Session, ClaudeError.ClaudeError, Transport | Scope.Scope>
   ) =>
     Effect.gen(function*() {

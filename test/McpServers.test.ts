@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as ClaudeError from "../src/ClaudeError.ts"
-import { McpServers } from "../src/McpServers.ts"
+import * as McpServers from "../src/McpServers.ts"
 
 // -----------------------------------------------------------------------------
 // Fixtures: the `message` of real `mcp_message` control requests from CLI 2.1.332
@@ -115,8 +115,8 @@ interface Wire {
 }
 
 /** Connects to the servers of `layer`, within the test's scope. */
-const connectTo = <E, R>(layer: Layer.Layer<McpServers, E, R>): Effect.Effect<Wire, E, R | Scope.Scope> =>
-  Effect.flatMap(Effect.service(McpServers), McpServers.connect).pipe(Effect.provide(layer))
+const connectTo = <E, R>(layer: Layer.Layer<McpServers.McpServers, E, R>): Effect.Effect<Wire, E, R | Scope.Scope> =>
+  Effect.flatMap(Effect.service(McpServers.McpServers), McpServers.connect).pipe(Effect.provide(layer))
 
 /** The generated schema, minus the keyword that is JSON Schema's default. */
 const withoutAdditionalTrue = (answer: unknown): unknown =>
@@ -511,7 +511,7 @@ describe("McpServers", () => {
               return yield* Effect.never
             })
         })
-        const service = yield* Effect.service(McpServers).pipe(
+        const service = yield* Effect.service(McpServers.McpServers).pipe(
           Effect.provide(McpServers.layer(McpServers.server("s", { tools: [slow] })))
         )
         // 1. the caller gives up
@@ -585,7 +585,7 @@ describe("McpServers", () => {
 
     it.effect("two stacked layers give both servers; launchEntries lists both", () =>
       Effect.gen(function*() {
-        const service = yield* Effect.service(McpServers).pipe(
+        const service = yield* Effect.service(McpServers.McpServers).pipe(
           Effect.provide(McpServers.layer(byre())),
           Effect.provide(McpServers.layer(other))
         )

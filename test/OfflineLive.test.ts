@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import { ClaudeSession } from "../src/ClaudeSession.ts"
+import * as ClaudeSession from "../src/ClaudeSession.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import * as Offline from "../src/testing/Offline.ts"
 import { processLayer } from "./support/live.ts"
@@ -85,7 +85,7 @@ describe("Offline", () => {
 
   it.live("layer: ClaudeSession and the FakeModel it talks to", () =>
     Effect.gen(function*() {
-      const session = yield* ClaudeSession
+      const session = yield* ClaudeSession.ClaudeSession
       const model = yield* FakeModel.FakeModel
       const result = yield* session.run("Say hello")
       assert.strictEqual(result.result, "From a layer.")

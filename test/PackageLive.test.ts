@@ -1,7 +1,11 @@
 /**
  * The package as users get it: `npm run build`, `npm pack`, installed (offline) into an empty
- * ESM project next to its peer `effect`, imported with types from the main entry, a subpath and
- * `effect-claude-code/testing`, type-checked with the repo's tsc and run with node.
+ * ESM project next to its peers `effect` and `@effect/platform-node`, imported with types from the
+ * main entry, `effect-claude-code/node` and `effect-claude-code/testing` (and nothing else: the
+ * internal modules are not exported), type-checked with the repo's tsc and run with node.
+ *
+ * And from a git URL: npm clones the repository, installs its dependencies and runs `prepare`,
+ * which builds `dist/`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as ChildProcess from "node:child_process"
@@ -13,6 +17,7 @@ import * as Effect from "effect/Effect"
 const root = Path.resolve(import.meta.dirname, "..")
 const npm = process.platform === "win32" ? "npm.cmd" : "npm"
 const tsc = Path.join(root, "node_modules", ".bin", "tsc")
+const fakeClaude = Path.join(root, "test", "fixtures", "fake-claude.mjs")
 
 /** Runs a command to its end (bounded); returns its stdout, or throws with its output. */
 const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutMs = 60_000): string => {
@@ -28,10 +33,11 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutM
 
 const consumer = `import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { Claude, ClaudeError, Hooks, McpServers, Permissions } from "effect-claude-code"
-import * as Launch from "effect-claude-code/Launch"
-import * as Transcript from "effect-claude-code/Transcript"
+import { Claude, ClaudeError, Hooks, Launch, McpServers, Permissions, Transcript } from "effect-claude-code"
+import { ClaudeNode } from "effect-claude-code/node"
 import { FakeCli, FakeModel, Replay } from "effect-claude-code/testing"
+
+declare const process: { readonly argv: ReadonlyArray<string> }
 
 const program = Effect.gen(function*() {
   const session = yield* Claude.open()
@@ -43,16 +49,29 @@ const result: Claude.TurnResult = await Effect.runPromise(program)
 const wrong: string = result.turn.costUsd
 void wrong
 // Permissions.d.ts imports "./ClaudeError.ts": those types resolve in the package too.
-type DecideError = Effect.Error<ReturnType<Permissions["Service"]["decide"]>>
+type DecideError = Effect.Error<ReturnType<Permissions.Permissions["Service"]["decide"]>>
 // @ts-expect-error a string is not a ClaudeError
 const notAnError: DecideError = "a string"
 void notAnError
+// Types and values of a module are reached the same way.
+const denied: Hooks.HookOutput<"PreToolUse"> = Hooks.deny("not here")
 const failure: ClaudeError.ClaudeError = ClaudeError.make(new ClaudeError.SessionClosed({ operation: "demo" }))
+// The real CLI's transport on Node, ready: here a fake CLI process (its path is the first argument).
+const overNode = await Effect.runPromise(
+  Claude.query("hello over node", { executable: process.argv[2]!, env: { FAKE_CLAUDE_ECHO: "1" }, closeGrace: "2 seconds" })
+    .pipe(Effect.provide(ClaudeNode.layer))
+)
+// Internal modules are not exported.
+// @ts-expect-error no such export
+const internal = await import("effect-claude-code/Launch").then(() => "importable", (error: { code?: string }) => error.code)
 await Effect.runPromise(Console.log(JSON.stringify({
   text: result.result,
   costUsd: result.turn.costUsd,
   reason: failure.reason._tag,
   modes: Launch.permissionModes.length,
+  denied: denied.hookSpecificOutput?.permissionDecision,
+  overNode: overNode.result,
+  internal,
   api: [typeof Hooks.on, typeof McpServers.tool, typeof Permissions.layer, typeof FakeModel.make, typeof Replay.layer, typeof Transcript.toFile]
 })))
 `
@@ -94,14 +113,16 @@ describe("the npm package", { timeout: 90_000 }, () => {
       const files = packed[0]!.files.map((f) => f.path)
       assert.include(files, "dist/index.js")
       assert.include(files, "dist/testing/index.js")
+      assert.include(files, "dist/node.js")
       assert.include(files, "README.md")
       assert.isFalse(files.some((f) => f.startsWith("test/") || f.startsWith("examples/")), files.join(", "))
 
       const project = Path.join(work, "consumer")
       Fs.mkdirSync(project)
       Fs.writeFileSync(Path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
-      // The peer `effect` from this repository's node_modules: no network.
-      run(npm, ["install", "--offline", "--no-audit", "--no-fund", tarball, Path.join(root, "node_modules", "effect")], project)
+      // The peers `effect` and `@effect/platform-node` from this repository's node_modules: no network.
+      const peers = [Path.join(root, "node_modules", "effect"), Path.join(root, "node_modules", "@effect", "platform-node")]
+      run(npm, ["install", "--offline", "--no-audit", "--no-fund", tarball, ...peers], project)
       const installed = JSON.parse(
         Fs.readFileSync(Path.join(project, "node_modules", "effect-claude-code", "package.json"), "utf8")
       ) as { readonly peerDependencies?: Record<string, string> }
@@ -110,17 +131,67 @@ describe("the npm package", { timeout: 90_000 }, () => {
       Fs.writeFileSync(Path.join(project, "main.ts"), consumer)
       Fs.writeFileSync(Path.join(project, "tsconfig.json"), JSON.stringify(consumerTsconfig))
       run(tsc, ["-p", "tsconfig.json"], project)
-      const output = JSON.parse(run(process.execPath, [Path.join(project, "out", "main.js")], project, 30_000)) as {
+      const output = JSON.parse(run(process.execPath, [Path.join(project, "out", "main.js"), fakeClaude], project, 30_000)) as {
         readonly text: string
         readonly costUsd: number
         readonly reason: string
         readonly modes: number
+        readonly denied: string
+        readonly overNode: string
+        readonly internal: string
         readonly api: ReadonlyArray<string>
       }
       assert.strictEqual(output.text, "echo: hello from a package")
       assert.isAbove(output.costUsd, 0)
       assert.strictEqual(output.reason, "SessionClosed")
       assert.isAbove(output.modes, 0)
+      assert.strictEqual(output.denied, "deny")
+      assert.strictEqual(output.overNode, "echo: hello over node")
+      assert.strictEqual(output.internal, "ERR_PACKAGE_PATH_NOT_EXPORTED")
       assert.deepStrictEqual(output.api, Array.from({ length: 6 }, () => "function"))
     }))
+
+  it.live("installs from a git URL: prepare builds dist/ in npm's clone, and the entries import", () =>
+    Effect.gen(function*() {
+      const work = yield* Effect.acquireRelease(
+        Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-git-"))),
+        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      // A clone of the committed tree, as a git host would serve it (no dist/: it is ignored).
+      const repo = Path.join(work, "repo")
+      run("git", ["clone", "--quiet", "--no-hardlinks", root, repo], work)
+      run("git", ["checkout", "--quiet", run("git", ["rev-parse", "HEAD"], root).trim()], repo)
+      assert.isFalse(Fs.existsSync(Path.join(repo, "dist")))
+      // npm installs a git dependency's devDependencies before `prepare`; only those the build needs
+      // are kept (the pinned CLIs and the test tools would add minutes), the lockfile still pins them.
+      const manifestPath = Path.join(repo, "package.json")
+      const manifest = JSON.parse(Fs.readFileSync(manifestPath, "utf8")) as {
+        readonly scripts: Record<string, string>
+        devDependencies: Record<string, string>
+      }
+      assert.strictEqual(manifest.scripts.prepare, "npm run build")
+      const buildNeeds = new Set(["typescript", "@types/node", "effect", "@effect/platform-node"])
+      manifest.devDependencies = Object.fromEntries(Object.entries(manifest.devDependencies).filter(([name]) => buildNeeds.has(name)))
+      Fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2))
+      run("git", ["-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "--quiet", "-am", "build deps only"], repo)
+      const commit = run("git", ["rev-parse", "HEAD"], repo).trim()
+
+      const project = Path.join(work, "consumer")
+      Fs.mkdirSync(project)
+      Fs.writeFileSync(Path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
+      run(
+        npm,
+        ["install", "--offline", "--no-audit", "--no-fund", `git+file://${repo}#${commit}`, Path.join(root, "node_modules", "effect")],
+        project,
+        240_000
+      )
+      const installed = Path.join(project, "node_modules", "effect-claude-code")
+      for (const file of ["dist/index.js", "dist/index.d.ts", "dist/node.js", "dist/testing/index.js"]) {
+        assert.isTrue(Fs.existsSync(Path.join(installed, file)), file)
+      }
+      const script = `const m = await import("effect-claude-code"); const t = await import("effect-claude-code/testing");
+console.log(JSON.stringify({ query: typeof m.Claude.query, layer: typeof m.Hooks.layer, fake: typeof t.FakeCli.layer }))`
+      const output = JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], project, 30_000)) as Record<string, string>
+      assert.deepStrictEqual(output, { query: "function", layer: "function", fake: "function" })
+    }), { timeout: 300_000 })
 })

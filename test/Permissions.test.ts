@@ -15,8 +15,8 @@ import type * as Tracer from "effect/Tracer"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import type * as HandlerFailure from "../src/HandlerFailure.ts"
-import * as PermissionsModule from "../src/Permissions.ts"
-import { CanUseToolRequest, Permissions, PermissionUpdate } from "../src/Permissions.ts"
+import * as Permissions from "../src/Permissions.ts"
+import { CanUseToolRequest, PermissionUpdate } from "../src/Permissions.ts"
 import * as Protocol from "../src/Protocol.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import type { PermissionResult } from "../src/Permissions.ts"
@@ -50,8 +50,8 @@ const failureOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.
 }
 
 /** Builds the layer and binds the service, as the session does. */
-const bindLayer = <E>(layer: Layer.Layer<Permissions, E>, report?: HandlerFailure.Report) =>
-  Effect.map(Effect.provide(Effect.service(Permissions), layer), (service) => Permissions.bind(service, report))
+const bindLayer = <E>(layer: Layer.Layer<Permissions.Permissions, E>, report?: HandlerFailure.Report) =>
+  Effect.map(Effect.provide(Effect.service(Permissions.Permissions), layer), (service) => Permissions.bind(service, report))
 
 /** A `report` that keeps what it is given. */
 const reporter = () => {
@@ -199,8 +199,8 @@ describe("Permissions", () => {
   describe("service", () => {
     it.effect("absent unless provided (the session adds --permission-prompt-tool stdio only when present)", () =>
       Effect.gen(function*() {
-        assert.isTrue(Option.isNone(yield* Effect.serviceOption(Permissions)))
-        const present = yield* Effect.serviceOption(Permissions).pipe(
+        assert.isTrue(Option.isNone(yield* Effect.serviceOption(Permissions.Permissions)))
+        const present = yield* Effect.serviceOption(Permissions.Permissions).pipe(
           Effect.provide(constant(Permissions.allow()))
         )
         assert.isTrue(Option.isSome(present))
@@ -222,7 +222,7 @@ describe("Permissions", () => {
 
     const failures: ReadonlyArray<{
       readonly name: string
-      readonly layer: Layer.Layer<Permissions>
+      readonly layer: Layer.Layer<Permissions.Permissions>
       readonly failure: HandlerFailure.FailureKind
       readonly text: string
     }> = [
@@ -245,7 +245,7 @@ describe("Permissions", () => {
       },
       {
         name: "is hand-built and dies",
-        layer: Layer.succeed(Permissions, Permissions.of({ decide: () => Effect.die("oops") })),
+        layer: Layer.succeed(Permissions.Permissions, Permissions.Permissions.of({ decide: () => Effect.die("oops") })),
         failure: "died",
         text: "oops"
       }
@@ -361,7 +361,7 @@ describe("Permissions", () => {
         const layer = Permissions.layer(() =>
           Effect.as(Effect.addFinalizer(() => Effect.sync(() => finalized.push("call"))), Permissions.allow())
         )
-        const service = Context.get(yield* Layer.build(layer).pipe(Scope.provide(layerScope)), Permissions)
+        const service = Context.get(yield* Layer.build(layer).pipe(Scope.provide(layerScope)), Permissions.Permissions)
         const permissions = Permissions.bind(service)
         yield* Effect.scoped(permissions.decide(c6))
         assert.deepStrictEqual(finalized, ["call"])
@@ -382,7 +382,7 @@ describe("Permissions", () => {
             return Permissions.allow()
           })
         )
-        const service = yield* Effect.provide(Effect.service(Permissions), layer).pipe(Effect.withSpan("layer-build"))
+        const service = yield* Effect.provide(Effect.service(Permissions.Permissions), layer).pipe(Effect.withSpan("layer-build"))
         yield* Permissions.bind(service).decide(c6).pipe(Effect.withSpan("the-turn"))
         assert.deepStrictEqual(spans, ["Permissions.decide", "the-turn"])
       }))
@@ -391,7 +391,7 @@ describe("Permissions", () => {
   describe("on the wire: the session's answer to a failing handler (FakeCli)", () => {
     const kinds: ReadonlyArray<{
       readonly name: string
-      readonly layer: (started: Deferred.Deferred<void>) => Layer.Layer<Permissions>
+      readonly layer: (started: Deferred.Deferred<void>) => Layer.Layer<Permissions.Permissions>
       readonly late: boolean
       readonly reason: string
     }> = [
@@ -450,10 +450,10 @@ describe("Permissions", () => {
 
   describe("one schema per wire object", () => {
     it("the service's schemas are the protocol's", () => {
-      assert.strictEqual(PermissionsModule.CanUseToolRequest, Protocol.CanUseToolRequest)
-      assert.strictEqual(PermissionsModule.PermissionUpdate, Protocol.PermissionUpdate)
-      assert.strictEqual(PermissionsModule.PermissionResult, Protocol.PermissionResult)
-      assert.strictEqual(PermissionsModule.PermissionRuleValue, Protocol.PermissionRuleValue)
+      assert.strictEqual(Permissions.CanUseToolRequest, Protocol.CanUseToolRequest)
+      assert.strictEqual(Permissions.PermissionUpdate, Protocol.PermissionUpdate)
+      assert.strictEqual(Permissions.PermissionResult, Protocol.PermissionResult)
+      assert.strictEqual(Permissions.PermissionRuleValue, Protocol.PermissionRuleValue)
     })
 
     it.effect("the answer is written by the protocol's schema: unknown keys dropped, toolUseID and decisionClassification kept", () =>

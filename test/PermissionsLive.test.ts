@@ -19,13 +19,9 @@ import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import type * as HandlerFailure from "../src/HandlerFailure.ts"
-import { Hooks } from "../src/Hooks.ts"
-import {
-  type CanUseToolRequest,
-  type PermissionBehavior,
-  Permissions,
-  type PermissionUpdateDestination
-} from "../src/Permissions.ts"
+import * as Hooks from "../src/Hooks.ts"
+import * as Permissions from "../src/Permissions.ts"
+import { type CanUseToolRequest, type PermissionBehavior, type PermissionUpdateDestination } from "../src/Permissions.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import type { Transport } from "../src/Transport.ts"
 import { live, processLayer } from "./support/live.ts"
@@ -174,7 +170,7 @@ describe("Permissions against the real CLI (permissionMode: default)", { timeout
     class PolicyDown extends Data.TaggedError("PolicyDown")<{ readonly detail: string }> {}
     const handlers: ReadonlyArray<{
       readonly name: string
-      readonly layer: (seen: Array<CanUseToolRequest>) => Layer.Layer<Permissions>
+      readonly layer: (seen: Array<CanUseToolRequest>) => Layer.Layer<Permissions.Permissions>
       readonly reason: string
     }> = [
       {
@@ -309,7 +305,7 @@ describe("Permissions against the real CLI (permissionMode: default)", { timeout
      */
     const program = (
       options: Claude.SessionOptions
-    ): Effect.Effect<Claude.TurnResult, ClaudeError.ClaudeError, Hooks | Permissions | Transport | Scope.Scope> =>
+    ): Effect.Effect<Claude.TurnResult, ClaudeError.ClaudeError, Hooks.Hooks | Permissions.Permissions | Transport | Scope.Scope> =>
       Effect.gen(function*() {
         const session = yield* Claude.open(options)
         return yield* session.run("Create the marker file.")

@@ -10,7 +10,7 @@ import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
-import { Permissions } from "../src/Permissions.ts"
+import * as Permissions from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { Transport } from "../src/Transport.ts"
 

@@ -1145,20 +1145,13 @@ export const cliEnvironment = (
  * @since 0.1.0
  * @category services
  */
-export class FakeModel extends Context.Service<FakeModel, Server>()("effect-claude-code/testing/FakeModel") {
-  /**
-   * A layer that starts a fake model for the layer's lifetime.
-   *
-   * @since 0.1.0
-   */
-  static readonly layer = (script: Script, options?: MakeOptions): Layer.Layer<FakeModel> =>
-    Layer.effect(FakeModel, make(script, options))
-}
+export class FakeModel extends Context.Service<FakeModel, Server>()("effect-claude-code/testing/FakeModel") {}
 
 /**
- * Same as `FakeModel.layer`.
+ * A layer that starts a fake model for the layer's lifetime.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer: (script: Script, options?: MakeOptions) => Layer.Layer<FakeModel> = FakeModel.layer
+export const layer = (script: Script, options?: MakeOptions): Layer.Layer<FakeModel> =>
+  Layer.effect(FakeModel, make(script, options))

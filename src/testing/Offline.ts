@@ -37,7 +37,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Claude from "../Claude.ts"
 import type * as ClaudeError from "../ClaudeError.ts"
-import { ClaudeSession } from "../ClaudeSession.ts"
+import * as ClaudeSession from "../ClaudeSession.ts"
 import type { Transport } from "../Transport.ts"
 import * as FakeModel from "./FakeModel.ts"
 
@@ -52,7 +52,7 @@ export interface Options extends Claude.SessionOptions {
    * The working directory of the CLI. Default: a fresh temporary directory, removed when the
    * scope closes (a directory given here is left as it is).
    */
-  readonly cwd?: string
+  readonly cwd?: string | undefined
   /** Options of the fake model: `whenExhausted`, `models` (reject unknown model ids). */
   readonly fakeModel?: FakeModel.MakeOptions | undefined
   /** `CLAUDE_CODE_MAX_RETRIES` (default 1: an API error ends the turn in about a second). */
@@ -163,10 +163,10 @@ export const open: (
 export const layer = (
   script: FakeModel.Script,
   options?: Options
-): Layer.Layer<ClaudeSession | FakeModel.FakeModel, ClaudeError.ClaudeError, Transport> =>
+): Layer.Layer<ClaudeSession.ClaudeSession | FakeModel.FakeModel, ClaudeError.ClaudeError, Transport> =>
   Layer.effectContext(
     Effect.map(
       open(script, options),
-      ({ model, session }) => Context.make(ClaudeSession, session).pipe(Context.add(FakeModel.FakeModel, model))
+      ({ model, session }) => Context.make(ClaudeSession.ClaudeSession, session).pipe(Context.add(FakeModel.FakeModel, model))
     )
   )

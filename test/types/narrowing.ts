@@ -14,9 +14,9 @@ import type * as Claude from "../../src/Claude.ts"
 import * as Effect from "effect/Effect"
 import type * as Events from "../../src/Events.ts"
 import type * as HookEvents from "../../src/HookEvents.ts"
-import { Hooks } from "../../src/Hooks.ts"
+import * as Hooks from "../../src/Hooks.ts"
 import type * as PermissionsModule from "../../src/Permissions.ts"
-import { Permissions } from "../../src/Permissions.ts"
+import * as Permissions from "../../src/Permissions.ts"
 import * as Protocol from "../../src/Protocol.ts"
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
