@@ -5,18 +5,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import * as Path from "node:path"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
-import * as ClaudeNode from "../src/ClaudeNode.ts"
-import * as NodeEntry from "../src/node.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import type { Transport } from "../src/Transport.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
-const FAKE_CLAUDE = Path.join(import.meta.dirname, "fixtures", "fake-claude.mjs")
 
 /**
  * A fake CLI that counts the sessions it started and the ones that ended (its script returns once
@@ -122,22 +117,4 @@ describe("Claude.queryStream", () => {
       assert.deepStrictEqual(seen, ["result"])
       assert.deepStrictEqual(counts, { started: 1, ended: 1, turns: 1 })
     }))
-})
-
-describe("ClaudeNode.layer", () => {
-  it.live("runs Claude.query against a real process with nothing else provided (fake-claude.mjs)", () =>
-    Effect.gen(function*() {
-      // No requirements left: the Node services are inside.
-      const layer: Layer.Layer<Transport> = ClaudeNode.layer
-      const result = yield* Claude.query("hello over a pipe", {
-        executable: FAKE_CLAUDE,
-        env: { FAKE_CLAUDE_ECHO: "1" },
-        closeGrace: "2 seconds"
-      }).pipe(Effect.provide(layer))
-      assert.strictEqual(result.result, "echo: hello over a pipe")
-    }), { timeout: 30_000 })
-
-  it("is what the ./node entry exports", () => {
-    assert.strictEqual(NodeEntry.ClaudeNode.layer, ClaudeNode.layer)
-  })
 })

@@ -570,7 +570,7 @@ describe("issue 20: a handler starts after the events read before its request", 
           callback_id: "hook_0",
           input: {
             session_id: SESSION,
-            transcript_path: `/tmp/home/.claude/projects/fake/${SESSION}.jsonl`,
+            transcript_path: `/srv/home/.claude/projects/fake/${SESSION}.jsonl`,
             cwd: "/fake",
             permission_mode: "bypassPermissions",
             hook_event_name: "Stop",
