@@ -2,6 +2,7 @@
  * Test doubles for programs built on effect-claude-code: an in-memory scripted CLI, and a fake
  * Anthropic Messages API that the real CLI can talk to on 127.0.0.1.
  *
+ * @packageDocumentation
  * @since 0.1.0
  */
 
