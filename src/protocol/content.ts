@@ -32,7 +32,7 @@ export const TextBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type TextBlock = typeof TextBlock.Type
+export interface TextBlock extends Schema.Schema.Type<typeof TextBlock> {}
 
 /**
  * `{"type":"thinking","thinking":…,"signature":…}` (empty strings in `content_block_start`).
@@ -50,7 +50,7 @@ export const ThinkingBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type ThinkingBlock = typeof ThinkingBlock.Type
+export interface ThinkingBlock extends Schema.Schema.Type<typeof ThinkingBlock> {}
 
 /**
  * `{"type":"redacted_thinking","data":…}`.
@@ -67,7 +67,7 @@ export const RedactedThinkingBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type RedactedThinkingBlock = typeof RedactedThinkingBlock.Type
+export interface RedactedThinkingBlock extends Schema.Schema.Type<typeof RedactedThinkingBlock> {}
 
 /**
  * `{"type":"tool_use","id":…,"name":…,"input":{…}}`; `input` is `{}` in `content_block_start`.
@@ -87,7 +87,7 @@ export const ToolUseBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type ToolUseBlock = typeof ToolUseBlock.Type
+export interface ToolUseBlock extends Schema.Schema.Type<typeof ToolUseBlock> {}
 
 /**
  * A base64 image source. `media_type` is one of `image/png`, `image/jpeg`, `image/gif`,
@@ -106,7 +106,7 @@ export const Base64ImageSource = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type Base64ImageSource = typeof Base64ImageSource.Type
+export interface Base64ImageSource extends Schema.Schema.Type<typeof Base64ImageSource> {}
 
 /**
  * A URL image source.
@@ -123,7 +123,7 @@ export const UrlImageSource = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type UrlImageSource = typeof UrlImageSource.Type
+export interface UrlImageSource extends Schema.Schema.Type<typeof UrlImageSource> {}
 
 /**
  * Any other image source (`file`, …), kept as is.
@@ -140,7 +140,7 @@ export const UnknownImageSource = Schema.StructWithRest(
  * @since 0.1.0
  * @category content blocks
  */
-export type UnknownImageSource = typeof UnknownImageSource.Type
+export interface UnknownImageSource extends Schema.Schema.Type<typeof UnknownImageSource> {}
 
 /**
  * @since 0.1.0
@@ -169,7 +169,7 @@ export const ImageBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type ImageBlock = typeof ImageBlock.Type
+export interface ImageBlock extends Schema.Schema.Type<typeof ImageBlock> {}
 
 /**
  * `{"type":"tool_reference","tool_name":…}`: what `ToolSearch` returns for a deferred tool.
@@ -186,7 +186,7 @@ export const ToolReferenceBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type ToolReferenceBlock = typeof ToolReferenceBlock.Type
+export interface ToolReferenceBlock extends Schema.Schema.Type<typeof ToolReferenceBlock> {}
 
 /**
  * The block types with a schema of their own. A block whose `type` is one of these must match
@@ -223,7 +223,7 @@ export const UnknownContentBlock = Schema.StructWithRest(
  * @since 0.1.0
  * @category content blocks
  */
-export type UnknownContentBlock = typeof UnknownContentBlock.Type
+export interface UnknownContentBlock extends Schema.Schema.Type<typeof UnknownContentBlock> {}
 
 /**
  * What a `tool_result` block's `content` array may hold.
@@ -256,7 +256,7 @@ export const ToolResultBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type ToolResultBlock = typeof ToolResultBlock.Type
+export interface ToolResultBlock extends Schema.Schema.Type<typeof ToolResultBlock> {}
 
 /**
  * Any content block of an `assistant` or `user` message.
@@ -299,7 +299,7 @@ export const CacheCreation = Schema.Struct({
  * @since 0.1.0
  * @category usage
  */
-export type CacheCreation = typeof CacheCreation.Type
+export interface CacheCreation extends Schema.Schema.Type<typeof CacheCreation> {}
 
 /**
  * `usage.server_tool_use`.
@@ -316,7 +316,7 @@ export const ServerToolUse = Schema.Struct({
  * @since 0.1.0
  * @category usage
  */
-export type ServerToolUse = typeof ServerToolUse.Type
+export interface ServerToolUse extends Schema.Schema.Type<typeof ServerToolUse> {}
 
 /**
  * `usage.output_tokens_details`.
@@ -332,7 +332,7 @@ export const OutputTokensDetails = Schema.Struct({
  * @since 0.1.0
  * @category usage
  */
-export type OutputTokensDetails = typeof OutputTokensDetails.Type
+export interface OutputTokensDetails extends Schema.Schema.Type<typeof OutputTokensDetails> {}
 
 const usageFields = {
   cache_creation_input_tokens: opt(Schema.NullOr(Schema.Number)),
@@ -364,7 +364,7 @@ export const Usage = Schema.Struct({
  * @since 0.1.0
  * @category usage
  */
-export type Usage = typeof Usage.Type
+export interface Usage extends Schema.Schema.Type<typeof Usage> {}
 
 /**
  * The usage of a `message_delta` stream event: cumulative `output_tokens`, the rest optional.
@@ -382,7 +382,7 @@ export const MessageDeltaUsage = Schema.Struct({
  * @since 0.1.0
  * @category usage
  */
-export type MessageDeltaUsage = typeof MessageDeltaUsage.Type
+export interface MessageDeltaUsage extends Schema.Schema.Type<typeof MessageDeltaUsage> {}
 
 // ---------------------------------------------------------------------------------------------
 // Messages
@@ -416,7 +416,7 @@ export const ApiAssistantMessage = Schema.Struct({
  * @since 0.1.0
  * @category messages
  */
-export type ApiAssistantMessage = typeof ApiAssistantMessage.Type
+export interface ApiAssistantMessage extends Schema.Schema.Type<typeof ApiAssistantMessage> {}
 
 /**
  * The API's user `MessageParam`: `content` is a string or an array of blocks.
@@ -433,4 +433,4 @@ export const ApiUserMessage = Schema.Struct({
  * @since 0.1.0
  * @category messages
  */
-export type ApiUserMessage = typeof ApiUserMessage.Type
+export interface ApiUserMessage extends Schema.Schema.Type<typeof ApiUserMessage> {}

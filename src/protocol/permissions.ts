@@ -44,7 +44,7 @@ export const PermissionRuleValue = Schema.Struct({
  * @since 0.1.0
  * @category permissions
  */
-export type PermissionRuleValue = typeof PermissionRuleValue.Type
+export interface PermissionRuleValue extends Schema.Schema.Type<typeof PermissionRuleValue> {}
 
 /**
  * What a rule does. Known values: `allow`, `deny`, `ask`; any other string (from a later CLI) is
@@ -101,7 +101,7 @@ export const OtherPermissionUpdate = Schema.StructWithRest(
  * @since 0.1.0
  * @category permissions
  */
-export type OtherPermissionUpdate = typeof OtherPermissionUpdate.Type
+export interface OtherPermissionUpdate extends Schema.Schema.Type<typeof OtherPermissionUpdate> {}
 
 /**
  * A change to the permission rules, as suggested by the CLI in `permission_suggestions` and as
@@ -170,7 +170,7 @@ export const CanUseToolRequest = Schema.Struct({
  * @since 0.1.0
  * @category permissions
  */
-export type CanUseToolRequest = typeof CanUseToolRequest.Type
+export interface CanUseToolRequest extends Schema.Schema.Type<typeof CanUseToolRequest> {}
 
 const DecisionClassification = Schema.Literals(["user_temporary", "user_permanent", "user_reject"])
 
@@ -192,7 +192,7 @@ export const PermissionAllow = Schema.Struct({
  * @since 0.1.0
  * @category permissions
  */
-export type PermissionAllow = typeof PermissionAllow.Type
+export interface PermissionAllow extends Schema.Schema.Type<typeof PermissionAllow> {}
 
 /**
  * Refuse the tool; `message` becomes the tool result the model sees. `interrupt: true` also
@@ -213,7 +213,7 @@ export const PermissionDeny = Schema.Struct({
  * @since 0.1.0
  * @category permissions
  */
-export type PermissionDeny = typeof PermissionDeny.Type
+export interface PermissionDeny extends Schema.Schema.Type<typeof PermissionDeny> {}
 
 /**
  * The answer to a `can_use_tool` request. Its wire form (the control_response body) is the same
