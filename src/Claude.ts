@@ -126,6 +126,7 @@ export interface SessionOptions extends Launch.LaunchOptions {
  * @category models
  */
 export interface Recorder {
+  /** Called with each line the session writes (`send`) or reads (`recv`); must not block or throw. */
   readonly record: (direction: "send" | "recv", message: unknown) => void
 }
 
@@ -177,6 +178,7 @@ export type Event = Events.Event
  * @category options
  */
 export interface RequestOptions {
+  /** The request's deadline (default: the session's `controlTimeout`). */
   readonly timeout?: Duration.Input | undefined
 }
 
@@ -238,13 +240,19 @@ export interface Session {
   /** Restores files to their state before the user turn with this uuid (needs `fileCheckpointing`). */
   readonly rewindFiles: (
     userMessageId: string,
-    options?: RequestOptions & { readonly dryRun?: boolean }
+    options?: RequestOptions & {
+      /** Only reports what would change. */
+      readonly dryRun?: boolean
+    }
   ) => Effect.Effect<Protocol.RewindFilesResponse, ClaudeError.ClaudeError>
   /** Stops a background task (a subagent, a background Bash command). */
   readonly stopTask: (taskId: string, options?: RequestOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
   /** Any control request, for subtypes the library does not name yet. */
   readonly request: <S extends Schema.Top & { readonly DecodingServices: never }>(
-    body: { readonly subtype: string } & Record<string, unknown>,
+    body: {
+      /** The control request's `subtype`. */
+      readonly subtype: string
+    } & Record<string, unknown>,
     responseSchema: S,
     options?: RequestOptions
   ) => Effect.Effect<S["Type"], ClaudeError.ClaudeError>

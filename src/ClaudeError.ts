@@ -294,6 +294,7 @@ export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
   override get message(): string {
     return `The model API failed${this.status === null ? "" : ` (${this.status}${this.errorType === null ? "" : ` ${this.errorType}`})`}: ${this.description}`
   }
+  /** Whether trying again may help: no status (the connection failed), 429 (rate limited) or a 5xx. */
   get isRetryable(): boolean {
     return this.status === null || this.status === 429 || this.status >= 500
   }

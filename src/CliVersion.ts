@@ -30,9 +30,13 @@ import { type LaunchSpec, Transport } from "./Transport.ts"
  * @category models
  */
 export interface Version {
+  /** The first number. */
   readonly major: number
+  /** The second number. */
   readonly minor: number
+  /** The third number. */
   readonly patch: number
+  /** What follows `major.minor.patch` (`-beta.1`, `+build`), or `""`; not compared. */
   readonly suffix: string
 }
 
@@ -43,7 +47,9 @@ export interface Version {
  * @category models
  */
 export interface Range {
+  /** The lowest version in the range (inclusive). */
   readonly floor: string
+  /** The first version above the range (exclusive). */
   readonly below: string
 }
 
@@ -245,7 +251,10 @@ export const query: (
 export const resolve: (
   initializeBody: unknown,
   spec: Omit<LaunchSpec, "args">,
-  connection: { readonly pid: number | undefined }
+  connection: {
+    /** The CLI's process id; `undefined` for a CLI without a process (a fake), which is not asked. */
+    readonly pid: number | undefined
+  }
 ) => Effect.Effect<string | undefined, never, Transport> = Effect.fn("CliVersion.resolve")(
   function*(initializeBody: unknown, spec: Omit<LaunchSpec, "args">, connection: { readonly pid: number | undefined }) {
     const reported = fromInitialize(initializeBody)
@@ -266,7 +275,10 @@ export const resolve: (
 export const verify: (
   initializeBody: unknown,
   spec: Omit<LaunchSpec, "args">,
-  connection: { readonly pid: number | undefined },
+  connection: {
+    /** The CLI's process id; `undefined` for a CLI without a process (a fake), which is not asked. */
+    readonly pid: number | undefined
+  },
   policy?: Policy | undefined
 ) => Effect.Effect<string | undefined, ClaudeError.ClaudeError, Transport> = Effect.fn("CliVersion.verify")(
   function*(

@@ -20,7 +20,9 @@ import type * as Protocol from "./Protocol.ts"
  * @category models
  */
 export interface TurnUsage {
+  /** The turn's own cost in US dollars (not the process's running total). */
   readonly costUsd: number
+  /** The turn's own usage per model, by model name. */
   readonly modelUsage: Readonly<Record<string, Protocol.ModelUsage>>
   /**
    * `user` for a turn the program started (`turn`, `run`, `send`); `automatic` for one the CLI
@@ -37,7 +39,10 @@ export interface TurnUsage {
  * @since 0.1.0
  * @category models
  */
-export type TurnResult = Protocol.ResultMessage & { readonly turn: TurnUsage }
+export type TurnResult = Protocol.ResultMessage & {
+  /** This turn's own cost and usage, and its kind. */
+  readonly turn: TurnUsage
+}
 
 /**
  * A line from the CLI that broke the protocol (JSON that breaks a known schema, a line over the
@@ -48,7 +53,9 @@ export type TurnResult = Protocol.ResultMessage & { readonly turn: TurnUsage }
  * @category models
  */
 export interface ProtocolProblem {
+  /** Tells it apart from the CLI's messages. */
   readonly type: "protocol_problem"
+  /** What was wrong with the line (`ProtocolViolation`, with the line's start). */
   readonly error: ClaudeError.ProtocolViolation
   /** The `type` of the offending line, when it was JSON with one. */
   readonly messageType: string | undefined

@@ -50,10 +50,15 @@ export const defaultMaxLineBytes = 256 * 1024 * 1024
  * @category models
  */
 export interface Oversized {
+  /** Tells it apart from a line (a `string`). */
   readonly _tag: "Oversized"
+  /** The line's whole length in bytes. */
   readonly bytes: number
+  /** The first 2 KiB of the line. */
   readonly head: string
+  /** The last 2 KiB of the line. */
   readonly tail: string
+  /** The message's top-level `type`, when the head or the tail shows it. */
   readonly type: string | undefined
 }
 

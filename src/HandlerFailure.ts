@@ -55,7 +55,9 @@ export type Outcome = "denied" | "continued"
  * @category models
  */
 export interface HandlerFailed {
+  /** Tells it apart from the CLI's messages. */
   readonly type: "handler_failed"
+  /** Which kind of handler failed: a hook, or the permission handler (`can_use_tool`). */
   readonly handler: HandlerKind
   /** The hook event (`PreToolUse`, `Stop`, ...); `undefined` for `can_use_tool`. */
   readonly hookEvent: string | undefined
@@ -67,7 +69,9 @@ export interface HandlerFailed {
   readonly toolUseId: string | undefined
   /** The `request_id` of the control request, when the caller passed it. */
   readonly requestId: string | undefined
+  /** How it failed. */
   readonly failure: FailureKind
+  /** What the CLI was told: the tool call was denied, or the hook's failure was a non-blocking error. */
   readonly outcome: Outcome
   /** A readable sentence: which handler, what happened, what the CLI was told. */
   readonly message: string

@@ -366,6 +366,7 @@ export type HookSpecificOutput<K extends string> = SpecificSchema<K> extends Sch
  * @category outputs
  */
 export type HookOutput<K extends string = string> = HookOutputBase & {
+  /** The event's own answer (`permissionDecision` for `PreToolUse`, …), tagged with `hookEventName`. */
   readonly hookSpecificOutput?: HookSpecificOutput<K>
 }
 

@@ -415,6 +415,7 @@ const deadlineOf = (registration: Registration): Duration.Duration | undefined =
  * @category services
  */
 export class Hooks extends Context.Service<Hooks, {
+  /** The registered hooks, in order. */
   readonly registrations: ReadonlyArray<Registration>
 }>()("effect-claude-code/Hooks") {}
 

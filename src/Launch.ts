@@ -89,7 +89,9 @@ export interface Settings {
    * co-author trailer); a key set here wins over that default.
    */
   readonly attribution?: {
+    /** The text added to commit messages (`""`: none). */
     readonly commit?: string
+    /** The text added to pull request descriptions (`""`: none). */
     readonly pr?: string
   }
   readonly [key: string]: unknown
@@ -119,7 +121,9 @@ export type ExtraArgs = Readonly<Record<string, string | null>> | ReadonlyArray<
  * @category models
  */
 export interface Executable {
+  /** The interpreter (or any program): a path, or a name looked up on `PATH`. */
   readonly command: string
+  /** Arguments put before the CLI's own flags (e.g. the script to run). */
   readonly args?: ReadonlyArray<string> | undefined
 }
 
@@ -216,7 +220,12 @@ export interface LaunchOptions {
  */
 export interface Wiring {
   /** One `--mcp-config` entry each; `alwaysLoad` puts the server's tools in the first prompt. */
-  readonly mcpServers: ReadonlyArray<{ readonly name: string; readonly alwaysLoad: boolean }>
+  readonly mcpServers: ReadonlyArray<{
+    /** The server's name (the `mcp__<name>__` of its tools). */
+    readonly name: string
+    /** Puts the server's tools in the first prompt. */
+    readonly alwaysLoad: boolean
+  }>
   /** Adds `--permission-prompt-tool stdio`, so `can_use_tool` requests arrive. */
   readonly permissionPromptTool: boolean
 }
@@ -229,7 +238,9 @@ export interface Wiring {
  * @category models
  */
 export interface Command {
+  /** The arguments after the executable. */
   readonly args: ReadonlyArray<string>
+  /** Variables laid over the inherited environment; `undefined` removes one. */
   readonly env: Record<string, EnvValue>
 }
 

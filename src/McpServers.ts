@@ -104,7 +104,9 @@ export const text = (text: string): TextContent => ({ type: "text", text })
  * @category constructors
  */
 export const image = (options: {
+  /** The image bytes, or their base64 text. */
   readonly data: Uint8Array | string
+  /** The image's media type (`image/png`, …). */
   readonly mimeType: string
 }): ImageContent => ({
   type: "image",
@@ -121,7 +123,10 @@ export const image = (options: {
  */
 export const structured = (
   value: Readonly<Record<string, unknown>>,
-  options?: { readonly text?: string | undefined }
+  options?: {
+    /** The text block to send instead of the value's JSON. */
+    readonly text?: string | undefined
+  }
 ): ToolResult => ({
   content: [{ type: "text", text: options?.text ?? JSON.stringify(value) }],
   structuredContent: value
@@ -221,10 +226,15 @@ export declare namespace Tool {
  * @category constructors
  */
 export const tool = <S extends Schema.Constraint, E = never, R = never>(options: {
+  /** The tool's name, unique within its server (the model sees `mcp__<server>__<name>`). */
   readonly name: string
+  /** What the tool does, for the model. */
   readonly description: string
+  /** The schema of the arguments: a JSON object; its JSON Schema is what `tools/list` advertises. */
   readonly input: S
+  /** MCP tool annotations (`readOnlyHint`, `destructiveHint`, …). */
   readonly annotations?: ToolAnnotations | undefined
+  /** Runs one call with the decoded arguments; its value becomes the tool result. */
   readonly handler: (input: S["Type"]) => Effect.Effect<ToolContent, E, R>
 }): Tool<R | S["DecodingServices"]> => {
   const decode = Schema.decodeUnknownEffect(Schema.toCodecJson(options.input), { errors: "all" })
@@ -288,9 +298,13 @@ export declare namespace Server {
 export const server = <const Tools extends ReadonlyArray<Tool<unknown>>>(
   name: string,
   options: {
+    /** The server's tools. */
     readonly tools: Tools
+    /** Puts the server's tools in the first prompt instead of behind tool search. */
     readonly alwaysLoad?: boolean | undefined
+    /** The version the server reports in `initialize` (default `"1.0.0"`). */
     readonly version?: string | undefined
+    /** Instructions the server gives the model in `initialize`. */
     readonly instructions?: string | undefined
   }
 ): Server<Tool.Services<Tools[number]>> => ({
@@ -728,5 +742,6 @@ export const mergeLayers = <const Ls extends ReadonlyArray<Layer.Layer<McpServer
  * @category services
  */
 export class McpServers extends Context.Service<McpServers, {
+  /** The servers, in the order their layers were provided. */
   readonly servers: ReadonlyArray<RegisteredServer>
 }>()("effect-claude-code/McpServers") {}

@@ -113,8 +113,11 @@ export type {
  * @category constructors
  */
 export const allow = (options?: {
+  /** The tool input to run instead of the requested one. */
   readonly updatedInput?: Readonly<Record<string, unknown>> | undefined
+  /** Permission rules to add, so the same call is not asked about again. */
   readonly updatedPermissions?: ReadonlyArray<PermissionUpdate> | undefined
+  /** How the user decided (`user_temporary`, `user_permanent`, …), for the CLI's telemetry. */
   readonly decisionClassification?: PermissionAllow["decisionClassification"] | undefined
 }): PermissionResult => ({
   behavior: "allow",
@@ -133,7 +136,9 @@ export const allow = (options?: {
  * @category constructors
  */
 export const deny = (message: string, options?: {
+  /** Also aborts the turn. */
   readonly interrupt?: boolean | undefined
+  /** How the user decided (`user_reject`, …), for the CLI's telemetry. */
   readonly decisionClassification?: PermissionDeny["decisionClassification"] | undefined
 }): PermissionResult => ({
   behavior: "deny",
@@ -218,6 +223,7 @@ const describeRequest = (request: unknown): string => {
  * @category services
  */
 export class Permissions extends Context.Service<Permissions, {
+  /** Decides one `can_use_tool` request. */
   readonly decide: (request: CanUseToolRequest) => Effect.Effect<PermissionResult, ClaudeError.ClaudeError>
 }>()("effect-claude-code/Permissions") {}
 
@@ -293,6 +299,7 @@ export const layer = <E, R>(handler: Handler<E, R>, options?: PermissionsOptions
  * @category session
  */
 export const bind = (service: Permissions["Service"], report?: HandlerFailure.Report): {
+  /** Answers one `can_use_tool` request body with the JSON of the `control_response`. */
   readonly decide: (
     request: unknown,
     requestId?: string | undefined

@@ -47,7 +47,7 @@ export const Line = Schema.Struct({
  * @since 0.1.0
  * @category models
  */
-export type Line = typeof Line.Type
+export interface Line extends Schema.Schema.Type<typeof Line> {}
 
 /**
  * A recorder for `SessionOptions.transcript`, with the recording's failure, if any.

@@ -27,8 +27,14 @@ export interface LaunchSpec {
    * the transport looks for one (`claude` on PATH, node_modules/.bin).
    */
   readonly executable?: string | Executable | undefined
+  /** The CLI's arguments (the flags `Launch` built). */
   readonly args: ReadonlyArray<string>
+  /**
+   * Variables laid over the inherited environment; `undefined` removes one, a `Redacted` value is revealed
+   * only to the process.
+   */
   readonly env: Readonly<Record<string, string | Redacted.Redacted<string> | undefined>>
+  /** The working directory (default: the program's). */
   readonly cwd?: string | undefined
   /**
    * The whole budget of closing, counted from stdin EOF: SIGTERM at its {@link eofShare}, SIGKILL
@@ -56,8 +62,11 @@ export const eofShare = (closeGrace: Duration.Duration): number => Math.round(Du
  * @category models
  */
 export interface ExitStatus {
+  /** The exit code; `null` when a signal ended the process. */
   readonly code: number | null
+  /** The signal that ended the process (`SIGTERM`, …); `null` when it exited. */
   readonly signal: string | null
+  /** The last bytes the process wrote on stderr. */
   readonly stderrTail: string
 }
 
@@ -102,5 +111,6 @@ export interface Connection {
  * @category services
  */
 export class Transport extends Context.Service<Transport, {
+  /** Starts one CLI, which ends when the scope closes. */
   readonly open: (spec: LaunchSpec) => Effect.Effect<Connection, ClaudeError, Scope.Scope>
 }>()("effect-claude-code/Transport") {}

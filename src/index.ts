@@ -2,6 +2,7 @@
  * effect-claude-code: drive the `claude` CLI (Claude Code) over its stream-json protocol from
  * Effect programs.
  *
+ * @packageDocumentation
  * @since 0.1.0
  */
 

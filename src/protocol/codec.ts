@@ -492,7 +492,9 @@ export const encodeStdin = (message: StdinMessage | UnknownMessage): string =>
  * @category constructors
  */
 export interface UserTurnImage {
+  /** The image's media type. */
   readonly mediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+  /** The image bytes, base64-encoded. */
   readonly data: string
 }
 
@@ -503,6 +505,7 @@ export interface UserTurnImage {
  * @category constructors
  */
 export interface UserTurnInput {
+  /** The text of the turn. */
   readonly text: string
   /** Sent before the text, in order. */
   readonly images?: ReadonlyArray<UserTurnImage> | undefined

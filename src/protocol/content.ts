@@ -32,7 +32,7 @@ export const TextBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type TextBlock = typeof TextBlock.Type
+export interface TextBlock extends Schema.Schema.Type<typeof TextBlock> {}
 
 /**
  * `{"type":"thinking","thinking":…,"signature":…}` (empty strings in `content_block_start`).
@@ -50,7 +50,7 @@ export const ThinkingBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type ThinkingBlock = typeof ThinkingBlock.Type
+export interface ThinkingBlock extends Schema.Schema.Type<typeof ThinkingBlock> {}
 
 /**
  * `{"type":"redacted_thinking","data":…}`.
@@ -67,7 +67,7 @@ export const RedactedThinkingBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type RedactedThinkingBlock = typeof RedactedThinkingBlock.Type
+export interface RedactedThinkingBlock extends Schema.Schema.Type<typeof RedactedThinkingBlock> {}
 
 /**
  * `{"type":"tool_use","id":…,"name":…,"input":{…}}`; `input` is `{}` in `content_block_start`.
@@ -87,7 +87,7 @@ export const ToolUseBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type ToolUseBlock = typeof ToolUseBlock.Type
+export interface ToolUseBlock extends Schema.Schema.Type<typeof ToolUseBlock> {}
 
 /**
  * A base64 image source. `media_type` is one of `image/png`, `image/jpeg`, `image/gif`,
@@ -106,7 +106,7 @@ export const Base64ImageSource = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type Base64ImageSource = typeof Base64ImageSource.Type
+export interface Base64ImageSource extends Schema.Schema.Type<typeof Base64ImageSource> {}
 
 /**
  * A URL image source.
@@ -123,7 +123,7 @@ export const UrlImageSource = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type UrlImageSource = typeof UrlImageSource.Type
+export interface UrlImageSource extends Schema.Schema.Type<typeof UrlImageSource> {}
 
 /**
  * Any other image source (`file`, …), kept as is. Its `type` is an `UnknownType`, never `base64`
@@ -141,7 +141,7 @@ export const UnknownImageSource = Schema.StructWithRest(
  * @since 0.1.0
  * @category content blocks
  */
-export type UnknownImageSource = typeof UnknownImageSource.Type
+export interface UnknownImageSource extends Schema.Schema.Type<typeof UnknownImageSource> {}
 
 /**
  * @since 0.1.0
@@ -170,7 +170,7 @@ export const ImageBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type ImageBlock = typeof ImageBlock.Type
+export interface ImageBlock extends Schema.Schema.Type<typeof ImageBlock> {}
 
 /**
  * `{"type":"tool_reference","tool_name":…}`: what `ToolSearch` returns for a deferred tool.
@@ -187,7 +187,7 @@ export const ToolReferenceBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type ToolReferenceBlock = typeof ToolReferenceBlock.Type
+export interface ToolReferenceBlock extends Schema.Schema.Type<typeof ToolReferenceBlock> {}
 
 /**
  * The block types with a schema of their own. A block whose `type` is one of these must match
@@ -224,7 +224,7 @@ export const UnknownContentBlock = Schema.StructWithRest(
  * @since 0.1.0
  * @category content blocks
  */
-export type UnknownContentBlock = typeof UnknownContentBlock.Type
+export interface UnknownContentBlock extends Schema.Schema.Type<typeof UnknownContentBlock> {}
 
 /**
  * What a `tool_result` block's `content` array may hold.
@@ -257,7 +257,7 @@ export const ToolResultBlock = Schema.Struct({
  * @since 0.1.0
  * @category content blocks
  */
-export type ToolResultBlock = typeof ToolResultBlock.Type
+export interface ToolResultBlock extends Schema.Schema.Type<typeof ToolResultBlock> {}
 
 /**
  * Any content block of an `assistant` or `user` message.
@@ -300,7 +300,7 @@ export const CacheCreation = Schema.Struct({
  * @since 0.1.0
  * @category usage
  */
-export type CacheCreation = typeof CacheCreation.Type
+export interface CacheCreation extends Schema.Schema.Type<typeof CacheCreation> {}
 
 /**
  * `usage.server_tool_use`.
@@ -317,7 +317,7 @@ export const ServerToolUse = Schema.Struct({
  * @since 0.1.0
  * @category usage
  */
-export type ServerToolUse = typeof ServerToolUse.Type
+export interface ServerToolUse extends Schema.Schema.Type<typeof ServerToolUse> {}
 
 /**
  * `usage.output_tokens_details`.
@@ -333,7 +333,7 @@ export const OutputTokensDetails = Schema.Struct({
  * @since 0.1.0
  * @category usage
  */
-export type OutputTokensDetails = typeof OutputTokensDetails.Type
+export interface OutputTokensDetails extends Schema.Schema.Type<typeof OutputTokensDetails> {}
 
 const usageFields = {
   cache_creation_input_tokens: opt(Schema.NullOr(Schema.Number)),
@@ -365,7 +365,7 @@ export const Usage = Schema.Struct({
  * @since 0.1.0
  * @category usage
  */
-export type Usage = typeof Usage.Type
+export interface Usage extends Schema.Schema.Type<typeof Usage> {}
 
 /**
  * The usage of a `message_delta` stream event: cumulative `output_tokens`, the rest optional.
@@ -383,7 +383,7 @@ export const MessageDeltaUsage = Schema.Struct({
  * @since 0.1.0
  * @category usage
  */
-export type MessageDeltaUsage = typeof MessageDeltaUsage.Type
+export interface MessageDeltaUsage extends Schema.Schema.Type<typeof MessageDeltaUsage> {}
 
 // ---------------------------------------------------------------------------------------------
 // Messages
@@ -417,7 +417,7 @@ export const ApiAssistantMessage = Schema.Struct({
  * @since 0.1.0
  * @category messages
  */
-export type ApiAssistantMessage = typeof ApiAssistantMessage.Type
+export interface ApiAssistantMessage extends Schema.Schema.Type<typeof ApiAssistantMessage> {}
 
 /**
  * The API's user `MessageParam`: `content` is a string or an array of blocks.
@@ -434,4 +434,4 @@ export const ApiUserMessage = Schema.Struct({
  * @since 0.1.0
  * @category messages
  */
-export type ApiUserMessage = typeof ApiUserMessage.Type
+export interface ApiUserMessage extends Schema.Schema.Type<typeof ApiUserMessage> {}

@@ -38,7 +38,7 @@ export const JsonRpcMessage = Schema.Struct({
  * @since 0.1.0
  * @category mcp
  */
-export type JsonRpcMessage = typeof JsonRpcMessage.Type
+export interface JsonRpcMessage extends Schema.Schema.Type<typeof JsonRpcMessage> {}
 
 // ---------------------------------------------------------------------------------------------
 // CLI → host request bodies
@@ -63,7 +63,7 @@ export const HookCallbackRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (CLI → host)
  */
-export type HookCallbackRequest = typeof HookCallbackRequest.Type
+export interface HookCallbackRequest extends Schema.Schema.Type<typeof HookCallbackRequest> {}
 
 /**
  * `mcp_message`: a JSON-RPC message for an `sdk`-type MCP server the host runs. Answer every one,
@@ -82,7 +82,7 @@ export const McpMessageRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (CLI → host)
  */
-export type McpMessageRequest = typeof McpMessageRequest.Type
+export interface McpMessageRequest extends Schema.Schema.Type<typeof McpMessageRequest> {}
 
 /**
  * The CLI → host request subtypes with a schema of their own.
@@ -109,7 +109,7 @@ export const OtherIncomingRequest = Schema.StructWithRest(
  * @since 0.1.0
  * @category requests (CLI → host)
  */
-export type OtherIncomingRequest = typeof OtherIncomingRequest.Type
+export interface OtherIncomingRequest extends Schema.Schema.Type<typeof OtherIncomingRequest> {}
 
 /**
  * @since 0.1.0
@@ -142,7 +142,7 @@ export const IncomingControlRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (CLI → host)
  */
-export type IncomingControlRequest = typeof IncomingControlRequest.Type
+export interface IncomingControlRequest extends Schema.Schema.Type<typeof IncomingControlRequest> {}
 
 // ---------------------------------------------------------------------------------------------
 // Host → CLI request bodies
@@ -167,7 +167,7 @@ export const HookMatcher = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type HookMatcher = typeof HookMatcher.Type
+export interface HookMatcher extends Schema.Schema.Type<typeof HookMatcher> {}
 
 /**
  * A subagent definition for `initialize.agents`.
@@ -191,7 +191,7 @@ export const AgentDefinition = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type AgentDefinition = typeof AgentDefinition.Type
+export interface AgentDefinition extends Schema.Schema.Type<typeof AgentDefinition> {}
 
 /**
  * `initialize`: registers hooks (keyed by event name: `PreToolUse`, `Stop`, …; unknown names are
@@ -219,7 +219,7 @@ export const InitializeRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type InitializeRequest = typeof InitializeRequest.Type
+export interface InitializeRequest extends Schema.Schema.Type<typeof InitializeRequest> {}
 
 /**
  * `interrupt`: ends the running turn (its `result` follows); succeeds when idle too. Answered
@@ -237,7 +237,7 @@ export const InterruptRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type InterruptRequest = typeof InterruptRequest.Type
+export interface InterruptRequest extends Schema.Schema.Type<typeof InterruptRequest> {}
 
 /**
  * `set_model`: switches the model for later turns; no `model` (or `null`, `"default"`) resets to
@@ -255,7 +255,7 @@ export const SetModelRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type SetModelRequest = typeof SetModelRequest.Type
+export interface SetModelRequest extends Schema.Schema.Type<typeof SetModelRequest> {}
 
 /**
  * `set_permission_mode`: `mode` is one of `acceptEdits`, `auto`, `bypassPermissions`, `default`,
@@ -274,7 +274,7 @@ export const SetPermissionModeRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type SetPermissionModeRequest = typeof SetPermissionModeRequest.Type
+export interface SetPermissionModeRequest extends Schema.Schema.Type<typeof SetPermissionModeRequest> {}
 
 /**
  * `mcp_status`. Answered with {@link McpStatusResponse}.
@@ -290,7 +290,7 @@ export const McpStatusRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type McpStatusRequest = typeof McpStatusRequest.Type
+export interface McpStatusRequest extends Schema.Schema.Type<typeof McpStatusRequest> {}
 
 /**
  * `get_context_usage` (makes the CLI call the API's count_tokens endpoint). Answered with
@@ -309,7 +309,7 @@ export const GetContextUsageRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type GetContextUsageRequest = typeof GetContextUsageRequest.Type
+export interface GetContextUsageRequest extends Schema.Schema.Type<typeof GetContextUsageRequest> {}
 
 /**
  * `rewind_files`: restores files to their state before the user message whose `uuid` is
@@ -329,7 +329,7 @@ export const RewindFilesRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type RewindFilesRequest = typeof RewindFilesRequest.Type
+export interface RewindFilesRequest extends Schema.Schema.Type<typeof RewindFilesRequest> {}
 
 /**
  * `stop_task`: stops a background task (`task_id` from `system/task_started`). Always answered
@@ -347,7 +347,7 @@ export const StopTaskRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type StopTaskRequest = typeof StopTaskRequest.Type
+export interface StopTaskRequest extends Schema.Schema.Type<typeof StopTaskRequest> {}
 
 /**
  * `cancel_async_message`: withdraws a user message (by its `uuid`) that is still queued on the
@@ -366,7 +366,7 @@ export const CancelAsyncMessageRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type CancelAsyncMessageRequest = typeof CancelAsyncMessageRequest.Type
+export interface CancelAsyncMessageRequest extends Schema.Schema.Type<typeof CancelAsyncMessageRequest> {}
 
 /**
  * The host → CLI request subtypes with a schema of their own.
@@ -404,7 +404,7 @@ export const OtherOutgoingRequest = Schema.StructWithRest(
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type OtherOutgoingRequest = typeof OtherOutgoingRequest.Type
+export interface OtherOutgoingRequest extends Schema.Schema.Type<typeof OtherOutgoingRequest> {}
 
 /**
  * @since 0.1.0
@@ -444,7 +444,7 @@ export const OutgoingControlRequest = Schema.Struct({
  * @since 0.1.0
  * @category requests (host → CLI)
  */
-export type OutgoingControlRequest = typeof OutgoingControlRequest.Type
+export interface OutgoingControlRequest extends Schema.Schema.Type<typeof OutgoingControlRequest> {}
 
 // ---------------------------------------------------------------------------------------------
 // Responses (both directions)
@@ -471,7 +471,7 @@ export const ControlSuccess = Schema.Struct({
  * @since 0.1.0
  * @category responses
  */
-export type ControlSuccess = typeof ControlSuccess.Type
+export interface ControlSuccess extends Schema.Schema.Type<typeof ControlSuccess> {}
 
 /**
  * `{"subtype":"error","request_id":…,"error":"…","error_code"?:"…"}`. The CLI sets
@@ -493,7 +493,7 @@ export const ControlError = Schema.Struct({
  * @since 0.1.0
  * @category responses
  */
-export type ControlError = typeof ControlError.Type
+export interface ControlError extends Schema.Schema.Type<typeof ControlError> {}
 
 /**
  * A `control_response` line (either direction). A response to an unknown `request_id` is ignored
@@ -511,7 +511,7 @@ export const ControlResponse = Schema.Struct({
  * @since 0.1.0
  * @category responses
  */
-export type ControlResponse = typeof ControlResponse.Type
+export interface ControlResponse extends Schema.Schema.Type<typeof ControlResponse> {}
 
 /**
  * `control_cancel_request` (either direction): withdraws the pending request `request_id`. The
@@ -529,7 +529,7 @@ export const ControlCancelRequest = Schema.Struct({
  * @since 0.1.0
  * @category responses
  */
-export type ControlCancelRequest = typeof ControlCancelRequest.Type
+export interface ControlCancelRequest extends Schema.Schema.Type<typeof ControlCancelRequest> {}
 
 // ---------------------------------------------------------------------------------------------
 // Response bodies: answers to the host's requests
@@ -553,7 +553,7 @@ export const SlashCommand = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type SlashCommand = typeof SlashCommand.Type
+export interface SlashCommand extends Schema.Schema.Type<typeof SlashCommand> {}
 
 /**
  * A subagent type, as listed by `initialize`.
@@ -571,7 +571,7 @@ export const AgentInfo = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type AgentInfo = typeof AgentInfo.Type
+export interface AgentInfo extends Schema.Schema.Type<typeof AgentInfo> {}
 
 /**
  * A model choice, as listed by `initialize` (`value` `default`, `opus`, `sonnet`, `haiku`, …).
@@ -596,7 +596,7 @@ export const ModelInfo = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type ModelInfo = typeof ModelInfo.Type
+export interface ModelInfo extends Schema.Schema.Type<typeof ModelInfo> {}
 
 /**
  * The account the CLI uses (with an API key: `tokenSource: "none"`,
@@ -618,7 +618,7 @@ export const AccountInfo = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type AccountInfo = typeof AccountInfo.Type
+export interface AccountInfo extends Schema.Schema.Type<typeof AccountInfo> {}
 
 /**
  * The answer to `initialize` (~17 KB). `hooks_applied` is there only when hooks were sent.
@@ -660,7 +660,7 @@ export const InitializeResponse = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type InitializeResponse = typeof InitializeResponse.Type
+export interface InitializeResponse extends Schema.Schema.Type<typeof InitializeResponse> {}
 
 /**
  * The answer to `interrupt`: uuids of queued user messages that survive it (`[]` in every
@@ -678,7 +678,7 @@ export const InterruptResponse = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type InterruptResponse = typeof InterruptResponse.Type
+export interface InterruptResponse extends Schema.Schema.Type<typeof InterruptResponse> {}
 
 /**
  * The answer to `set_model`: the resolved model id (`haiku` → `claude-haiku-5-5`; unknown names
@@ -695,7 +695,7 @@ export const SetModelResponse = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type SetModelResponse = typeof SetModelResponse.Type
+export interface SetModelResponse extends Schema.Schema.Type<typeof SetModelResponse> {}
 
 /**
  * The answer to `set_permission_mode`: the mode now in effect.
@@ -711,7 +711,7 @@ export const SetPermissionModeResponse = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type SetPermissionModeResponse = typeof SetPermissionModeResponse.Type
+export interface SetPermissionModeResponse extends Schema.Schema.Type<typeof SetPermissionModeResponse> {}
 
 /**
  * An MCP server's state (`status` `connected`, `failed`, `needs-auth`, `pending`, `disabled`).
@@ -740,7 +740,7 @@ export const McpServerStatus = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type McpServerStatus = typeof McpServerStatus.Type
+export interface McpServerStatus extends Schema.Schema.Type<typeof McpServerStatus> {}
 
 /**
  * The answer to `mcp_status` (`{"mcpServers":[]}` before the MCP handshake).
@@ -756,7 +756,7 @@ export const McpStatusResponse = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type McpStatusResponse = typeof McpStatusResponse.Type
+export interface McpStatusResponse extends Schema.Schema.Type<typeof McpStatusResponse> {}
 
 /**
  * One row of the context usage report (`id` `system_prompt`, `messages`, `free_space`, …;
@@ -778,7 +778,7 @@ export const ContextUsageCategory = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type ContextUsageCategory = typeof ContextUsageCategory.Type
+export interface ContextUsageCategory extends Schema.Schema.Type<typeof ContextUsageCategory> {}
 
 /**
  * The answer to `get_context_usage`. The main keys are typed; the others (`gridRows`,
@@ -819,7 +819,7 @@ export const ContextUsageResponse = Schema.StructWithRest(
  * @since 0.1.0
  * @category response bodies
  */
-export type ContextUsageResponse = typeof ContextUsageResponse.Type
+export interface ContextUsageResponse extends Schema.Schema.Type<typeof ContextUsageResponse> {}
 
 /**
  * The answer to `rewind_files`: with `dry_run`, what would change (`filesChanged`,
@@ -841,7 +841,7 @@ export const RewindFilesResponse = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type RewindFilesResponse = typeof RewindFilesResponse.Type
+export interface RewindFilesResponse extends Schema.Schema.Type<typeof RewindFilesResponse> {}
 
 /**
  * The answer to `stop_task`: always `{}`.
@@ -866,13 +866,13 @@ export const CancelAsyncMessageResponse = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type CancelAsyncMessageResponse = typeof CancelAsyncMessageResponse.Type
+export interface CancelAsyncMessageResponse extends Schema.Schema.Type<typeof CancelAsyncMessageResponse> {}
 
 /**
  * @since 0.1.0
  * @category response bodies
  */
-export type StopTaskResponse = typeof StopTaskResponse.Type
+export interface StopTaskResponse extends Schema.Schema.Type<typeof StopTaskResponse> {}
 
 /**
  * The response body schema of each host → CLI request subtype.
@@ -909,4 +909,4 @@ export const McpMessageResponse = Schema.Struct({
  * @since 0.1.0
  * @category response bodies
  */
-export type McpMessageResponse = typeof McpMessageResponse.Type
+export interface McpMessageResponse extends Schema.Schema.Type<typeof McpMessageResponse> {}

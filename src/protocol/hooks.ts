@@ -88,7 +88,7 @@ export const McpServerProvenance = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type McpServerProvenance = typeof McpServerProvenance.Type
+export interface McpServerProvenance extends Schema.Schema.Type<typeof McpServerProvenance> {}
 
 /**
  * A tool's input as the model wrote it (a JSON object).
@@ -126,7 +126,7 @@ export const BackgroundTaskSummary = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type BackgroundTaskSummary = typeof BackgroundTaskSummary.Type
+export interface BackgroundTaskSummary extends Schema.Schema.Type<typeof BackgroundTaskSummary> {}
 
 /**
  * A session-scoped cron task that will wake the session later.
@@ -145,7 +145,7 @@ export const SessionCronSummary = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type SessionCronSummary = typeof SessionCronSummary.Type
+export interface SessionCronSummary extends Schema.Schema.Type<typeof SessionCronSummary> {}
 
 /**
  * Before a tool runs. The answer can allow, deny or ask, and rewrite the input.
@@ -166,7 +166,7 @@ export const PreToolUseInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type PreToolUseInput = typeof PreToolUseInput.Type
+export interface PreToolUseInput extends Schema.Schema.Type<typeof PreToolUseInput> {}
 
 /**
  * After a tool succeeded. `tool_response` is the tool's structured result.
@@ -189,7 +189,7 @@ export const PostToolUseInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type PostToolUseInput = typeof PostToolUseInput.Type
+export interface PostToolUseInput extends Schema.Schema.Type<typeof PostToolUseInput> {}
 
 /**
  * After a tool failed (`error` is e.g. `"Exit code 1"`).
@@ -213,7 +213,7 @@ export const PostToolUseFailureInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type PostToolUseFailureInput = typeof PostToolUseFailureInput.Type
+export interface PostToolUseFailureInput extends Schema.Schema.Type<typeof PostToolUseFailureInput> {}
 
 /**
  * A user message is about to start a turn.
@@ -233,7 +233,7 @@ export const UserPromptSubmitInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type UserPromptSubmitInput = typeof UserPromptSubmitInput.Type
+export interface UserPromptSubmitInput extends Schema.Schema.Type<typeof UserPromptSubmitInput> {}
 
 /**
  * The main agent is about to end its turn. `stop_hook_active` is `true` on the call that
@@ -255,7 +255,7 @@ export const StopInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type StopInput = typeof StopInput.Type
+export interface StopInput extends Schema.Schema.Type<typeof StopInput> {}
 
 /**
  * The turn ended on an API error.
@@ -275,7 +275,7 @@ export const StopFailureInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type StopFailureInput = typeof StopFailureInput.Type
+export interface StopFailureInput extends Schema.Schema.Type<typeof StopFailureInput> {}
 
 /**
  * A subagent (Agent tool) starts.
@@ -294,7 +294,7 @@ export const SubagentStartInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type SubagentStartInput = typeof SubagentStartInput.Type
+export interface SubagentStartInput extends Schema.Schema.Type<typeof SubagentStartInput> {}
 
 /**
  * A subagent is about to finish.
@@ -318,7 +318,7 @@ export const SubagentStopInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type SubagentStopInput = typeof SubagentStopInput.Type
+export interface SubagentStopInput extends Schema.Schema.Type<typeof SubagentStopInput> {}
 
 /**
  * Before compaction (`/compact` or automatic).
@@ -337,7 +337,7 @@ export const PreCompactInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type PreCompactInput = typeof PreCompactInput.Type
+export interface PreCompactInput extends Schema.Schema.Type<typeof PreCompactInput> {}
 
 /**
  * After compaction, with the summary.
@@ -356,7 +356,7 @@ export const PostCompactInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type PostCompactInput = typeof PostCompactInput.Type
+export interface PostCompactInput extends Schema.Schema.Type<typeof PostCompactInput> {}
 
 /**
  * A session starts (CLI 2.1.332 only sent it after compaction, `source: "compact"`).
@@ -380,7 +380,7 @@ export const SessionStartInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type SessionStartInput = typeof SessionStartInput.Type
+export interface SessionStartInput extends Schema.Schema.Type<typeof SessionStartInput> {}
 
 /**
  * A session ends (not observed from CLI 2.1.332 over stream-json). `reason` is one of the TS
@@ -399,7 +399,7 @@ export const SessionEndInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type SessionEndInput = typeof SessionEndInput.Type
+export interface SessionEndInput extends Schema.Schema.Type<typeof SessionEndInput> {}
 
 /**
  * The CLI shows a notification (not observed from CLI 2.1.332 over stream-json).
@@ -419,7 +419,7 @@ export const NotificationInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type NotificationInput = typeof NotificationInput.Type
+export interface NotificationInput extends Schema.Schema.Type<typeof NotificationInput> {}
 
 /**
  * The CLI is about to ask for a tool permission; the hook may answer instead of the user.
@@ -440,7 +440,7 @@ export const PermissionRequestInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type PermissionRequestInput = typeof PermissionRequestInput.Type
+export interface PermissionRequestInput extends Schema.Schema.Type<typeof PermissionRequestInput> {}
 
 /**
  * A tool call was denied by the permission system.
@@ -462,7 +462,7 @@ export const PermissionDeniedInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type PermissionDeniedInput = typeof PermissionDeniedInput.Type
+export interface PermissionDeniedInput extends Schema.Schema.Type<typeof PermissionDeniedInput> {}
 
 /**
  * One tool call of a {@link PostToolBatchInput}.
@@ -481,7 +481,7 @@ export const PostToolBatchToolCall = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type PostToolBatchToolCall = typeof PostToolBatchToolCall.Type
+export interface PostToolBatchToolCall extends Schema.Schema.Type<typeof PostToolBatchToolCall> {}
 
 /**
  * After a batch of tool calls (the tool uses of one assistant message) has run (TS SDK event;
@@ -500,7 +500,7 @@ export const PostToolBatchInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type PostToolBatchInput = typeof PostToolBatchInput.Type
+export interface PostToolBatchInput extends Schema.Schema.Type<typeof PostToolBatchInput> {}
 
 /**
  * A slash command or MCP prompt is expanded into a prompt (TS SDK event; not observed from CLI
@@ -524,7 +524,7 @@ export const UserPromptExpansionInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type UserPromptExpansionInput = typeof UserPromptExpansionInput.Type
+export interface UserPromptExpansionInput extends Schema.Schema.Type<typeof UserPromptExpansionInput> {}
 
 const ElicitationMode = openLiterals(["form", "url"])
 const ElicitationAction = openLiterals(["accept", "decline", "cancel"])
@@ -551,7 +551,7 @@ export const ElicitationInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type ElicitationInput = typeof ElicitationInput.Type
+export interface ElicitationInput extends Schema.Schema.Type<typeof ElicitationInput> {}
 
 /**
  * The user answered an MCP elicitation; the hook may override the answer (TS SDK event; not
@@ -574,7 +574,7 @@ export const ElicitationResultInput = Schema.Struct({
  * @since 0.1.0
  * @category inputs
  */
-export type ElicitationResultInput = typeof ElicitationResultInput.Type
+export interface ElicitationResultInput extends Schema.Schema.Type<typeof ElicitationResultInput> {}
 
 /**
  * The input of an event this library has no schema for (events added by later CLIs, or the
@@ -593,7 +593,7 @@ export const UnknownHookInput = Schema.StructWithRest(
  * @since 0.1.0
  * @category inputs
  */
-export type UnknownHookInput = typeof UnknownHookInput.Type
+export interface UnknownHookInput extends Schema.Schema.Type<typeof UnknownHookInput> {}
 
 // -----------------------------------------------------------------------------
 // outputs
@@ -636,7 +636,7 @@ export const HookOutputBase = Schema.Struct(HookOutputBaseFields)
  * @since 0.1.0
  * @category outputs
  */
-export type HookOutputBase = typeof HookOutputBase.Type
+export interface HookOutputBase extends Schema.Schema.Type<typeof HookOutputBase> {}
 
 const specific = <const E extends string, const F extends Schema.Struct.Fields>(event: E, fields: F) =>
   Schema.Struct({ hookEventName: Schema.optionalKey(Schema.Literal(event)), ...fields })
@@ -828,7 +828,7 @@ export const HookInput = Schema.StructWithRest(
  * @since 0.1.0
  * @category any event
  */
-export type HookInput = typeof HookInput.Type
+export interface HookInput extends Schema.Schema.Type<typeof HookInput> {}
 
 /**
  * The answer to any `hook_callback` (`{}` = no opinion): the common fields
@@ -850,4 +850,4 @@ export const HookOutput = Schema.Struct({
  * @since 0.1.0
  * @category any event
  */
-export type HookOutput = typeof HookOutput.Type
+export interface HookOutput extends Schema.Schema.Type<typeof HookOutput> {}

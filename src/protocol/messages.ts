@@ -34,7 +34,7 @@ export const ToolUseMeta = Schema.Struct({
  * @since 0.1.0
  * @category assistant
  */
-export type ToolUseMeta = typeof ToolUseMeta.Type
+export interface ToolUseMeta extends Schema.Schema.Type<typeof ToolUseMeta> {}
 
 /**
  * An `assistant` line: one per completed content block (several lines share `message.id`),
@@ -76,7 +76,7 @@ export const AssistantMessage = Schema.Struct({
  * @since 0.1.0
  * @category assistant
  */
-export type AssistantMessage = typeof AssistantMessage.Type
+export interface AssistantMessage extends Schema.Schema.Type<typeof AssistantMessage> {}
 
 /**
  * How a tool call was permitted (`decision` `accept`/`reject`; `source` `config`, `hook`,
@@ -99,7 +99,7 @@ export const ToolResultMeta = Schema.Struct({
  * @since 0.1.0
  * @category user
  */
-export type ToolResultMeta = typeof ToolResultMeta.Type
+export interface ToolResultMeta extends Schema.Schema.Type<typeof ToolResultMeta> {}
 
 /**
  * The origin of an automatic turn, e.g.
@@ -122,7 +122,7 @@ export const MessageOrigin = Schema.Struct({
  * @since 0.1.0
  * @category result
  */
-export type MessageOrigin = typeof MessageOrigin.Type
+export interface MessageOrigin extends Schema.Schema.Type<typeof MessageOrigin> {}
 
 /**
  * A `user` line from the CLI: a tool result (one line per result, with the tool's structured
@@ -155,7 +155,7 @@ export const UserMessage = Schema.Struct({
  * @since 0.1.0
  * @category user
  */
-export type UserMessage = typeof UserMessage.Type
+export interface UserMessage extends Schema.Schema.Type<typeof UserMessage> {}
 
 // ---------------------------------------------------------------------------------------------
 // result
@@ -189,7 +189,7 @@ export const ModelUsage = Schema.Struct({
  * @since 0.1.0
  * @category result
  */
-export type ModelUsage = typeof ModelUsage.Type
+export interface ModelUsage extends Schema.Schema.Type<typeof ModelUsage> {}
 
 /**
  * A denied tool call, listed in `result.permission_denials`.
@@ -207,7 +207,7 @@ export const PermissionDenial = Schema.Struct({
  * @since 0.1.0
  * @category result
  */
-export type PermissionDenial = typeof PermissionDenial.Type
+export interface PermissionDenial extends Schema.Schema.Type<typeof PermissionDenial> {}
 
 /**
  * The known `result` subtypes; {@link ResultMessage} accepts any string.
@@ -313,7 +313,7 @@ export const ResultMessage = Schema.Struct({
  * @since 0.1.0
  * @category result
  */
-export type ResultMessage = typeof ResultMessage.Type
+export interface ResultMessage extends Schema.Schema.Type<typeof ResultMessage> {}
 
 // ---------------------------------------------------------------------------------------------
 // Other stdout lines
@@ -338,7 +338,7 @@ export const CommandLifecycle = Schema.Struct({
  * @since 0.1.0
  * @category other
  */
-export type CommandLifecycle = typeof CommandLifecycle.Type
+export interface CommandLifecycle extends Schema.Schema.Type<typeof CommandLifecycle> {}
 
 /**
  * `keep_alive` (either direction): a heartbeat, to be ignored.
@@ -355,7 +355,7 @@ export const KeepAlive = Schema.Struct({
  * @since 0.1.0
  * @category other
  */
-export type KeepAlive = typeof KeepAlive.Type
+export interface KeepAlive extends Schema.Schema.Type<typeof KeepAlive> {}
 
 /**
  * A line of a type (or a `system` subtype) this library does not model: not an error. `raw` is
@@ -374,7 +374,7 @@ export const UnknownMessage = Schema.Struct({
  * @since 0.1.0
  * @category other
  */
-export type UnknownMessage = typeof UnknownMessage.Type
+export interface UnknownMessage extends Schema.Schema.Type<typeof UnknownMessage> {}
 
 // ---------------------------------------------------------------------------------------------
 // Unions
@@ -433,7 +433,7 @@ export const StdinUserMessage = Schema.Struct({
  * @since 0.1.0
  * @category stdin
  */
-export type StdinUserMessage = typeof StdinUserMessage.Type
+export interface StdinUserMessage extends Schema.Schema.Type<typeof StdinUserMessage> {}
 
 /**
  * Every line the host writes on stdin.

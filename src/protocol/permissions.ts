@@ -45,7 +45,7 @@ export const PermissionRuleValue = Schema.Struct({
  * @since 0.1.0
  * @category permissions
  */
-export type PermissionRuleValue = typeof PermissionRuleValue.Type
+export interface PermissionRuleValue extends Schema.Schema.Type<typeof PermissionRuleValue> {}
 
 /**
  * What a rule does. Known values: `allow`, `deny`, `ask`; any other string (from a later CLI) is
@@ -103,7 +103,7 @@ export const OtherPermissionUpdate = Schema.StructWithRest(
  * @since 0.1.0
  * @category permissions
  */
-export type OtherPermissionUpdate = typeof OtherPermissionUpdate.Type
+export interface OtherPermissionUpdate extends Schema.Schema.Type<typeof OtherPermissionUpdate> {}
 
 /**
  * A change to the permission rules, as suggested by the CLI in `permission_suggestions` and as
@@ -172,7 +172,7 @@ export const CanUseToolRequest = Schema.Struct({
  * @since 0.1.0
  * @category permissions
  */
-export type CanUseToolRequest = typeof CanUseToolRequest.Type
+export interface CanUseToolRequest extends Schema.Schema.Type<typeof CanUseToolRequest> {}
 
 /**
  * A {@link CanUseToolRequest} as a permission handler receives it: a union over `tool_name`, so
@@ -205,7 +205,7 @@ export const PermissionAllow = Schema.Struct({
  * @since 0.1.0
  * @category permissions
  */
-export type PermissionAllow = typeof PermissionAllow.Type
+export interface PermissionAllow extends Schema.Schema.Type<typeof PermissionAllow> {}
 
 /**
  * Refuse the tool; `message` becomes the tool result the model sees. `interrupt: true` also
@@ -226,7 +226,7 @@ export const PermissionDeny = Schema.Struct({
  * @since 0.1.0
  * @category permissions
  */
-export type PermissionDeny = typeof PermissionDeny.Type
+export interface PermissionDeny extends Schema.Schema.Type<typeof PermissionDeny> {}
 
 /**
  * The answer to a `can_use_tool` request. Its wire form (the control_response body) is the same

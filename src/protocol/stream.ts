@@ -29,7 +29,7 @@ export const TextDelta = Schema.Struct({
  * @since 0.1.0
  * @category deltas
  */
-export type TextDelta = typeof TextDelta.Type
+export interface TextDelta extends Schema.Schema.Type<typeof TextDelta> {}
 
 /**
  * `{"type":"input_json_delta","partial_json":…}`: a piece of a `tool_use` block's input JSON.
@@ -46,7 +46,7 @@ export const InputJsonDelta = Schema.Struct({
  * @since 0.1.0
  * @category deltas
  */
-export type InputJsonDelta = typeof InputJsonDelta.Type
+export interface InputJsonDelta extends Schema.Schema.Type<typeof InputJsonDelta> {}
 
 /**
  * `{"type":"thinking_delta","thinking":…}`.
@@ -63,7 +63,7 @@ export const ThinkingDelta = Schema.Struct({
  * @since 0.1.0
  * @category deltas
  */
-export type ThinkingDelta = typeof ThinkingDelta.Type
+export interface ThinkingDelta extends Schema.Schema.Type<typeof ThinkingDelta> {}
 
 /**
  * `{"type":"signature_delta","signature":…}`.
@@ -80,7 +80,7 @@ export const SignatureDelta = Schema.Struct({
  * @since 0.1.0
  * @category deltas
  */
-export type SignatureDelta = typeof SignatureDelta.Type
+export interface SignatureDelta extends Schema.Schema.Type<typeof SignatureDelta> {}
 
 /**
  * The delta types with a schema of their own.
@@ -107,7 +107,7 @@ export const UnknownDelta = Schema.StructWithRest(
  * @since 0.1.0
  * @category deltas
  */
-export type UnknownDelta = typeof UnknownDelta.Type
+export interface UnknownDelta extends Schema.Schema.Type<typeof UnknownDelta> {}
 
 /**
  * @since 0.1.0
@@ -140,7 +140,7 @@ export const MessageStartEvent = Schema.Struct({
  * @since 0.1.0
  * @category events
  */
-export type MessageStartEvent = typeof MessageStartEvent.Type
+export interface MessageStartEvent extends Schema.Schema.Type<typeof MessageStartEvent> {}
 
 /**
  * `content_block_start` with the block's initial state (`text: ""`, `input: {}`, …).
@@ -158,7 +158,7 @@ export const ContentBlockStartEvent = Schema.Struct({
  * @since 0.1.0
  * @category events
  */
-export type ContentBlockStartEvent = typeof ContentBlockStartEvent.Type
+export interface ContentBlockStartEvent extends Schema.Schema.Type<typeof ContentBlockStartEvent> {}
 
 /**
  * `content_block_delta`.
@@ -176,7 +176,7 @@ export const ContentBlockDeltaEvent = Schema.Struct({
  * @since 0.1.0
  * @category events
  */
-export type ContentBlockDeltaEvent = typeof ContentBlockDeltaEvent.Type
+export interface ContentBlockDeltaEvent extends Schema.Schema.Type<typeof ContentBlockDeltaEvent> {}
 
 /**
  * `content_block_stop`.
@@ -193,7 +193,7 @@ export const ContentBlockStopEvent = Schema.Struct({
  * @since 0.1.0
  * @category events
  */
-export type ContentBlockStopEvent = typeof ContentBlockStopEvent.Type
+export interface ContentBlockStopEvent extends Schema.Schema.Type<typeof ContentBlockStopEvent> {}
 
 /**
  * `message_delta`: the final `stop_reason` and cumulative usage. After an interrupt the CLI
@@ -219,7 +219,7 @@ export const MessageDeltaEvent = Schema.Struct({
  * @since 0.1.0
  * @category events
  */
-export type MessageDeltaEvent = typeof MessageDeltaEvent.Type
+export interface MessageDeltaEvent extends Schema.Schema.Type<typeof MessageDeltaEvent> {}
 
 /**
  * `message_stop`.
@@ -235,7 +235,7 @@ export const MessageStopEvent = Schema.Struct({
  * @since 0.1.0
  * @category events
  */
-export type MessageStopEvent = typeof MessageStopEvent.Type
+export interface MessageStopEvent extends Schema.Schema.Type<typeof MessageStopEvent> {}
 
 /**
  * `ping` (not forwarded by CLI 2.1.332 in any recorded run; modelled because it is trivial).
@@ -251,7 +251,7 @@ export const PingEvent = Schema.Struct({
  * @since 0.1.0
  * @category events
  */
-export type PingEvent = typeof PingEvent.Type
+export interface PingEvent extends Schema.Schema.Type<typeof PingEvent> {}
 
 /**
  * The stream event types with a schema of their own.
@@ -286,7 +286,7 @@ export const UnknownApiStreamEvent = Schema.StructWithRest(
  * @since 0.1.0
  * @category events
  */
-export type UnknownApiStreamEvent = typeof UnknownApiStreamEvent.Type
+export interface UnknownApiStreamEvent extends Schema.Schema.Type<typeof UnknownApiStreamEvent> {}
 
 /**
  * One raw API stream event.
@@ -330,7 +330,7 @@ export const AbandonedBlocks = Schema.Struct({
  * @since 0.1.0
  * @category stream_event
  */
-export type AbandonedBlocks = typeof AbandonedBlocks.Type
+export interface AbandonedBlocks extends Schema.Schema.Type<typeof AbandonedBlocks> {}
 
 /**
  * The fields of a `stream_event` line besides `event`. Every line has `session_id`, `uuid`,
@@ -375,7 +375,7 @@ export const StreamEvent = Schema.Struct({
  * @since 0.1.0
  * @category stream_event
  */
-export type StreamEvent = typeof StreamEvent.Type
+export interface StreamEvent extends Schema.Schema.Type<typeof StreamEvent> {}
 
 /**
  * A `stream_event` line carrying a `content_block_delta` with a `text_delta`: the hottest line
@@ -398,4 +398,4 @@ export const TextDeltaStreamEvent = Schema.Struct({
  * @since 0.1.0
  * @category stream_event
  */
-export type TextDeltaStreamEvent = typeof TextDeltaStreamEvent.Type
+export interface TextDeltaStreamEvent extends Schema.Schema.Type<typeof TextDeltaStreamEvent> {}

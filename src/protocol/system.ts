@@ -45,7 +45,7 @@ export const InitMcpServer = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type InitMcpServer = typeof InitMcpServer.Type
+export interface InitMcpServer extends Schema.Schema.Type<typeof InitMcpServer> {}
 
 /**
  * A plugin as listed in `system/init`.
@@ -64,7 +64,7 @@ export const InitPlugin = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type InitPlugin = typeof InitPlugin.Type
+export interface InitPlugin extends Schema.Schema.Type<typeof InitPlugin> {}
 
 /**
  * `system/init`: emitted at the start of every turn (not at launch, not in reply to `initialize`).
@@ -118,7 +118,7 @@ export const SystemInit = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemInit = typeof SystemInit.Type
+export interface SystemInit extends Schema.Schema.Type<typeof SystemInit> {}
 
 /**
  * `system/status`: `status` is `requesting` before each API request, `compacting` during
@@ -142,7 +142,7 @@ export const SystemStatus = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemStatus = typeof SystemStatus.Type
+export interface SystemStatus extends Schema.Schema.Type<typeof SystemStatus> {}
 
 /**
  * `system/api_retry`: an API request failed and will be retried after `retry_delay_ms`.
@@ -167,7 +167,7 @@ export const SystemApiRetry = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemApiRetry = typeof SystemApiRetry.Type
+export interface SystemApiRetry extends Schema.Schema.Type<typeof SystemApiRetry> {}
 
 /**
  * `system/task_started`: a subagent or background Bash task started.
@@ -198,7 +198,7 @@ export const SystemTaskStarted = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemTaskStarted = typeof SystemTaskStarted.Type
+export interface SystemTaskStarted extends Schema.Schema.Type<typeof SystemTaskStarted> {}
 
 /**
  * `system/task_updated`: the fields of a task that changed (`patch.status` `completed`,
@@ -226,7 +226,7 @@ export const SystemTaskUpdated = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemTaskUpdated = typeof SystemTaskUpdated.Type
+export interface SystemTaskUpdated extends Schema.Schema.Type<typeof SystemTaskUpdated> {}
 
 /**
  * `system/task_notification`: a task ended (`status` `completed`, `failed`, `stopped`).
@@ -258,7 +258,7 @@ export const SystemTaskNotification = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemTaskNotification = typeof SystemTaskNotification.Type
+export interface SystemTaskNotification extends Schema.Schema.Type<typeof SystemTaskNotification> {}
 
 /**
  * One live background task.
@@ -280,7 +280,7 @@ export const BackgroundTask = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type BackgroundTask = typeof BackgroundTask.Type
+export interface BackgroundTask extends Schema.Schema.Type<typeof BackgroundTask> {}
 
 /**
  * `system/background_tasks_changed`: the full set of live background tasks (replace, don't merge).
@@ -298,7 +298,7 @@ export const SystemBackgroundTasksChanged = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemBackgroundTasksChanged = typeof SystemBackgroundTasksChanged.Type
+export interface SystemBackgroundTasksChanged extends Schema.Schema.Type<typeof SystemBackgroundTasksChanged> {}
 
 /**
  * `system/compact_boundary`: the conversation was compacted (`trigger` `manual` or `auto`).
@@ -325,7 +325,7 @@ export const SystemCompactBoundary = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemCompactBoundary = typeof SystemCompactBoundary.Type
+export interface SystemCompactBoundary extends Schema.Schema.Type<typeof SystemCompactBoundary> {}
 
 /**
  * `system/informational`: a line for the user (`level` `info`, `notice`, `suggestion`,
@@ -354,7 +354,7 @@ export const SystemInformational = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemInformational = typeof SystemInformational.Type
+export interface SystemInformational extends Schema.Schema.Type<typeof SystemInformational> {}
 
 /**
  * `system/notification`: a UI notification (`priority` `low`, `medium`, `high`, `immediate`).
@@ -376,7 +376,7 @@ export const SystemNotification = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemNotification = typeof SystemNotification.Type
+export interface SystemNotification extends Schema.Schema.Type<typeof SystemNotification> {}
 
 /**
  * `system/permission_denied`: a tool call was denied without asking (no permission prompt tool).
@@ -399,7 +399,7 @@ export const SystemPermissionDenied = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemPermissionDenied = typeof SystemPermissionDenied.Type
+export interface SystemPermissionDenied extends Schema.Schema.Type<typeof SystemPermissionDenied> {}
 
 /**
  * `system/thinking_tokens`: an estimate of the thinking tokens so far, during a thinking block.
@@ -419,7 +419,7 @@ export const SystemThinkingTokens = Schema.Struct({
  * @since 0.1.0
  * @category system
  */
-export type SystemThinkingTokens = typeof SystemThinkingTokens.Type
+export interface SystemThinkingTokens extends Schema.Schema.Type<typeof SystemThinkingTokens> {}
 
 /**
  * Every modelled `system` line.

@@ -90,7 +90,12 @@ export interface RequestOptions {
  * @since 0.1.0
  * @category models
  */
-export type ScriptExit = void | number | { readonly code: number | null; readonly signal: string | null }
+export type ScriptExit = void | number | {
+  /** The exit code; `null` when a signal ended the process. */
+  readonly code: number | null
+  /** The signal that ended the process; `null` when it exited. */
+  readonly signal: string | null
+}
 
 const encoder = new TextEncoder()
 
@@ -303,10 +308,15 @@ export const failure = (request: Record<string, unknown>, error: string, errorCo
  * @category scripting
  */
 export const textTurn = (options: {
+  /** The session id written in every line. */
   readonly sessionId: string
+  /** The assistant's answer. */
   readonly text: string
+  /** In how many `text_delta` stream events the text arrives (default 1). */
   readonly chunks?: number
+  /** The process's running cost in US dollars, as the `result` reports it. */
   readonly totalCostUsd?: number
+  /** The `result`'s `num_turns` (default 1). */
   readonly numTurns?: number
   /** The uuid of the user message this turn answers: echoed as the real CLI does. */
   readonly userMessageUuid?: string | undefined
@@ -400,12 +410,19 @@ export const textTurn = (options: {
  * @category scripting
  */
 export const result = (options: {
+  /** The session id of the line. */
   readonly sessionId: string
+  /** The `result` text (default `""`). */
   readonly text?: string
+  /** The result's `subtype` (default `success`). */
   readonly subtype?: string
+  /** The result's `terminal_reason`, when given. */
   readonly terminalReason?: string
+  /** The process's running cost in US dollars (default 0.001). */
   readonly totalCostUsd?: number
+  /** The result's `num_turns` (default 1). */
   readonly numTurns?: number
+  /** The model named in `modelUsage`. */
   readonly model?: string
 }): Record<string, unknown> => {
   const cost = options.totalCostUsd ?? 0.001
@@ -451,13 +468,19 @@ export const result = (options: {
  * @category scripting
  */
 export const conversation = <R = never>(options: {
+  /** The session id written in every line (default an all-zero uuid). */
   readonly sessionId?: string
+  /**
+   * Plays one user turn: its text, its 0-based index, the CLI, the whole `user` line (default: a {@link
+   * textTurn} echoing the text).
+   */
   readonly onUser?: (
     text: string,
     index: number,
     cli: FakeCliHandle,
     message: Record<string, unknown>
   ) => Effect.Effect<void, unknown, R>
+  /** Answers a control request other than `initialize` (default: success `{}`). */
   readonly onControl?: (request: Record<string, unknown>, cli: FakeCliHandle) => Effect.Effect<void, unknown, R>
 }) =>
 (cli: FakeCliHandle): Effect.Effect<ScriptExit, unknown, R> =>

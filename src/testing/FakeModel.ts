@@ -62,9 +62,13 @@ export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence
  * @category models
  */
 export interface Usage {
+  /** Tokens of the prompt (default 100). */
   readonly inputTokens?: number | undefined
+  /** Tokens of the answer (default: about a quarter of its characters). */
   readonly outputTokens?: number | undefined
+  /** Tokens written to the prompt cache (default 0). */
   readonly cacheCreationInputTokens?: number | undefined
+  /** Tokens read from the prompt cache (default 0). */
   readonly cacheReadInputTokens?: number | undefined
 }
 
@@ -75,7 +79,9 @@ export interface Usage {
  * @category models
  */
 export interface TextBlock {
+  /** The block's kind. */
   readonly type: "text"
+  /** The text. */
   readonly text: string
 }
 
@@ -86,9 +92,13 @@ export interface TextBlock {
  * @category models
  */
 export interface ToolUseBlock {
+  /** The block's kind. */
   readonly type: "tool_use"
+  /** The tool's name (`mcp__<server>__<tool>` for an MCP tool). */
   readonly name: string
+  /** The tool input, sent as JSON. */
   readonly input: unknown
+  /** The tool call's id; generated when `undefined`. */
   readonly id: string | undefined
 }
 
@@ -99,8 +109,11 @@ export interface ToolUseBlock {
  * @category models
  */
 export interface ThinkingBlock {
+  /** The block's kind. */
   readonly type: "thinking"
+  /** The thinking text. */
   readonly thinking: string
+  /** The signature sent in the `signature_delta`. */
   readonly signature: string
 }
 
@@ -127,6 +140,7 @@ export interface MessageOptions {
    * once.
    */
   readonly delayMs?: number | undefined
+  /** The usage reported (see {@link Usage} for the defaults). */
   readonly usage?: Usage | undefined
   /** Overrides the derived stop reason. */
   readonly stopReason?: StopReason | undefined
@@ -141,8 +155,11 @@ export interface MessageOptions {
  * @category models
  */
 export interface MessageReply {
+  /** The kind of reply. */
   readonly _tag: "Message"
+  /** The message's content blocks. */
   readonly content: ReadonlyArray<Block>
+  /** How the message is delivered. */
   readonly options: MessageOptions
 }
 
@@ -154,10 +171,15 @@ export interface MessageReply {
  * @category models
  */
 export interface HttpErrorReply {
+  /** The kind of reply. */
   readonly _tag: "HttpError"
+  /** The HTTP status. */
   readonly status: number
+  /** The error body's `error.type` (`overloaded_error`, …). */
   readonly errorType: string
+  /** The error body's `error.message`. */
   readonly message: string
+  /** Extra response headers (`retry-after`, …). */
   readonly headers: Readonly<Record<string, string>>
 }
 
@@ -170,9 +192,13 @@ export interface HttpErrorReply {
  * @category models
  */
 export interface SseErrorReply {
+  /** The kind of reply. */
   readonly _tag: "SseError"
+  /** The SSE error's `error.type`. */
   readonly errorType: string
+  /** The SSE error's `error.message`. */
   readonly message: string
+  /** Text streamed before the error (`""`: no text block). */
   readonly partialText: string
 }
 
@@ -184,6 +210,7 @@ export interface SseErrorReply {
  * @category models
  */
 export interface HangReply {
+  /** The kind of reply. */
   readonly _tag: "Hang"
 }
 
@@ -226,7 +253,10 @@ export const textBlock = (text: string): TextBlock => ({ type: "text", text })
 export const toolUseBlock = (
   name: string,
   input: unknown,
-  options?: { readonly id?: string | undefined }
+  options?: {
+    /** The tool call's id (default: generated, `toolu_fake…`). */
+    readonly id?: string | undefined
+  }
 ): ToolUseBlock => ({
   type: "tool_use",
   name,
@@ -242,7 +272,10 @@ export const toolUseBlock = (
  */
 export const thinkingBlock = (
   thinking: string,
-  options?: { readonly signature?: string | undefined }
+  options?: {
+    /** The signature (default `"fakesig"`). */
+    readonly signature?: string | undefined
+  }
 ): ThinkingBlock => ({
   type: "thinking",
   thinking,
@@ -280,7 +313,10 @@ export const text = (text: string, options?: MessageOptions): MessageReply => bl
 export const toolUse = (
   name: string,
   input: unknown,
-  options?: MessageOptions & { readonly id?: string | undefined }
+  options?: MessageOptions & {
+    /** The tool call's id (default: generated, `toolu_fake…`). */
+    readonly id?: string | undefined
+  }
 ): MessageReply => blocks([toolUseBlock(name, input, { id: options?.id })], options)
 
 /**
@@ -321,8 +357,11 @@ const statusByErrorType: Readonly<Record<string, number>> = Object.fromEntries(
  * @category constructors
  */
 export const httpError = (status: number, options?: {
+  /** The error body's `error.type` (default: the status's, e.g. `rate_limit_error` for 429). */
   readonly type?: string | undefined
+  /** The error body's `error.message` (default: the status's). */
   readonly message?: string | undefined
+  /** Extra response headers (`retry-after`, …). */
   readonly headers?: Readonly<Record<string, string>> | undefined
 }): HttpErrorReply => {
   const [defaultType, defaultMessage] = errorTypeByStatus[status] ??
@@ -344,7 +383,9 @@ export const httpError = (status: number, options?: {
  * @category constructors
  */
 export const sseError = (options?: {
+  /** The SSE error's `error.type` (default `overloaded_error`). */
   readonly type?: string | undefined
+  /** The SSE error's `error.message` (default `Overloaded`). */
   readonly message?: string | undefined
   /** Text streamed before the error (default `"partial "`; `""` sends no text block). */
   readonly partialText?: string | undefined
@@ -375,6 +416,7 @@ export const hang: HangReply = { _tag: "Hang" }
  * @category models
  */
 export interface ContentBlockJson {
+  /** The block's `type`. */
   readonly type: string
   readonly [key: string]: unknown
 }
@@ -387,7 +429,9 @@ export interface ContentBlockJson {
  * @category models
  */
 export interface RequestMessage {
+  /** `user`, `assistant` or `system`. */
   readonly role: string
+  /** A string, or content blocks. */
   readonly content: string | ReadonlyArray<ContentBlockJson>
 }
 
@@ -410,18 +454,23 @@ export interface RecordedRequest {
   readonly index: number
   /** Wall-clock time the body was complete, in ms since the epoch. */
   readonly receivedAtMillis: number
+  /** The HTTP method. */
   readonly method: string
   /** With the query string, e.g. `/v1/messages?beta=true`. */
   readonly path: string
+  /** Which endpoint the request hit. */
   readonly endpoint: Endpoint
   /** Lower-case names; repeated headers joined with `", "`. */
   readonly headers: Readonly<Record<string, string>>
   /** The parsed JSON body; the raw text when it is not JSON; `undefined` when empty. */
   readonly body: unknown
+  /** The body's `model`. */
   readonly model: string | undefined
   /** `true` only when the body says `stream: true`. */
   readonly stream: boolean
+  /** The body's `messages` (empty when there are none). */
   readonly messages: ReadonlyArray<RequestMessage>
+  /** The body's `system` prompt. */
   readonly system: string | ReadonlyArray<ContentBlockJson> | undefined
   /** The names of the tools offered. */
   readonly tools: ReadonlyArray<string>
@@ -549,8 +598,11 @@ export const lastUserText = (request: RecordedRequest): string | undefined => {
  * @category models
  */
 export interface ToolResult {
+  /** The `tool_use_id` it answers. */
   readonly toolUseId: string
+  /** The result's content, as text. */
   readonly content: string
+  /** Whether the CLI marked it as an error. */
   readonly isError: boolean
 }
 
@@ -743,6 +795,7 @@ export interface CliEnvironmentOptions {
 export interface Server {
   /** `http://127.0.0.1:<port>`, for `ANTHROPIC_BASE_URL`. */
   readonly url: string
+  /** The port the server listens on. */
   readonly port: number
   /** Every request so far, in arrival order. */
   readonly requests: Effect.Effect<ReadonlyArray<RecordedRequest>>

@@ -3,6 +3,7 @@
  * transcript, a fake Anthropic Messages API that the real CLI can talk to on 127.0.0.1, and an
  * offline session of the real CLI on that fake model.
  *
+ * @packageDocumentation
  * @since 0.1.0
  */
 
