@@ -13,6 +13,9 @@ import { defineConfig } from "vitest/config"
  */
 export const LIVE = "test/**/*Live.test.ts"
 
+/** The newcomer's test program of examples/first-hour (the SDK's own, under sdk/, is only counted). */
+export const EXAMPLE_TESTS = "examples/first-hour/*.test.ts"
+
 /** Unit files that count what happens at a module's first use, so no other file may have warmed it. */
 export const FRESH = ["test/PrepareDecoders.test.ts"]
 
@@ -23,7 +26,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["test/**/*.test.ts"], exclude: [LIVE, ...FRESH], isolate: false, ...unit }
+        test: { name: "unit", include: ["test/**/*.test.ts", EXAMPLE_TESTS], exclude: [LIVE, ...FRESH], isolate: false, ...unit }
       },
       {
         extends: true,

@@ -8,23 +8,21 @@
  * bring their own `ChildProcessSpawner` or use the fakes of `effect-claude-code/testing`.
  *
  * ```ts
- * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import * as Console from "effect/Console"
  * import * as Effect from "effect/Effect"
  * import { Claude } from "effect-claude-code"
  * import { ClaudeNode } from "effect-claude-code/node"
  *
- * Claude.query("Say hello").pipe(
- *   Effect.flatMap((result) => Console.log(result.result)),
- *   Effect.provide(ClaudeNode.layer),
- *   NodeRuntime.runMain
- * )
+ * ClaudeNode.runMain(Claude.query("Say hello").pipe(Effect.flatMap((result) => Console.log(result.result))))
  * ```
  *
  * @since 0.2.0
  */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import * as Claude from "./Claude.ts"
 import type { Transport } from "./Transport.ts"
 
@@ -41,3 +39,19 @@ import type { Transport } from "./Transport.ts"
  * @category layers
  */
 export const layer: Layer.Layer<Transport> = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+
+/**
+ * Runs `program` as the main program of a Node process with the real CLI: its `Scope` (the
+ * sessions it opens) closed at its end, {@link layer} provided, and `NodeRuntime.runMain` from
+ * `@effect/platform-node` doing the rest: an error or a defect is printed and the exit code is 1,
+ * and Ctrl-C (SIGINT) or SIGTERM interrupts the program, which ends its turns and closes its
+ * sessions (no CLI left behind) before the process exits.
+ *
+ * Services the program needs besides (`Hooks`, `Permissions`, `McpServers`, your own) are
+ * provided before: `program.pipe(Effect.provide(Hooks.layer(...)), ClaudeNode.runMain)`.
+ *
+ * @since 0.2.0
+ * @category running
+ */
+export const runMain = <A, E>(program: Effect.Effect<A, E, Transport | Scope.Scope>): void =>
+  NodeRuntime.runMain(program.pipe(Effect.scoped, Effect.provide(layer)))

@@ -5,5 +5,5 @@
  * @since 0.2.0
  */
 
-/** The process transport with Node's services: `ClaudeNode.layer`. @since 0.2.0 */
+/** The process transport with Node's services (`ClaudeNode.layer`), and `ClaudeNode.runMain`. @since 0.2.0 */
 export * as ClaudeNode from "./ClaudeNode.ts"

@@ -118,3 +118,24 @@ describe("Claude.queryStream", () => {
       assert.deepStrictEqual(counts, { started: 1, ended: 1, turns: 1 })
     }))
 })
+
+describe("FakeCli.replying", () => {
+  it.effect("answers each turn with its reply, streamed, with its own cost", () =>
+    Effect.gen(function*() {
+      const replies = yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* Claude.open()
+        const first = yield* session.turn("hi").pipe(Stream.runCollect)
+        const second = yield* session.run("again")
+        return { first, second }
+      })).pipe(Effect.provide(FakeCli.replying((prompt, index) => `${index}: you said ${prompt}`)))
+      const deltas = replies.first.flatMap((event) =>
+        event.type === "stream_event" && event.event.type === "content_block_delta" && event.event.delta.type === "text_delta"
+          ? [event.event.delta.text]
+          : []
+      )
+      assert.strictEqual(deltas.join(""), "0: you said hi")
+      assert.strictEqual((replies.first.at(-1) as Claude.TurnResult).result, "0: you said hi")
+      assert.strictEqual(replies.second.result, "1: you said again")
+      assert.closeTo(replies.second.turn.costUsd, 0.001, 1e-9)
+    }))
+})

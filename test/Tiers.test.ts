@@ -89,13 +89,13 @@ describe("test tiers", () => {
     assert.deepStrictEqual(idle, [])
   })
 
-  it("every test file is in a project of its tier: *.test.ts files live directly in test/; npm test runs them all", () => {
+  it("every test file is in a project of its tier: *.test.ts files live directly in test/ (and the newcomer's test in examples/first-hour/); npm test runs them all", () => {
     const stray = walk(root)
       .filter((file) => /\.(?:test|spec)\.[cm]?[jt]sx?$/.test(file))
-      .filter((file) => Path.dirname(file) !== "test" || !file.endsWith(".test.ts"))
+      .filter((file) => !["test", "examples/first-hour"].includes(Path.dirname(file)) || !file.endsWith(".test.ts"))
     assert.deepStrictEqual(stray, [])
     const config = Fs.readFileSync(Path.join(root, "vitest.config.ts"), "utf8")
-    assert.include(config, `name: "unit", include: ["test/**/*.test.ts"], exclude: [LIVE, ...FRESH]`)
+    assert.include(config, `name: "unit", include: ["test/**/*.test.ts", EXAMPLE_TESTS], exclude: [LIVE, ...FRESH]`)
     assert.include(config, `name: "unit-fresh", include: FRESH`)
     assert.include(config, `name: "live", include: [LIVE]`)
     assert.include(config, `LIVE = "test/**/*Live.test.ts"`)

@@ -458,6 +458,9 @@ export const result = (options: {
   }
 }
 
+/** The session id of {@link conversation}'s lines when none is given. */
+const defaultSessionId = "00000000-0000-4000-8000-000000000000"
+
 /**
  * A script for the common case: answers `initialize`, answers every later control request with
  * `onControl` (by default success `{}`, and `{cancelled: false}` to `cancel_async_message`), and
@@ -485,7 +488,7 @@ export const conversation = <R = never>(options: {
 }) =>
 (cli: FakeCliHandle): Effect.Effect<ScriptExit, unknown, R> =>
   Effect.gen(function*() {
-    const sessionId = options.sessionId ?? "00000000-0000-4000-8000-000000000000"
+    const sessionId = options.sessionId ?? defaultSessionId
     let turns = 0
     let cost = 0
     while (true) {
@@ -521,6 +524,39 @@ export const conversation = <R = never>(options: {
       }
     }
   })
+
+/**
+ * The shortest fake for testing a program: a `Transport` whose CLI answers every user turn with
+ * `reply(prompt, index)` as a plain text turn ({@link textTurn}: its text streamed, then the
+ * `assistant` line and a successful `result` echoing the message's uuid), each turn costing
+ * $0.001.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Claude } from "effect-claude-code"
+ * import { FakeCli } from "effect-claude-code/testing"
+ *
+ * const answer = Claude.query("hi").pipe(Effect.provide(FakeCli.replying((prompt) => `you said: ${prompt}`)))
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const replying = (reply: (prompt: string, index: number) => string): Layer.Layer<Transport> =>
+  layer(conversation({
+    onUser: (text, index, cli, message) =>
+      Effect.forEach(
+        textTurn({
+          sessionId: defaultSessionId,
+          text: reply(text, index),
+          totalCostUsd: 0.001 * (index + 1),
+          userMessageUuid: typeof message.uuid === "string" ? message.uuid : undefined
+        }),
+        (line) => cli.emit(line),
+        { discard: true }
+      )
+  }))
 
 // ---------------------------------------------------------------------------------------------
 // Requests to the host: hooks, permissions, MCP tools
