@@ -165,11 +165,17 @@ export interface HookOptions {
  * @category models
  */
 export interface Hook<out R = never> {
+  /** Marks a value made by {@link on}: how {@link layer} tells a list of hooks from a {@link Spec}. */
   readonly [TypeId]: typeof TypeId
+  /** The hook event's name (`"PreToolUse"`, `"Stop"`, …), the key under `initialize.hooks`. */
   readonly event: string
+  /** The tool-name regular expression ({@link HookOptions.matcher}); `undefined` matches every call. */
   readonly matcher: string | undefined
+  /** The handler's deadline ({@link HookOptions.timeout}); `undefined` for the event's default. */
   readonly timeout: Duration.Duration | undefined
+  /** What a failure of the handler answers ({@link HookOptions.onFailure}); `undefined` for the event's default. */
   readonly onFailure: "block" | "continue" | undefined
+  /** The handler; its input and answer were typed by the event where it was registered. */
   readonly handler: (input: never, meta: HookMeta) => Effect.Effect<unknown, unknown, R>
 }
 
@@ -198,7 +204,10 @@ export type Requirements<H> = H extends Hook<infer R> ? R : never
  */
 export type Entry<K extends string, E = unknown, R = unknown> =
   | Handler<K, E, R>
-  | (HookOptions & { readonly handler: Handler<K, E, R> })
+  | (HookOptions & {
+    /** The handler of the event. */
+    readonly handler: Handler<K, E, R>
+  })
 
 /**
  * The keyed form of {@link layer}: per known event, one entry or a list of entries.
@@ -297,7 +306,10 @@ export const on: {
   <const K extends HookEvents.HookEventName, E = never, R = never>(event: K, handler: Handler<NoInfer<K>, E, R>): Hook<R>
   <const K extends HookEvents.HookEventName, const M extends string = string, E = never, R = never>(
     event: K,
-    options: HookOptions & { readonly matcher?: M | undefined },
+    options: HookOptions & {
+      /** The tool-name regular expression; one naming built-in tools exactly narrows the handler's input. */
+      readonly matcher?: M | undefined
+    },
     handler: Handler<NoInfer<K>, E, R, NoInfer<M>>
   ): Hook<R>
 } = <K extends string, E, R>(

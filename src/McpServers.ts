@@ -143,10 +143,15 @@ export const structured = (
  * @category models
  */
 export interface ToolAnnotations {
+  /** A human-readable title for the tool. */
   readonly title?: string | undefined
+  /** The tool does not change its environment (MCP's default: `false`). */
   readonly readOnlyHint?: boolean | undefined
+  /** The tool may destroy or overwrite, not only add (MCP's default: `true`; only for a tool that writes). */
   readonly destructiveHint?: boolean | undefined
+  /** Calling it again with the same arguments has no further effect (MCP's default: `false`). */
   readonly idempotentHint?: boolean | undefined
+  /** The tool reaches an open world of outside entities, such as the web (MCP's default: `true`). */
   readonly openWorldHint?: boolean | undefined
 }
 
@@ -158,8 +163,18 @@ export interface ToolAnnotations {
  * @category models
  */
 export type ToolCallFailure =
-  | { readonly _tag: "InvalidArguments"; readonly message: string }
-  | { readonly _tag: "HandlerFailed"; readonly error: unknown }
+  | {
+    /** The arguments did not decode with the tool's input schema. */
+    readonly _tag: "InvalidArguments"
+    /** The Schema's readable message. */
+    readonly message: string
+  }
+  | {
+    /** The handler failed. */
+    readonly _tag: "HandlerFailed"
+    /** The handler's typed failure. */
+    readonly error: unknown
+  }
 
 const ToolTypeId = "~effect-claude-code/McpServers/Tool"
 
@@ -170,11 +185,15 @@ const ToolTypeId = "~effect-claude-code/McpServers/Tool"
  * @category models
  */
 export interface Tool<out R = never> {
+  /** Marks a value made by {@link tool}. */
   readonly [ToolTypeId]: typeof ToolTypeId
+  /** The tool's name, unique within its server (the model sees `mcp__<server>__<name>`). */
   readonly name: string
+  /** What the tool does, for the model. */
   readonly description: string
   /** The input schema, as given. */
   readonly input: Schema.Constraint
+  /** MCP tool annotations, as given. */
   readonly annotations: ToolAnnotations | undefined
   /** Decodes raw `tools/call` arguments with the input schema, then runs the handler. */
   readonly call: (args: unknown) => Effect.Effect<ToolContent, ToolCallFailure, R>
@@ -263,14 +282,17 @@ const ServerTypeId = "~effect-claude-code/McpServers/Server"
  * @category models
  */
 export interface Server<out R = never> {
+  /** Marks a value made by {@link server}. */
   readonly [ServerTypeId]: typeof ServerTypeId
   /** The name in `--mcp-config`; the model sees the tools as `mcp__<name>__<tool>`. */
   readonly name: string
+  /** The version reported in `serverInfo` of the `initialize` result (default `"1.0.0"`). */
   readonly version: string
   /** Put the tools in the prompt from the first turn instead of behind the CLI's `ToolSearch`. */
   readonly alwaysLoad: boolean
   /** Sent as `instructions` in the `initialize` result when set. */
   readonly instructions: string | undefined
+  /** The server's tools, in the order `tools/list` gives them. */
   readonly tools: ReadonlyArray<Tool<R>>
 }
 
@@ -329,10 +351,18 @@ export const server = <const Tools extends ReadonlyArray<Tool<unknown>>>(
  * @category models
  */
 export interface RegisteredTool {
+  /** The tool's name, as in {@link Tool.name}. */
   readonly name: string
+  /** What the tool does, for the model. */
   readonly description: string
+  /** The JSON Schema of the input, as `tools/list` advertises it. */
   readonly inputSchema: JsonSchema.JsonSchema
+  /** MCP tool annotations, sent in `tools/list` when set. */
   readonly annotations: ToolAnnotations | undefined
+  /**
+   * Runs one `tools/call` with its raw arguments: every outcome but interruption is a
+   * {@link ToolResult} (`isError: true` for bad arguments or a failed handler).
+   */
   readonly call: (args: unknown) => Effect.Effect<ToolResult>
 }
 
@@ -343,10 +373,15 @@ export interface RegisteredTool {
  * @category models
  */
 export interface RegisteredServer {
+  /** The server's name, unique among the registered servers. */
   readonly name: string
+  /** The version reported in `serverInfo` of the `initialize` result. */
   readonly version: string
+  /** Put the tools in the prompt from the first turn instead of behind the CLI's `ToolSearch`. */
   readonly alwaysLoad: boolean
+  /** Sent as `instructions` in the `initialize` result when set. */
   readonly instructions: string | undefined
+  /** The registered tools, in the definition's order. */
   readonly tools: ReadonlyArray<RegisteredTool>
   /** The definition it was registered from (registering the same one twice is a no-op). */
   readonly definition: Server<unknown>
@@ -514,7 +549,9 @@ const errorMessage = (error: unknown): string => {
  * @category models
  */
 export interface LaunchEntry {
+  /** The server's name: its key in `--mcp-config` and the `server_name` of its `mcp_message`s. */
   readonly name: string
+  /** Adds `"alwaysLoad": true` to the entry: the tools are in the prompt from the first turn. */
   readonly alwaysLoad: boolean
 }
 

@@ -127,7 +127,9 @@ export const finalText: <E, R>(events: Stream.Stream<Input, E, R>) => Effect.Eff
  * @category tools
  */
 export interface ToolCall {
+  /** The model's `tool_use` block: the tool's `name`, its `id` and its `input`. */
   readonly toolUse: Protocol.ToolUseBlock
+  /** The `tool_result` block answering it (same `tool_use_id`). */
   readonly result: Protocol.ToolResultBlock
 }
 

@@ -20,7 +20,8 @@ const spawns: ReadonlyArray<{ readonly what: string; readonly pattern: RegExp }>
   { what: "the real-CLI helpers of test/support", pattern: /from "\.\/support\/(?:live|realCli|cliVersions)\.ts"/ },
   { what: "a fake CLI process of test/fixtures", pattern: /fixtures[/"', ]+[\w-]+\.mjs|fake-claude\.mjs"|chaos-claude/ },
   { what: "the examples (they run the real CLI)", pattern: /from "\.\.\/examples\// },
-  { what: "the live conformance harness", pattern: /\bliveHarness\b/ }
+  { what: "the live conformance harness", pattern: /\bliveHarness\b/ },
+  { what: "the API reference's check (it runs tsc on the examples)", pattern: /from "\.\.\/scripts\/docs\/check\.ts"/ }
 ]
 
 /** Unit files allowed one of the markers above, each with the reason. */
@@ -56,7 +57,8 @@ describe("test tiers", () => {
       `Path.resolve(import.meta.dirname, "${"fixtures"}/fake-claude.mjs")`,
       `Path.join(import.meta.dirname, "${"fixtures"}", "${"chaos"}-claude.mjs")`,
       `import * as Chat from "${".."}/examples/chat.ts"`,
-      `Effect.flatMap(${"live"}Harness(scenario), scenario.run)`
+      `Effect.flatMap(${"live"}Harness(scenario), scenario.run)`,
+      `import { findGaps } from "${".."}/scripts/docs/check.ts"`
     ]
     for (const sample of samples) assert.isNotEmpty(markers(sample), sample)
     const fine = [

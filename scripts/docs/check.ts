@@ -1,5 +1,5 @@
 /**
- * The API reference's check (`npm run docs:check`, and `test/ApiDocs.test.ts` in `npm test`):
+ * The API reference's check (`npm run docs:check`, and `test/ApiDocsLive.test.ts` in `npm test`):
  *
  * - every declaration the public entry points reach, written in the library's own sources, has a
  *   TSDoc comment: exports, namespaces, interface and class members, the fields of options objects

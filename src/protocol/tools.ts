@@ -201,8 +201,11 @@ export interface NotebookEditInput {
  * @category built-in tools
  */
 export interface TodoItem {
+  /** What to do, in the imperative (`"Run the tests"`). */
   readonly content: string
+  /** `pending`, `in_progress` or `completed`. */
   readonly status: "pending" | "in_progress" | "completed" | (string & {})
+  /** The same in the present continuous, shown while it is in progress (`"Running the tests"`). */
   readonly activeForm: string
   readonly [key: string]: unknown
 }
@@ -282,8 +285,11 @@ export interface ExitPlanModeInput {
  * @category built-in tools
  */
 export interface AskUserQuestionOption {
+  /** The text the user sees and selects (1 to 5 words). */
   readonly label: string
+  /** What the option means or what choosing it does. */
   readonly description: string
+  /** Content shown when the option is focused (a mockup, a code snippet). */
   readonly preview?: string
   readonly [key: string]: unknown
 }
@@ -295,11 +301,13 @@ export interface AskUserQuestionOption {
  * @category built-in tools
  */
 export interface AskUserQuestion {
+  /** The complete question, ending with a question mark. */
   readonly question: string
   /** A very short label (a chip). */
   readonly header: string
   /** 2 to 4 options. */
   readonly options: ReadonlyArray<AskUserQuestionOption>
+  /** The user may select several options instead of one. */
   readonly multiSelect: boolean
   readonly [key: string]: unknown
 }
@@ -313,9 +321,22 @@ export interface AskUserQuestion {
 export interface AskUserQuestionInput {
   /** 1 to 4 questions. */
   readonly questions: ReadonlyArray<AskUserQuestion>
+  /** The user's answers, by question text (collected by the permission prompt). */
   readonly answers?: { readonly [question: string]: string }
-  readonly annotations?: { readonly [question: string]: { readonly preview?: string; readonly notes?: string } }
-  readonly metadata?: { readonly source?: string }
+  /** The user's notes on their selections, by question text. */
+  readonly annotations?: {
+    readonly [question: string]: {
+      /** The preview of the selected option, when the question had previews. */
+      readonly preview?: string
+      /** Free-text notes the user added to the selection. */
+      readonly notes?: string
+    }
+  }
+  /** Tracking metadata, not shown to the user. */
+  readonly metadata?: {
+    /** Where the question comes from (`"remember"` for `/remember`). */
+    readonly source?: string
+  }
   readonly [key: string]: unknown
 }
 
@@ -352,10 +373,19 @@ export interface ReadMcpResourceInput {
  * @category built-in tools
  */
 export interface MonitorInput {
+  /** What is watched, in a few words (shown in notifications). */
   readonly description: string
+  /** Stop watching after this many milliseconds (the CLI caps it at 1800000). */
   readonly timeout_ms: number
+  /** A shell command: each line of its stdout is an event; its exit ends the watch. */
   readonly command?: string
-  readonly ws?: { readonly url: string; readonly protocols?: ReadonlyArray<string> }
+  /** A WebSocket to open instead of a command: each text frame is an event; its close ends the watch. */
+  readonly ws?: {
+    /** The WebSocket's URL. */
+    readonly url: string
+    /** The subprotocols to ask for. */
+    readonly protocols?: ReadonlyArray<string>
+  }
   readonly [key: string]: unknown
 }
 
@@ -368,23 +398,41 @@ export interface MonitorInput {
  * @category built-in tools
  */
 export interface BuiltinToolInputs {
+  /** Runs a subagent. */
   readonly Agent: AgentInput
+  /** `Agent`'s former name. */
   readonly Task: AgentInput
+  /** Runs a shell command. */
   readonly Bash: BashInput
+  /** Replaces a string in a file. */
   readonly Edit: FileEditInput
+  /** Reads a file. */
   readonly Read: FileReadInput
+  /** Writes a file. */
   readonly Write: FileWriteInput
+  /** Finds files by glob pattern. */
   readonly Glob: GlobInput
+  /** Searches file contents. */
   readonly Grep: GrepInput
+  /** Edits a Jupyter notebook cell. */
   readonly NotebookEdit: NotebookEditInput
+  /** Replaces the todo list. */
   readonly TodoWrite: TodoWriteInput
+  /** Fetches a URL and runs a prompt on it. */
   readonly WebFetch: WebFetchInput
+  /** Searches the web. */
   readonly WebSearch: WebSearchInput
+  /** Stops a background task. */
   readonly TaskStop: TaskStopInput
+  /** Leaves plan mode. */
   readonly ExitPlanMode: ExitPlanModeInput
+  /** Asks the user multiple-choice questions. */
   readonly AskUserQuestion: AskUserQuestionInput
+  /** Lists MCP resources. */
   readonly ListMcpResourcesTool: ListMcpResourcesInput
+  /** Reads an MCP resource. */
   readonly ReadMcpResourceTool: ReadMcpResourceInput
+  /** Watches a command or a WebSocket in the background. */
   readonly Monitor: MonitorInput
 }
 

@@ -14,6 +14,7 @@
  * @category unknown members
  */
 export interface UnknownTypeBrand {
+  /** The brand: a property no string has, so no string literal is an {@link UnknownType}. */
   readonly "~effect-claude-code/UnknownType": true
 }
 

@@ -83,6 +83,7 @@ export interface Setup {
  * @category models
  */
 export interface OfflineSession extends Setup {
+  /** The session, open on the real CLI with {@link Setup.options}; it ends when the scope closes. */
   readonly session: Claude.Session
 }
 

@@ -2,6 +2,9 @@
  * The API reference's check (`npm run docs:check`, `scripts/docs/check.ts`) in the suite: every
  * declaration the public entry points reach is documented, and every `@example` type-checks. The
  * check itself is shown to catch both on a small module written to a temp dir.
+ *
+ * Live: the examples are type-checked by `tsc` in a child process, and TypeDoc's conversion of the
+ * whole API takes seconds; hence the file's own timeout, above the live tier's 60 s on a busy machine.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
