@@ -23,7 +23,12 @@ interface Run {
 }
 
 /** Runs `examples/first-hour/<name>.ts` against a fake model playing `script`. */
-const runProgram = (name: string, script: FakeModel.Script, stdin = "") =>
+const runProgram = (
+  name: string,
+  script: FakeModel.Script,
+  stdin = "",
+  during?: (child: ChildProcess.ChildProcess, model: FakeModel.Server, cwd: string) => Effect.Effect<void>
+) =>
   Effect.gen(function*() {
     const model = yield* FakeModel.make(script)
     const home = yield* makeTempDir("ecc-first-hour-home-")
@@ -44,10 +49,21 @@ const runProgram = (name: string, script: FakeModel.Script, stdin = "") =>
         (_error, stdout, stderr) => resume(Effect.succeed({ code: child.exitCode, stdout, stderr }))
       )
       child.stdin?.end(stdin)
+      if (during !== undefined) Effect.runFork(during(child, model, cwd))
       return Effect.sync(() => child.kill("SIGKILL"))
     })
-    return { ...run, model, files: Fs.readdirSync(cwd) }
+    return { ...run, model, files: Fs.readdirSync(cwd), left: processesIn(cwd) }
   }).pipe(Effect.scoped)
+
+/** The pids of the processes whose working directory is `dir` (Linux: /proc). */
+const processesIn = (dir: string): ReadonlyArray<number> =>
+  Fs.readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).filter((pid) => {
+    try {
+      return Fs.readlinkSync(`/proc/${pid}/cwd`) === dir
+    } catch {
+      return false
+    }
+  }).map(Number)
 
 describe("examples/first-hour, run as programs on the fake model", { timeout: 60_000 }, () => {
   it.live("quickstart: the text streams out, then the turn's cost", () =>
@@ -71,6 +87,21 @@ describe("examples/first-hour, run as programs on the fake model", { timeout: 60
       assert.notInclude(run.stdout, "Paris")
       // NodeRuntime.runMain logs the error (Effect's logger writes to stdout).
       assert.include(run.stdout + run.stderr, "ClaudeError: The model API failed (401")
+    }))
+
+  it.live("text-only: Ctrl-C during the turn ends the program (ClaudeNode.runMain), and no CLI is left behind", () =>
+    Effect.gen(function*() {
+      let cliSeen = false
+      const run = yield* runProgram("text-only", [FakeModel.hang], "", (child, model, cwd) =>
+        Effect.gen(function*() {
+          yield* model.awaitRequests(1)
+          cliSeen = processesIn(cwd).some((pid) => pid !== child.pid)
+          child.kill("SIGINT")
+        }))
+      assert.isTrue(cliSeen, "the CLI ran in the program's working directory")
+      assert.notStrictEqual(run.code, 0)
+      assert.notInclude(run.stdout, "Paris")
+      assert.deepStrictEqual(run.left, [])
     }))
 
   it.live("chat: a turn per stdin line on one session (the second sees the first), each answer on its line", () =>

@@ -105,7 +105,7 @@ describe("entries' dependencies", () => {
     // The check itself: it sees the import of the ./node entry.
     assert.deepStrictEqual(
       packagesReachedFrom("src/node.ts").filter((line) => line.includes("@effect/platform-node")),
-      ["src/ClaudeNode.ts: @effect/platform-node/NodeServices"]
+      ["src/ClaudeNode.ts: @effect/platform-node/NodeRuntime", "src/ClaudeNode.ts: @effect/platform-node/NodeServices"]
     )
   })
 })
