@@ -36,10 +36,9 @@ export const shout = (session: Claude.Session, prompt: string): Effect.Effect<Sh
   session.turn(prompt).pipe(
     Stream.runFold(() => ({ streamed: "", answer: "" }), (acc, event) => {
       if (event.type === "result") return { ...acc, answer: (event.result ?? "").toUpperCase() }
-      if (event.type !== "stream_event") return acc
-      const e = event.event as { readonly type?: unknown; readonly delta?: { readonly type?: unknown; readonly text?: unknown } }
-      return e.type === "content_block_delta" && e.delta?.type === "text_delta" && typeof e.delta.text === "string"
-        ? { ...acc, streamed: acc.streamed + e.delta.text.toUpperCase() }
+      return event.type === "stream_event" && event.event.type === "content_block_delta" &&
+          event.event.delta.type === "text_delta"
+        ? { ...acc, streamed: acc.streamed + event.event.delta.text.toUpperCase() }
         : acc
     })
   )
