@@ -154,7 +154,6 @@ export const examplesOf = (files: ReadonlyArray<string>): ReadonlyArray<Example>
     for (const comment of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
       const startLine = text.slice(0, comment.index).split("\n").length
       const lines = comment[0].split("\n").map((line) => line.replace(/^\s*\/?\*+\/?\s?/, ""))
-      let inExample = false
       let block: Array<string> | undefined
       let blockLine = 0
       lines.forEach((line, i) => {
@@ -163,8 +162,7 @@ export const examplesOf = (files: ReadonlyArray<string>): ReadonlyArray<Example>
             examples.push({ where: `${Path.relative(root, file)}:${blockLine}`, code: block.join("\n") + "\n" })
             block = undefined
           } else block.push(line)
-        } else if (/^@\w+/.test(line.trim())) inExample = line.trim().startsWith("@example")
-        else if (inExample && /^```(ts|typescript)\b/.test(line.trim())) {
+        } else if (/^```(ts|typescript)\b/.test(line.trim())) {
           block = []
           blockLine = startLine + i + 1
         }
