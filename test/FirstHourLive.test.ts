@@ -132,4 +132,19 @@ describe("examples/first-hour, run as programs on the fake model", { timeout: 60
       assert.match(run.stdout, /^sum 5; bash: .*no rm/)
       assert.deepStrictEqual(run.files, ["notes.txt"])
     }))
+
+  it.live("examples/offline.ts runs a program unchanged against the fake model (the README's recipe)", () =>
+    Effect.gen(function*() {
+      const run = yield* Effect.callback<{ readonly code: number | null; readonly stdout: string }>((resume) => {
+        const child = ChildProcess.execFile(
+          process.execPath,
+          [Path.join(root, "examples/offline.ts"), Path.join(root, "examples/first-hour/text-only.ts"), "Paris."],
+          { cwd: root, timeout: 50_000 },
+          (_error, stdout) => resume(Effect.succeed({ code: child.exitCode, stdout }))
+        )
+        return Effect.sync(() => child.kill("SIGKILL"))
+      })
+      assert.strictEqual(run.code, 0)
+      assert.strictEqual(run.stdout, "Paris.\n")
+    }))
 })
