@@ -7,6 +7,7 @@
  * whole API takes seconds; hence the file's own timeout, above the live tier's 60 s on a busy machine.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as ChildProcess from "node:child_process"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -25,6 +26,21 @@ describe("API reference", { timeout: 240_000 }, () => {
       const examples = examplesOf(sourceFiles(Path.join(root, "src")))
       assert.isAbove(examples.length, 0)
       assert.deepStrictEqual(checkExamples(examples, Path.join(root, ".tmp", "api-examples")), [])
+    }))
+
+  it.live("npm run docs renders the reference: every entry, and a message type as its fields", () =>
+    Effect.gen(function*() {
+      const out = Fs.mkdtempSync(Path.join(Os.tmpdir(), "api-docs-out-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(out, { recursive: true, force: true })))
+      const typedoc = Path.join(root, "scripts/docs/node_modules/typedoc/bin/typedoc")
+      const run = ChildProcess.spawnSync(process.execPath, [typedoc, "--options", typedocOptions, "--out", out], {
+        cwd: root,
+        encoding: "utf8"
+      })
+      assert.strictEqual(run.status, 0, run.stdout + run.stderr)
+      assert.deepStrictEqual(Fs.readdirSync(out).filter((name) => !name.endsWith(".md")).sort(), ["index", "node", "testing"])
+      const page = Fs.readFileSync(Path.join(out, "index/namespaces/Protocol/interfaces/AssistantMessage.md"), "utf8")
+      for (const field of ["message", "parent\\_tool\\_use\\_id", "session\\_id", "uuid"]) assert.include(page, `### ${field}`)
     }))
 
   it.live("the check finds an undocumented export, an undocumented option and a broken example", () =>
