@@ -525,7 +525,7 @@ export const open: (
  * ```ts
  * import * as Effect from "effect/Effect"
  * import { Claude } from "effect-claude-code"
- * import * as ClaudeNode from "effect-claude-code/node"
+ * import { ClaudeNode } from "effect-claude-code/node"
  *
  * const program = Claude.query("Say hello").pipe(Effect.provide(ClaudeNode.layer))
  * ```

@@ -4,6 +4,9 @@
  * requests.
  *
  * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Hooks } from "effect-claude-code"
+ *
  * const HooksLive = Hooks.layer(
  *   Hooks.on("PreToolUse", { matcher: "Bash" }, (input) =>
  *     // The matcher names Bash exactly, so the input is Bash's: `tool_input.command` is a string
@@ -19,8 +22,8 @@
  *
  * // or, keyed by event:
  * const HooksLive2 = Hooks.layer({
- *   PreToolUse: [{ matcher: "Bash", handler: (input) => Effect.succeed(Hooks.allow()) }],
- *   Stop: [(input) => Effect.succeed(Hooks.allow())]
+ *   PreToolUse: [{ matcher: "Bash", handler: () => Effect.succeed(Hooks.allow()) }],
+ *   Stop: [() => Effect.succeed(Hooks.allow())]
  * })
  * ```
  *

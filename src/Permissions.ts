@@ -8,9 +8,18 @@
  * silently by the CLI.
  *
  * ```ts
+ * import * as Context from "effect/Context"
+ * import * as Effect from "effect/Effect"
+ * import { Permissions } from "effect-claude-code"
+ *
+ * // your own service
+ * class Policy extends Context.Service<Policy, {
+ *   readonly allows: (tool: string, input: unknown) => Effect.Effect<boolean>
+ * }>()("app/Policy") {}
+ *
  * const layer = Permissions.layer((request) =>
  *   Effect.gen(function*() {
- *     const policy = yield* Policy // your own service, captured when the layer is built
+ *     const policy = yield* Policy // captured when the layer is built
  *     return (yield* policy.allows(request.tool_name, request.input))
  *       ? Permissions.allow()
  *       : Permissions.deny(`${request.tool_name} is not allowed here`)

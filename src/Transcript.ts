@@ -4,8 +4,14 @@
  * (`Replay.layer` from `effect-claude-code/testing`).
  *
  * ```ts
- * const recorder = yield* Transcript.toFile("session.ndjson")
- * const session = yield* Claude.open({ transcript: recorder })
+ * import * as Effect from "effect/Effect"
+ * import { Claude, Transcript } from "effect-claude-code"
+ *
+ * const program = Effect.gen(function*() {
+ *   const recorder = yield* Transcript.toFile("session.ndjson")
+ *   const session = yield* Claude.open({ transcript: recorder })
+ *   return yield* session.run("Say hello")
+ * })
  * ```
  *
  * Recording never slows the session: `record` only enqueues (unbounded), and a fiber writes.

@@ -1,7 +1,7 @@
 /**
  * The API reference's check (`npm run docs:check`, `scripts/docs/check.ts`) in the suite: every
- * declaration the public entry points reach is documented, and every `@example` type-checks. The
- * check itself is shown to catch both on a small module written to a temp dir.
+ * declaration the public entry points reach is documented, and every ```ts block of the TSDoc
+ * (under `@example` or not) type-checks. The check itself is shown to catch both on a small module written to a temp dir.
  *
  * Live: the examples are type-checked by `tsc` in a child process, and TypeDoc's conversion of the
  * whole API takes seconds; hence the file's own timeout, above the live tier's 60 s on a busy machine.
@@ -21,7 +21,7 @@ describe("API reference", { timeout: 240_000 }, () => {
       assert.deepStrictEqual(gaps.map((gap) => `${gap.where}: ${gap.name}`), [])
     }))
 
-  it.live("every @example in src/ type-checks", () =>
+  it.live("every ```ts block of the TSDoc in src/ type-checks", () =>
     Effect.sync(() => {
       const examples = examplesOf(sourceFiles(Path.join(root, "src")))
       assert.isAbove(examples.length, 0)

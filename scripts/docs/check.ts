@@ -5,8 +5,10 @@
  *   TSDoc comment: exports, namespaces, interface and class members, the fields of options objects
  *   (`{ readonly script: … }` in a parameter's type). Fields of a `Schema.Struct({ … })` are not
  *   asked for one: the schema's comment describes the wire shape;
- * - every ```ts block of an `@example` tag in `src/` type-checks with the project's TypeScript,
- *   with `effect-claude-code` and its subpaths mapped to `src/`.
+ * - every ```ts block of a TSDoc comment in `src/` (under `@example` or anywhere else in the
+ *   comment) type-checks with the project's TypeScript, as a module of its own, with the package's
+ *   entries (`effect-claude-code`, `effect-claude-code/node`, `effect-claude-code/testing`) mapped
+ *   to `src/`: each block is a whole program a user could paste, imports included.
  *
  * The entry points are `typedoc.json`'s, next to this file (one line each).
  */
@@ -138,7 +140,7 @@ export const findGaps = async (options: {
   return [...gaps.values()].sort((a, b) => a.where.localeCompare(b.where, "en", { numeric: true }))
 }
 
-/** A ```ts block of an `@example` tag. */
+/** A ```ts block of a TSDoc comment (under `@example` or not). */
 export interface Example {
   /** `src/File.ts:line` of the block's first line of code. */
   readonly where: string
@@ -146,7 +148,7 @@ export interface Example {
   readonly code: string
 }
 
-/** The ```ts blocks of every `@example` tag in the TSDoc comments of these files. */
+/** Every ```ts block in the TSDoc comments of these files, whatever tag (if any) it is under. */
 export const examplesOf = (files: ReadonlyArray<string>): ReadonlyArray<Example> => {
   const examples: Array<Example> = []
   for (const file of files) {
@@ -181,8 +183,9 @@ export const sourceFiles = (dir: string): ReadonlyArray<string> =>
 
 /**
  * Type-checks examples with the project's `tsc` in `workDir` (emptied first): one module per
- * example, `effect-claude-code`, `effect-claude-code/testing` and `effect-claude-code/<Module>`
- * mapped to `src/`. Returns tsc's errors, pointed back at the examples' lines; empty when all pass.
+ * example, the package's entries (`effect-claude-code`, `effect-claude-code/node`,
+ * `effect-claude-code/testing`) mapped to `src/`; no other subpath resolves, as for a user.
+ * Returns tsc's errors, pointed back at the examples' lines; empty when all pass.
  */
 export const checkExamples = (examples: ReadonlyArray<Example>, workDir: string): ReadonlyArray<string> => {
   if (examples.length === 0) return []
@@ -202,8 +205,8 @@ export const checkExamples = (examples: ReadonlyArray<Example>, workDir: string)
       typeRoots: [Path.join(root, "node_modules", "@types")],
       paths: {
         "effect-claude-code": [`${src}/index.ts`],
-        "effect-claude-code/testing": [`${src}/testing/index.ts`],
-        "effect-claude-code/*": [`${src}/*.ts`]
+        "effect-claude-code/node": [`${src}/node.ts`],
+        "effect-claude-code/testing": [`${src}/testing/index.ts`]
       }
     },
     include: names

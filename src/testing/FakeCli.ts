@@ -632,7 +632,10 @@ export interface CallHookOptions extends RequestOptions {
  * when missing), and returns the host's answer decoded with the event's output schema.
  *
  * ```ts
- * FakeCli.layer((cli) =>
+ * import * as Effect from "effect/Effect"
+ * import { FakeCli } from "effect-claude-code/testing"
+ *
+ * const TransportTest = FakeCli.layer((cli) =>
  *   Effect.gen(function*() {
  *     yield* FakeCli.answerInitialize(cli)
  *     const answer = yield* FakeCli.callHook(cli, "PreToolUse", {

@@ -7,6 +7,9 @@
  * records every request it gets. Point the CLI at it with {@link cliEnvironment}.
  *
  * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { FakeModel } from "effect-claude-code/testing"
+ *
  * const program = Effect.gen(function*() {
  *   const fake = yield* FakeModel.make([
  *     FakeModel.toolUse("Bash", { command: "echo hi" }),
@@ -14,7 +17,9 @@
  *   ])
  *   // spawn claude with env = { ...process.env, ...fake.cliEnvironment(home) }
  *   const [, second] = yield* fake.awaitRequests(2)
- *   FakeModel.toolResults(second) // [{ toolUseId: "toolu_fake…", content: "hi", isError: false }]
+ *   if (second !== undefined) {
+ *     FakeModel.toolResults(second) // [{ toolUseId: "toolu_fake…", content: "hi", isError: false }]
+ *   }
  * })
  * ```
  *

@@ -6,21 +6,15 @@
  * stops and the temporary directories are removed, also when the test failed.
  *
  * ```ts
- * import * as NodeServices from "@effect/platform-node/NodeServices"
- * import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
- * import * as Layer from "effect/Layer"
- * import * as Claude from "effect-claude-code/Claude"
+ * import * as Effect from "effect/Effect"
+ * import { ClaudeNode } from "effect-claude-code/node"
  * import { FakeModel, Offline } from "effect-claude-code/testing"
  *
  * const program = Effect.gen(function*() {
  *   const { session, model } = yield* Offline.open([FakeModel.text("Hello.")])
  *   const result = yield* session.run("Say hello")  // result.result === "Hello."
  *   const [request] = yield* model.messageRequests  // what the CLI asked the model
- * }).pipe(
- *   Effect.scoped,
- *   Effect.provide(Claude.layerProcess.pipe(Layer.provide(NodeServices.layer)))
- * )
+ * }).pipe(Effect.scoped, Effect.provide(ClaudeNode.layer))
  * ```
  *
  * The `claude` executable is looked up as for any session (`claude` on `PATH`, then
