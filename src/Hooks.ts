@@ -527,7 +527,10 @@ export const mergeLayers = <const Ls extends ReadonlyArray<Layer.Layer<Hooks, un
 // -----------------------------------------------------------------------------
 
 /**
- * "No opinion": `{}`. The CLI goes on as if there were no hook.
+ * "No objection": `{}`. The CLI goes on as if there were no hook, so a `PreToolUse` guard that
+ * answers `allow()` lets the tool call through to the CLI's usual permission check (`allowedTools`,
+ * the permission mode, a `Permissions` layer), which may still refuse or ask. To run the tool
+ * without that check, answer {@link allowWith}; to refuse it, {@link deny}.
  *
  * @since 0.1.0
  * @category answers
