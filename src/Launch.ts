@@ -128,6 +128,99 @@ export interface Executable {
 }
 
 /**
+ * Thinking (extended reasoning), as the official SDK's `thinking` option:
+ *
+ * - `{ type: "adaptive" }`: the model decides when and how much to think (`--thinking=adaptive`).
+ * - `{ type: "enabled", budgetTokens }`: a fixed budget of thinking tokens
+ *   (`--max-thinking-tokens N`); without `budgetTokens`, as `adaptive`.
+ * - `{ type: "disabled" }`: no thinking (`--thinking=disabled`).
+ *
+ * `display` (not with `disabled`) becomes `--thinking-display`: `summarized` or `omitted`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ThinkingConfig =
+  | { readonly type: "adaptive"; readonly display?: ThinkingDisplay | undefined }
+  | {
+    readonly type: "enabled"
+    readonly budgetTokens?: number | undefined
+    readonly display?: ThinkingDisplay | undefined
+  }
+  | { readonly type: "disabled" }
+
+/**
+ * How thinking blocks come back (`--thinking-display`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ThinkingDisplay = "summarized" | "omitted"
+
+/**
+ * The CLI's effort levels (`--effort`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type EffortLevel = "low" | "medium" | "high" | "xhigh" | "max"
+
+/**
+ * Every {@link EffortLevel}, in a stable order.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const effortLevels: ReadonlyArray<EffortLevel> = ["low", "medium", "high", "xhigh", "max"]
+
+/**
+ * Where the CLI loads settings files (and `CLAUDE.md` memory) from (`--setting-sources`):
+ * `user` (`~/.claude`), `project` (`.claude/` and `CLAUDE.md` of the project), `local`
+ * (`.claude/settings.local.json`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type SettingSource = "user" | "project" | "local"
+
+/**
+ * Every {@link SettingSource}, in a stable order.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const settingSources: ReadonlyArray<SettingSource> = ["user", "project", "local"]
+
+/**
+ * The CLI's own system prompt, optionally with text appended: the official SDK's
+ * `{ type: "preset", preset: "claude_code", append }`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SystemPromptPreset {
+  /** Always `"preset"`. */
+  readonly type: "preset"
+  /** Always `"claude_code"`: the CLI's own prompt. */
+  readonly preset: "claude_code"
+  /** Text added at the end of the preset (`--append-system-prompt`). */
+  readonly append?: string | undefined
+}
+
+/**
+ * A plugin loaded for this session only (`--plugin-dir`). Only local directories (or `.zip`s).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PluginConfig {
+  /** Always `"local"`. */
+  readonly type: "local"
+  /** The plugin's directory (or `.zip`); relative paths resolve against `cwd`. */
+  readonly path: string
+}
+
+/**
  * Everything a user sets about the `claude` process.
  *
  * @since 0.1.0
@@ -167,8 +260,12 @@ export interface LaunchOptions {
    * and cannot be combined with a `Permissions` layer (the CLI would never ask it).
    */
   readonly permissionMode?: PermissionMode | undefined
-  /** `--system-prompt`: replaces the CLI's system prompt. `""` sends none. */
-  readonly systemPrompt?: string | undefined
+  /**
+   * `--system-prompt`: replaces the CLI's system prompt. `""` sends none. A
+   * {@link SystemPromptPreset} keeps the CLI's own prompt, its `append` passed as
+   * `--append-system-prompt` (then `appendSystemPrompt` must be unset).
+   */
+  readonly systemPrompt?: string | SystemPromptPreset | undefined
   /** `--append-system-prompt`: text added at the end of the system prompt. */
   readonly appendSystemPrompt?: string | undefined
   /** `--allowedTools a,b`: tool rules allowed without asking, e.g. `"Bash(git *)"`. */
@@ -209,6 +306,57 @@ export interface LaunchOptions {
    * Default `true`.
    */
   readonly includePartialMessages?: boolean | undefined
+
+  // --- Limits, models, context, session identity (issue 15) ---------------------------------
+
+  /** Thinking (see {@link ThinkingConfig}). Cannot be combined with `maxThinkingTokens`. */
+  readonly thinking?: ThinkingConfig | undefined
+  /**
+   * The official SDK's older thinking option: `0` is `{ type: "disabled" }`, any other
+   * non-negative integer `{ type: "enabled", budgetTokens }` (`--max-thinking-tokens N`).
+   */
+  readonly maxThinkingTokens?: number | undefined
+  /** `--effort`: how much effort the model puts into its answer (see {@link EffortLevel}). */
+  readonly effort?: EffortLevel | undefined
+  /**
+   * `--max-budget-usd`: the most the session may spend, in US dollars; a positive number. When a
+   * turn reaches it, its result is `error_max_budget_usd` (a `LimitReached` failure).
+   */
+  readonly maxBudgetUsd?: number | undefined
+  /**
+   * `--task-budget`: an API-side budget of tokens the model is told about, so that it paces
+   * itself (`output_config.task_budget`). `total` is a positive integer.
+   */
+  readonly taskBudget?: { readonly total: number } | undefined
+  /**
+   * `--setting-sources`: which settings files (and `CLAUDE.md` files) the CLI loads (see
+   * {@link SettingSource}); `[]` loads none. Unset, no flag is passed and the CLI loads all of them.
+   */
+  readonly settingSources?: ReadonlyArray<SettingSource> | undefined
+  /** `--betas`: beta headers for the API requests (API key users only). */
+  readonly betas?: ReadonlyArray<string> | undefined
+  /**
+   * `--tools`: the base set of built-in tools. Tool names (`["Read", "Grep"]`), `[]` for none,
+   * or the preset `{ type: "preset", preset: "claude_code" }` for the CLI's default set.
+   */
+  readonly tools?: ReadonlyArray<string> | { readonly type: "preset"; readonly preset: "claude_code" } | undefined
+  /** `--agent`: the agent (a subagent name) the main thread runs as. */
+  readonly agent?: string | undefined
+  /** `--session-id`: the id of a new session; a UUID. */
+  readonly sessionId?: string | undefined
+  /** `--resume-session-at`: with `resume`, resume up to this message uuid of the transcript. */
+  readonly resumeSessionAt?: string | undefined
+  /** `false` passes `--no-session-persistence`: no transcript under `~/.claude/projects`. */
+  readonly persistSession?: boolean | undefined
+  /** `--include-hook-events`: the CLI also writes `hook_started`/`hook_response` system lines. */
+  readonly includeHookEvents?: boolean | undefined
+  /** One `--plugin-dir` each: plugins for this session only (see {@link PluginConfig}). */
+  readonly plugins?: ReadonlyArray<PluginConfig> | undefined
+  /**
+   * `--permission-prompt-tool <name>`: an MCP tool that answers permission prompts. Cannot be
+   * combined with a `Permissions` layer (which uses `stdio`).
+   */
+  readonly permissionPromptToolName?: string | undefined
 }
 
 /**
@@ -315,6 +463,53 @@ const extraArgsList = (extra: ExtraArgs | undefined): ReadonlyArray<string> => {
 
 const isStringArray = (extra: ExtraArgs): extra is ReadonlyArray<string> => Array.isArray(extra)
 
+/** The thinking settings the official SDK derives from `thinking`, else from `maxThinkingTokens`. */
+const thinkingOf = (options: LaunchOptions): ThinkingConfig | undefined =>
+  options.thinking ??
+    (options.maxThinkingTokens === undefined
+      ? undefined
+      : options.maxThinkingTokens === 0
+      ? { type: "disabled" }
+      : { type: "enabled", budgetTokens: options.maxThinkingTokens })
+
+/**
+ * The flags of the limits, models, context and session identity options, in the official SDK's
+ * order and spelling.
+ */
+const contextArgs = (options: LaunchOptions): ReadonlyArray<string> => {
+  const args: Array<string> = []
+  const thinking = thinkingOf(options)
+  if (thinking !== undefined) {
+    if (thinking.type === "disabled") args.push("--thinking=disabled")
+    else {
+      if (thinking.type === "enabled" && thinking.budgetTokens !== undefined) {
+        args.push("--max-thinking-tokens", String(thinking.budgetTokens))
+      } else args.push("--thinking=adaptive")
+      if (thinking.display !== undefined) args.push("--thinking-display", thinking.display)
+    }
+  }
+  if (options.effort !== undefined) args.push("--effort", options.effort)
+  if (options.maxBudgetUsd !== undefined) args.push("--max-budget-usd", String(options.maxBudgetUsd))
+  if (options.taskBudget !== undefined) args.push("--task-budget", String(options.taskBudget.total))
+  if (options.agent !== undefined) args.push(...valueFlag("--agent", options.agent))
+  if (options.betas !== undefined && options.betas.length > 0) args.push(...valueFlag("--betas", options.betas.join(",")))
+  if (options.permissionPromptToolName !== undefined) {
+    args.push(...valueFlag("--permission-prompt-tool", options.permissionPromptToolName))
+  }
+  if (options.tools !== undefined) {
+    args.push("--tools", isStringList(options.tools) ? options.tools.join(",") : "default")
+  }
+  if (options.settingSources !== undefined) args.push("--setting-sources", options.settingSources.join(","))
+  if (options.includeHookEvents === true) args.push("--include-hook-events")
+  for (const plugin of options.plugins ?? []) args.push(...valueFlag("--plugin-dir", plugin.path))
+  if (options.resumeSessionAt !== undefined) args.push(...valueFlag("--resume-session-at", options.resumeSessionAt))
+  if (options.sessionId !== undefined) args.push("--session-id", options.sessionId)
+  if (options.persistSession === false) args.push("--no-session-persistence")
+  return args
+}
+
+const isStringList = (u: unknown): u is ReadonlyArray<string> => Array.isArray(u)
+
 /**
  * The `--permission-mode` the library passes: the one the program named; `default` when it named
  * none and a permission handler is wired (so that the CLI asks it, whatever `defaultMode` its
@@ -365,9 +560,10 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (options.resume !== undefined) args.push(`--resume=${options.resume}`)
   if (options.forkSession === true) args.push("--fork-session")
   if (options.continueConversation === true) args.push("--continue")
-  if (options.systemPrompt !== undefined) args.push(...valueFlag("--system-prompt", options.systemPrompt))
-  if (options.appendSystemPrompt !== undefined) {
-    args.push(...valueFlag("--append-system-prompt", options.appendSystemPrompt))
+  if (typeof options.systemPrompt === "string") args.push(...valueFlag("--system-prompt", options.systemPrompt))
+  const append = typeof options.systemPrompt === "object" ? options.systemPrompt.append : options.appendSystemPrompt
+  if (append !== undefined) {
+    args.push(...valueFlag("--append-system-prompt", append))
   }
   if (options.allowedTools !== undefined && options.allowedTools.length > 0) {
     args.push(...valueFlag("--allowedTools", options.allowedTools.join(",")))
@@ -378,6 +574,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (options.maxTurns !== undefined) args.push("--max-turns", String(options.maxTurns))
   for (const dir of options.addDirs ?? []) args.push(...valueFlag("--add-dir", dir))
   if (options.replayUserMessages === true) args.push("--replay-user-messages")
+  args.push(...contextArgs(options))
   args.push(...extraArgsList(options.extraArgs))
 
   const secrets = new Set([...defaultSecretEnv, ...(options.secretEnv ?? [])])
@@ -406,6 +603,109 @@ const nonEmpty = (u: unknown): u is string => typeof u === "string" && u.trim().
 
 const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const isNonNegativeInteger = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
+
+/** The problems of the limits, models, context and session identity options. */
+const contextProblems = (options: LaunchOptions, wiring: Wiring | undefined, add: (problem: string) => void): void => {
+  const list = (name: keyof LaunchOptions, value: unknown, allowed?: ReadonlyArray<string>) => {
+    if (value === undefined) return
+    if (!Array.isArray(value) || !value.every(nonEmpty)) add(`${name} must be an array of non-empty strings`)
+    else if (allowed !== undefined) {
+      for (const item of value) {
+        if (!allowed.includes(item)) add(`${name} must hold only ${allowed.join(", ")} (got ${JSON.stringify(item)})`)
+      }
+    }
+  }
+  const text = (name: keyof LaunchOptions, value: unknown) => {
+    if (value !== undefined && !nonEmpty(value)) add(`${name} must be a non-empty string`)
+  }
+  const flag = (name: keyof LaunchOptions, value: unknown) => {
+    if (value !== undefined && typeof value !== "boolean") add(`${name} must be a boolean`)
+  }
+  const prompt: unknown = options.systemPrompt
+  if (isPlainObject(prompt)) {
+    if (prompt.type !== "preset" || prompt.preset !== "claude_code") {
+      add(`systemPrompt must be a string or { type: "preset", preset: "claude_code", append? }`)
+    } else if (prompt.append !== undefined) {
+      if (typeof prompt.append !== "string") add("systemPrompt.append must be a string")
+      if (options.appendSystemPrompt !== undefined) add("systemPrompt.append and appendSystemPrompt cannot be combined")
+    }
+  }
+  const thinking: unknown = options.thinking
+  if (thinking !== undefined) {
+    if (!isPlainObject(thinking) || !["adaptive", "enabled", "disabled"].includes(String(thinking.type))) {
+      add(`thinking must be { type: "adaptive" }, { type: "enabled", budgetTokens } or { type: "disabled" }`)
+    } else {
+      if (thinking.type === "enabled" && thinking.budgetTokens !== undefined) {
+        if (!isNonNegativeInteger(thinking.budgetTokens) || thinking.budgetTokens === 0) {
+          add(`thinking.budgetTokens must be a positive integer (got ${String(thinking.budgetTokens)})`)
+        }
+      }
+      if (thinking.display !== undefined) {
+        if (thinking.type === "disabled") add(`thinking.display cannot be set with { type: "disabled" }`)
+        else if (thinking.display !== "summarized" && thinking.display !== "omitted") {
+          add(`thinking.display must be "summarized" or "omitted" (got ${String(thinking.display)})`)
+        }
+      }
+    }
+    if (options.maxThinkingTokens !== undefined) add("thinking and maxThinkingTokens cannot be combined")
+  }
+  if (options.maxThinkingTokens !== undefined && !isNonNegativeInteger(options.maxThinkingTokens)) {
+    add(`maxThinkingTokens must be a non-negative integer (got ${String(options.maxThinkingTokens)})`)
+  }
+  if (options.effort !== undefined && !effortLevels.includes(options.effort)) {
+    add(`effort must be one of ${effortLevels.join(", ")} (got ${String(options.effort)})`)
+  }
+  const budget: unknown = options.maxBudgetUsd
+  if (budget !== undefined && !(typeof budget === "number" && Number.isFinite(budget) && budget > 0)) {
+    add(`maxBudgetUsd must be a positive number of US dollars (got ${String(budget)})`)
+  }
+  const taskBudget: unknown = options.taskBudget
+  if (taskBudget !== undefined) {
+    if (!isPlainObject(taskBudget) || !isNonNegativeInteger(taskBudget.total) || taskBudget.total === 0) {
+      add("taskBudget must be { total } with a positive integer of tokens")
+    }
+  }
+  list("settingSources", options.settingSources, settingSources)
+  list("betas", options.betas)
+  const tools: unknown = options.tools
+  if (tools !== undefined && !Array.isArray(tools)) {
+    if (!isPlainObject(tools) || tools.type !== "preset" || tools.preset !== "claude_code") {
+      add(`tools must be an array of tool names or { type: "preset", preset: "claude_code" }`)
+    }
+  } else list("tools", tools)
+  text("agent", options.agent)
+  if (options.sessionId !== undefined && !(typeof options.sessionId === "string" && uuid.test(options.sessionId))) {
+    add(`sessionId must be a UUID (got ${String(options.sessionId)})`)
+  }
+  text("resumeSessionAt", options.resumeSessionAt)
+  if (options.resumeSessionAt !== undefined && options.resume === undefined) add("resumeSessionAt needs resume")
+  if (options.sessionId !== undefined && (options.resume !== undefined || options.continueConversation === true) &&
+    options.forkSession !== true) {
+    add("sessionId with resume or continueConversation needs forkSession")
+  }
+  flag("persistSession", options.persistSession)
+  flag("includeHookEvents", options.includeHookEvents)
+  const plugins: unknown = options.plugins
+  if (plugins !== undefined) {
+    if (!Array.isArray(plugins)) add(`plugins must be an array of { type: "local", path }`)
+    else {
+      for (const plugin of plugins) {
+        if (!isPlainObject(plugin) || plugin.type !== "local" || !nonEmpty(plugin.path)) {
+          add(`plugins must hold { type: "local", path } with a non-empty path only`)
+          break
+        }
+      }
+    }
+  }
+  text("permissionPromptToolName", options.permissionPromptToolName)
+  if (options.permissionPromptToolName !== undefined && wiring?.permissionPromptTool === true) {
+    add("permissionPromptToolName cannot be combined with a Permissions layer (which answers through stdio)")
+  }
+}
 
 /**
  * Lists what is wrong with the options, empty when nothing is. Checks the types too, since
@@ -441,7 +741,9 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
   optionalString("model", options.model, "nonEmpty")
   optionalString("fallbackModel", options.fallbackModel, "nonEmpty")
   optionalString("resume", options.resume, "nonEmpty")
-  optionalString("systemPrompt", options.systemPrompt, "allowEmpty")
+  if (typeof options.systemPrompt !== "object" || options.systemPrompt === null) {
+    optionalString("systemPrompt", options.systemPrompt, "allowEmpty")
+  }
   optionalString("appendSystemPrompt", options.appendSystemPrompt, "allowEmpty")
   optionalBoolean("forkSession", options.forkSession)
   optionalBoolean("continueConversation", options.continueConversation)
@@ -518,6 +820,7 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
       }
     }
   }
+  contextProblems(options, wiring, add)
   // A NUL byte cannot cross exec(2); report it here instead of as a spawn failure.
   if (problems.length === 0) {
     const command = buildCommand(options, { mcpServers: [], permissionPromptTool: false })

@@ -1,0 +1,177 @@
+/**
+ * The limits, models, context and session identity options (issue 15): the flags they become,
+ * spelled as the official SDK 0.3.332 sends them, and the options `validate` refuses.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Launch from "../src/Launch.ts"
+
+const noWiring: Launch.Wiring = { mcpServers: [], permissionPromptTool: false }
+const asking: Launch.Wiring = { mcpServers: [], permissionPromptTool: true }
+
+/** The arguments after `--settings <json>`, the last base flag. */
+const tail = (options: Launch.LaunchOptions, wiring: Launch.Wiring = noWiring): ReadonlyArray<string> => {
+  const { args } = Launch.buildCommand(options, wiring)
+  const at = args.indexOf("--settings")
+  return args.slice(at + 2)
+}
+
+const invalidOf = (options: Launch.LaunchOptions, wiring?: Launch.Wiring) =>
+  Launch.validate(options, wiring).pipe(
+    Effect.flip,
+    Effect.map((error) => {
+      assert.strictEqual(error.reason._tag, "InvalidInput")
+      return error.message
+    })
+  )
+
+describe("buildCommand: thinking and effort", () => {
+  it("maps thinking as the SDK does", () => {
+    assert.deepStrictEqual(tail({ thinking: { type: "adaptive" } }), ["--thinking=adaptive"])
+    assert.deepStrictEqual(tail({ thinking: { type: "disabled" } }), ["--thinking=disabled"])
+    assert.deepStrictEqual(tail({ thinking: { type: "enabled", budgetTokens: 2048 } }), [
+      "--max-thinking-tokens",
+      "2048"
+    ])
+    assert.deepStrictEqual(tail({ thinking: { type: "enabled" } }), ["--thinking=adaptive"])
+    assert.deepStrictEqual(tail({ thinking: { type: "adaptive", display: "omitted" } }), [
+      "--thinking=adaptive",
+      "--thinking-display",
+      "omitted"
+    ])
+  })
+
+  it("maps maxThinkingTokens: 0 disables thinking, any other count is a budget", () => {
+    assert.deepStrictEqual(tail({ maxThinkingTokens: 0 }), ["--thinking=disabled"])
+    assert.deepStrictEqual(tail({ maxThinkingTokens: 1024 }), ["--max-thinking-tokens", "1024"])
+  })
+
+  it("passes --effort", () => {
+    for (const level of Launch.effortLevels) assert.deepStrictEqual(tail({ effort: level }), ["--effort", level])
+  })
+})
+
+describe("buildCommand: limits, context and identity", () => {
+  it("maps each option to its flag", () => {
+    assert.deepStrictEqual(tail({ maxBudgetUsd: 0.25 }), ["--max-budget-usd", "0.25"])
+    assert.deepStrictEqual(tail({ taskBudget: { total: 50000 } }), ["--task-budget", "50000"])
+    assert.deepStrictEqual(tail({ settingSources: ["project", "local"] }), ["--setting-sources", "project,local"])
+    assert.deepStrictEqual(tail({ settingSources: [] }), ["--setting-sources", ""])
+    assert.deepStrictEqual(tail({ betas: ["context-1m-2025-08-07", "b"] }), ["--betas", "context-1m-2025-08-07,b"])
+    assert.deepStrictEqual(tail({ betas: [] }), [])
+    assert.deepStrictEqual(tail({ tools: ["Read", "Grep"] }), ["--tools", "Read,Grep"])
+    assert.deepStrictEqual(tail({ tools: [] }), ["--tools", ""])
+    assert.deepStrictEqual(tail({ tools: { type: "preset", preset: "claude_code" } }), ["--tools", "default"])
+    assert.deepStrictEqual(tail({ agent: "reviewer" }), ["--agent", "reviewer"])
+    const id = "0b8f4a52-3f1e-4c1d-9f0a-6d2f1e7a9b3c"
+    assert.deepStrictEqual(tail({ sessionId: id }), ["--session-id", id])
+    assert.deepStrictEqual(tail({ resume: "s", resumeSessionAt: id }), ["--resume=s", "--resume-session-at", id])
+    assert.deepStrictEqual(tail({ persistSession: false }), ["--no-session-persistence"])
+    assert.deepStrictEqual(tail({ persistSession: true }), [])
+    assert.deepStrictEqual(tail({ includeHookEvents: true }), ["--include-hook-events"])
+    assert.deepStrictEqual(tail({ plugins: [{ type: "local", path: "a" }, { type: "local", path: "b" }] }), [
+      "--plugin-dir",
+      "a",
+      "--plugin-dir",
+      "b"
+    ])
+    assert.deepStrictEqual(tail({ permissionPromptToolName: "mcp__perm__ask" }), [
+      "--permission-prompt-tool",
+      "mcp__perm__ask"
+    ])
+  })
+
+  it("a system prompt preset keeps the CLI's prompt and appends", () => {
+    assert.deepStrictEqual(tail({ systemPrompt: { type: "preset", preset: "claude_code" } }), [])
+    assert.deepStrictEqual(tail({ systemPrompt: { type: "preset", preset: "claude_code", append: "Be brief." } }), [
+      "--append-system-prompt",
+      "Be brief."
+    ])
+    assert.deepStrictEqual(tail({ systemPrompt: "Only this." }), ["--system-prompt", "Only this."])
+  })
+
+  it("puts the new flags after the existing option flags and before extraArgs", () => {
+    assert.deepStrictEqual(tail({ maxTurns: 2, effort: "low", extraArgs: ["--x"] }), [
+      "--max-turns",
+      "2",
+      "--effort",
+      "low",
+      "--x"
+    ])
+  })
+})
+
+describe("validate: limits, context and identity", () => {
+  it.effect("accepts good options", () =>
+    Effect.gen(function*() {
+      const good: Launch.LaunchOptions = {
+        thinking: { type: "enabled", budgetTokens: 1024, display: "summarized" },
+        effort: "max",
+        maxBudgetUsd: 0.01,
+        taskBudget: { total: 1000 },
+        settingSources: ["user", "project", "local"],
+        betas: ["x"],
+        tools: [],
+        agent: "a",
+        sessionId: "0B8F4A52-3F1E-4C1D-9F0A-6D2F1E7A9B3C",
+        persistSession: false,
+        includeHookEvents: true,
+        plugins: [{ type: "local", path: "p" }],
+        systemPrompt: { type: "preset", preset: "claude_code", append: "x" }
+      }
+      assert.deepStrictEqual(yield* Launch.validate(good), good)
+      assert.deepStrictEqual(yield* Launch.validate({ maxThinkingTokens: 0 }), { maxThinkingTokens: 0 })
+    }))
+
+  it.effect("rejects bad values with InvalidInput", () =>
+    Effect.gen(function*() {
+      const loose = (u: unknown) => u as Launch.LaunchOptions
+      const cases: ReadonlyArray<readonly [Launch.LaunchOptions, string]> = [
+        [{ maxBudgetUsd: -1 }, "maxBudgetUsd must be a positive number of US dollars (got -1)"],
+        [{ maxBudgetUsd: 0 }, "maxBudgetUsd must be a positive number"],
+        [{ maxBudgetUsd: Number.POSITIVE_INFINITY }, "maxBudgetUsd must be a positive number"],
+        [loose({ maxBudgetUsd: "1" }), "maxBudgetUsd must be a positive number"],
+        [{ taskBudget: { total: 0 } }, "taskBudget must be { total } with a positive integer"],
+        [{ taskBudget: { total: 1.5 } }, "taskBudget must be { total } with a positive integer"],
+        [loose({ settingSources: ["project", "global"] }), `settingSources must hold only user, project, local (got "global")`],
+        [loose({ settingSources: "project" }), "settingSources must be an array of non-empty strings"],
+        [loose({ thinking: { type: "on" } }), "thinking must be"],
+        [{ thinking: { type: "enabled", budgetTokens: -5 } }, "thinking.budgetTokens must be a positive integer (got -5)"],
+        [loose({ thinking: { type: "disabled", display: "omitted" } }), "thinking.display cannot be set"],
+        [loose({ thinking: { type: "adaptive", display: "loud" } }), `thinking.display must be "summarized" or "omitted"`],
+        [{ thinking: { type: "adaptive" }, maxThinkingTokens: 5 }, "thinking and maxThinkingTokens cannot be combined"],
+        [{ maxThinkingTokens: -1 }, "maxThinkingTokens must be a non-negative integer (got -1)"],
+        [loose({ effort: "extreme" }), "effort must be one of low, medium, high, xhigh, max (got extreme)"],
+        [{ betas: [""] }, "betas must be an array of non-empty strings"],
+        [loose({ tools: { type: "preset", preset: "other" } }), "tools must be an array of tool names or"],
+        [{ tools: ["Read", ""] }, "tools must be an array of non-empty strings"],
+        [{ agent: "" }, "agent must be a non-empty string"],
+        [{ sessionId: "not-a-uuid" }, "sessionId must be a UUID (got not-a-uuid)"],
+        [{ sessionId: "0b8f4a52-3f1e-4c1d-9f0a-6d2f1e7a9b3c", resume: "x" }, "sessionId with resume or continueConversation needs forkSession"],
+        [{ resumeSessionAt: "m" }, "resumeSessionAt needs resume"],
+        [loose({ persistSession: "no" }), "persistSession must be a boolean"],
+        [loose({ includeHookEvents: 1 }), "includeHookEvents must be a boolean"],
+        [loose({ plugins: [{ type: "remote", path: "x" }] }), `plugins must hold { type: "local", path }`],
+        [{ plugins: [{ type: "local", path: "" }] }, `plugins must hold { type: "local", path }`],
+        [loose({ systemPrompt: { type: "preset", preset: "other" } }), `systemPrompt must be a string or { type: "preset"`],
+        [
+          { systemPrompt: { type: "preset", preset: "claude_code", append: "a" }, appendSystemPrompt: "b" },
+          "systemPrompt.append and appendSystemPrompt cannot be combined"
+        ],
+        [{ permissionPromptToolName: "" }, "permissionPromptToolName must be a non-empty string"]
+      ]
+      for (const [options, expected] of cases) {
+        const message = yield* invalidOf(options)
+        assert.include(message, expected, JSON.stringify(options))
+      }
+    }))
+
+  it.effect("permissionPromptToolName cannot be combined with a Permissions layer", () =>
+    Effect.gen(function*() {
+      const message = yield* invalidOf({ permissionPromptToolName: "mcp__p__ask" }, asking)
+      assert.include(message, "permissionPromptToolName cannot be combined with a Permissions layer")
+      assert.deepStrictEqual(yield* Launch.validate({ permissionPromptToolName: "mcp__p__ask" }, noWiring), {
+        permissionPromptToolName: "mcp__p__ask"
+      })
+    }))
+})
