@@ -420,7 +420,12 @@ export const open: (
     // an answer that breaks the schema fails `initializeResult`, not the session.
     const initializeAnswer = yield* Effect.forkScoped(
       outgoing.request(
-        { subtype: "initialize", hooks: hookBinding.initialize },
+        {
+          subtype: "initialize",
+          hooks: hookBinding.initialize,
+          ...(options.agents !== undefined ? { agents: options.agents } : {}),
+          ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {})
+        },
         Schema.Unknown,
         options.initializeTimeout ?? "120 seconds"
       ),

@@ -221,6 +221,34 @@ export interface PluginConfig {
 }
 
 /**
+ * A subagent the model can run with its `Agent` tool, sent in `initialize.agents` as the official
+ * SDK does (its `AgentDefinition`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface AgentDefinition {
+  /** When the model should use this agent (shown to the model). */
+  readonly description: string
+  /** The agent's system prompt. */
+  readonly prompt: string
+  /** The tools it may use (default: all the main thread has). */
+  readonly tools?: ReadonlyArray<string> | undefined
+  /** Tools it may not use. */
+  readonly disallowedTools?: ReadonlyArray<string> | undefined
+  /** Its model: an alias (`sonnet`, `opus`, `haiku`, `inherit`) or a model name. */
+  readonly model?: string | undefined
+  /** Skills preloaded into its context. */
+  readonly skills?: ReadonlyArray<string> | undefined
+  /** The most agent turns it may take; a positive integer. */
+  readonly maxTurns?: number | undefined
+  /** Runs it in the background. */
+  readonly background?: boolean | undefined
+  /** Its permission mode. */
+  readonly permissionMode?: PermissionMode | undefined
+}
+
+/**
  * Everything a user sets about the `claude` process.
  *
  * @since 0.1.0
@@ -357,6 +385,16 @@ export interface LaunchOptions {
    * combined with a `Permissions` layer (which uses `stdio`).
    */
   readonly permissionPromptToolName?: string | undefined
+  /**
+   * Subagents, by name, sent in `initialize.agents`: the model runs one with its `Agent` tool
+   * (`subagent_type: <name>`); `agent` can name one for the main thread.
+   */
+  readonly agents?: Readonly<Record<string, AgentDefinition>> | undefined
+  /**
+   * Sent in `initialize`: the CLI forwards subagents' text and thinking as assistant/user
+   * messages with `parent_tool_use_id` set (by default only their tool calls and results).
+   */
+  readonly forwardSubagentText?: boolean | undefined
 }
 
 /**
@@ -697,6 +735,39 @@ const contextProblems = (options: LaunchOptions, wiring: Wiring | undefined, add
         if (!isPlainObject(plugin) || plugin.type !== "local" || !nonEmpty(plugin.path)) {
           add(`plugins must hold { type: "local", path } with a non-empty path only`)
           break
+        }
+      }
+    }
+  }
+  flag("forwardSubagentText", options.forwardSubagentText)
+  const agents: unknown = options.agents
+  if (agents !== undefined) {
+    if (!isPlainObject(agents)) add("agents must be an object of agent definitions by name")
+    else {
+      for (const [name, definition] of Object.entries(agents)) {
+        const at = `agents.${name}`
+        if (name.trim().length === 0) add("agents names must not be empty")
+        if (!isPlainObject(definition)) {
+          add(`${at} must be an object { description, prompt, ... }`)
+          continue
+        }
+        if (!nonEmpty(definition.description)) add(`${at}.description must be a non-empty string`)
+        if (!nonEmpty(definition.prompt)) add(`${at}.prompt must be a non-empty string`)
+        for (const key of ["tools", "disallowedTools", "skills"] as const) {
+          const value = definition[key]
+          if (value !== undefined && !(Array.isArray(value) && value.every(nonEmpty))) {
+            add(`${at}.${key} must be an array of non-empty strings`)
+          }
+        }
+        if (definition.model !== undefined && !nonEmpty(definition.model)) add(`${at}.model must be a non-empty string`)
+        if (definition.maxTurns !== undefined && !(isNonNegativeInteger(definition.maxTurns) && definition.maxTurns > 0)) {
+          add(`${at}.maxTurns must be a positive integer (got ${String(definition.maxTurns)})`)
+        }
+        if (definition.background !== undefined && typeof definition.background !== "boolean") {
+          add(`${at}.background must be a boolean`)
+        }
+        if (definition.permissionMode !== undefined && !permissionModes.includes(definition.permissionMode as PermissionMode)) {
+          add(`${at}.permissionMode must be one of ${permissionModes.join(", ")}`)
         }
       }
     }

@@ -348,6 +348,8 @@ const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOption
   includeHookEvents: undefined,
   plugins: undefined,
   permissionPromptToolName: undefined,
+  agents: undefined,
+  forwardSubagentText: undefined,
   maxLineBytes: undefined,
   closeGrace: undefined,
   controlTimeout: undefined,

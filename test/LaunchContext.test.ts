@@ -3,8 +3,11 @@
  * spelled as the official SDK 0.3.332 sends them, and the options `validate` refuses.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Claude from "../src/Claude.ts"
 import * as Launch from "../src/Launch.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
 
 const noWiring: Launch.Wiring = { mcpServers: [], permissionPromptTool: false }
 const asking: Launch.Wiring = { mcpServers: [], permissionPromptTool: true }
@@ -117,7 +120,9 @@ describe("validate: limits, context and identity", () => {
         persistSession: false,
         includeHookEvents: true,
         plugins: [{ type: "local", path: "p" }],
-        systemPrompt: { type: "preset", preset: "claude_code", append: "x" }
+        systemPrompt: { type: "preset", preset: "claude_code", append: "x" },
+        agents: { reviewer: { description: "d", prompt: "p", tools: ["Read"], model: "haiku", maxTurns: 3 } },
+        forwardSubagentText: true
       }
       assert.deepStrictEqual(yield* Launch.validate(good), good)
       assert.deepStrictEqual(yield* Launch.validate({ maxThinkingTokens: 0 }), { maxThinkingTokens: 0 })
@@ -158,7 +163,15 @@ describe("validate: limits, context and identity", () => {
           { systemPrompt: { type: "preset", preset: "claude_code", append: "a" }, appendSystemPrompt: "b" },
           "systemPrompt.append and appendSystemPrompt cannot be combined"
         ],
-        [{ permissionPromptToolName: "" }, "permissionPromptToolName must be a non-empty string"]
+        [{ permissionPromptToolName: "" }, "permissionPromptToolName must be a non-empty string"],
+        [loose({ agents: [] }), "agents must be an object of agent definitions by name"],
+        [loose({ agents: { r: "x" } }), "agents.r must be an object { description, prompt, ... }"],
+        [{ agents: { r: { description: "", prompt: "p" } } }, "agents.r.description must be a non-empty string"],
+        [{ agents: { r: { description: "d", prompt: " " } } }, "agents.r.prompt must be a non-empty string"],
+        [{ agents: { r: { description: "d", prompt: "p", tools: [""] } } }, "agents.r.tools must be an array of non-empty strings"],
+        [{ agents: { r: { description: "d", prompt: "p", maxTurns: 0 } } }, "agents.r.maxTurns must be a positive integer (got 0)"],
+        [loose({ agents: { r: { description: "d", prompt: "p", permissionMode: "x" } } }), "agents.r.permissionMode must be one of"],
+        [loose({ forwardSubagentText: "yes" }), "forwardSubagentText must be a boolean"]
       ]
       for (const [options, expected] of cases) {
         const message = yield* invalidOf(options)
@@ -173,5 +186,35 @@ describe("validate: limits, context and identity", () => {
       assert.deepStrictEqual(yield* Launch.validate({ permissionPromptToolName: "mcp__p__ask" }, noWiring), {
         permissionPromptToolName: "mcp__p__ask"
       })
+    }))
+})
+
+describe("initialize: agents and forwardSubagentText", () => {
+  /** The `initialize` request a session with these options sends. */
+  const initializeOf = (options: Claude.SessionOptions) =>
+    Effect.gen(function*() {
+      const seen = yield* Deferred.make<Record<string, unknown>>()
+      const cli = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          const initialize = yield* FakeCli.answerInitialize(cli)
+          yield* Deferred.succeed(seen, initialize.request as Record<string, unknown>)
+          return yield* Effect.never
+        })
+      )
+      return yield* Effect.scoped(Effect.gen(function*() {
+        yield* Claude.open(options)
+        return yield* Deferred.await(seen)
+      })).pipe(Effect.provide(cli))
+    })
+
+  it.effect("sends the definitions and the flag as the SDK does; neither when unset", () =>
+    Effect.gen(function*() {
+      const agents = { reviewer: { description: "Reviews", prompt: "You review.", tools: ["Read"], model: "haiku" } }
+      const sent = yield* initializeOf({ agents, forwardSubagentText: true })
+      assert.deepStrictEqual(sent.agents, agents)
+      assert.strictEqual(sent.forwardSubagentText, true)
+      const plain = yield* initializeOf({})
+      assert.isFalse("agents" in plain)
+      assert.isFalse("forwardSubagentText" in plain)
     }))
 })

@@ -148,3 +148,40 @@ describe("context and session identity", () => {
       )
     })).pipe(Effect.provide(processLayer)), 90_000)
 })
+
+describe("subagents", () => {
+  it.live("agents: listed in initializeResult; the model's Agent tool call runs the definition, whose prompt is the subagent's system prompt", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const agentPrompt = "You are the reviewer agent 5b7e."
+      const script: FakeModel.Script = (request) => {
+        if (FakeModel.systemText(request).includes(agentPrompt)) return FakeModel.text("Reviewed: looks fine.")
+        if (FakeModel.toolResults(request).length > 0) return FakeModel.text("The reviewer said it looks fine.")
+        return FakeModel.toolUse("Agent", {
+          description: "Review the code",
+          prompt: "Review the code please",
+          subagent_type: "reviewer",
+          run_in_background: false
+        })
+      }
+      const offline = yield* Offline.open(script, {
+        executable: cliPath,
+        agents: { reviewer: { description: "Reviews code for bugs", prompt: agentPrompt, tools: ["Read"] } }
+      })
+      const init = yield* offline.session.initializeResult
+      assert.isTrue((init.agents ?? []).some((agent) => agent.name === "reviewer" && agent.description === "Reviews code for bugs"))
+      const result = yield* offline.session.run("Please review")
+      assert.strictEqual(result.result, "The reviewer said it looks fine.")
+      const requests = yield* offline.model.messageRequests
+      const sub = requests.find((request) => FakeModel.systemText(request).includes(agentPrompt))
+      assert.isDefined(sub)
+      // The definition's tools: the subagent is offered Read, not Bash.
+      assert.isTrue(FakeModel.hasTool(sub!, "Read"))
+      assert.isFalse(FakeModel.hasTool(sub!, "Bash"))
+      // The main thread got the subagent's answer as the Agent tool's result.
+      assert.isTrue(
+        requests.some((request) =>
+          FakeModel.toolResults(request).some((toolResult) => toolResult.content.includes("Reviewed: looks fine."))
+        )
+      )
+    })).pipe(Effect.provide(processLayer)), 90_000)
+})

@@ -212,7 +212,8 @@ export const InitializeRequest = Schema.Struct({
   title: opt(Schema.String),
   skills: opt(Schema.Array(Schema.String)),
   promptSuggestions: opt(Schema.Boolean),
-  excludeDynamicSections: opt(Schema.Boolean)
+  excludeDynamicSections: opt(Schema.Boolean),
+  forwardSubagentText: opt(Schema.Boolean)
 })
 
 /**
