@@ -140,14 +140,70 @@ export interface Executable {
  * @since 0.2.0
  * @category models
  */
-export type ThinkingConfig =
-  | { readonly type: "adaptive"; readonly display?: ThinkingDisplay | undefined }
-  | {
-    readonly type: "enabled"
-    readonly budgetTokens?: number | undefined
-    readonly display?: ThinkingDisplay | undefined
-  }
-  | { readonly type: "disabled" }
+export type ThinkingConfig = ThinkingAdaptive | ThinkingEnabled | ThinkingDisabled
+
+/**
+ * The model decides when and how much to think (`--thinking=adaptive`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ThinkingAdaptive {
+  /** Always `"adaptive"`. */
+  readonly type: "adaptive"
+  /** How thinking comes back (`--thinking-display`). */
+  readonly display?: ThinkingDisplay | undefined
+}
+
+/**
+ * A fixed budget of thinking tokens (`--max-thinking-tokens N`); without one, as adaptive.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ThinkingEnabled {
+  /** Always `"enabled"`. */
+  readonly type: "enabled"
+  /** The thinking budget in tokens; a positive integer. */
+  readonly budgetTokens?: number | undefined
+  /** How thinking comes back (`--thinking-display`). */
+  readonly display?: ThinkingDisplay | undefined
+}
+
+/**
+ * No thinking (`--thinking=disabled`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ThinkingDisabled {
+  /** Always `"disabled"`. */
+  readonly type: "disabled"
+}
+
+/**
+ * An API-side token budget the model is told about (`--task-budget`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TaskBudget {
+  /** The budget in tokens; a positive integer. */
+  readonly total: number
+}
+
+/**
+ * The CLI's default set of built-in tools (`--tools default`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolsPreset {
+  /** Always `"preset"`. */
+  readonly type: "preset"
+  /** Always `"claude_code"`. */
+  readonly preset: "claude_code"
+}
 
 /**
  * How thinking blocks come back (`--thinking-display`).
@@ -355,7 +411,7 @@ export interface LaunchOptions {
    * `--task-budget`: an API-side budget of tokens the model is told about, so that it paces
    * itself (`output_config.task_budget`). `total` is a positive integer.
    */
-  readonly taskBudget?: { readonly total: number } | undefined
+  readonly taskBudget?: TaskBudget | undefined
   /**
    * `--setting-sources`: which settings files (and `CLAUDE.md` files) the CLI loads (see
    * {@link SettingSource}); `[]` loads none. Unset, no flag is passed and the CLI loads all of them.
@@ -367,7 +423,7 @@ export interface LaunchOptions {
    * `--tools`: the base set of built-in tools. Tool names (`["Read", "Grep"]`), `[]` for none,
    * or the preset `{ type: "preset", preset: "claude_code" }` for the CLI's default set.
    */
-  readonly tools?: ReadonlyArray<string> | { readonly type: "preset"; readonly preset: "claude_code" } | undefined
+  readonly tools?: ReadonlyArray<string> | ToolsPreset | undefined
   /** `--agent`: the agent (a subagent name) the main thread runs as. */
   readonly agent?: string | undefined
   /** `--session-id`: the id of a new session; a UUID. */
