@@ -4,9 +4,11 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import type * as Claude from "../src/Claude.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import * as Offline from "../src/testing/Offline.ts"
 import { processLayer } from "./support/live.ts"
@@ -183,5 +185,120 @@ describe("subagents", () => {
           FakeModel.toolResults(request).some((toolResult) => toolResult.content.includes("Reviewed: looks fine."))
         )
       )
+    })).pipe(Effect.provide(processLayer)), 90_000)
+})
+
+/** The script of a main thread that runs the `reviewer` subagent once (in the foreground). */
+const reviewerScript = (agentPrompt: string): FakeModel.Script => (request) => {
+  if (FakeModel.systemText(request).includes(agentPrompt)) return FakeModel.text("Reviewed: looks fine.")
+  if (FakeModel.toolResults(request).length > 0) return FakeModel.text("The reviewer said it looks fine.")
+  return FakeModel.toolUse("Agent", {
+    description: "Review the code",
+    prompt: "Review the code please",
+    subagent_type: "reviewer",
+    run_in_background: false
+  })
+}
+
+/** The events of one turn. */
+const turnEvents = (session: Claude.Session, input: string) =>
+  Stream.runCollect(session.turn(input)).pipe(Effect.map((events): ReadonlyArray<Claude.Event> => Array.from(events)))
+
+/** Assistant events of a subagent (with `parent_tool_use_id`) that hold text. */
+const subagentTexts = (events: ReadonlyArray<Claude.Event>): ReadonlyArray<string> =>
+  events.flatMap((event) => {
+    const e = event as { type?: string; parent_tool_use_id?: string | null; message?: { content?: unknown } }
+    if (e.type !== "assistant" || typeof e.parent_tool_use_id !== "string") return []
+    const content = Array.isArray(e.message?.content) ? e.message.content as ReadonlyArray<{ type?: string; text?: string }> : []
+    return content.flatMap((block) => block.type === "text" && block.text !== undefined ? [block.text] : [])
+  })
+
+describe("subagents: the main thread's agent and forwarded text", () => {
+  it.live("agent: the main thread runs as the named agent (its prompt is the system prompt)", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const agentPrompt = "You are the main-thread agent 2c9d."
+      const { request } = yield* firstRequest({
+        agent: "lead",
+        agents: { lead: { description: "Leads", prompt: agentPrompt } }
+      })
+      assert.include(FakeModel.systemText(request), agentPrompt)
+      const plain = yield* firstRequest({ agents: { lead: { description: "Leads", prompt: agentPrompt } } })
+      assert.notInclude(FakeModel.systemText(plain.request), agentPrompt)
+    })).pipe(Effect.provide(processLayer)), 90_000)
+
+  it.live("forwardSubagentText: the subagent's text arrives as assistant events with parent_tool_use_id; not without it", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const agentPrompt = "You are the reviewer agent 8a1f."
+      const agents = { reviewer: { description: "Reviews code", prompt: agentPrompt } }
+      const forwarded = yield* Offline.open(reviewerScript(agentPrompt), { executable: cliPath, agents, forwardSubagentText: true })
+      assert.include(subagentTexts(yield* turnEvents(forwarded.session, "Please review")), "Reviewed: looks fine.")
+      const plain = yield* Offline.open(reviewerScript(agentPrompt), { executable: cliPath, agents })
+      assert.deepStrictEqual(subagentTexts(yield* turnEvents(plain.session, "Please review")), [])
+    })).pipe(Effect.provide(processLayer)), 90_000)
+})
+
+describe("betas, hook events, plugins", () => {
+  it.live("betas: the API request carries the beta header", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const { request } = yield* firstRequest({ betas: ["context-1m-2025-08-07"] })
+      assert.include(request.headers["anthropic-beta"] ?? "", "context-1m-2025-08-07")
+      const plain = yield* firstRequest({})
+      assert.notInclude(plain.request.headers["anthropic-beta"] ?? "", "context-1m-2025-08-07")
+    })).pipe(Effect.provide(processLayer)), 90_000)
+
+  it.live("includeHookEvents: the CLI writes a settings hook's hook_started/hook_response lines; not without it", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const settings = { hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "true" }] }] } }
+      // The lines the CLI writes, seen through the session's recorder.
+      const hookLines = (includeHookEvents: boolean) =>
+        Effect.gen(function*() {
+          const seen: Array<string> = []
+          const transcript: Claude.Recorder = {
+            record: (direction, message) => {
+              const line = message as { type?: unknown; subtype?: unknown }
+              if (direction === "recv" && line.type === "system" && typeof line.subtype === "string") {
+                if (line.subtype.startsWith("hook_")) seen.push(line.subtype)
+              }
+            }
+          }
+          const offline = yield* Offline.open([FakeModel.text("ok")], {
+            executable: cliPath,
+            settings,
+            includeHookEvents,
+            transcript
+          })
+          yield* offline.session.run("hi")
+          return seen
+        })
+      const seen = yield* hookLines(true)
+      assert.include(seen, "hook_started")
+      assert.include(seen, "hook_response")
+      assert.deepStrictEqual(yield* hookLines(false), [])
+    })).pipe(Effect.provide(processLayer)), 90_000)
+
+  it.live("plugins: two plugin directories, each one's agent listed in initializeResult", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const root = yield* Effect.acquireRelease(
+        Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "launch-plugins-"))),
+        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      const plugin = (name: string) => {
+        const dir = Path.join(root, name)
+        Fs.mkdirSync(Path.join(dir, ".claude-plugin"), { recursive: true })
+        Fs.mkdirSync(Path.join(dir, "agents"))
+        Fs.writeFileSync(Path.join(dir, ".claude-plugin", "plugin.json"), JSON.stringify({ name, version: "1.0.0" }))
+        Fs.writeFileSync(
+          Path.join(dir, "agents", `${name}-helper.md`),
+          `---\nname: ${name}-helper\ndescription: Helps with ${name}\n---\nYou help with ${name}.\n`
+        )
+        return { type: "local" as const, path: dir }
+      }
+      const offline = yield* Offline.open([FakeModel.text("ok")], {
+        executable: cliPath,
+        plugins: [plugin("alpha"), plugin("beta")]
+      })
+      const names = ((yield* offline.session.initializeResult).agents ?? []).map((agent) => agent.name)
+      assert.isTrue(names.some((name) => name.includes("alpha-helper")), JSON.stringify(names))
+      assert.isTrue(names.some((name) => name.includes("beta-helper")), JSON.stringify(names))
     })).pipe(Effect.provide(processLayer)), 90_000)
 })
