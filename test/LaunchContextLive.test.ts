@@ -302,3 +302,44 @@ describe("betas, hook events, plugins", () => {
       assert.isTrue(names.some((name) => name.includes("beta-helper")), JSON.stringify(names))
     })).pipe(Effect.provide(processLayer)), 90_000)
 })
+
+describe("resumeSessionAt", () => {
+  it.live("resume up to the first turn's answer: the resumed model request holds the first turn, not the second", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const first = yield* Offline.open([FakeModel.text("answer one"), FakeModel.text("answer two")], {
+        executable: cliPath
+      })
+      const events = yield* turnEvents(first.session, "question one")
+      yield* first.session.run("question two")
+      const sessionId = yield* first.session.sessionId
+      const uuids = events.flatMap((event) => {
+        const e = event as { type?: string; uuid?: unknown }
+        return e.type === "assistant" && typeof e.uuid === "string" ? [e.uuid] : []
+      })
+      const at = uuids[uuids.length - 1]
+      assert.isDefined(at)
+      // Resumed without it (first, since resuming may rewrite the transcript), the second turn is there.
+      const whole = yield* Offline.open([FakeModel.text("answer three")], {
+        executable: cliPath,
+        cwd: first.cwd,
+        env: { HOME: first.home },
+        resume: sessionId
+      })
+      yield* whole.session.run("question three")
+      const [wholeRequest] = yield* whole.model.messageRequests
+      assert.include(JSON.stringify(wholeRequest?.messages), "question two")
+      const resumed = yield* Offline.open([FakeModel.text("answer three")], {
+        executable: cliPath,
+        cwd: first.cwd,
+        env: { HOME: first.home },
+        resume: sessionId,
+        resumeSessionAt: at!
+      })
+      yield* resumed.session.run("question three")
+      const [request] = yield* resumed.model.messageRequests
+      const messages = JSON.stringify(request?.messages)
+      assert.include(messages, "question one")
+      assert.include(messages, "question three")
+      assert.notInclude(messages, "question two")
+    })).pipe(Effect.provide(processLayer)), 90_000)
+})
