@@ -4,11 +4,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import type * as Claude from "../src/Claude.ts"
+import * as McpServers from "../src/McpServers.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import * as Offline from "../src/testing/Offline.ts"
 import { processLayer } from "./support/live.ts"
@@ -341,5 +343,32 @@ describe("resumeSessionAt", () => {
       assert.include(messages, "question one")
       assert.include(messages, "question three")
       assert.notInclude(messages, "question two")
+    })).pipe(Effect.provide(processLayer)), 90_000)
+})
+
+describe("permissionPromptToolName", () => {
+  it.live("the CLI asks the named MCP tool about a risky call; its deny reaches the model as the tool result", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const asked: Array<string> = []
+      const ask = McpServers.tool({
+        name: "ask",
+        description: "Answers permission prompts.",
+        input: Schema.Struct({ tool_name: Schema.String, input: Schema.Unknown }),
+        handler: ({ tool_name }) =>
+          Effect.sync(() => {
+            asked.push(tool_name)
+            return JSON.stringify({ behavior: "deny", message: "Denied by the prompt tool 6e2b" })
+          })
+      })
+      const offline = yield* Offline.open(
+        [FakeModel.toolUse("Bash", { command: "touch made-by-bash", description: "Make a file" }), FakeModel.text("done")],
+        { executable: cliPath, permissionMode: "default", permissionPromptToolName: "mcp__perm__ask" }
+      ).pipe(Effect.provide(McpServers.layer(McpServers.server("perm", { tools: [ask] }))))
+      yield* offline.session.run("Make a file")
+      assert.deepStrictEqual(asked, ["Bash"])
+      const requests = yield* offline.model.messageRequests
+      const results = requests.flatMap((request) => FakeModel.toolResults(request))
+      assert.isTrue(results.some((r) => r.content.includes("Denied by the prompt tool 6e2b")), JSON.stringify(results))
+      assert.isFalse(Fs.existsSync(Path.join(offline.cwd, "made-by-bash")))
     })).pipe(Effect.provide(processLayer)), 90_000)
 })
