@@ -424,7 +424,8 @@ export const open: (
           subtype: "initialize",
           hooks: hookBinding.initialize,
           ...(options.agents !== undefined ? { agents: options.agents } : {}),
-          ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {})
+          ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
+          ...(Array.isArray(options.skills) ? { skills: options.skills } : {})
         },
         Schema.Unknown,
         options.initializeTimeout ?? "120 seconds"

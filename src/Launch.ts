@@ -451,6 +451,12 @@ export interface LaunchOptions {
    * messages with `parent_tool_use_id` set (by default only their tool calls and results).
    */
   readonly forwardSubagentText?: boolean | undefined
+  /**
+   * The skills the model may use: their names (each allowed as `Skill(<name>)` and sent in
+   * `initialize.skills`, which hides the others from the model), or `"all"` (the `Skill` tool
+   * allowed). Unset, the CLI's own listing applies.
+   */
+  readonly skills?: ReadonlyArray<string> | "all" | undefined
 }
 
 /**
@@ -604,6 +610,14 @@ const contextArgs = (options: LaunchOptions): ReadonlyArray<string> => {
 
 const isStringList = (u: unknown): u is ReadonlyArray<string> => Array.isArray(u)
 
+/** `allowedTools` with the `Skill` rules of `skills` after it, as the official SDK adds them. */
+const allowedWithSkills = (options: LaunchOptions): ReadonlyArray<string> => {
+  const allowed = options.allowedTools ?? []
+  if (options.skills === undefined) return allowed
+  const rules = options.skills === "all" ? ["Skill"] : options.skills.map((name) => `Skill(${name})`)
+  return [...allowed, ...rules.filter((rule) => !allowed.includes(rule))]
+}
+
 /**
  * The `--permission-mode` the library passes: the one the program named; `default` when it named
  * none and a permission handler is wired (so that the CLI asks it, whatever `defaultMode` its
@@ -659,8 +673,9 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (append !== undefined) {
     args.push(...valueFlag("--append-system-prompt", append))
   }
-  if (options.allowedTools !== undefined && options.allowedTools.length > 0) {
-    args.push(...valueFlag("--allowedTools", options.allowedTools.join(",")))
+  const allowedTools = allowedWithSkills(options)
+  if (allowedTools.length > 0) {
+    args.push(...valueFlag("--allowedTools", allowedTools.join(",")))
   }
   if (options.disallowedTools !== undefined && options.disallowedTools.length > 0) {
     args.push(...valueFlag("--disallowedTools", options.disallowedTools.join(",")))
@@ -827,6 +842,11 @@ const contextProblems = (options: LaunchOptions, wiring: Wiring | undefined, add
         }
       }
     }
+  }
+  if (options.skills !== undefined && options.skills !== "all") {
+    if (!Array.isArray(options.skills) || !options.skills.every(nonEmpty)) {
+      add(`skills must be "all" or an array of non-empty skill names`)
+    } else if (options.skills.some((name) => /[,()]/.test(name))) add(`skills names must not hold ",", "(" or ")"`)
   }
   text("permissionPromptToolName", options.permissionPromptToolName)
   if (options.permissionPromptToolName !== undefined && wiring?.permissionPromptTool === true) {

@@ -350,6 +350,7 @@ const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOption
   permissionPromptToolName: undefined,
   agents: undefined,
   forwardSubagentText: undefined,
+  skills: undefined,
   maxLineBytes: undefined,
   closeGrace: undefined,
   controlTimeout: undefined,

@@ -84,6 +84,16 @@ describe("buildCommand: limits, context and identity", () => {
     ])
   })
 
+  it("skills add Skill rules after allowedTools, as the SDK does", () => {
+    assert.deepStrictEqual(tail({ skills: ["pdf", "docx"] }), ["--allowedTools", "Skill(pdf),Skill(docx)"])
+    assert.deepStrictEqual(tail({ allowedTools: ["Read", "Skill(pdf)"], skills: ["pdf"] }), [
+      "--allowedTools",
+      "Read,Skill(pdf)"
+    ])
+    assert.deepStrictEqual(tail({ skills: "all" }), ["--allowedTools", "Skill"])
+    assert.deepStrictEqual(tail({ skills: [] }), [])
+  })
+
   it("a system prompt preset keeps the CLI's prompt and appends", () => {
     assert.deepStrictEqual(tail({ systemPrompt: { type: "preset", preset: "claude_code" } }), [])
     assert.deepStrictEqual(tail({ systemPrompt: { type: "preset", preset: "claude_code", append: "Be brief." } }), [
@@ -171,7 +181,10 @@ describe("validate: limits, context and identity", () => {
         [{ agents: { r: { description: "d", prompt: "p", tools: [""] } } }, "agents.r.tools must be an array of non-empty strings"],
         [{ agents: { r: { description: "d", prompt: "p", maxTurns: 0 } } }, "agents.r.maxTurns must be a positive integer (got 0)"],
         [loose({ agents: { r: { description: "d", prompt: "p", permissionMode: "x" } } }), "agents.r.permissionMode must be one of"],
-        [loose({ forwardSubagentText: "yes" }), "forwardSubagentText must be a boolean"]
+        [loose({ forwardSubagentText: "yes" }), "forwardSubagentText must be a boolean"],
+        [loose({ skills: "some" }), `skills must be "all" or an array of non-empty skill names`],
+        [{ skills: [""] }, `skills must be "all" or an array of non-empty skill names`],
+        [{ skills: ["a,b"] }, `skills names must not hold ",", "(" or ")"`]
       ]
       for (const [options, expected] of cases) {
         const message = yield* invalidOf(options)
@@ -210,11 +223,14 @@ describe("initialize: agents and forwardSubagentText", () => {
   it.effect("sends the definitions and the flag as the SDK does; neither when unset", () =>
     Effect.gen(function*() {
       const agents = { reviewer: { description: "Reviews", prompt: "You review.", tools: ["Read"], model: "haiku" } }
-      const sent = yield* initializeOf({ agents, forwardSubagentText: true })
+      const sent = yield* initializeOf({ agents, forwardSubagentText: true, skills: ["pdf"] })
+      assert.deepStrictEqual(sent.skills, ["pdf"])
       assert.deepStrictEqual(sent.agents, agents)
       assert.strictEqual(sent.forwardSubagentText, true)
       const plain = yield* initializeOf({})
       assert.isFalse("agents" in plain)
       assert.isFalse("forwardSubagentText" in plain)
+      assert.isFalse("skills" in plain)
+      assert.isFalse("skills" in (yield* initializeOf({ skills: "all" })))
     }))
 })
