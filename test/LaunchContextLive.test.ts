@@ -372,3 +372,32 @@ describe("permissionPromptToolName", () => {
       assert.isFalse(Fs.existsSync(Path.join(offline.cwd, "made-by-bash")))
     })).pipe(Effect.provide(processLayer)), 90_000)
 })
+
+describe("skills", () => {
+  it.live("skills: only the named project skill is offered to the model", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const cwd = yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "launch-skills-"))
+          for (const name of ["alpha", "beta"]) {
+            const skill = Path.join(dir, ".claude", "skills", name)
+            Fs.mkdirSync(skill, { recursive: true })
+            Fs.writeFileSync(
+              Path.join(skill, "SKILL.md"),
+              `---\nname: ${name}\ndescription: The ${name} skill 4d0c-${name}\n---\nDo ${name} things.\n`
+            )
+          }
+          return dir
+        }),
+        (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+      )
+      const all = yield* firstRequest({ cwd })
+      const plain = JSON.stringify(all.request.body)
+      assert.include(plain, "4d0c-alpha")
+      assert.include(plain, "4d0c-beta")
+      const only = yield* firstRequest({ cwd, skills: ["alpha"] })
+      const body = JSON.stringify(only.request.body)
+      assert.include(body, "4d0c-alpha")
+      assert.notInclude(body, "4d0c-beta")
+    })).pipe(Effect.provide(processLayer)), 90_000)
+})
