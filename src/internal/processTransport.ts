@@ -141,7 +141,8 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   const named = typeof spec.executable === "string" ? spec.executable : interpreter?.command
   const executable = yield* findExecutable(named, spec.cwd)
   const graceMillis = Duration.toMillis(spec.closeGrace)
-  const input = yield* Queue.unbounded<string, Cause.Done>()
+  // Lines as bytes, encoded by `send`: the writer fiber only writes them.
+  const input = yield* Queue.unbounded<Uint8Array, Cause.Done>()
   const token = randomUUID()
   const marker = Buffer.from(`${TOKEN_VARIABLE}=${token}\0`)
   const command = ChildProcess.make(executable, [...(interpreter?.args ?? []), ...spec.args], {
@@ -187,7 +188,6 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
 
   let inputEnded = false
   yield* Stream.fromQueue(input).pipe(
-    Stream.encodeText,
     Stream.run(handle.stdin),
     // A dead CLI closes its stdin under us (EPIPE): the exit watcher reports why.
     Effect.ignore,
@@ -231,11 +231,16 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
     ),
     stderr: stderrLines.stream,
     send: (line) =>
-      Effect.suspend(() =>
-        inputEnded || Deferred.isDoneUnsafe(exited)
-          ? Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "send" })))
-          : Effect.asVoid(Queue.offer(input, line + "\n"))
-      ),
+      Effect.suspend(() => {
+        if (inputEnded || Deferred.isDoneUnsafe(exited)) {
+          return Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "send" })))
+        }
+        // Handed to the writer fiber at once (idle, it writes the line within this call), not on
+        // the queue's scheduled release: the line is not held back an event-loop turn.
+        Queue.offerUnsafe(input, Buffer.from(line + "\n", "utf8"))
+        Queue.flushUnsafe(input)
+        return Effect.void
+      }),
     endInput,
     exit: Deferred.await(exited)
   }
