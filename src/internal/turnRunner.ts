@@ -19,7 +19,6 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
@@ -27,6 +26,7 @@ import * as ClaudeError from "../ClaudeError.ts"
 import type { Event, TurnResult } from "../Events.ts"
 import * as Protocol from "../Protocol.ts"
 import type { Lifecycle } from "./lifecycle.ts"
+import { Mailbox } from "./mailbox.ts"
 import type { Outgoing } from "./outgoing.ts"
 import type { Turn, Turns } from "./turns.ts"
 import { userTurnProblem } from "./userTurn.ts"
@@ -140,8 +140,8 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       return Effect.forkIn(Effect.ensuring(interruptTurn(turn), Deferred.succeed(over, undefined)), options.scope).pipe(
         Effect.andThen(Effect.sync(() => {
           if (turn.queue !== undefined) {
-            Queue.failCauseUnsafe(turn.queue, Cause.fail(error))
-            Queue.flushUnsafe(turn.queue)
+            turn.queue.failCause(Cause.fail(error))
+            turn.queue.wake()
           }
         })),
         Effect.uninterruptible
@@ -176,7 +176,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       yield* Semaphore.takeScoped(lock, 1)
       if (settling !== undefined) yield* Deferred.await(settling)
       const span = yield* Effect.makeSpanScoped("claude.turn")
-      const queue = yield* Queue.unbounded<Event, ClaudeError.ClaudeError | Cause.Done>()
+      const queue = new Mailbox<Event, ClaudeError.ClaudeError>()
       let registered: Turn | undefined
       const uuid = yield* write(input, operation, (uuid) => registered = newTurn(uuid, queue, span))
       span.attribute("claude.user_message_uuid", uuid)
@@ -192,7 +192,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
           abandon(current, ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis })))
         ))
       }
-      return Stream.fromQueue(queue)
+      return queue.stream
     }))
 
   const run = (input: TurnInput) =>
