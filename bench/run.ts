@@ -4,8 +4,8 @@
  *   node bench/run.ts            # the full run (writes BENCHMARKS.md)
  *   BENCH_QUICK=1 node bench/run.ts   # small N, 2 pairs, no BENCHMARKS.md (development)
  *   BENCH_ONLY=interrupt,slow node bench/run.ts   # a subset (throughput, turns, fullfinal, idle,
- *                                                 # startup, interrupt, slow, many, profile,
- *                                                 # profile-turns); no BENCHMARKS.md
+ *                                                 # bundle, startup, interrupt, slow, many,
+ *                                                 # profile, profile-turns); no BENCHMARKS.md
  *   BENCH_PAIRS=7 …   # more rounds; BENCH_SLOW_EVENTS=… the long slow-consumer run
  *
  * Every measurement runs in a fresh child Node process (`bench/child.ts`), so its peak RSS is its
@@ -534,6 +534,65 @@ const idleSessions = async () => {
   ].join("\n"))
 }
 
+/**
+ * Start-up of a shipped program (`examples/bundle/program.ts`, one turn on the load fake): bundled
+ * with esbuild (`effect` inside), bundled with Node's compile cache, and with `effect` and
+ * `@effect/platform-node` left to Node (the library's modules bundled, the rest loaded as
+ * installed); against the SDK program of the throughput runs (its `sdk.mjs` is one file already).
+ */
+const bundledStartup = async () => {
+  const dir = Path.join(root, ".tmp/bench-bundle")
+  Fs.rmSync(dir, { recursive: true, force: true })
+  const { bundle } = await import("../examples/bundle/build.ts")
+  await bundle(Path.join(dir, "bundled.mjs"))
+  await bundle(Path.join(dir, "unbundled.mjs"), { external: ["effect", "@effect/platform-node"] })
+  const cache = Path.join(dir, "compile-cache")
+  const runProgram = (file: string, env: Record<string, string> = {}): Promise<Figures> =>
+    new Promise((resolve, reject) => {
+      const child = ChildProcess.spawn(process.execPath, [Path.join(dir, file), "go"], {
+        cwd: root,
+        env: { ...process.env, CLAUDE_PATH: Path.join(root, "bench/fake-cli-load.mjs"), FAKE_CLI_EVENTS: "100", ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s))
+      child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s))
+      child.on("exit", (code) => {
+        try {
+          const figures = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as { firstEventMs: number }
+          resolve({ ok: true, peakRssMb: 0, firstEventMs: figures.firstEventMs })
+        } catch {
+          reject(new Error(`${file}: exit ${code}, ${stdout.slice(-300)} ${stderr.slice(-500)}`))
+        }
+      })
+    })
+  const r = await rounds([
+    { name: "bundled", run: () => runProgram("bundled.mjs") },
+    { name: "bundledCache", run: () => runProgram("bundled.mjs", { NODE_COMPILE_CACHE: cache }) },
+    { name: "unbundled", run: () => runProgram("unbundled.mjs") },
+    { name: "unbundledCache", run: () => runProgram("unbundled.mjs", { NODE_COMPILE_CACHE: cache }) },
+    { name: "sdk", run: () => runChild("sdk", { events: 100 }) }
+  ], PAIRS)
+  const size = (file: string) => Fs.statSync(Path.join(dir, file)).size / 1024
+  const row = (k: string, name: string) => `| ${name} | ${summary(col(r[k]!, "firstEventMs"), 0)} | ${summary(ratios(r[k]!, r.sdk!, "firstEventMs"))} |`
+  out(`start-up of a shipped program, fake CLI, first event: bundled ${fmt(median(col(r.bundled!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.bundled!, r.sdk!, "firstEventMs"))}), bundled + compile cache ${fmt(median(col(r.bundledCache!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.bundledCache!, r.sdk!, "firstEventMs"))}), effect unbundled ${fmt(median(col(r.unbundled!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.unbundled!, r.sdk!, "firstEventMs"))}), SDK ${fmt(median(col(r.sdk!, "firstEventMs")), 0)} ms; bundle ${fmt(size("bundled.mjs"), 0)} KB`)
+  sections.push([
+    "### Start-up of a shipped program (`examples/bundle/`), fake CLI",
+    "",
+    `From the process's start to the turn's first event. The library's program bundled by \`examples/bundle/build.ts\` (esbuild, \`effect\` inside, minified: ${fmt(size("bundled.mjs"), 0)} KB), or with \`effect\` and \`@effect/platform-node\` left external (${fmt(size("unbundled.mjs"), 0)} KB plus what Node loads from node_modules); Node's compile cache (\`NODE_COMPILE_CACHE\`, warm after the first round). The SDK: the throughput runs' program (the SDK's own file is one bundle already; the program itself is \`bench/child.ts\`, which Node type-strips, a few ms more than plain JavaScript).`,
+    "",
+    "| program | first event ms | /SDK per round |",
+    "|---|---|---|",
+    row("bundled", "library, bundled"),
+    row("bundledCache", "library, bundled, compile cache"),
+    row("unbundled", "library, effect unbundled"),
+    row("unbundledCache", "library, effect unbundled, compile cache"),
+    `| SDK | ${summary(col(r.sdk!, "firstEventMs"), 0)} | 1 |`,
+    ""
+  ].join("\n"))
+}
+
 /** One library run under --cpu-prof (the big N, or the short turns): the top self-time functions. */
 const profile = async (what: "events" | "turns" = "events") => {
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-bench-prof-"))
@@ -598,7 +657,7 @@ const version = (pkg: string): string => {
 const main = async () => {
   build()
   process.stderr.write(`bench: ${PAIRS} rounds${quick ? " (quick)" : ""}\n`)
-  // BENCH_ONLY=throughput,turns,fullfinal,idle,startup,interrupt,slow,many,profile,profile-turns runs a subset (development; no BENCHMARKS.md).
+  // BENCH_ONLY=throughput,turns,fullfinal,idle,bundle,startup,interrupt,slow,many,profile,profile-turns runs a subset (development; no BENCHMARKS.md).
   const only = process.env.BENCH_ONLY?.split(",")
   const on = (name: string) => only === undefined || only.includes(name)
   if (on("throughput")) {
@@ -613,6 +672,7 @@ const main = async () => {
   }
   if (on("fullfinal")) await fullFinal(BIG)
   if (on("idle")) await idleSessions()
+  if (on("bundle")) await bundledStartup()
   if (on("startup")) await startupReal()
   if (on("interrupt")) await interrupt()
   if (on("slow")) await slowConsumer()
