@@ -3,6 +3,8 @@
  *
  *   node bench/turns.micro.ts [turns] [rounds]
  *   BENCH_DIST=.tmp/bench-dist node bench/turns.micro.ts   # the compiled library instead of src
+ *   node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256 bench/turns.micro.ts 2000
+ *     # + the bytes a turn allocates (no scavenge within a round; deterministic, unlike time)
  *
  * No process: an in-memory transport answers each user line with one turn of
  * `bench/fake-cli-load.mjs` (13 deltas, 22 lines, captured once at start), in one chunk on the
@@ -78,13 +80,20 @@ const program = Effect.gen(function*() {
   for (let i = 0; i < 200; i++) yield* count(session.turn("go"))
   for (let r = 0; r < roundsN; r++) {
     lines = 0
+    const gc = (globalThis as { gc?: () => void }).gc
+    gc?.()
+    const heapBefore = process.memoryUsage().heapUsed
     const cpu = process.cpuUsage()
     const start = performance.now()
     for (let i = 0; i < turns; i++) yield* count(session.turn("go"))
     const wall = performance.now() - start
     const used = process.cpuUsage(cpu)
+    // Heap growth over the round, from a full GC: the bytes a turn allocates, when the young
+    // generation is large enough that no scavenge runs in between (node --expose-gc
+    // --min-semi-space-size=256 --max-semi-space-size=256, and turns × ~30 KB under that).
+    const allocated = (process.memoryUsage().heapUsed - heapBefore) / turns
     console.log(
-      `round ${r + 1}: ${turns} turns of ${lines / turns} lines: CPU ${((used.user + used.system) / turns).toFixed(1)} µs/turn, wall ${((1000 * wall) / turns).toFixed(1)} µs/turn, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)} MB${gcHeap()}`
+      `round ${r + 1}: ${turns} turns of ${lines / turns} lines: CPU ${((used.user + used.system) / turns).toFixed(1)} µs/turn, wall ${((1000 * wall) / turns).toFixed(1)} µs/turn, heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1)} MB${gcHeap()}${gc === undefined ? "" : `, heap growth ${(allocated / 1024).toFixed(1)} KB/turn`}`
     )
   }
 }).pipe(Effect.scoped, Effect.provide(transport))

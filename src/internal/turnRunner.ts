@@ -22,6 +22,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
+import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { Event, TurnResult } from "../Events.ts"
 import * as Protocol from "../Protocol.ts"
@@ -172,16 +173,30 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     )
 
   const turn = (input: TurnInput, operation = "turn"): Stream.Stream<Event, ClaudeError.ClaudeError> =>
-    Stream.unwrap(Effect.gen(function*() {
-      yield* Semaphore.takeScoped(lock, 1)
-      if (settling !== undefined) yield* Deferred.await(settling)
-      const span = yield* Effect.makeSpanScoped("claude.turn")
+    Stream.unwrap(Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
+      yield* restore(Semaphore.take(lock, 1))
+      // One finalizer for the turn's stream (one is cheaper to run than three, on every turn):
+      // the turn is settled (interrupted on the CLI if its stream ended before its result), then
+      // its span ends, then the next turn may be written.
+      let span: Tracer.Span | undefined
+      let current: Turn | undefined
+      const clock = yield* Clock.Clock
+      yield* Effect.addFinalizer((exit) =>
+        (current === undefined ? Effect.void : settle(current)).pipe(
+          Effect.ensuring(Effect.sync(() => {
+            if (span !== undefined && span.status._tag !== "Ended") span.end(clock.currentTimeNanosUnsafe(), exit)
+          })),
+          Effect.ensuring(Semaphore.release(lock, 1))
+        )
+      )
+      if (settling !== undefined) yield* restore(Deferred.await(settling))
+      span = yield* Effect.makeSpan("claude.turn")
       const queue = new Mailbox<Event, ClaudeError.ClaudeError>()
       let registered: Turn | undefined
-      const uuid = yield* write(input, operation, (uuid) => registered = newTurn(uuid, queue, span))
+      const uuid = yield* restore(write(input, operation, (uuid) => registered = newTurn(uuid, queue, span)))
       span.attribute("claude.user_message_uuid", uuid)
-      const current = registered!
-      yield* Effect.addFinalizer(() => settle(current))
+      // Settled from here only: a turn not written was withdrawn by `write`.
+      current = registered!
       if (options.stallTimeout !== undefined) {
         yield* Effect.forkScoped(watchStall(current, Duration.toMillis(options.stallTimeout)))
       }
@@ -193,7 +208,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         ))
       }
       return queue.stream
-    }))
+    })))
 
   const run = (input: TurnInput) =>
     turn(input, "run").pipe(
