@@ -1,6 +1,7 @@
 /**
  * An unbounded mailbox with one reader, woken only when the writer says so: the events of a user
- * turn on their way to its stream, the lines on their way to the CLI's stdin.
+ * turn on their way to its stream, the lines on their way to the CLI's stdin, the CLI's stderr lines
+ * on their way to each reader (bounded: the oldest dropped).
  *
  * Why not `Queue`: every offer to a `Queue` that has a waiting taker also schedules the taker's
  * release on the scheduler (a `setImmediate`), even when the writer then hands the batch over at
@@ -22,18 +23,25 @@ const done = Exit.fail(Cause.Done())
 
 export class Mailbox<A, E> {
   private items: Array<A> = []
+  /** Items kept at most; past it the oldest are dropped (a reader that fell behind loses them). */
+  private readonly capacity: number
+
+  constructor(capacity = Number.POSITIVE_INFINITY) {
+    this.capacity = capacity
+  }
   private ended: Exit.Exit<never, E | Cause.Done> | undefined
   private waiter: (() => void) | undefined
 
   /** Queues `item`; ignored once ended. Call `wake` to hand it over. */
   offer(item: A): void {
-    if (this.ended === undefined) this.items.push(item)
+    if (this.ended !== undefined) return
+    if (this.items.length >= this.capacity) this.items.shift()
+    this.items.push(item)
   }
 
   /** Queues `items` (copied); ignored once ended. Call `wake` to hand them over. */
   offerAll(items: ReadonlyArray<A>): void {
-    if (this.ended !== undefined) return
-    for (let i = 0; i < items.length; i++) this.items.push(items[i]!)
+    for (let i = 0; i < items.length; i++) this.offer(items[i]!)
   }
 
   /** Ends the mailbox cleanly after what is queued (the first end wins). */
