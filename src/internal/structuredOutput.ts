@@ -16,7 +16,10 @@ import * as ClaudeError from "../ClaudeError.ts"
 import type { TurnResult } from "../Events.ts"
 
 /** A Schema the library can send and decode: no services needed to decode it. */
-export type Format = Schema.Constraint & { readonly DecodingServices: never }
+export type Format = Schema.Constraint & {
+  /** Decoding needs no services. */
+  readonly DecodingServices: never
+}
 
 const invalid = (description: string) =>
   ClaudeError.make(new ClaudeError.InvalidInput({ description: `Invalid outputFormat: ${description}` }))
