@@ -141,6 +141,17 @@ describe("outputFormat", () => {
       assert.strictEqual((reason as ClaudeError.LimitReached).limit, "error_max_structured_output_retries")
     }))
 
+  it.effect("with errorResults: \"return\", a failed result (no structured output) is still StructuredOutputMissing", () =>
+    Effect.gen(function*() {
+      const { layer } = cliAnswering({ subtype: "error_max_structured_output_retries" })
+      const reason = reasonOf(
+        yield* Effect.exit(Claude.query("Who?", { outputFormat: Person, errorResults: "return" }).pipe(Effect.provide(layer)))
+      )
+      assert.strictEqual(reason._tag, "StructuredOutputMissing")
+      const result = (reason as ClaudeError.StructuredOutputMissing).result as Claude.TurnResult
+      assert.strictEqual(result.subtype, "error_max_structured_output_retries")
+    }))
+
   describe("bad options are refused before spawn (InvalidInput)", () => {
     const refused = (options: Claude.SessionOptions) =>
       Effect.gen(function*() {

@@ -57,6 +57,26 @@ describe("structured output with the real CLI", () => {
       assert.deepStrictEqual(tool?.input_schema, Schema.toJsonSchemaDocument(Person).schema)
     }).pipe(Effect.scoped, Effect.provide(processLayer)))
 
+  it.live("a Schema with named parts goes as a JSON Schema with $defs, which the CLI resolves", () =>
+    Effect.gen(function*() {
+      const Address = Schema.Struct({ city: Schema.String }).annotate({ identifier: "Address" })
+      const Contact = Schema.Struct({ home: Address, work: Address })
+      const wrongThenRight = [
+        FakeModel.toolUse("StructuredOutput", { home: { city: "Paris" }, work: { town: "Lyon" } }),
+        FakeModel.toolUse("StructuredOutput", { home: { city: "Paris" }, work: { city: "Lyon" } })
+      ]
+      const setup = yield* Offline.make(wrongThenRight)
+      const session = yield* Claude.open({ ...setup.options, executable: cliPath, outputFormat: Contact })
+      const result = yield* session.run("Where?")
+      assert.deepStrictEqual(result.structured, { home: { city: "Paris" }, work: { city: "Lyon" } })
+      const requests = yield* setup.model.messageRequests
+      const tool = Schema.decodeUnknownSync(RequestTools)(requests[0]!.body).tools.find((t) => t.name === "StructuredOutput")
+      assert.include(JSON.stringify(tool?.input_schema), "\"$defs\":{\"Address\"")
+      // The first call broke the referenced definition: the CLI told the model, which tried again.
+      assert.lengthOf(requests, 2)
+      assert.include(JSON.stringify(requests[1]!.messages.at(-1)), "city")
+    }).pipe(Effect.scoped, Effect.provide(processLayer)))
+
   it.live("Claude.query with outputFormat returns the decoded value", () =>
     Effect.gen(function*() {
       const setup = yield* Offline.make([FakeModel.toolUse("StructuredOutput", { name: "Grace", age: 85 })])
