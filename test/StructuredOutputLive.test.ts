@@ -43,15 +43,17 @@ const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.R
 describe("structured output with the real CLI", () => {
   it.live("the model's StructuredOutput call comes back decoded by the Schema, typed, as `structured`", () =>
     Effect.gen(function*() {
-      const setup = yield* Offline.make([FakeModel.toolUse("StructuredOutput", { name: "Ada", age: 36 })])
-      const session = yield* Claude.open({ ...setup.options, executable: cliPath, outputFormat: Person })
+      const { model, session } = yield* Offline.open([FakeModel.toolUse("StructuredOutput", { name: "Ada", age: 36 })], {
+        executable: cliPath,
+        outputFormat: Person
+      })
       const result = yield* session.run("Who wrote the first program?")
       const person: { readonly name: string; readonly age: number } = result.structured
       assert.deepStrictEqual(person, { name: "Ada", age: 36 })
       assert.strictEqual(result.subtype, "success")
 
       // What the CLI asked the model: a StructuredOutput tool whose input schema is the Schema's.
-      const [request] = yield* setup.model.messageRequests
+      const [request] = yield* model.messageRequests
       assert.isTrue(FakeModel.hasTool(request!, "StructuredOutput"))
       const tool = Schema.decodeUnknownSync(RequestTools)(request!.body).tools.find((t) => t.name === "StructuredOutput")
       assert.deepStrictEqual(tool?.input_schema, Schema.toJsonSchemaDocument(Person).schema)

@@ -10,6 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Claude from "../../src/Claude.ts"
+import * as Offline from "../../src/testing/Offline.ts"
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
 
@@ -41,6 +42,13 @@ export const queryTyped = Effect.gen(function*() {
   expect<Person>()(person.structured)
   const meeting = yield* Claude.query("When?", { outputFormat: Meeting })
   expect<Date>()(meeting.structured.at)
+})
+
+export const offlineTyped = Effect.gen(function*() {
+  const { session } = yield* Offline.open([], { outputFormat: Person })
+  expect<Person>()((yield* session.run("Who?")).structured)
+  const plain = yield* Offline.open([])
+  expect<Claude.TurnResult>()(yield* plain.session.run("Hi"))
 })
 
 export const untyped = Effect.gen(function*() {
