@@ -37,6 +37,7 @@ import { Lifecycle } from "./internal/lifecycle.ts"
 import * as Outgoing from "./internal/outgoing.ts"
 import * as ProcessTransport from "./internal/processTransport.ts"
 import { Reader } from "./internal/reader.ts"
+import * as StructuredOutput from "./internal/structuredOutput.ts"
 import { Subscribers } from "./internal/subscribers.ts"
 import { failureOf } from "./internal/turnOutcome.ts"
 import * as TurnRunner from "./internal/turnRunner.ts"
@@ -73,7 +74,20 @@ export const layer: Layer.Layer<Transport, never, ChildProcessSpawner> = layerPr
  * @since 0.1.0
  * @category options
  */
-export interface SessionOptions extends Launch.LaunchOptions {
+export interface SessionOptions<S extends OutputFormat = OutputFormat> extends Launch.LaunchOptions {
+  // ---- structured output (issue 15) -----------------------------------------------------------
+  /**
+   * Structured output: an Effect Schema (no decoding services) for what every turn returns. Its
+   * JSON Schema goes to the CLI (`--json-schema` and `initialize.jsonSchema`, as the official SDK
+   * sends it), which gives the model a `StructuredOutput` tool with it, checks the model's call
+   * against it (asking again, up to 5 times) and writes the value in the result. `run` (and
+   * `query`) decode that value with this Schema and return it as `structured`, typed by the
+   * Schema's Type. A value the Schema refuses fails with `StructuredOutputInvalid`; a result
+   * without one with `StructuredOutputMissing`; a model that kept breaking the JSON Schema with
+   * `LimitReached` (`error_max_structured_output_retries`). For the whole session: the protocol
+   * has no per-turn schema. Cannot be combined with `jsonSchema`.
+   */
+  readonly outputFormat?: S | undefined
   /**
    * The cap on one stdout line; a longer line is reported (with its type) and skipped, and when
    * it is a turn's result the turn fails. Default 256 MiB (`Framing.defaultMaxLineBytes`).
@@ -118,6 +132,37 @@ export interface SessionOptions extends Launch.LaunchOptions {
    */
   readonly transcript?: Recorder | undefined
 }
+
+/**
+ * A Schema usable as a session's `outputFormat`: one that decodes without services.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type OutputFormat = StructuredOutput.Format
+
+/**
+ * A turn's result with its structured output decoded by the session's `outputFormat`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type StructuredResult<A> = TurnResult & {
+  /** The result's `structured_output`, decoded by the session's `outputFormat`. */
+  readonly structured: A
+}
+
+/**
+ * What `run` returns in a session whose `outputFormat` is `S`: a {@link StructuredResult} of
+ * the Schema's Type; a {@link TurnResult} when there is none (`never`), or when the Schema is not
+ * known to the compiler (options typed as plain `SessionOptions`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type RunResult<S extends OutputFormat> = [S] extends [never] ? TurnResult
+  : OutputFormat extends S ? TurnResult
+  : StructuredResult<S["Type"]>
 
 /**
  * Where a session reports the lines it writes and reads. `record` must not block or throw.
@@ -188,7 +233,7 @@ export interface RequestOptions {
  * @since 0.1.0
  * @category models
  */
-export interface Session {
+export interface Session<R extends TurnResult = TurnResult> {
   /** The CLI's process id (undefined for in-memory fakes). */
   readonly pid: number | undefined
   /** The session id, from the first `system/init`, which the CLI writes with the first turn. */
@@ -220,8 +265,11 @@ export interface Session {
    * `interruptTimeout`. A failed turn fails the stream after the result (see `errorResults`).
    */
   readonly turn: (input: TurnInput) => Stream.Stream<Event, ClaudeError.ClaudeError>
-  /** Runs one turn to its end and returns its result; a failed turn fails (see `errorResults`). */
-  readonly run: (input: TurnInput) => Effect.Effect<TurnResult, ClaudeError.ClaudeError>
+  /**
+   * Runs one turn to its end and returns its result; a failed turn fails (see `errorResults`).
+   * With an `outputFormat`, the result carries the decoded structured output as `structured`.
+   */
+  readonly run: (input: TurnInput) => Effect.Effect<R, ClaudeError.ClaudeError>
   /** Interrupts the running turn, if any, and waits (bounded) for its result. */
   readonly interrupt: Effect.Effect<void, ClaudeError.ClaudeError>
   /** Switches the model for later turns; returns the model the CLI resolved (`haiku` → an id). */
@@ -274,7 +322,15 @@ export interface Session {
  * @since 0.1.0
  * @category constructors
  */
-export const open: (
+export const open: <S extends OutputFormat = never>(
+  options?: SessionOptions<S>
+) => Effect.Effect<Session<RunResult<S>>, ClaudeError.ClaudeError, Transport | Scope.Scope> = <S extends OutputFormat>(
+  options?: SessionOptions<S>
+) =>
+  // `run` decodes with the Schema given, so the session's type follows it.
+  openSession(options) as Effect.Effect<Session<RunResult<S>>, ClaudeError.ClaudeError, Transport | Scope.Scope>
+
+const openSession: (
   options?: SessionOptions
 ) => Effect.Effect<Session, ClaudeError.ClaudeError, Transport | Scope.Scope> = Effect.fn("Claude.open")(
   function*(options: SessionOptions = {}) {
@@ -284,7 +340,16 @@ export const open: (
     const mcpServers = Option.getOrElse(yield* Effect.serviceOption(McpServers.McpServers), () => McpServers.empty)
 
     const wiring = { mcpServers: McpServers.launchEntries(mcpServers), permissionPromptTool: Option.isSome(permissions) }
-    const launchOptions = yield* Launch.validate(options, wiring)
+    // ---- structured output (issue 15) ---------------------------------------------------------
+    const outputFormat = options.outputFormat
+    if (outputFormat !== undefined && options.jsonSchema !== undefined) {
+      return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
+        description: "Invalid launch options: set outputFormat (a Schema) or jsonSchema (a raw JSON Schema), not both"
+      })))
+    }
+    const jsonSchema = outputFormat === undefined ? options.jsonSchema : yield* StructuredOutput.jsonSchemaOf(outputFormat)
+    const decodeStructured = outputFormat === undefined ? undefined : StructuredOutput.decode(outputFormat)
+    const launchOptions = yield* Launch.validate({ ...options, jsonSchema }, wiring)
     const closeGrace = Duration.fromInputUnsafe(options.closeGrace ?? "5 seconds")
     const command = Launch.buildCommand(launchOptions, wiring)
     const scope = yield* Effect.scope
@@ -420,7 +485,7 @@ export const open: (
     // an answer that breaks the schema fails `initializeResult`, not the session.
     const initializeAnswer = yield* Effect.forkScoped(
       outgoing.request(
-        { subtype: "initialize", hooks: hookBinding.initialize },
+        { subtype: "initialize", hooks: hookBinding.initialize, ...(jsonSchema === undefined ? {} : { jsonSchema }) },
         Schema.Unknown,
         options.initializeTimeout ?? "120 seconds"
       ),
@@ -476,7 +541,7 @@ export const open: (
       events: Stream.unwrap(Effect.map(subscribers.subscribe, (subscriber) => Stream.fromQueue(subscriber.queue))),
       send: runner.send,
       turn: runner.turn,
-      run: runner.run,
+      run: decodeStructured === undefined ? runner.run : (input) => Effect.flatMap(runner.run(input), decodeStructured),
       interrupt: runner.interrupt,
       setModel: (model, requestOptions) =>
         Effect.map(
@@ -533,12 +598,20 @@ export const open: (
  * @since 0.2.0
  * @category constructors
  */
-export const query: (
+export const query: <S extends OutputFormat = never>(
+  prompt: TurnInput,
+  options?: SessionOptions<S>
+) => Effect.Effect<RunResult<S>, ClaudeError.ClaudeError, Transport> = <S extends OutputFormat>(
+  prompt: TurnInput,
+  options?: SessionOptions<S>
+) => queryOnce(prompt, options) as Effect.Effect<RunResult<S>, ClaudeError.ClaudeError, Transport>
+
+const queryOnce: (
   prompt: TurnInput,
   options?: SessionOptions
 ) => Effect.Effect<TurnResult, ClaudeError.ClaudeError, Transport> = Effect.fn("Claude.query")(
   function*(prompt: TurnInput, options?: SessionOptions) {
-    const session = yield* open(options)
+    const session = yield* openSession(options)
     return yield* session.run(prompt)
   },
   Effect.scoped

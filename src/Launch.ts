@@ -209,6 +209,14 @@ export interface LaunchOptions {
    * Default `true`.
    */
   readonly includePartialMessages?: boolean | undefined
+  // ---- structured output (issue 15) -----------------------------------------------------------
+  /**
+   * `--json-schema <json>`: the JSON Schema of every turn's structured output, as a plain object.
+   * The CLI gives the model a `StructuredOutput` tool with this schema and writes the value it
+   * accepted as the result's `structured_output`. Set by a session's `outputFormat` (an Effect
+   * Schema, which also decodes the value); set it here only for a raw JSON Schema.
+   */
+  readonly jsonSchema?: Readonly<Record<string, unknown>> | undefined
 }
 
 /**
@@ -378,6 +386,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (options.maxTurns !== undefined) args.push("--max-turns", String(options.maxTurns))
   for (const dir of options.addDirs ?? []) args.push(...valueFlag("--add-dir", dir))
   if (options.replayUserMessages === true) args.push("--replay-user-messages")
+  if (options.jsonSchema !== undefined) args.push("--json-schema", JSON.stringify(options.jsonSchema))
   args.push(...extraArgsList(options.extraArgs))
 
   const secrets = new Set([...defaultSecretEnv, ...(options.secretEnv ?? [])])
@@ -515,6 +524,16 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
             `and leave out the leading dashes`)
         } else if (protocolFlags.has(name)) add(`extraArgs must not set --${name}: the library needs stream-json`)
         if (value !== null && typeof value !== "string") add(`extraArgs.${name} must be a string or null`)
+      }
+    }
+  }
+  if (options.jsonSchema !== undefined) {
+    if (!isPlainObject(options.jsonSchema)) add("jsonSchema must be a JSON Schema object")
+    else {
+      try {
+        JSON.stringify(options.jsonSchema)
+      } catch (cause) {
+        add(`jsonSchema must be JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
       }
     }
   }
