@@ -663,14 +663,14 @@ export const InitializeResponse = Schema.Struct({
 export interface InitializeResponse extends Schema.Schema.Type<typeof InitializeResponse> {}
 
 /**
- * The answer to `interrupt`: uuids of queued user messages that survive it (`[]` in every
- * recorded run).
+ * The answer to `interrupt`: uuids of queued user messages that survive it (`[]` in most recorded
+ * runs of 2.1.332; absent in CLI 2.1.0's answer, `{}`).
  *
  * @since 0.1.0
  * @category response bodies
  */
 export const InterruptResponse = Schema.Struct({
-  still_queued: Schema.Array(Schema.String),
+  still_queued: opt(Schema.Array(Schema.String)),
   cancelled: opt(Schema.Array(Schema.String))
 })
 
