@@ -31,6 +31,7 @@ import type * as Events from "./Events.ts"
 import * as Framing from "./Framing.ts"
 import type * as HandlerFailure from "./HandlerFailure.ts"
 import * as Hooks from "./Hooks.ts"
+import * as Controls from "./internal/controls.ts"
 import { exitContext } from "./internal/exitReason.ts"
 import * as Incoming from "./internal/incoming.ts"
 import { Lifecycle } from "./internal/lifecycle.ts"
@@ -281,9 +282,16 @@ export interface Session<R extends TurnResult = TurnResult> {
   ) => Effect.Effect<void, ClaudeError.ClaudeError>
   /** The MCP servers the CLI knows and their state. */
   readonly mcpStatus: (options?: RequestOptions) => Effect.Effect<Protocol.McpStatusResponse, ClaudeError.ClaudeError>
-  /** How the context window is used (makes the CLI count tokens with the API). */
+  /**
+   * How the context window is used. `detail: "full"` (the CLI's default) counts each category
+   * with the API's token counting; `"summary"` answers from the last response's usage and local
+   * estimates.
+   */
   readonly contextUsage: (
-    options?: RequestOptions
+    options?: RequestOptions & {
+      /** `summary` or `full` (since 0.2.0). */
+      readonly detail?: "summary" | "full"
+    }
   ) => Effect.Effect<Protocol.ContextUsageResponse, ClaudeError.ClaudeError>
   /** Restores files to their state before the user turn with this uuid (needs `fileCheckpointing`). */
   readonly rewindFiles: (
@@ -295,6 +303,192 @@ export interface Session<R extends TurnResult = TurnResult> {
   ) => Effect.Effect<Protocol.RewindFilesResponse, ClaudeError.ClaudeError>
   /** Stops a background task (a subagent, a background Bash command). */
   readonly stopTask: (taskId: string, options?: RequestOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
+  // ---- control requests added in 0.2.0 (issue 15) ------------------------------------------
+  /**
+   * `mcp_set_servers`: replaces the servers set by earlier calls (and the in-process ones) with
+   * `servers` (stdio, SSE, HTTP, which the CLI dials) and `inProcess` (served by this session,
+   * with the services of the caller's context); their tools reach the next request. Servers from
+   * settings files and plugins stay. Returns what was added and removed, and each server's
+   * connection error. An in-process name taken by another definition is `InvalidInput`.
+   *
+   * @since 0.2.0
+   */
+  readonly setMcpServers: <const Servers extends ReadonlyArray<McpServers.Server<unknown>> = readonly []>(
+    servers: { readonly [name: string]: Protocol.McpExternalServerConfig },
+    options?: RequestOptions & {
+      /** In-process servers (made with `McpServers.server`), kept and served by this session. */
+      readonly inProcess?: Servers
+    }
+  ) => Effect.Effect<
+    Protocol.McpSetServersResponse,
+    ClaudeError.ClaudeError,
+    Exclude<McpServers.Server.Services<Servers[number]>, Scope.Scope>
+  >
+  /**
+   * `mcp_reconnect`: reconnects an MCP server by name (an unknown name is `ControlRejected`).
+   *
+   * @since 0.2.0
+   */
+  readonly reconnectMcpServer: (serverName: string, options?: RequestOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `mcp_toggle`: disables (its tools leave the next request) or enables an MCP server.
+   *
+   * @since 0.2.0
+   */
+  readonly toggleMcpServer: (
+    serverName: string,
+    enabled: boolean,
+    options?: RequestOptions
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `mcp_read_resource`: reads a `ui://` resource from a server the CLI dialed.
+   *
+   * @since 0.2.0
+   */
+  readonly readMcpResource: (
+    serverName: string,
+    uri: string,
+    options?: RequestOptions
+  ) => Effect.Effect<Protocol.McpReadResourceResponse, ClaudeError.ClaudeError>
+  /**
+   * `set_mcp_permission_mode_override`: pins a server's permission mode (`default` or `auto`,
+   * tighten-only) or clears it (`null`). Returns the CLI's warning for an unknown server name.
+   *
+   * @since 0.2.0
+   */
+  readonly setMcpPermissionModeOverride: (
+    serverName: string,
+    mode: "default" | "auto" | null,
+    options?: RequestOptions
+  ) => Effect.Effect<Protocol.McpPermissionModeOverrideResponse, ClaudeError.ClaudeError>
+  /**
+   * `set_max_thinking_tokens`: the thinking budget of later requests (a non-negative integer; `0`
+   * turns thinking off), or `null` for the default. A bad number is `InvalidInput`, not sent.
+   *
+   * @since 0.2.0
+   */
+  readonly setMaxThinkingTokens: (
+    maxThinkingTokens: number | null,
+    options?: RequestOptions & {
+      /** How thinking is shown for the rest of the session (`null`: the CLI's default). */
+      readonly display?: "summarized" | "omitted" | "highlights" | null
+    }
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `interrupt` as a plain request: the CLI's receipt (`still_queued`, and with `cancelQueued`
+   * the queued messages it withdrew under `cancelled`), without waiting for the turn's result
+   * (which `interrupt` does).
+   *
+   * @since 0.2.0
+   */
+  readonly interruptRequest: (
+    options?: RequestOptions & {
+      /** Withdraws the queued user messages too. */
+      readonly cancelQueued?: boolean
+    }
+  ) => Effect.Effect<Protocol.InterruptResponse, ClaudeError.ClaudeError>
+  /**
+   * `rename_session`: the session's title (in its transcript; `get_status`'s "Session name"). An
+   * empty title is `InvalidInput`, not sent.
+   *
+   * @since 0.2.0
+   */
+  readonly renameSession: (
+    title: string,
+    options?: RequestOptions & {
+      /** `host` (a user's rename in the host, the default here) or `remote`. */
+      readonly source?: "host" | "remote"
+      /** Refused by the CLI when it has moved to another session since. */
+      readonly sessionId?: string
+    }
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `reload_plugins`: re-reads plugins from disk; `addPlugins` (absolute directories, else
+   * `InvalidInput`) loads more. Returns the session's commands, agents, plugins and MCP servers.
+   *
+   * @since 0.2.0
+   */
+  readonly reloadPlugins: (
+    options?: RequestOptions & {
+      /** Holds the reload back when it would change the tool list under the prompt cache. */
+      readonly holdOnCacheImpact?: boolean
+      /** Plugin directories to load as well (absolute paths). */
+      readonly addPlugins?: ReadonlyArray<string>
+      /** A busy session refuses (`ControlRejected` with code `reload_plugins_busy`). */
+      readonly refuseIfBusy?: boolean
+    }
+  ) => Effect.Effect<Protocol.ReloadPluginsResponse, ClaudeError.ClaudeError>
+  /**
+   * `reload_skills`: re-reads skills from disk and returns them.
+   *
+   * @since 0.2.0
+   */
+  readonly reloadSkills: (options?: RequestOptions) => Effect.Effect<Protocol.ReloadSkillsResponse, ClaudeError.ClaudeError>
+  /**
+   * `reload_output_styles`: re-reads the output-style directories and returns the style names.
+   *
+   * @since 0.2.0
+   */
+  readonly reloadOutputStyles: (
+    options?: RequestOptions
+  ) => Effect.Effect<Protocol.ReloadOutputStylesResponse, ClaudeError.ClaudeError>
+  /**
+   * `apply_flag_settings`: merges settings into the flag layer mid-session (top-level keys
+   * shallowly; `null` clears a key), e.g. `{ effortLevel: "low" }`.
+   *
+   * @since 0.2.0
+   */
+  readonly applyFlagSettings: (
+    settings: { readonly [key: string]: unknown },
+    options?: RequestOptions
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `get_settings`: the effective settings, each source's own, and what is applied.
+   *
+   * @since 0.2.0
+   */
+  readonly settings: (options?: RequestOptions) => Effect.Effect<Protocol.SettingsResponse, ClaudeError.ClaudeError>
+  /**
+   * `background_tasks`: moves running foreground tasks to the background (only the one started
+   * by `toolUseId` when given). False when `toolUseId` matched no foreground task.
+   *
+   * @since 0.2.0
+   */
+  readonly backgroundTasks: (
+    options?: RequestOptions & {
+      /** The tool call whose task to move. */
+      readonly toolUseId?: string
+    }
+  ) => Effect.Effect<boolean, ClaudeError.ClaudeError>
+  /**
+   * `seed_read_state`: tells the CLI a file was read at `mtime` (ms), so an Edit of it does not
+   * fail with "file not read yet".
+   *
+   * @since 0.2.0
+   */
+  readonly seedReadState: (
+    path: string,
+    mtime: number,
+    options?: RequestOptions
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `get_usage`: the session's cost and token totals and the plan's rate limits.
+   *
+   * @since 0.2.0
+   */
+  readonly usage: (
+    options?: RequestOptions & {
+      /** Skips the scan of local transcripts (its `behaviors` section is then `null`). */
+      readonly skipBehaviors?: boolean
+    }
+  ) => Effect.Effect<Protocol.UsageResponse, ClaudeError.ClaudeError>
+  /**
+   * `list_models`: the models the session can run, asked afresh (`initializeResult.models` is
+   * the list at start).
+   *
+   * @since 0.2.0
+   */
+  readonly listModels: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<Protocol.ModelInfo>, ClaudeError.ClaudeError>
   /** Any control request, for subtypes the library does not name yet. */
   readonly request: <S extends Schema.Top & { readonly DecodingServices: never }>(
     body: {
@@ -552,7 +746,14 @@ const openSession: (
         Effect.asVoid(request({ subtype: "set_permission_mode", mode }, Protocol.SetPermissionModeResponse, requestOptions)),
       mcpStatus: (requestOptions) => request({ subtype: "mcp_status" }, Protocol.McpStatusResponse, requestOptions),
       contextUsage: (requestOptions) =>
-        request({ subtype: "get_context_usage" }, Protocol.ContextUsageResponse, requestOptions),
+        request(
+          {
+            subtype: "get_context_usage",
+            ...(requestOptions?.detail === undefined ? {} : { detail: requestOptions.detail })
+          } satisfies Protocol.GetContextUsageRequest,
+          Protocol.ContextUsageResponse,
+          requestOptions
+        ),
       rewindFiles: (userMessageId, rewindOptions) =>
         request(
           {
@@ -565,6 +766,7 @@ const openSession: (
         ),
       stopTask: (taskId, requestOptions) =>
         Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Protocol.StopTaskResponse, requestOptions)),
+      ...Controls.make(request, mcp),
       request,
       stderr: connection.stderr,
       endInput: lifecycle.endInput,
