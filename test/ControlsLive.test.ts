@@ -182,15 +182,24 @@ describe("control methods against the real CLI", { timeout: 120_000 }, () => {
       assert.isAbove(afterFull, afterSummary)
     }).pipe(Effect.scoped, Effect.provide(processLayer)))
 
-  it.live("interruptRequest with cancelQueued: the receipt lists what it withdrew under cancelled", () =>
+  it.live("interruptRequest with cancelQueued: a message queued behind a running turn is withdrawn and listed under cancelled", () =>
     Effect.gen(function*() {
-      const { session } = yield* open([FakeModel.text("one")])
+      const { session, model } = yield* open([FakeModel.text("one"), FakeModel.hang, FakeModel.text("unused")])
       yield* session.run("one")
+      yield* session.send("two")
+      // The second turn is at the model (hanging) before the third message is queued behind it.
+      yield* Effect.gen(function*() {
+        while ((yield* model.messageRequests).length < 2) yield* Effect.sleep("20 millis")
+      }).pipe(Effect.timeout("30 seconds"))
+      const queued = yield* session.send("three")
       const receipt = yield* session.interruptRequest({ cancelQueued: true })
-      assert.deepStrictEqual(receipt.still_queued, [])
-      assert.deepStrictEqual(receipt.cancelled, [])
+      assert.deepStrictEqual(receipt.cancelled, [queued])
+      assert.notInclude(receipt.still_queued, queued)
       const plain = yield* session.interruptRequest()
       assert.isUndefined(plain.cancelled)
+      // The withdrawn message never reached the model.
+      const requests = yield* model.messageRequests
+      assert.isFalse(requests.some((r) => FakeModel.lastUserText(r) === "three"))
     }).pipe(Effect.scoped, Effect.provide(processLayer)))
 
   it.live("renameSession: the CLI's status names the session with the new title", () =>
