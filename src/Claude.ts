@@ -489,6 +489,33 @@ export interface Session<R extends TurnResult = TurnResult> {
    * @since 0.2.0
    */
   readonly listModels: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<Protocol.ModelInfo>, ClaudeError.ClaudeError>
+  /**
+   * `update_settings`: writes settings into a settings file with the CLI's own writer and applies
+   * them (`localSettings` takes `outputStyle`, `userSettings` takes `effortLevel`; string values).
+   *
+   * @since 0.2.0
+   */
+  readonly updateSettings: (
+    source: "localSettings" | "userSettings",
+    settings: { readonly [key: string]: string },
+    options?: RequestOptions
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `read_file`: reads a file of the session's filesystem (relative to its cwd) under the Read
+   * tool's permission rules; a denied or missing file is `ControlRejected`. A `maxBytes` that is
+   * not a positive integer is `InvalidInput`.
+   *
+   * @since 0.2.0
+   */
+  readonly readFile: (
+    path: string,
+    options?: RequestOptions & {
+      /** The most bytes to read (the CLI's default: 1 MB). */
+      readonly maxBytes?: number
+      /** `base64` for binary files (default `utf-8`). */
+      readonly encoding?: "utf-8" | "base64"
+    }
+  ) => Effect.Effect<Protocol.ReadFileResponse, ClaudeError.ClaudeError>
   /** Any control request, for subtypes the library does not name yet. */
   readonly request: <S extends Schema.Top & { readonly DecodingServices: never }>(
     body: {

@@ -235,6 +235,22 @@ const cases: ReadonlyArray<{
     broken: { session: {}, rate_limits_available: false }
   },
   {
+    name: "updateSettings",
+    call: (s) => s.updateSettings("localSettings", { outputStyle: "Concise" }),
+    written: { subtype: "update_settings", source: "localSettings", settings: { outputStyle: "Concise" } },
+    answer: {},
+    returns: undefined,
+    broken: undefined
+  },
+  {
+    name: "readFile",
+    call: (s) => s.readFile("notes.txt", { maxBytes: 10, encoding: "base64" }),
+    written: { subtype: "read_file", path: "notes.txt", max_bytes: 10, encoding: "base64" },
+    answer: { contents: "aGk=", absPath: "/srv/notes.txt", encoding: "base64" },
+    returns: { contents: "aGk=", absPath: "/srv/notes.txt", encoding: "base64" },
+    broken: { contents: "aGk=" }
+  },
+  {
     name: "listModels",
     call: (s) => s.listModels(),
     written: { subtype: "list_models" },
@@ -291,6 +307,7 @@ describe("control methods against FakeCli", () => {
           [session.renameSession(" "), "must not be empty"],
           [session.reloadPlugins({ addPlugins: ["relative/dir"] }), "absolute paths, got relative/dir"],
           [session.seedReadState("a.txt", Number.NaN), "mtime"],
+          [session.readFile("a.txt", { maxBytes: 0 }), "maxBytes must be a positive integer"],
           [session.setMcpServers({ "": { command: "node" } }), "name must not be empty"],
           [session.setMcpServers({ files: { command: "" } }), "command must not be empty"],
           [session.setMcpServers({ web: { type: "sse", url: "not a url" } }), "url is not a URL"]

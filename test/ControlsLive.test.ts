@@ -252,6 +252,26 @@ describe("control methods against the real CLI", { timeout: 120_000 }, () => {
       assert.notStrictEqual(effort(first!), "low")
     }).pipe(Effect.scoped, Effect.provide(processLayer)))
 
+  it.live("readFile reads a file of the session's cwd; updateSettings writes the local settings file", () =>
+    Effect.gen(function*() {
+      const offline = yield* open([FakeModel.text("one")])
+      const { session } = offline
+      yield* session.run("one")
+      Fs.writeFileSync(Path.join(offline.cwd, "notes.txt"), "hello notes\n")
+      const file = yield* session.readFile("notes.txt")
+      assert.strictEqual(file.contents, "hello notes\n")
+      assert.strictEqual(Fs.realpathSync(file.absPath), Fs.realpathSync(Path.join(offline.cwd, "notes.txt")))
+      const cut = yield* session.readFile("notes.txt", { maxBytes: 5 })
+      assert.strictEqual(cut.contents, "hello")
+      assert.isTrue(cut.truncated)
+      const missing = reasonOf(yield* Effect.exit(session.readFile("missing.txt")))
+      assert.strictEqual(missing._tag, "ControlRejected")
+
+      yield* session.updateSettings("localSettings", { outputStyle: "Concise" })
+      const written = JSON.parse(Fs.readFileSync(Path.join(offline.cwd, ".claude", "settings.local.json"), "utf8"))
+      assert.strictEqual(written.outputStyle, "Concise")
+    }).pipe(Effect.scoped, Effect.provide(processLayer)))
+
   it.live("usage, listModels, setMcpPermissionModeOverride, backgroundTasks, seedReadState: typed answers from the CLI", () =>
     Effect.gen(function*() {
       const { session } = yield* open([FakeModel.text("one")])

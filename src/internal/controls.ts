@@ -186,6 +186,27 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
       Protocol.UsageResponse,
       options
     ),
+  updateSettings: (
+    source: "localSettings" | "userSettings",
+    settings: { readonly [key: string]: string },
+    options?: RequestOptions
+  ) => ack(request, { subtype: "update_settings", source, settings } satisfies Protocol.UpdateSettingsRequest, options),
+  readFile: (
+    path: string,
+    options?: RequestOptions & { readonly maxBytes?: number; readonly encoding?: "utf-8" | "base64" }
+  ): Effect.Effect<Protocol.ReadFileResponse, ClaudeError.ClaudeError> =>
+    options?.maxBytes !== undefined && (!Number.isSafeInteger(options.maxBytes) || options.maxBytes <= 0)
+      ? invalid(`readFile: maxBytes must be a positive integer, got ${options.maxBytes}`)
+      : request(
+        {
+          subtype: "read_file",
+          path,
+          ...(options?.maxBytes === undefined ? {} : { max_bytes: options.maxBytes }),
+          ...(options?.encoding === undefined ? {} : { encoding: options.encoding })
+        } satisfies Protocol.ReadFileRequest,
+        Protocol.ReadFileResponse,
+        options
+      ),
   listModels: (options?: RequestOptions) =>
     Effect.map(
       request({ subtype: "list_models" } satisfies Protocol.ListModelsRequest, Protocol.ListModelsResponse, options),

@@ -787,6 +787,47 @@ export const ListModelsRequest = Schema.Struct({ subtype: Schema.Literal("list_m
 export interface ListModelsRequest extends Schema.Schema.Type<typeof ListModelsRequest> {}
 
 /**
+ * `update_settings`: merges settings into a settings file through the CLI's own writer
+ * (`localSettings`: `outputStyle`; `userSettings`: `effortLevel`; string values only) and applies
+ * them. Answered `{}`.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const UpdateSettingsRequest = Schema.Struct({
+  subtype: Schema.Literal("update_settings"),
+  source: Schema.Literals(["localSettings", "userSettings"]),
+  settings: JsonObject
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface UpdateSettingsRequest extends Schema.Schema.Type<typeof UpdateSettingsRequest> {}
+
+/**
+ * `read_file`: reads a file of the session's filesystem (relative to its cwd), under the Read
+ * tool's permission rules (a denied or missing file: error `read denied: …`). Answered with
+ * {@link ReadFileResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const ReadFileRequest = Schema.Struct({
+  subtype: Schema.Literal("read_file"),
+  path: Schema.String,
+  max_bytes: opt(Schema.Number),
+  encoding: opt(Schema.Literals(["utf-8", "base64"]))
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface ReadFileRequest extends Schema.Schema.Type<typeof ReadFileRequest> {}
+
+/**
  * The host → CLI request subtypes with a schema of their own.
  *
  * @since 0.1.0
@@ -817,7 +858,9 @@ export const knownOutgoingRequestSubtypes = [
   "background_tasks",
   "seed_read_state",
   "get_usage",
-  "list_models"
+  "list_models",
+  "update_settings",
+  "read_file"
 ] as const
 
 /**
@@ -869,7 +912,9 @@ export const OutgoingRequestBody = OpenUnion([
   BackgroundTasksRequest,
   SeedReadStateRequest,
   GetUsageRequest,
-  ListModelsRequest
+  ListModelsRequest,
+  UpdateSettingsRequest,
+  ReadFileRequest
 ], OtherOutgoingRequest)
 
 /**
@@ -1548,6 +1593,27 @@ export const ListModelsResponse = Schema.Struct({
  * @category response bodies
  */
 export interface ListModelsResponse extends Schema.Schema.Type<typeof ListModelsResponse> {}
+
+/**
+ * The answer to `read_file`: the contents (text, or base64 with `encoding: "base64"`), the
+ * absolute path, and whether it was cut at `max_bytes` or is not valid UTF-8 (`lossy`).
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const ReadFileResponse = Schema.Struct({
+  contents: Schema.String,
+  absPath: Schema.String,
+  truncated: opt(Schema.Boolean),
+  encoding: opt(Schema.Literal("base64")),
+  lossy: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface ReadFileResponse extends Schema.Schema.Type<typeof ReadFileResponse> {}
 
 /**
  * The response body schema of each host → CLI request subtype.
