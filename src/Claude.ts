@@ -516,6 +516,28 @@ export interface Session<R extends TurnResult = TurnResult> {
       readonly encoding?: "utf-8" | "base64"
     }
   ) => Effect.Effect<Protocol.ReadFileResponse, ClaudeError.ClaudeError>
+  /**
+   * `side_question`: asks the model a question aside from the conversation (with it as context;
+   * the answer is not added to it). Returns the answer, or null. An empty question is
+   * `InvalidInput`.
+   *
+   * @since 0.2.0
+   */
+  readonly sideQuestion: (question: string, options?: RequestOptions) => Effect.Effect<string | null, ClaudeError.ClaudeError>
+  /**
+   * `get_status`: the `/status` screen's data (version, session name and id, cwd, model, …).
+   *
+   * @since 0.2.0
+   */
+  readonly status: (options?: RequestOptions) => Effect.Effect<Protocol.StatusResponse, ClaudeError.ClaudeError>
+  /**
+   * `export_conversation`: the conversation as plain text (the `/export` command).
+   *
+   * @since 0.2.0
+   */
+  readonly exportConversation: (
+    options?: RequestOptions
+  ) => Effect.Effect<Protocol.ExportConversationResponse, ClaudeError.ClaudeError>
   /** Any control request, for subtypes the library does not name yet. */
   readonly request: <S extends Schema.Top & { readonly DecodingServices: never }>(
     body: {

@@ -251,6 +251,30 @@ const cases: ReadonlyArray<{
     broken: { contents: "aGk=" }
   },
   {
+    name: "sideQuestion",
+    call: (s) => s.sideQuestion("What is 2+2?"),
+    written: { subtype: "side_question", question: "What is 2+2?" },
+    answer: { response: "4", synthetic: false },
+    returns: "4",
+    broken: { response: 4 }
+  },
+  {
+    name: "status",
+    call: (s) => s.status(),
+    written: { subtype: "get_status" },
+    answer: { sections: [{ title: "Session", rows: [{ label: "Version", value: "2.1.332" }] }] },
+    returns: { sections: [{ title: "Session", rows: [{ label: "Version", value: "2.1.332" }] }] },
+    broken: { sections: [{ rows: [] }] }
+  },
+  {
+    name: "exportConversation",
+    call: (s) => s.exportConversation(),
+    written: { subtype: "export_conversation" },
+    answer: { text: "> hi", default_filename: "hi.txt" },
+    returns: { text: "> hi", default_filename: "hi.txt" },
+    broken: { default_filename: "hi.txt" }
+  },
+  {
     name: "listModels",
     call: (s) => s.listModels(),
     written: { subtype: "list_models" },
@@ -308,6 +332,7 @@ describe("control methods against FakeCli", () => {
           [session.reloadPlugins({ addPlugins: ["relative/dir"] }), "absolute paths, got relative/dir"],
           [session.seedReadState("a.txt", Number.NaN), "mtime"],
           [session.readFile("a.txt", { maxBytes: 0 }), "maxBytes must be a positive integer"],
+          [session.sideQuestion(""), "question must not be empty"],
           [session.setMcpServers({ "": { command: "node" } }), "name must not be empty"],
           [session.setMcpServers({ files: { command: "" } }), "command must not be empty"],
           [session.setMcpServers({ web: { type: "sse", url: "not a url" } }), "url is not a URL"]

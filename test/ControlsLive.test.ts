@@ -42,13 +42,6 @@ const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.R
   return error.value.reason
 }
 
-const GetStatus = Schema.Struct({
-  sections: Schema.Array(Schema.Struct({
-    title: Schema.String,
-    rows: Schema.Array(Schema.Struct({ label: Schema.String, value: Schema.Unknown }))
-  }))
-})
-
 const open = (script: FakeModel.Script, allowedTools?: ReadonlyArray<string>) =>
   Offline.open(script, { executable: cliPath, ...(allowedTools === undefined ? {} : { allowedTools }) })
 
@@ -207,7 +200,7 @@ describe("control methods against the real CLI", { timeout: 120_000 }, () => {
       const { session } = yield* open([FakeModel.text("one")])
       yield* session.run("one")
       yield* session.renameSession("Release planning")
-      const status = yield* session.request({ subtype: "get_status" }, GetStatus)
+      const status = yield* session.status()
       const row = status.sections.flatMap((s) => s.rows).find((r) => r.label === "Session name")
       assert.strictEqual(row?.value, "Release planning")
       const empty = reasonOf(yield* Effect.exit(session.renameSession("  ")))
@@ -270,6 +263,25 @@ describe("control methods against the real CLI", { timeout: 120_000 }, () => {
       yield* session.updateSettings("localSettings", { outputStyle: "Concise" })
       const written = JSON.parse(Fs.readFileSync(Path.join(offline.cwd, ".claude", "settings.local.json"), "utf8"))
       assert.strictEqual(written.outputStyle, "Concise")
+    }).pipe(Effect.scoped, Effect.provide(processLayer)))
+
+  it.live("sideQuestion asks the model aside; status names the session; exportConversation has the conversation's text", () =>
+    Effect.gen(function*() {
+      const { session, model } = yield* open([FakeModel.text("Hello back."), FakeModel.text("Four.")])
+      yield* session.run("Hello there")
+      const answer = yield* session.sideQuestion("What is 2+2?")
+      assert.strictEqual(answer, "Four.")
+      const requests = yield* model.messageRequests
+      assert.strictEqual(requests.length, 2)
+      assert.include(JSON.stringify(requests[1]!.messages), "What is 2+2?")
+      const status = yield* session.status()
+      const rows = status.sections.flatMap((s) => s.rows)
+      assert.strictEqual(rows.find((r) => r.label === "Session ID")?.value, yield* session.sessionId)
+      const exported = yield* session.exportConversation()
+      assert.include(exported.text, "Hello there")
+      assert.include(exported.text, "Hello back.")
+      // The side question is not part of the conversation.
+      assert.notInclude(exported.text, "What is 2+2?")
     }).pipe(Effect.scoped, Effect.provide(processLayer)))
 
   it.live("usage, listModels, setMcpPermissionModeOverride, backgroundTasks, seedReadState: typed answers from the CLI", () =>

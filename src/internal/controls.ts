@@ -207,6 +207,21 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
         Protocol.ReadFileResponse,
         options
       ),
+  sideQuestion: (question: string, options?: RequestOptions): Effect.Effect<string | null, ClaudeError.ClaudeError> =>
+    question.trim().length === 0
+      ? invalid("sideQuestion: the question must not be empty")
+      : Effect.map(
+        request({ subtype: "side_question", question } satisfies Protocol.SideQuestionRequest, Protocol.SideQuestionResponse, options),
+        (answer) => answer.response
+      ),
+  status: (options?: RequestOptions) =>
+    request({ subtype: "get_status" } satisfies Protocol.GetStatusRequest, Protocol.StatusResponse, options),
+  exportConversation: (options?: RequestOptions) =>
+    request(
+      { subtype: "export_conversation" } satisfies Protocol.ExportConversationRequest,
+      Protocol.ExportConversationResponse,
+      options
+    ),
   listModels: (options?: RequestOptions) =>
     Effect.map(
       request({ subtype: "list_models" } satisfies Protocol.ListModelsRequest, Protocol.ListModelsResponse, options),

@@ -828,6 +828,54 @@ export const ReadFileRequest = Schema.Struct({
 export interface ReadFileRequest extends Schema.Schema.Type<typeof ReadFileRequest> {}
 
 /**
+ * `side_question`: asks the model a question aside from the conversation (the `/btw` of the
+ * terminal), with the conversation as context; the answer is not added to it. Answered with
+ * {@link SideQuestionResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const SideQuestionRequest = Schema.Struct({
+  subtype: Schema.Literal("side_question"),
+  question: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface SideQuestionRequest extends Schema.Schema.Type<typeof SideQuestionRequest> {}
+
+/**
+ * `get_status`: the data of the `/status` screen. Answered with {@link StatusResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const GetStatusRequest = Schema.Struct({ subtype: Schema.Literal("get_status") })
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface GetStatusRequest extends Schema.Schema.Type<typeof GetStatusRequest> {}
+
+/**
+ * `export_conversation`: the conversation as plain text (the `/export` command). Answered with
+ * {@link ExportConversationResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const ExportConversationRequest = Schema.Struct({ subtype: Schema.Literal("export_conversation") })
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface ExportConversationRequest extends Schema.Schema.Type<typeof ExportConversationRequest> {}
+
+/**
  * The host → CLI request subtypes with a schema of their own.
  *
  * @since 0.1.0
@@ -860,7 +908,10 @@ export const knownOutgoingRequestSubtypes = [
   "get_usage",
   "list_models",
   "update_settings",
-  "read_file"
+  "read_file",
+  "side_question",
+  "get_status",
+  "export_conversation"
 ] as const
 
 /**
@@ -914,7 +965,10 @@ export const OutgoingRequestBody = OpenUnion([
   GetUsageRequest,
   ListModelsRequest,
   UpdateSettingsRequest,
-  ReadFileRequest
+  ReadFileRequest,
+  SideQuestionRequest,
+  GetStatusRequest,
+  ExportConversationRequest
 ], OtherOutgoingRequest)
 
 /**
@@ -1614,6 +1668,60 @@ export const ReadFileResponse = Schema.Struct({
  * @category response bodies
  */
 export interface ReadFileResponse extends Schema.Schema.Type<typeof ReadFileResponse> {}
+
+/**
+ * The answer to `side_question`: the model's answer (`null` when there is none).
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const SideQuestionResponse = Schema.Struct({
+  response: Schema.NullOr(Schema.String),
+  synthetic: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface SideQuestionResponse extends Schema.Schema.Type<typeof SideQuestionResponse> {}
+
+/**
+ * The answer to `get_status`: titled sections of labelled rows (`Session`: `Version`,
+ * `Session name`, `Session ID`, `cwd`, …).
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const StatusResponse = Schema.Struct({
+  sections: Schema.Array(Schema.Struct({
+    title: Schema.String,
+    rows: Schema.Array(Schema.Struct({ label: Schema.String, value: Schema.Unknown }))
+  }))
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface StatusResponse extends Schema.Schema.Type<typeof StatusResponse> {}
+
+/**
+ * The answer to `export_conversation`: the text and the file name the terminal would use.
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const ExportConversationResponse = Schema.Struct({
+  text: Schema.String,
+  default_filename: opt(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface ExportConversationResponse extends Schema.Schema.Type<typeof ExportConversationResponse> {}
 
 /**
  * The response body schema of each host → CLI request subtype.
