@@ -144,7 +144,7 @@ const cases: ReadonlyArray<{
     written: { subtype: "interrupt", cancel_queued: true },
     answer: { still_queued: [], cancelled: ["u1"] },
     returns: { still_queued: [], cancelled: ["u1"] },
-    broken: { cancelled: ["u1"] }
+    broken: { still_queued: [], cancelled: "u1" }
   },
   {
     name: "renameSession",
