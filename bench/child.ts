@@ -50,6 +50,9 @@ const params = JSON.parse(process.argv[3] ?? "{}") as {
   readonly lean?: boolean
   readonly maxOps?: number
   readonly sessions?: number
+  readonly turns?: number
+  /** The final `assistant` and `result` lines carry the whole text, as the real CLI writes them. */
+  readonly fullFinal?: boolean
   readonly untilAnswered?: boolean
   readonly modelEnv?: Record<string, string | null>
   readonly cwd?: string
@@ -76,6 +79,7 @@ const report = (figures: Record<string, unknown>): void => {
 
 const fakeEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
   FAKE_CLI_EVENTS: String(events),
+  ...(params.fullFinal === true ? { FAKE_CLI_FULL_ASSISTANT: "1" } : {}),
   ...extra
 })
 
@@ -717,6 +721,250 @@ const libMany = async (): Promise<void> => {
   })
 }
 
+// -----------------------------------------------------------------------------------------------
+// short turns: what an agent does (many turns of a few dozen lines on one session)
+// -----------------------------------------------------------------------------------------------
+
+/**
+ * `turns` turns back to back on one session, each `events` deltas (+ 9 lines: init, status,
+ * message_start, content_block_start, assistant, content_block_stop, message_delta, message_stop,
+ * result), the next sent once the previous one's result is in. The first turn (start-up, the
+ * session's handshake) is not counted: `msPerTurn` and `cpuUsPerTurn` are over the others.
+ */
+const TURN_LINES = 9
+const turnFigures = (turns: number, lines: number, started: number, cpuStart: NodeJS.CpuUsage) => {
+  const seconds = (performance.now() - started) / 1000
+  const cpu = process.cpuUsage(cpuStart)
+  return {
+    turns,
+    linesPerTurn: lines / turns,
+    seconds,
+    msPerTurn: (seconds * 1000) / turns,
+    cpuUsPerTurn: (cpu.user + cpu.system) / turns,
+    heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20
+  }
+}
+
+const libTurns = async (): Promise<void> => {
+  const NodeServices = await loadNodeServices()
+  const Effect = await import("effect/Effect")
+  const Layer = await import("effect/Layer")
+  const Stream = await import("effect/Stream")
+  const Claude = await loadClaude()
+  const layer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+  const n = params.turns ?? 100
+  const figures = await Effect.runPromise(
+    Effect.gen(function*() {
+      const session = yield* Claude.open({ executable: fakeCli, env: fakeEnv() })
+      let lines = 0
+      const count = Stream.runForEach((event: { readonly type: string }) =>
+        Effect.sync(() => {
+          lines++
+          if (event.type === "result" && (event as { subtype?: string }).subtype !== "success") throw new Error("turn failed")
+        })
+      )
+      yield* count(session.turn("go"))
+      lines = 0
+      const cpuStart = process.cpuUsage()
+      const started = performance.now()
+      for (let i = 0; i < n; i++) yield* count(session.turn("go"))
+      return turnFigures(n, lines, started, cpuStart)
+    }).pipe(Effect.scoped, Effect.provide(layer))
+  )
+  report(figures)
+}
+
+/**
+ * The SDK as its users drive a multi-turn session: streaming input (one `query` with an async
+ * iterable of user messages), each message sent once the previous turn's result is in.
+ */
+const sdkTurns = async (): Promise<void> => {
+  const { query } = await import("@anthropic-ai/claude-agent-sdk")
+  const n = params.turns ?? 100
+  let release: (() => void) | undefined
+  let sent = 0
+  let closed = false
+  const next = () => new Promise<void>((resolve) => (release = resolve))
+  async function* prompt() {
+    while (sent <= n) {
+      sent++
+      yield { type: "user" as const, message: { role: "user" as const, content: "go" }, parent_tool_use_id: null, session_id: "" }
+      await next()
+      if (closed) return
+    }
+  }
+  const q = query({
+    prompt: prompt(),
+    options: {
+      pathToClaudeCodeExecutable: fakeCli,
+      executable: "node",
+      includePartialMessages: true,
+      env: { ...process.env, ...fakeEnv() },
+      stderr: (data) => process.stderr.write(data)
+    }
+  })
+  let lines = 0
+  let results = 0
+  let cpuStart = process.cpuUsage()
+  let started = 0
+  for await (const message of q) {
+    lines++
+    if (message.type !== "result") continue
+    if (message.subtype !== "success") throw new Error("turn failed")
+    results++
+    if (results === 1) {
+      // the first turn (start-up) is not counted
+      lines = 0
+      cpuStart = process.cpuUsage()
+      started = performance.now()
+    }
+    if (results === n + 1) break
+    release?.()
+  }
+  const figures = turnFigures(n, lines, started, cpuStart)
+  closed = true
+  release?.()
+  q.close()
+  report(figures)
+}
+
+/** Plain Node: spawn, split at `\n`, `JSON.parse` every line, the next user line on each result. */
+const rawTurns = (): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const n = params.turns ?? 100
+    const child = ChildProcess.spawn(process.execPath, [fakeCli], {
+      env: { ...process.env, ...fakeEnv() },
+      stdio: ["pipe", "pipe", "inherit"]
+    })
+    const user = JSON.stringify({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null, session_id: "" }) + "\n"
+    let lines = 0
+    let results = 0
+    let cpuStart = process.cpuUsage()
+    let started = 0
+    let figures: ReturnType<typeof turnFigures> | undefined
+    let pending = ""
+    const line = (text: string) => {
+      const msg = JSON.parse(text) as { type: string; subtype?: string }
+      if (msg.type === "control_response") return
+      lines++
+      if (msg.type !== "result") return
+      if (msg.subtype !== "success") return reject(new Error("turn failed"))
+      results++
+      if (results === 1) {
+        lines = 0
+        cpuStart = process.cpuUsage()
+        started = performance.now()
+      }
+      if (results === n + 1) {
+        figures = turnFigures(n, lines, started, cpuStart)
+        child.stdin.end()
+      } else child.stdin.write(user)
+    }
+    child.stdout.setEncoding("utf8")
+    child.stdout.on("data", (chunk: string) => {
+      pending += chunk
+      let from = 0
+      let nl: number
+      while ((nl = pending.indexOf("\n", from)) !== -1) {
+        line(pending.slice(from, nl))
+        from = nl + 1
+      }
+      pending = pending.slice(from)
+    })
+    child.on("exit", () => {
+      if (figures === undefined) return reject(new Error("raw turns: no last result"))
+      report(figures)
+      resolve()
+    })
+    child.stdin.write(JSON.stringify({ type: "control_request", request_id: "init-1", request: { subtype: "initialize" } }) + "\n")
+    child.stdin.write(user)
+  })
+
+// -----------------------------------------------------------------------------------------------
+// idle sessions: memory per open session
+// -----------------------------------------------------------------------------------------------
+
+const gc = (): void => (globalThis as { gc?: () => void }).gc?.()
+const memoryNow = () => {
+  gc()
+  const m = process.memoryUsage()
+  return { rss: m.rss / 2 ** 20, heap: m.heapUsed / 2 ** 20 }
+}
+/**
+ * `sessions` sessions opened one after another, each after one short turn (so it is fully up:
+ * initialized, its first turn read), then left idle; the memory (after a GC, `--expose-gc`) with
+ * them open, less the memory before the first, per session.
+ */
+const idleFigures = (sessions: number, before: { rss: number; heap: number }) => {
+  const after = memoryNow()
+  return {
+    sessions,
+    rssPerSessionKb: ((after.rss - before.rss) * 1024) / sessions,
+    heapPerSessionKb: ((after.heap - before.heap) * 1024) / sessions,
+    rssBeforeMb: before.rss,
+    rssAfterMb: after.rss
+  }
+}
+
+const libIdle = async (): Promise<void> => {
+  const NodeServices = await loadNodeServices()
+  const Effect = await import("effect/Effect")
+  const Layer = await import("effect/Layer")
+  const Stream = await import("effect/Stream")
+  const Claude = await loadClaude()
+  const layer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+  const n = params.sessions ?? 20
+  const figures = await Effect.runPromise(
+    Effect.gen(function*() {
+      // One session opened and closed first: the modules and the decoders are warm.
+      yield* Effect.scoped(Effect.flatMap(Claude.open({ executable: fakeCli, env: fakeEnv() }), (s) => Stream.runDrain(s.turn("go"))))
+      const before = memoryNow()
+      for (let i = 0; i < n; i++) {
+        const session = yield* Claude.open({ executable: fakeCli, env: fakeEnv() })
+        yield* Stream.runDrain(session.turn("go"))
+      }
+      return idleFigures(n, before)
+    }).pipe(Effect.scoped, Effect.provide(layer))
+  )
+  report(figures)
+}
+
+const sdkIdle = async (): Promise<void> => {
+  const { query } = await import("@anthropic-ai/claude-agent-sdk")
+  const n = params.sessions ?? 20
+  const releases: Array<() => void> = []
+  const open = async () => {
+    let release: (() => void) | undefined
+    const closed = new Promise<void>((resolve) => (release = resolve))
+    releases.push(() => release?.())
+    async function* prompt() {
+      yield { type: "user" as const, message: { role: "user" as const, content: "go" }, parent_tool_use_id: null, session_id: "" }
+      await closed
+    }
+    const q = query({
+      prompt: prompt(),
+      options: { pathToClaudeCodeExecutable: fakeCli, executable: "node", includePartialMessages: true, env: { ...process.env, ...fakeEnv() } }
+    })
+    // Read up to the first result, then leave the query open and idle (not returned: that ends it).
+    const iterator = q[Symbol.asyncIterator]()
+    while (true) {
+      const next = await iterator.next()
+      if (next.done === true || next.value.type === "result") break
+    }
+    return q
+  }
+  const warm = await open()
+  releases.pop()?.()
+  warm.close()
+  const before = memoryNow()
+  const queries = []
+  for (let i = 0; i < n; i++) queries.push(await open())
+  const figures = idleFigures(n, before)
+  for (const release of releases) release()
+  for (const q of queries) q.close()
+  report(figures)
+}
+
 /** Where start-up goes: each import's time, in this order, in a fresh process. */
 const imports = async (): Promise<void> => {
   const lap = (() => {
@@ -768,6 +1016,11 @@ const scenarios: Record<string, () => Promise<void>> = {
   "lib-slow": libSlow,
   "sdk-slow": sdkSlow,
   "lib-many": libMany,
+  "lib-turns": libTurns,
+  "sdk-turns": sdkTurns,
+  "raw-turns": rawTurns,
+  "lib-idle": libIdle,
+  "sdk-idle": sdkIdle,
   imports,
   "effect-floor": effectFloor
 }

@@ -3,8 +3,9 @@
  *
  *   node bench/run.ts            # the full run (writes BENCHMARKS.md)
  *   BENCH_QUICK=1 node bench/run.ts   # small N, 2 pairs, no BENCHMARKS.md (development)
- *   BENCH_ONLY=interrupt,slow node bench/run.ts   # a subset (throughput, startup, interrupt,
- *                                                 # slow, many, profile); no BENCHMARKS.md
+ *   BENCH_ONLY=interrupt,slow node bench/run.ts   # a subset (throughput, turns, fullfinal, idle,
+ *                                                 # bundle, startup, interrupt, slow, many,
+ *                                                 # profile, profile-turns); no BENCHMARKS.md
  *   BENCH_PAIRS=7 …   # more rounds; BENCH_SLOW_EVENTS=… the long slow-consumer run
  *
  * Every measurement runs in a fresh child Node process (`bench/child.ts`), so its peak RSS is its
@@ -32,6 +33,9 @@ const SMALL = quick ? 10_000 : 100_000
 const SLOW = { events: quick ? 100_000 : 1_000_000, delayMs: 1 }
 const SLOW_PAIR = { events: quick ? 1_000 : 3_000, delayMs: 1 }
 const MANY = { sessions: 50, events: quick ? 2_000 : 10_000 }
+// Short turns: 13 deltas + 9 lines around them = 22 lines a turn, as a short agent turn.
+const TURNS = { deltas: 13, few: quick ? 200 : 2_000, many: quick ? 2_000 : 20_000 }
+const IDLE = { sessions: quick ? 10 : 50 }
 const dist = Path.join(root, ".tmp/bench-dist")
 const began = Date.now()
 
@@ -426,11 +430,177 @@ const manySessions = async () => {
   ].join("\n"))
 }
 
-/** One library run at the big N under --cpu-prof: the top self-time functions. */
-const profile = async () => {
+/**
+ * What an agent does: many short turns back to back on one session (`TURNS.lines` lines each), the
+ * library against the SDK driven as its users drive a multi-turn session (streaming input) and
+ * against plain Node. Figures over all turns but the first (start-up).
+ */
+const shortTurns = async (n: number) => {
+  const timeoutMs = Math.max(120_000, n * 20)
+  const params = { turns: n, events: TURNS.deltas }
+  const r = await rounds([
+    { name: "lib", run: () => runChild("lib-turns", params, { timeoutMs }) },
+    { name: "sdk", run: () => runChild("sdk-turns", params, { timeoutMs }) },
+    { name: "raw", run: () => runChild("raw-turns", params, { timeoutMs }) }
+  ], PAIRS)
+  const ms = ratios(r.lib!, r.sdk!, "msPerTurn")
+  const cpu = ratios(r.lib!, r.sdk!, "cpuUsPerTurn")
+  const rss = ratios(r.lib!, r.sdk!, "peakRssMb")
+  const big = n >= TURNS.many
+  const label = `${n} short turns (${num(r.lib![0]!, "linesPerTurn")} lines each)`
+  out(`${label}: ms/turn library/SDK ${summary(ms)} [≤1: ${target(median(ms) <= 1)}], library/raw ${summary(ratios(r.lib!, r.raw!, "msPerTurn"))}; ms/turn median library ${fmt(median(col(r.lib!, "msPerTurn")), 3)}, SDK ${fmt(median(col(r.sdk!, "msPerTurn")), 3)}, raw ${fmt(median(col(r.raw!, "msPerTurn")), 3)}`)
+  out(`${label}: CPU/turn library/SDK ${summary(cpu)} [≤1: ${target(median(cpu) <= 1)}], library/raw ${summary(ratios(r.lib!, r.raw!, "cpuUsPerTurn"))}; µs median library ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)}, SDK ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)}, raw ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}`)
+  out(`${label}: peak RSS library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)}${big ? ` [≤1: ${target(median(rss) <= 1)}]` : ""}`)
+  addTarget(`ms per short turn ≤ the SDK's (${n} turns)`, median(ms) <= 1, `library/SDK ${summary(ms)}; ${fmt(median(col(r.lib!, "msPerTurn")), 3)} vs ${fmt(median(col(r.sdk!, "msPerTurn")), 3)} ms`)
+  addTarget(`CPU per short turn ≤ the SDK's (${n} turns)`, median(cpu) <= 1, `library/SDK ${summary(cpu)}; ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} vs ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} µs`)
+  if (big) {
+    addTarget(`peak RSS over ${n} short turns ≤ the SDK's`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB`)
+  }
+  sections.push([
+    `### ${label}, back to back on one session`,
+    "",
+    `Each turn is ${TURNS.deltas} text deltas plus the lines around them (\`system/init\`, status, message start/stop, \`assistant\`, \`result\`); the next user message is written once the previous turn's result is read. Library: \`session.turn(text)\` read with \`Stream.runForEach\`. SDK: one \`query()\` in streaming input mode (an async iterable of user messages), the next message yielded on each \`result\`. Raw Node: spawn, split, \`JSON.parse\`, the next user line on each result. The first turn (start-up) is not counted. CPU is the consuming process's alone (user + system).`,
+    "",
+    "| run | ms/turn (median) | min | max | CPU µs/turn (median) | peak RSS MB (median) | heap used at the end MB |",
+    "|---|---|---|---|---|---|---|",
+    ...(["lib", "sdk", "raw"] as const).map((k) => {
+      const m = col(r[k]!, "msPerTurn")
+      const name = { lib: "library", sdk: "official SDK", raw: "raw Node" }[k]
+      return `| ${name} | ${fmt(median(m), 3)} | ${fmt(Math.min(...m), 3)} | ${fmt(Math.max(...m), 3)} | ${fmt(median(col(r[k]!, "cpuUsPerTurn")), 0)} | ${fmt(median(col(r[k]!, "peakRssMb")), 0)} | ${fmt(median(col(r[k]!, "heapUsedMb")), 1)} |`
+    }),
+    "",
+    `- ms/turn library/SDK, per-round ratios: ${summary(ms)}; library/raw: ${summary(ratios(r.lib!, r.raw!, "msPerTurn"))}`,
+    `- CPU/turn library/SDK: ${summary(cpu)}; library/raw: ${summary(ratios(r.lib!, r.raw!, "cpuUsPerTurn"))}`,
+    `- peak RSS library/SDK: ${summary(rss)}`,
+    ""
+  ].join("\n"))
+}
+
+/** The 1M-event turn with its final `assistant` and `result` lines carrying the whole text. */
+const fullFinal = async (events: number) => {
+  const params = { events, fullFinal: true }
+  const r = await rounds([
+    { name: "lib", run: () => runChild("lib", params) },
+    { name: "raw", run: () => runChild("raw", params) },
+    { name: "sdk", run: () => runChild("sdk", params) }
+  ], PAIRS)
+  const label = events >= 1_000_000 ? `${events / 1_000_000}M` : `${events / 1000}k`
+  const rss = ratios(r.lib!, r.sdk!, "peakRssMb")
+  const eps = ratios(r.lib!, r.sdk!, "eventsPerSec")
+  out(`${label} events, final lines with the whole text: peak RSS library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)} [≤1: ${target(median(rss) <= 1)}]; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`)
+  addTarget(`peak RSS at ${label} with the real CLI's final lines ≤ the SDK's`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB`)
+  sections.push([
+    `### ${label} events in one turn, the final \`assistant\` and \`result\` lines with the whole text (FAKE_CLI_FULL_ASSISTANT=1)`,
+    "",
+    "As the real CLI writes them: the `assistant` line's text block and the `result`'s `result` field hold every delta's text.",
+    "",
+    "| run | events/s (median) | peak RSS MB (median) | min | max |",
+    "|---|---|---|---|---|",
+    ...(["lib", "raw", "sdk"] as const).map((k) => {
+      const m = col(r[k]!, "peakRssMb")
+      const name = { lib: "library", sdk: "official SDK", raw: "raw Node" }[k]
+      return `| ${name} | ${fmt(median(col(r[k]!, "eventsPerSec")), 0)} | ${fmt(median(m), 0)} | ${fmt(Math.min(...m), 0)} | ${fmt(Math.max(...m), 0)} |`
+    }),
+    "",
+    `- peak RSS library/SDK: ${summary(rss)}; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`,
+    ""
+  ].join("\n"))
+}
+
+/** Many idle sessions in one process: memory per open session, library and SDK. */
+const idleSessions = async () => {
+  const params = { sessions: IDLE.sessions, events: TURNS.deltas }
+  const nodeArgs = ["--expose-gc"]
+  const r = await rounds([
+    { name: "lib", run: () => runChild("lib-idle", params, { nodeArgs, timeoutMs: 300_000 }) },
+    { name: "sdk", run: () => runChild("sdk-idle", params, { nodeArgs, timeoutMs: 300_000 }) }
+  ], PAIRS)
+  const rss = ratios(r.lib!, r.sdk!, "rssPerSessionKb")
+  out(`${IDLE.sessions} idle sessions (each after one short turn): RSS per session library ${fmt(median(col(r.lib!, "rssPerSessionKb")), 0)} KB, SDK ${fmt(median(col(r.sdk!, "rssPerSessionKb")), 0)} KB (library/SDK ${summary(rss)}); heap per session library ${fmt(median(col(r.lib!, "heapPerSessionKb")), 0)} KB, SDK ${fmt(median(col(r.sdk!, "heapPerSessionKb")), 0)} KB`)
+  sections.push([
+    `### ${IDLE.sessions} idle sessions in one process`,
+    "",
+    "Sessions opened one after another, each after one short turn (initialized, its first turn read), then left open and idle; the memory with them open (after a GC), less the memory before the first, per session. The CLI processes are not counted (they are the same for both).",
+    "",
+    "| | RSS per session KB (median) | min | max | heap per session KB (median) |",
+    "|---|---|---|---|---|",
+    ...(["lib", "sdk"] as const).map((k) => {
+      const m = col(r[k]!, "rssPerSessionKb")
+      return `| ${k === "lib" ? "library" : "official SDK"} | ${fmt(median(m), 0)} | ${fmt(Math.min(...m), 0)} | ${fmt(Math.max(...m), 0)} | ${fmt(median(col(r[k]!, "heapPerSessionKb")), 0)} |`
+    }),
+    "",
+    `- library/SDK, RSS per session: ${summary(rss)}; heap per session: ${summary(ratios(r.lib!, r.sdk!, "heapPerSessionKb"))}`,
+    ""
+  ].join("\n"))
+}
+
+/**
+ * Start-up of a shipped program (`examples/bundle/program.ts`, one turn on the load fake): bundled
+ * with esbuild (`effect` inside), bundled with Node's compile cache, and with `effect` and
+ * `@effect/platform-node` left to Node (the library's modules bundled, the rest loaded as
+ * installed); against the SDK program of the throughput runs (its `sdk.mjs` is one file already).
+ */
+const bundledStartup = async () => {
+  const dir = Path.join(root, ".tmp/bench-bundle")
+  Fs.rmSync(dir, { recursive: true, force: true })
+  const { bundle } = await import("../examples/bundle/build.ts")
+  await bundle(Path.join(dir, "bundled.mjs"))
+  await bundle(Path.join(dir, "unbundled.mjs"), { external: ["effect", "@effect/platform-node"] })
+  const cache = Path.join(dir, "compile-cache")
+  const runProgram = (file: string, env: Record<string, string> = {}): Promise<Figures> =>
+    new Promise((resolve, reject) => {
+      const child = ChildProcess.spawn(process.execPath, [Path.join(dir, file), "go"], {
+        cwd: root,
+        env: { ...process.env, CLAUDE_PATH: Path.join(root, "bench/fake-cli-load.mjs"), FAKE_CLI_EVENTS: "100", ...env },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s))
+      child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s))
+      child.on("exit", (code) => {
+        try {
+          const figures = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as { firstEventMs: number }
+          resolve({ ok: true, peakRssMb: 0, firstEventMs: figures.firstEventMs })
+        } catch {
+          reject(new Error(`${file}: exit ${code}, ${stdout.slice(-300)} ${stderr.slice(-500)}`))
+        }
+      })
+    })
+  const r = await rounds([
+    { name: "bundled", run: () => runProgram("bundled.mjs") },
+    { name: "bundledCache", run: () => runProgram("bundled.mjs", { NODE_COMPILE_CACHE: cache }) },
+    { name: "unbundled", run: () => runProgram("unbundled.mjs") },
+    { name: "unbundledCache", run: () => runProgram("unbundled.mjs", { NODE_COMPILE_CACHE: cache }) },
+    { name: "sdk", run: () => runChild("sdk", { events: 100 }) }
+  ], PAIRS)
+  const size = (file: string) => Fs.statSync(Path.join(dir, file)).size / 1024
+  const row = (k: string, name: string) => `| ${name} | ${summary(col(r[k]!, "firstEventMs"), 0)} | ${summary(ratios(r[k]!, r.sdk!, "firstEventMs"))} |`
+  out(`start-up of a shipped program, fake CLI, first event: bundled ${fmt(median(col(r.bundled!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.bundled!, r.sdk!, "firstEventMs"))}), bundled + compile cache ${fmt(median(col(r.bundledCache!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.bundledCache!, r.sdk!, "firstEventMs"))}), effect unbundled ${fmt(median(col(r.unbundled!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.unbundled!, r.sdk!, "firstEventMs"))}), SDK ${fmt(median(col(r.sdk!, "firstEventMs")), 0)} ms; bundle ${fmt(size("bundled.mjs"), 0)} KB`)
+  sections.push([
+    "### Start-up of a shipped program (`examples/bundle/`), fake CLI",
+    "",
+    `From the process's start to the turn's first event. The library's program bundled by \`examples/bundle/build.ts\` (esbuild, \`effect\` inside, minified: ${fmt(size("bundled.mjs"), 0)} KB), or with \`effect\` and \`@effect/platform-node\` left external (${fmt(size("unbundled.mjs"), 0)} KB plus what Node loads from node_modules); Node's compile cache (\`NODE_COMPILE_CACHE\`, warm after the first round). The SDK: the throughput runs' program (the SDK's own file is one bundle already; the program itself is \`bench/child.ts\`, which Node type-strips, a few ms more than plain JavaScript).`,
+    "",
+    "| program | first event ms | /SDK per round |",
+    "|---|---|---|",
+    row("bundled", "library, bundled"),
+    row("bundledCache", "library, bundled, compile cache"),
+    row("unbundled", "library, effect unbundled"),
+    row("unbundledCache", "library, effect unbundled, compile cache"),
+    `| SDK | ${summary(col(r.sdk!, "firstEventMs"), 0)} | 1 |`,
+    ""
+  ].join("\n"))
+}
+
+/** One library run under --cpu-prof (the big N, or the short turns): the top self-time functions. */
+const profile = async (what: "events" | "turns" = "events") => {
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-bench-prof-"))
+  const title = what === "events" ? `${BIG} events` : `${TURNS.many} short turns`
   try {
-    await runChild("lib", { events: BIG }, { nodeArgs: ["--cpu-prof", "--cpu-prof-dir", dir] })
+    const nodeArgs = ["--cpu-prof", "--cpu-prof-dir", dir]
+    if (what === "events") await runChild("lib", { events: BIG }, { nodeArgs })
+    else await runChild("lib-turns", { turns: TURNS.many, events: TURNS.deltas }, { nodeArgs, timeoutMs: 600_000 })
     const file = Fs.readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
     if (file === undefined) return
     const prof = JSON.parse(Fs.readFileSync(Path.join(dir, file), "utf8")) as {
@@ -452,9 +622,9 @@ const profile = async () => {
       byName.set(name, (byName.get(name) ?? 0) + t)
     }
     const top = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 15)
-    out(`profile (library, ${BIG} events): top self time ${top.slice(0, 3).map(([n, t]) => `${n} ${fmt((100 * t) / total, 1)}%`).join("; ")}`)
+    out(`profile (library, ${title}): top self time ${top.slice(0, 3).map(([n, t]) => `${n} ${fmt((100 * t) / total, 1)}%`).join("; ")}`)
     sections.push([
-      `### CPU profile of the library at ${BIG} events (\`node --cpu-prof\`), top self time`,
+      `### CPU profile of the library, ${title} (\`node --cpu-prof\`), top self time`,
       "",
       "| self % | function |",
       "|---|---|",
@@ -487,7 +657,7 @@ const version = (pkg: string): string => {
 const main = async () => {
   build()
   process.stderr.write(`bench: ${PAIRS} rounds${quick ? " (quick)" : ""}\n`)
-  // BENCH_ONLY=throughput,startup,interrupt,slow,many,profile runs a subset (development; no BENCHMARKS.md).
+  // BENCH_ONLY=throughput,turns,fullfinal,idle,bundle,startup,interrupt,slow,many,profile,profile-turns runs a subset (development; no BENCHMARKS.md).
   const only = process.env.BENCH_ONLY?.split(",")
   const on = (name: string) => only === undefined || only.includes(name)
   if (on("throughput")) {
@@ -496,11 +666,19 @@ const main = async () => {
     startupFake(small)
     await throughput(BIG)
   }
+  if (on("turns")) {
+    await shortTurns(TURNS.few)
+    await shortTurns(TURNS.many)
+  }
+  if (on("fullfinal")) await fullFinal(BIG)
+  if (on("idle")) await idleSessions()
+  if (on("bundle")) await bundledStartup()
   if (on("startup")) await startupReal()
   if (on("interrupt")) await interrupt()
   if (on("slow")) await slowConsumer()
   if (on("many")) await manySessions()
   if (on("profile")) await profile()
+  if (on("profile-turns")) await profile("turns")
   const seconds = (Date.now() - began) / 1000
   out(`total: ${fmt(seconds, 0)} s`)
   const leftovers = pgrepFake()

@@ -31,12 +31,14 @@ import type * as Events from "./Events.ts"
 import * as Framing from "./Framing.ts"
 import type * as HandlerFailure from "./HandlerFailure.ts"
 import * as Hooks from "./Hooks.ts"
+import * as Controls from "./internal/controls.ts"
 import { exitContext } from "./internal/exitReason.ts"
 import * as Incoming from "./internal/incoming.ts"
 import { Lifecycle } from "./internal/lifecycle.ts"
 import * as Outgoing from "./internal/outgoing.ts"
 import * as ProcessTransport from "./internal/processTransport.ts"
 import { Reader } from "./internal/reader.ts"
+import * as StructuredOutput from "./internal/structuredOutput.ts"
 import { Subscribers } from "./internal/subscribers.ts"
 import { failureOf } from "./internal/turnOutcome.ts"
 import * as TurnRunner from "./internal/turnRunner.ts"
@@ -73,7 +75,20 @@ export const layer: Layer.Layer<Transport, never, ChildProcessSpawner> = layerPr
  * @since 0.1.0
  * @category options
  */
-export interface SessionOptions extends Launch.LaunchOptions {
+export interface SessionOptions<S extends OutputFormat = OutputFormat> extends Launch.LaunchOptions {
+  // ---- structured output (issue 15) -----------------------------------------------------------
+  /**
+   * Structured output: an Effect Schema (no decoding services) for what every turn returns. Its
+   * JSON Schema goes to the CLI (`--json-schema` and `initialize.jsonSchema`, as the official SDK
+   * sends it), which gives the model a `StructuredOutput` tool with it, checks the model's call
+   * against it (asking again, up to 5 times) and writes the value in the result. `run` (and
+   * `query`) decode that value with this Schema and return it as `structured`, typed by the
+   * Schema's Type. A value the Schema refuses fails with `StructuredOutputInvalid`; a result
+   * without one with `StructuredOutputMissing`; a model that kept breaking the JSON Schema with
+   * `LimitReached` (`error_max_structured_output_retries`). For the whole session: the protocol
+   * has no per-turn schema. Cannot be combined with `jsonSchema`.
+   */
+  readonly outputFormat?: S | undefined
   /**
    * The cap on one stdout line; a longer line is reported (with its type) and skipped, and when
    * it is a turn's result the turn fails. Default 256 MiB (`Framing.defaultMaxLineBytes`).
@@ -118,6 +133,37 @@ export interface SessionOptions extends Launch.LaunchOptions {
    */
   readonly transcript?: Recorder | undefined
 }
+
+/**
+ * A Schema usable as a session's `outputFormat`: one that decodes without services.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type OutputFormat = StructuredOutput.Format
+
+/**
+ * A turn's result with its structured output decoded by the session's `outputFormat`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type StructuredResult<A> = TurnResult & {
+  /** The result's `structured_output`, decoded by the session's `outputFormat`. */
+  readonly structured: A
+}
+
+/**
+ * What `run` returns in a session whose `outputFormat` is `S`: a {@link StructuredResult} of
+ * the Schema's Type; a {@link TurnResult} when there is none (`never`), or when the Schema is not
+ * known to the compiler (options typed as plain `SessionOptions`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type RunResult<S extends OutputFormat> = [S] extends [never] ? TurnResult
+  : OutputFormat extends S ? TurnResult
+  : StructuredResult<S["Type"]>
 
 /**
  * Where a session reports the lines it writes and reads. `record` must not block or throw.
@@ -188,7 +234,7 @@ export interface RequestOptions {
  * @since 0.1.0
  * @category models
  */
-export interface Session {
+export interface Session<R extends TurnResult = TurnResult> {
   /** The CLI's process id (undefined for in-memory fakes). */
   readonly pid: number | undefined
   /** The session id, from the first `system/init`, which the CLI writes with the first turn. */
@@ -220,8 +266,11 @@ export interface Session {
    * `interruptTimeout`. A failed turn fails the stream after the result (see `errorResults`).
    */
   readonly turn: (input: TurnInput) => Stream.Stream<Event, ClaudeError.ClaudeError>
-  /** Runs one turn to its end and returns its result; a failed turn fails (see `errorResults`). */
-  readonly run: (input: TurnInput) => Effect.Effect<TurnResult, ClaudeError.ClaudeError>
+  /**
+   * Runs one turn to its end and returns its result; a failed turn fails (see `errorResults`).
+   * With an `outputFormat`, the result carries the decoded structured output as `structured`.
+   */
+  readonly run: (input: TurnInput) => Effect.Effect<R, ClaudeError.ClaudeError>
   /** Interrupts the running turn, if any, and waits (bounded) for its result. */
   readonly interrupt: Effect.Effect<void, ClaudeError.ClaudeError>
   /** Switches the model for later turns; returns the model the CLI resolved (`haiku` → an id). */
@@ -233,9 +282,16 @@ export interface Session {
   ) => Effect.Effect<void, ClaudeError.ClaudeError>
   /** The MCP servers the CLI knows and their state. */
   readonly mcpStatus: (options?: RequestOptions) => Effect.Effect<Protocol.McpStatusResponse, ClaudeError.ClaudeError>
-  /** How the context window is used (makes the CLI count tokens with the API). */
+  /**
+   * How the context window is used. `detail: "full"` (the CLI's default) counts each category
+   * with the API's token counting; `"summary"` answers from the last response's usage and local
+   * estimates.
+   */
   readonly contextUsage: (
-    options?: RequestOptions
+    options?: RequestOptions & {
+      /** `summary` or `full` (since 0.2.0). */
+      readonly detail?: "summary" | "full"
+    }
   ) => Effect.Effect<Protocol.ContextUsageResponse, ClaudeError.ClaudeError>
   /** Restores files to their state before the user turn with this uuid (needs `fileCheckpointing`). */
   readonly rewindFiles: (
@@ -247,6 +303,241 @@ export interface Session {
   ) => Effect.Effect<Protocol.RewindFilesResponse, ClaudeError.ClaudeError>
   /** Stops a background task (a subagent, a background Bash command). */
   readonly stopTask: (taskId: string, options?: RequestOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
+  // ---- control requests added in 0.2.0 (issue 15) ------------------------------------------
+  /**
+   * `mcp_set_servers`: replaces the servers set by earlier calls (and the in-process ones) with
+   * `servers` (stdio, SSE, HTTP, which the CLI dials) and `inProcess` (served by this session,
+   * with the services of the caller's context); their tools reach the next request. Servers from
+   * settings files and plugins stay. Returns what was added and removed, and each server's
+   * connection error. An in-process name taken by another definition is `InvalidInput`.
+   *
+   * @since 0.2.0
+   */
+  readonly setMcpServers: <const Servers extends ReadonlyArray<McpServers.Server<unknown>> = readonly []>(
+    servers: { readonly [name: string]: Protocol.McpExternalServerConfig },
+    options?: RequestOptions & {
+      /** In-process servers (made with `McpServers.server`), kept and served by this session. */
+      readonly inProcess?: Servers
+    }
+  ) => Effect.Effect<
+    Protocol.McpSetServersResponse,
+    ClaudeError.ClaudeError,
+    Exclude<McpServers.Server.Services<Servers[number]>, Scope.Scope>
+  >
+  /**
+   * `mcp_reconnect`: reconnects an MCP server by name (an unknown name is `ControlRejected`).
+   *
+   * @since 0.2.0
+   */
+  readonly reconnectMcpServer: (serverName: string, options?: RequestOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `mcp_toggle`: disables (its tools leave the next request) or enables an MCP server.
+   *
+   * @since 0.2.0
+   */
+  readonly toggleMcpServer: (
+    serverName: string,
+    enabled: boolean,
+    options?: RequestOptions
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `mcp_read_resource`: reads a `ui://` resource from a server the CLI dialed.
+   *
+   * @since 0.2.0
+   */
+  readonly readMcpResource: (
+    serverName: string,
+    uri: string,
+    options?: RequestOptions
+  ) => Effect.Effect<Protocol.McpReadResourceResponse, ClaudeError.ClaudeError>
+  /**
+   * `set_mcp_permission_mode_override`: pins a server's permission mode (`default` or `auto`,
+   * tighten-only) or clears it (`null`). Returns the CLI's warning for an unknown server name.
+   *
+   * @since 0.2.0
+   */
+  readonly setMcpPermissionModeOverride: (
+    serverName: string,
+    mode: "default" | "auto" | null,
+    options?: RequestOptions
+  ) => Effect.Effect<Protocol.McpPermissionModeOverrideResponse, ClaudeError.ClaudeError>
+  /**
+   * `set_max_thinking_tokens`: the thinking budget of later requests (a non-negative integer; `0`
+   * turns thinking off), or `null` for the default. A bad number is `InvalidInput`, not sent.
+   *
+   * @since 0.2.0
+   */
+  readonly setMaxThinkingTokens: (
+    maxThinkingTokens: number | null,
+    options?: RequestOptions & {
+      /** How thinking is shown for the rest of the session (`null`: the CLI's default). */
+      readonly display?: "summarized" | "omitted" | "highlights" | null
+    }
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `interrupt` as a plain request: the CLI's receipt (`still_queued`, and with `cancelQueued`
+   * the queued messages it withdrew under `cancelled`), without waiting for the turn's result
+   * (which `interrupt` does).
+   *
+   * @since 0.2.0
+   */
+  readonly interruptRequest: (
+    options?: RequestOptions & {
+      /** Withdraws the queued user messages too. */
+      readonly cancelQueued?: boolean
+    }
+  ) => Effect.Effect<Protocol.InterruptResponse, ClaudeError.ClaudeError>
+  /**
+   * `rename_session`: the session's title (in its transcript; `get_status`'s "Session name"). An
+   * empty title is `InvalidInput`, not sent.
+   *
+   * @since 0.2.0
+   */
+  readonly renameSession: (
+    title: string,
+    options?: RequestOptions & {
+      /** `host` (a user's rename in the host, the default here) or `remote`. */
+      readonly source?: "host" | "remote"
+      /** Refused by the CLI when it has moved to another session since. */
+      readonly sessionId?: string
+    }
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `reload_plugins`: re-reads plugins from disk; `addPlugins` (absolute directories, else
+   * `InvalidInput`) loads more. Returns the session's commands, agents, plugins and MCP servers.
+   *
+   * @since 0.2.0
+   */
+  readonly reloadPlugins: (
+    options?: RequestOptions & {
+      /** Holds the reload back when it would change the tool list under the prompt cache. */
+      readonly holdOnCacheImpact?: boolean
+      /** Plugin directories to load as well (absolute paths). */
+      readonly addPlugins?: ReadonlyArray<string>
+      /** A busy session refuses (`ControlRejected` with code `reload_plugins_busy`). */
+      readonly refuseIfBusy?: boolean
+    }
+  ) => Effect.Effect<Protocol.ReloadPluginsResponse, ClaudeError.ClaudeError>
+  /**
+   * `reload_skills`: re-reads skills from disk and returns them.
+   *
+   * @since 0.2.0
+   */
+  readonly reloadSkills: (options?: RequestOptions) => Effect.Effect<Protocol.ReloadSkillsResponse, ClaudeError.ClaudeError>
+  /**
+   * `reload_output_styles`: re-reads the output-style directories and returns the style names.
+   *
+   * @since 0.2.0
+   */
+  readonly reloadOutputStyles: (
+    options?: RequestOptions
+  ) => Effect.Effect<Protocol.ReloadOutputStylesResponse, ClaudeError.ClaudeError>
+  /**
+   * `apply_flag_settings`: merges settings into the flag layer mid-session (top-level keys
+   * shallowly; `null` clears a key), e.g. `{ effortLevel: "low" }`.
+   *
+   * @since 0.2.0
+   */
+  readonly applyFlagSettings: (
+    settings: { readonly [key: string]: unknown },
+    options?: RequestOptions
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `get_settings`: the effective settings, each source's own, and what is applied.
+   *
+   * @since 0.2.0
+   */
+  readonly settings: (options?: RequestOptions) => Effect.Effect<Protocol.SettingsResponse, ClaudeError.ClaudeError>
+  /**
+   * `background_tasks`: moves running foreground tasks to the background (only the one started
+   * by `toolUseId` when given). False when `toolUseId` matched no foreground task.
+   *
+   * @since 0.2.0
+   */
+  readonly backgroundTasks: (
+    options?: RequestOptions & {
+      /** The tool call whose task to move. */
+      readonly toolUseId?: string
+    }
+  ) => Effect.Effect<boolean, ClaudeError.ClaudeError>
+  /**
+   * `seed_read_state`: tells the CLI a file was read at `mtime` (ms), so an Edit of it does not
+   * fail with "file not read yet".
+   *
+   * @since 0.2.0
+   */
+  readonly seedReadState: (
+    path: string,
+    mtime: number,
+    options?: RequestOptions
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `get_usage`: the session's cost and token totals and the plan's rate limits.
+   *
+   * @since 0.2.0
+   */
+  readonly usage: (
+    options?: RequestOptions & {
+      /** Skips the scan of local transcripts (its `behaviors` section is then `null`). */
+      readonly skipBehaviors?: boolean
+    }
+  ) => Effect.Effect<Protocol.UsageResponse, ClaudeError.ClaudeError>
+  /**
+   * `list_models`: the models the session can run, asked afresh (`initializeResult.models` is
+   * the list at start).
+   *
+   * @since 0.2.0
+   */
+  readonly listModels: (options?: RequestOptions) => Effect.Effect<ReadonlyArray<Protocol.ModelInfo>, ClaudeError.ClaudeError>
+  /**
+   * `update_settings`: writes settings into a settings file with the CLI's own writer and applies
+   * them (`localSettings` takes `outputStyle`, `userSettings` takes `effortLevel`; string values).
+   *
+   * @since 0.2.0
+   */
+  readonly updateSettings: (
+    source: "localSettings" | "userSettings",
+    settings: { readonly [key: string]: string },
+    options?: RequestOptions
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * `read_file`: reads a file of the session's filesystem (relative to its cwd) under the Read
+   * tool's permission rules; a denied or missing file is `ControlRejected`. A `maxBytes` that is
+   * not a positive integer is `InvalidInput`.
+   *
+   * @since 0.2.0
+   */
+  readonly readFile: (
+    path: string,
+    options?: RequestOptions & {
+      /** The most bytes to read (the CLI's default: 1 MB). */
+      readonly maxBytes?: number
+      /** `base64` for binary files (default `utf-8`). */
+      readonly encoding?: "utf-8" | "base64"
+    }
+  ) => Effect.Effect<Protocol.ReadFileResponse, ClaudeError.ClaudeError>
+  /**
+   * `side_question`: asks the model a question aside from the conversation (with it as context;
+   * the answer is not added to it). Returns the answer, or null. An empty question is
+   * `InvalidInput`.
+   *
+   * @since 0.2.0
+   */
+  readonly sideQuestion: (question: string, options?: RequestOptions) => Effect.Effect<string | null, ClaudeError.ClaudeError>
+  /**
+   * `get_status`: the `/status` screen's data (version, session name and id, cwd, model, …).
+   *
+   * @since 0.2.0
+   */
+  readonly status: (options?: RequestOptions) => Effect.Effect<Protocol.StatusResponse, ClaudeError.ClaudeError>
+  /**
+   * `export_conversation`: the conversation as plain text (the `/export` command).
+   *
+   * @since 0.2.0
+   */
+  readonly exportConversation: (
+    options?: RequestOptions
+  ) => Effect.Effect<Protocol.ExportConversationResponse, ClaudeError.ClaudeError>
   /** Any control request, for subtypes the library does not name yet. */
   readonly request: <S extends Schema.Top & { readonly DecodingServices: never }>(
     body: {
@@ -274,7 +565,15 @@ export interface Session {
  * @since 0.1.0
  * @category constructors
  */
-export const open: (
+export const open: <S extends OutputFormat = never>(
+  options?: SessionOptions<S>
+) => Effect.Effect<Session<RunResult<S>>, ClaudeError.ClaudeError, Transport | Scope.Scope> = <S extends OutputFormat>(
+  options?: SessionOptions<S>
+) =>
+  // `run` decodes with the Schema given, so the session's type follows it.
+  openSession(options) as Effect.Effect<Session<RunResult<S>>, ClaudeError.ClaudeError, Transport | Scope.Scope>
+
+const openSession: (
   options?: SessionOptions
 ) => Effect.Effect<Session, ClaudeError.ClaudeError, Transport | Scope.Scope> = Effect.fn("Claude.open")(
   function*(options: SessionOptions = {}) {
@@ -284,7 +583,16 @@ export const open: (
     const mcpServers = Option.getOrElse(yield* Effect.serviceOption(McpServers.McpServers), () => McpServers.empty)
 
     const wiring = { mcpServers: McpServers.launchEntries(mcpServers), permissionPromptTool: Option.isSome(permissions) }
-    const launchOptions = yield* Launch.validate(options, wiring)
+    // ---- structured output (issue 15) ---------------------------------------------------------
+    const outputFormat = options.outputFormat
+    if (outputFormat !== undefined && options.jsonSchema !== undefined) {
+      return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
+        description: "Invalid launch options: set outputFormat (a Schema) or jsonSchema (a raw JSON Schema), not both"
+      })))
+    }
+    const jsonSchema = outputFormat === undefined ? options.jsonSchema : yield* StructuredOutput.jsonSchemaOf(outputFormat)
+    const decodeStructured = outputFormat === undefined ? undefined : StructuredOutput.decode(outputFormat)
+    const launchOptions = yield* Launch.validate({ ...options, jsonSchema }, wiring)
     const closeGrace = Duration.fromInputUnsafe(options.closeGrace ?? "5 seconds")
     const command = Launch.buildCommand(launchOptions, wiring)
     const scope = yield* Effect.scope
@@ -423,6 +731,7 @@ export const open: (
         {
           subtype: "initialize",
           hooks: hookBinding.initialize,
+          ...(jsonSchema === undefined ? {} : { jsonSchema }),
           ...(options.agents !== undefined ? { agents: options.agents } : {}),
           ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
           ...(Array.isArray(options.skills) ? { skills: options.skills } : {})
@@ -482,7 +791,7 @@ export const open: (
       events: Stream.unwrap(Effect.map(subscribers.subscribe, (subscriber) => Stream.fromQueue(subscriber.queue))),
       send: runner.send,
       turn: runner.turn,
-      run: runner.run,
+      run: decodeStructured === undefined ? runner.run : (input) => Effect.flatMap(runner.run(input), decodeStructured),
       interrupt: runner.interrupt,
       setModel: (model, requestOptions) =>
         Effect.map(
@@ -493,7 +802,14 @@ export const open: (
         Effect.asVoid(request({ subtype: "set_permission_mode", mode }, Protocol.SetPermissionModeResponse, requestOptions)),
       mcpStatus: (requestOptions) => request({ subtype: "mcp_status" }, Protocol.McpStatusResponse, requestOptions),
       contextUsage: (requestOptions) =>
-        request({ subtype: "get_context_usage" }, Protocol.ContextUsageResponse, requestOptions),
+        request(
+          {
+            subtype: "get_context_usage",
+            ...(requestOptions?.detail === undefined ? {} : { detail: requestOptions.detail })
+          } satisfies Protocol.GetContextUsageRequest,
+          Protocol.ContextUsageResponse,
+          requestOptions
+        ),
       rewindFiles: (userMessageId, rewindOptions) =>
         request(
           {
@@ -506,6 +822,7 @@ export const open: (
         ),
       stopTask: (taskId, requestOptions) =>
         Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Protocol.StopTaskResponse, requestOptions)),
+      ...Controls.make(request, mcp),
       request,
       stderr: connection.stderr,
       endInput: lifecycle.endInput,
@@ -539,12 +856,20 @@ export const open: (
  * @since 0.2.0
  * @category constructors
  */
-export const query: (
+export const query: <S extends OutputFormat = never>(
+  prompt: TurnInput,
+  options?: SessionOptions<S>
+) => Effect.Effect<RunResult<S>, ClaudeError.ClaudeError, Transport> = <S extends OutputFormat>(
+  prompt: TurnInput,
+  options?: SessionOptions<S>
+) => queryOnce(prompt, options) as Effect.Effect<RunResult<S>, ClaudeError.ClaudeError, Transport>
+
+const queryOnce: (
   prompt: TurnInput,
   options?: SessionOptions
 ) => Effect.Effect<TurnResult, ClaudeError.ClaudeError, Transport> = Effect.fn("Claude.query")(
   function*(prompt: TurnInput, options?: SessionOptions) {
-    const session = yield* open(options)
+    const session = yield* openSession(options)
     return yield* session.run(prompt)
   },
   Effect.scoped

@@ -411,6 +411,43 @@ export class UnsupportedCliVersion extends Schema.TaggedError<UnsupportedCliVers
 }
 
 /**
+ * A turn's structured output (`outputFormat`) that the session's Schema does not decode: the CLI
+ * checked it against the JSON Schema it was given, which cannot say everything a Schema says
+ * (a custom filter, a branded check). `value` is the raw `structured_output`, `issue` the
+ * Schema's report, `result` the turn's result.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class StructuredOutputInvalid extends Schema.TaggedError<StructuredOutputInvalid>()("StructuredOutputInvalid", {
+  value: Schema.Unknown,
+  issue: Schema.String,
+  result: Schema.Unknown
+}) {
+  override get message(): string {
+    return `The structured output does not match the output format: ${this.issue}`
+  }
+}
+
+/**
+ * A turn of a session with an `outputFormat` whose result carries no structured output: the
+ * model answered in text although the CLI asked it (once more) to call its `StructuredOutput`
+ * tool, or the result was a failed one returned as data (`errorResults: "return"`). When the
+ * model called the tool with values the JSON Schema refused until the CLI gave up, the turn
+ * fails with `LimitReached` (`error_max_structured_output_retries`) instead. Carries the result.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class StructuredOutputMissing extends Schema.TaggedError<StructuredOutputMissing>()("StructuredOutputMissing", {
+  result: Schema.Unknown
+}) {
+  override get message(): string {
+    return "The turn ended without structured output (the model did not call the StructuredOutput tool)"
+  }
+}
+
+/**
  * Every reason a `ClaudeError` can carry.
  *
  * @since 0.1.0
@@ -439,7 +476,9 @@ export const Reason = Schema.Union([
   InvalidInput,
   ReplayMismatch,
   TranscriptFailed,
-  UnsupportedCliVersion
+  UnsupportedCliVersion,
+  StructuredOutputInvalid,
+  StructuredOutputMissing
 ])
 
 /**

@@ -457,6 +457,15 @@ export interface LaunchOptions {
    * allowed). Unset, the CLI's own listing applies.
    */
   readonly skills?: ReadonlyArray<string> | "all" | undefined
+
+  // ---- structured output (issue 15) -----------------------------------------------------------
+  /**
+   * `--json-schema <json>`: the JSON Schema of every turn's structured output, as a plain object.
+   * The CLI gives the model a `StructuredOutput` tool with this schema and writes the value it
+   * accepted as the result's `structured_output`. Set by a session's `outputFormat` (an Effect
+   * Schema, which also decodes the value); set it here only for a raw JSON Schema.
+   */
+  readonly jsonSchema?: Readonly<Record<string, unknown>> | undefined
 }
 
 /**
@@ -684,6 +693,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   for (const dir of options.addDirs ?? []) args.push(...valueFlag("--add-dir", dir))
   if (options.replayUserMessages === true) args.push("--replay-user-messages")
   args.push(...contextArgs(options))
+  if (options.jsonSchema !== undefined) args.push("--json-schema", JSON.stringify(options.jsonSchema))
   args.push(...extraArgsList(options.extraArgs))
 
   const secrets = new Set([...defaultSecretEnv, ...(options.secretEnv ?? [])])
@@ -968,6 +978,16 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
     }
   }
   contextProblems(options, wiring, add)
+  if (options.jsonSchema !== undefined) {
+    if (!isPlainObject(options.jsonSchema)) add("jsonSchema must be a JSON Schema object")
+    else {
+      try {
+        JSON.stringify(options.jsonSchema)
+      } catch (cause) {
+        add(`jsonSchema must be JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
+      }
+    }
+  }
   // A NUL byte cannot cross exec(2); report it here instead of as a spawn failure.
   if (problems.length === 0) {
     const command = buildCommand(options, { mcpServers: [], permissionPromptTool: false })

@@ -447,6 +447,24 @@ export const layer = <const Servers extends ReadonlyArray<Server<unknown>>>(
     })
   )
 
+/**
+ * Registers server definitions as {@link layer} does (same checks, same defects), with the
+ * services of the caller's context, and returns them: what a session's `setMcpServers` adds.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const registerAll = <const Servers extends ReadonlyArray<Server<unknown>>>(
+  servers: Servers
+): Effect.Effect<ReadonlyArray<RegisteredServer>, never, Exclude<Server.Services<Servers[number]>, Scope.Scope>> =>
+  Effect.map(
+    Effect.provide(
+      Effect.service(McpServers),
+      Layer.provide(layer(...servers), Layer.succeed(McpServers, empty))
+    ),
+    (service) => service.servers
+  )
+
 const register = Effect.fnUntraced(function*(
   definition: Server<unknown>,
   context: Context.Context<unknown>
@@ -603,6 +621,14 @@ export interface McpConnection {
    * the session answers those with an error `control_response`.
    */
   readonly handle: (serverName: string, message: unknown) => Effect.Effect<JsonRpcResponse, ClaudeError.ClaudeError>
+  /**
+   * Serves more servers from now on (for a session's `setMcpServers`). A name already served by
+   * another definition fails with `InvalidInput` and adds nothing; the same definition again is
+   * a no-op.
+   *
+   * @since 0.2.0
+   */
+  readonly add: (servers: ReadonlyArray<RegisteredServer>) => Effect.Effect<void, ClaudeError.ClaudeError>
 }
 
 const decodeInitializeParams = Schema.decodeUnknownOption(Rpc.InitializeParams)
@@ -723,7 +749,24 @@ export const connect: (service: McpServers["Service"]) => Effect.Effect<McpConne
       Effect.annotateLogs({ module: "McpServers" })
     )
 
-    return { handle } satisfies McpConnection
+    const add = (added: ReadonlyArray<RegisteredServer>) =>
+      Effect.suspend(() => {
+        const taken = added.find((server) => {
+          const existing = servers.get(server.name)
+          return existing !== undefined && existing.definition !== server.definition
+        })
+        if (taken !== undefined) {
+          return ClaudeError.make(
+            new ClaudeError.InvalidInput({
+              description: `an in-process MCP server named "${taken.name}" is already served by another definition`
+            })
+          )
+        }
+        for (const server of added) servers.set(server.name, server)
+        return Effect.void
+      })
+
+    return { handle, add } satisfies McpConnection
   })
 
 /**

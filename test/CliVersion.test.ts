@@ -4,33 +4,12 @@
  * is test/CliVersionLive.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as CliVersion from "../src/CliVersion.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
-
-const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.Reason => {
-  if (Exit.isSuccess(exit)) return assert.fail("expected a failure, got a success")
-  const error = Cause.findErrorOption(exit.cause)
-  if (Option.isNone(error)) return assert.fail(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
-  return error.value.reason
-}
-
-/** Runs `effect` and returns its exit and the warnings it logged. */
-const withWarnings = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const warnings: Array<string> = []
-    const logger = Logger.make((options) => {
-      if (options.logLevel === "Warn") {
-        warnings.push(Array.isArray(options.message) ? options.message.map(String).join(" ") : String(options.message))
-      }
-    })
-    const exit = yield* Effect.exit(effect.pipe(Effect.provide(Logger.layer([logger]))))
-    return { exit, warnings }
-  })
+import { reasonOf, withWarnings } from "./support/outcomes.ts"
 
 describe("CliVersion", () => {
   describe("parse, compare, isSupported", () => {

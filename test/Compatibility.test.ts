@@ -59,6 +59,12 @@ describe("lines of older supported CLIs", () => {
     assert.isNull((fixture("hook_callback-tool_use_id-null").request as Json).tool_use_id)
   })
 
+  it("the interrupt answer of CLI 2.1.0 has no still_queued (the CLI versions run showed a ProtocolViolation): it decodes; a wrong type still fails", () => {
+    assert.deepStrictEqual(Schema.decodeUnknownSync(Protocol.InterruptResponse)({}), {})
+    assert.deepStrictEqual(Schema.decodeUnknownSync(Protocol.InterruptResponse)({ still_queued: ["u-1"] }), { still_queued: ["u-1"] })
+    assert.isTrue(Result.isFailure(Schema.decodeUnknownResult(Protocol.InterruptResponse)({ still_queued: "u-1" })))
+  })
+
   it("the fields stay strict where they are present: a wrong type still fails", () => {
     const result = { ...fixture("result-without-stop_reason"), stop_reason: 3 }
     assert.isTrue(Result.isFailure(Protocol.decodeMessage(result)))

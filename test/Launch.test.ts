@@ -360,7 +360,10 @@ const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOption
   turnTimeout: undefined,
   errorResults: undefined,
   cliVersionPolicy: undefined,
-  transcript: undefined
+  transcript: undefined,
+  // structured output (issue 15)
+  jsonSchema: undefined,
+  outputFormat: undefined
 }
 
 describe("options set to undefined", () => {

@@ -385,7 +385,7 @@ describe("Protocol", () => {
 
       const elicitation: Json = { type: "control_request", request_id: "r1", request: { subtype: "elicitation", x: 1 } }
       assert.strictEqual(Result.getOrThrow(Protocol.decodeMessage(elicitation)), elicitation)
-      const custom = Protocol.controlRequest("r2", { subtype: Protocol.unknownType("get_settings") })
+      const custom = Protocol.controlRequest("r2", { subtype: Protocol.unknownType("get_plan") })
       assert.strictEqual(Result.getOrThrow(Protocol.decodeStdin(custom)), custom)
     })
 

@@ -4,38 +4,13 @@
  * still goes into the exit status.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { LineBuffer, MAX_LINE_CHARS, makeStderrFeed, REPLAY_LINES } from "../src/internal/stderrLines.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { type Connection, Transport } from "../src/Transport.ts"
-
-/** True when the stream behind `lines` has ended and every line was taken. */
-const ended = (lines: Queue.Dequeue<string, Cause.Done>) =>
-  Queue.take(lines).pipe(
-    Effect.timeout("5 seconds"),
-    Effect.match({ onFailure: Cause.isDone, onSuccess: () => false })
-  )
-
-/** Forks a reader of `connection.stderr` into a queue; the queue ends when the stream does. */
-const listen = (connection: Connection) =>
-  Effect.gen(function*() {
-    const lines = yield* Queue.unbounded<string, Cause.Done>()
-    yield* connection.stderr.pipe(
-      Stream.runForEach((line) => Queue.offer(lines, line)),
-      Effect.ensuring(Queue.end(lines)),
-      Effect.forkScoped
-    )
-    return lines
-  })
-
-const nextLine = (lines: Queue.Dequeue<string, Cause.Done>) =>
-  Queue.take(lines).pipe(
-    Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.die(new Error("no stderr line within 10 s")) })
-  )
+import { ended, listen, nextLine } from "./support/stderrLines.ts"
 
 describe("LineBuffer", () => {
   it("splits on \\n and \\r\\n, joins a line across chunks (also inside a character), keeps empty lines", () => {

@@ -4,40 +4,14 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Path from "node:path"
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
-import * as Stream from "effect/Stream"
 import { type Connection, Transport } from "../src/Transport.ts"
 import { processLayer } from "./support/live.ts"
+import { ended, listen, nextLine } from "./support/stderrLines.ts"
 
 const FAKE = Path.resolve(import.meta.dirname, "fixtures/fake-claude.mjs")
-
-/** True when the stream behind `lines` has ended and every line was taken. */
-const ended = (lines: Queue.Dequeue<string, Cause.Done>) =>
-  Queue.take(lines).pipe(
-    Effect.timeout("5 seconds"),
-    Effect.match({ onFailure: Cause.isDone, onSuccess: () => false })
-  )
-
-/** Forks a reader of `connection.stderr` into a queue; the queue ends when the stream does. */
-const listen = (connection: Connection) =>
-  Effect.gen(function*() {
-    const lines = yield* Queue.unbounded<string, Cause.Done>()
-    yield* connection.stderr.pipe(
-      Stream.runForEach((line) => Queue.offer(lines, line)),
-      Effect.ensuring(Queue.end(lines)),
-      Effect.forkScoped
-    )
-    return lines
-  })
-
-const nextLine = (lines: Queue.Dequeue<string, Cause.Done>) =>
-  Queue.take(lines).pipe(
-    Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.die(new Error("no stderr line within 10 s")) })
-  )
 
 describe("Connection.stderr", () => {
   it.live("the process transport: lines arrive while the CLI runs, one written in two pieces comes whole; the tail stays in the exit status", () =>

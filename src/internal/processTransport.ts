@@ -2,14 +2,13 @@
  * The real CLI as a child process. The only module that imports `effect/process`, which Effect
  * marks unstable: a minor release of Effect that changes it is a one-file fix.
  *
- * Modelled on `effect/ai` `McpClient.stdio`: one stdin queue drained by one writer fiber, stderr
+ * Modelled on `effect/ai` `McpClient.stdio`: one stdin mailbox drained by one writer fiber, stderr
  * drained into a bounded tail, and a finalizer that closes stdin, waits, then escalates (SIGTERM,
  * SIGKILL to the CLI's process group), then ends what the CLI left outside its group (see `sweep`).
  */
 import { randomUUID } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -19,11 +18,11 @@ import * as Option from "effect/Option"
 import type * as PlatformError from "effect/PlatformError"
 import * as ChildProcess from "effect/process/ChildProcess"
 import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
 import { findExecutable } from "../Launch.ts"
 import { type Connection, eofShare, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
+import { Mailbox } from "./mailbox.ts"
 import { makeStderrFeed } from "./stderrLines.ts"
 
 const STDERR_TAIL_BYTES = 8 * 1024
@@ -141,7 +140,8 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   const named = typeof spec.executable === "string" ? spec.executable : interpreter?.command
   const executable = yield* findExecutable(named, spec.cwd)
   const graceMillis = Duration.toMillis(spec.closeGrace)
-  const input = yield* Queue.unbounded<string, Cause.Done>()
+  // Lines as bytes, encoded by `send`: the writer fiber only writes them.
+  const input = new Mailbox<Uint8Array, never>()
   const token = randomUUID()
   const marker = Buffer.from(`${TOKEN_VARIABLE}=${token}\0`)
   const command = ChildProcess.make(executable, [...(interpreter?.args ?? []), ...spec.args], {
@@ -186,8 +186,7 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   )
 
   let inputEnded = false
-  yield* Stream.fromQueue(input).pipe(
-    Stream.encodeText,
+  yield* input.stream.pipe(
     Stream.run(handle.stdin),
     // A dead CLI closes its stdin under us (EPIPE): the exit watcher reports why.
     Effect.ignore,
@@ -200,7 +199,8 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   const endInput = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => {
     inputEndedAt ??= now
     inputEnded = true
-    Queue.endUnsafe(input)
+    input.end()
+    input.wake()
   }))
 
   // The whole close takes `closeGrace` from the first EOF: the CLI gets its EOF share to exit,
@@ -231,11 +231,16 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
     ),
     stderr: stderrLines.stream,
     send: (line) =>
-      Effect.suspend(() =>
-        inputEnded || Deferred.isDoneUnsafe(exited)
-          ? Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "send" })))
-          : Effect.asVoid(Queue.offer(input, line + "\n"))
-      ),
+      Effect.suspend(() => {
+        if (inputEnded || Deferred.isDoneUnsafe(exited)) {
+          return Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "send" })))
+        }
+        // Handed to the writer fiber at once (idle, it writes the line within this call): the
+        // line is not held back an event-loop turn, and nothing is scheduled.
+        input.offer(Buffer.from(line + "\n", "utf8"))
+        input.wake()
+        return Effect.void
+      }),
     endInput,
     exit: Deferred.await(exited)
   }

@@ -4,10 +4,8 @@
  * listens, while the exit status keeps its own bounded tail.
  */
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as PubSub from "effect/PubSub"
 import * as Stream from "effect/Stream"
-import type * as Take from "effect/Take"
+import { Mailbox } from "./mailbox.ts"
 
 /** The longest line kept; a longer one is cut into pieces of this many characters. */
 export const MAX_LINE_CHARS = 16 * 1024
@@ -61,21 +59,44 @@ export interface StderrFeed {
   readonly stream: Stream.Stream<string>
 }
 
-export const makeStderrFeed: Effect.Effect<StderrFeed> = Effect.map(
-  PubSub.sliding<Take.Take<string>>({ capacity: BUFFERED_LINES, replay: REPLAY_LINES }),
-  (pubsub) => {
-    const buffer = new LineBuffer()
-    let ended = false
-    const publish = (lines: ReadonlyArray<string>) =>
-      Effect.forEach(lines, (line) => PubSub.publish(pubsub, [line]), { discard: true })
-    return {
-      push: (chunk) => Effect.suspend(() => ended ? Effect.void : publish(buffer.push(chunk))),
-      end: Effect.suspend(() => {
-        if (ended) return Effect.void
-        ended = true
-        return publish(buffer.end()).pipe(Effect.andThen(PubSub.end(pubsub, Exit.void)), Effect.asVoid)
-      }),
-      stream: Stream.fromPubSubTake(pubsub)
+export const makeStderrFeed: Effect.Effect<StderrFeed> = Effect.sync(() => {
+  // Not a `PubSub.sliding`: its ring is allocated whole up front (~96 KB a session for
+  // BUFFERED_LINES slots), for a stream that mostly carries nothing.
+  const buffer = new LineBuffer()
+  const replay: Array<string> = []
+  const readers = new Set<Mailbox<string, never>>()
+  let ended = false
+  const publish = (lines: ReadonlyArray<string>): void => {
+    if (lines.length === 0) return
+    for (const line of lines) {
+      replay.push(line)
+      if (replay.length > REPLAY_LINES) replay.shift()
+      for (const reader of readers) reader.offer(line)
     }
+    for (const reader of readers) reader.wake()
   }
-)
+  const subscribe = Effect.acquireRelease(
+    Effect.sync(() => {
+      const reader = new Mailbox<string, never>(BUFFERED_LINES)
+      reader.offerAll(replay)
+      if (ended) reader.end()
+      else readers.add(reader)
+      return reader
+    }),
+    (reader) => Effect.sync(() => readers.delete(reader))
+  )
+  return {
+    push: (chunk) => Effect.sync(() => ended ? undefined : publish(buffer.push(chunk))),
+    end: Effect.sync(() => {
+      if (ended) return
+      ended = true
+      publish(buffer.end())
+      for (const reader of readers) {
+        reader.end()
+        reader.wake()
+      }
+      readers.clear()
+    }),
+    stream: Stream.unwrap(Effect.map(subscribe, (reader) => reader.stream))
+  }
+})

@@ -19,14 +19,15 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
+import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { Event, TurnResult } from "../Events.ts"
 import * as Protocol from "../Protocol.ts"
 import type { Lifecycle } from "./lifecycle.ts"
+import { Mailbox } from "./mailbox.ts"
 import type { Outgoing } from "./outgoing.ts"
 import type { Turn, Turns } from "./turns.ts"
 import { userTurnProblem } from "./userTurn.ts"
@@ -140,8 +141,8 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       return Effect.forkIn(Effect.ensuring(interruptTurn(turn), Deferred.succeed(over, undefined)), options.scope).pipe(
         Effect.andThen(Effect.sync(() => {
           if (turn.queue !== undefined) {
-            Queue.failCauseUnsafe(turn.queue, Cause.fail(error))
-            Queue.flushUnsafe(turn.queue)
+            turn.queue.failCause(Cause.fail(error))
+            turn.queue.wake()
           }
         })),
         Effect.uninterruptible
@@ -172,16 +173,30 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     )
 
   const turn = (input: TurnInput, operation = "turn"): Stream.Stream<Event, ClaudeError.ClaudeError> =>
-    Stream.unwrap(Effect.gen(function*() {
-      yield* Semaphore.takeScoped(lock, 1)
-      if (settling !== undefined) yield* Deferred.await(settling)
-      const span = yield* Effect.makeSpanScoped("claude.turn")
-      const queue = yield* Queue.unbounded<Event, ClaudeError.ClaudeError | Cause.Done>()
+    Stream.unwrap(Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
+      yield* restore(Semaphore.take(lock, 1))
+      // One finalizer for the turn's stream (one is cheaper to run than three, on every turn):
+      // the turn is settled (interrupted on the CLI if its stream ended before its result), then
+      // its span ends, then the next turn may be written.
+      let span: Tracer.Span | undefined
+      let current: Turn | undefined
+      const clock = yield* Clock.Clock
+      yield* Effect.addFinalizer((exit) =>
+        (current === undefined ? Effect.void : settle(current)).pipe(
+          Effect.ensuring(Effect.sync(() => {
+            if (span !== undefined && span.status._tag !== "Ended") span.end(clock.currentTimeNanosUnsafe(), exit)
+          })),
+          Effect.ensuring(Semaphore.release(lock, 1))
+        )
+      )
+      if (settling !== undefined) yield* restore(Deferred.await(settling))
+      span = yield* Effect.makeSpan("claude.turn")
+      const queue = new Mailbox<Event, ClaudeError.ClaudeError>()
       let registered: Turn | undefined
-      const uuid = yield* write(input, operation, (uuid) => registered = newTurn(uuid, queue, span))
+      const uuid = yield* restore(write(input, operation, (uuid) => registered = newTurn(uuid, queue, span)))
       span.attribute("claude.user_message_uuid", uuid)
-      const current = registered!
-      yield* Effect.addFinalizer(() => settle(current))
+      // Settled from here only: a turn not written was withdrawn by `write`.
+      current = registered!
       if (options.stallTimeout !== undefined) {
         yield* Effect.forkScoped(watchStall(current, Duration.toMillis(options.stallTimeout)))
       }
@@ -192,8 +207,8 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
           abandon(current, ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis })))
         ))
       }
-      return Stream.fromQueue(queue)
-    }))
+      return queue.stream
+    })))
 
   const run = (input: TurnInput) =>
     turn(input, "run").pipe(

@@ -26,17 +26,17 @@
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Exit from "effect/Exit"
-import * as Queue from "effect/Queue"
 import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { Event, TurnResult } from "../Events.ts"
 import type * as Protocol from "../Protocol.ts"
+import type { Mailbox } from "./mailbox.ts"
 
 /** One user message the library wrote, until the turn that answers it ends. */
 export interface Turn {
   readonly uuid: string
   /** The turn's own events, for `turn`; undefined for `send`, whose events only go to `events`. */
-  readonly queue: Queue.Queue<Event, ClaudeError.ClaudeError | Cause.Done> | undefined
+  readonly queue: Mailbox<Event, ClaudeError.ClaudeError> | undefined
   /** Its result, or why it has none. */
   readonly result: Deferred.Deferred<TurnResult, ClaudeError.ClaudeError>
   /** Done once the CLI started it (or it ended without starting). */
@@ -79,7 +79,7 @@ export class Turns {
   /** True once the CLI has echoed a uuid: from then on, turns are matched by uuid alone. */
   private echoes = false
   private readonly touched = new Set<Turn>()
-  private readonly waking: Array<Queue.Queue<Event, ClaudeError.ClaudeError | Cause.Done>> = []
+  private readonly waking: Array<Mailbox<Event, ClaudeError.ClaudeError>> = []
   private readonly endings: Array<{ readonly turn: Turn; readonly exit: Exit.Exit<TurnResult, ClaudeError.ClaudeError> }> = []
 
   private readonly options: TurnsOptions
@@ -164,7 +164,7 @@ export class Turns {
     for (const turn of this.touched) {
       if (turn.queue === undefined) continue
       // The queue copies the batch, so the array is reused.
-      if (turn.batch.length > 0) Queue.offerAllUnsafe(turn.queue, turn.batch)
+      if (turn.batch.length > 0) turn.queue.offerAll(turn.batch)
       turn.batch.length = 0
       this.waking.push(turn.queue)
     }
@@ -174,10 +174,10 @@ export class Turns {
       if (turn.queue !== undefined) {
         if (Exit.isSuccess(exit)) {
           const failure = this.options.verdict(exit.value)
-          if (failure === undefined) Queue.endUnsafe(turn.queue)
-          else Queue.failCauseUnsafe(turn.queue, Cause.fail(failure))
+          if (failure === undefined) turn.queue.end()
+          else turn.queue.failCause(Cause.fail(failure))
         } else {
-          Queue.failCauseUnsafe(turn.queue, exit.cause)
+          turn.queue.failCause(exit.cause)
         }
       }
     }
@@ -185,7 +185,7 @@ export class Turns {
 
   /**
    * Completes the results of this read, then hands the queued events to the consumers waiting
-   * on the turns' queues, at once (see `subscribers.ts` for why not on the queue's own tick).
+   * on the turns' queues, at once (see `subscribers.ts` for why not on a later tick).
    */
   complete(): void {
     for (let i = 0; i < this.endings.length; i++) {
@@ -197,7 +197,7 @@ export class Turns {
     if (this.waking.length === 0) return
     // A copy: a consumer resumed here may call back in (withdraw, report) and wake again.
     const waking = this.waking.splice(0)
-    for (let i = 0; i < waking.length; i++) Queue.flushUnsafe(waking[i]!)
+    for (let i = 0; i < waking.length; i++) waking[i]!.wake()
   }
 
   /** Delivers an event of the library's own (a protocol problem) to the running user turns. */

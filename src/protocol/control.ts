@@ -369,6 +369,513 @@ export const CancelAsyncMessageRequest = Schema.Struct({
  */
 export interface CancelAsyncMessageRequest extends Schema.Schema.Type<typeof CancelAsyncMessageRequest> {}
 
+// ---------------------------------------------------------------------------------------------
+// More host → CLI requests: MCP servers at run time, thinking, titles, reloads, settings, usage
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * An MCP server the CLI runs as a child process (`type` may be left out).
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const McpStdioServerConfig = Schema.Struct({
+  type: opt(Schema.Literal("stdio")),
+  command: Schema.String,
+  args: opt(Schema.Array(Schema.String)),
+  env: opt(Schema.Record(Schema.String, Schema.String))
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface McpStdioServerConfig extends Schema.Schema.Type<typeof McpStdioServerConfig> {}
+
+/**
+ * An MCP server the CLI reaches over SSE.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const McpSseServerConfig = Schema.Struct({
+  type: Schema.Literal("sse"),
+  url: Schema.String,
+  headers: opt(Schema.Record(Schema.String, Schema.String))
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface McpSseServerConfig extends Schema.Schema.Type<typeof McpSseServerConfig> {}
+
+/**
+ * An MCP server the CLI reaches over streamable HTTP.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const McpHttpServerConfig = Schema.Struct({
+  type: Schema.Literal("http"),
+  url: Schema.String,
+  headers: opt(Schema.Record(Schema.String, Schema.String))
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface McpHttpServerConfig extends Schema.Schema.Type<typeof McpHttpServerConfig> {}
+
+/**
+ * An in-process MCP server the host runs (its JSON-RPC arrives as `mcp_message`).
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const McpSdkServerConfig = Schema.Struct({
+  type: Schema.Literal("sdk"),
+  name: Schema.String,
+  alwaysLoad: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface McpSdkServerConfig extends Schema.Schema.Type<typeof McpSdkServerConfig> {}
+
+/**
+ * A server the CLI dials itself: stdio, SSE or HTTP.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const McpExternalServerConfig = Schema.Union([McpStdioServerConfig, McpSseServerConfig, McpHttpServerConfig])
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export type McpExternalServerConfig = typeof McpExternalServerConfig.Type
+
+/**
+ * Any server of `mcp_set_servers`.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const McpServerConfig = Schema.Union([
+  McpStdioServerConfig,
+  McpSseServerConfig,
+  McpHttpServerConfig,
+  McpSdkServerConfig
+])
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export type McpServerConfig = typeof McpServerConfig.Type
+
+/**
+ * `mcp_set_servers`: replaces the servers set by earlier calls (and the in-process ones) with
+ * these; removed ones are disconnected, new ones connected. Servers from settings files and
+ * plugins are left alone. Answered with {@link McpSetServersResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const McpSetServersRequest = Schema.Struct({
+  subtype: Schema.Literal("mcp_set_servers"),
+  servers: Schema.Record(Schema.String, McpServerConfig)
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface McpSetServersRequest extends Schema.Schema.Type<typeof McpSetServersRequest> {}
+
+/**
+ * `mcp_reconnect`: reconnects a server by name (unknown name: error `Server not found: …`).
+ * Answered `{}`.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const McpReconnectRequest = Schema.Struct({
+  subtype: Schema.Literal("mcp_reconnect"),
+  serverName: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface McpReconnectRequest extends Schema.Schema.Type<typeof McpReconnectRequest> {}
+
+/**
+ * `mcp_toggle`: enables or disables a server by name (its tools leave or join the next
+ * request). Answered `{}`.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const McpToggleRequest = Schema.Struct({
+  subtype: Schema.Literal("mcp_toggle"),
+  serverName: Schema.String,
+  enabled: Schema.Boolean
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface McpToggleRequest extends Schema.Schema.Type<typeof McpToggleRequest> {}
+
+/**
+ * `mcp_read_resource`: reads a `ui://` resource (MCP Apps) from a server the CLI dialed.
+ * Answered with {@link McpReadResourceResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const McpReadResourceRequest = Schema.Struct({
+  subtype: Schema.Literal("mcp_read_resource"),
+  serverName: Schema.String,
+  uri: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface McpReadResourceRequest extends Schema.Schema.Type<typeof McpReadResourceRequest> {}
+
+/**
+ * `set_mcp_permission_mode_override`: pins (or clears, with `null`) a per-server permission
+ * mode, `default` or `auto` (tighten-only). Answered with
+ * {@link McpPermissionModeOverrideResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const SetMcpPermissionModeOverrideRequest = Schema.Struct({
+  subtype: Schema.Literal("set_mcp_permission_mode_override"),
+  serverName: Schema.String,
+  mode: Schema.NullOr(Schema.Literals(["default", "auto"]))
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface SetMcpPermissionModeOverrideRequest
+  extends Schema.Schema.Type<typeof SetMcpPermissionModeOverrideRequest>
+{}
+
+/**
+ * `set_max_thinking_tokens`: the thinking budget of later requests (`null`: the default);
+ * `thinking_display` `summarized`, `omitted`, `highlights` or `null` (the CLI's default).
+ * Answered `{}`.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const SetMaxThinkingTokensRequest = Schema.Struct({
+  subtype: Schema.Literal("set_max_thinking_tokens"),
+  max_thinking_tokens: Schema.NullOr(Schema.Number),
+  thinking_display: opt(Schema.NullOr(Schema.Literals(["summarized", "omitted", "highlights"])))
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface SetMaxThinkingTokensRequest extends Schema.Schema.Type<typeof SetMaxThinkingTokensRequest> {}
+
+/**
+ * `rename_session`: the session's title (a custom-title entry in its transcript; `get_status`
+ * shows it as "Session name"). `source` `host` (a user's rename) or `remote`; with `session_id`
+ * the CLI refuses when it has moved to another session. Answered `{}`.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const RenameSessionRequest = Schema.Struct({
+  subtype: Schema.Literal("rename_session"),
+  title: Schema.String,
+  source: opt(Schema.Literals(["remote", "host"])),
+  session_id: opt(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface RenameSessionRequest extends Schema.Schema.Type<typeof RenameSessionRequest> {}
+
+/**
+ * A plugin directory, as `reload_plugins` takes it (`path` absolute).
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const PluginConfig = Schema.Struct({
+  type: Schema.Literal("local"),
+  path: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface PluginConfig extends Schema.Schema.Type<typeof PluginConfig> {}
+
+/**
+ * `reload_plugins`: re-reads plugins from disk (and loads `add_plugins`). Answered with
+ * {@link ReloadPluginsResponse}; with `refuse_if_busy`, a busy session answers error
+ * `reload_plugins_busy`.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const ReloadPluginsRequest = Schema.Struct({
+  subtype: Schema.Literal("reload_plugins"),
+  hold_on_cache_impact: opt(Schema.Boolean),
+  add_plugins: opt(Schema.Array(PluginConfig)),
+  refuse_if_busy: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface ReloadPluginsRequest extends Schema.Schema.Type<typeof ReloadPluginsRequest> {}
+
+/**
+ * `reload_skills`: re-reads skills from disk. Answered with {@link ReloadSkillsResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const ReloadSkillsRequest = Schema.Struct({ subtype: Schema.Literal("reload_skills") })
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface ReloadSkillsRequest extends Schema.Schema.Type<typeof ReloadSkillsRequest> {}
+
+/**
+ * `reload_output_styles`: re-reads the output-style directories. Answered with
+ * {@link ReloadOutputStylesResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const ReloadOutputStylesRequest = Schema.Struct({ subtype: Schema.Literal("reload_output_styles") })
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface ReloadOutputStylesRequest extends Schema.Schema.Type<typeof ReloadOutputStylesRequest> {}
+
+/**
+ * `apply_flag_settings`: merges settings into the flag layer (the `--settings` one), top-level
+ * keys shallowly; `null` clears a key. Answered `{}`.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const ApplyFlagSettingsRequest = Schema.Struct({
+  subtype: Schema.Literal("apply_flag_settings"),
+  settings: JsonObject
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface ApplyFlagSettingsRequest extends Schema.Schema.Type<typeof ApplyFlagSettingsRequest> {}
+
+/**
+ * `get_settings`: the effective settings and where they come from. Answered with
+ * {@link SettingsResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const GetSettingsRequest = Schema.Struct({ subtype: Schema.Literal("get_settings") })
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface GetSettingsRequest extends Schema.Schema.Type<typeof GetSettingsRequest> {}
+
+/**
+ * `background_tasks`: moves running foreground tasks (Bash commands, subagents) to the
+ * background, or only the one started by `tool_use_id`. Answered with
+ * {@link BackgroundTasksResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const BackgroundTasksRequest = Schema.Struct({
+  subtype: Schema.Literal("background_tasks"),
+  tool_use_id: opt(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface BackgroundTasksRequest extends Schema.Schema.Type<typeof BackgroundTasksRequest> {}
+
+/**
+ * `seed_read_state`: tells the CLI a file was read at `mtime` (floored ms), so an Edit does not
+ * fail with "file not read yet". Answered `{}`.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const SeedReadStateRequest = Schema.Struct({
+  subtype: Schema.Literal("seed_read_state"),
+  path: Schema.String,
+  mtime: Schema.Number
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface SeedReadStateRequest extends Schema.Schema.Type<typeof SeedReadStateRequest> {}
+
+/**
+ * `get_usage`: the session's cost and token totals (the `/usage` data). Answered with
+ * {@link UsageResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const GetUsageRequest = Schema.Struct({
+  subtype: Schema.Literal("get_usage"),
+  skip_behaviors: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface GetUsageRequest extends Schema.Schema.Type<typeof GetUsageRequest> {}
+
+/**
+ * `list_models`: the models the session can run. Answered with {@link ListModelsResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const ListModelsRequest = Schema.Struct({ subtype: Schema.Literal("list_models") })
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface ListModelsRequest extends Schema.Schema.Type<typeof ListModelsRequest> {}
+
+/**
+ * `update_settings`: merges settings into a settings file through the CLI's own writer
+ * (`localSettings`: `outputStyle`; `userSettings`: `effortLevel`; string values only) and applies
+ * them. Answered `{}`.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const UpdateSettingsRequest = Schema.Struct({
+  subtype: Schema.Literal("update_settings"),
+  source: Schema.Literals(["localSettings", "userSettings"]),
+  settings: JsonObject
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface UpdateSettingsRequest extends Schema.Schema.Type<typeof UpdateSettingsRequest> {}
+
+/**
+ * `read_file`: reads a file of the session's filesystem (relative to its cwd), under the Read
+ * tool's permission rules (a denied or missing file: error `read denied: …`). Answered with
+ * {@link ReadFileResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const ReadFileRequest = Schema.Struct({
+  subtype: Schema.Literal("read_file"),
+  path: Schema.String,
+  max_bytes: opt(Schema.Number),
+  encoding: opt(Schema.Literals(["utf-8", "base64"]))
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface ReadFileRequest extends Schema.Schema.Type<typeof ReadFileRequest> {}
+
+/**
+ * `side_question`: asks the model a question aside from the conversation (the `/btw` of the
+ * terminal), with the conversation as context; the answer is not added to it. Answered with
+ * {@link SideQuestionResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const SideQuestionRequest = Schema.Struct({
+  subtype: Schema.Literal("side_question"),
+  question: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface SideQuestionRequest extends Schema.Schema.Type<typeof SideQuestionRequest> {}
+
+/**
+ * `get_status`: the data of the `/status` screen. Answered with {@link StatusResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const GetStatusRequest = Schema.Struct({ subtype: Schema.Literal("get_status") })
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface GetStatusRequest extends Schema.Schema.Type<typeof GetStatusRequest> {}
+
+/**
+ * `export_conversation`: the conversation as plain text (the `/export` command). Answered with
+ * {@link ExportConversationResponse}.
+ *
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export const ExportConversationRequest = Schema.Struct({ subtype: Schema.Literal("export_conversation") })
+
+/**
+ * @since 0.2.0
+ * @category requests (host → CLI)
+ */
+export interface ExportConversationRequest extends Schema.Schema.Type<typeof ExportConversationRequest> {}
+
 /**
  * The host → CLI request subtypes with a schema of their own.
  *
@@ -384,13 +891,34 @@ export const knownOutgoingRequestSubtypes = [
   "get_context_usage",
   "rewind_files",
   "stop_task",
-  "cancel_async_message"
+  "cancel_async_message",
+  "mcp_set_servers",
+  "mcp_reconnect",
+  "mcp_toggle",
+  "mcp_read_resource",
+  "set_mcp_permission_mode_override",
+  "set_max_thinking_tokens",
+  "rename_session",
+  "reload_plugins",
+  "reload_skills",
+  "reload_output_styles",
+  "apply_flag_settings",
+  "get_settings",
+  "background_tasks",
+  "seed_read_state",
+  "get_usage",
+  "list_models",
+  "update_settings",
+  "read_file",
+  "side_question",
+  "get_status",
+  "export_conversation"
 ] as const
 
 /**
  * A host → CLI request of another subtype, sent as is. The CLI answers an unsupported subtype with
  * error `unsupported_request`. Its `subtype` is a `Protocol.UnknownType`: build one with
- * `{ subtype: Protocol.unknownType("get_settings") }`, or send it with `session.request`, which
+ * `{ subtype: Protocol.unknownType("get_plan") }`, or send it with `session.request`, which
  * takes any subtype.
  *
  * @since 0.1.0
@@ -420,7 +948,28 @@ export const OutgoingRequestBody = OpenUnion([
   GetContextUsageRequest,
   RewindFilesRequest,
   StopTaskRequest,
-  CancelAsyncMessageRequest
+  CancelAsyncMessageRequest,
+  McpSetServersRequest,
+  McpReconnectRequest,
+  McpToggleRequest,
+  McpReadResourceRequest,
+  SetMcpPermissionModeOverrideRequest,
+  SetMaxThinkingTokensRequest,
+  RenameSessionRequest,
+  ReloadPluginsRequest,
+  ReloadSkillsRequest,
+  ReloadOutputStylesRequest,
+  ApplyFlagSettingsRequest,
+  GetSettingsRequest,
+  BackgroundTasksRequest,
+  SeedReadStateRequest,
+  GetUsageRequest,
+  ListModelsRequest,
+  UpdateSettingsRequest,
+  ReadFileRequest,
+  SideQuestionRequest,
+  GetStatusRequest,
+  ExportConversationRequest
 ], OtherOutgoingRequest)
 
 /**
@@ -664,14 +1213,14 @@ export const InitializeResponse = Schema.Struct({
 export interface InitializeResponse extends Schema.Schema.Type<typeof InitializeResponse> {}
 
 /**
- * The answer to `interrupt`: uuids of queued user messages that survive it (`[]` in every
- * recorded run).
+ * The answer to `interrupt`: uuids of queued user messages that survive it (`[]` in most recorded
+ * runs of 2.1.332; absent in CLI 2.1.0's answer, `{}`).
  *
  * @since 0.1.0
  * @category response bodies
  */
 export const InterruptResponse = Schema.Struct({
-  still_queued: Schema.Array(Schema.String),
+  still_queued: opt(Schema.Array(Schema.String)),
   cancelled: opt(Schema.Array(Schema.String))
 })
 
@@ -874,6 +1423,306 @@ export interface CancelAsyncMessageResponse extends Schema.Schema.Type<typeof Ca
  * @category response bodies
  */
 export interface StopTaskResponse extends Schema.Schema.Type<typeof StopTaskResponse> {}
+
+// ---------------------------------------------------------------------------------------------
+// Response bodies of the requests added in 0.2.0
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The answer of the requests that are merely acknowledged (`mcp_reconnect`, `mcp_toggle`,
+ * `set_max_thinking_tokens`, `rename_session`, `apply_flag_settings`, `seed_read_state`): `{}`.
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const AcknowledgedResponse = Schema.Struct({})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface AcknowledgedResponse extends Schema.Schema.Type<typeof AcknowledgedResponse> {}
+
+/**
+ * The answer to `mcp_set_servers`: the names added and removed, and the connection error of
+ * each server that failed.
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const McpSetServersResponse = Schema.Struct({
+  added: Schema.Array(Schema.String),
+  removed: Schema.Array(Schema.String),
+  errors: Schema.Record(Schema.String, Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface McpSetServersResponse extends Schema.Schema.Type<typeof McpSetServersResponse> {}
+
+/**
+ * The answer to `mcp_read_resource`: the resource's contents (`text`, or `blob` in base64).
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const McpReadResourceResponse = Schema.Struct({
+  contents: Schema.Array(Schema.Struct({
+    uri: Schema.String,
+    mimeType: opt(Schema.String),
+    text: opt(Schema.String),
+    blob: opt(Schema.String),
+    _meta: opt(JsonObject)
+  }))
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface McpReadResourceResponse extends Schema.Schema.Type<typeof McpReadResourceResponse> {}
+
+/**
+ * The answer to `set_mcp_permission_mode_override`: a `warning` when no known server has that
+ * name (the override is stored all the same).
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const McpPermissionModeOverrideResponse = Schema.Struct({
+  warning: opt(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface McpPermissionModeOverrideResponse
+  extends Schema.Schema.Type<typeof McpPermissionModeOverrideResponse>
+{}
+
+/**
+ * The answer to `reload_plugins`: the session's commands, agents, plugins and MCP servers after
+ * the reload; `held` and `cache_impact` when `hold_on_cache_impact` held it back.
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const ReloadPluginsResponse = Schema.StructWithRest(
+  Schema.Struct({
+    commands: Schema.Array(SlashCommand),
+    agents: Schema.Array(AgentInfo),
+    plugins: Schema.Array(Schema.Struct({
+      name: Schema.String,
+      path: Schema.String,
+      source: opt(Schema.String),
+      version: opt(Schema.String)
+    })),
+    mcpServers: Schema.Array(McpServerStatus),
+    error_count: Schema.Number,
+    held: opt(Schema.Boolean),
+    cache_impact: opt(JsonObject)
+  }),
+  [Rest]
+)
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface ReloadPluginsResponse extends Schema.Schema.Type<typeof ReloadPluginsResponse> {}
+
+/**
+ * The answer to `reload_skills`: the skills now available.
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const ReloadSkillsResponse = Schema.Struct({
+  skills: Schema.Array(SlashCommand)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface ReloadSkillsResponse extends Schema.Schema.Type<typeof ReloadSkillsResponse> {}
+
+/**
+ * The answer to `reload_output_styles`: the style names now available.
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const ReloadOutputStylesResponse = Schema.Struct({
+  available_output_styles: Schema.Array(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface ReloadOutputStylesResponse extends Schema.Schema.Type<typeof ReloadOutputStylesResponse> {}
+
+/**
+ * The answer to `get_settings`: the merged settings (`effective`), each source's own
+ * (`flagSettings`, `userSettings`, …), and what is applied (`applied.model`, `applied.effort`,
+ * …); other keys are kept as `unknown`.
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const SettingsResponse = Schema.StructWithRest(
+  Schema.Struct({
+    effective: JsonObject,
+    sources: Schema.Array(Schema.Struct({ source: Schema.String, settings: JsonObject })),
+    applied: opt(JsonObject)
+  }),
+  [Rest]
+)
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface SettingsResponse extends Schema.Schema.Type<typeof SettingsResponse> {}
+
+/**
+ * The answer to `background_tasks`: `backgrounded: false` when `tool_use_id` matched no
+ * foreground task (absent: something was, or nothing ran).
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const BackgroundTasksResponse = Schema.Struct({
+  backgrounded: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface BackgroundTasksResponse extends Schema.Schema.Type<typeof BackgroundTasksResponse> {}
+
+/**
+ * The answer to `get_usage`: `session` (`total_cost_usd`, `model_usage`, …) and the plan's rate
+ * limits (`rate_limits_available: false` with an API key); other keys kept as `unknown`.
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const UsageResponse = Schema.StructWithRest(
+  Schema.Struct({
+    session: Schema.StructWithRest(
+      Schema.Struct({
+        total_cost_usd: Schema.Number,
+        model_usage: opt(JsonObject)
+      }),
+      [Rest]
+    ),
+    rate_limits_available: Schema.Boolean
+  }),
+  [Rest]
+)
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface UsageResponse extends Schema.Schema.Type<typeof UsageResponse> {}
+
+/**
+ * The answer to `list_models`.
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const ListModelsResponse = Schema.Struct({
+  models: Schema.Array(ModelInfo)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface ListModelsResponse extends Schema.Schema.Type<typeof ListModelsResponse> {}
+
+/**
+ * The answer to `read_file`: the contents (text, or base64 with `encoding: "base64"`), the
+ * absolute path, and whether it was cut at `max_bytes` or is not valid UTF-8 (`lossy`).
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const ReadFileResponse = Schema.Struct({
+  contents: Schema.String,
+  absPath: Schema.String,
+  truncated: opt(Schema.Boolean),
+  encoding: opt(Schema.Literal("base64")),
+  lossy: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface ReadFileResponse extends Schema.Schema.Type<typeof ReadFileResponse> {}
+
+/**
+ * The answer to `side_question`: the model's answer (`null` when there is none).
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const SideQuestionResponse = Schema.Struct({
+  response: Schema.NullOr(Schema.String),
+  synthetic: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface SideQuestionResponse extends Schema.Schema.Type<typeof SideQuestionResponse> {}
+
+/**
+ * The answer to `get_status`: titled sections of labelled rows (`Session`: `Version`,
+ * `Session name`, `Session ID`, `cwd`, …).
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const StatusResponse = Schema.Struct({
+  sections: Schema.Array(Schema.Struct({
+    title: Schema.String,
+    rows: Schema.Array(Schema.Struct({ label: Schema.String, value: Schema.Unknown }))
+  }))
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface StatusResponse extends Schema.Schema.Type<typeof StatusResponse> {}
+
+/**
+ * The answer to `export_conversation`: the text and the file name the terminal would use.
+ *
+ * @since 0.2.0
+ * @category response bodies
+ */
+export const ExportConversationResponse = Schema.Struct({
+  text: Schema.String,
+  default_filename: opt(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category response bodies
+ */
+export interface ExportConversationResponse extends Schema.Schema.Type<typeof ExportConversationResponse> {}
 
 /**
  * The response body schema of each host → CLI request subtype.

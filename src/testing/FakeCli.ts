@@ -424,6 +424,8 @@ export const result = (options: {
   readonly numTurns?: number
   /** The model named in `modelUsage`. */
   readonly model?: string
+  /** The result's `structured_output` (a session with `outputFormat`), when given. */
+  readonly structuredOutput?: unknown
 }): Record<string, unknown> => {
   const cost = options.totalCostUsd ?? 0.001
   const subtype = options.subtype ?? "success"
@@ -454,7 +456,8 @@ export const result = (options: {
         maxOutputTokens: 128000
       }
     },
-    permission_denials: []
+    permission_denials: [],
+    ...(options.structuredOutput === undefined ? {} : { structured_output: options.structuredOutput })
   }
 }
 

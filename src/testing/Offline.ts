@@ -41,7 +41,7 @@ import * as FakeModel from "./FakeModel.ts"
  * @since 0.2.0
  * @category models
  */
-export interface Options extends Claude.SessionOptions {
+export interface Options<S extends Claude.OutputFormat = Claude.OutputFormat> extends Claude.SessionOptions<S> {
   /**
    * The working directory of the CLI. Default: a fresh temporary directory, removed when the
    * scope closes (a directory given here is left as it is).
@@ -76,9 +76,12 @@ export interface Setup {
  * @since 0.2.0
  * @category models
  */
-export interface OfflineSession extends Setup {
-  /** The session, open on the real CLI with {@link Setup.options}; it ends when the scope closes. */
-  readonly session: Claude.Session
+export interface OfflineSession<R extends Claude.TurnResult = Claude.TurnResult> extends Setup {
+  /**
+   * The session, open on the real CLI with {@link Setup.options}; it ends when the scope closes.
+   * Its `run` returns `R` (a `Claude.StructuredResult` with an `outputFormat`).
+   */
+  readonly session: Claude.Session<R>
 }
 
 /** True when this process runs as root (the CLI then wants `IS_SANDBOX=1` for bypassPermissions). */
@@ -136,7 +139,20 @@ export const make: (script: FakeModel.Script, options?: Options) => Effect.Effec
  * @since 0.2.0
  * @category constructors
  */
-export const open: (
+export const open: <S extends Claude.OutputFormat = never>(
+  script: FakeModel.Script,
+  options?: Options<S>
+) => Effect.Effect<OfflineSession<Claude.RunResult<S>>, ClaudeError.ClaudeError, Transport | Scope.Scope> = <
+  S extends Claude.OutputFormat
+>(script: FakeModel.Script, options?: Options<S>) =>
+  // The session's `run` decodes with the options' `outputFormat`, so its type follows it.
+  openOffline(script, options) as Effect.Effect<
+    OfflineSession<Claude.RunResult<S>>,
+    ClaudeError.ClaudeError,
+    Transport | Scope.Scope
+  >
+
+const openOffline: (
   script: FakeModel.Script,
   options?: Options
 ) => Effect.Effect<OfflineSession, ClaudeError.ClaudeError, Transport | Scope.Scope> = Effect.fn("Offline.open")(
