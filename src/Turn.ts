@@ -37,7 +37,9 @@
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
+import type * as ClaudeError from "./ClaudeError.ts"
 import type * as Events from "./Events.ts"
+import { failureOf } from "./internal/turnOutcome.ts"
 import type * as Protocol from "./Protocol.ts"
 
 /**
@@ -82,41 +84,50 @@ interface FinalTextState {
   readonly text: string
   /** The `result` field of the turn's result, when it had one. */
   readonly result: string | undefined
+  /** What the turn's result says went wrong, when it failed. */
+  readonly failure: ClaudeError.ClaudeError | undefined
 }
 
 /**
  * The assistant's final text of a turn: the text of the main agent's last message that had
  * text (its text blocks, in order; the CLI writes one `assistant` line per block, so the lines of
  * one API message are joined). If the turn had no assistant text, the result's `result` field
- * when there is one; else the empty string (a turn that only ran tools, or failed before
- * writing).
+ * when there is one; else the empty string (a turn that only ran tools).
  *
  * Reads up to and including the first `result`, so it ends on `session.events` too (with the
  * first turn that ends there); on a stream that ends with no result it uses what it saw. A
- * failed turn fails `session.turn`'s stream, and so this effect, with the stream's error.
+ * failed turn is never a text: its result (`is_error`, not an interruption) fails this effect
+ * with the reason `session.run` would fail with (`ApiError`, `LimitReached`, …), also on
+ * `session.events` and with `errorResults: "return"`; an interrupted turn gives what was written.
  *
  * @since 0.2.0
  * @category text
  */
-export const finalText: <E, R>(events: Stream.Stream<Input, E, R>) => Effect.Effect<string, E, R> = Effect.fn(
-  "Turn.finalText"
-)(function*<E, R>(events: Stream.Stream<Input, E, R>) {
-  const state = yield* events.pipe(
-    Stream.takeUntil(isResult),
-    Stream.runFold((): FinalTextState => ({ messageId: undefined, text: "", result: undefined }), (state, event) => {
-      if (event.type === "result") {
-        return event.result === undefined ? state : { ...state, result: event.result }
-      }
-      if (event.type !== "assistant" || event.parent_tool_use_id !== null) return state
-      const text = textOf(event)
-      if (text === "") return state
-      return event.message.id === state.messageId
-        ? { ...state, text: state.text + text }
-        : { ...state, messageId: event.message.id, text }
-    })
-  )
-  return state.messageId !== undefined ? state.text : state.result ?? ""
-})
+export const finalText: <E, R>(
+  events: Stream.Stream<Events.Event, E, R>
+) => Effect.Effect<string, E | ClaudeError.ClaudeError, R> = Effect.fn("Turn.finalText")(
+  function*<E, R>(events: Stream.Stream<Events.Event, E, R>) {
+    const state = yield* events.pipe(
+      Stream.takeUntil(isResult),
+      Stream.runFold(
+        (): FinalTextState => ({ messageId: undefined, text: "", result: undefined, failure: undefined }),
+        (state, event) => {
+          if (event.type === "result") {
+            return { ...state, result: event.result ?? state.result, failure: failureOf(event) }
+          }
+          if (event.type !== "assistant" || event.parent_tool_use_id !== null) return state
+          const text = textOf(event)
+          if (text === "") return state
+          return event.message.id === state.messageId
+            ? { ...state, text: state.text + text }
+            : { ...state, messageId: event.message.id, text }
+        }
+      )
+    )
+    if (state.failure !== undefined) return yield* Effect.fail(state.failure)
+    return state.messageId !== undefined ? state.text : state.result ?? ""
+  }
+)
 
 /**
  * A tool call of a turn: the model's `tool_use` block and the `tool_result` block the CLI

@@ -135,6 +135,33 @@ describe("Turn", () => {
         assert.strictEqual(yield* session.turn("hi").pipe(Turn.finalText), "From the result.")
       }).pipe(Effect.provide(scripted([], "From the result."))))
 
+    it.effect("a failed turn is never a text: its reason, on session.turn, with errorResults: \"return\" and on session.events", () =>
+      Effect.gen(function*() {
+        const failing = FakeCli.layer(FakeCli.conversation({
+          sessionId: SESSION,
+          onUser: (_text, _index, cli) =>
+            Effect.forEach([
+              init,
+              assistant("msg_1", [{ type: "text", text: "Working on it" }]),
+              FakeCli.result({ sessionId: SESSION, subtype: "error_max_turns", text: "" })
+            ], cli.emit)
+        }))
+        const onTurn = yield* Effect.scoped(Effect.flatMap(Claude.open(), (session) => session.turn("go").pipe(Turn.finalText, Effect.flip)))
+          .pipe(Effect.provide(failing))
+        assert.strictEqual(onTurn.reason._tag, "LimitReached")
+        const returned = yield* Effect.scoped(
+          Effect.flatMap(Claude.open({ errorResults: "return" }), (session) => session.turn("go").pipe(Turn.finalText, Effect.flip))
+        ).pipe(Effect.provide(failing))
+        assert.strictEqual(returned.reason._tag, "LimitReached")
+        const onEvents = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* Claude.open()
+          const text = yield* Effect.forkChild(session.events.pipe(Turn.finalText, Effect.flip), { startImmediately: true })
+          yield* session.send("go")
+          return yield* Fiber.join(text)
+        })).pipe(Effect.provide(failing))
+        assert.strictEqual(onEvents.reason._tag, "LimitReached")
+      }))
+
     it.effect("on session.events it stops at the first result", () =>
       Effect.gen(function*() {
         const session = yield* Claude.open()
