@@ -141,14 +141,14 @@ describe("outputFormat", () => {
       assert.strictEqual((reason as ClaudeError.LimitReached).limit, "error_max_structured_output_retries")
     }))
 
-  it.effect("with errorResults: \"return\", a failed result (no structured output) is still StructuredOutputMissing", () =>
+  it.effect("with errorResults: \"return\", a failed result (no structured output) fails with its own reason, not StructuredOutputMissing", () =>
     Effect.gen(function*() {
       const { layer } = cliAnswering({ subtype: "error_max_structured_output_retries" })
       const reason = reasonOf(
         yield* Effect.exit(Claude.query("Who?", { outputFormat: Person, errorResults: "return" }).pipe(Effect.provide(layer)))
       )
-      assert.strictEqual(reason._tag, "StructuredOutputMissing")
-      const result = (reason as ClaudeError.StructuredOutputMissing).result as Claude.TurnResult
+      assert.strictEqual(reason._tag, "LimitReached")
+      const result = (reason as ClaudeError.LimitReached).result as Claude.TurnResult
       assert.strictEqual(result.subtype, "error_max_structured_output_retries")
     }))
 

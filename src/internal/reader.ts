@@ -92,8 +92,10 @@ export class Reader {
     this.answers.length = 0
     turns.complete()
     subscribers.wake()
-    for (let i = 0; i < this.controls.length; i++) this.controls[i]!()
-    this.controls.length = 0
+    // Taken out before they run: a closure that throws must not leave the others to run again
+    // at the next flush (reader.end() flushes once more).
+    const controls = this.controls.splice(0)
+    for (let i = 0; i < controls.length; i++) controls[i]!()
   }
 
   private problem(error: ClaudeError.ProtocolViolation, messageType: string | undefined): void {

@@ -14,6 +14,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { TurnResult } from "../Events.ts"
+import { failureOf } from "./turnOutcome.ts"
 
 /** A Schema the library can send and decode: no services needed to decode it. */
 export type Format = Schema.Constraint & {
@@ -48,14 +49,18 @@ export const jsonSchemaOf = (format: unknown): Effect.Effect<Record<string, unkn
 
 /**
  * Decodes a turn's `structured_output` with `format` (through its JSON codec, so what JSON
- * carries decodes as the Schema's Type), adding it as `structured`; a result without one fails
- * with `StructuredOutputMissing`, a value the Schema refuses with `StructuredOutputInvalid`.
+ * carries decodes as the Schema's Type), adding it as `structured`. A failed result (reached here
+ * with `errorResults: "return"`) fails with its own reason (`LimitReached`, `ApiError`, …), which
+ * says why there is no value; a successful result without one fails with `StructuredOutputMissing`,
+ * a value the Schema refuses with `StructuredOutputInvalid`.
  */
 export const decode = <A>(format: Schema.ConstraintDecoder<A>) => {
   const decodeValue = Schema.decodeUnknownResult(Schema.toCodecJson(format))
   return (result: TurnResult): Effect.Effect<TurnResult & { readonly structured: A }, ClaudeError.ClaudeError> => {
     const value = result.structured_output
-    if (value === undefined) return Effect.fail(ClaudeError.make(new ClaudeError.StructuredOutputMissing({ result })))
+    if (value === undefined) {
+      return Effect.fail(failureOf(result) ?? ClaudeError.make(new ClaudeError.StructuredOutputMissing({ result })))
+    }
     const decoded = decodeValue(value)
     return Result.isSuccess(decoded)
       ? Effect.succeed({ ...result, structured: decoded.success })
