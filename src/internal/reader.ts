@@ -94,6 +94,7 @@ export class Reader {
     subscribers.wake()
     // Taken out before they run: a closure that throws must not leave the others to run again
     // at the next flush (reader.end() flushes once more).
+    if (this.controls.length === 0) return
     const controls = this.controls.splice(0)
     for (let i = 0; i < controls.length; i++) controls[i]!()
   }
