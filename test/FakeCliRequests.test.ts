@@ -123,6 +123,15 @@ describe("FakeCli.callHook", () => {
       assert.isFalse(received.some((m) => m.type === "control_response" && m.response !== undefined &&
         (m.response as { request_id?: unknown }).request_id === "fake-cli-request-1"))
     }))
+
+  it.effect("with no timeout given, the default deadline ends it with ControlTimeout before the unit test's own 5 s", () =>
+    Effect.gen(function*() {
+      const { exit } = yield* fromCli((cli) => FakeCli.callHook(cli, "Stop", { stop_hook_active: false }))
+        .pipe(Effect.provide(Hooks.layer(Hooks.on("Stop", () => Effect.never))))
+      const reason = rejection(exit)
+      assert.strictEqual(reason._tag, "ControlTimeout")
+      if (reason._tag === "ControlTimeout") assert.strictEqual(reason.timeoutMillis, 2000)
+    }))
 })
 
 describe("FakeCli.askPermission", () => {

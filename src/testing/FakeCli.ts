@@ -60,7 +60,7 @@ export interface FakeCliHandle {
   /**
    * Sends a CLI → host `control_request` with this body (`{ subtype, … }`) and a fresh
    * `request_id`, and waits for the host's `control_response` to it, which `next` then never
-   * sees. Past the deadline (`timeout`, default 10 seconds, in real time even under `TestClock`)
+   * sees. Past the deadline (`timeout`, default 2 seconds, in real time even under `TestClock`, so it fails before a unit test's own timeout)
    * the request is cancelled (`control_cancel_request`, as the CLI does) and the call fails with
    * `ControlTimeout`. The helpers {@link callHook}, {@link askPermission} and
    * {@link callMcpTool} build on it.
@@ -80,7 +80,7 @@ export interface FakeCliHandle {
  * @category models
  */
 export interface RequestOptions {
-  /** How long to wait for the host's answer, in real time even under `TestClock` (default 10 seconds). */
+  /** How long to wait for the host's answer, in real time even under `TestClock` (default 2 seconds: an in-memory host answers at once, and a unit test times out at 5 s). */
   readonly timeout?: Duration.Input | undefined
 }
 
@@ -147,7 +147,7 @@ const makeConnection = <R>(
           const answer = yield* Deferred.make<ControlResponse["response"]>()
           awaiting.set(requestId, answer)
           const subtype = String(body.subtype)
-          const timeout = Duration.fromInputUnsafe(options?.timeout ?? "10 seconds")
+          const timeout = Duration.fromInputUnsafe(options?.timeout ?? "2 seconds")
           yield* handle.emit({ type: "control_request", request_id: requestId, request: body })
           const result = yield* Deferred.await(answer).pipe(
             Effect.timeoutOption(timeout),
@@ -652,7 +652,7 @@ export interface CallHookOptions extends RequestOptions {
  * Fails with `InvalidInput` when the host registered no such hook (read from the `initialize`
  * request the script received), `ControlRejected` (`by: "host"`) when the host answers with an
  * error, `ProtocolViolation` when its answer does not decode, `ControlTimeout` when it does not
- * answer in time (`options.timeout`, default 10 seconds of real time).
+ * answer in time (`options.timeout`, default 2 seconds of real time).
  *
  * @since 0.2.0
  * @category requests to the host
@@ -727,7 +727,7 @@ export interface AskPermissionOptions extends RequestOptions {
  * The host answers only with a `Permissions` layer (the session then passes
  * `--permission-prompt-tool stdio`). Fails with `ControlRejected` (`by: "host"`) when the host
  * answers with an error, `ProtocolViolation` when its answer does not decode, `ControlTimeout`
- * when it does not answer in time (`options.timeout`, default 10 seconds of real time).
+ * when it does not answer in time (`options.timeout`, default 2 seconds of real time).
  *
  * @since 0.2.0
  * @category requests to the host
@@ -772,7 +772,7 @@ let mcpIds = 0
  * Fails with `ControlRejected` (`by: "host"`) when the host answers with an error (an unknown
  * server) or with a JSON-RPC error (an unknown tool, bad arguments: `errorCode` is the JSON-RPC
  * code), `ProtocolViolation` when its answer does not decode, `ControlTimeout` when it does not
- * answer in time (`options.timeout`, default 10 seconds of real time).
+ * answer in time (`options.timeout`, default 2 seconds of real time).
  *
  * @since 0.2.0
  * @category requests to the host
