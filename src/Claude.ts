@@ -311,6 +311,11 @@ export interface Session<R extends TurnResult = TurnResult> {
    * settings files and plugins stay. Returns what was added and removed, and each server's
    * connection error. An in-process name taken by another definition is `InvalidInput`.
    *
+   * **Limits.** The session only ever adds in-process servers: one removed by a later call is no
+   * longer offered by the CLI but is still served here until the session ends, so its name cannot
+   * be given to another definition (`InvalidInput`); and they are served from before the request
+   * (the CLI may call them before it answers), so a request that fails leaves them served.
+   *
    * @since 0.2.0
    */
   readonly setMcpServers: <const Servers extends ReadonlyArray<McpServers.Server<unknown>> = readonly []>(

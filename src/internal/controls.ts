@@ -51,7 +51,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
       const registered = yield* McpServers.registerAll(inProcess)
       const sdk: Record<string, Protocol.McpSdkServerConfig> = {}
       for (const server of registered) {
-        if (server.name in servers) {
+        if (Object.hasOwn(servers, server.name)) {
           return yield* invalid(`MCP server "${server.name}" is named both in servers and in inProcess`)
         }
         sdk[server.name] = { type: "sdk", name: server.name, ...(server.alwaysLoad ? { alwaysLoad: true } : {}) }
