@@ -1076,7 +1076,9 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
  * `continueConversation`, `forkSession` without either, an empty tool or directory name,
  * settings that are not JSON, a bad env name, an empty git identity, an `extraArgs` name that
  * does not start with a letter (or that sets `--output-format`/`--input-format`), a NUL byte,
- * and, given the `wiring`, `bypassPermissions` together with a permission handler.
+ * an `mcpServers` config that is not a stdio server with a command or an SSE/HTTP server with an
+ * http(s) URL, and, given the `wiring`, `bypassPermissions` together with a permission handler
+ * and an `mcpServers` name also used by an in-process server.
  *
  * {@link buildCommand} stays a total function; the spawner calls this first.
  *
