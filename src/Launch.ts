@@ -14,6 +14,7 @@ import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as ClaudeError from "./ClaudeError.ts"
+import type * as Control from "./protocol/control.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -466,6 +467,23 @@ export interface LaunchOptions {
    * Schema, which also decodes the value); set it here only for a raw JSON Schema.
    */
   readonly jsonSchema?: Readonly<Record<string, unknown>> | undefined
+
+  // ---- external MCP servers (issue 15) --------------------------------------------------------
+  /**
+   * MCP servers the CLI runs or dials itself, by name (the `mcp__<name>__` of their tools): a
+   * stdio server (`{ command, args?, env? }`, `type: "stdio"` optional), an SSE one
+   * (`{ type: "sse", url, headers? }`) or a streamable HTTP one (`{ type: "http", url, headers? }`).
+   * They go in the `--mcp-config` the library writes, next to the in-process servers of the
+   * `McpServers` layer; a name used by both is refused (`InvalidInput`). As with the official
+   * SDK, the configs travel on the command line: their `env` and `headers` are visible in the
+   * process list. In-process (`sdk`) servers come from the `McpServers` layer, not from here.
+   */
+  readonly mcpServers?: Readonly<Record<string, Control.McpExternalServerConfig>> | undefined
+  /**
+   * `--strict-mcp-config`: only the servers of `--mcp-config` (`mcpServers` and the in-process
+   * ones); those of the settings files, a project's `.mcp.json` and plugins are ignored.
+   */
+  readonly strictMcpConfig?: boolean | undefined
 }
 
 /**
@@ -549,8 +567,11 @@ const settingsJson = (settings: Settings | undefined): string => {
   return JSON.stringify({ attribution: { commit: "", pr: "", ...attribution }, ...rest })
 }
 
-const mcpConfigJson = (servers: Wiring["mcpServers"]): string => {
-  const mcpServers: Record<string, { type: "sdk"; name: string; alwaysLoad?: true }> = {}
+const mcpConfigJson = (
+  servers: Wiring["mcpServers"],
+  external: Readonly<Record<string, Control.McpExternalServerConfig>>
+): string => {
+  const mcpServers: Record<string, Control.McpServerConfig> = { ...external }
   for (const server of servers) {
     mcpServers[server.name] = server.alwaysLoad
       ? { type: "sdk", name: server.name, alwaysLoad: true }
@@ -650,7 +671,8 @@ export const effectivePermissionMode = (
  * `--include-partial-messages` (unless turned off), `--permission-mode <mode>` when a mode is
  * named (plus `--allow-dangerously-skip-permissions` for `bypassPermissions`; `default` when no
  * mode is named and a permission handler is wired), `--settings <json>`,
- * `--mcp-config <json>` (only with servers), `--permission-prompt-tool stdio` (only when wired),
+ * `--mcp-config <json>` (only with servers: `mcpServers`, then the in-process ones),
+ * `--strict-mcp-config`, `--permission-prompt-tool stdio` (only when wired),
  * then one flag per set option, then `extraArgs`. `--resume` always uses the `--resume=<id>`
  * form; any other value starting with `-` uses the `--flag=value` form.
  *
@@ -670,7 +692,11 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (mode !== undefined) args.push("--permission-mode", mode)
   if (mode === "bypassPermissions") args.push("--allow-dangerously-skip-permissions")
   args.push("--settings", settingsJson(options.settings))
-  if (wiring.mcpServers.length > 0) args.push("--mcp-config", mcpConfigJson(wiring.mcpServers))
+  const external = options.mcpServers ?? {}
+  if (wiring.mcpServers.length > 0 || Object.keys(external).length > 0) {
+    args.push("--mcp-config", mcpConfigJson(wiring.mcpServers, external))
+  }
+  if (options.strictMcpConfig === true) args.push("--strict-mcp-config")
   if (wiring.permissionPromptTool) args.push("--permission-prompt-tool", "stdio")
   if (options.model !== undefined) args.push(...valueFlag("--model", options.model))
   if (options.fallbackModel !== undefined) args.push(...valueFlag("--fallback-model", options.fallbackModel))
@@ -864,6 +890,48 @@ const contextProblems = (options: LaunchOptions, wiring: Wiring | undefined, add
   }
 }
 
+/** A record of strings (the `env` of a stdio server, the `headers` of a remote one). */
+const isStringRecord = (u: unknown): boolean =>
+  isPlainObject(u) && Object.values(u).every((value) => typeof value === "string")
+
+/** The problems of the external MCP servers and `strictMcpConfig`. */
+const mcpProblems = (options: LaunchOptions, wiring: Wiring | undefined, add: (problem: string) => void): void => {
+  if (options.strictMcpConfig !== undefined && typeof options.strictMcpConfig !== "boolean") {
+    add("strictMcpConfig must be a boolean")
+  }
+  const servers: unknown = options.mcpServers
+  if (servers === undefined) return
+  if (!isPlainObject(servers)) {
+    add("mcpServers must be an object of MCP server configs by name")
+    return
+  }
+  const inProcess = new Set((wiring?.mcpServers ?? []).map((server) => server.name))
+  for (const [name, config] of Object.entries(servers)) {
+    const at = `mcpServers.${name}`
+    if (name.trim().length === 0) add("mcpServers names must not be empty")
+    if (inProcess.has(name)) add(`MCP server "${name}" is named both in mcpServers and in the McpServers layer`)
+    if (!isPlainObject(config)) {
+      add(`${at} must be { command, args?, env? }, { type: "sse", url, headers? } or { type: "http", url, headers? }`)
+      continue
+    }
+    if (config.type === undefined || config.type === "stdio") {
+      if (!nonEmpty(config.command)) add(`${at}.command must be a non-empty string`)
+      if (config.args !== undefined && !(Array.isArray(config.args) && config.args.every((arg) => typeof arg === "string"))) {
+        add(`${at}.args must be an array of strings`)
+      }
+      if (config.env !== undefined && !isStringRecord(config.env)) add(`${at}.env must be an object of strings`)
+    } else if (config.type === "sse" || config.type === "http") {
+      const url = typeof config.url === "string" && URL.canParse(config.url) ? new URL(config.url) : undefined
+      if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+        add(`${at}.url must be an http:// or https:// URL (got ${JSON.stringify(config.url)})`)
+      }
+      if (config.headers !== undefined && !isStringRecord(config.headers)) add(`${at}.headers must be an object of strings`)
+    } else if (config.type === "sdk") {
+      add(`${at}: in-process servers come from the McpServers layer, not from mcpServers`)
+    } else add(`${at}.type must be "stdio", "sse" or "http" (got ${JSON.stringify(config.type)})`)
+  }
+}
+
 /**
  * Lists what is wrong with the options, empty when nothing is. Checks the types too, since
  * options may come from JavaScript or from a configuration file.
@@ -978,6 +1046,7 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
     }
   }
   contextProblems(options, wiring, add)
+  mcpProblems(options, wiring, add)
   if (options.jsonSchema !== undefined) {
     if (!isPlainObject(options.jsonSchema)) add("jsonSchema must be a JSON Schema object")
     else {
@@ -1007,7 +1076,9 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
  * `continueConversation`, `forkSession` without either, an empty tool or directory name,
  * settings that are not JSON, a bad env name, an empty git identity, an `extraArgs` name that
  * does not start with a letter (or that sets `--output-format`/`--input-format`), a NUL byte,
- * and, given the `wiring`, `bypassPermissions` together with a permission handler.
+ * an `mcpServers` config that is not a stdio server with a command or an SSE/HTTP server with an
+ * http(s) URL, and, given the `wiring`, `bypassPermissions` together with a permission handler
+ * and an `mcpServers` name also used by an in-process server.
  *
  * {@link buildCommand} stays a total function; the spawner calls this first.
  *

@@ -363,7 +363,10 @@ const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOption
   transcript: undefined,
   // structured output (issue 15)
   jsonSchema: undefined,
-  outputFormat: undefined
+  outputFormat: undefined,
+  // external MCP servers (issue 15)
+  mcpServers: undefined,
+  strictMcpConfig: undefined
 }
 
 describe("options set to undefined", () => {
