@@ -213,7 +213,9 @@ export const InitializeRequest = Schema.Struct({
   skills: opt(Schema.Array(Schema.String)),
   promptSuggestions: opt(Schema.Boolean),
   excludeDynamicSections: opt(Schema.Boolean),
-  forwardSubagentText: opt(Schema.Boolean)
+  forwardSubagentText: opt(Schema.Boolean),
+  /** The `request_user_dialog` kinds the host renders (a `UserDialogs` layer's kinds). */
+  supportedDialogKinds: opt(Schema.Array(Schema.String))
 })
 
 /**
