@@ -22,8 +22,10 @@
  * strings, numbers, integers, booleans and enum arrays, with `required`) before it is sent; see
  * {@link bind}.
  *
- * Without an `Elicitation` layer the library answers the request with an error (the CLI then
- * treats the elicitation as not answered).
+ * Without an `Elicitation` layer the library answers the request with an error
+ * (`unsupported_request`), which CLI 2.1.332 passes to the server as `cancel` (the official SDK
+ * answers `decline` when it has no `onElicitation`). The CLI announces the `elicitation`
+ * capability to its MCP servers either way; nothing about it goes in `initialize`.
  *
  * @since 0.2.0
  */
