@@ -10,6 +10,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Elicitation from "../src/Elicitation.ts"
+import * as UserDialogs from "../src/UserDialogs.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import * as Offline from "../src/testing/Offline.ts"
 import { processLayer } from "./support/live.ts"
@@ -102,5 +103,19 @@ describe("Elicitation against the real CLI", { timeout: 120_000 }, () => {
       yield* Deferred.await(interrupted).pipe(Effect.timeout("30 seconds"))
       // The turn ends.
       yield* Fiber.join(turn)
+    }).pipe(Effect.scoped, Effect.provide(processLayer)))
+
+  // Only acceptance: making CLI 2.1.332 send a request_user_dialog (its one kind,
+  // refusal_fallback_prompt, needs a model refusal with a configured fallback route) was not
+  // reached; the dialog answers are covered against FakeCli in test/Elicitation.test.ts.
+  it.live("UserDialogs: the CLI accepts initialize with supportedDialogKinds, and the session runs", () =>
+    Effect.gen(function*() {
+      const { session } = yield* Offline.open([FakeModel.text("fine")], { executable: cliPath }).pipe(
+        Effect.provide(UserDialogs.layer(["refusal_fallback_prompt"], () => Effect.succeed(UserDialogs.cancelled())))
+      )
+      // Fails the test when the CLI refuses the initialize request.
+      yield* session.initializeResult
+      const result = yield* session.run("hello")
+      assert.strictEqual(result.result, "fine")
     }).pipe(Effect.scoped, Effect.provide(processLayer)))
 })
