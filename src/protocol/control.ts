@@ -95,6 +95,8 @@ export const knownIncomingRequestSubtypes = ["hook_callback", "mcp_message", "ca
 /**
  * A CLI → host request of another subtype (`elicitation`, `request_user_dialog`, …): not an
  * error, but the host should answer it (an error response is the usual "unsupported" answer).
+ * The session answers `elicitation` with an `Elicitation` layer and `request_user_dialog` with a
+ * `UserDialogs` layer when given one (their schemas are in those modules).
  * Its `subtype` is a `Protocol.UnknownType`, so `body.subtype === "hook_callback"` narrows.
  *
  * @since 0.1.0
