@@ -12,6 +12,7 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
@@ -165,7 +166,7 @@ describe("Elicitation", () => {
       assert.include(reports[0]?.message, "asked for no content")
     }))
 
-  it.effect("a failing handler cancels (never accepts), reported as failed; the session publishes it on events", () =>
+  it.effect("a failing handler cancels (never accepts), reported as failed", () =>
     Effect.gen(function*() {
       const failing = Elicitation.layer(() => Effect.fail("the form service is down"))
       const { exit } = yield* fromCli((cli) => cli.request(formRequest)).pipe(Effect.provide(failing))
@@ -177,6 +178,40 @@ describe("Elicitation", () => {
       assert.strictEqual(reports[0]?.failure, "failed")
       assert.strictEqual(reports[0]?.outcome, "cancelled")
       assert.include(reports[0]?.message, "the form service is down")
+    }))
+
+  it.effect("the session publishes the failure on session.events (handler elicitation, outcome cancelled)", () =>
+    Effect.gen(function*() {
+      const go = yield* Deferred.make<void>()
+      const cli = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          yield* FakeCli.answerInitialize(cli)
+          yield* Deferred.await(go)
+          yield* cli.request(formRequest)
+          return yield* Effect.never
+        })
+      )
+      const event = yield* Effect.gen(function*() {
+        const session = yield* Claude.open()
+        const failed = yield* session.events.pipe(
+          Stream.filter((event): event is HandlerFailure.HandlerFailed => event.type === "handler_failed"),
+          Stream.runHead,
+          Effect.forkChild({ startImmediately: true })
+        )
+        yield* Deferred.succeed(go, undefined)
+        return yield* Fiber.join(failed)
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(cli),
+        Effect.provide(Elicitation.layer(() => Effect.fail("the form service is down"))),
+        Effect.provide(Logger.layer([]))
+      )
+      assert.isTrue(Option.isSome(event), "no handler_failed event")
+      if (Option.isNone(event)) return
+      assert.strictEqual(event.value.handler, "elicitation")
+      assert.strictEqual(event.value.outcome, "cancelled")
+      assert.strictEqual(event.value.requestId, "fake-cli-request-1")
+      assert.include(event.value.message, "the form service is down")
     }))
 
   it.effect("a dying handler, an invalid answer, an invalid request and a timeout each cancel, reported", () =>
