@@ -47,6 +47,8 @@ import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import * as Launch from "./Launch.ts"
 import * as McpServers from "./McpServers.ts"
 import * as Permissions from "./Permissions.ts"
+import * as Elicitation from "./Elicitation.ts"
+import * as UserDialogs from "./UserDialogs.ts"
 import * as Protocol from "./Protocol.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
 
@@ -586,6 +588,9 @@ const openSession: (
     const hooks = Option.getOrElse(yield* Effect.serviceOption(Hooks.Hooks), () => Hooks.empty)
     const permissions = yield* Effect.serviceOption(Permissions.Permissions)
     const mcpServers = Option.getOrElse(yield* Effect.serviceOption(McpServers.McpServers), () => McpServers.empty)
+    // ---- elicitation and host dialogs (issue 15) ------------------------------------------------
+    const elicitation = yield* Effect.serviceOption(Elicitation.Elicitation)
+    const userDialogs = yield* Effect.serviceOption(UserDialogs.UserDialogs)
 
     const wiring = { mcpServers: McpServers.launchEntries(mcpServers), permissionPromptTool: Option.isSome(permissions) }
     // ---- structured output (issue 15) ---------------------------------------------------------
@@ -657,6 +662,14 @@ const openSession: (
     if (Option.isSome(permissions)) {
       const binding = Permissions.bind(permissions.value, report)
       handlers.can_use_tool = (request, requestId) => binding.decide(request, requestId)
+    }
+    if (Option.isSome(elicitation)) {
+      const binding = Elicitation.bind(elicitation.value, report)
+      handlers.elicitation = (request, requestId) => binding.respond(request, requestId)
+    }
+    if (Option.isSome(userDialogs)) {
+      const binding = UserDialogs.bind(userDialogs.value, report)
+      handlers.request_user_dialog = (request, requestId) => binding.show(request, requestId)
     }
     const incoming = yield* Incoming.make({ handlers, send: write })
 
@@ -739,7 +752,8 @@ const openSession: (
           ...(jsonSchema === undefined ? {} : { jsonSchema }),
           ...(options.agents !== undefined ? { agents: options.agents } : {}),
           ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
-          ...(Array.isArray(options.skills) ? { skills: options.skills } : {})
+          ...(Array.isArray(options.skills) ? { skills: options.skills } : {}),
+          ...(Option.isSome(userDialogs) ? { supportedDialogKinds: userDialogs.value.kinds } : {})
         },
         Schema.Unknown,
         options.initializeTimeout ?? "120 seconds"

@@ -16,12 +16,14 @@ import * as Effect from "effect/Effect"
 import type * as ClaudeError from "./ClaudeError.ts"
 
 /**
- * Which handler failed: a hook (with its event and callback id) or the permission callback.
+ * Which handler failed: a hook (with its event and callback id), the permission callback, the
+ * `Elicitation` handler (`elicitation`) or the `UserDialogs` handler (`request_user_dialog`,
+ * both since 0.2.0).
  *
  * @since 0.1.0
  * @category models
  */
-export type HandlerKind = "hook" | "can_use_tool"
+export type HandlerKind = "hook" | "can_use_tool" | "elicitation" | "request_user_dialog"
 
 /**
  * How the handler failed:
@@ -41,12 +43,14 @@ export type FailureKind = "failed" | "died" | "interrupted" | "timed_out" | "inv
 /**
  * What the CLI was answered: `denied` (a refusal carrying the reason: the action did not
  * happen) or `continued` (the non-blocking error answer: the CLI went on as if the handler had
- * said nothing).
+ * said nothing); for an elicitation (since 0.2.0) `declined` (its answer's content broke the
+ * schema asked for) or `cancelled` (nobody decided); for a user dialog `cancelled` (the CLI applies
+ * the dialog's default).
  *
  * @since 0.1.0
  * @category models
  */
-export type Outcome = "denied" | "continued"
+export type Outcome = "denied" | "continued" | "declined" | "cancelled"
 
 /**
  * A handler failed. Published on `session.events` and logged as a warning.

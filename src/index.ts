@@ -14,6 +14,8 @@ export * as CliVersion from "./CliVersion.ts"
 export * as ClaudeSession from "./ClaudeSession.ts"
 /** What a session's streams carry. @since 0.1.0 */
 export * as Events from "./Events.ts"
+/** MCP elicitations (`elicitation`) as a service provided by a Layer. @since 0.2.0 */
+export * as Elicitation from "./Elicitation.ts"
 /** The library's one error, with a reason. @since 0.1.0 */
 export * as ClaudeError from "./ClaudeError.ts"
 /** NDJSON framing (bytes to lines, with a cap). @since 0.1.0 */
@@ -30,6 +32,8 @@ export * as Launch from "./Launch.ts"
 export * as McpServers from "./McpServers.ts"
 /** Tool permissions (`can_use_tool`) as a service provided by a Layer. @since 0.1.0 */
 export * as Permissions from "./Permissions.ts"
+/** Host dialogs (`request_user_dialog`) as a service provided by a Layer. @since 0.2.0 */
+export * as UserDialogs from "./UserDialogs.ts"
 /** Every message of the stream-json protocol, both ways, as Schema. @since 0.1.0 */
 export * as Protocol from "./Protocol.ts"
 /** What a turn said: its text as it streams, its final text, its tool calls with their results. @since 0.2.0 */

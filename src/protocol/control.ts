@@ -95,6 +95,8 @@ export const knownIncomingRequestSubtypes = ["hook_callback", "mcp_message", "ca
 /**
  * A CLI → host request of another subtype (`elicitation`, `request_user_dialog`, …): not an
  * error, but the host should answer it (an error response is the usual "unsupported" answer).
+ * The session answers `elicitation` with an `Elicitation` layer and `request_user_dialog` with a
+ * `UserDialogs` layer when given one (their schemas are in those modules).
  * Its `subtype` is a `Protocol.UnknownType`, so `body.subtype === "hook_callback"` narrows.
  *
  * @since 0.1.0
@@ -213,7 +215,9 @@ export const InitializeRequest = Schema.Struct({
   skills: opt(Schema.Array(Schema.String)),
   promptSuggestions: opt(Schema.Boolean),
   excludeDynamicSections: opt(Schema.Boolean),
-  forwardSubagentText: opt(Schema.Boolean)
+  forwardSubagentText: opt(Schema.Boolean),
+  /** The `request_user_dialog` kinds the host renders (a `UserDialogs` layer's kinds). */
+  supportedDialogKinds: opt(Schema.Array(Schema.String))
 })
 
 /**

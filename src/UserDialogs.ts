@@ -1,0 +1,323 @@
+/**
+ * Host dialogs: the CLI's `request_user_dialog` control request (a blocking dialog a tool asks
+ * the host to render, such as `refusal_fallback_prompt`), answered by a handler of yours.
+ *
+ * The CLI sends a dialog kind only to a host that declared it in `initialize`
+ * (`supportedDialogKinds`, as the official SDK's option of that name): the layer's `kinds` are
+ * announced so. Without a `UserDialogs` layer nothing is announced, the CLI sends no dialogs and
+ * falls back to each dialog's no-dialog behavior.
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { UserDialogs } from "effect-claude-code"
+ *
+ * const layer = UserDialogs.layer(["refusal_fallback_prompt"], (request) =>
+ *   Effect.succeed(UserDialogs.completed({ choice: "retry" }))
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
+import * as ClaudeError from "./ClaudeError.ts"
+import * as HandlerFailure from "./HandlerFailure.ts"
+import { describeCause } from "./internal/describeCause.ts"
+
+// -----------------------------------------------------------------------------
+// schemas
+// -----------------------------------------------------------------------------
+
+/**
+ * The `request_user_dialog` control request (the `request` object of the envelope), as the
+ * official SDK's `SDKControlRequestUserDialogRequest` has it. The handler gets the CLI's
+ * original object.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const UserDialogRequest = Schema.Struct({
+  subtype: Schema.Literal("request_user_dialog"),
+  /** Which dialog (an open set: `refusal_fallback_prompt`, …). */
+  dialog_kind: Schema.String,
+  /** The dialog's data; its shape is defined per `dialog_kind`. */
+  payload: Schema.Record(Schema.String, Schema.Unknown),
+  /** The tool call the dialog belongs to, when it belongs to one. */
+  tool_use_id: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category schemas
+ */
+export interface UserDialogRequest extends Schema.Schema.Type<typeof UserDialogRequest> {}
+
+/**
+ * The answer to a `request_user_dialog` (the control_response body): `completed` with the
+ * dialog's `result` (its shape is defined per `dialog_kind`), or `cancelled` (the user dismissed
+ * it: the CLI applies the dialog's default).
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const UserDialogResult = Schema.Union([
+  Schema.Struct({ behavior: Schema.Literal("completed"), result: Schema.Unknown }),
+  Schema.Struct({ behavior: Schema.Literal("cancelled") })
+])
+
+/**
+ * @since 0.2.0
+ * @category schemas
+ */
+export type UserDialogResult = typeof UserDialogResult.Type
+
+/**
+ * The dialog was answered with `result`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const completed = (result: unknown): UserDialogResult => ({ behavior: "completed", result })
+
+/**
+ * The dialog was dismissed: the CLI applies its default.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const cancelled = (): UserDialogResult => ({ behavior: "cancelled" })
+
+// -----------------------------------------------------------------------------
+// service
+// -----------------------------------------------------------------------------
+
+/**
+ * A handler for `request_user_dialog` requests.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Handler<E = never, R = never> = (request: UserDialogRequest) => Effect.Effect<UserDialogResult, E, R>
+
+/**
+ * Options of {@link layer}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface UserDialogsOptions {
+  /**
+   * How long the handler may take for one dialog. Past it the handler is interrupted and the
+   * dialog is cancelled (a `timed_out` failure). Default: none.
+   */
+  readonly timeout?: Duration.Input | undefined
+}
+
+const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+
+/**
+ * The dialog handler. When present in the session's context, the session announces `kinds` in
+ * `initialize` (`supportedDialogKinds`) and answers each `request_user_dialog` with `show`
+ * (through {@link bind}).
+ *
+ * @since 0.2.0
+ * @category services
+ */
+export class UserDialogs extends Context.Service<UserDialogs, {
+  /** The dialog kinds the handler renders, announced in `initialize`. */
+  readonly kinds: ReadonlyArray<string>
+  /** Answers one `request_user_dialog`. */
+  readonly show: (request: UserDialogRequest) => Effect.Effect<UserDialogResult, ClaudeError.ClaudeError>
+}>()("effect-claude-code/UserDialogs") {}
+
+/**
+ * Checks the kinds: each a non-empty string, none twice. Fails with `InvalidInput`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const validateKinds = (kinds: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, ClaudeError.ClaudeError> => {
+  const problems: Array<string> = []
+  const seen = new Set<string>()
+  for (const kind of kinds as ReadonlyArray<unknown>) {
+    if (typeof kind !== "string" || kind.trim() === "") problems.push(`a dialog kind must be a non-empty string, got ${JSON.stringify(kind)}`)
+    else if (seen.has(kind)) problems.push(`the dialog kind ${kind} is listed twice`)
+    else seen.add(kind)
+  }
+  return problems.length === 0
+    ? Effect.succeed(kinds)
+    : Effect.fail(invalid(`Invalid UserDialogs kinds: ${problems.join("; ")}`))
+}
+
+/**
+ * Builds the service from the kinds it renders and a handler, capturing the handler's
+ * requirements `R` (leaving out the build's `Scope` and parent span). Fails with `InvalidInput`
+ * when the kinds are not valid ({@link validateKinds}).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromHandler = <E, R>(
+  kinds: ReadonlyArray<string>,
+  handler: Handler<E, R>,
+  options?: UserDialogsOptions
+): Effect.Effect<UserDialogs["Service"], ClaudeError.ClaudeError, R> =>
+  Effect.flatMap(validateKinds(kinds), (valid) =>
+    Effect.map(Effect.context<R>(), (captured) => {
+      const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(captured)
+      const timeout = options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
+      return UserDialogs.of({
+        kinds: [...valid],
+        show: (request) => {
+          const run = Effect.suspend(() => handler(request)).pipe(
+            Effect.provideContext(context),
+            Effect.scoped,
+            Effect.mapError((error) =>
+              ClaudeError.isClaudeError(error)
+                ? error
+                : invalid(`The dialog handler for ${request.dialog_kind} failed: ${describeCause(Cause.fail(error))}`)
+            )
+          ) as Effect.Effect<UserDialogResult, ClaudeError.ClaudeError>
+          return timeout === undefined ? run : Effect.timeoutOrElse(run, {
+            duration: timeout,
+            orElse: () =>
+              Effect.fail(ClaudeError.make(
+                new ClaudeError.ControlTimeout({ subtype: "request_user_dialog", timeoutMillis: Duration.toMillis(timeout) })
+              ))
+          })
+        }
+      })
+    }))
+
+/**
+ * A layer of the service: `kinds` are the dialog kinds the handler renders (declare only those:
+ * the CLI sends only these). Fails with `InvalidInput` when the kinds are not valid.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = <E, R>(
+  kinds: ReadonlyArray<string>,
+  handler: Handler<E, R>,
+  options?: UserDialogsOptions
+): Layer.Layer<UserDialogs, ClaudeError.ClaudeError, R> => Layer.effect(UserDialogs, fromHandler(kinds, handler, options))
+
+const decodeRequest = Schema.decodeUnknownEffect(UserDialogRequest)
+const decodeResult = Schema.decodeUnknownEffect(UserDialogResult)
+
+interface CallFailure {
+  readonly failure: HandlerFailure.FailureKind
+  readonly error: ClaudeError.ClaudeError
+  readonly cause: Cause.Cause<unknown>
+}
+
+const kindOf = (request: unknown): string =>
+  typeof request === "object" && request !== null && typeof (request as { dialog_kind?: unknown }).dialog_kind === "string"
+    ? (request as { dialog_kind: string }).dialog_kind
+    : "an unknown kind"
+
+/**
+ * What the session calls for a `request_user_dialog`: decodes the raw request, asks the service,
+ * checks the answer and returns the control_response body.
+ *
+ * - A kind the service did not declare fails with `InvalidInput` (the session answers with an
+ *   error, which the CLI discards: the dialog stays pending for a client that renders it, as
+ *   the protocol asks; never `cancelled`, which would settle it).
+ * - **Fails closed**: a request that breaks its schema, a handler that fails, dies, interrupts
+ *   itself or times out, and an answer that is not a {@link UserDialogResult} are answered
+ *   `cancelled` (the CLI applies the dialog's default, as when a user dismisses it), logged as a
+ *   warning and passed to `report` (handler `request_user_dialog`, outcome `cancelled`).
+ * - Interrupting `show` (a `control_cancel_request`: the CLI withdrew the dialog) interrupts the
+ *   handler; nothing is reported.
+ *
+ * @since 0.2.0
+ * @category session
+ */
+export const bind = (service: UserDialogs["Service"], report?: HandlerFailure.Report): {
+  /** Answers one `request_user_dialog` request body with the JSON of the `control_response`. */
+  readonly show: (
+    request: unknown,
+    requestId?: string | undefined
+  ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
+} => ({ show: (raw, requestId) => showWire(service, raw, requestId, report) })
+
+const guard = <A>(effect: Effect.Effect<A, unknown>, kind: string): Effect.Effect<A, CallFailure> =>
+  Effect.catchCause(effect, (cause) => {
+    const failure = Cause.findErrorOption(cause)
+    const claudeError = Option.isSome(failure) && ClaudeError.isClaudeError(failure.value) ? failure.value : undefined
+    const how = Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "interrupted"
+    const failureKind: HandlerFailure.FailureKind =
+      claudeError?.reason._tag === "ControlTimeout" && claudeError.reason.subtype === "request_user_dialog"
+        ? "timed_out"
+        : how
+    const error = claudeError ?? invalid(
+      `The dialog handler for ${kind} ${how === "interrupted" ? "was interrupted" : how}: ${describeCause(cause)}`
+    )
+    return Effect.fail({ failure: failureKind, error, cause })
+  })
+
+const showWire = Effect.fn("UserDialogs.show")(function*(
+  service: UserDialogs["Service"],
+  raw: unknown,
+  requestId: string | undefined,
+  report: HandlerFailure.Report | undefined
+) {
+  const kind = kindOf(raw)
+  if (!service.kinds.includes(kind)) {
+    return yield* Effect.fail(invalid(
+      `The CLI sent a request_user_dialog of kind ${kind}, which this host did not declare (${service.kinds.join(", ")})`
+    ))
+  }
+  const answered = yield* decodeRequest(raw).pipe(
+    Effect.mapError((error): CallFailure => ({
+      failure: "invalid_input",
+      error: invalid(`Invalid request_user_dialog request: ${error.message}`),
+      cause: Cause.fail(error)
+    })),
+    Effect.andThen(guard(Effect.suspend(() => service.show(raw as UserDialogRequest)), kind)),
+    Effect.flatMap((result) =>
+      decodeResult(result).pipe(
+        Effect.mapError((error): CallFailure => ({
+          failure: "invalid_answer",
+          error: invalid(`The dialog handler for ${kind} gave an invalid answer: ${error.message}`),
+          cause: Cause.fail(error)
+        }))
+      )
+    ),
+    Effect.result
+  )
+  if (answered._tag === "Success") {
+    const result = answered.success
+    return result.behavior === "completed" ? { behavior: "completed", result: result.result } : { behavior: "cancelled" }
+  }
+  const failed = answered.failure
+  const message = `The dialog handler for ${kind} failed, so the dialog was cancelled: ${failed.error.message}`
+  const toolUseId = typeof raw === "object" && raw !== null && typeof (raw as { tool_use_id?: unknown }).tool_use_id === "string"
+    ? (raw as { tool_use_id: string }).tool_use_id
+    : undefined
+  yield* Effect.logWarning(message, failed.cause).pipe(
+    Effect.annotateLogs({ dialog_kind: kind, ...(requestId !== undefined ? { request_id: requestId } : {}) })
+  )
+  yield* HandlerFailure.callReport(report, {
+    type: "handler_failed",
+    handler: "request_user_dialog",
+    hookEvent: undefined,
+    callbackId: undefined,
+    toolName: undefined,
+    toolUseId,
+    requestId,
+    failure: failed.failure,
+    outcome: "cancelled",
+    message,
+    error: failed.error,
+    cause: failed.cause
+  })
+  return { behavior: "cancelled" }
+})
