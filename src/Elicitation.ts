@@ -34,13 +34,10 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Scope from "effect/Scope"
-import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { describeCause } from "./internal/describeCause.ts"
+import { type CallFailure as HandlerCallFailure, captureHandler, guard } from "./internal/handlerCall.ts"
 
 // -----------------------------------------------------------------------------
 // schemas
@@ -319,30 +316,14 @@ export const fromHandler = <E, R>(
   handler: Handler<E, R>,
   options?: ElicitationOptions
 ): Effect.Effect<Elicitation["Service"], never, R> =>
-  Effect.map(Effect.context<R>(), (captured) => {
-    const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(captured)
-    const timeout = options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
-    return Elicitation.of({
-      respond: (request) => {
-        const run = Effect.suspend(() => handler(request)).pipe(
-          Effect.provideContext(context),
-          Effect.scoped,
-          Effect.mapError((error) =>
-            ClaudeError.isClaudeError(error)
-              ? error
-              : invalid(`The elicitation handler for ${request.mcp_server_name} failed: ${describeCause(Cause.fail(error))}`)
-          )
-        ) as Effect.Effect<ElicitationResult, ClaudeError.ClaudeError>
-        return timeout === undefined ? run : Effect.timeoutOrElse(run, {
-          duration: timeout,
-          orElse: () =>
-            Effect.fail(ClaudeError.make(
-              new ClaudeError.ControlTimeout({ subtype: "elicitation", timeoutMillis: Duration.toMillis(timeout) })
-            ))
-        })
-      }
-    })
-  })
+  Effect.map(
+    captureHandler(handler, {
+      subtype: "elicitation",
+      timeout: options?.timeout,
+      who: (request) => `elicitation handler for ${request.mcp_server_name}`
+    }),
+    (respond) => Elicitation.of({ respond })
+  )
 
 /**
  * A layer of the service. The handler's requirements `R` are taken from the context the layer is
@@ -357,12 +338,9 @@ export const layer = <E, R>(handler: Handler<E, R>, options?: ElicitationOptions
 const decodeRequest = Schema.decodeUnknownEffect(ElicitationRequest)
 const decodeResult = Schema.decodeUnknownEffect(ElicitationResult)
 
-interface CallFailure {
+interface CallFailure extends HandlerCallFailure {
   /** What the CLI is told: `decline` for content that breaks the schema, else `cancel`. */
   readonly action?: "decline" | undefined
-  readonly failure: HandlerFailure.FailureKind
-  readonly error: ClaudeError.ClaudeError
-  readonly cause: Cause.Cause<unknown>
 }
 
 /**
@@ -392,19 +370,6 @@ export const bind = (service: Elicitation["Service"], report?: HandlerFailure.Re
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
 } => ({ respond: (raw, requestId) => respondWire(service, raw, requestId, report) })
 
-const guard = <A>(effect: Effect.Effect<A, unknown>, server: string): Effect.Effect<A, CallFailure> =>
-  Effect.catchCause(effect, (cause) => {
-    const failure = Cause.findErrorOption(cause)
-    const claudeError = Option.isSome(failure) && ClaudeError.isClaudeError(failure.value) ? failure.value : undefined
-    const how = Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "interrupted"
-    const kind: HandlerFailure.FailureKind =
-      claudeError?.reason._tag === "ControlTimeout" && claudeError.reason.subtype === "elicitation" ? "timed_out" : how
-    const error = claudeError ?? invalid(
-      `The elicitation handler for ${server} ${how === "interrupted" ? "was interrupted" : how}: ${describeCause(cause)}`
-    )
-    return Effect.fail({ failure: kind, error, cause })
-  })
-
 const respondWire = Effect.fn("Elicitation.respond")(function*(
   service: Elicitation["Service"],
   raw: unknown,
@@ -418,7 +383,9 @@ const respondWire = Effect.fn("Elicitation.respond")(function*(
       error: invalid(`Invalid elicitation request: ${error.message}`),
       cause: Cause.fail(error)
     })),
-    Effect.andThen(guard(Effect.suspend(() => service.respond(raw as ElicitationRequest)), server)),
+    Effect.andThen(
+      guard(Effect.suspend(() => service.respond(raw as ElicitationRequest)), "elicitation", `elicitation handler for ${server}`)
+    ),
     Effect.flatMap((result) =>
       decodeResult(result).pipe(
         Effect.mapError((error): CallFailure => ({
@@ -437,7 +404,7 @@ const respondWire = Effect.fn("Elicitation.respond")(function*(
     Effect.result
   )
   if (answered._tag === "Success") return answered.success
-  const failed = answered.failure
+  const failed: CallFailure = answered.failure
   // Content that breaks the schema was an answer, just not a usable one: declined. Anything
   // else means nobody decided: cancelled.
   const action = failed.action ?? "cancel"

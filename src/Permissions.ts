@@ -38,13 +38,10 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Scope from "effect/Scope"
-import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { describeCause } from "./internal/describeCause.ts"
+import { type CallFailure, captureHandler, guard } from "./internal/handlerCall.ts"
 import {
   CanUseToolRequest,
   type PermissionAllow,
@@ -249,34 +246,16 @@ export const fromHandler = <E, R>(
   handler: Handler<E, R>,
   options?: PermissionsOptions
 ): Effect.Effect<Permissions["Service"], never, R> =>
-  Effect.map(Effect.context<R>(), (captured) => {
-    const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(captured)
-    const timeout = options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
-    const timeoutMillis = timeout === undefined ? Infinity : Duration.toMillis(timeout)
-    return Permissions.of({
-      decide: (request) => {
-        // The built-in tools' inputs are types only (`Protocol.ToolCall`): the CLI's object is
-        // passed through as it came.
-        const run = Effect.suspend(() => handler(request as ToolPermissionRequest)).pipe(
-          Effect.provideContext(context),
-          Effect.scoped,
-          Effect.mapError((error) =>
-            ClaudeError.isClaudeError(error)
-              ? error
-              : invalid(
-                `The permission handler for ${describeRequest(request)} failed: ${describeCause(Cause.fail(error))}`
-              )
-          )
-        ) as Effect.Effect<PermissionResult, ClaudeError.ClaudeError>
-        return Number.isFinite(timeoutMillis)
-          ? Effect.timeoutOrElse(run, {
-            duration: timeout!,
-            orElse: () => Effect.fail(ClaudeError.make(new ClaudeError.ControlTimeout({ subtype: "can_use_tool", timeoutMillis })))
-          })
-          : run
-      }
-    })
-  })
+  Effect.map(
+    // The built-in tools' inputs are types only (`Protocol.ToolCall`): the CLI's object is
+    // passed through as it came.
+    captureHandler((request: CanUseToolRequest) => handler(request as ToolPermissionRequest), {
+      subtype: "can_use_tool",
+      timeout: options?.timeout,
+      who: (request) => `permission handler for ${describeRequest(request)}`
+    }),
+    (decide) => Permissions.of({ decide })
+  )
 
 /**
  * A layer of the service. The handler's requirements `R` are taken from the context the layer
@@ -318,34 +297,6 @@ export const bind = (service: Permissions["Service"], report?: HandlerFailure.Re
 const decodeRequest = Schema.decodeUnknownEffect(CanUseToolRequest)
 const encodeResult = Schema.encodeUnknownEffect(PermissionResult)
 
-/** A failed call, before it is answered. */
-interface CallFailure {
-  readonly failure: HandlerFailure.FailureKind
-  readonly error: ClaudeError.ClaudeError
-  readonly cause: Cause.Cause<unknown>
-}
-
-/**
- * Classifies the handler's own failure, defect or self-interruption. Interrupting the caller's
- * fiber (control_cancel_request) never reaches `catchCause`: it stays an interruption.
- */
-const guard = <A>(effect: Effect.Effect<A, unknown>, request: CanUseToolRequest): Effect.Effect<A, CallFailure> =>
-  Effect.catchCause(effect, (cause) => {
-    const failure = Cause.findErrorOption(cause)
-    const claudeError = Option.isSome(failure) && ClaudeError.isClaudeError(failure.value) ? failure.value : undefined
-    const how = Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "interrupted"
-    const kind: HandlerFailure.FailureKind = claudeError?.reason._tag === "ControlTimeout" &&
-        claudeError.reason.subtype === "can_use_tool"
-      ? "timed_out"
-      : how
-    const error = claudeError ?? invalid(
-      `The permission handler for ${describeRequest(request)} ${how === "interrupted" ? "was interrupted" : how}: ${
-        describeCause(cause)
-      }`
-    )
-    return Effect.fail({ failure: kind, error, cause })
-  })
-
 const decideWire = Effect.fn("Permissions.decide")(function*(
   service: Permissions["Service"],
   raw: unknown,
@@ -360,7 +311,9 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
       error: invalid(`Invalid can_use_tool request: ${error.message}`),
       cause: Cause.fail(error)
     })),
-    Effect.andThen(guard(Effect.suspend(() => service.decide(request)), request)),
+    Effect.andThen(
+      guard(Effect.suspend(() => service.decide(request)), "can_use_tool", `permission handler for ${describeRequest(request)}`)
+    ),
     // A bare allow is sent with the request's original input as `updatedInput`.
     Effect.map((result): unknown =>
       (result as { behavior?: unknown }).behavior === "allow" &&

@@ -23,13 +23,10 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Scope from "effect/Scope"
-import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { describeCause } from "./internal/describeCause.ts"
+import { type CallFailure, captureHandler, guard } from "./internal/handlerCall.ts"
 
 // -----------------------------------------------------------------------------
 // schemas
@@ -170,31 +167,14 @@ export const fromHandler = <E, R>(
   options?: UserDialogsOptions
 ): Effect.Effect<UserDialogs["Service"], ClaudeError.ClaudeError, R> =>
   Effect.flatMap(validateKinds(kinds), (valid) =>
-    Effect.map(Effect.context<R>(), (captured) => {
-      const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(captured)
-      const timeout = options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
-      return UserDialogs.of({
-        kinds: [...valid],
-        show: (request) => {
-          const run = Effect.suspend(() => handler(request)).pipe(
-            Effect.provideContext(context),
-            Effect.scoped,
-            Effect.mapError((error) =>
-              ClaudeError.isClaudeError(error)
-                ? error
-                : invalid(`The dialog handler for ${request.dialog_kind} failed: ${describeCause(Cause.fail(error))}`)
-            )
-          ) as Effect.Effect<UserDialogResult, ClaudeError.ClaudeError>
-          return timeout === undefined ? run : Effect.timeoutOrElse(run, {
-            duration: timeout,
-            orElse: () =>
-              Effect.fail(ClaudeError.make(
-                new ClaudeError.ControlTimeout({ subtype: "request_user_dialog", timeoutMillis: Duration.toMillis(timeout) })
-              ))
-          })
-        }
-      })
-    }))
+    Effect.map(
+      captureHandler(handler, {
+        subtype: "request_user_dialog",
+        timeout: options?.timeout,
+        who: (request) => `dialog handler for ${request.dialog_kind}`
+      }),
+      (show) => UserDialogs.of({ kinds: [...valid], show })
+    ))
 
 /**
  * A layer of the service: `kinds` are the dialog kinds the handler renders (declare only those:
@@ -211,12 +191,6 @@ export const layer = <E, R>(
 
 const decodeRequest = Schema.decodeUnknownEffect(UserDialogRequest)
 const decodeResult = Schema.decodeUnknownEffect(UserDialogResult)
-
-interface CallFailure {
-  readonly failure: HandlerFailure.FailureKind
-  readonly error: ClaudeError.ClaudeError
-  readonly cause: Cause.Cause<unknown>
-}
 
 const kindOf = (request: unknown): string =>
   typeof request === "object" && request !== null && typeof (request as { dialog_kind?: unknown }).dialog_kind === "string"
@@ -248,21 +222,6 @@ export const bind = (service: UserDialogs["Service"], report?: HandlerFailure.Re
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
 } => ({ show: (raw, requestId) => showWire(service, raw, requestId, report) })
 
-const guard = <A>(effect: Effect.Effect<A, unknown>, kind: string): Effect.Effect<A, CallFailure> =>
-  Effect.catchCause(effect, (cause) => {
-    const failure = Cause.findErrorOption(cause)
-    const claudeError = Option.isSome(failure) && ClaudeError.isClaudeError(failure.value) ? failure.value : undefined
-    const how = Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "interrupted"
-    const failureKind: HandlerFailure.FailureKind =
-      claudeError?.reason._tag === "ControlTimeout" && claudeError.reason.subtype === "request_user_dialog"
-        ? "timed_out"
-        : how
-    const error = claudeError ?? invalid(
-      `The dialog handler for ${kind} ${how === "interrupted" ? "was interrupted" : how}: ${describeCause(cause)}`
-    )
-    return Effect.fail({ failure: failureKind, error, cause })
-  })
-
 const showWire = Effect.fn("UserDialogs.show")(function*(
   service: UserDialogs["Service"],
   raw: unknown,
@@ -281,7 +240,9 @@ const showWire = Effect.fn("UserDialogs.show")(function*(
       error: invalid(`Invalid request_user_dialog request: ${error.message}`),
       cause: Cause.fail(error)
     })),
-    Effect.andThen(guard(Effect.suspend(() => service.show(raw as UserDialogRequest)), kind)),
+    Effect.andThen(
+      guard(Effect.suspend(() => service.show(raw as UserDialogRequest)), "request_user_dialog", `dialog handler for ${kind}`)
+    ),
     Effect.flatMap((result) =>
       decodeResult(result).pipe(
         Effect.mapError((error): CallFailure => ({

@@ -1,0 +1,79 @@
+/**
+ * One call of a program's handler for a CLI → host request (`can_use_tool`, `elicitation`,
+ * `request_user_dialog`): what `Permissions`, `Elicitation` and `UserDialogs` share.
+ *
+ * - {@link captureHandler}: the handler runs in the context captured when its service was built
+ *   (without the build's `Scope` and parent span: a call runs in a scope of its own, under the
+ *   caller's span), its failures become a `ClaudeError` naming the handler, and an optional
+ *   deadline fails it with `ControlTimeout` of the request's subtype.
+ * - {@link guard}: classifies what the handler itself did wrong (failed, died, interrupted
+ *   itself, timed out) for the report. Interrupting the caller's fiber (a
+ *   `control_cancel_request`) never reaches `catchCause`: it stays an interruption.
+ */
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
+import * as ClaudeError from "../ClaudeError.ts"
+import type * as HandlerFailure from "../HandlerFailure.ts"
+import { describeCause } from "./describeCause.ts"
+
+/** A failed call, before it is answered. */
+export interface CallFailure {
+  readonly failure: HandlerFailure.FailureKind
+  readonly error: ClaudeError.ClaudeError
+  readonly cause: Cause.Cause<unknown>
+}
+
+const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+
+/**
+ * `handler` made callable from any fiber, in the context this effect runs in. `who(input)` names
+ * the handler in errors ("permission handler for Bash").
+ */
+export const captureHandler = <I, A, E, R>(
+  handler: (input: I) => Effect.Effect<A, E, R>,
+  options: {
+    readonly subtype: string
+    readonly timeout: Duration.Input | undefined
+    readonly who: (input: I) => string
+  }
+): Effect.Effect<(input: I) => Effect.Effect<A, ClaudeError.ClaudeError>, never, R> =>
+  Effect.map(Effect.context<R>(), (captured) => {
+    const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(captured)
+    const timeout = options.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
+    return (input: I) => {
+      const run = Effect.suspend(() => handler(input)).pipe(
+        Effect.provideContext(context),
+        Effect.scoped,
+        Effect.mapError((error) =>
+          ClaudeError.isClaudeError(error)
+            ? error
+            : invalid(`The ${options.who(input)} failed: ${describeCause(Cause.fail(error))}`)
+        )
+      ) as Effect.Effect<A, ClaudeError.ClaudeError>
+      return timeout === undefined ? run : Effect.timeoutOrElse(run, {
+        duration: timeout,
+        orElse: () =>
+          Effect.fail(ClaudeError.make(
+            new ClaudeError.ControlTimeout({ subtype: options.subtype, timeoutMillis: Duration.toMillis(timeout) })
+          ))
+      })
+    }
+  })
+
+/** What the handler named `who` did wrong, for the request of `subtype`; its success passes. */
+export const guard = <A>(effect: Effect.Effect<A, unknown>, subtype: string, who: string): Effect.Effect<A, CallFailure> =>
+  Effect.catchCause(effect, (cause) => {
+    const failure = Cause.findErrorOption(cause)
+    const claudeError = Option.isSome(failure) && ClaudeError.isClaudeError(failure.value) ? failure.value : undefined
+    const how = Cause.hasFails(cause) ? "failed" : Cause.hasDies(cause) ? "died" : "interrupted"
+    const kind: HandlerFailure.FailureKind =
+      claudeError?.reason._tag === "ControlTimeout" && claudeError.reason.subtype === subtype ? "timed_out" : how
+    const error = claudeError ??
+      invalid(`The ${who} ${how === "interrupted" ? "was interrupted" : how}: ${describeCause(cause)}`)
+    return Effect.fail({ failure: kind, error, cause })
+  })
