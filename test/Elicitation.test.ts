@@ -21,32 +21,9 @@ import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import type * as Protocol from "../src/Protocol.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as UserDialogs from "../src/UserDialogs.ts"
+import { fromCli } from "./support/fakeCliHost.ts"
 
 type Response = Protocol.ControlResponse["response"]
-
-/**
- * Opens a session against a FakeCli that answers `initialize`, runs `script`, and hands back its
- * exit, every message the session wrote, and the handler failures it reported on `events`.
- */
-const fromCli = <A>(script: (cli: FakeCli.FakeCliHandle) => Effect.Effect<A, ClaudeError.ClaudeError>) =>
-  Effect.gen(function*() {
-    const done = yield* Deferred.make<{
-      readonly exit: Exit.Exit<A, ClaudeError.ClaudeError>
-      readonly received: ReadonlyArray<Record<string, unknown>>
-    }>()
-    const cli = FakeCli.layer((cli) =>
-      Effect.gen(function*() {
-        yield* FakeCli.answerInitialize(cli)
-        const exit = yield* Effect.exit(script(cli))
-        yield* Deferred.succeed(done, { exit, received: [...cli.received] })
-        return yield* Effect.never
-      })
-    )
-    return yield* Effect.gen(function*() {
-      yield* Claude.open()
-      return yield* Deferred.await(done)
-    }).pipe(Effect.scoped, Effect.provide(cli), Effect.provide(Logger.layer([])))
-  })
 
 const success = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): A => {
   if (Exit.isSuccess(exit)) return exit.value

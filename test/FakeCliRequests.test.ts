@@ -8,39 +8,14 @@ import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as Hooks from "../src/Hooks.ts"
 import * as McpServers from "../src/McpServers.ts"
 import * as Permissions from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-
-/**
- * Opens a session against a FakeCli that answers `initialize`, then runs `script` and hands back
- * its exit, with every message the session wrote.
- */
-const fromCli = <A>(script: (cli: FakeCli.FakeCliHandle) => Effect.Effect<A, ClaudeError.ClaudeError>) =>
-  Effect.gen(function*() {
-    const done = yield* Deferred.make<{
-      readonly exit: Exit.Exit<A, ClaudeError.ClaudeError>
-      readonly received: ReadonlyArray<Record<string, unknown>>
-    }>()
-    const cli = FakeCli.layer((cli) =>
-      Effect.gen(function*() {
-        yield* FakeCli.answerInitialize(cli)
-        const exit = yield* Effect.exit(script(cli))
-        yield* Deferred.succeed(done, { exit, received: [...cli.received] })
-        return yield* Effect.never
-      })
-    )
-    return yield* Effect.gen(function*() {
-      yield* Claude.open()
-      return yield* Deferred.await(done)
-    }).pipe(Effect.provide(cli), Effect.provide(Logger.layer([])))
-  })
+import { fromCli } from "./support/fakeCliHost.ts"
 
 const rejection = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.Reason => {
   if (Exit.isSuccess(exit)) return assert.fail(`expected a failure, got ${JSON.stringify(exit.value)}`)
