@@ -15,9 +15,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
-import * as References from "effect/References"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeSession from "../src/ClaudeSession.ts"
@@ -25,20 +23,7 @@ import * as Hooks from "../src/Hooks.ts"
 import * as Index from "../src/index.ts"
 import type { LaunchSpec } from "../src/Transport.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-
-/** Collects every log line at every level: the formatted line, the message and the cause. */
-const capturingLogger = (into: Array<string>) =>
-  Logger.make((options) => {
-    into.push(Logger.formatSimple.log(options))
-    into.push(Util.inspect(options.message, { depth: null }))
-    if (options.cause.reasons.length > 0) into.push(Cause.pretty(options.cause))
-  })
-
-const withCapturedLogs = (into: Array<string>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(
-    Effect.provide(Logger.layer([capturingLogger(into)])),
-    Effect.provideService(References.MinimumLogLevel, "All")
-  )
+import { occurrences, withCapturedLogs } from "./support/secrets.ts"
 
 /** Every printed form of a failed exit. */
 const exitTexts = (exit: Exit.Exit<unknown, unknown>): Array<string> => {
@@ -52,9 +37,6 @@ const exitTexts = (exit: Exit.Exit<unknown, unknown>): Array<string> => {
   }
   return texts
 }
-
-const occurrences = (texts: ReadonlyArray<string>, secret: string): Array<string> =>
-  texts.filter((text) => text.includes(secret)).map((text) => text.slice(0, 300))
 
 const fromUnknown = (values: Record<string, unknown>) =>
   Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(values))

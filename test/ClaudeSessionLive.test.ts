@@ -5,37 +5,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Crypto from "node:crypto"
 import * as Path from "node:path"
-import * as Util from "node:util"
-import * as Cause from "effect/Cause"
 import * as Config from "effect/Config"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Logger from "effect/Logger"
-import * as References from "effect/References"
 import * as Stream from "effect/Stream"
 import { NodeServices } from "@effect/platform-node"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeSession from "../src/ClaudeSession.ts"
+import { occurrences, withCapturedLogs } from "./support/secrets.ts"
 
 const FAKE_CLAUDE = Path.join(import.meta.dirname, "fixtures", "fake-claude.mjs")
-
-/** Collects every log line at every level: the formatted line, the message and the cause. */
-const capturingLogger = (into: Array<string>) =>
-  Logger.make((options) => {
-    into.push(Logger.formatSimple.log(options))
-    into.push(Util.inspect(options.message, { depth: null }))
-    if (options.cause.reasons.length > 0) into.push(Cause.pretty(options.cause))
-  })
-
-const withCapturedLogs = (into: Array<string>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(
-    Effect.provide(Logger.layer([capturingLogger(into)])),
-    Effect.provideService(References.MinimumLogLevel, "All")
-  )
-
-const occurrences = (texts: ReadonlyArray<string>, secret: string): Array<string> =>
-  texts.filter((text) => text.includes(secret)).map((text) => text.slice(0, 300))
 
 const fromUnknown = (values: Record<string, unknown>) =>
   Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromUnknown(values))
