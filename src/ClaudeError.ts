@@ -448,6 +448,40 @@ export class StructuredOutputMissing extends Schema.TaggedError<StructuredOutput
 }
 
 /**
+ * No session with this id was found where the library looked (a project directory of the CLI's
+ * config directory, or a `SessionStore`).
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()("SessionNotFound", {
+  sessionId: Schema.String,
+  /** Where the library looked: a directory, or the store's name. */
+  searched: Schema.String
+}) {
+  override get message(): string {
+    return `No session ${this.sessionId} in ${this.searched}`
+  }
+}
+
+/**
+ * A `SessionStore` failed an operation: the file system, the database, or a bounded retry that
+ * gave up. `operation` names it (`append`, `load`, `list`, `delete`, ...).
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class StoreFailed extends Schema.TaggedError<StoreFailed>()("StoreFailed", {
+  store: Schema.String,
+  operation: Schema.String,
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `The session store ${this.store} failed to ${this.operation}: ${this.description}`
+  }
+}
+
+/**
  * Every reason a `ClaudeError` can carry.
  *
  * @since 0.1.0
@@ -478,7 +512,9 @@ export const Reason = Schema.Union([
   TranscriptFailed,
   UnsupportedCliVersion,
   StructuredOutputInvalid,
-  StructuredOutputMissing
+  StructuredOutputMissing,
+  SessionNotFound,
+  StoreFailed
 ])
 
 /**

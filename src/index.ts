@@ -34,6 +34,8 @@ export * as McpServers from "./McpServers.ts"
 export * as Permissions from "./Permissions.ts"
 /** Host dialogs (`request_user_dialog`) as a service provided by a Layer. @since 0.2.0 */
 export * as UserDialogs from "./UserDialogs.ts"
+/** Where session transcripts live (memory, a directory, SQL): the store contract. @since 0.2.0 */
+export * as SessionStore from "./SessionStore.ts"
 /** Every message of the stream-json protocol, both ways, as Schema. @since 0.1.0 */
 export * as Protocol from "./Protocol.ts"
 /** What a turn said: its text as it streams, its final text, its tool calls with their results. @since 0.2.0 */
