@@ -85,6 +85,8 @@ export class SessionTracing {
   /** When each thread's next model request had its input (the turn began, a tool result came). */
   private readonly marks = new Map<string, bigint>()
   private toolUsesThisTurn = 0
+  /** The prompts of the turns that run, when content is on. */
+  private readonly prompts = new Map<Tracer.Span, string>()
   private model: string | undefined
   private conversationId: string | undefined
 
@@ -164,17 +166,20 @@ export class SessionTracing {
     if (this.model !== undefined) span.attribute("gen_ai.request.model", this.model)
     span.attribute("claude.turn.kind", "user")
     this.marks.set(MAIN, this.options.now())
-    if (this.options.content) {
-      const text = typeof input === "string" ? input : input.text
-      span.attribute(
-        "gen_ai.input.messages",
-        this.redact(JSON.stringify([{ role: "user", parts: [{ type: "text", content: text }] }]))
-      )
-    }
+    // Written when the turn ends: by then the account e-mail (a secret) is known.
+    if (this.options.content) this.prompts.set(span, typeof input === "string" ? input : input.text)
   }
 
   /** A `turn`/`run` span is about to end: its result's attributes, or why it failed. */
   turnEnded(span: Tracer.Span, result: Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined, exit: Exit.Exit<unknown, unknown>): void {
+    const prompt = this.prompts.get(span)
+    if (prompt !== undefined) {
+      this.prompts.delete(span)
+      span.attribute(
+        "gen_ai.input.messages",
+        this.redact(JSON.stringify([{ role: "user", parts: [{ type: "text", content: prompt }] }]))
+      )
+    }
     if (result !== undefined && Exit.isSuccess(result)) this.annotateResult(span, result.value)
     const reason = failureReason(exit) ?? (result === undefined ? undefined : failureReason(result))
     if (reason !== undefined) {
