@@ -4,6 +4,7 @@
  * (parents, names), the GenAI attributes, no secret and (by default) no prompt text in any
  * attribute; with `Tracing.TraceContent`, the prompt is there with the secret redacted.
  */
+import * as Http from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -14,6 +15,7 @@ import * as McpServers from "../src/McpServers.ts"
 import * as Permissions from "../src/Permissions.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import * as Tracing from "../src/Tracing.ts"
+import * as TracingExample from "../examples/tracing.ts"
 import { live, processLayer } from "./support/live.ts"
 import { makeSecrets } from "./support/secrets.ts"
 import { attributeTexts, chain, collectSpans, named, only, parentName } from "./support/spans.ts"
@@ -158,4 +160,54 @@ describe("Tracing against the real CLI", { timeout: 90_000 }, () => {
       assert.include(String(only(spans, "execute_tool mcp__byre__echo").attributes.get("gen_ai.tool.call.result")), "echo: hi")
       assert.deepStrictEqual(attributeTexts(spans).filter((text) => text.includes(secret)), [])
     }))
+})
+
+/** An OTLP/HTTP collector on 127.0.0.1: the JSON bodies posted to `/v1/traces`. */
+const collector = Effect.acquireRelease(
+  Effect.callback<{ readonly url: string; readonly traces: Array<unknown>; readonly server: Http.Server }>((resume) => {
+    const traces: Array<unknown> = []
+    const server = Http.createServer((request, response) => {
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        if (request.url === "/v1/traces") traces.push(JSON.parse(Buffer.concat(chunks).toString("utf8")))
+        response.writeHead(200, { "content-type": "application/json" }).end("{}")
+      })
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address() as { readonly port: number }
+      resume(Effect.succeed({ url: `http://127.0.0.1:${address.port}`, traces, server }))
+    })
+  }),
+  ({ server }) =>
+    Effect.callback<void>((resume) => {
+      server.close(() => resume(Effect.void))
+    })
+)
+
+describe("examples/tracing.ts", { timeout: 90_000 }, () => {
+  it.live("@effect/opentelemetry: the OpenTelemetry SDK's exporter gets the session's tree, with GenAI attributes", () =>
+    Effect.gen(function*() {
+      const spans = yield* TracingExample.inMemory(false)
+      const byName = (name: string) => spans.filter((span) => span.name === name)
+      assert.strictEqual(byName("claude.turn")[0]?.parent, "claude.session")
+      assert.strictEqual(byName("execute_tool Bash")[0]?.parent, "claude.turn")
+      assert.strictEqual(byName("execute_tool Bash")[0]?.attributes["gen_ai.tool.name"], "Bash")
+      const chats = spans.filter((span) => span.name.startsWith("chat "))
+      assert.strictEqual(chats.length, 2)
+      assert.isAbove(Number(byName("claude.turn")[0]?.attributes["gen_ai.usage.output_tokens"]), 0)
+      const tree = TracingExample.render(spans)
+      assert.match(tree, /\n {2}claude\.session[^\n]*\n {4}claude\.turn[^\n]*\n {6}(chat|execute_tool)/)
+    }))
+
+  it.live("OTLP: a collector at OTEL_EXPORTER_OTLP_ENDPOINT receives the session's spans over OTLP/HTTP", () =>
+    Effect.gen(function*() {
+      const { traces, url } = yield* collector
+      const result = yield* TracingExample.session.pipe(Effect.provide(TracingExample.otlpLayer(url)))
+      assert.strictEqual(result.result, "The command printed: traced")
+      const body = JSON.stringify(traces)
+      for (const name of ["claude.session", "claude.turn", "execute_tool Bash", "chat "]) assert.include(body, `"name":"${name}`)
+      assert.include(body, "gen_ai.conversation.id")
+      assert.include(body, result.session_id)
+    }).pipe(Effect.scoped))
 })
