@@ -771,7 +771,9 @@ const openSession: (
       { startImmediately: true }
     )
     // The account e-mail of the answer is a secret of the spans too (as of transcripts).
-    yield* Effect.forkScoped(Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(Tracing.accountEmail(body)))))
+    yield* Effect.forkScoped(
+      Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(Tracing.accountEmail(body))))
+    )
     const initializeResult = Fiber.join(initializeAnswer).pipe(
       Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Protocol.InitializeResponse, body))
     )

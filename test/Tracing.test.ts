@@ -347,6 +347,41 @@ describe("Tracing: failed turns", () => {
     }))
 })
 
+describe("Tracing: control requests of the host", () => {
+  it.effect("each is a span under the caller's; a refused one carries the library's reason", () =>
+    Effect.gen(function*() {
+      const collected = collectSpans()
+      const { exit, spans } = yield* Effect.gen(function*() {
+        const session = yield* Claude.open()
+        yield* session.setPermissionMode("acceptEdits")
+        const exit = yield* Effect.exit(session.setModel("no-such-model").pipe(Effect.withSpan("switching")))
+        return { exit, spans: collected.spans }
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(FakeCli.layer(FakeCli.conversation({
+          onControl: (request, cli) => {
+            const body = request.request as Record<string, unknown>
+            return cli.emit(
+              body.subtype === "set_model" ? FakeCli.failure(request, "unknown model") : FakeCli.success(request)
+            )
+          }
+        }))),
+        collected.provide
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      const mode = only(spans, "claude.control_request set_permission_mode")
+      assert.deepInclude(Object.fromEntries(mode.attributes), {
+        "claude.subtype": "set_permission_mode",
+        "claude.control.direction": "host_to_cli"
+      })
+      assert.isFalse(mode.attributes.has("claude.error.reason"))
+      const model = only(spans, "claude.control_request set_model")
+      assert.strictEqual(parentName(model), "switching")
+      assert.strictEqual(model.attributes.get("claude.error.reason"), "ControlRejected")
+      assert.strictEqual(model.status._tag === "Ended" && model.status.exit._tag, "Failure")
+    }))
+})
+
 describe("Tracing: metrics", () => {
   it.effect("per turn: its duration, its tokens per model and type, its cost, its tool uses; per tool use: by name and outcome", () =>
     Effect.gen(function*() {

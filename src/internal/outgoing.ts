@@ -111,9 +111,16 @@ export const make = (options: {
         ),
         Effect.ensuring(Effect.sync(() => pending.delete(requestId))),
         Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response)),
-        Effect.tapError((error) => Effect.annotateCurrentSpan({ "claude.error.reason": error.reason._tag, "error.type": error.reason._tag })),
+        // Its span: see `Tracing.ts` for the names and attributes.
+        Effect.tapError((error) =>
+          Effect.annotateCurrentSpan({ "claude.error.reason": error.reason._tag, "error.type": error.reason._tag })
+        ),
         Effect.withSpan(`claude.control_request ${body.subtype}`, {
-          attributes: { "claude.request_id": requestId, "claude.subtype": body.subtype, "claude.control.direction": "host_to_cli" }
+          attributes: {
+            "claude.request_id": requestId,
+            "claude.subtype": body.subtype,
+            "claude.control.direction": "host_to_cli"
+          }
         })
       )
     })
