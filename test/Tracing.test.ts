@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { TestClock } from "effect/testing"
 import * as Claude from "../src/Claude.ts"
 import * as Hooks from "../src/Hooks.ts"
 import * as McpServers from "../src/McpServers.ts"
@@ -309,6 +310,52 @@ describe("Tracing: the spans of a turn", () => {
       assert.strictEqual(turn.attributes.get("claude.result.subtype"), "success")
       assert.strictEqual(turn.attributes.get("gen_ai.conversation.id"), SESSION)
       assert.strictEqual(parentName(only(spans, "chat claude-fake-1")), "claude.turn")
+    }))
+})
+
+describe("Tracing: subagents", () => {
+  it.effect("a subagent's model requests and tool uses are under its Task tool use", () =>
+    Effect.gen(function*() {
+      const collected = collectSpans()
+      const sub = (line: Record<string, unknown>) => ({ ...line, parent_tool_use_id: "toolu_task" })
+      const spans = yield* Effect.gen(function*() {
+        const session = yield* Claude.open()
+        yield* session.run("delegate")
+        return collected.spans
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(FakeCli.layer(FakeCli.conversation({
+          sessionId: SESSION,
+          onUser: (_text, _index, cli, message) =>
+            Effect.gen(function*() {
+              const uuid = String(message.uuid)
+              yield* cli.emit(init(uuid))
+              yield* cli.emit(assistant("msg_main", [{ type: "tool_use", id: "toolu_task", name: "Task", input: {} }], uuid))
+              yield* cli.emit(sub(assistant("msg_sub", [{ type: "tool_use", id: "toolu_sub_bash", name: "Bash", input: {} }], uuid)))
+              yield* cli.emit(sub(toolResult("toolu_sub_bash", "ok")))
+              yield* cli.emit(sub(assistant("msg_sub_2", [{ type: "text", text: "sub done" }], uuid)))
+              yield* TestClock.adjust("1 second")
+              yield* cli.emit(toolResult("toolu_task", "sub done"))
+              yield* TestClock.adjust("1 second")
+              yield* cli.emit(assistant("msg_main_2", [{ type: "text", text: "done" }], uuid))
+              yield* TestClock.adjust("1 second")
+              yield* cli.emit({ ...FakeCli.result({ sessionId: SESSION, text: "done" }), user_message_uuids: [uuid] })
+            })
+        }))),
+        collected.provide
+      )
+      const byId = (id: string) => named(spans, "chat").find((span) => span.attributes.get("gen_ai.response.id") === id)!
+      assert.strictEqual(parentName(byId("msg_main")), "claude.turn")
+      assert.strictEqual(parentName(byId("msg_sub")), "execute_tool Task")
+      assert.strictEqual(parentName(byId("msg_sub_2")), "execute_tool Task")
+      assert.strictEqual(parentName(byId("msg_main_2")), "claude.turn")
+      assert.strictEqual(parentName(only(spans, "execute_tool Bash")), "execute_tool Task")
+      assert.strictEqual(parentName(only(spans, "execute_tool Task")), "claude.turn")
+      for (const span of spans) assert.strictEqual(span.status._tag, "Ended", `${span.name} did not end`)
+      // The subagent's last request ended with its Task (at its tool_result), not at the turn's end.
+      const ended = (span: (typeof spans)[number]) => span.status._tag === "Ended" ? span.status.endTime : -1n
+      assert.strictEqual(ended(byId("msg_sub_2")), ended(only(spans, "execute_tool Task")))
+      assert.isTrue(ended(byId("msg_sub_2")) < ended(byId("msg_main_2")))
     }))
 })
 

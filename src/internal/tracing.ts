@@ -349,6 +349,13 @@ export class SessionTracing {
         "gen_ai.tool.name": tool?.name ?? "unknown",
         "claude.tool.outcome": failed ? "error" : "ok"
       })
+      // A subagent's last model request is over when its Task tool use is.
+      const subagent = this.calls.get(tool_use_id)
+      if (subagent !== undefined) {
+        this.end(subagent.span)
+        this.calls.delete(tool_use_id)
+      }
+      this.marks.delete(tool_use_id)
       if (tool === undefined) continue
       this.tools.delete(tool_use_id)
       const meta = event.tool_result_meta?.find((m) => m.id === tool_use_id)
