@@ -97,10 +97,6 @@ export class SessionTracing {
     options.sessionSpan.attribute("gen_ai.system", PROVIDER)
   }
 
-  get content(): boolean {
-    return this.options.content
-  }
-
   /** A value never to be written (the account e-mail, once `initialize` told it). */
   addSecret(secret: string | undefined): void {
     if (secret !== undefined && secret.length > 0) this.secrets.push(secret)
