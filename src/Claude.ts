@@ -41,6 +41,7 @@ import { Reader } from "./internal/reader.ts"
 import * as StructuredOutput from "./internal/structuredOutput.ts"
 import { Subscribers } from "./internal/subscribers.ts"
 import { failureOf } from "./internal/turnOutcome.ts"
+import * as Tracing from "./internal/tracing.ts"
 import * as TurnRunner from "./internal/turnRunner.ts"
 import { Turns } from "./internal/turns.ts"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
@@ -609,6 +610,7 @@ const openSession: (
     // The session's own span, open as long as the session: handler calls made outside any turn
     // are parented to it.
     const sessionSpan = yield* Effect.makeSpanScoped("claude.session", { root: false })
+    const tracing = yield* Tracing.make(sessionSpan, command.env)
     const spec = { executable: options.executable, env: command.env, cwd: options.cwd, closeGrace }
     const connection = yield* transport.open({ ...spec, args: command.args })
     const lifecycle = new Lifecycle(connection, closeGrace, exitContext(options))
@@ -671,7 +673,7 @@ const openSession: (
       const binding = UserDialogs.bind(userDialogs.value, report)
       handlers.request_user_dialog = (request, requestId) => binding.show(request, requestId)
     }
-    const incoming = yield* Incoming.make({ handlers, send: write })
+    const incoming = yield* Incoming.make({ handlers, send: write, tracing })
 
     // ---- reading ----------------------------------------------------------------------------------
     const usage = new TurnUsageTracker()
@@ -691,7 +693,7 @@ const openSession: (
       turns,
       subscribers,
       sessionId,
-      sessionSpan,
+      tracing,
       record: recorder === undefined ? undefined : (direction, message) => recorder.record(direction, message)
     })
     const clock = yield* Clock.Clock
@@ -736,7 +738,15 @@ const openSession: (
     // CLI's last lines (a Stop hook) while the CLI exits.
     // A CLI that has not exited by the end of the EOF share is ended by the transport: the reader
     // is stopped before, so what waits is settled here.
-    yield* Effect.addFinalizer(() => Effect.andThen(lifecycle.close, Effect.sync(() => settleAll(lifecycle.reason!, undefined))))
+    yield* Effect.addFinalizer(() =>
+      Effect.andThen(
+        lifecycle.close,
+        Effect.sync(() => {
+          settleAll(lifecycle.reason!, undefined)
+          tracing.ended(lifecycle.reason)
+        })
+      )
+    )
 
     // ---- operations ---------------------------------------------------------------------------
     const request: Session["request"] = (body, responseSchema, requestOptions) =>
@@ -759,6 +769,10 @@ const openSession: (
         options.initializeTimeout ?? "120 seconds"
       ),
       { startImmediately: true }
+    )
+    // The account e-mail of the answer is a secret of the spans too (as of transcripts).
+    yield* Effect.forkScoped(
+      Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(Tracing.accountEmail(body))))
     )
     const initializeResult = Fiber.join(initializeAnswer).pipe(
       Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Protocol.InitializeResponse, body))
@@ -799,7 +813,8 @@ const openSession: (
       interruptTimeout: Duration.fromInputUnsafe(options.interruptTimeout ?? "10 seconds"),
       stallTimeout: options.stallTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.stallTimeout),
       turnTimeout: options.turnTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.turnTimeout),
-      lastActivity: () => lastActivity
+      lastActivity: () => lastActivity,
+      tracing: { sessionSpan, spans: tracing }
     })
 
     const session: Session = {
