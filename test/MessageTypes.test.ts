@@ -7,8 +7,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
+import * as Claude from "../src/Claude.ts"
 import * as Protocol from "../src/Protocol.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
 import { kindOf, recordedKinds } from "./support/messageKinds.ts"
 import { sdkMessages } from "./support/sdkDeclarations.ts"
 
@@ -106,6 +110,27 @@ describe("message types", () => {
     const later = { ...state, state: "paused" }
     assert.strictEqual<unknown>(Result.getOrThrow(decode(later)), later)
   })
+
+  it.effect("on a session, every added line reaches the turn's stream as itself, not as unknown", () =>
+    Effect.gen(function*() {
+      const session = yield* Claude.open()
+      const events = Array.from(yield* Stream.runCollect(session.turn("go")))
+      const added = events.filter((e) => e.type !== "unknown" && addedKinds.includes(kindOf(e)))
+      assert.deepStrictEqual(added.map(kindOf), [...recorded, ...handMade].map(kindOf))
+      assert.isFalse(events.some((e) => e.type === "unknown"))
+    }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({
+      sessionId: "00000000-0000-4000-8000-000000000001",
+      onUser: (text, index, cli, message) => {
+        const lines = FakeCli.textTurn({
+          sessionId: "00000000-0000-4000-8000-000000000001",
+          text,
+          totalCostUsd: 0.001 * (index + 1),
+          userMessageUuid: String(message.uuid)
+        })
+        // After the turn's system/init, before its result.
+        return Effect.forEach([lines[0], ...recorded, ...handMade, ...lines.slice(1)], cli.emit, { discard: true })
+      }
+    })))))
 
   it("a system subtype no schema names still decodes to unknown, untouched", () => {
     const raw = { type: "system", subtype: "brand_new_subtype", session_id: "s", uuid: "u" }
