@@ -1,9 +1,13 @@
 /**
  * The hook events issue 15 typed: every event of the TypeScript SDK's `HOOK_EVENTS` has an input
  * schema here (and its `hookSpecificOutput` where sdk.d.ts has one). The inputs below are written
- * after sdk.d.ts; test/HookEventsLive.test.ts shows the ones CLI 2.1.332 fires offline.
+ * after sdk.d.ts; the four CLI 2.1.332 fires offline are also decoded from its recording
+ * (test/fixtures/messages/hook-inputs-2.1.332.ndjson, `npm run record:messages`), and
+ * test/HookEventsLive.test.ts shows their effect.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -61,7 +65,26 @@ const inputs: ReadonlyArray<readonly [string, Record<string, unknown>, string]> 
 const currentHooks = Effect.map(Effect.serviceOption(Hooks.Hooks), (o) => o._tag === "Some" ? o.value : Hooks.empty)
 const bindLayer = <E>(layer: Layer.Layer<Hooks.Hooks, E>) => Effect.map(Effect.provide(currentHooks, layer), Hooks.bind)
 
+const recorded = Fs.readFileSync(
+  Path.join(import.meta.dirname, "fixtures", "messages", "hook-inputs-2.1.332.ndjson"),
+  "utf8"
+).split("\n").filter((line) => line.length > 0).map((line) => JSON.parse(line) as Record<string, unknown>)
+
 describe("HookEvents", () => {
+  it("the inputs the real CLI sent for the added events it fires offline decode with their schemas", () => {
+    assert.deepStrictEqual(recorded.map((input) => input.hook_event_name), [
+      "MessageDisplay",
+      "PreModelSwitch",
+      "PostModelSwitch",
+      "ConfigChange"
+    ])
+    for (const input of recorded) {
+      const event = String(input.hook_event_name)
+      assert.isTrue(Schema.is(HookEvents.inputSchema(event))(input), event)
+      assert.notStrictEqual(HookEvents.inputSchema(event), HookEvents.UnknownHookInput)
+    }
+  })
+
   it("every event of the SDK's HOOK_EVENTS has a schema, and no other", () => {
     const sdk = sdkHookEvents()
     assert.strictEqual(sdk.length, 34)
