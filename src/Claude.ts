@@ -169,6 +169,15 @@ export type RunResult<S extends OutputFormat> = [S] extends [never] ? TurnResult
   : StructuredResult<S["Type"]>
 
 /**
+ * What the stream of one turn carries (`Session.turn`, `queryStream`): the session's events, its
+ * result being `R` (a {@link StructuredResult} with an `outputFormat`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type TurnEvent<R extends TurnResult = TurnResult> = Exclude<Event, TurnResult> | R
+
+/**
  * Where a session reports the lines it writes and reads. `record` must not block or throw.
  *
  * @since 0.1.0
@@ -267,8 +276,10 @@ export interface Session<R extends TurnResult = TurnResult> {
    * the other. Interrupting the consumer (or ending the stream before the result) interrupts
    * that turn on the CLI (or withdraws it while still queued) and waits for it, within
    * `interruptTimeout`. A failed turn fails the stream after the result (see `errorResults`).
+   * With an `outputFormat`, the result carries the decoded structured output as `structured`,
+   * and a result without a value the Schema accepts fails the stream as `run` fails.
    */
-  readonly turn: (input: TurnInput) => Stream.Stream<Event, ClaudeError.ClaudeError>
+  readonly turn: (input: TurnInput) => Stream.Stream<TurnEvent<R>, ClaudeError.ClaudeError>
   /**
    * Runs one turn to its end and returns its result; a failed turn fails (see `errorResults`).
    * With an `outputFormat`, the result carries the decoded structured output as `structured`.
@@ -824,7 +835,12 @@ const openSession: (
       cliVersion: Fiber.join(ready),
       events: Stream.unwrap(Effect.map(subscribers.subscribe, (subscriber) => Stream.fromQueue(subscriber.queue))),
       send: runner.send,
-      turn: runner.turn,
+      turn: decodeStructured === undefined ? runner.turn : (input) =>
+        Stream.mapEffect(
+          runner.turn(input),
+          (event): Effect.Effect<Event, ClaudeError.ClaudeError> =>
+            event.type === "result" ? decodeStructured(event) : Effect.succeed(event)
+        ),
       run: decodeStructured === undefined ? runner.run : (input) => Effect.flatMap(runner.run(input), decodeStructured),
       interrupt: runner.interrupt,
       setModel: (model, requestOptions) =>
@@ -913,13 +929,14 @@ const queryOnce: (
  * A one-shot as a stream: opens a session when the stream starts, streams the events of one turn
  * with `prompt` (as {@link Session.turn} does, ending with its result), and closes the session
  * when the stream ends. Ending the stream early (`Stream.take`, `Stream.takeUntil`, an
- * interruption) interrupts the turn on the CLI, then closes the session.
+ * interruption) interrupts the turn on the CLI, then closes the session. With an
+ * `outputFormat`, the result carries the decoded structured output as `structured`.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const queryStream = (
+export const queryStream = <S extends OutputFormat = never>(
   prompt: TurnInput,
-  options?: SessionOptions
-): Stream.Stream<Event, ClaudeError.ClaudeError, Transport> =>
+  options?: SessionOptions<S>
+): Stream.Stream<TurnEvent<RunResult<S>>, ClaudeError.ClaudeError, Transport> =>
   Stream.unwrap(Effect.map(open(options), (session) => session.turn(prompt)))
