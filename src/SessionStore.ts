@@ -123,8 +123,11 @@ export const unreadableLineType = "effect-claude-code/unreadable-line"
  */
 export interface UnreadableLine extends Entry {
   readonly type: typeof unreadableLineType
+  /** The 1-based line number in the file. */
   readonly line: number
+  /** Why it could not be read (`line 7: not JSON (...)`). */
   readonly description: string
+  /** The line's first 200 characters. */
   readonly excerpt: string
 }
 

@@ -19,6 +19,7 @@
  *
  * @since 0.2.0
  */
+import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -255,11 +256,13 @@ const toLine = (entry: SessionStore.Entry): Line | Problem => {
  * @category models
  */
 export interface SessionInfo {
+  /** The session's id (a UUID), what `resume` takes. */
   readonly sessionId: string
   /** The project directory name (see {@link projectKey}). */
   readonly projectKey: string
   /** Custom title, else AI title, else last prompt, else summary, else first prompt. */
   readonly title: string
+  /** The title given with `rename` (or the CLI's `/rename`, `rename_session`), when there is one. */
   readonly customTitle?: string | undefined
   /** The first meaningful prompt (no tool results, meta lines or commands), at most 200 characters. */
   readonly firstPrompt?: string | undefined
@@ -267,6 +270,7 @@ export interface SessionInfo {
   readonly gitBranch?: string | undefined
   /** The working directory of the session. */
   readonly cwd?: string | undefined
+  /** The tag given with `tag`, unless cleared. */
   readonly tag?: string | undefined
   /** The first line's timestamp, Unix epoch milliseconds. */
   readonly createdAt?: number | undefined
@@ -550,7 +554,10 @@ export class Sessions extends Context.Service<Sessions, {
   /** Every line of a session's transcript in file order, decoded, with a {@link Problem} for each unreadable one. */
   readonly entries: (
     sessionId: string,
-    options?: LookupOptions & { readonly agentId?: string | undefined }
+    options?: LookupOptions & {
+      /** Read this subagent's transcript instead (as {@link MessagesOptions.agentId}). */
+      readonly agentId?: string | undefined
+    }
   ) => Stream.Stream<Line | Problem, ClaudeError.ClaudeError>
   /** The live branch's messages, oldest first. */
   readonly messages: (sessionId: string, options?: MessagesOptions) => Stream.Stream<Message, ClaudeError.ClaudeError>
@@ -590,7 +597,7 @@ const checkId = (operation: string, sessionId: string): Effect.Effect<void, Clau
  */
 export const projectKey = (cwd: string): string => ProjectKey.fromCwd(cwd)
 
-/** Bytes of history a fork appends at a time. */
+/** Lines of history a fork appends at a time. */
 const forkBatch = 500
 
 /**
@@ -736,7 +743,7 @@ export const make: Effect.Effect<Sessions["Service"], never, SessionStore.Sessio
     Effect.gen(function*() {
       yield* checkId(operation, sessionId)
       const stored = yield* find(sessionId, options)
-      const timestamp = new Date().toISOString()
+      const timestamp = new Date(yield* Clock.currentTimeMillis).toISOString()
       yield* store.append({ projectKey: stored.projectKey, sessionId }, [{
         ...entry,
         type: entry.type as string,
@@ -832,7 +839,7 @@ export const make: Effect.Effect<Sessions["Service"], never, SessionStore.Sessio
       customTitle: title,
       sessionId: forkId,
       uuid: crypto.randomUUID(),
-      timestamp: new Date().toISOString()
+      timestamp: new Date(yield* Clock.currentTimeMillis).toISOString()
     }])
     return forkId
   })

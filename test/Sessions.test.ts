@@ -4,6 +4,7 @@
  * bad input.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
@@ -313,5 +314,23 @@ describe("Sessions on the directory store (in-memory file system)", () => {
       yield* store.delete({ projectKey, sessionId: S1 })
       assert.deepStrictEqual(yield* store.listSubkeys({ projectKey, sessionId: S1 }), [])
     }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("layerDisk reads the sessions of the config directory the environment names (CLAUDE_CONFIG_DIR, else HOME/.claude)", () => {
+    const memory = MemoryFs.make()
+    const text = conversation(S1).map((e) => JSON.stringify(e) + "\n").join("")
+    MemoryFs.writeText(memory.state, `/elsewhere/config/projects/${projectKey}/${S1}.jsonl`, text)
+    MemoryFs.writeText(memory.state, `/home/ada/.claude/projects/${projectKey}/${S2}.jsonl`, JSON.stringify(user(S2, "h", null, "At home")) + "\n")
+    const listWith = (env: Record<string, string>) =>
+      Effect.flatMap(Sessions.Sessions, (sessions) => sessions.list()).pipe(
+        Effect.provide(Sessions.layerDisk.pipe(Layer.provide(memory.layer))),
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
+      )
+    return Effect.gen(function*() {
+      const configured = yield* listWith({ HOME: "/home/ada", CLAUDE_CONFIG_DIR: "/elsewhere/config" })
+      assert.deepStrictEqual(configured.map((s) => s.sessionId), [S1])
+      const home = yield* listWith({ HOME: "/home/ada" })
+      assert.deepStrictEqual(home.map((s) => s.title), ["At home"])
+    })
   })
 })
