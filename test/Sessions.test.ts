@@ -222,7 +222,7 @@ describe("Sessions", () => {
 })
 
 describe("Sessions on the directory store (in-memory file system)", () => {
-  const configDir = "/home/someone/.claude"
+  const configDir = "/users-home/someone/.claude"
   const file = `${configDir}/projects/${projectKey}/${S1}.jsonl`
   const setup = () => {
     const memory = MemoryFs.make()
@@ -320,16 +320,16 @@ describe("Sessions on the directory store (in-memory file system)", () => {
     const memory = MemoryFs.make()
     const text = conversation(S1).map((e) => JSON.stringify(e) + "\n").join("")
     MemoryFs.writeText(memory.state, `/elsewhere/config/projects/${projectKey}/${S1}.jsonl`, text)
-    MemoryFs.writeText(memory.state, `/home/ada/.claude/projects/${projectKey}/${S2}.jsonl`, JSON.stringify(user(S2, "h", null, "At home")) + "\n")
+    MemoryFs.writeText(memory.state, `/users-home/ada/.claude/projects/${projectKey}/${S2}.jsonl`, JSON.stringify(user(S2, "h", null, "At home")) + "\n")
     const listWith = (env: Record<string, string>) =>
       Effect.flatMap(Sessions.Sessions, (sessions) => sessions.list()).pipe(
         Effect.provide(Sessions.layerDisk.pipe(Layer.provide(memory.layer))),
         Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
       )
     return Effect.gen(function*() {
-      const configured = yield* listWith({ HOME: "/home/ada", CLAUDE_CONFIG_DIR: "/elsewhere/config" })
+      const configured = yield* listWith({ HOME: "/users-home/ada", CLAUDE_CONFIG_DIR: "/elsewhere/config" })
       assert.deepStrictEqual(configured.map((s) => s.sessionId), [S1])
-      const home = yield* listWith({ HOME: "/home/ada" })
+      const home = yield* listWith({ HOME: "/users-home/ada" })
       assert.deepStrictEqual(home.map((s) => s.title), ["At home"])
     })
   })
