@@ -601,6 +601,21 @@ export const projectKey = (cwd: string): string => ProjectKey.fromCwd(cwd)
 const forkBatch = 500
 
 /**
+ * Options of {@link makeWith}.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export interface MakeOptions {
+  /**
+   * The project key of a working directory (its real path). Default: {@link projectKey}, the CLI's
+   * rule. {@link layerDisk} passes the CLI's `CLAUDE_CODE_PROJECT_DIR_NAME` override when the
+   * environment sets it (with `CLAUDE_CONFIG_DIR`, as the CLI requires).
+   */
+  readonly projectKey?: ((cwd: string) => string) | undefined
+}
+
+/**
  * Builds the service over the `SessionStore` in context. A `cwd` is resolved to its real path
  * with `FileSystem` and `Path` when the context has them (as the CLI resolves its own), and used
  * as given otherwise.
@@ -608,250 +623,262 @@ const forkBatch = 500
  * @since 0.2.0
  * @category constructors
  */
-export const make: Effect.Effect<Sessions["Service"], never, SessionStore.SessionStore> = Effect.gen(function*() {
-  const store = yield* SessionStore.SessionStore
-  const fs = yield* Effect.serviceOption(FileSystem.FileSystem)
-  const path = yield* Effect.serviceOption(Path.Path)
+export const makeWith = (
+  options: MakeOptions = {}
+): Effect.Effect<Sessions["Service"], never, SessionStore.SessionStore> =>
+  Effect.gen(function*() {
+    const projectKeyOf = options.projectKey ?? ProjectKey.fromCwd
+    const store = yield* SessionStore.SessionStore
+    const fs = yield* Effect.serviceOption(FileSystem.FileSystem)
+    const path = yield* Effect.serviceOption(Path.Path)
 
-  const keyOfCwd = (cwd: string): Effect.Effect<string> => {
-    const resolved = Option.isSome(path) ? path.value.resolve(cwd) : cwd
-    if (Option.isNone(fs)) return Effect.succeed(ProjectKey.fromCwd(resolved))
-    return fs.value.realPath(resolved).pipe(
-      Effect.orElseSucceed(() => resolved),
-      Effect.map((real) => ProjectKey.fromCwd(real))
-    )
-  }
-
-  /** The stored session, in the project of `cwd` or in any project. */
-  const find = (sessionId: string, options?: LookupOptions) =>
-    Effect.gen(function*() {
-      const projectKey = options?.cwd === undefined ? undefined : yield* keyOfCwd(options.cwd)
-      const all = yield* store.list(projectKey)
-      const matches = all.filter((s) => s.sessionId === sessionId)
-      if (matches.length === 0) {
-        return yield* Effect.fail(ClaudeError.make(
-          new ClaudeError.SessionNotFound({
-            sessionId,
-            searched: projectKey === undefined ? store.name : `${store.name}, project ${projectKey}`
-          })
-        ))
-      }
-      return matches.reduce((a, b) => (b.mtime > a.mtime ? b : a))
-    })
-
-  const summarize = (stored: SessionStore.StoredSession) =>
-    store.load({ projectKey: stored.projectKey, sessionId: stored.sessionId }).pipe(
-      Stream.runFold((): Fold => ({ lines: 0, sidechain: false, commandFallback: "" }), foldEntry),
-      Effect.map((fold) => infoOf(stored, fold))
-    )
-
-  const list = Effect.fn("Sessions.list")(function*(options?: ListOptions) {
-    const offset = options?.offset ?? 0
-    const limit = options?.limit
-    if (!Number.isInteger(offset) || offset < 0) {
-      return yield* Effect.fail(invalid(`Sessions.list: offset must be a whole number >= 0, got ${offset}`))
-    }
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
-      return yield* Effect.fail(invalid(`Sessions.list: limit must be a whole number >= 0, got ${limit}`))
-    }
-    const projectKey = options?.cwd === undefined ? undefined : yield* keyOfCwd(options.cwd)
-    const stored = [...(yield* store.list(projectKey))].sort((a, b) =>
-      b.mtime !== a.mtime ? b.mtime - a.mtime : b.sessionId < a.sessionId ? -1 : b.sessionId > a.sessionId ? 1 : 0
-    )
-    // Newest first, reading only as many sessions as the page needs (a session without a title is skipped).
-    const page: Array<SessionInfo> = []
-    let skipped = 0
-    for (const s of stored) {
-      if (limit !== undefined && page.length >= limit) break
-      if (!uuidPattern.test(s.sessionId)) continue
-      const info = yield* summarize(s).pipe(
-        // A session deleted between the listing and its read is not listed.
-        Effect.catchIf((e) => e.reason._tag === "SessionNotFound", () => Effect.succeed(undefined))
+    const keyOfCwd = (cwd: string): Effect.Effect<string> => {
+      const resolved = Option.isSome(path) ? path.value.resolve(cwd) : cwd
+      if (Option.isNone(fs)) return Effect.succeed(projectKeyOf(resolved))
+      return fs.value.realPath(resolved).pipe(
+        Effect.orElseSucceed(() => resolved),
+        Effect.map(projectKeyOf)
       )
-      if (info === undefined) continue
-      if (skipped < offset) {
-        skipped++
-        continue
-      }
-      page.push(info)
     }
-    return page
-  })
 
-  const info = Effect.fn("Sessions.info")(function*(sessionId: string, options?: LookupOptions) {
-    yield* checkId("info", sessionId)
-    const stored = yield* find(sessionId, options)
-    const found = yield* summarize(stored)
-    if (found !== undefined) return found
-    return {
-      sessionId,
-      projectKey: stored.projectKey,
-      title: "",
-      lastModified: stored.mtime,
-      size: stored.size
-    } satisfies SessionInfo
-  })
-
-  const keyOf = (stored: SessionStore.StoredSession, agentId: string | undefined): SessionStore.SessionKey =>
-    agentId === undefined
-      ? { projectKey: stored.projectKey, sessionId: stored.sessionId }
-      : { projectKey: stored.projectKey, sessionId: stored.sessionId, subpath: `subagents/agent-${agentId}` }
-
-  const entries = (sessionId: string, options?: LookupOptions & { readonly agentId?: string | undefined }) =>
-    Stream.unwrap(
-      Effect.map(
-        Effect.andThen(checkId("entries", sessionId), find(sessionId, options)),
-        (stored) => store.load(keyOf(stored, options?.agentId)).pipe(Stream.map(toLine))
-      )
-    ).pipe(Stream.withSpan("Sessions.entries"))
-
-  const messages = (sessionId: string, options?: MessagesOptions) =>
-    Stream.unwrap(
+    /** The stored session, in the project of `cwd` or in any project. */
+    const find = (sessionId: string, options?: LookupOptions) =>
       Effect.gen(function*() {
-        yield* checkId("messages", sessionId)
-        const stored = yield* find(sessionId, options)
-        const key = keyOf(stored, options?.agentId)
-        // Pass 1: the index of the chain (uuid, parent, kind), not the lines.
-        const nodes = new Map<string, Node>()
-        let index = 0
-        yield* store.load(key).pipe(
-          Stream.runForEach((entry) =>
-            Effect.sync(() => {
-              const node = nodeOf(entry, index++)
-              if (node !== undefined) nodes.set(entry.uuid as string, node)
+        const projectKey = options?.cwd === undefined ? undefined : yield* keyOfCwd(options.cwd)
+        const all = yield* store.list(projectKey)
+        const matches = all.filter((s) => s.sessionId === sessionId)
+        if (matches.length === 0) {
+          return yield* Effect.fail(ClaudeError.make(
+            new ClaudeError.SessionNotFound({
+              sessionId,
+              searched: projectKey === undefined ? store.name : `${store.name}, project ${projectKey}`
             })
-          )
-        )
-        const branch = liveBranch(nodes)
-        nodes.clear()
-        const filter = { includeSystem: options?.includeSystem === true, sidechain: options?.agentId !== undefined }
-        // Pass 2: the branch's messages, in file order (the CLI appends a line after its parent).
-        return store.load(key).pipe(
-          Stream.filter((entry) => isMessageOfBranch(entry, branch, filter)),
-          Stream.mapEffect((entry) => {
-            const line = toLine(entry)
-            return isProblem(line)
-              ? Effect.as(Effect.logWarning(`Sessions.messages: ${line.description}`), Option.none<Message>())
-              : Effect.succeed(Option.some(line as Message))
-          }),
-          Stream.filterMap((o) => (Option.isSome(o) ? Result.succeed(o.value) : Result.failVoid))
-        )
+          ))
+        }
+        return matches.reduce((a, b) => (b.mtime > a.mtime ? b : a))
       })
-    ).pipe(Stream.withSpan("Sessions.messages"))
 
-  const appendMeta = (operation: string, sessionId: string, options: LookupOptions | undefined, entry: Record<string, unknown>) =>
-    Effect.gen(function*() {
-      yield* checkId(operation, sessionId)
-      const stored = yield* find(sessionId, options)
-      const timestamp = new Date(yield* Clock.currentTimeMillis).toISOString()
-      yield* store.append({ projectKey: stored.projectKey, sessionId }, [{
-        ...entry,
-        type: entry.type as string,
-        sessionId,
-        uuid: crypto.randomUUID(),
-        timestamp
-      }])
+    const summarize = (stored: SessionStore.StoredSession) =>
+      store.load({ projectKey: stored.projectKey, sessionId: stored.sessionId }).pipe(
+        Stream.runFold((): Fold => ({ lines: 0, sidechain: false, commandFallback: "" }), foldEntry),
+        Effect.map((fold) => infoOf(stored, fold))
+      )
+
+    const list = Effect.fn("Sessions.list")(function*(options?: ListOptions) {
+      const offset = options?.offset ?? 0
+      const limit = options?.limit
+      if (!Number.isInteger(offset) || offset < 0) {
+        return yield* Effect.fail(invalid(`Sessions.list: offset must be a whole number >= 0, got ${offset}`))
+      }
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
+        return yield* Effect.fail(invalid(`Sessions.list: limit must be a whole number >= 0, got ${limit}`))
+      }
+      const projectKey = options?.cwd === undefined ? undefined : yield* keyOfCwd(options.cwd)
+      const stored = [...(yield* store.list(projectKey))].sort((a, b) =>
+        b.mtime !== a.mtime ? b.mtime - a.mtime : b.sessionId < a.sessionId ? -1 : b.sessionId > a.sessionId ? 1 : 0
+      )
+      // Newest first, reading only as many sessions as the page needs (a session without a title is skipped).
+      const page: Array<SessionInfo> = []
+      let skipped = 0
+      for (const s of stored) {
+        if (limit !== undefined && page.length >= limit) break
+        if (!uuidPattern.test(s.sessionId)) continue
+        const info = yield* summarize(s).pipe(
+          // A session deleted between the listing and its read is not listed.
+          Effect.catchIf((e) => e.reason._tag === "SessionNotFound", () => Effect.succeed(undefined))
+        )
+        if (info === undefined) continue
+        if (skipped < offset) {
+          skipped++
+          continue
+        }
+        page.push(info)
+      }
+      return page
     })
 
-  const rename = Effect.fn("Sessions.rename")(function*(sessionId: string, title: string, options?: LookupOptions) {
-    const trimmed = title.trim()
-    if (trimmed === "") return yield* Effect.fail(invalid("Sessions.rename: a title must not be empty"))
-    yield* appendMeta("rename", sessionId, options, { type: "custom-title", customTitle: trimmed })
-  })
+    const info = Effect.fn("Sessions.info")(function*(sessionId: string, options?: LookupOptions) {
+      yield* checkId("info", sessionId)
+      const stored = yield* find(sessionId, options)
+      const found = yield* summarize(stored)
+      if (found !== undefined) return found
+      return {
+        sessionId,
+        projectKey: stored.projectKey,
+        title: "",
+        lastModified: stored.mtime,
+        size: stored.size
+      } satisfies SessionInfo
+    })
 
-  const tag = Effect.fn("Sessions.tag")(function*(sessionId: string, tag: string, options?: LookupOptions) {
-    // eslint-disable-next-line no-control-regex
-    const cleaned = tag.replace(/[\u0000-\u001f\u007f-\u009f]/g, "").trim()
-    if (cleaned === "") return yield* Effect.fail(invalid("Sessions.tag: a tag must not be empty (untag clears it)"))
-    yield* appendMeta("tag", sessionId, options, { type: "tag", tag: cleaned })
-  })
+    const keyOf = (stored: SessionStore.StoredSession, agentId: string | undefined): SessionStore.SessionKey =>
+      agentId === undefined
+        ? { projectKey: stored.projectKey, sessionId: stored.sessionId }
+        : { projectKey: stored.projectKey, sessionId: stored.sessionId, subpath: `subagents/agent-${agentId}` }
 
-  const untag = Effect.fn("Sessions.untag")(function*(sessionId: string, options?: LookupOptions) {
-    yield* appendMeta("untag", sessionId, options, { type: "tag", tag: "" })
-  })
+    const entries = (sessionId: string, options?: LookupOptions & { readonly agentId?: string | undefined }) =>
+      Stream.unwrap(
+        Effect.map(
+          Effect.andThen(checkId("entries", sessionId), find(sessionId, options)),
+          (stored) => store.load(keyOf(stored, options?.agentId)).pipe(Stream.map(toLine))
+        )
+      ).pipe(Stream.withSpan("Sessions.entries"))
 
-  const fork = Effect.fn("Sessions.fork")(function*(sessionId: string, options?: ForkOptions) {
-    yield* checkId("fork", sessionId)
-    const stored = yield* find(sessionId, options)
-    const source = { projectKey: stored.projectKey, sessionId }
-    // Pass 1: which lines are copied (the main chain's, up to `upToMessageId`), and the parents
-    // of progress lines, which are not copied (a copied line's parent skips over them).
-    const parents = new Map<string, { readonly parent: string | undefined; readonly progress: boolean }>()
-    let cut: number | undefined
-    let index = 0
-    let copied = 0
-    yield* store.load(source).pipe(
-      Stream.runForEach((entry) =>
-        Effect.sync(() => {
-          const at = index++
-          if (cut !== undefined) return
-          const node = nodeOf(entry, at)
-          if (node === undefined || entry.isSidechain === true) return
-          parents.set(entry.uuid as string, { parent: node.parent, progress: node.progress })
-          if (!node.progress) copied++
-          if (options?.upToMessageId !== undefined && entry.uuid === options.upToMessageId) cut = at
+    const messages = (sessionId: string, options?: MessagesOptions) =>
+      Stream.unwrap(
+        Effect.gen(function*() {
+          yield* checkId("messages", sessionId)
+          const stored = yield* find(sessionId, options)
+          const key = keyOf(stored, options?.agentId)
+          // Pass 1: the index of the chain (uuid, parent, kind), not the lines.
+          const nodes = new Map<string, Node>()
+          let index = 0
+          yield* store.load(key).pipe(
+            Stream.runForEach((entry) =>
+              Effect.sync(() => {
+                const node = nodeOf(entry, index++)
+                if (node !== undefined) nodes.set(entry.uuid as string, node)
+              })
+            )
+          )
+          const branch = liveBranch(nodes)
+          nodes.clear()
+          const filter = { includeSystem: options?.includeSystem === true, sidechain: options?.agentId !== undefined }
+          // Pass 2: the branch's messages, in file order (the CLI appends a line after its parent).
+          return store.load(key).pipe(
+            Stream.filter((entry) => isMessageOfBranch(entry, branch, filter)),
+            Stream.mapEffect((entry) => {
+              const line = toLine(entry)
+              return isProblem(line)
+                ? Effect.as(Effect.logWarning(`Sessions.messages: ${line.description}`), Option.none<Message>())
+                : Effect.succeed(Option.some(line as Message))
+            }),
+            Stream.filterMap((o) => (Option.isSome(o) ? Result.succeed(o.value) : Result.failVoid))
+          )
         })
-      )
-    )
-    if (options?.upToMessageId !== undefined && cut === undefined) {
-      return yield* Effect.fail(invalid(`Sessions.fork: message ${options.upToMessageId} is not in session ${sessionId}`))
-    }
-    if (copied === 0) return yield* Effect.fail(invalid(`Sessions.fork: session ${sessionId} has no messages to fork`))
-    const fresh = new Map<string, string>()
-    for (const [uuid, p] of parents) if (!p.progress) fresh.set(uuid, crypto.randomUUID())
-    const parentOf = (uuid: string | undefined): string | null => {
-      const seen = new Set<string>()
-      for (let at = uuid; at !== undefined && !seen.has(at);) {
-        seen.add(at)
-        const p = parents.get(at)
-        if (p === undefined) return null
-        if (!p.progress) return fresh.get(at) ?? null
-        at = p.parent
-      }
-      return null
-    }
-    const forkId = crypto.randomUUID()
-    const target = { projectKey: stored.projectKey, sessionId: forkId }
-    const title = options?.title?.trim() || `${(yield* summarize(stored))?.title || "Forked session"} (fork)`
-    // Pass 2: copy in batches, with fresh uuids and the new session id.
-    let written = 0
-    yield* store.load(source).pipe(
-      Stream.filter((entry) =>
-        typeof entry.uuid === "string" && fresh.has(entry.uuid) && entry.isSidechain !== true && written < copied
-      ),
-      Stream.map((entry): SessionStore.Entry => {
-        written++
-        const uuid = entry.uuid as string
-        return {
+      ).pipe(Stream.withSpan("Sessions.messages"))
+
+    const appendMeta = (operation: string, sessionId: string, options: LookupOptions | undefined, entry: Record<string, unknown>) =>
+      Effect.gen(function*() {
+        yield* checkId(operation, sessionId)
+        const stored = yield* find(sessionId, options)
+        const timestamp = new Date(yield* Clock.currentTimeMillis).toISOString()
+        yield* store.append({ projectKey: stored.projectKey, sessionId }, [{
           ...entry,
-          uuid: fresh.get(uuid)!,
-          parentUuid: parentOf(typeof entry.parentUuid === "string" ? entry.parentUuid : undefined),
-          ...(typeof entry.logicalParentUuid === "string" ? { logicalParentUuid: fresh.get(entry.logicalParentUuid) ?? null } : {}),
-          sessionId: forkId,
-          forkedFrom: { sessionId, messageUuid: uuid }
+          type: entry.type as string,
+          sessionId,
+          uuid: crypto.randomUUID(),
+          timestamp
+        }])
+      })
+
+    const rename = Effect.fn("Sessions.rename")(function*(sessionId: string, title: string, options?: LookupOptions) {
+      const trimmed = title.trim()
+      if (trimmed === "") return yield* Effect.fail(invalid("Sessions.rename: a title must not be empty"))
+      yield* appendMeta("rename", sessionId, options, { type: "custom-title", customTitle: trimmed })
+    })
+
+    const tag = Effect.fn("Sessions.tag")(function*(sessionId: string, tag: string, options?: LookupOptions) {
+      // eslint-disable-next-line no-control-regex
+      const cleaned = tag.replace(/[\u0000-\u001f\u007f-\u009f]/g, "").trim()
+      if (cleaned === "") return yield* Effect.fail(invalid("Sessions.tag: a tag must not be empty (untag clears it)"))
+      yield* appendMeta("tag", sessionId, options, { type: "tag", tag: cleaned })
+    })
+
+    const untag = Effect.fn("Sessions.untag")(function*(sessionId: string, options?: LookupOptions) {
+      yield* appendMeta("untag", sessionId, options, { type: "tag", tag: "" })
+    })
+
+    const fork = Effect.fn("Sessions.fork")(function*(sessionId: string, options?: ForkOptions) {
+      yield* checkId("fork", sessionId)
+      const stored = yield* find(sessionId, options)
+      const source = { projectKey: stored.projectKey, sessionId }
+      // Pass 1: which lines are copied (the main chain's, up to `upToMessageId`), and the parents
+      // of progress lines, which are not copied (a copied line's parent skips over them).
+      const parents = new Map<string, { readonly parent: string | undefined; readonly progress: boolean }>()
+      let cut: number | undefined
+      let index = 0
+      let copied = 0
+      yield* store.load(source).pipe(
+        Stream.runForEach((entry) =>
+          Effect.sync(() => {
+            const at = index++
+            if (cut !== undefined) return
+            const node = nodeOf(entry, at)
+            if (node === undefined || entry.isSidechain === true) return
+            parents.set(entry.uuid as string, { parent: node.parent, progress: node.progress })
+            if (!node.progress) copied++
+            if (options?.upToMessageId !== undefined && entry.uuid === options.upToMessageId) cut = at
+          })
+        )
+      )
+      if (options?.upToMessageId !== undefined && cut === undefined) {
+        return yield* Effect.fail(invalid(`Sessions.fork: message ${options.upToMessageId} is not in session ${sessionId}`))
+      }
+      if (copied === 0) return yield* Effect.fail(invalid(`Sessions.fork: session ${sessionId} has no messages to fork`))
+      const fresh = new Map<string, string>()
+      for (const [uuid, p] of parents) if (!p.progress) fresh.set(uuid, crypto.randomUUID())
+      const parentOf = (uuid: string | undefined): string | null => {
+        const seen = new Set<string>()
+        for (let at = uuid; at !== undefined && !seen.has(at);) {
+          seen.add(at)
+          const p = parents.get(at)
+          if (p === undefined) return null
+          if (!p.progress) return fresh.get(at) ?? null
+          at = p.parent
         }
-      }),
-      Stream.grouped(forkBatch),
-      Stream.runForEach((batch) => store.append(target, batch))
-    )
-    yield* store.append(target, [{
-      type: "custom-title",
-      customTitle: title,
-      sessionId: forkId,
-      uuid: crypto.randomUUID(),
-      timestamp: new Date(yield* Clock.currentTimeMillis).toISOString()
-    }])
-    return forkId
+        return null
+      }
+      const forkId = crypto.randomUUID()
+      const target = { projectKey: stored.projectKey, sessionId: forkId }
+      const title = options?.title?.trim() || `${(yield* summarize(stored))?.title || "Forked session"} (fork)`
+      // Pass 2: copy in batches, with fresh uuids and the new session id.
+      let written = 0
+      yield* store.load(source).pipe(
+        Stream.filter((entry) =>
+          typeof entry.uuid === "string" && fresh.has(entry.uuid) && entry.isSidechain !== true && written < copied
+        ),
+        Stream.map((entry): SessionStore.Entry => {
+          written++
+          const uuid = entry.uuid as string
+          return {
+            ...entry,
+            uuid: fresh.get(uuid)!,
+            parentUuid: parentOf(typeof entry.parentUuid === "string" ? entry.parentUuid : undefined),
+            ...(typeof entry.logicalParentUuid === "string" ? { logicalParentUuid: fresh.get(entry.logicalParentUuid) ?? null } : {}),
+            sessionId: forkId,
+            forkedFrom: { sessionId, messageUuid: uuid }
+          }
+        }),
+        Stream.grouped(forkBatch),
+        Stream.runForEach((batch) => store.append(target, batch))
+      )
+      yield* store.append(target, [{
+        type: "custom-title",
+        customTitle: title,
+        sessionId: forkId,
+        uuid: crypto.randomUUID(),
+        timestamp: new Date(yield* Clock.currentTimeMillis).toISOString()
+      }])
+      return forkId
+    })
+
+    const remove = Effect.fn("Sessions.delete")(function*(sessionId: string, options?: LookupOptions) {
+      yield* checkId("delete", sessionId)
+      const stored = yield* find(sessionId, options)
+      yield* store.delete({ projectKey: stored.projectKey, sessionId })
+    })
+
+    return Sessions.of({ store, list, info, entries, messages, rename, tag, untag, fork, delete: remove })
   })
 
-  const remove = Effect.fn("Sessions.delete")(function*(sessionId: string, options?: LookupOptions) {
-    yield* checkId("delete", sessionId)
-    const stored = yield* find(sessionId, options)
-    yield* store.delete({ projectKey: stored.projectKey, sessionId })
-  })
-
-  return Sessions.of({ store, list, info, entries, messages, rename, tag, untag, fork, delete: remove })
-})
+/**
+ * {@link makeWith} with the CLI's project keys.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Sessions["Service"], never, SessionStore.SessionStore> = makeWith()
 
 /**
  * {@link make} as a layer, over the `SessionStore` it is given.
@@ -860,6 +887,15 @@ export const make: Effect.Effect<Sessions["Service"], never, SessionStore.Sessio
  * @category layers
  */
 export const layer: Layer.Layer<Sessions, never, SessionStore.SessionStore> = Layer.effect(Sessions, make)
+
+/**
+ * {@link makeWith} as a layer.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerWith = (options: MakeOptions): Layer.Layer<Sessions, never, SessionStore.SessionStore> =>
+  Layer.effect(Sessions, makeWith(options))
 
 /**
  * The CLI's config directory as the CLI finds it: `CLAUDE_CONFIG_DIR` when set, else `.claude` in
@@ -880,7 +916,9 @@ export const configDir: Effect.Effect<string, Config.ConfigError, Path.Path> = E
 
 /**
  * The sessions the CLI keeps on this machine: {@link layer} over `SessionStore.layerDirectory`
- * on the CLI's config directory ({@link configDir}). Provides the store too.
+ * on the CLI's config directory ({@link configDir}). Provides the store too. With
+ * `CLAUDE_CONFIG_DIR` set, a valid `CLAUDE_CODE_PROJECT_DIR_NAME` is every working directory's
+ * project key, as for the CLI.
  *
  * @since 0.2.0
  * @category layers
@@ -889,4 +927,13 @@ export const layerDisk: Layer.Layer<
   Sessions | SessionStore.SessionStore,
   Config.ConfigError,
   FileSystem.FileSystem | Path.Path
-> = Layer.unwrap(Effect.map(configDir, (dir) => layer.pipe(Layer.provideMerge(SessionStore.layerDirectory(dir)))))
+> = Layer.unwrap(Effect.gen(function*() {
+  const dir = yield* configDir
+  const env = {
+    CLAUDE_CONFIG_DIR: Option.getOrUndefined(yield* Config.option(Config.NonEmptyString("CLAUDE_CONFIG_DIR"))),
+    CLAUDE_CODE_PROJECT_DIR_NAME: Option.getOrUndefined(yield* Config.option(Config.String("CLAUDE_CODE_PROJECT_DIR_NAME")))
+  }
+  return layerWith({ projectKey: (cwd) => ProjectKey.forEnvironment(cwd, env) }).pipe(
+    Layer.provideMerge(SessionStore.layerDirectory(dir))
+  )
+}))

@@ -316,7 +316,7 @@ describe("Sessions on the directory store (in-memory file system)", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("layerDisk reads the sessions of the config directory the environment names (CLAUDE_CONFIG_DIR, else HOME/.claude)", () => {
+  it.effect("layerDisk reads the sessions of the config directory the environment names (CLAUDE_CONFIG_DIR, else HOME/.claude), with the CLI's project directory override", () => {
     const memory = MemoryFs.make()
     const text = conversation(S1).map((e) => JSON.stringify(e) + "\n").join("")
     MemoryFs.writeText(memory.state, `/elsewhere/config/projects/${projectKey}/${S1}.jsonl`, text)
@@ -331,6 +331,17 @@ describe("Sessions on the directory store (in-memory file system)", () => {
       assert.deepStrictEqual(configured.map((s) => s.sessionId), [S1])
       const home = yield* listWith({ HOME: "/users-home/ada" })
       assert.deepStrictEqual(home.map((s) => s.title), ["At home"])
+      // The CLI's CLAUDE_CODE_PROJECT_DIR_NAME (honoured with CLAUDE_CONFIG_DIR): every cwd's project key.
+      MemoryFs.writeText(memory.state, `/elsewhere/config/projects/shared_dir/${S2}.jsonl`, JSON.stringify(user(S2, "o", null, "Overridden")) + "\n")
+      const inProject = (env: Record<string, string>) =>
+        Effect.flatMap(Sessions.Sessions, (sessions) => sessions.list({ cwd })).pipe(
+          Effect.provide(Sessions.layerDisk.pipe(Layer.provide(memory.layer))),
+          Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
+        )
+      const overridden = yield* inProject({ CLAUDE_CONFIG_DIR: "/elsewhere/config", CLAUDE_CODE_PROJECT_DIR_NAME: "shared_dir" })
+      assert.deepStrictEqual(overridden.map((s) => s.title), ["Overridden"])
+      const ignored = yield* inProject({ HOME: "/users-home/ada", CLAUDE_CODE_PROJECT_DIR_NAME: "shared_dir" })
+      assert.deepStrictEqual(ignored.map((s) => s.title), ["At home"])
     })
   })
 })
