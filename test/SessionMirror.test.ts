@@ -203,6 +203,35 @@ describe("sessionStore: mirroring on the FakeCli", () => {
       }).pipe(Effect.provide(Layer.merge(mirroringCli((i) => i === 0 ? [frame(mainFile, 1, 2)] : [frame(mainFile, 3)]), layer)), Effect.scoped)
     }))
 
+  it.effect("a store that dies (a defect) loses that batch only: the mirror goes on with the next", () =>
+    Effect.gen(function*() {
+      const seen = yield* Queue.unbounded<ReadonlyArray<string | undefined>>()
+      let calls = 0
+      const dying = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
+        name: "dying",
+        append: (_key, entries) =>
+          Effect.suspend(() => {
+            calls++
+            if (calls === 1) return Effect.die(new Error("driver bug"))
+            Queue.offerUnsafe(seen, entries.map((e) => e.uuid))
+            return Effect.void
+          }),
+        load: () => Stream.empty,
+        list: () => Effect.succeed([]),
+        listSubkeys: () => Effect.succeed([]),
+        delete: () => Effect.void
+      }))
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        assert.strictEqual((yield* session.run("one")).result, "re: one")
+        assert.strictEqual((yield* session.run("two")).result, "re: two")
+        assert.deepStrictEqual(yield* Queue.take(seen), ["u2"])
+      }).pipe(
+        Effect.provide(Layer.merge(mirroringCli((i) => [frame(mainFile, i + 1)]), dying)),
+        Effect.scoped
+      )
+    }))
+
   it.effect("closing the session appends what is still pending", () =>
     Effect.gen(function*() {
       const { calls, layer } = yield* recordingStore(0)

@@ -148,7 +148,11 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
 
   yield* Queue.take(signals).pipe(
     Effect.flatMap((waiter) =>
-      Effect.ensuring(drain, waiter === undefined ? Effect.void : Deferred.succeed(waiter, undefined))
+      drain.pipe(
+        // A store that dies (a defect) loses its batch, loudly, and the mirror goes on.
+        Effect.catchCause((cause) => Effect.logError(`session store ${options.store.name}: a flush died`, cause)),
+        Effect.ensuring(waiter === undefined ? Effect.void : Deferred.succeed(waiter, undefined))
+      )
     ),
     Effect.forever,
     Effect.forkScoped
