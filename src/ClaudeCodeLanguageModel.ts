@@ -43,6 +43,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Claude from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
@@ -285,8 +286,14 @@ const streamParts = (
       includePartialMessages: true
     }
 
+    // The session gets a scope of its own, closed after the turn's stream: a stream ended early
+    // (a consumer interrupted, `Stream.take`) then interrupts the turn on the CLI (and waits for its
+    // `aborted_*` result) while the session is still open, before the CLI is ended.
+    const sessionScope = yield* Scope.make()
+    yield* Effect.addFinalizer((exit) => Scope.close(sessionScope, exit))
     const session = yield* Claude.open(sessionOptionsOfCall).pipe(
-      Effect.provideService(McpServers.McpServers, mcpServers)
+      Effect.provideService(McpServers.McpServers, mcpServers),
+      Scope.provide(sessionScope)
     )
     const state = new MappingState(prefix, userTools.map((tool) => tool.name), reported, results, jsonSchema !== undefined)
     return session.turn(rendered.input).pipe(
