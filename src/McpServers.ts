@@ -2,8 +2,10 @@
  * In-process MCP servers: tools written as Effects that the `claude` CLI calls over its control
  * channel (`mcp_message` requests for `"type": "sdk"` servers in `--mcp-config`).
  *
- * - {@link tool} and {@link server} describe tools and servers; {@link layer} registers servers
- *   in the {@link McpServers} service, capturing the services the tools need.
+ * - {@link tool} and {@link server} describe tools and servers; {@link toolkit} makes a server of an
+ *   `effect/ai` `Toolkit` (one tool definition for a `LanguageModel` and a Claude Code session);
+ *   {@link layer} registers servers in the {@link McpServers} service, capturing the services the
+ *   tools need (a toolkit's handlers from `toolkit.toLayer(...)`).
  * - {@link launchEntries} gives the session the `--mcp-config` entries.
  * - {@link connect} opens the JSON-RPC side for one CLI process: the session hands every
  *   `mcp_message` to {@link McpConnection.handle} and writes the answer back as
@@ -21,6 +23,22 @@
  * The RPC, HTTP, session-runtime, resource, prompt and elicitation machinery (about 11,000 lines
  * of `effect/ai/Mcp*` sources, none of it used: only tools are served) stays out of the bundle.
  * The JSON Schema of a tool's input comes from `Schema.toJsonSchemaDocument`, as in `effect/ai`.
+ *
+ * The measure, redone for `effect/ai` toolkits (0.2.0): serving a `Toolkit` here takes the
+ * {@link toolkit} adapter (about 90 lines: each tool becomes a {@link Tool} whose call goes through
+ * `Toolkit.handle`), and reuses the dispatcher as it is (`connect`, 136 lines, plus 294 lines of
+ * JSON-RPC shapes in `internal/mcpJsonRpc.ts`). Serving `McpServer.toolkit` instead would need,
+ * per server, an `McpServer.layer` with an `McpProtocol` adapter over a hand-made
+ * `RpcServer.Protocol` (its nine members; Effect's own stdio protocol alone is 56 lines with its
+ * framing done elsewhere), a table correlating each pushed answer to the control request that
+ * waits for it, and acks for notifications: an estimated 150 to 200 lines of bridge, which would
+ * save at most the 136 lines of `connect` (the JSON-RPC shapes stay for {@link tool}, whose
+ * handlers return content blocks and decode through `Schema.toCodecJson`, unlike `Toolkit.handle`),
+ * and would put about 10,000 lines of unstable sources (`McpServer`, `McpSchema`, `RpcServer`,
+ * `RpcSerialization`) in the bundle. Resources, prompts and elicitation, the part of `McpServer`
+ * this library lacks, are not what a session's in-process servers are used for. So the toolkit is
+ * the thin adapter, onto the one dispatcher; {@link tool} stays as it is (making it a constructor
+ * of an `effect/ai` `Tool` would change how its arguments decode and what its handler returns).
  *
  * @since 0.1.0
  */
