@@ -191,7 +191,7 @@ export const make: (options?: Options) => Effect.Effect<LanguageModel.LanguageMo
  * @example
  * ```ts
  * import * as Effect from "effect/Effect"
- * import { LanguageModel } from "effect/ai"
+ * import * as LanguageModel from "effect/ai/LanguageModel"
  * import { ClaudeCodeLanguageModel } from "effect-claude-code"
  * import { ClaudeNode } from "effect-claude-code/node"
  *

@@ -935,7 +935,8 @@ export type ToolkitServices<Tools extends Record<string, AiTool.Any>> =
  * ```ts
  * import * as Effect from "effect/Effect"
  * import * as Schema from "effect/Schema"
- * import { Tool, Toolkit } from "effect/ai"
+ * import * as Tool from "effect/ai/Tool"
+ * import * as Toolkit from "effect/ai/Toolkit"
  * import { McpServers } from "effect-claude-code"
  *
  * const GetWeather = Tool.make("GetWeather", {
