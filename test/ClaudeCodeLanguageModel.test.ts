@@ -129,6 +129,41 @@ describe("ClaudeCodeLanguageModel", () => {
       assert.strictEqual(types.at(-1), "finish")
     }))
 
+  it.effect("streamText: thinking as reasoning deltas, then the text; subagent lines left out", () =>
+    Effect.gen(function*() {
+      const streamEvent = (event: Record<string, unknown>, i: number, parent: string | null = null) => ({
+        type: "stream_event",
+        event,
+        parent_tool_use_id: parent,
+        session_id: sessionId,
+        uuid: `think-${i}`
+      })
+      const cli = recordingCli((_text, _index, cli) =>
+        emitAll(cli, [
+          streamEvent({ type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } }, 1),
+          streamEvent({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "Let me " } }, 2),
+          streamEvent({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "think." } }, 3),
+          streamEvent({ type: "content_block_stop", index: 0 }, 4),
+          // A subagent's text is not the answer.
+          streamEvent({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, 5, "toolu_task"),
+          streamEvent({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "sub" } }, 6, "toolu_task"),
+          ...FakeCli.textTurn({ sessionId, text: "Done." })
+        ])
+      )
+      const parts = yield* LanguageModel.streamText({ prompt: "Think" }).pipe(
+        Stream.runCollect,
+        Effect.provide(modelOn(cli.transport))
+      )
+      const reasoning = parts.flatMap((part) => part.type === "reasoning-delta" ? [part.delta] : [])
+      assert.deepStrictEqual(reasoning, ["Let me ", "think."])
+      const types = parts.map((part) => part.type)
+      assert.isBelow(types.indexOf("reasoning-end"), types.indexOf("text-start"))
+      assert.strictEqual(parts.flatMap((part) => part.type === "text-delta" ? [part.delta] : []).join(""), "Done.")
+      const response = yield* LanguageModel.generateText({ prompt: "Think" }).pipe(Effect.provide(modelOn(cli.transport)))
+      assert.strictEqual(response.reasoningText, "Let me think.")
+      assert.strictEqual(response.text, "Done.")
+    }))
+
   it.effect("a toolkit tool runs in process; its call and result, and Bash's, come back as provider-executed parts", () =>
     Effect.gen(function*() {
       const cli = recordingCli((_text, _index, cli) =>
