@@ -108,7 +108,7 @@ export const Write = builtin("Write")
 export const Edit = builtin("Edit")
 
 /**
- * Claude Code's `Glob` and `Grep` tools, to report their calls (see {@link builtin}).
+ * Claude Code's `Glob` tool, to report its calls (see {@link builtin}).
  *
  * @since 0.2.0
  * @category tools
@@ -306,9 +306,7 @@ const streamParts = (
         })
       )
     )
-  }).pipe(
-    Effect.mapError((error) => ClaudeError.isClaudeError(error) ? fromClaudeError(methodOf(providerOptions), error) : error)
-  )).pipe(
+  })).pipe(
     Stream.mapError((error) =>
       ClaudeError.isClaudeError(error) ? fromClaudeError(methodOf(providerOptions), error) : error
     )

@@ -238,6 +238,26 @@ describe("ClaudeCodeLanguageModel", () => {
       assert.strictEqual((cause as ClaudeError.ClaudeError).reason._tag, "LimitReached")
     }))
 
+  it("fromClaudeError: the AiError reason by what went wrong, the ClaudeError as its cause", () => {
+    const api = (status: number | null) =>
+      ClaudeError.make(new ClaudeError.ApiError({ result: {}, status, errorType: null, description: "boom" }))
+    const cases: ReadonlyArray<readonly [ClaudeError.ClaudeError, string]> = [
+      [api(429), "RateLimitError"],
+      [api(401), "AuthenticationError"],
+      [api(529), "InternalProviderError"],
+      [api(400), "InvalidRequestError"],
+      [ClaudeError.make(new ClaudeError.NotAuthenticated({ result: {}, description: "Not logged in" })), "AuthenticationError"],
+      [ClaudeError.make(new ClaudeError.InvalidInput({ description: "empty prompt" })), "InvalidRequestError"],
+      [ClaudeError.make(new ClaudeError.Stalled({ idleMillis: 5 })), "UnknownError"]
+    ]
+    for (const [error, tag] of cases) {
+      const aiError = ClaudeCodeLanguageModel.fromClaudeError("generateText", error)
+      assert.strictEqual(aiError.reason._tag, tag, error.reason._tag)
+      assert.strictEqual((aiError.reason as { readonly cause?: unknown }).cause, error)
+      assert.strictEqual(aiError.module, "ClaudeCodeLanguageModel")
+    }
+  })
+
   it.effect("a Chat on fresh sessions sends the earlier turns as a transcript", () =>
     Effect.gen(function*() {
       const cli = recordingCli(textReply((_prompt, index) => `answer ${index + 1}`))

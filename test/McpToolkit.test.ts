@@ -134,6 +134,30 @@ describe("McpServers.toolkit", () => {
       assert.deepStrictEqual(results[0]!.encodedResult, { _tag: "CityUnknown", message: "No such city: Atlantis" })
     }))
 
+  it.effect("failureMode \"return\": the failure returned by the handler is an isError result too", () =>
+    Effect.gen(function*() {
+      const Lookup = Tool.make("Lookup", {
+        parameters: Schema.Struct({ key: Schema.String }),
+        success: Schema.String,
+        failure: CityUnknown,
+        failureMode: "return"
+      })
+      const Kit = Toolkit.make(Lookup)
+      const results: Array<McpServers.ToolkitCallResult> = []
+      const layer = McpServers.layer(
+        McpServers.toolkit("kv", Kit, { onResult: (result) => Effect.sync(() => results.push(result)) })
+      ).pipe(Layer.provide(Kit.toLayer({ Lookup: ({ key }) => Effect.fail(new CityUnknown({ message: `no ${key}` })) })))
+      const mcp = yield* connectTo(layer)
+      assert.deepStrictEqual(yield* mcp.handle("kv", call(7, "Lookup", { key: "x" })), {
+        jsonrpc: "2.0",
+        id: 7,
+        result: { content: [{ type: "text", text: "no x" }], isError: true }
+      })
+      assert.deepStrictEqual(results.map((result) => [result.isFailure, result.encodedResult]), [
+        [true, { _tag: "CityUnknown", message: "no x" }]
+      ])
+    }))
+
   it.effect("notifications/cancelled interrupts the handler", () =>
     Effect.gen(function*() {
       const started = yield* Deferred.make<void>()
