@@ -39,6 +39,7 @@ import * as ResponseIdTracker from "effect/ai/ResponseIdTracker"
 import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
+import * as Base64 from "effect/encoding/Base64"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
@@ -321,7 +322,26 @@ const methodOf = (providerOptions: LanguageModel.ProviderOptions): string =>
 
 interface RenderedPrompt {
   readonly system: string | undefined
-  readonly input: string
+  readonly input: Claude.TurnInput
+}
+
+const imageTypes: ReadonlyArray<string> = ["image/png", "image/jpeg", "image/gif", "image/webp"]
+
+type TurnImage = NonNullable<Protocol.UserTurnInput["images"]>[number]
+
+const isImage = (part: Prompt.FilePart): part is Prompt.FilePart & { readonly data: string | Uint8Array } =>
+  imageTypes.includes(part.mediaType) && !(part.data instanceof URL)
+
+/** The images of a user message (PNG, JPEG, GIF, WebP given as bytes or base64), sent as image blocks. */
+const imagesOf = (message: Prompt.Message): ReadonlyArray<TurnImage> => {
+  if (message.role !== "user") return []
+  const images: Array<TurnImage> = []
+  for (const part of message.content) {
+    if (part.type !== "file" || !isImage(part)) continue
+    const data = typeof part.data === "string" ? part.data.replace(/^data:[^,]*;base64,/, "") : Base64.encode(part.data)
+    images.push({ mediaType: part.mediaType as TurnImage["mediaType"], data })
+  }
+  return images
 }
 
 /** The system prompt (from the whole prompt), and the turn's text (from the messages to send). */
@@ -330,17 +350,21 @@ const renderPrompt = (all: ReadonlyArray<Prompt.Message>, toSend: ReadonlyArray<
   const rest = toSend.filter((message) => message.role !== "system")
   const last = rest.at(-1)
   const earlier = last?.role === "user" ? rest.slice(0, -1) : rest
-  const ask = last?.role === "user" ? messageText(last) : "Continue."
+  const ask = last?.role === "user" ? messageText(last, true) : "Continue."
   const input = earlier.length === 0
     ? ask
     : `The conversation so far:\n\n${earlier.map((message) => `${roleName(message.role)}: ${messageText(message)}`).join("\n\n")}\n\nNow: ${ask}`
-  return { system: systems.length === 0 ? undefined : systems.join("\n\n"), input }
+  const images = last === undefined ? [] : imagesOf(last)
+  return {
+    system: systems.length === 0 ? undefined : systems.join("\n\n"),
+    input: images.length === 0 ? input : { text: input, images }
+  }
 }
 
 const roleName = (role: Prompt.Message["role"]): string =>
   role === "user" ? "User" : role === "assistant" ? "Assistant" : role === "tool" ? "Tool" : "System"
 
-const messageText = (message: Prompt.Message): string => {
+const messageText = (message: Prompt.Message, imagesSent = false): string => {
   if (message.role === "system") return message.content
   const lines: Array<string> = []
   for (const part of message.content) {
@@ -355,7 +379,8 @@ const messageText = (message: Prompt.Message): string => {
         lines.push(`[${part.name} ${part.isFailure ? "failed with" : "returned"} ${json(part.result)}]`)
         break
       case "file":
-        lines.push(`[file ${part.fileName ?? part.mediaType}]`)
+        // The turn's own images go as image blocks; other files, and earlier images, are named only.
+        if (!(imagesSent && isImage(part))) lines.push(`[file ${part.fileName ?? part.mediaType}]`)
         break
       default:
         break

@@ -114,6 +114,31 @@ describe("ClaudeCodeLanguageModel", () => {
       assert.deepStrictEqual(cli.users, ["Hello"])
     }))
 
+  it.effect("a user message's image goes as an image block before the text", () =>
+    Effect.gen(function*() {
+      const messages: Array<Record<string, unknown>> = []
+      const cli = recordingCli((_text, _index, cli, message) =>
+        Effect.andThen(
+          Effect.sync(() => messages.push(message)),
+          emitAll(cli, FakeCli.textTurn({ sessionId, text: "A red dot." }))
+        )
+      )
+      const response = yield* LanguageModel.generateText({
+        prompt: Prompt.make([{
+          role: "user",
+          content: [
+            { type: "file", mediaType: "image/png", data: new Uint8Array([137, 80, 78, 71]) },
+            { type: "text", text: "What is this?" }
+          ]
+        }])
+      }).pipe(Effect.provide(modelOn(cli.transport)))
+      assert.strictEqual(response.text, "A red dot.")
+      assert.deepStrictEqual((messages[0]!.message as { readonly content: unknown }).content, [
+        { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw==" } },
+        { type: "text", text: "What is this?" }
+      ])
+    }))
+
   it.effect("streamText: text deltas as the CLI streams them, then the finish part", () =>
     Effect.gen(function*() {
       const cli = recordingCli(textReply(() => "one two three", 3))
