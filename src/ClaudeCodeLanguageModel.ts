@@ -5,7 +5,8 @@
  *
  * - **Prompt.** The prompt's system messages become the session's system prompt (else
  *   `options.systemPrompt`, else Claude Code's own). By default every call is a fresh session:
- *   the last user message is the turn, earlier messages go before it as a transcript. With
+ *   the last user message is the turn (its PNG, JPEG, GIF and WebP images as image blocks, other
+ *   files named only), earlier messages go before it as a transcript. With
  *   `conversation: "resume"`, a call that continues a conversation this model answered (a
  *   `Chat`'s next turn) resumes that CLI session by its id and sends only the new user
  *   message: the agent keeps its own context (its tool calls, files read) and the history is not
