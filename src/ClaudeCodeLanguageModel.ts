@@ -36,13 +36,11 @@ import type * as IdGenerator from "effect/ai/IdGenerator"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
-import * as ResponseIdTracker from "effect/ai/ResponseIdTracker"
 import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
@@ -176,7 +174,7 @@ export const make: (options?: Options) => Effect.Effect<LanguageModel.LanguageMo
   "ClaudeCodeLanguageModel.make"
 )(function*(options: Options = {}) {
   const transport = yield* Transport
-  const tracker = yield* ResponseIdTracker.make
+  const tracker = new Conversations()
   const stream = (providerOptions: LanguageModel.ProviderOptions) =>
     streamParts(options, providerOptions, tracker).pipe(Stream.provideService(Transport, transport))
   return yield* LanguageModel.make({
@@ -216,7 +214,7 @@ export const layer = (options?: Options): Layer.Layer<LanguageModel.LanguageMode
 const streamParts = (
   options: Options,
   providerOptions: LanguageModel.ProviderOptions,
-  tracker: ResponseIdTracker.Service
+  tracker: Conversations
 ): Stream.Stream<Response.StreamPartEncoded, AiError.AiError, IdGenerator.IdGenerator | Transport> =>
   Stream.unwrap(Effect.gen(function*() {
     const { conversation, toolServerName = "toolkit", ...sessionOptions } = options
@@ -230,10 +228,10 @@ const streamParts = (
         resume = providerOptions.previousResponseId
         messages = providerOptions.incrementalPrompt.content
       } else {
-        const prepared = tracker.prepareUnsafe(providerOptions.prompt)
-        if (Option.isSome(prepared)) {
-          resume = prepared.value.previousResponseId
-          messages = prepared.value.prompt.content
+        const prepared = tracker.prepare(providerOptions.prompt.content)
+        if (prepared !== undefined) {
+          resume = prepared.sessionId
+          messages = prepared.messages
         }
       }
     }
@@ -303,7 +301,7 @@ const streamParts = (
       Stream.tap((part) =>
         Effect.sync(() => {
           if (conversation === "resume" && part.type === "finish" && state.sessionId !== undefined) {
-            tracker.markParts(providerOptions.prompt.content, state.sessionId)
+            tracker.mark(providerOptions.prompt.content, state.sessionId)
           }
         })
       )
@@ -316,6 +314,34 @@ const streamParts = (
 
 const methodOf = (providerOptions: LanguageModel.ProviderOptions): string =>
   providerOptions.responseFormat.type === "json" ? "generateObject" : "streamText"
+
+/**
+ * Which CLI session answered which prompt messages (weakly held: a conversation dropped is
+ * forgotten), so that a `Chat`'s next turn can resume it. Like `effect/ai`'s `ResponseIdTracker`,
+ * but never cleared by another conversation: several `Chat`s may share the model.
+ */
+class Conversations {
+  private readonly sessions = new WeakMap<object, string>()
+
+  mark(messages: ReadonlyArray<Prompt.Message>, sessionId: string): void {
+    for (const message of messages) this.sessions.set(message, sessionId)
+  }
+
+  /** The session to resume and the messages after the last assistant message, when every earlier one was sent. */
+  prepare(
+    messages: ReadonlyArray<Prompt.Message>
+  ): { readonly sessionId: string; readonly messages: ReadonlyArray<Prompt.Message> } | undefined {
+    const lastAssistant = messages.findLastIndex((message) => message.role === "assistant")
+    if (lastAssistant <= 0 || lastAssistant === messages.length - 1) return undefined
+    let sessionId: string | undefined
+    for (let i = 0; i < lastAssistant; i++) {
+      const id = this.sessions.get(messages[i]!)
+      if (id === undefined) return undefined
+      sessionId = id
+    }
+    return sessionId === undefined ? undefined : { sessionId, messages: messages.slice(lastAssistant + 1) }
+  }
+}
 
 // -----------------------------------------------------------------------------
 // Prompt → turn

@@ -314,6 +314,30 @@ describe("ClaudeCodeLanguageModel", () => {
       assert.deepStrictEqual(cli.users, ["My name is Ada.", "What is my name?", "And again?"])
     }))
 
+  it.effect("two Chats sharing the model each resume their own CLI session", () =>
+    Effect.gen(function*() {
+      const launches: Array<LaunchSpec> = []
+      const transport = FakeCli.layer((cli) => {
+        launches.push(cli.spec)
+        const resumed = argValue(cli.spec, "--resume")
+        return FakeCli.conversation({ sessionId: resumed ?? `session-${launches.length}` })(cli)
+      })
+      yield* Effect.gen(function*() {
+        const a = yield* Chat.empty
+        const b = yield* Chat.empty
+        yield* a.generateText({ prompt: "A1" })
+        yield* b.generateText({ prompt: "B1" })
+        yield* a.generateText({ prompt: "A2" })
+        yield* b.generateText({ prompt: "B2" })
+      }).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
+      assert.deepStrictEqual(launches.map((spec) => argValue(spec, "--resume")), [
+        undefined,
+        undefined,
+        "session-1",
+        "session-2"
+      ])
+    }))
+
   it.effect("a toolkit whose handlers are not in the context fails with ToolConfigurationError", () =>
     Effect.gen(function*() {
       const cli = recordingCli(textReply(() => "never"))
