@@ -10,7 +10,8 @@
  *   `conversation: "resume"`, a call that continues a conversation this model answered (a
  *   `Chat`'s next turn) resumes that CLI session by its id and sends only the new user
  *   message: the agent keeps its own context (its tool calls, files read) and the history is not
- *   sent again.
+ *   sent again; a session the CLI no longer has (its files removed, another `cwd`) gives way to
+ *   a fresh one with the whole prompt.
  * - **Tools.** The call's toolkit (its user-defined tools) is served as the in-process server
  *   `toolkit` (the model sees `mcp__toolkit__<name>`), allowed without a permission prompt. The
  *   CLI runs the handlers during the turn, so their calls come back as provider-executed
@@ -211,31 +212,64 @@ export const layer = (options?: Options): Layer.Layer<LanguageModel.LanguageMode
 // One call
 // -----------------------------------------------------------------------------
 
+/** The CLI session to resume, and the messages it has not seen. */
+interface Resume {
+  readonly sessionId: string
+  readonly messages: ReadonlyArray<Prompt.Message>
+}
+
+/** With `conversation: "resume"`: the session that answered the earlier messages, if any. */
+const resumeOf = (
+  options: Options,
+  providerOptions: LanguageModel.ProviderOptions,
+  tracker: Conversations
+): Resume | undefined => {
+  if (options.conversation !== "resume") return undefined
+  if (providerOptions.previousResponseId !== undefined && providerOptions.incrementalPrompt !== undefined) {
+    return { sessionId: providerOptions.previousResponseId, messages: providerOptions.incrementalPrompt.content }
+  }
+  return tracker.prepare(providerOptions.prompt.content)
+}
+
+/** The CLI refused to resume: the session is gone (its files removed, another `cwd`). */
+const isSessionGone = (error: unknown): boolean =>
+  ClaudeError.isClaudeError(error) && error.reason._tag === "ProcessExited" &&
+  error.reason.stderrTail.includes("No conversation found")
+
+/**
+ * One call: resumes the conversation's session when there is one; if the CLI no longer has it,
+ * starts a fresh session with the whole prompt instead.
+ */
 const streamParts = (
   options: Options,
   providerOptions: LanguageModel.ProviderOptions,
   tracker: Conversations
-): Stream.Stream<Response.StreamPartEncoded, AiError.AiError, IdGenerator.IdGenerator | Transport> =>
+): Stream.Stream<Response.StreamPartEncoded, AiError.AiError, IdGenerator.IdGenerator | Transport> => {
+  const resume = resumeOf(options, providerOptions, tracker)
+  const stream = resume === undefined
+    ? streamTurn(options, providerOptions, tracker, undefined)
+    : streamTurn(options, providerOptions, tracker, resume).pipe(
+      Stream.catchIf(isSessionGone, () => streamTurn(options, providerOptions, tracker, undefined))
+    )
+  return Stream.mapError(stream, (error) =>
+    ClaudeError.isClaudeError(error) ? fromClaudeError(methodOf(providerOptions), error) : error)
+}
+
+const streamTurn = (
+  options: Options,
+  providerOptions: LanguageModel.ProviderOptions,
+  tracker: Conversations,
+  resumed: Resume | undefined
+): Stream.Stream<
+  Response.StreamPartEncoded,
+  AiError.AiError | ClaudeError.ClaudeError,
+  IdGenerator.IdGenerator | Transport
+> =>
   Stream.unwrap(Effect.gen(function*() {
     const { conversation, toolServerName = "toolkit", ...sessionOptions } = options
-    const method = providerOptions.responseFormat.type === "json" ? "generateObject" : "streamText"
-
-    // The conversation: resume the CLI session that answered the earlier messages, when asked.
-    let resume: string | undefined
-    let messages = providerOptions.prompt.content
-    if (conversation === "resume") {
-      if (providerOptions.previousResponseId !== undefined && providerOptions.incrementalPrompt !== undefined) {
-        resume = providerOptions.previousResponseId
-        messages = providerOptions.incrementalPrompt.content
-      } else {
-        const prepared = tracker.prepare(providerOptions.prompt.content)
-        if (prepared !== undefined) {
-          resume = prepared.sessionId
-          messages = prepared.messages
-        }
-      }
-    }
-    const rendered = renderPrompt(providerOptions.prompt.content, messages)
+    const method = methodOf(providerOptions)
+    const resume = resumed?.sessionId
+    const rendered = renderPrompt(providerOptions.prompt.content, resumed?.messages ?? providerOptions.prompt.content)
 
     // The call's toolkit, served in process; its handlers are in the caller's context.
     const userTools = providerOptions.toolChoice === "none"
@@ -306,11 +340,7 @@ const streamParts = (
         })
       )
     )
-  })).pipe(
-    Stream.mapError((error) =>
-      ClaudeError.isClaudeError(error) ? fromClaudeError(methodOf(providerOptions), error) : error
-    )
-  )
+  }))
 
 const methodOf = (providerOptions: LanguageModel.ProviderOptions): string =>
   providerOptions.responseFormat.type === "json" ? "generateObject" : "streamText"

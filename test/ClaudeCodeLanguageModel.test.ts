@@ -338,6 +338,39 @@ describe("ClaudeCodeLanguageModel", () => {
       ])
     }))
 
+  it.effect("a session the CLI no longer has gives way to a fresh one with the whole prompt", () =>
+    Effect.gen(function*() {
+      const launches: Array<LaunchSpec> = []
+      const users: Array<string> = []
+      const transport = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          launches.push(cli.spec)
+          const resumed = argValue(cli.spec, "--resume")
+          if (resumed !== undefined) {
+            // As the CLI 2.1.332 does: it exits before anything else.
+            yield* cli.stderr(`No conversation found with session ID: ${resumed}\n`)
+            return 1
+          }
+          return yield* FakeCli.conversation({
+            sessionId: `session-${launches.length}`,
+            onUser: (text, _index, cli) =>
+              Effect.andThen(
+                Effect.sync(() => users.push(text)),
+                emitAll(cli, FakeCli.textTurn({ sessionId: `session-${launches.length}`, text: `echo: ${text}` }))
+              )
+          })(cli)
+        })
+      )
+      const second = yield* Effect.gen(function*() {
+        const chat = yield* Chat.empty
+        yield* chat.generateText({ prompt: "My name is Ada." })
+        return yield* chat.generateText({ prompt: "What is my name?" })
+      }).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
+      assert.deepStrictEqual(launches.map((spec) => argValue(spec, "--resume")), [undefined, "session-1", undefined])
+      assert.include(users[1]!, "User: My name is Ada.")
+      assert.include(second.text, "What is my name?")
+    }))
+
   it.effect("a toolkit whose handlers are not in the context fails with ToolConfigurationError", () =>
     Effect.gen(function*() {
       const cli = recordingCli(textReply(() => "never"))

@@ -4,6 +4,8 @@
  * `generateObject` and `Chat` on `ClaudeCodeLanguageModel`.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -199,6 +201,21 @@ describe("effect/ai on Claude Code (real CLI, fake model)", () => {
       assert.include(JSON.stringify(third.messages), "My name is Ada.")
       assert.include(JSON.stringify(third.messages), "Nice to meet you, Ada.")
       assert.strictEqual(FakeModel.lastUserText(third), "What is my name?")
+    }).pipe(Effect.scoped))
+
+  it.live("a resumed session the CLI no longer has (its files removed) gives way to a fresh one", () =>
+    Effect.gen(function*() {
+      const setup = yield* live([FakeModel.text("Nice to meet you, Ada."), FakeModel.text("Your name is Ada.")])
+      const answer = yield* Effect.gen(function*() {
+        const chat = yield* Chat.empty
+        yield* chat.generateText({ prompt: "My name is Ada." })
+        Fs.rmSync(Path.join(setup.home, ".claude", "projects"), { recursive: true, force: true })
+        return yield* chat.generateText({ prompt: "What is my name?" })
+      }).pipe(Effect.provide(modelLayer(setup.options, { conversation: "resume" })))
+      assert.strictEqual(answer.text, "Your name is Ada.")
+      const requests = yield* setup.model.messageRequests
+      // The fresh session got the first turn as a transcript.
+      assert.include(FakeModel.lastUserText(requests.at(-1)!), "User: My name is Ada.")
     }).pipe(Effect.scoped))
 
   it.live("interrupting streamText's consumer interrupts the CLI turn; the next call works", () =>
