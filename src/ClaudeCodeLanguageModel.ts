@@ -35,6 +35,7 @@
 import * as AiError from "effect/ai/AiError"
 import type * as IdGenerator from "effect/ai/IdGenerator"
 import * as LanguageModel from "effect/ai/LanguageModel"
+import * as Model from "effect/ai/Model"
 import type * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Tool from "effect/ai/Tool"
@@ -207,6 +208,20 @@ export const make: (options?: Options) => Effect.Effect<LanguageModel.LanguageMo
  */
 export const layer = (options?: Options): Layer.Layer<LanguageModel.LanguageModel, never, Transport> =>
   Layer.effect(LanguageModel.LanguageModel, make(options))
+
+/**
+ * The model as an `effect/ai` `Model`: {@link layer} with `model` set, plus `Model.ProviderName`
+ * (`"claude-code"`) and `Model.ModelName`, for programs that choose among providers (an
+ * `ExecutionPlan` falling back from one model to another).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const model = <const Name extends string>(
+  modelName: Name,
+  options?: Omit<Options, "model">
+): Model.Model<"claude-code", LanguageModel.LanguageModel, Transport> =>
+  Model.make("claude-code", modelName, layer({ ...options, model: modelName }))
 
 // -----------------------------------------------------------------------------
 // One call

@@ -11,6 +11,7 @@ import * as Stream from "effect/Stream"
 import * as AiError from "effect/ai/AiError"
 import * as Chat from "effect/ai/Chat"
 import * as LanguageModel from "effect/ai/LanguageModel"
+import * as Model from "effect/ai/Model"
 import * as Prompt from "effect/ai/Prompt"
 import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
@@ -261,6 +262,17 @@ describe("ClaudeCodeLanguageModel", () => {
       const cause = ((aiError as AiError.AiError).reason as { readonly cause?: unknown }).cause
       assert.isTrue(ClaudeError.isClaudeError(cause))
       assert.strictEqual((cause as ClaudeError.ClaudeError).reason._tag, "LimitReached")
+    }))
+
+  it.effect("model: the layer with the model set, and the provider's and model's names", () =>
+    Effect.gen(function*() {
+      const cli = recordingCli(textReply(() => "hi"))
+      const names = yield* Effect.gen(function*() {
+        yield* LanguageModel.generateText({ prompt: "Hello" })
+        return [yield* Model.ProviderName, yield* Model.ModelName]
+      }).pipe(Effect.provide(ClaudeCodeLanguageModel.model("opus").pipe(Layer.provide(cli.transport))))
+      assert.deepStrictEqual(names, ["claude-code", "opus"])
+      assert.strictEqual(argValue(cli.launches[0]!, "--model"), "opus")
     }))
 
   it("fromClaudeError: the AiError reason by what went wrong, the ClaudeError as its cause", () => {
