@@ -2,8 +2,10 @@
  * In-process MCP servers: tools written as Effects that the `claude` CLI calls over its control
  * channel (`mcp_message` requests for `"type": "sdk"` servers in `--mcp-config`).
  *
- * - {@link tool} and {@link server} describe tools and servers; {@link layer} registers servers
- *   in the {@link McpServers} service, capturing the services the tools need.
+ * - {@link tool} and {@link server} describe tools and servers; {@link toolkit} makes a server of an
+ *   `effect/ai` `Toolkit` (one tool definition for a `LanguageModel` and a Claude Code session);
+ *   {@link layer} registers servers in the {@link McpServers} service, capturing the services the
+ *   tools need (a toolkit's handlers from `toolkit.toLayer(...)`).
  * - {@link launchEntries} gives the session the `--mcp-config` entries.
  * - {@link connect} opens the JSON-RPC side for one CLI process: the session hands every
  *   `mcp_message` to {@link McpConnection.handle} and writes the answer back as
@@ -22,8 +24,26 @@
  * of `effect/ai/Mcp*` sources, none of it used: only tools are served) stays out of the bundle.
  * The JSON Schema of a tool's input comes from `Schema.toJsonSchemaDocument`, as in `effect/ai`.
  *
+ * The measure, redone for `effect/ai` toolkits (0.2.0): serving a `Toolkit` here takes the
+ * {@link toolkit} adapter (about 90 lines: each tool becomes a {@link Tool} whose call goes through
+ * `Toolkit.handle`), and reuses the dispatcher as it is (`connect`, 136 lines, plus 294 lines of
+ * JSON-RPC shapes in `internal/mcpJsonRpc.ts`). Serving `McpServer.toolkit` instead would need,
+ * per server, an `McpServer.layer` with an `McpProtocol` adapter over a hand-made
+ * `RpcServer.Protocol` (its nine members; Effect's own stdio protocol alone is 56 lines with its
+ * framing done elsewhere), a table correlating each pushed answer to the control request that
+ * waits for it, and acks for notifications: an estimated 150 to 200 lines of bridge, which would
+ * save at most the 136 lines of `connect` (the JSON-RPC shapes stay for {@link tool}, whose
+ * handlers return content blocks and decode through `Schema.toCodecJson`, unlike `Toolkit.handle`),
+ * and would put about 10,000 lines of unstable sources (`McpServer`, `McpSchema`, `RpcServer`,
+ * `RpcSerialization`) in the bundle. Resources, prompts and elicitation, the part of `McpServer`
+ * this library lacks, are not what a session's in-process servers are used for. So the toolkit is
+ * the thin adapter, onto the one dispatcher; {@link tool} stays as it is (making it a constructor
+ * of an `effect/ai` `Tool` would change how its arguments decode and what its handler returns).
+ *
  * @since 0.1.0
  */
+import * as AiTool from "effect/ai/Tool"
+import * as AiToolkit from "effect/ai/Toolkit"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -38,6 +58,7 @@ import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as Rpc from "./internal/mcpJsonRpc.ts"
@@ -195,8 +216,29 @@ export interface Tool<out R = never> {
   readonly input: Schema.Constraint
   /** MCP tool annotations, as given. */
   readonly annotations: ToolAnnotations | undefined
-  /** Decodes raw `tools/call` arguments with the input schema, then runs the handler. */
-  readonly call: (args: unknown) => Effect.Effect<ToolContent, ToolCallFailure, R>
+  /**
+   * The JSON Schema `tools/list` advertises, when given as such (an `effect/ai` dynamic tool's);
+   * otherwise it is derived from {@link Tool.input}.
+   *
+   * @since 0.2.0
+   */
+  readonly inputSchema?: JsonSchema.JsonSchema | undefined
+  /**
+   * Decodes raw `tools/call` arguments with the input schema, then runs the handler. `meta` carries
+   * what the CLI said about the call (the model's `tool_use` id).
+   */
+  readonly call: (args: unknown, meta?: CallMeta) => Effect.Effect<ToolContent, ToolCallFailure, R>
+}
+
+/**
+ * What the CLI tells about one `tools/call` besides its arguments.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CallMeta {
+  /** The id of the model's `tool_use` block this call answers (`_meta["claudecode/toolUseId"]`). */
+  readonly toolUseId: string | undefined
 }
 
 /**
@@ -363,7 +405,7 @@ export interface RegisteredTool {
    * Runs one `tools/call` with its raw arguments: every outcome but interruption is a
    * {@link ToolResult} (`isError: true` for bad arguments or a failed handler).
    */
-  readonly call: (args: unknown) => Effect.Effect<ToolResult>
+  readonly call: (args: unknown, meta?: CallMeta) => Effect.Effect<ToolResult>
 }
 
 /**
@@ -482,7 +524,9 @@ const register = Effect.fnUntraced(function*(
         new Error(`McpServers: server "${definition.name}" has two tools named "${tool.name}"`)
       )
     }
-    const inputSchema = Rpc.inputJsonSchema(tool.input)
+    const inputSchema = tool.inputSchema !== undefined
+      ? Rpc.objectJsonSchema(tool.inputSchema)
+      : Rpc.inputJsonSchema(tool.input)
     if (Result.isFailure(inputSchema)) {
       return yield* Effect.die(
         new Error(`McpServers: tool "${tool.name}" of server "${definition.name}": ${inputSchema.failure}`)
@@ -493,9 +537,9 @@ const register = Effect.fnUntraced(function*(
       description: tool.description,
       inputSchema: inputSchema.success,
       annotations: tool.annotations,
-      call: (args) =>
+      call: (args, meta) =>
         // The services are the ones captured at layer build; `Tool<unknown>` erased their type.
-        (runTool(definition.name, tool, args).pipe(Effect.provideContext(context)) as Effect.Effect<ToolResult>)
+        (runTool(definition.name, tool, args, meta).pipe(Effect.provideContext(context)) as Effect.Effect<ToolResult>)
     })
   }
   const result: RegisteredServer = {
@@ -509,8 +553,8 @@ const register = Effect.fnUntraced(function*(
   return result
 })
 
-const runTool = (serverName: string, tool: Tool<unknown>, args: unknown) =>
-  tool.call(args).pipe(
+const runTool = (serverName: string, tool: Tool<unknown>, args: unknown, meta: CallMeta | undefined) =>
+  tool.call(args, meta ?? { toolUseId: undefined }).pipe(
     Effect.flatMap(toToolResult),
     Effect.scoped,
     Effect.catchCause((cause): Effect.Effect<ToolResult> => {
@@ -683,7 +727,9 @@ export const connect: (service: McpServers["Service"]) => Effect.Effect<McpConne
       // the tool running; started only once it is in the map, so that a cancellation can find it.
       const exit = yield* Effect.uninterruptibleMask((restore) =>
         Effect.flatMap(
-          FiberMap.run(calls, callKey(server.name, id), tool.call(decoded.success.arguments ?? {}), {
+          FiberMap.run(calls, callKey(server.name, id), tool.call(decoded.success.arguments ?? {}, {
+            toolUseId: Rpc.toolUseIdOf(decoded.success._meta)
+          }), {
             startImmediately: false
           }),
           (fiber) => restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
@@ -825,3 +871,176 @@ export class McpServers extends Context.Service<McpServers, {
   /** The servers, in the order their layers were provided. */
   readonly servers: ReadonlyArray<RegisteredServer>
 }>()("effect-claude-code/McpServers") {}
+
+// -----------------------------------------------------------------------------
+// effect/ai toolkits
+// -----------------------------------------------------------------------------
+
+/**
+ * What one call of a toolkit's tool came to, as `effect/ai` encodes it: the success encoded with
+ * the tool's `success` Schema, or the failure encoded with `Tool.failureResultSchema` (the tool's
+ * `failure` Schema, or an `AiError` for arguments that did not decode).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolkitCallResult {
+  /** The id of the model's `tool_use` block, when the CLI told it. */
+  readonly toolUseId: string | undefined
+  /** The tool's name in the toolkit. */
+  readonly name: string
+  /** The arguments as the model sent them (before decoding). */
+  readonly params: unknown
+  /** True when the handler failed or the arguments did not decode. */
+  readonly isFailure: boolean
+  /** The encoded success or failure. */
+  readonly encodedResult: unknown
+}
+
+/**
+ * The services the tools of a toolkit need when served: their handlers (from `toolkit.toLayer`)
+ * and what their schemas and dependencies need.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ToolkitServices<Tools extends Record<string, AiTool.Any>> =
+  | AiTool.HandlersFor<Tools>
+  | AiTool.HandlerServices<Tools[keyof Tools]>
+
+/**
+ * The tools of an `effect/ai` `Toolkit` as tools of an in-process server: one definition serves a
+ * `LanguageModel` and a Claude Code session alike.
+ *
+ * **Details**
+ *
+ * - `tools/list` advertises each tool's name, description and the JSON Schema of its parameters
+ *   (as `Tool.getJsonSchema` gives it, an empty `Struct` as an object without properties; a
+ *   dynamic tool's own JSON Schema).
+ *   Provider-defined tools (which need no handler, such as `ClaudeCodeLanguageModel.Bash`) are
+ *   left out: they are the provider's own.
+ * - A `tools/call` runs through the toolkit (`Toolkit.handle`), with the handlers of the context
+ *   where the `McpServers` layer is built (`toolkit.toLayer(...)` provided below it): the
+ *   parameters are decoded with the tool's Schema before the handler runs.
+ * - The success, encoded with the tool's `success` Schema, is the result: a string as its text,
+ *   anything else as its JSON text. A failure (the tool's `failure`, whatever its `failureMode`,
+ *   or parameters that did not decode) is an `isError` result whose text the model reads: the
+ *   error's `message` when it has one, else its JSON.
+ * - Preliminary results are not sent (MCP has no place for them); the last one counts.
+ * - `notifications/cancelled` interrupts the handler, as for {@link tool}.
+ * - `onResult`, when given, sees every call's encoded result (what `ClaudeCodeLanguageModel`
+ *   turns into `tool-result` parts).
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Schema from "effect/Schema"
+ * import * as Tool from "effect/ai/Tool"
+ * import * as Toolkit from "effect/ai/Toolkit"
+ * import { McpServers } from "effect-claude-code"
+ *
+ * const GetWeather = Tool.make("GetWeather", {
+ *   description: "The weather in a city",
+ *   parameters: Schema.Struct({ city: Schema.String }),
+ *   success: Schema.Struct({ celsius: Schema.Number })
+ * })
+ * const Weather = Toolkit.make(GetWeather)
+ * const WeatherHandlers = Weather.toLayer({ GetWeather: ({ city }) => Effect.succeed({ celsius: city.length }) })
+ *
+ * const WeatherServer = McpServers.layer(McpServers.toolkit("weather", Weather, { alwaysLoad: true }))
+ * // Effect.provide(program, WeatherServer.pipe(Layer.provide(WeatherHandlers)))
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const toolkit = <Tools extends Record<string, AiTool.Any>>(
+  name: string,
+  toolkit: AiToolkit.Toolkit<Tools>,
+  options?: {
+    /** Puts the server's tools in the first prompt instead of behind tool search. */
+    readonly alwaysLoad?: boolean | undefined
+    /** The version the server reports in `initialize` (default `"1.0.0"`). */
+    readonly version?: string | undefined
+    /** Instructions the server gives the model in `initialize`. */
+    readonly instructions?: string | undefined
+    /** Sees the encoded result of every call. */
+    readonly onResult?: ((result: ToolkitCallResult) => Effect.Effect<void>) | undefined
+  }
+): Server<ToolkitServices<Tools>> =>
+  server(name, {
+    alwaysLoad: options?.alwaysLoad,
+    version: options?.version,
+    instructions: options?.instructions,
+    tools: Object.values(toolkit.tools as Record<string, AiTool.Any>)
+      .filter((aiTool) => !AiTool.isProviderDefined(aiTool))
+      .map((aiTool) => toolkitTool(toolkit as AiToolkit.Any as AiToolkit.Toolkit<Record<string, AiTool.Any>>, aiTool, options?.onResult))
+  }) as Server<ToolkitServices<Tools>>
+
+const toolkitTool = (
+  kit: AiToolkit.Toolkit<Record<string, AiTool.Any>>,
+  aiTool: AiTool.Any,
+  onResult: ((result: ToolkitCallResult) => Effect.Effect<void>) | undefined
+): Tool<unknown> => {
+  const encodeFailure = Schema.encodeUnknownEffect(
+    // The schema services are among the handler services the server needs; erased here.
+    AiTool.failureResultSchema(aiTool) as unknown as Schema.Codec<unknown, unknown>
+  )
+  const report = (meta: CallMeta | undefined, params: unknown, isFailure: boolean, encodedResult: unknown) =>
+    onResult === undefined
+      ? Effect.void
+      : onResult({ toolUseId: meta?.toolUseId, name: aiTool.name, params, isFailure, encodedResult })
+  const fail = (meta: CallMeta | undefined, params: unknown, error: unknown, encoded: unknown) =>
+    Effect.andThen(
+      report(meta, params, true, encoded),
+      Effect.fail<ToolCallFailure>({ _tag: "HandlerFailed", error: failureMessage(error, encoded) })
+    )
+  return {
+    [ToolTypeId]: ToolTypeId,
+    name: aiTool.name,
+    description: AiTool.getDescription(aiTool) ?? "",
+    input: aiTool.parametersSchema,
+    // A dynamic tool's JSON Schema as given; otherwise derived from the parameters like any tool's
+    // (the same `Schema.toJsonSchemaDocument` as `Tool.getJsonSchema`, with `Struct({})` as `{}`).
+    inputSchema: AiTool.isDynamic(aiTool) && aiTool.jsonSchema !== undefined ? aiTool.jsonSchema : undefined,
+    annotations: toolkitAnnotations(aiTool),
+    call: (args, meta) =>
+      Effect.gen(function*() {
+        const handlers = yield* kit
+        const outcome = yield* handlers.handle(aiTool.name, args as never, meta?.toolUseId).pipe(
+          Effect.flatMap((results) => Stream.runLast(Stream.filter(results, (result) => !result.preliminary))),
+          Effect.result
+        )
+        if (Result.isFailure(outcome)) {
+          // `failureMode: "error"`: the typed failure (or an AiError for bad parameters).
+          const error = outcome.failure
+          const encoded = yield* Effect.orElseSucceed(encodeFailure(error), () => undefined)
+          return yield* fail(meta, args, error, encoded)
+        }
+        if (Option.isNone(outcome.success)) return yield* Effect.die(new Error(`Tool ${aiTool.name} gave no result`))
+        const result = outcome.success.value
+        if (result.isFailure) return yield* fail(meta, args, result.result, result.encodedResult)
+        yield* report(meta, args, false, result.encodedResult)
+        return Predicate.isString(result.encodedResult) ? result.encodedResult : JSON.stringify(result.encodedResult ?? null)
+      }) as Effect.Effect<ToolContent, ToolCallFailure>
+  }
+}
+
+const toolkitAnnotations = (aiTool: AiTool.Any): ToolAnnotations => {
+  const annotations = aiTool.annotations
+  return {
+    readOnlyHint: Context.get(annotations, AiTool.Readonly),
+    destructiveHint: Context.get(annotations, AiTool.Destructive),
+    idempotentHint: Context.get(annotations, AiTool.Idempotent),
+    openWorldHint: Context.get(annotations, AiTool.OpenWorld)
+  }
+}
+
+/** What the model reads of a failure: its message, else its encoded form as JSON. */
+const failureMessage = (error: unknown, encoded: unknown): string => {
+  if (Predicate.hasProperty(error, "message") && Predicate.isString(error.message) && error.message.length > 0) {
+    return error.message
+  }
+  if (Predicate.isString(encoded)) return encoded
+  return encoded === undefined ? errorMessage(error) : JSON.stringify(encoded)
+}

@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Chat from "../examples/chat.ts"
+import * as EffectAi from "../examples/effect-ai.ts"
 import * as FailedTurn from "../examples/failed-turn.ts"
 import * as GuardBash from "../examples/guard-bash.ts"
 import * as Interrupt from "../examples/interrupt.ts"
@@ -48,6 +49,17 @@ describe("examples", { timeout: 120_000 }, () => {
       assert.isTrue(outcome.offeredToModel)
       assert.deepStrictEqual(outcome.calls, [{ city: "Paris", days: 2 }])
       assert.strictEqual(outcome.answer, "The forecast tool says: Paris: sunny for 2 days")
+    }))
+
+  it.live("effect-ai: the same effect/ai program on a test LanguageModel and on Claude Code; the same tool, only the layer changed", () =>
+    Effect.gen(function*() {
+      const outcome = yield* EffectAi.program
+      assert.deepStrictEqual(outcome.test, { calls: ["GetWeather"], results: [{ celsius: 21 }], text: "Let me check." })
+      assert.deepStrictEqual(outcome.claudeCode, {
+        calls: ["GetWeather"],
+        results: [{ celsius: 21 }],
+        text: "It is 21 degrees in Paris."
+      })
     }))
 
   it.live("permissions: in default mode the handler decides; the allowed command ran, the denied one did not", () =>

@@ -28,9 +28,13 @@ const entries: ReadonlyArray<readonly [string, string]> = [
 ]
 
 describe("README", () => {
-  it("the Quickstart's blocks type-check (strict, exactOptionalPropertyTypes)", { timeout: 120_000 }, () => {
-    const blocks = blocksOf("Quickstart")
-    assert.isAtLeast(blocks.length, 2)
+  const sections: ReadonlyArray<readonly [heading: string, minBlocks: number]> = [
+    ["Quickstart", 2],
+    ["Claude Code in `effect/ai`", 1]
+  ]
+  for (const [heading, minBlocks] of sections) it(`the ${heading} blocks type-check (strict, exactOptionalPropertyTypes)`, { timeout: 120_000 }, () => {
+    const blocks = blocksOf(heading)
+    assert.isAtLeast(blocks.length, minBlocks)
     const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-readme-"))
     try {
       // The blocks import effect and @effect/platform-node as a user's program does.

@@ -136,8 +136,19 @@ export const InitializeParams = Schema.Struct({ protocolVersion: Schema.String }
 /** @internal */
 export const CallToolParams = Schema.Struct({
   name: Schema.String,
-  arguments: Schema.optional(Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)))
+  arguments: Schema.optional(Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown))),
+  _meta: Schema.optional(Schema.Unknown)
 })
+
+/**
+ * The model's `tool_use` id the CLI puts in a `tools/call`'s `_meta`, when there is one.
+ *
+ * @internal
+ */
+export const toolUseIdOf = (meta: unknown): string | undefined =>
+  Predicate.hasProperty(meta, "claudecode/toolUseId") && Predicate.isString(meta["claudecode/toolUseId"])
+    ? meta["claudecode/toolUseId"]
+    : undefined
 
 /** @internal */
 export const CancelledParams = Schema.Struct({
@@ -265,6 +276,19 @@ export const inputJsonSchema = (input: Schema.Constraint): Result.Result<JsonSch
     Object.keys(document.definitions).length === 0 ? root : { ...root, $defs: document.definitions }
   )
 }
+
+/**
+ * A JSON Schema given as such (an `effect/ai` dynamic tool's), checked to have an object at the
+ * root as MCP requires.
+ *
+ * @internal
+ */
+export const objectJsonSchema = (schema: JsonSchema.JsonSchema): Result.Result<JsonSchema.JsonSchema, string> =>
+  schema.type === "object"
+    ? Result.succeed(schema)
+    : Result.fail(
+      `its input must be an object schema (MCP requires "type": "object" at the root), got ${preview(schema)}`
+    )
 
 const isEmptyStruct = (input: Schema.Constraint): boolean =>
   SchemaAST.isObjects(input.ast) && input.ast.propertySignatures.length === 0 && input.ast.indexSignatures.length === 0

@@ -1,0 +1,781 @@
+/**
+ * Claude Code as an `effect/ai` `LanguageModel`: `LanguageModel.generateText`, `streamText`,
+ * `generateObject` and `Chat` run unchanged on Claude Code sessions, with the toolkit of each call
+ * served to the CLI as an in-process MCP server (`McpServers.toolkit`).
+ *
+ * - **Prompt.** The prompt's system messages become the session's system prompt (else
+ *   `options.systemPrompt`, else Claude Code's own). By default every call is a fresh session:
+ *   the last user message is the turn (its PNG, JPEG, GIF and WebP images as image blocks, other
+ *   files named only), earlier messages go before it as a transcript. With
+ *   `conversation: "resume"`, a call that continues a conversation this model answered (a
+ *   `Chat`'s next turn) resumes that CLI session by its id and sends only the new user
+ *   message: the agent keeps its own context (its tool calls, files read) and the history is not
+ *   sent again; a session the CLI no longer has (its files removed, another `cwd`) gives way to
+ *   a fresh one with the whole prompt.
+ * - **Tools.** The call's toolkit (its user-defined tools) is served as the in-process server
+ *   `toolkit` (the model sees `mcp__toolkit__<name>`), allowed without a permission prompt. The
+ *   CLI runs the handlers during the turn, so their calls come back as provider-executed
+ *   `tool-call` and `tool-result` parts, with the results as the tools' Schemas encode them.
+ *   Claude Code's own tools (`Bash`, `Read`, …) are reported the same way when the toolkit holds
+ *   their provider-defined counterpart ({@link Bash}, {@link builtin}); calls of built-in tools the
+ *   toolkit does not name are left out of the response (they still ran).
+ * - **Streaming.** Text and thinking come as `text-*` and `reasoning-*` deltas as the CLI streams
+ *   them (`--include-partial-messages`); the `finish` part carries the finish reason and the
+ *   turn's token usage, and `metadata["claude-code"]` its cost, session id, turns and duration.
+ * - **Objects.** `generateObject` runs the turn with the Schema's JSON Schema as the CLI's
+ *   structured output (`--json-schema`); the accepted value is the response's text.
+ * - **Interruption and failures.** Interrupting the caller (or ending `streamText`'s stream early)
+ *   interrupts the CLI turn, then ends the session. A failure is an `AiError` whose reason carries
+ *   the library's `ClaudeError` as its `cause` (and its reason tag in `metadata["claude-code"]`).
+ *
+ * Tool choice is not enforced (Claude Code has no such switch); `toolChoice: "none"` serves no tools.
+ *
+ * @since 0.2.0
+ */
+import * as AiError from "effect/ai/AiError"
+import type * as IdGenerator from "effect/ai/IdGenerator"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import * as Model from "effect/ai/Model"
+import type * as Prompt from "effect/ai/Prompt"
+import type * as Response from "effect/ai/Response"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
+import * as Effect from "effect/Effect"
+import * as Base64 from "effect/encoding/Base64"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Claude from "./Claude.ts"
+import * as ClaudeError from "./ClaudeError.ts"
+import * as McpServers from "./McpServers.ts"
+import type * as Protocol from "./Protocol.ts"
+import { Transport } from "./Transport.ts"
+
+// -----------------------------------------------------------------------------
+// Claude Code's own tools
+// -----------------------------------------------------------------------------
+
+const BuiltinParameters = Schema.Record(Schema.String, Schema.Unknown)
+
+/**
+ * A provider-defined tool for one of Claude Code's own tools: put it in a toolkit to see that
+ * tool's calls (parameters as the model sent them, result as the text the CLI gave the model) as
+ * provider-executed parts. It needs no handler: the CLI runs it.
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const builtin = <const Name extends string>(name: Name) =>
+  Tool.providerDefined({
+    id: `claude-code.${name}`,
+    customName: name,
+    providerName: name,
+    parameters: BuiltinParameters,
+    success: Schema.String,
+    failure: Schema.String
+  })()
+
+/**
+ * Claude Code's `Bash` tool, to report its calls (see {@link builtin}).
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const Bash = builtin("Bash")
+
+/**
+ * Claude Code's `Read` tool, to report its calls (see {@link builtin}).
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const Read = builtin("Read")
+
+/**
+ * Claude Code's `Write` tool, to report its calls (see {@link builtin}).
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const Write = builtin("Write")
+
+/**
+ * Claude Code's `Edit` tool, to report its calls (see {@link builtin}).
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const Edit = builtin("Edit")
+
+/**
+ * Claude Code's `Glob` tool, to report its calls (see {@link builtin}).
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const Glob = builtin("Glob")
+
+/**
+ * Claude Code's `Grep` tool, to report its calls (see {@link builtin}).
+ *
+ * @since 0.2.0
+ * @category tools
+ */
+export const Grep = builtin("Grep")
+
+// -----------------------------------------------------------------------------
+// Options
+// -----------------------------------------------------------------------------
+
+/**
+ * Options of the model: the session options of every call (model, cwd, permission mode,
+ * executable, transcript, …), less those the call decides.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options extends
+  Omit<
+    Claude.SessionOptions<never>,
+    "outputFormat" | "jsonSchema" | "resume" | "includePartialMessages" | "errorResults"
+  >
+{
+  /**
+   * `"fresh"` (default): every call is a new session, earlier messages sent as a transcript.
+   * `"resume"`: a call that continues a conversation this model answered resumes its CLI session
+   * and sends only the new messages (the session must be kept: `persistSession` not `false`, the
+   * same `cwd`).
+   */
+  readonly conversation?: "fresh" | "resume" | undefined
+  /** The name of the in-process server of the call's toolkit (default `"toolkit"`). */
+  readonly toolServerName?: string | undefined
+}
+
+/**
+ * The key of this provider's metadata in `finish` parts and error reasons.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const metadataKey = "claude-code"
+
+// -----------------------------------------------------------------------------
+// The model
+// -----------------------------------------------------------------------------
+
+/**
+ * Makes the `LanguageModel` service. Sessions use the `Transport` given here; `Hooks`,
+ * `Permissions` and `McpServers` are taken from each call's context, as `Claude.open` does.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: (options?: Options) => Effect.Effect<LanguageModel.LanguageModel, never, Transport> = Effect.fn(
+  "ClaudeCodeLanguageModel.make"
+)(function*(options: Options = {}) {
+  const transport = yield* Transport
+  const tracker = new Conversations()
+  const stream = (providerOptions: LanguageModel.ProviderOptions) =>
+    streamParts(options, providerOptions, tracker).pipe(Stream.provideService(Transport, transport))
+  return yield* LanguageModel.make({
+    generateText: (providerOptions) =>
+      Effect.map(Stream.runCollect(stream(providerOptions)), (parts) => collapse(Array.from(parts))),
+    streamText: stream
+  })
+})
+
+/**
+ * A layer providing `LanguageModel.LanguageModel` on Claude Code sessions (see the module's
+ * comment). Needs a `Transport`: `ClaudeNode.layer` for the real CLI.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as LanguageModel from "effect/ai/LanguageModel"
+ * import { ClaudeCodeLanguageModel } from "effect-claude-code"
+ * import { ClaudeNode } from "effect-claude-code/node"
+ *
+ * const program = LanguageModel.generateText({ prompt: "Say hello" }).pipe(
+ *   Effect.provide(ClaudeCodeLanguageModel.layer({ model: "sonnet" })),
+ *   Effect.provide(ClaudeNode.layer)
+ * )
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (options?: Options): Layer.Layer<LanguageModel.LanguageModel, never, Transport> =>
+  Layer.effect(LanguageModel.LanguageModel, make(options))
+
+/**
+ * The model as an `effect/ai` `Model`: {@link layer} with `model` set, plus `Model.ProviderName`
+ * (`"claude-code"`) and `Model.ModelName`, for programs that choose among providers (an
+ * `ExecutionPlan` falling back from one model to another).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const model = <const Name extends string>(
+  modelName: Name,
+  options?: Omit<Options, "model">
+): Model.Model<"claude-code", LanguageModel.LanguageModel, Transport> =>
+  Model.make("claude-code", modelName, layer({ ...options, model: modelName }))
+
+// -----------------------------------------------------------------------------
+// One call
+// -----------------------------------------------------------------------------
+
+/** The CLI session to resume, and the messages it has not seen. */
+interface Resume {
+  readonly sessionId: string
+  readonly messages: ReadonlyArray<Prompt.Message>
+}
+
+/** With `conversation: "resume"`: the session that answered the earlier messages, if any. */
+const resumeOf = (
+  options: Options,
+  providerOptions: LanguageModel.ProviderOptions,
+  tracker: Conversations
+): Resume | undefined => {
+  if (options.conversation !== "resume") return undefined
+  if (providerOptions.previousResponseId !== undefined && providerOptions.incrementalPrompt !== undefined) {
+    return { sessionId: providerOptions.previousResponseId, messages: providerOptions.incrementalPrompt.content }
+  }
+  return tracker.prepare(providerOptions.prompt.content)
+}
+
+/** The CLI refused to resume: the session is gone (its files removed, another `cwd`). */
+const isSessionGone = (error: unknown): boolean =>
+  ClaudeError.isClaudeError(error) && error.reason._tag === "ProcessExited" &&
+  error.reason.stderrTail.includes("No conversation found")
+
+/**
+ * One call: resumes the conversation's session when there is one; if the CLI no longer has it,
+ * starts a fresh session with the whole prompt instead.
+ */
+const streamParts = (
+  options: Options,
+  providerOptions: LanguageModel.ProviderOptions,
+  tracker: Conversations
+): Stream.Stream<Response.StreamPartEncoded, AiError.AiError, IdGenerator.IdGenerator | Transport> => {
+  const resume = resumeOf(options, providerOptions, tracker)
+  const stream = resume === undefined
+    ? streamTurn(options, providerOptions, tracker, undefined)
+    : streamTurn(options, providerOptions, tracker, resume).pipe(
+      Stream.catchIf(isSessionGone, () => streamTurn(options, providerOptions, tracker, undefined))
+    )
+  return Stream.mapError(stream, (error) =>
+    ClaudeError.isClaudeError(error) ? fromClaudeError(methodOf(providerOptions), error) : error)
+}
+
+const streamTurn = (
+  options: Options,
+  providerOptions: LanguageModel.ProviderOptions,
+  tracker: Conversations,
+  resumed: Resume | undefined
+): Stream.Stream<
+  Response.StreamPartEncoded,
+  AiError.AiError | ClaudeError.ClaudeError,
+  IdGenerator.IdGenerator | Transport
+> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const { conversation, toolServerName = "toolkit", ...sessionOptions } = options
+    const method = methodOf(providerOptions)
+    const resume = resumed?.sessionId
+    const rendered = renderPrompt(providerOptions.prompt.content, resumed?.messages ?? providerOptions.prompt.content)
+
+    // The call's toolkit, served in process; its handlers are in the caller's context.
+    const userTools = providerOptions.toolChoice === "none"
+      ? []
+      : providerOptions.tools.filter((tool) => !Tool.isProviderDefined(tool))
+    const reported = new Set(providerOptions.tools.filter(Tool.isProviderDefined).map((tool) => tool.name))
+    const results = new Map<string, McpServers.ToolkitCallResult>()
+    const services = yield* Effect.context<never>()
+    const missing = userTools.filter((tool) => !services.mapUnsafe.has(tool.id))
+    if (missing.length > 0) {
+      return yield* Effect.fail(aiError(
+        method,
+        new AiError.ToolConfigurationError({
+          toolName: missing[0]!.name,
+          description: "its handler is not in the context: pass the Toolkit itself (not its resolved " +
+            "handlers) as the toolkit of the call, with `toolkit.toLayer(...)` provided"
+        })
+      ))
+    }
+    const current = yield* McpServers.current
+    const mcpServers = userTools.length === 0 ? current : {
+      servers: [
+        ...current.servers,
+        ...(yield* McpServers.registerAll([
+          McpServers.toolkit(toolServerName, Toolkit.make(...userTools), {
+            alwaysLoad: true,
+            onResult: (result) =>
+              Effect.sync(() => {
+                if (result.toolUseId !== undefined) results.set(result.toolUseId, result)
+              })
+          }) as McpServers.Server<unknown>
+        ]) as Effect.Effect<ReadonlyArray<McpServers.RegisteredServer>>)
+      ]
+    }
+    const prefix = `mcp__${toolServerName}__`
+
+    const jsonSchema = providerOptions.responseFormat.type === "json"
+      ? LanguageModel.defaultCodecTransformer(
+        providerOptions.responseFormat.schema as Schema.Codec<unknown, unknown>
+      ).jsonSchema as Readonly<Record<string, unknown>>
+      : undefined
+    const sessionOptionsOfCall: Claude.SessionOptions = {
+      ...sessionOptions,
+      ...(rendered.system !== undefined ? { systemPrompt: rendered.system } : {}),
+      ...(resume !== undefined ? { resume } : {}),
+      ...(jsonSchema !== undefined ? { jsonSchema } : {}),
+      allowedTools: [...(sessionOptions.allowedTools ?? []), ...userTools.map((tool) => prefix + tool.name)],
+      includePartialMessages: true
+    }
+
+    // The session gets a scope of its own, closed after the turn's stream: a stream ended early
+    // (a consumer interrupted, `Stream.take`) then interrupts the turn on the CLI (and waits for its
+    // `aborted_*` result) while the session is still open, before the CLI is ended.
+    const sessionScope = yield* Scope.make()
+    yield* Effect.addFinalizer((exit) => Scope.close(sessionScope, exit))
+    const session = yield* Claude.open(sessionOptionsOfCall).pipe(
+      Effect.provideService(McpServers.McpServers, mcpServers),
+      Scope.provide(sessionScope)
+    )
+    const state = new MappingState(prefix, userTools.map((tool) => tool.name), reported, results, jsonSchema !== undefined)
+    return session.turn(rendered.input).pipe(
+      Stream.flatMap((event) => Stream.fromIterable(state.map(event))),
+      Stream.tap((part) =>
+        Effect.sync(() => {
+          if (conversation === "resume" && part.type === "finish" && state.sessionId !== undefined) {
+            tracker.mark(providerOptions.prompt.content, state.sessionId)
+          }
+        })
+      )
+    )
+  }))
+
+const methodOf = (providerOptions: LanguageModel.ProviderOptions): string =>
+  providerOptions.responseFormat.type === "json" ? "generateObject" : "streamText"
+
+/**
+ * Which CLI session answered which prompt messages (weakly held: a conversation dropped is
+ * forgotten), so that a `Chat`'s next turn can resume it. Like `effect/ai`'s `ResponseIdTracker`,
+ * but never cleared by another conversation: several `Chat`s may share the model.
+ */
+class Conversations {
+  private readonly sessions = new WeakMap<object, string>()
+
+  mark(messages: ReadonlyArray<Prompt.Message>, sessionId: string): void {
+    for (const message of messages) this.sessions.set(message, sessionId)
+  }
+
+  /** The session to resume and the messages after the last assistant message, when every earlier one was sent. */
+  prepare(
+    messages: ReadonlyArray<Prompt.Message>
+  ): { readonly sessionId: string; readonly messages: ReadonlyArray<Prompt.Message> } | undefined {
+    const lastAssistant = messages.findLastIndex((message) => message.role === "assistant")
+    if (lastAssistant <= 0 || lastAssistant === messages.length - 1) return undefined
+    let sessionId: string | undefined
+    for (let i = 0; i < lastAssistant; i++) {
+      const id = this.sessions.get(messages[i]!)
+      if (id === undefined) return undefined
+      sessionId = id
+    }
+    return sessionId === undefined ? undefined : { sessionId, messages: messages.slice(lastAssistant + 1) }
+  }
+}
+
+// -----------------------------------------------------------------------------
+// Prompt → turn
+// -----------------------------------------------------------------------------
+
+interface RenderedPrompt {
+  readonly system: string | undefined
+  readonly input: Claude.TurnInput
+}
+
+const imageTypes: ReadonlyArray<string> = ["image/png", "image/jpeg", "image/gif", "image/webp"]
+
+type TurnImage = NonNullable<Protocol.UserTurnInput["images"]>[number]
+
+const isImage = (part: Prompt.FilePart): part is Prompt.FilePart & { readonly data: string | Uint8Array } =>
+  imageTypes.includes(part.mediaType) && !(part.data instanceof URL)
+
+/** The images of a user message (PNG, JPEG, GIF, WebP given as bytes or base64), sent as image blocks. */
+const imagesOf = (message: Prompt.Message): ReadonlyArray<TurnImage> => {
+  if (message.role !== "user") return []
+  const images: Array<TurnImage> = []
+  for (const part of message.content) {
+    if (part.type !== "file" || !isImage(part)) continue
+    const data = typeof part.data === "string" ? part.data.replace(/^data:[^,]*;base64,/, "") : Base64.encode(part.data)
+    images.push({ mediaType: part.mediaType as TurnImage["mediaType"], data })
+  }
+  return images
+}
+
+/** The system prompt (from the whole prompt), and the turn's text (from the messages to send). */
+const renderPrompt = (all: ReadonlyArray<Prompt.Message>, toSend: ReadonlyArray<Prompt.Message>): RenderedPrompt => {
+  const systems = all.filter((message) => message.role === "system").map((message) => message.content)
+  const rest = toSend.filter((message) => message.role !== "system")
+  const last = rest.at(-1)
+  const earlier = last?.role === "user" ? rest.slice(0, -1) : rest
+  const ask = last?.role === "user" ? messageText(last, true) : "Continue."
+  const input = earlier.length === 0
+    ? ask
+    : `The conversation so far:\n\n${earlier.map((message) => `${roleName(message.role)}: ${messageText(message)}`).join("\n\n")}\n\nNow: ${ask}`
+  const images = last === undefined ? [] : imagesOf(last)
+  return {
+    system: systems.length === 0 ? undefined : systems.join("\n\n"),
+    input: images.length === 0 ? input : { text: input, images }
+  }
+}
+
+const roleName = (role: Prompt.Message["role"]): string =>
+  role === "user" ? "User" : role === "assistant" ? "Assistant" : role === "tool" ? "Tool" : "System"
+
+const messageText = (message: Prompt.Message, imagesSent = false): string => {
+  if (message.role === "system") return message.content
+  const lines: Array<string> = []
+  for (const part of message.content) {
+    switch (part.type) {
+      case "text":
+        lines.push(part.text)
+        break
+      case "tool-call":
+        lines.push(`[called ${part.name} with ${json(part.params)}]`)
+        break
+      case "tool-result":
+        lines.push(`[${part.name} ${part.isFailure ? "failed with" : "returned"} ${json(part.result)}]`)
+        break
+      case "file":
+        // The turn's own images go as image blocks; other files, and earlier images, are named only.
+        if (!(imagesSent && isImage(part))) lines.push(`[file ${part.fileName ?? part.mediaType}]`)
+        break
+      default:
+        break
+    }
+  }
+  return lines.join("\n")
+}
+
+const json = (value: unknown): string => {
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+// -----------------------------------------------------------------------------
+// Events → parts
+// -----------------------------------------------------------------------------
+
+type Part = Response.StreamPartEncoded
+
+class MappingState {
+  sessionId: string | undefined
+  private message = 0
+  private readonly open = new Map<number, "text" | "reasoning">()
+  private readonly calls = new Map<string, string>()
+
+  readonly prefix: string
+  readonly toolkitNames: ReadonlyArray<string>
+  readonly reported: ReadonlySet<string>
+  readonly results: ReadonlyMap<string, McpServers.ToolkitCallResult>
+  readonly structured: boolean
+
+  constructor(
+    prefix: string,
+    toolkitNames: ReadonlyArray<string>,
+    reported: ReadonlySet<string>,
+    results: ReadonlyMap<string, McpServers.ToolkitCallResult>,
+    structured: boolean
+  ) {
+    this.prefix = prefix
+    this.toolkitNames = toolkitNames
+    this.reported = reported
+    this.results = results
+    this.structured = structured
+  }
+
+  private blockId(index: number): string {
+    return `${this.message}:${index}`
+  }
+
+  /** The name a `tool_use` is reported under, or undefined to leave it out. */
+  private toolName(name: string): string | undefined {
+    if (name.startsWith(this.prefix)) {
+      const short = name.slice(this.prefix.length)
+      return this.toolkitNames.includes(short) ? short : undefined
+    }
+    return this.reported.has(name) ? name : undefined
+  }
+
+  map(event: Claude.Event): ReadonlyArray<Part> {
+    switch (event.type) {
+      case "system":
+        if (event.subtype === "init" && Predicate.hasProperty(event, "session_id")) {
+          this.sessionId = String(event.session_id)
+          const model = Predicate.hasProperty(event, "model") && Predicate.isString(event.model) ? event.model : undefined
+          return [{ type: "response-metadata", id: this.sessionId, ...(model !== undefined ? { modelId: model } : {}) }]
+        }
+        return []
+      case "stream_event":
+        return event.parent_tool_use_id === null ? this.streamEvent(event.event) : []
+      case "assistant":
+        return event.parent_tool_use_id === null ? this.assistant(event) : []
+      case "user":
+        return event.parent_tool_use_id === null ? this.user(event) : []
+      case "result":
+        return this.result(event)
+      default:
+        return []
+    }
+  }
+
+  private streamEvent(event: Protocol.StreamEvent["event"]): ReadonlyArray<Part> {
+    switch (event.type) {
+      case "message_start":
+        this.message++
+        return []
+      case "content_block_start": {
+        const block = (event as { readonly content_block: { readonly type: string } }).content_block
+        const index = (event as { readonly index: number }).index
+        if (block.type === "text" && !this.structured) {
+          this.open.set(index, "text")
+          return [{ type: "text-start", id: this.blockId(index) }]
+        }
+        if (block.type === "thinking") {
+          this.open.set(index, "reasoning")
+          return [{ type: "reasoning-start", id: this.blockId(index) }]
+        }
+        return []
+      }
+      case "content_block_delta": {
+        const { delta, index } = event as {
+          readonly index: number
+          readonly delta: { readonly type: string; readonly text?: unknown; readonly thinking?: unknown }
+        }
+        const kind = this.open.get(index)
+        if (kind === "text" && delta.type === "text_delta" && Predicate.isString(delta.text)) {
+          return [{ type: "text-delta", id: this.blockId(index), delta: delta.text }]
+        }
+        if (kind === "reasoning" && delta.type === "thinking_delta" && Predicate.isString(delta.thinking)) {
+          return [{ type: "reasoning-delta", id: this.blockId(index), delta: delta.thinking }]
+        }
+        return []
+      }
+      case "content_block_stop": {
+        const index = (event as { readonly index: number }).index
+        const kind = this.open.get(index)
+        this.open.delete(index)
+        if (kind === "text") return [{ type: "text-end", id: this.blockId(index) }]
+        if (kind === "reasoning") return [{ type: "reasoning-end", id: this.blockId(index) }]
+        return []
+      }
+      default:
+        return []
+    }
+  }
+
+  private assistant(event: Protocol.AssistantMessage): ReadonlyArray<Part> {
+    const parts: Array<Part> = []
+    for (const block of event.message.content) {
+      if (block.type !== "tool_use") continue
+      const name = this.toolName(block.name)
+      if (name === undefined) continue
+      this.calls.set(block.id, name)
+      parts.push({ type: "tool-call", id: block.id, name, params: block.input, providerExecuted: true })
+    }
+    return parts
+  }
+
+  private user(event: Protocol.UserMessage): ReadonlyArray<Part> {
+    const content = event.message.content
+    if (typeof content === "string") return []
+    const parts: Array<Part> = []
+    for (const block of content) {
+      if (block.type !== "tool_result") continue
+      const name = this.calls.get(block.tool_use_id)
+      if (name === undefined) continue
+      const recorded = this.results.get(block.tool_use_id)
+      parts.push(
+        recorded !== undefined
+          ? {
+            type: "tool-result",
+            id: block.tool_use_id,
+            name,
+            isFailure: recorded.isFailure,
+            result: recorded.encodedResult,
+            providerExecuted: true
+          }
+          : {
+            type: "tool-result",
+            id: block.tool_use_id,
+            name,
+            isFailure: block.is_error === true,
+            result: toolResultText(block.content),
+            providerExecuted: true
+          }
+      )
+    }
+    return parts
+  }
+
+  private result(result: Claude.TurnResult): ReadonlyArray<Part> {
+    const parts: Array<Part> = []
+    if (this.structured && result.structured_output !== undefined) {
+      const id = `${this.message}:structured`
+      parts.push(
+        { type: "text-start", id },
+        { type: "text-delta", id, delta: JSON.stringify(result.structured_output) },
+        { type: "text-end", id }
+      )
+    }
+    const usage = result.usage
+    const cacheRead = usage.cache_read_input_tokens ?? undefined
+    const cacheWrite = usage.cache_creation_input_tokens ?? undefined
+    parts.push({
+      type: "finish",
+      reason: finishReason(result),
+      usage: {
+        inputTokens: {
+          uncached: usage.input_tokens,
+          total: usage.input_tokens + (cacheRead ?? 0) + (cacheWrite ?? 0),
+          ...(cacheRead !== undefined ? { cacheRead } : {}),
+          ...(cacheWrite !== undefined ? { cacheWrite } : {})
+        },
+        outputTokens: { total: usage.output_tokens }
+      },
+      metadata: {
+        [metadataKey]: {
+          sessionId: result.session_id,
+          costUsd: result.turn.costUsd,
+          numTurns: result.num_turns,
+          durationMs: result.duration_ms,
+          subtype: result.subtype,
+          ...(result.terminal_reason !== undefined ? { terminalReason: result.terminal_reason } : {}),
+          ...(result.stop_reason !== undefined && result.stop_reason !== null ? { stopReason: result.stop_reason } : {})
+        }
+      }
+    })
+    return parts
+  }
+}
+
+const toolResultText = (content: Protocol.ToolResultBlock["content"]): string => {
+  if (content === undefined) return ""
+  if (typeof content === "string") return content
+  return content.flatMap((block) => block.type === "text" && Predicate.isString(block.text) ? [block.text] : []).join("")
+}
+
+const finishReason = (result: Claude.TurnResult): Response.FinishReason => {
+  if (result.is_error) return "error"
+  switch (result.subtype) {
+    case "success":
+      break
+    case "error_max_turns":
+      return "length"
+    default:
+      return "other"
+  }
+  switch (result.stop_reason) {
+    case "max_tokens":
+      return "length"
+    case "refusal":
+      return "content-filter"
+    case "pause_turn":
+      return "pause"
+    case "tool_use":
+      return "tool-calls"
+    default:
+      return "stop"
+  }
+}
+
+/** The non-streaming parts of a streamed response: deltas joined into text and reasoning parts. */
+const collapse = (parts: ReadonlyArray<Part>): Array<Response.PartEncoded> => {
+  const out: Array<Response.PartEncoded> = []
+  const texts = new Map<string, { type: "text" | "reasoning"; text: string }>()
+  for (const part of parts) {
+    switch (part.type) {
+      case "text-start":
+      case "reasoning-start": {
+        const entry = { type: part.type === "text-start" ? "text" as const : "reasoning" as const, text: "" }
+        texts.set(part.id, entry)
+        out.push(entry as Response.PartEncoded)
+        break
+      }
+      case "text-delta":
+      case "reasoning-delta": {
+        const entry = texts.get(part.id)
+        if (entry !== undefined) entry.text += part.delta
+        break
+      }
+      case "text-end":
+      case "reasoning-end":
+      case "tool-params-start":
+      case "tool-params-delta":
+      case "tool-params-end":
+      case "error":
+        break
+      default:
+        out.push(part)
+    }
+  }
+  return out
+}
+
+// -----------------------------------------------------------------------------
+// Errors
+// -----------------------------------------------------------------------------
+
+const aiError = (method: string, reason: AiError.AiErrorReason): AiError.AiError =>
+  AiError.make({ module: "ClaudeCodeLanguageModel", method, reason })
+
+/**
+ * The `AiError` for a `ClaudeError`: its reason chosen by what went wrong (an API error by its
+ * status, a missing CLI or credentials, a bad request, an interrupted turn), with the
+ * `ClaudeError` as the reason's `cause` and its reason tag under `metadata["claude-code"]`.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export const fromClaudeError = (method: string, error: ClaudeError.ClaudeError): AiError.AiError => {
+  const reason = error.reason
+  const metadata = { [metadataKey]: { reason: reason._tag } }
+  const description = reason.message
+  let aiReason: AiError.AiErrorReason
+  switch (reason._tag) {
+    case "ApiError": {
+      const status = (reason as { readonly status?: unknown }).status
+      aiReason = status === 429
+        ? new AiError.RateLimitError({ metadata })
+        : status === 401 || status === 403
+        ? new AiError.AuthenticationError({ kind: status === 401 ? "InvalidKey" : "InsufficientPermissions", metadata })
+        : Predicate.isNumber(status) && status >= 500
+        ? new AiError.InternalProviderError({ description, metadata })
+        : new AiError.InvalidRequestError({ description, metadata })
+      break
+    }
+    case "NotAuthenticated":
+      aiReason = new AiError.AuthenticationError({ kind: "MissingKey", metadata })
+      break
+    case "InvalidInput":
+    case "PromptTooLong":
+    case "SessionNotFound":
+      aiReason = new AiError.InvalidRequestError({ description, metadata })
+      break
+    case "StructuredOutputInvalid":
+    case "StructuredOutputMissing":
+      aiReason = new AiError.StructuredOutputError({ description, responseText: "" })
+      break
+    default:
+      aiReason = new AiError.UnknownError({ description, metadata })
+  }
+  Object.defineProperty(aiReason, "cause", { value: error, enumerable: false, configurable: true, writable: true })
+  return aiError(method, aiReason)
+}
