@@ -194,7 +194,7 @@ export const make: (options?: Options) => Effect.Effect<LanguageModel.LanguageMo
  * ```ts
  * import * as Effect from "effect/Effect"
  * import * as LanguageModel from "effect/ai/LanguageModel"
- * import { ClaudeCodeLanguageModel } from "effect-claude-code"
+ * import { ClaudeCodeLanguageModel } from "effect-claude-code/ai"
  * import { ClaudeNode } from "effect-claude-code/node"
  *
  * const program = LanguageModel.generateText({ prompt: "Say hello" }).pipe(

@@ -10,8 +10,6 @@
 export * as Claude from "./Claude.ts"
 /** The supported `claude` CLI versions, and the version check. @since 0.1.0 */
 export * as CliVersion from "./CliVersion.ts"
-/** Claude Code as an `effect/ai` `LanguageModel` (`generateText`, `streamText`, `generateObject`, `Chat`). @since 0.2.0 */
-export * as ClaudeCodeLanguageModel from "./ClaudeCodeLanguageModel.ts"
 /** The session as a service: `make`, `layer`, `layerConfig`. @since 0.1.0 */
 export * as ClaudeSession from "./ClaudeSession.ts"
 /** What a session's streams carry. @since 0.1.0 */

@@ -87,16 +87,25 @@ const packagesReachedFrom = (entry: string): Array<string> => {
 }
 
 describe("entries' dependencies", () => {
-  it("the package's export map names the public entries only (., ./node, ./testing, ./sql, ./pg), no internal module", () => {
+  it("the package's export map names the public entries only (., ./node, ./testing, ./sql, ./pg, ./ai), no internal module", () => {
     const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as {
       readonly exports: Record<string, { readonly types: string; readonly default: string }>
     }
-    assert.deepStrictEqual(Object.keys(manifest.exports).sort(), [".", "./node", "./pg", "./sql", "./testing"])
-    const entries = [[".", "index"], ["./node", "node"], ["./testing", "testing/index"], ["./sql", "sql"], ["./pg", "pg"]] as const
+    assert.deepStrictEqual(Object.keys(manifest.exports).sort(), [".", "./ai", "./node", "./pg", "./sql", "./testing"])
+    const entries = [[".", "index"], ["./node", "node"], ["./testing", "testing/index"], ["./sql", "sql"], ["./pg", "pg"], ["./ai", "ai"]] as const
     for (const [entry, source] of entries) {
       assert.deepStrictEqual(manifest.exports[entry], { types: `./dist/${source}.d.ts`, default: `./dist/${source}.js` })
       assert.isTrue(Fs.existsSync(Path.join(root, "src", `${source}.ts`)), source)
     }
+  })
+
+  it("only ./ai loads effect/ai's LanguageModel (the heavy one); the main entry reaches Tool and Toolkit only", () => {
+    for (const entry of ["src/index.ts", "src/testing/index.ts", "src/node.ts", "src/sql.ts", "src/pg.ts"]) {
+      const ai = packagesReachedFrom(entry).filter((line) => line.includes("effect/ai/")).map((line) => line.split(": ")[1])
+      assert.deepStrictEqual([...new Set(ai)].sort(), entry === "src/testing/index.ts" || entry === "src/index.ts" || entry === "src/node.ts" ? ["effect/ai/Tool", "effect/ai/Toolkit"] : [...new Set(ai)].sort(), entry)
+      assert.notInclude(ai, "effect/ai/LanguageModel", entry)
+    }
+    assert.include(packagesReachedFrom("src/ai.ts").join("\n"), "effect/ai/LanguageModel")
   })
 
   it("the main entry and ./testing never import @effect/platform-node (an optional peer); ./node does", () => {

@@ -188,7 +188,7 @@ describe("the npm package", { timeout: 90_000 }, () => {
         240_000
       )
       const installed = Path.join(project, "node_modules", "effect-claude-code")
-      for (const file of ["dist/index.js", "dist/index.d.ts", "dist/node.js", "dist/testing/index.js", "dist/sql.js", "dist/pg.js"]) {
+      for (const file of ["dist/index.js", "dist/index.d.ts", "dist/node.js", "dist/testing/index.js", "dist/sql.js", "dist/pg.js", "dist/ai.js"]) {
         assert.isTrue(Fs.existsSync(Path.join(installed, file)), file)
       }
       // ./sql loads without its optional peer @effect/sql-pg (not installed here): only ./pg needs it.

@@ -24,6 +24,9 @@ const blocksOf = (heading: string): Array<string> => {
 const entries: ReadonlyArray<readonly [string, string]> = [
   ["effect-claude-code/testing", "src/testing/index.ts"],
   ["effect-claude-code/node", "src/node.ts"],
+  ["effect-claude-code/ai", "src/ai.ts"],
+  ["effect-claude-code/sql", "src/sql.ts"],
+  ["effect-claude-code/pg", "src/pg.ts"],
   ["effect-claude-code", "src/index.ts"]
 ]
 
