@@ -130,8 +130,9 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
   /** What an unsupported CLI version does: fail (the default) or warn; and the range. */
   readonly cliVersionPolicy?: CliVersion.Policy | undefined
   /**
-   * Records every line both ways (but `stream_event`s), e.g. `Transcript.toFile(path)`. Called
-   * synchronously on the reader and writer paths, so it must only enqueue.
+   * Records every line both ways (`stream_event`s only when the recorder's `streamEvents` says
+   * so), e.g. `Transcript.toFile(path)`. Called synchronously on the reader and writer paths, so
+   * it must only enqueue.
    */
   readonly transcript?: Recorder | undefined
 }
@@ -176,6 +177,12 @@ export type RunResult<S extends OutputFormat> = [S] extends [never] ? TurnResult
 export interface Recorder {
   /** Called with each line the session writes (`send`) or reads (`recv`); must not block or throw. */
   readonly record: (direction: "send" | "recv", message: unknown) => void
+  /**
+   * `true` to be given the CLI's `stream_event`s too (default: they are not recorded).
+   *
+   * @since 0.2.0
+   */
+  readonly streamEvents?: boolean | undefined
 }
 
 /**
@@ -692,7 +699,8 @@ const openSession: (
       subscribers,
       sessionId,
       sessionSpan,
-      record: recorder === undefined ? undefined : (direction, message) => recorder.record(direction, message)
+      record: recorder === undefined ? undefined : (direction, message) => recorder.record(direction, message),
+      recordStreamEvents: recorder?.streamEvents === true
     })
     const clock = yield* Clock.Clock
     let lastActivity = clock.currentTimeMillisUnsafe()

@@ -39,6 +39,8 @@ export interface ReaderOptions {
   /** The span of a handler call made outside any user turn. */
   readonly sessionSpan: Tracer.AnySpan | undefined
   readonly record: ((direction: "recv", message: unknown) => void) | undefined
+  /** Whether `record` is given `stream_event`s too. */
+  readonly recordStreamEvents: boolean
 }
 
 const violation = (description: string, line: string) =>
@@ -121,7 +123,9 @@ export class Reader {
       return
     }
     const record = this.options.record
-    if (record !== undefined && (json as { type?: unknown } | null)?.type !== "stream_event") record("recv", json)
+    if (record !== undefined && (this.options.recordStreamEvents || (json as { type?: unknown } | null)?.type !== "stream_event")) {
+      record("recv", json)
+    }
     const decoded = Protocol.decodeMessage(json)
     if (decoded._tag === "Failure") {
       // `null`, a number, a string or an array is JSON too: only an object has a type.
