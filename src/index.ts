@@ -40,6 +40,8 @@ export * as SessionStore from "./SessionStore.ts"
 export * as Protocol from "./Protocol.ts"
 /** What a turn said: its text as it streams, its final text, its tool calls with their results. @since 0.2.0 */
 export * as Turn from "./Turn.ts"
+/** A transcript as a timeline of turns (the model of the `view` command's page). @since 0.2.0 */
+export * as Timeline from "./Timeline.ts"
 /** Transcripts: record (redacted) and read. @since 0.1.0 */
 export * as Transcript from "./Transcript.ts"
 /** The seam between sessions and processes. @since 0.1.0 */
