@@ -167,6 +167,8 @@ export interface Turn {
   readonly ts?: number | undefined
   readonly items: ReadonlyArray<Item>
   readonly summary?: Summary | undefined
+  /** The turn whose result answered this prompt too (the CLI merged queued prompts into one turn). */
+  readonly mergedInto?: number | undefined
   /** `running` until its result; `error` when the result says so or an error was reported. */
   readonly status: "running" | "ok" | "error"
 }
@@ -256,36 +258,57 @@ export const make = (): Builder => {
     lines: 0,
     totalCostUsd: 0
   }
+  type MutableTurn = (typeof turns)[number]
   /** Turns still waiting for their result, oldest first. */
-  let open = 0
+  const open: Array<MutableTurn> = []
+  const byUuid = new Map<string, MutableTurn>()
   const tools = new Map<string, Extract<Item, { kind: "tool" }>>()
   const requests = new Map<string, Extract<Item, { kind: "permission" | "hook" | "control" }>>()
+  /** The turn index of each item that is answered later (0: the preamble). */
+  const turnOf = new Map<Item, number>()
   const usage = new TurnUsageTracker()
 
-  /** The turn the next line read belongs to: the oldest open one, else the last one, else none. */
-  const current = () => turns[turns.length - open] ?? turns[turns.length - 1]
-  const add = (item: Item): number => {
-    const turn = current()
+  /** The turns a line names (`user_message_uuid(s)`, which the CLI echoes since 2.1). */
+  const named = (msg: Json): ReadonlyArray<MutableTurn> => {
+    const ids = Array.isArray(msg.user_message_uuids)
+      ? msg.user_message_uuids
+      : typeof msg.user_message_uuid === "string"
+      ? [msg.user_message_uuid]
+      : []
+    const out: Array<MutableTurn> = []
+    for (const id of ids) {
+      const turn = typeof id === "string" ? byUuid.get(id) : undefined
+      if (turn !== undefined) out.push(turn)
+    }
+    return out
+  }
+  /** The turn a line read belongs to: the one it names, else the oldest open one, else the last one. */
+  const current = (msg?: Json): MutableTurn | undefined =>
+    (msg === undefined ? undefined : named(msg)[0]) ?? open[0] ?? turns[turns.length - 1]
+  const add = (item: Item, msg?: Json): number => {
+    const turn = current(msg)
     if (turn === undefined) {
       preamble.push(item)
+      turnOf.set(item, 0)
       return 0
     }
     turn.items.push(item)
+    turnOf.set(item, turn.index)
     if (item.kind === "error") turn.status = "error"
     return turn.index
   }
-  const turnOfRequest = (item: Item): number => {
-    for (let i = turns.length - 1; i >= 0; i--) if (turns[i]!.items.includes(item)) return turns[i]!.index
-    return 0
-  }
+  const turnOfRequest = (item: Item): number => turnOf.get(item) ?? 0
 
   const sent = (msg: Json, ts: number | undefined): ReadonlyArray<number> => {
     switch (msg.type) {
       case "user": {
         const message = isRecord(msg.message) ? msg.message : {}
         const index = turns.length + 1
-        turns.push({ index, prompt: contentText(message.content), ts, items: [], status: "running" })
-        open++
+        const turn: MutableTurn = { index, prompt: contentText(message.content), ts, items: [], status: "running" }
+        turns.push(turn)
+        open.push(turn)
+        const uuid = str(msg.uuid)
+        if (uuid !== undefined) byUuid.set(uuid, turn)
         return [index]
       }
       case "control_request": {
@@ -334,20 +357,20 @@ export const make = (): Builder => {
           session.tools = Array.isArray(msg.tools) ? msg.tools.length : 0
           return [0]
         }
-        return [add({ kind: "system", subtype: str(msg.subtype) ?? "?", message: msg, ts })]
+        return [add({ kind: "system", subtype: str(msg.subtype) ?? "?", message: msg, ts }, msg)]
       }
       case "assistant": {
         const message = isRecord(msg.message) ? msg.message : {}
         const changed: Array<number> = []
         const error = str(msg.error)
-        if (error !== undefined) changed.push(add({ kind: "error", text: `assistant error: ${error}`, ts }))
+        if (error !== undefined) changed.push(add({ kind: "error", text: `assistant error: ${error}`, ts }, msg))
         for (const block of Array.isArray(message.content) ? message.content : []) {
           if (!isRecord(block)) continue
-          if (block.type === "text") changed.push(add({ kind: "text", text: str(block.text) ?? "", subagent, ts }))
+          if (block.type === "text") changed.push(add({ kind: "text", text: str(block.text) ?? "", subagent, ts }, msg))
           else if (block.type === "thinking") {
-            changed.push(add({ kind: "thinking", text: str(block.thinking) ?? "", subagent, ts }))
+            changed.push(add({ kind: "thinking", text: str(block.thinking) ?? "", subagent, ts }, msg))
           } else if (block.type === "redacted_thinking") {
-            changed.push(add({ kind: "thinking", text: "[redacted thinking]", subagent, ts }))
+            changed.push(add({ kind: "thinking", text: "[redacted thinking]", subagent, ts }, msg))
           } else if (block.type === "tool_use" || block.type === "server_tool_use" || block.type === "mcp_tool_use") {
             const item: Extract<Item, { kind: "tool" }> = {
               kind: "tool",
@@ -358,7 +381,7 @@ export const make = (): Builder => {
               ts
             }
             tools.set(item.id, item)
-            changed.push(add(item))
+            changed.push(add(item, msg))
           }
         }
         return changed
@@ -403,10 +426,21 @@ export const make = (): Builder => {
       case "result": {
         const result = decoded.success as Protocol.ResultMessage
         const share = usage.next(result)
-        const turn = open > 0 ? turns[turns.length - open] : turns[turns.length - 1]
-        if (open > 0) open--
         timeline.totalCostUsd = result.total_cost_usd
+        // The turns it answers: the ones it names (queued prompts the CLI merged), else the oldest open one.
+        const answers = named(msg)
+        const turn = answers[0] ?? open[0] ?? turns[turns.length - 1]
         if (turn === undefined) return [0]
+        const changed = [turn.index]
+        for (const t of answers.length === 0 ? [turn] : answers) {
+          const at = open.indexOf(t)
+          if (at !== -1) open.splice(at, 1)
+          if (t !== turn) {
+            t.mergedInto = turn.index
+            t.status = result.is_error ? "error" : "ok"
+            changed.push(t.index)
+          }
+        }
         const tokens = result.usage as { [k: string]: unknown }
         turn.summary = {
           subtype: result.subtype,
@@ -428,7 +462,7 @@ export const make = (): Builder => {
           turn.items.push({ kind: "error", text: `the turn failed (${result.subtype}): ${why}`, ts })
         }
         turn.status = result.is_error || turn.status === "error" ? "error" : "ok"
-        return [turn.index]
+        return changed
       }
       default:
         // stream_event and the informational lines: kept out of the timeline.

@@ -99,6 +99,9 @@ const item = (it: Timeline.Item, start: number | undefined): string => {
 }
 
 const summary = (s: Timeline.Summary | undefined, turn: Timeline.Turn): string => {
+  if (s === undefined && turn.mergedInto !== undefined) {
+    return `<span class="badge ${turn.status}">answered with turn ${turn.mergedInto}</span>`
+  }
   if (s === undefined) return `<span class="badge running">${turn.status === "error" ? "error, running" : "running"}</span>`
   return [
     `<span class="badge ${s.isError ? "error" : "ok"}">${escapeHtml(s.isError ? `failed: ${s.subtype}` : "ok")}</span>`,
