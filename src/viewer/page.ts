@@ -26,6 +26,9 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
  */
 export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
 
+/** Text between tags: only `&` and `<` need escaping (quotes stay one byte: JSON is full of them). */
+const escapeText = (text: string): string => text.replace(/[&<>]/g, (c) => ESCAPES[c]!)
+
 const json = (value: unknown): string => {
   if (typeof value === "string") return value
   try {
@@ -43,10 +46,10 @@ const countLines = (text: string): number => {
 
 /** A block of text, folded when long: the first line as the summary. */
 const block = (text: string, cls = ""): string => {
-  const pre = `<pre${cls === "" ? "" : ` class="${cls}"`}>${escapeHtml(text)}</pre>`
+  const pre = `<pre${cls === "" ? "" : ` class="${cls}"`}>${escapeText(text)}</pre>`
   if (text.length <= FOLD_CHARS && (text.length < 200 || countLines(text) <= FOLD_LINES)) return pre
   const first = text.slice(0, 120).split("\n")[0]!
-  return `<details><summary>${escapeHtml(first)} … <span class="dim">(${countLines(text)} lines, ${text.length} chars)</span></summary>${pre}</details>`
+  return `<details><summary>${escapeText(first)} … <span class="dim">(${countLines(text)} lines, ${text.length} chars)</span></summary>${pre}</details>`
 }
 
 const seconds = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`)
@@ -58,9 +61,11 @@ const offset = (ts: number | undefined, start: number | undefined): string =>
 /** A `system` line in one short line: its fields but the ones every line has. */
 const systemGist = (message: unknown): string => {
   if (typeof message !== "object" || message === null) return ""
-  const { type: _type, subtype: _subtype, session_id: _session, uuid: _uuid, ...rest } = message as Record<string, unknown>
-  const text = JSON.stringify(rest) ?? ""
-  return text.length > 120 ? `${text.slice(0, 120)}…` : text
+  const { type: _type, subtype: _subtype, session_id: _session, uuid: _uuid, user_message_uuids: _uuids, ...rest } = message as Record<
+    string,
+    unknown
+  >
+  return JSON.stringify(rest) ?? ""
 }
 
 const decision = (answer: Timeline.Answer | undefined): string =>
@@ -72,29 +77,35 @@ const item = (it: Timeline.Item, start: number | undefined): string => {
   const at = offset(it.ts, start)
   switch (it.kind) {
     case "text":
-      return `<div class="item text">${at}<span class="label">assistant${it.subagent === undefined ? "" : " (subagent)"}</span>${block(it.text)}</div>`
+      return `<div class="item text${it.subagent === undefined ? "" : " sub"}">${at}${block(it.text)}</div>`
     case "thinking":
-      return `<div class="item thinking">${at}<span class="label">thinking</span>${block(it.text)}</div>`
+      return `<div class="item thinking">${at}${block(it.text)}</div>`
     case "tool": {
       const result = it.result === undefined
         ? `<div class="result pending">no result yet</div>`
-        : `<div class="result${it.result.isError ? " error" : ""}"><span class="label">${it.result.isError ? "error" : "result"}</span>${block(it.result.text)}</div>`
-      return `<div class="item tool">${at}<span class="label">tool</span> <b class="name">${escapeHtml(it.name)}</b> <span class="dim">${escapeHtml(it.id)}</span>${block(json(it.input))}${result}</div>`
+        : `<div class="result${it.result.isError ? " error" : ""}">${block(it.result.text)}</div>`
+      return `<div class="item tool">${at}<b class="name" title="${escapeHtml(it.id)}">${escapeHtml(it.name)}</b>${block(json(it.input))}${result}</div>`
     }
     case "permission":
-      return `<div class="item permission">${at}<span class="label">permission</span> <b>${escapeHtml(it.toolName)}</b> ${decision(it.decision)}${block(json(it.decision?.body ?? it.input))}</div>`
+      return `<div class="item permission">${at}<b>${escapeHtml(it.toolName)}</b> ${decision(it.decision)}${block(json(it.decision?.body ?? it.input))}</div>`
     case "hook":
-      return `<div class="item hook">${at}<span class="label">hook</span> <b>${escapeHtml(it.event)}</b>${it.toolName === undefined ? "" : ` ${escapeHtml(it.toolName)}`} ${decision(it.decision)}${block(json({ input: it.input, answer: it.decision?.body }))}</div>`
+      return `<div class="item hook">${at}<b>${escapeHtml(it.event)}</b>${it.toolName === undefined ? "" : ` ${escapeHtml(it.toolName)}`} ${decision(it.decision)}${block(json({ input: it.input, answer: it.decision?.body }))}</div>`
     case "control":
-      return `<div class="item control">${at}<span class="label">control ${it.dir === "send" ? "→ CLI" : "← CLI"}</span> <b>${escapeHtml(it.subtype)}</b> ${decision(it.decision)}${block(json({ request: it.request, answer: it.decision?.body }))}</div>`
+      return `<div class="item control ${it.dir}">${at}<b>${escapeHtml(it.subtype)}</b> ${decision(it.decision)}${block(json({ request: it.request, answer: it.decision?.body }))}</div>`
     case "system":
-      return `<div class="item system">${at}<details><summary><span class="label">system</span> <b>${escapeHtml(it.subtype)}</b> ${
-        escapeHtml(systemGist(it.message))
-      }</summary>${block(json(it.message))}</details></div>`
+    {
+      const gist = systemGist(it.message)
+      // A short line is shown whole; a longer one folded, its fields in full inside.
+      return gist.length <= 120
+        ? `<div class="item system">${at}<b>${escapeHtml(it.subtype)}</b> ${escapeHtml(gist)}</div>`
+        : `<div class="item system">${at}<details><summary><b>${escapeHtml(it.subtype)}</b> ${escapeHtml(gist.slice(0, 120))}…</summary>${
+          block(json(it.message))
+        }</details></div>`
+    }
     case "error":
-      return `<div class="item error">${at}<span class="label">error</span>${block(it.text)}</div>`
+      return `<div class="item error">${at}${block(it.text)}</div>`
     case "problem":
-      return `<div class="item problem">${at}<span class="label">protocol problem</span> ${escapeHtml(it.description)}${block(it.line)}</div>`
+      return `<div class="item problem">${at}${escapeHtml(it.description)}${block(it.line)}</div>`
   }
 }
 
@@ -104,12 +115,14 @@ const summary = (s: Timeline.Summary | undefined, turn: Timeline.Turn): string =
   }
   if (s === undefined) return `<span class="badge running">${turn.status === "error" ? "error, running" : "running"}</span>`
   return [
-    `<span class="badge ${s.isError ? "error" : "ok"}">${escapeHtml(s.isError ? `failed: ${s.subtype}` : "ok")}</span>`,
+    `<span class="badge ${s.isError ? "error" : "ok"}">${
+      escapeHtml(s.isError ? `failed: ${s.subtype === "success" ? s.terminalReason ?? "error" : s.subtype}` : "ok")
+    }</span>`,
     `<span class="duration" title="duration (API ${s.durationApiMs === undefined ? "?" : seconds(s.durationApiMs)})">${seconds(s.durationMs)}</span>`,
     `<span class="tokens" title="input, output, cache read, cache creation">${s.inputTokens} in · ${s.outputTokens} out · ${s.cacheReadTokens} cache read · ${s.cacheCreationTokens} cache write</span>`,
     `<span class="cost" title="session total ${usd(s.totalCostUsd)}">${usd(s.costUsd)}</span>`,
     s.terminalReason === undefined ? "" : `<span class="dim">${escapeHtml(s.terminalReason)}</span>`
-  ].join(" ")
+  ].join("")
 }
 
 /**
@@ -121,7 +134,7 @@ const summary = (s: Timeline.Summary | undefined, turn: Timeline.Turn): string =
 export const renderTurn = (turn: Timeline.Turn): string => {
   const items: Array<string> = []
   for (const it of turn.items) items.push(item(it, turn.ts))
-  return `<section class="turn ${turn.status}" id="turn-${turn.index}"><h2>Turn ${turn.index} ${turn.ts === undefined ? "" : `<span class="at">${clock(turn.ts)}</span> `}${summary(turn.summary, turn)}</h2><div class="prompt"><span class="label">user</span>${block(turn.prompt)}</div>${items.join("")}</section>`
+  return `<section class="turn ${turn.status}" id="turn-${turn.index}"><h2>Turn ${turn.index}${turn.ts === undefined ? "" : `<span class="at">${clock(turn.ts)}</span>`}${summary(turn.summary, turn)}</h2><div class="prompt">${block(turn.prompt)}</div>${items.join("")}</section>`
 }
 
 /**
@@ -164,6 +177,12 @@ summary{cursor:pointer;font:12px ui-monospace,monospace;padding:2px 0}
 .item{margin:6px 0 6px 12px;padding-left:8px;border-left:2px solid var(--line)}
 .item.error,.item.problem,.result.error{border-left-color:var(--err)}.item.error pre,.item.problem pre{color:var(--err)}
 .item.permission,.item.hook{border-left-color:var(--warn)}.item.thinking pre{font-style:italic;color:var(--dim)}
+.item::before,.prompt::before,.result::before{font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--dim);margin-right:6px}
+.prompt::before{content:"user"}.item.text::before{content:"assistant"}.item.text.sub::before{content:"assistant (subagent)"}.item.thinking::before{content:"thinking"}
+.item.tool::before{content:"tool"}.result::before{content:"result"}.result.error::before{content:"error"}.item.permission::before{content:"permission"}
+.item.hook::before{content:"hook"}.item.control.send::before{content:"control → CLI"}.item.control.recv::before{content:"control ← CLI"}
+.item.system::before{content:"system"}.item.error::before{content:"error"}.item.problem::before{content:"protocol problem"}
+.item.system details{display:inline}.item>b{margin-right:6px}
 .result{margin:4px 0 0 8px}.label{font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--dim);margin-right:6px}
 .at{font:11px ui-monospace,monospace;color:var(--dim);margin-right:6px}.dim{color:var(--dim);font-size:12px}
 .badge{font-size:11px;padding:1px 6px;border-radius:8px;border:1px solid var(--line)}
