@@ -37,11 +37,17 @@ import type * as Transcript from "./Transcript.ts"
  * @category models
  */
 export interface SessionInfo {
+  /** The CLI's session id. */
   readonly sessionId?: string | undefined
+  /** The model of the session. */
   readonly model?: string | undefined
+  /** The CLI's working directory. */
   readonly cwd?: string | undefined
+  /** The CLI's version. */
   readonly cliVersion?: string | undefined
+  /** The permission mode at start. */
   readonly permissionMode?: string | undefined
+  /** How many tools the CLI offered the model. */
   readonly tools: number
 }
 
@@ -52,8 +58,11 @@ export interface SessionInfo {
  * @category models
  */
 export interface ToolResult {
+  /** The result's text (text blocks joined; images as `[image]`). */
   readonly text: string
+  /** Whether the tool failed. */
   readonly isError: boolean
+  /** When it was reported. */
   readonly ts?: number | undefined
 }
 
@@ -75,46 +84,181 @@ export interface ToolResult {
  * @category models
  */
 export type Item =
-  | { readonly kind: "text"; readonly text: string; readonly subagent?: string | undefined; readonly ts?: number | undefined }
-  | { readonly kind: "thinking"; readonly text: string; readonly subagent?: string | undefined; readonly ts?: number | undefined }
-  | {
-    readonly kind: "tool"
-    readonly id: string
-    readonly name: string
-    readonly input: unknown
-    result?: ToolResult | undefined
-    readonly subagent?: string | undefined
-    readonly ts?: number | undefined
-  }
-  | {
-    readonly kind: "permission"
-    readonly requestId: string
-    readonly toolName: string
-    readonly input: unknown
-    decision?: Answer | undefined
-    readonly ts?: number | undefined
-  }
-  | {
-    readonly kind: "hook"
-    readonly requestId: string
-    readonly event: string
-    readonly toolName?: string | undefined
-    readonly input: unknown
-    decision?: Answer | undefined
-    readonly ts?: number | undefined
-  }
-  | {
-    readonly kind: "control"
-    readonly requestId: string
-    readonly dir: "send" | "recv"
-    readonly subtype: string
-    readonly request: unknown
-    decision?: Answer | undefined
-    readonly ts?: number | undefined
-  }
-  | { readonly kind: "system"; readonly subtype: string; readonly message: unknown; readonly ts?: number | undefined }
-  | { readonly kind: "error"; readonly text: string; readonly ts?: number | undefined }
-  | { readonly kind: "problem"; readonly description: string; readonly line: string; readonly ts?: number | undefined }
+  | TextItem
+  | ThinkingItem
+  | ToolItem
+  | PermissionItem
+  | HookItem
+  | ControlItem
+  | SystemItem
+  | ErrorItem
+  | ProblemItem
+
+/**
+ * What every item has.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ItemBase {
+  /** When its line was written or read (ms since the epoch); absent in transcripts before 0.2.0. */
+  readonly ts?: number | undefined
+}
+
+/**
+ * What the assistant said.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TextItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "text"
+  /** The text. */
+  readonly text: string
+  /** The tool use id of the subagent that said it, if a subagent did. */
+  readonly subagent?: string | undefined
+}
+
+/**
+ * What the assistant thought (`[redacted thinking]` when the API redacted it).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ThinkingItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "thinking"
+  /** The thinking. */
+  readonly text: string
+  /** The tool use id of the subagent that thought it, if a subagent did. */
+  readonly subagent?: string | undefined
+}
+
+/**
+ * A tool use (built-in, MCP or server tool), with its result once reported.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "tool"
+  /** The tool use id. */
+  readonly id: string
+  /** The tool's name (`Bash`, `mcp__server__tool`, …). */
+  readonly name: string
+  /** The tool's input as the model gave it. */
+  readonly input: unknown
+  /** The result the CLI reported, when it did. */
+  result?: ToolResult | undefined
+  /** The tool use id of the subagent that used it, if a subagent did. */
+  readonly subagent?: string | undefined
+}
+
+/**
+ * A `can_use_tool` request and the program's decision.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PermissionItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "permission"
+  /** The control request's id. */
+  readonly requestId: string
+  /** The tool asked about. */
+  readonly toolName: string
+  /** The tool's input as asked about. */
+  readonly input: unknown
+  /** The answer, once sent (`summary`: `allow` or `deny`). */
+  decision?: Answer | undefined
+}
+
+/**
+ * A `hook_callback` request (a hook event) and the program's answer.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HookItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "hook"
+  /** The control request's id. */
+  readonly requestId: string
+  /** The hook event (`PreToolUse`, `Stop`, …). */
+  readonly event: string
+  /** The tool the event is about, for tool events. */
+  readonly toolName?: string | undefined
+  /** The hook's input. */
+  readonly input: unknown
+  /** The answer, once sent (`summary`: the permission decision or `decision`, else `continue` or `stop`). */
+  decision?: Answer | undefined
+}
+
+/**
+ * Any other control request, either way (`send`: the program asked the CLI), and its answer.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ControlItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "control"
+  /** The control request's id. */
+  readonly requestId: string
+  /** Who asked: `send` the program, `recv` the CLI. */
+  readonly dir: "send" | "recv"
+  /** The request's subtype (`initialize`, `set_model`, `mcp_message`, …). */
+  readonly subtype: string
+  /** The request. */
+  readonly request: unknown
+  /** The answer, once sent. */
+  decision?: Answer | undefined
+}
+
+/**
+ * A `system` line other than `init` (status, retries, compaction, …).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SystemItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "system"
+  /** The line's subtype. */
+  readonly subtype: string
+  /** The whole line. */
+  readonly message: unknown
+}
+
+/**
+ * An error the CLI reported: a failed result, an assistant message's `error`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ErrorItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "error"
+  /** What failed, and why. */
+  readonly text: string
+}
+
+/**
+ * A line the protocol's schemas do not accept.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ProblemItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "problem"
+  /** What does not fit. */
+  readonly description: string
+  /** The line (its first 4 KiB). */
+  readonly line: string
+}
 
 /**
  * The answer to a control request: `ok` unless it was an error response; `summary` is the
@@ -124,9 +268,13 @@ export type Item =
  * @category models
  */
 export interface Answer {
+  /** `false` for an error response. */
   readonly ok: boolean
+  /** The decision in a word (`allow`, `deny`, `continue`, `ok`, `error`, …). */
   readonly summary: string
+  /** The answer as sent (the error's text for an error response). */
   readonly body: unknown
+  /** When it was sent. */
   readonly ts?: number | undefined
 }
 
@@ -138,18 +286,31 @@ export interface Answer {
  * @category models
  */
 export interface Summary {
+  /** The result's subtype (`success`, `error_during_execution`, …). */
   readonly subtype: string
+  /** Whether the turn failed. */
   readonly isError: boolean
+  /** The turn's duration as the CLI measured it. */
   readonly durationMs: number
+  /** The time spent waiting for the API. */
   readonly durationApiMs?: number | undefined
+  /** How many model requests the turn made. */
   readonly numTurns?: number | undefined
+  /** The turn's own cost. */
   readonly costUsd: number
+  /** The session's cost so far. */
   readonly totalCostUsd: number
+  /** Input tokens (not cached). */
   readonly inputTokens: number
+  /** Output tokens. */
   readonly outputTokens: number
+  /** Input tokens read from the cache. */
   readonly cacheReadTokens: number
+  /** Input tokens written to the cache. */
   readonly cacheCreationTokens: number
+  /** Why the turn ended (`completed`, `api_error`, …). */
   readonly terminalReason?: string | undefined
+  /** When the result was read. */
   readonly ts?: number | undefined
 }
 
@@ -163,9 +324,13 @@ export interface Summary {
 export interface Turn {
   /** 1-based, in the order the prompts were sent. */
   readonly index: number
+  /** The prompt's text (images as `[image]`). */
   readonly prompt: string
+  /** When the prompt was sent. */
   readonly ts?: number | undefined
+  /** What happened, in order. */
   readonly items: ReadonlyArray<Item>
+  /** How it ended. */
   readonly summary?: Summary | undefined
   /** The turn whose result answered this prompt too (the CLI merged queued prompts into one turn). */
   readonly mergedInto?: number | undefined
@@ -180,9 +345,11 @@ export interface Turn {
  * @category models
  */
 export interface Timeline {
+  /** What `system/init` told. */
   readonly session: SessionInfo
   /** What happened before the first prompt. */
   readonly preamble: ReadonlyArray<Item>
+  /** The turns, in the order of their prompts. */
   readonly turns: ReadonlyArray<Turn>
   /** How many transcript lines were read. */
   readonly lines: number
@@ -262,8 +429,8 @@ export const make = (): Builder => {
   /** Turns still waiting for their result, oldest first. */
   const open: Array<MutableTurn> = []
   const byUuid = new Map<string, MutableTurn>()
-  const tools = new Map<string, Extract<Item, { kind: "tool" }>>()
-  const requests = new Map<string, Extract<Item, { kind: "permission" | "hook" | "control" }>>()
+  const tools = new Map<string, ToolItem>()
+  const requests = new Map<string, PermissionItem | HookItem | ControlItem>()
   /** The turn index of each item that is answered later (0: the preamble). */
   const turnOf = new Map<Item, number>()
   const usage = new TurnUsageTracker()
@@ -372,7 +539,7 @@ export const make = (): Builder => {
           } else if (block.type === "redacted_thinking") {
             changed.push(add({ kind: "thinking", text: "[redacted thinking]", subagent, ts }, msg))
           } else if (block.type === "tool_use" || block.type === "server_tool_use" || block.type === "mcp_tool_use") {
-            const item: Extract<Item, { kind: "tool" }> = {
+            const item: ToolItem = {
               kind: "tool",
               id: str(block.id) ?? "",
               name: str(block.name) ?? "?",
@@ -402,7 +569,7 @@ export const make = (): Builder => {
       case "control_request": {
         const request = isRecord(msg.request) ? msg.request : {}
         const requestId = str(msg.request_id) ?? ""
-        let item: Extract<Item, { kind: "permission" | "hook" | "control" }>
+        let item: PermissionItem | HookItem | ControlItem
         if (request.subtype === "can_use_tool") {
           item = { kind: "permission", requestId, toolName: str(request.tool_name) ?? "?", input: request.input, ts }
         } else if (request.subtype === "hook_callback") {
