@@ -9,6 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
+import * as Http from "node:http"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -133,6 +134,15 @@ describe("the timeline page in Chromium", () => {
       const reach = (p: Page) =>
         Effect.promise(() => p.evaluate((url) => fetch(url).then(() => "reached", () => "blocked"), served.url))
       assert.strictEqual(yield* reach(page), "blocked")
+      // A request naming another host (DNS rebinding) gets no transcript.
+      const port = Number(new URL(served.url).port)
+      const foreign = yield* Effect.callback<number>((resume) => {
+        Http.get({ host: "127.0.0.1", port, path: "/", headers: { host: "attacker.example" } }, (res) => {
+          res.resume()
+          resume(Effect.succeed(res.statusCode ?? 0))
+        }).on("error", (error) => resume(Effect.die(error)))
+      })
+      assert.strictEqual(foreign, 403)
       const shot = Path.join(dir, "timeline.png")
       yield* Effect.promise(() => page.screenshot({ path: shot }))
       assert.deepStrictEqual([...Fs.readFileSync(shot).subarray(1, 4)], [0x50, 0x4e, 0x47], "a PNG")

@@ -203,24 +203,36 @@ const sinceOf = (request: HttpServerRequest.HttpServerRequest): number => {
   return Number.isFinite(v) ? v : 0
 }
 
+/**
+ * Only requests addressed to this machine by name are served: a page of another site that
+ * points a host name of its own at 127.0.0.1 (DNS rebinding) gets 403, not the transcript.
+ */
+const local = (
+  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+) =>
+(request: HttpServerRequest.HttpServerRequest) =>
+  /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?$/.test(request.headers.host ?? "")
+    ? handler(request)
+    : Effect.succeed(HttpServerResponse.text("forbidden: not addressed to 127.0.0.1", { status: 403 }))
+
 /** The routes: the page, and with `follow` its event stream. */
 const routes = Effect.fnUntraced(function*(options: ServeOptions) {
   if (options.follow !== true) {
     const { builder } = yield* load(options.path)
     const html = Page.renderPage(builder.timeline, { title: Path.basename(options.path) })
-    return HttpRouter.add("GET", "/", htmlResponse(html))
+    return HttpRouter.add("GET", "/", local(() => Effect.succeed(htmlResponse(html))))
   }
   const follower = yield* makeFollower(options)
   return Layer.mergeAll(
-    HttpRouter.add("GET", "/", Effect.sync(() => htmlResponse(follower.page()))),
-    HttpRouter.add("GET", "/events", (request) =>
+    HttpRouter.add("GET", "/", local(() => Effect.sync(() => htmlResponse(follower.page())))),
+    HttpRouter.add("GET", "/events", local((request) =>
       Effect.succeed(HttpServerResponse.stream(
         follower.events(sinceOf(request)).pipe(
           Stream.map((update) => `data: ${JSON.stringify(update)}\n\n`),
           Stream.encodeText
         ),
         { contentType: "text/event-stream", headers: { "cache-control": "no-store" } }
-      )))
+      ))))
   )
 })
 
