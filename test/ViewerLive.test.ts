@@ -65,10 +65,10 @@ const script: FakeModel.Script = [
 ]
 
 /** A session on the real CLI recording its transcript into `path` (in default mode: the Bash call asks). */
-const openRecorded = (path: string) =>
+const openRecorded = (path: string, options?: Transcript.RecorderOptions) =>
   Effect.gen(function*() {
     const setup = yield* live(script, { permissionMode: "default", errorResults: "return" })
-    const recorder = yield* Transcript.toFile(path)
+    const recorder = yield* Transcript.toFile(path, options)
     return yield* Claude.open({ ...setup.options, transcript: recorder }).pipe(Effect.provide(guards))
   })
 
@@ -124,6 +124,7 @@ describe("the timeline page in Chromium", () => {
       // Every line has its time.
       const lines = yield* Transcript.read(path)
       assert.isTrue(lines.every((l) => typeof l.ts === "number"))
+      assert.isFalse(lines.some((l) => (l.msg as { type?: unknown }).type === "stream_event"))
 
       const served = yield* Server.serve({ path })
       const b = yield* browser
@@ -163,13 +164,15 @@ describe("the timeline page in Chromium", () => {
       assert.deepStrictEqual(offline.problems, [])
     }).pipe(Effect.provide(processLayer)))
 
-  it.live("--follow: the page of a session still running shows its next turn when it is recorded", () =>
+  it.live("--follow: the page of a session still running shows its next turn when it is recorded (stream_events kept)", () =>
     Effect.gen(function*() {
       const dir = yield* makeTempDir("ecc-viewer-follow-")
       const path = Path.join(dir, "running.ndjson")
-      const session = yield* openRecorded(path)
+      // With the stream_events kept (the page leaves them out).
+      const session = yield* openRecorded(path, { streamEvents: true })
       yield* session.run("Run the marker command")
       yield* resultsWritten(path, 1)
+      assert.include(Fs.readFileSync(path, "utf8"), `"type":"stream_event"`)
 
       const served = yield* Server.serve({ path, follow: true, pollInterval: "50 millis" })
       const b = yield* browser

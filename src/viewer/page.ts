@@ -38,17 +38,29 @@ const json = (value: unknown): string => {
   }
 }
 
+/** A value as a block: pretty JSON, folded behind its one-line form when long. */
+const jsonBlock = (value: unknown): string => {
+  if (typeof value === "string") return block(value)
+  let gist: string | undefined
+  try {
+    gist = JSON.stringify(value)
+  } catch {
+    gist = undefined
+  }
+  return block(json(value), gist)
+}
+
 const countLines = (text: string): number => {
   let n = 1
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++
   return n
 }
 
-/** A block of text, folded when long: the first line as the summary. */
-const block = (text: string, cls = ""): string => {
-  const pre = `<pre${cls === "" ? "" : ` class="${cls}"`}>${escapeText(text)}</pre>`
+/** A block of text, folded when long: its first line (or `gist`) as the summary. */
+const block = (text: string, gist?: string): string => {
+  const pre = `<pre>${escapeText(text)}</pre>`
   if (text.length <= FOLD_CHARS && (text.length < 200 || countLines(text) <= FOLD_LINES)) return pre
-  const first = text.slice(0, 120).split("\n")[0]!
+  const first = (gist ?? text).slice(0, 120).split("\n")[0]!
   return `<details><summary>${escapeText(first)} … <span class="dim">(${countLines(text)} lines, ${text.length} chars)</span></summary>${pre}</details>`
 }
 
@@ -84,14 +96,14 @@ const item = (it: Timeline.Item, start: number | undefined): string => {
       const result = it.result === undefined
         ? `<div class="result pending">no result yet</div>`
         : `<div class="result${it.result.isError ? " error" : ""}">${block(it.result.text)}</div>`
-      return `<div class="item tool">${at}<b class="name" title="${escapeHtml(it.id)}">${escapeHtml(it.name)}</b>${block(json(it.input))}${result}</div>`
+      return `<div class="item tool">${at}<b class="name" title="${escapeHtml(it.id)}">${escapeHtml(it.name)}</b>${jsonBlock(it.input)}${result}</div>`
     }
     case "permission":
-      return `<div class="item permission">${at}<b>${escapeHtml(it.toolName)}</b> ${decision(it.decision)}${block(json(it.decision?.body ?? it.input))}</div>`
+      return `<div class="item permission">${at}<b>${escapeHtml(it.toolName)}</b> ${decision(it.decision)}${jsonBlock(it.decision?.body ?? it.input)}</div>`
     case "hook":
-      return `<div class="item hook">${at}<b>${escapeHtml(it.event)}</b>${it.toolName === undefined ? "" : ` ${escapeHtml(it.toolName)}`} ${decision(it.decision)}${block(json({ input: it.input, answer: it.decision?.body }))}</div>`
+      return `<div class="item hook">${at}<b>${escapeHtml(it.event)}</b>${it.toolName === undefined ? "" : ` ${escapeHtml(it.toolName)}`} ${decision(it.decision)}${jsonBlock({ answer: it.decision?.body, input: it.input })}</div>`
     case "control":
-      return `<div class="item control ${it.dir}">${at}<b>${escapeHtml(it.subtype)}</b> ${decision(it.decision)}${block(json({ request: it.request, answer: it.decision?.body }))}</div>`
+      return `<div class="item control ${it.dir}">${at}<b>${escapeHtml(it.subtype)}</b> ${decision(it.decision)}${jsonBlock({ request: it.request, answer: it.decision?.body })}</div>`
     case "system":
     {
       const gist = systemGist(it.message)
@@ -99,7 +111,7 @@ const item = (it: Timeline.Item, start: number | undefined): string => {
       return gist.length <= 120
         ? `<div class="item system">${at}<b>${escapeHtml(it.subtype)}</b> ${escapeHtml(gist)}</div>`
         : `<div class="item system">${at}<details><summary><b>${escapeHtml(it.subtype)}</b> ${escapeHtml(gist.slice(0, 120))}…</summary>${
-          block(json(it.message))
+          jsonBlock(it.message)
         }</details></div>`
     }
     case "error":
