@@ -41,6 +41,7 @@ import { Reader } from "./internal/reader.ts"
 import * as StructuredOutput from "./internal/structuredOutput.ts"
 import { Subscribers } from "./internal/subscribers.ts"
 import { failureOf } from "./internal/turnOutcome.ts"
+import * as Tracing from "./internal/tracing.ts"
 import * as TurnRunner from "./internal/turnRunner.ts"
 import { Turns } from "./internal/turns.ts"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
@@ -169,6 +170,15 @@ export type RunResult<S extends OutputFormat> = [S] extends [never] ? TurnResult
   : StructuredResult<S["Type"]>
 
 /**
+ * What the stream of one turn carries (`Session.turn`, `queryStream`): the session's events, its
+ * result being `R` (a {@link StructuredResult} with an `outputFormat`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type TurnEvent<R extends TurnResult = TurnResult> = Exclude<Event, TurnResult> | R
+
+/**
  * Where a session reports the lines it writes and reads. `record` must not block or throw.
  *
  * @since 0.1.0
@@ -273,8 +283,10 @@ export interface Session<R extends TurnResult = TurnResult> {
    * the other. Interrupting the consumer (or ending the stream before the result) interrupts
    * that turn on the CLI (or withdraws it while still queued) and waits for it, within
    * `interruptTimeout`. A failed turn fails the stream after the result (see `errorResults`).
+   * With an `outputFormat`, the result carries the decoded structured output as `structured`,
+   * and a result without a value the Schema accepts fails the stream as `run` fails.
    */
-  readonly turn: (input: TurnInput) => Stream.Stream<Event, ClaudeError.ClaudeError>
+  readonly turn: (input: TurnInput) => Stream.Stream<TurnEvent<R>, ClaudeError.ClaudeError>
   /**
    * Runs one turn to its end and returns its result; a failed turn fails (see `errorResults`).
    * With an `outputFormat`, the result carries the decoded structured output as `structured`.
@@ -616,6 +628,7 @@ const openSession: (
     // The session's own span, open as long as the session: handler calls made outside any turn
     // are parented to it.
     const sessionSpan = yield* Effect.makeSpanScoped("claude.session", { root: false })
+    const tracing = yield* Tracing.make(sessionSpan, command.env)
     const spec = { executable: options.executable, env: command.env, cwd: options.cwd, closeGrace }
     const connection = yield* transport.open({ ...spec, args: command.args })
     const lifecycle = new Lifecycle(connection, closeGrace, exitContext(options))
@@ -678,7 +691,7 @@ const openSession: (
       const binding = UserDialogs.bind(userDialogs.value, report)
       handlers.request_user_dialog = (request, requestId) => binding.show(request, requestId)
     }
-    const incoming = yield* Incoming.make({ handlers, send: write })
+    const incoming = yield* Incoming.make({ handlers, send: write, tracing })
 
     // ---- reading ----------------------------------------------------------------------------------
     const usage = new TurnUsageTracker()
@@ -698,7 +711,7 @@ const openSession: (
       turns,
       subscribers,
       sessionId,
-      sessionSpan,
+      tracing,
       record: recorder === undefined ? undefined : (direction, message) => recorder.record(direction, message),
       recordStreamEvents: recorder?.streamEvents === true
     })
@@ -744,7 +757,15 @@ const openSession: (
     // CLI's last lines (a Stop hook) while the CLI exits.
     // A CLI that has not exited by the end of the EOF share is ended by the transport: the reader
     // is stopped before, so what waits is settled here.
-    yield* Effect.addFinalizer(() => Effect.andThen(lifecycle.close, Effect.sync(() => settleAll(lifecycle.reason!, undefined))))
+    yield* Effect.addFinalizer(() =>
+      Effect.andThen(
+        lifecycle.close,
+        Effect.sync(() => {
+          settleAll(lifecycle.reason!, undefined)
+          tracing.ended(lifecycle.reason)
+        })
+      )
+    )
 
     // ---- operations ---------------------------------------------------------------------------
     const request: Session["request"] = (body, responseSchema, requestOptions) =>
@@ -767,6 +788,10 @@ const openSession: (
         options.initializeTimeout ?? "120 seconds"
       ),
       { startImmediately: true }
+    )
+    // The account e-mail of the answer is a secret of the spans too (as of transcripts).
+    yield* Effect.forkScoped(
+      Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(Tracing.accountEmail(body))))
     )
     const initializeResult = Fiber.join(initializeAnswer).pipe(
       Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Protocol.InitializeResponse, body))
@@ -807,7 +832,8 @@ const openSession: (
       interruptTimeout: Duration.fromInputUnsafe(options.interruptTimeout ?? "10 seconds"),
       stallTimeout: options.stallTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.stallTimeout),
       turnTimeout: options.turnTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.turnTimeout),
-      lastActivity: () => lastActivity
+      lastActivity: () => lastActivity,
+      tracing: { sessionSpan, spans: tracing }
     })
 
     const session: Session = {
@@ -817,7 +843,12 @@ const openSession: (
       cliVersion: Fiber.join(ready),
       events: Stream.unwrap(Effect.map(subscribers.subscribe, (subscriber) => Stream.fromQueue(subscriber.queue))),
       send: runner.send,
-      turn: runner.turn,
+      turn: decodeStructured === undefined ? runner.turn : (input) =>
+        Stream.mapEffect(
+          runner.turn(input),
+          (event): Effect.Effect<Event, ClaudeError.ClaudeError> =>
+            event.type === "result" ? decodeStructured(event) : Effect.succeed(event)
+        ),
       run: decodeStructured === undefined ? runner.run : (input) => Effect.flatMap(runner.run(input), decodeStructured),
       interrupt: runner.interrupt,
       setModel: (model, requestOptions) =>
@@ -906,13 +937,14 @@ const queryOnce: (
  * A one-shot as a stream: opens a session when the stream starts, streams the events of one turn
  * with `prompt` (as {@link Session.turn} does, ending with its result), and closes the session
  * when the stream ends. Ending the stream early (`Stream.take`, `Stream.takeUntil`, an
- * interruption) interrupts the turn on the CLI, then closes the session.
+ * interruption) interrupts the turn on the CLI, then closes the session. With an
+ * `outputFormat`, the result carries the decoded structured output as `structured`.
  *
  * @since 0.2.0
  * @category constructors
  */
-export const queryStream = (
+export const queryStream = <S extends OutputFormat = never>(
   prompt: TurnInput,
-  options?: SessionOptions
-): Stream.Stream<Event, ClaudeError.ClaudeError, Transport> =>
+  options?: SessionOptions<S>
+): Stream.Stream<TurnEvent<RunResult<S>>, ClaudeError.ClaudeError, Transport> =>
   Stream.unwrap(Effect.map(open(options), (session) => session.turn(prompt)))

@@ -20,10 +20,13 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Claude from "./Claude.ts"
+import type * as SessionStore from "./SessionStore.ts"
+import * as Sessions from "./Sessions.ts"
 import type { Transport } from "./Transport.ts"
 
 /**
@@ -39,6 +42,17 @@ import type { Transport } from "./Transport.ts"
  * @category layers
  */
 export const layer: Layer.Layer<Transport> = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+
+/**
+ * The sessions the CLI keeps on this machine (`Sessions.layerDisk`: its config directory, from
+ * `CLAUDE_CONFIG_DIR` or `~/.claude`) on Node's file system: list, read, rename, tag, fork and
+ * delete them.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerSessions: Layer.Layer<Sessions.Sessions | SessionStore.SessionStore, Config.ConfigError> = Sessions
+  .layerDisk.pipe(Layer.provide(NodeServices.layer))
 
 /**
  * Runs `program` as the main program of a Node process with the real CLI: its `Scope` (the

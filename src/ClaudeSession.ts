@@ -72,12 +72,47 @@ export const make: (
 /**
  * A layer holding one session opened with `options`; closing the layer's scope ends the CLI.
  *
+ * **Details**
+ *
+ * With an `outputFormat`, pass the key of a service of your own whose session type says what
+ * `run` returns: the layer then provides that service, typed by the Schema (a key whose type does
+ * not match the Schema does not compile). Without a key the session is the {@link ClaudeSession}
+ * service, whose `run` is typed `TurnResult` (the `structured` value is there at run time).
+ *
+ * ```ts
+ * import * as Context from "effect/Context"
+ * import * as Schema from "effect/Schema"
+ * import { Claude, ClaudeSession } from "effect-claude-code"
+ *
+ * const Review = Schema.Struct({ verdict: Schema.Literals(["ok", "changes"]) })
+ *
+ * class Reviewer extends Context.Service<Reviewer, Claude.Session<Claude.StructuredResult<typeof Review.Type>>>()(
+ *   "app/Reviewer"
+ * ) {}
+ *
+ * const ReviewerLive = ClaudeSession.layer({ outputFormat: Review }, Reviewer)
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (
-  options?: Claude.SessionOptions
-): Layer.Layer<ClaudeSession, ClaudeError.ClaudeError, Transport> => Layer.effect(ClaudeSession, Claude.open(options))
+export const layer: {
+  /** The session as the {@link ClaudeSession} service. */
+  <S extends Claude.OutputFormat = never>(
+    options?: Claude.SessionOptions<S>
+  ): Layer.Layer<ClaudeSession, ClaudeError.ClaudeError, Transport>
+  /** The session as the service of `key`, its `run` typed by the options' `outputFormat` (since 0.2.0). */
+  <S extends Claude.OutputFormat, I>(
+    options: Claude.SessionOptions<S>,
+    key: Context.Key<I, Claude.Session<Claude.RunResult<S>>>
+  ): Layer.Layer<I, ClaudeError.ClaudeError, Transport>
+} = <S extends Claude.OutputFormat, I>(
+  options?: Claude.SessionOptions<S>,
+  key?: Context.Key<I, Claude.Session<Claude.RunResult<S>>>
+): Layer.Layer<ClaudeSession, ClaudeError.ClaudeError, Transport> | Layer.Layer<I, ClaudeError.ClaudeError, Transport> =>
+  key === undefined
+    ? Layer.effect(ClaudeSession, Claude.open(options) as Effect.Effect<Claude.Session, ClaudeError.ClaudeError, Transport | Scope.Scope>)
+    : Layer.effect(key, Claude.open(options))
 
 /**
  * {@link layer} with options read from `Config`: each option is a `Config` of its value (e.g.

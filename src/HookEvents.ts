@@ -10,12 +10,21 @@
  */
 import * as Schema from "effect/Schema"
 import {
+  ConfigChangeInput,
+  CwdChangedInput,
+  CwdChangedSpecificOutput,
+  DirectoryAddedInput,
   ElicitationInput,
   ElicitationResultInput,
   ElicitationResultSpecificOutput,
   ElicitationSpecificOutput,
+  FileChangedInput,
+  FileChangedSpecificOutput,
   HookOutputBase,
   HookOutputBaseFields,
+  InstructionsLoadedInput,
+  MessageDisplayInput,
+  MessageDisplaySpecificOutput,
   NotificationInput,
   NotificationSpecificOutput,
   PermissionDeniedInput,
@@ -23,6 +32,8 @@ import {
   PermissionRequestInput,
   PermissionRequestSpecificOutput,
   PostCompactInput,
+  PostModelSwitchInput,
+  PostModelSwitchSpecificOutput,
   PostToolBatchInput,
   PostToolBatchSpecificOutput,
   PostToolUseFailureInput,
@@ -30,11 +41,17 @@ import {
   PostToolUseInput,
   PostToolUseSpecificOutput,
   PreCompactInput,
+  PreModelSwitchInput,
+  PreModelSwitchSpecificOutput,
+  PreSkillShellCommandInput,
+  PreSkillShellCommandSpecificOutput,
   PreToolUseInput,
   PreToolUseSpecificOutput,
   SessionEndInput,
   SessionStartInput,
   SessionStartSpecificOutput,
+  SetupInput,
+  SetupSpecificOutput,
   StopFailureInput,
   StopInput,
   StopSpecificOutput,
@@ -42,12 +59,18 @@ import {
   SubagentStartSpecificOutput,
   SubagentStopInput,
   SubagentStopSpecificOutput,
+  TaskCompletedInput,
+  TaskCreatedInput,
+  TeammateIdleInput,
   UnknownHookInput,
   UnknownSpecificOutput,
   UserPromptExpansionInput,
   UserPromptExpansionSpecificOutput,
   UserPromptSubmitInput,
-  UserPromptSubmitSpecificOutput
+  UserPromptSubmitSpecificOutput,
+  WorktreeCreateInput,
+  WorktreeCreateSpecificOutput,
+  WorktreeRemoveInput
 } from "./protocol/hooks.ts"
 import type { BuiltinToolName, ToolCall } from "./protocol/tools.ts"
 
@@ -235,6 +258,98 @@ export {
   /**
    * @since 0.1.0
    */
+  /**
+   * @since 0.2.0
+   */
+  PreModelSwitchInput,
+  /**
+   * @since 0.2.0
+   */
+  PostModelSwitchInput,
+  /**
+   * @since 0.2.0
+   */
+  SetupInput,
+  /**
+   * @since 0.2.0
+   */
+  TeammateIdleInput,
+  /**
+   * @since 0.2.0
+   */
+  TaskCreatedInput,
+  /**
+   * @since 0.2.0
+   */
+  TaskCompletedInput,
+  /**
+   * @since 0.2.0
+   */
+  ConfigChangeInput,
+  /**
+   * @since 0.2.0
+   */
+  WorktreeCreateInput,
+  /**
+   * @since 0.2.0
+   */
+  WorktreeRemoveInput,
+  /**
+   * @since 0.2.0
+   */
+  InstructionsLoadedInput,
+  /**
+   * @since 0.2.0
+   */
+  CwdChangedInput,
+  /**
+   * @since 0.2.0
+   */
+  FileChangedInput,
+  /**
+   * @since 0.2.0
+   */
+  DirectoryAddedInput,
+  /**
+   * @since 0.2.0
+   */
+  MessageDisplayInput,
+  /**
+   * @since 0.2.0
+   */
+  PreSkillShellCommandInput,
+  /**
+   * @since 0.2.0
+   */
+  PreModelSwitchSpecificOutput,
+  /**
+   * @since 0.2.0
+   */
+  PostModelSwitchSpecificOutput,
+  /**
+   * @since 0.2.0
+   */
+  SetupSpecificOutput,
+  /**
+   * @since 0.2.0
+   */
+  WorktreeCreateSpecificOutput,
+  /**
+   * @since 0.2.0
+   */
+  CwdChangedSpecificOutput,
+  /**
+   * @since 0.2.0
+   */
+  FileChangedSpecificOutput,
+  /**
+   * @since 0.2.0
+   */
+  MessageDisplaySpecificOutput,
+  /**
+   * @since 0.2.0
+   */
+  PreSkillShellCommandSpecificOutput,
   UnknownSpecificOutput
 } from "./protocol/hooks.ts"
 
@@ -268,7 +383,22 @@ export const events = {
   PostToolBatch: { input: PostToolBatchInput, specificOutput: PostToolBatchSpecificOutput },
   UserPromptExpansion: { input: UserPromptExpansionInput, specificOutput: UserPromptExpansionSpecificOutput },
   Elicitation: { input: ElicitationInput, specificOutput: ElicitationSpecificOutput },
-  ElicitationResult: { input: ElicitationResultInput, specificOutput: ElicitationResultSpecificOutput }
+  ElicitationResult: { input: ElicitationResultInput, specificOutput: ElicitationResultSpecificOutput },
+  PreModelSwitch: { input: PreModelSwitchInput, specificOutput: PreModelSwitchSpecificOutput },
+  PostModelSwitch: { input: PostModelSwitchInput, specificOutput: PostModelSwitchSpecificOutput },
+  Setup: { input: SetupInput, specificOutput: SetupSpecificOutput },
+  TeammateIdle: { input: TeammateIdleInput, specificOutput: undefined },
+  TaskCreated: { input: TaskCreatedInput, specificOutput: undefined },
+  TaskCompleted: { input: TaskCompletedInput, specificOutput: undefined },
+  ConfigChange: { input: ConfigChangeInput, specificOutput: undefined },
+  WorktreeCreate: { input: WorktreeCreateInput, specificOutput: WorktreeCreateSpecificOutput },
+  WorktreeRemove: { input: WorktreeRemoveInput, specificOutput: undefined },
+  InstructionsLoaded: { input: InstructionsLoadedInput, specificOutput: undefined },
+  CwdChanged: { input: CwdChangedInput, specificOutput: CwdChangedSpecificOutput },
+  FileChanged: { input: FileChangedInput, specificOutput: FileChangedSpecificOutput },
+  DirectoryAdded: { input: DirectoryAddedInput, specificOutput: undefined },
+  MessageDisplay: { input: MessageDisplayInput, specificOutput: MessageDisplaySpecificOutput },
+  PreSkillShellCommand: { input: PreSkillShellCommandInput, specificOutput: PreSkillShellCommandSpecificOutput }
 } as const
 
 /**

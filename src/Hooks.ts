@@ -641,6 +641,8 @@ export type ContextEvent =
   | "Notification"
   | "PostToolBatch"
   | "UserPromptExpansion"
+  | "Setup"
+  | "PostModelSwitch"
 
 // -----------------------------------------------------------------------------
 // dispatch

@@ -14,10 +14,15 @@
  *
  * @since 0.2.0
  */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
-import type * as ClaudeError from "./ClaudeError.ts"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Stream from "effect/Stream"
+import * as ClaudeError from "./ClaudeError.ts"
 
 /**
  * Names one transcript: a session's main transcript (no `subpath`), or one of its subagents'
@@ -29,6 +34,7 @@ import type * as ClaudeError from "./ClaudeError.ts"
 export interface SessionKey {
   /** The project: by default the CLI's project directory name for the working directory. */
   readonly projectKey: string
+  /** The CLI's session id (a UUID). */
   readonly sessionId: string
   /** Absent for the main transcript; never the empty string. */
   readonly subpath?: string | undefined
@@ -42,8 +48,11 @@ export interface SessionKey {
  * @category models
  */
 export interface Entry {
+  /** The line's kind: `user`, `assistant`, `system`, `summary`, `custom-title`, `tag`, ... */
   readonly type: string
+  /** The line's identity; a store never keeps two lines with the same `uuid` in one transcript. */
   readonly uuid?: string | undefined
+  /** When the CLI wrote the line (ISO 8601). */
   readonly timestamp?: string | undefined
   readonly [key: string]: unknown
 }
@@ -55,10 +64,14 @@ export interface Entry {
  * @category models
  */
 export interface StoredSession {
+  /** The project the session belongs to. */
   readonly projectKey: string
+  /** The session's id. */
   readonly sessionId: string
   /** Last modification, Unix epoch milliseconds. */
   readonly mtime: number
+  /** The main transcript's size in bytes, when the store knows it (the directory store does). */
+  readonly size?: number | undefined
 }
 
 /**
@@ -71,6 +84,7 @@ export interface StoredSession {
 export class SessionStore extends Context.Service<SessionStore, {
   /** A short name for messages and spans (`memory`, `directory /path`, `sqlite`, `pg`). */
   readonly name: string
+  /** Persists entries after those already stored, in order; entries with a known `uuid` are skipped. */
   readonly append: (key: SessionKey, entries: ReadonlyArray<Entry>) => Effect.Effect<void, ClaudeError.ClaudeError>
   /** The transcript's entries in append order; `SessionNotFound` when the key was never written. */
   readonly load: (key: SessionKey) => Stream.Stream<Entry, ClaudeError.ClaudeError>
@@ -80,8 +94,351 @@ export class SessionStore extends Context.Service<SessionStore, {
   ) => Effect.Effect<ReadonlyArray<StoredSession>, ClaudeError.ClaudeError>
   /** The subpaths (subagent transcripts) stored under a session. */
   readonly listSubkeys: (
-    key: { readonly projectKey: string; readonly sessionId: string }
+    key: Omit<SessionKey, "subpath">
   ) => Effect.Effect<ReadonlyArray<string>, ClaudeError.ClaudeError>
   /** Removes a session's main transcript and its subpaths; a missing session is not an error. */
   readonly delete: (key: SessionKey) => Effect.Effect<void, ClaudeError.ClaudeError>
 }>()("effect-claude-code/SessionStore") {}
+
+// ---------------------------------------------------------------------------------------------
+// Unreadable lines
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The `type` of the entry a store's `load` yields in place of a line it could not read (a
+ * transcript file's broken or truncated line): the read goes on, and the reader
+ * (`Sessions.entries`) reports it as a problem.
+ *
+ * @since 0.2.0
+ * @category unreadable lines
+ */
+export const unreadableLineType = "effect-claude-code/unreadable-line"
+
+/**
+ * What `load` yields for a line it could not read: its 1-based line number, why, and its first
+ * 200 characters. Never written by `append`; a store that cannot hold unreadable data never yields one.
+ *
+ * @since 0.2.0
+ * @category unreadable lines
+ */
+export interface UnreadableLine extends Entry {
+  readonly type: typeof unreadableLineType
+  /** The 1-based line number in the file. */
+  readonly line: number
+  /** Why it could not be read (`line 7: not JSON (...)`). */
+  readonly description: string
+  /** The line's first 200 characters. */
+  readonly excerpt: string
+}
+
+/**
+ * @since 0.2.0
+ * @category unreadable lines
+ */
+export const isUnreadableLine = (entry: Entry): entry is UnreadableLine => entry.type === unreadableLineType
+
+const isEntry = (u: unknown): u is Entry =>
+  typeof u === "object" && u !== null && !Array.isArray(u) && typeof (u as { readonly type?: unknown }).type === "string"
+
+/**
+ * Reads one JSONL line: the entry, or an {@link UnreadableLine} saying why not.
+ *
+ * @since 0.2.0
+ * @category unreadable lines
+ */
+export const parseLine = (text: string, line: number): Entry => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    return unreadable(text, line, `not JSON (${error instanceof Error ? error.message : String(error)})`)
+  }
+  return isEntry(parsed) ? parsed : unreadable(text, line, "not an object with a string `type`")
+}
+
+const unreadable = (text: string, line: number, description: string): UnreadableLine => ({
+  type: unreadableLineType,
+  line,
+  description: `line ${line}: ${description}`,
+  excerpt: text.slice(0, 200)
+})
+
+// ---------------------------------------------------------------------------------------------
+// In memory
+// ---------------------------------------------------------------------------------------------
+
+const keyString = (key: SessionKey): string => `${key.projectKey}\u0000${key.sessionId}\u0000${key.subpath ?? ""}`
+
+interface MemoryTranscript {
+  readonly key: SessionKey
+  readonly entries: Array<Entry>
+  readonly uuids: Set<string>
+  mtime: number
+  size: number
+}
+
+/**
+ * A store in memory, for tests: entries are kept as given (not copied), `mtime` is the clock's time
+ * at the last append (strictly increasing, so the last written is the newest).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeMemory: Effect.Effect<SessionStore["Service"]> = Effect.sync(() => {
+  const transcripts = new Map<string, MemoryTranscript>()
+  let lastMtime = 0
+  const name = "memory"
+  return SessionStore.of({
+    name,
+    append: (key, entries) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.sync(() => {
+          const id = keyString(key)
+          let transcript = transcripts.get(id)
+          if (transcript === undefined) {
+            transcript = { key, entries: [], uuids: new Set(), mtime: 0, size: 0 }
+            transcripts.set(id, transcript)
+          }
+          for (const entry of entries) {
+            if (entry.uuid !== undefined) {
+              if (transcript.uuids.has(entry.uuid)) continue
+              transcript.uuids.add(entry.uuid)
+            }
+            transcript.entries.push(entry)
+            transcript.size += JSON.stringify(entry).length + 1
+          }
+          lastMtime = Math.max(now, lastMtime + 1)
+          transcript.mtime = lastMtime
+        })),
+    load: (key) =>
+      Stream.suspend(() => {
+        const transcript = transcripts.get(keyString(key))
+        return transcript === undefined
+          ? Stream.fail(notFound(key.sessionId, name))
+          : Stream.fromIterable(transcript.entries.slice())
+      }),
+    list: (projectKey) =>
+      Effect.sync(() =>
+        [...transcripts.values()]
+          .filter((t) => t.key.subpath === undefined && (projectKey === undefined || t.key.projectKey === projectKey))
+          .map((t) => ({ projectKey: t.key.projectKey, sessionId: t.key.sessionId, mtime: t.mtime, size: t.size }))
+      ),
+    listSubkeys: (key) =>
+      Effect.sync(() =>
+        [...transcripts.values()].flatMap((t) =>
+          t.key.projectKey === key.projectKey && t.key.sessionId === key.sessionId && t.key.subpath !== undefined
+            ? [t.key.subpath]
+            : []
+        )
+      ),
+    delete: (key) =>
+      Effect.sync(() => {
+        for (const [id, t] of transcripts) {
+          if (t.key.projectKey !== key.projectKey || t.key.sessionId !== key.sessionId) continue
+          if (key.subpath === undefined || t.key.subpath === key.subpath) transcripts.delete(id)
+        }
+      })
+  })
+})
+
+/**
+ * {@link makeMemory} as a layer: a fresh, empty store each time it is built.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerMemory: Layer.Layer<SessionStore> = Layer.effect(SessionStore, makeMemory)
+
+// ---------------------------------------------------------------------------------------------
+// A directory: the CLI's own layout
+// ---------------------------------------------------------------------------------------------
+
+const notFound = (sessionId: string, searched: string): ClaudeError.ClaudeError =>
+  ClaudeError.make(new ClaudeError.SessionNotFound({ sessionId, searched }))
+
+const failed = (store: string, operation: string) => (cause: { readonly message: string }): ClaudeError.ClaudeError =>
+  ClaudeError.make(new ClaudeError.StoreFailed({ store, operation, description: cause.message }))
+
+/** Bytes read at a time from a transcript file. */
+const chunkSize = 64 * 1024
+
+/**
+ * The store that IS the CLI's config directory (`configDir`, the directory holding `projects/`):
+ * a session is `projects/<projectKey>/<sessionId>.jsonl`, a subagent's transcript
+ * `projects/<projectKey>/<sessionId>/<subpath>.jsonl` (the CLI writes
+ * `<sessionId>/subagents/agent-<id>.jsonl`), one JSON entry a line. On Effect's `FileSystem` and
+ * `Path`, so a test can run it on an in-memory file system.
+ *
+ * **Details**
+ *
+ * - `append` appends (`O_APPEND`), as the CLI does, so an entry appended while the CLI writes the
+ *   same file lands between two of its lines, never inside one; the store never rewrites a file.
+ *   Entries with a `uuid` the file already holds are skipped: the store remembers the uuids of the
+ *   files it appended to, reading only what was added since it last looked.
+ * - `load` streams the file in 64 KiB chunks and yields one entry a line, so memory is bounded by
+ *   the longest line, not the file. A line that is not a JSON object (broken, or the truncated
+ *   last line of a file cut short) is yielded as an {@link UnreadableLine} and the read goes on.
+ * - `list` stats the files (`mtime`, `size`), reading none.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeDirectory: (
+  configDir: string
+) => Effect.Effect<SessionStore["Service"], never, FileSystem.FileSystem | Path.Path> = Effect.fnUntraced(
+  function*(configDir: string) {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const projects = path.join(configDir, "projects")
+    const name = `directory ${configDir}`
+    const fileOf = (key: SessionKey): string =>
+      key.subpath === undefined
+        ? path.join(projects, key.projectKey, `${key.sessionId}.jsonl`)
+        : path.join(projects, key.projectKey, key.sessionId, `${key.subpath}.jsonl`)
+    const isNotFound = (error: { readonly _tag: string; readonly reason?: { readonly _tag: string } }): boolean =>
+      error.reason?._tag === "NotFound"
+
+    const lines = (file: string, offset: number): Stream.Stream<string, ClaudeError.ClaudeError> =>
+      fs.stream(file, { chunkSize, offset }).pipe(
+        Stream.decodeText,
+        Stream.splitLines,
+        Stream.mapError(failed(name, `read ${file}`))
+      )
+
+    const readEntries = (file: string, sessionId: string): Stream.Stream<Entry, ClaudeError.ClaudeError> =>
+      Stream.unwrap(
+        fs.exists(file).pipe(
+          Effect.mapError(failed(name, `read ${file}`)),
+          Effect.map((exists) =>
+            exists
+              ? lines(file, 0).pipe(
+                Stream.zipWithIndex,
+                Stream.filter(([text]) => text.trim() !== ""),
+                Stream.map(([text, index]) => parseLine(text, index + 1))
+              )
+              : Stream.fail(notFound(sessionId, name))
+          )
+        )
+      )
+
+    // The uuids of each file this store appended to, and how many bytes of it were read for them.
+    const known = new Map<string, { uuids: Set<string>; read: number }>()
+    const uuidsOf = Effect.fnUntraced(function*(file: string) {
+      const size = yield* fs.stat(file).pipe(
+        Effect.map((info) => Number(info.size)),
+        Effect.catchIf(isNotFound, () => Effect.succeed(0)),
+        Effect.mapError(failed(name, `append to ${file}`))
+      )
+      let state = known.get(file)
+      if (state === undefined || size < state.read) {
+        state = { uuids: new Set(), read: 0 }
+        known.set(file, state)
+      }
+      if (size > state.read) {
+        const uuids = state.uuids
+        yield* lines(file, state.read).pipe(
+          Stream.runForEach((text) =>
+            Effect.sync(() => {
+              const entry = text.trim() === "" ? undefined : parseLine(text, 0)
+              if (entry !== undefined && typeof entry.uuid === "string") uuids.add(entry.uuid)
+            })
+          )
+        )
+        state.read = size
+      }
+      return state
+    })
+
+    const listProject = (projectKey: string): Effect.Effect<Array<StoredSession>, ClaudeError.ClaudeError> =>
+      Effect.gen(function*() {
+        const dir = path.join(projects, projectKey)
+        const names = yield* fs.readDirectory(dir).pipe(
+          Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
+          Effect.mapError(failed(name, `list ${dir}`))
+        )
+        const sessions = yield* Effect.forEach(names.filter((n) => n.endsWith(".jsonl")), (file) =>
+          fs.stat(path.join(dir, file)).pipe(
+            Effect.map((info): Option.Option<StoredSession> =>
+              info.type === "File"
+                ? Option.some({
+                  projectKey,
+                  sessionId: file.slice(0, -".jsonl".length),
+                  mtime: Option.getOrElse(Option.map(info.mtime, (d) => d.getTime()), () => 0),
+                  size: Number(info.size)
+                })
+                : Option.none()
+            ),
+            // A file removed between the listing and its stat is not listed.
+            Effect.catchIf(isNotFound, () => Effect.succeed(Option.none<StoredSession>())),
+            Effect.mapError(failed(name, `list ${dir}`))
+          ), { concurrency: 16 })
+        return sessions.flatMap((s) => Option.isSome(s) ? [s.value] : [])
+      })
+
+    return SessionStore.of({
+      name,
+      append: (key, entries) =>
+        Effect.gen(function*() {
+          if (entries.length === 0) return
+          const file = fileOf(key)
+          yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
+            Effect.mapError(failed(name, `append to ${file}`))
+          )
+          const state = yield* uuidsOf(file)
+          const fresh: Array<Entry> = []
+          for (const entry of entries) {
+            if (typeof entry.uuid === "string") {
+              if (state.uuids.has(entry.uuid)) continue
+              state.uuids.add(entry.uuid)
+            }
+            fresh.push(entry)
+          }
+          if (fresh.length === 0) return
+          const bytes = new TextEncoder().encode(fresh.map((entry) => JSON.stringify(entry) + "\n").join(""))
+          yield* fs.writeFile(file, bytes, { flag: "a", mode: 0o600 }).pipe(
+            Effect.mapError(failed(name, `append to ${file}`))
+          )
+          state.read += bytes.length
+        }),
+      load: (key) => readEntries(fileOf(key), key.sessionId),
+      list: (projectKey) =>
+        projectKey !== undefined
+          ? listProject(projectKey)
+          : fs.readDirectory(projects).pipe(
+            Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
+            Effect.mapError(failed(name, `list ${projects}`)),
+            Effect.flatMap((keys) => Effect.forEach(keys, listProject, { concurrency: 4 })),
+            Effect.map((all) => all.flat())
+          ),
+      listSubkeys: (key) =>
+        Effect.gen(function*() {
+          const dir = path.join(projects, key.projectKey, key.sessionId)
+          const names = yield* fs.readDirectory(dir, { recursive: true }).pipe(
+            Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
+            Effect.mapError(failed(name, `list ${dir}`))
+          )
+          return names.filter((n) => n.endsWith(".jsonl")).map((n) => n.slice(0, -".jsonl".length).split(path.sep).join("/"))
+        }),
+      delete: (key) =>
+        Effect.gen(function*() {
+          const file = fileOf(key)
+          yield* fs.remove(file, { force: true }).pipe(Effect.mapError(failed(name, `delete ${file}`)))
+          known.delete(file)
+          if (key.subpath === undefined) {
+            const dir = path.join(projects, key.projectKey, key.sessionId)
+            yield* fs.remove(dir, { recursive: true, force: true }).pipe(Effect.mapError(failed(name, `delete ${dir}`)))
+          }
+        })
+    })
+  }
+)
+
+/**
+ * {@link makeDirectory} as a layer.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerDirectory = (
+  configDir: string
+): Layer.Layer<SessionStore, never, FileSystem.FileSystem | Path.Path> => Layer.effect(SessionStore, makeDirectory(configDir))

@@ -36,12 +36,16 @@ export * as Permissions from "./Permissions.ts"
 export * as UserDialogs from "./UserDialogs.ts"
 /** Where session transcripts live (memory, a directory, SQL): the store contract. @since 0.2.0 */
 export * as SessionStore from "./SessionStore.ts"
+/** Past sessions: list, read, rename, tag, fork and delete them, over any SessionStore. @since 0.2.0 */
+export * as Sessions from "./Sessions.ts"
 /** Every message of the stream-json protocol, both ways, as Schema. @since 0.1.0 */
 export * as Protocol from "./Protocol.ts"
 /** What a turn said: its text as it streams, its final text, its tool calls with their results. @since 0.2.0 */
 export * as Turn from "./Turn.ts"
 /** A transcript as a timeline of turns (the model of the `view` command's page). @since 0.2.0 */
 export * as Timeline from "./Timeline.ts"
+/** Spans and metrics of sessions, through the program's Effect `Tracer` and `Metric`. @since 0.2.0 */
+export * as Tracing from "./Tracing.ts"
 /** Transcripts: record (redacted) and read. @since 0.1.0 */
 export * as Transcript from "./Transcript.ts"
 /** The seam between sessions and processes. @since 0.1.0 */

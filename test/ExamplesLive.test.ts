@@ -11,6 +11,7 @@ import * as Interrupt from "../examples/interrupt.ts"
 import * as McpTool from "../examples/mcp-tool.ts"
 import * as OneShot from "../examples/one-shot.ts"
 import * as Permissions from "../examples/permissions.ts"
+import * as ResumeLast from "../examples/resume-last.ts"
 import * as Testing from "../examples/testing.ts"
 import * as Transcript from "../examples/transcript.ts"
 
@@ -59,6 +60,14 @@ describe("examples", { timeout: 120_000 }, () => {
       assert.isTrue(outcome.madeDirectory)
       assert.include(outcome.toolResults[1]!, "No network from here: curl https://example.com")
       assert.strictEqual(outcome.denials, 1)
+    }))
+
+  it.live("resume-last: Sessions.list finds the last session of the directory with its title; resuming it continues with its history", () =>
+    Effect.gen(function*() {
+      const outcome = yield* ResumeLast.program
+      assert.strictEqual(outcome.picked, outcome.first)
+      assert.strictEqual(outcome.title, "Plan the release")
+      assert.strictEqual(outcome.answer, "We were planning the release.")
     }))
 
   it.live("testing: the same agent program on a scripted FakeCli, a replayed transcript (streamed) and the real CLI offline; its guard asked by callHook", () =>

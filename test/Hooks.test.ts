@@ -207,16 +207,16 @@ describe("Hooks", () => {
     it.effect("an event without a schema gets the raw object", () =>
       Effect.gen(function*() {
         const received: Array<HookEvents.UnknownHookInput> = []
-        const bound = yield* bindLayer(Hooks.layer(Hooks.on("Setup", (input) =>
+        const bound = yield* bindLayer(Hooks.layer(Hooks.on("FutureEvent", (input) =>
           Effect.sync(() => {
             received.push(input)
             return { hookSpecificOutput: { whatever: 1 } }
           }))))
-        assert.deepStrictEqual(bound.initialize, { Setup: [{ matcher: null, hookCallbackIds: ["hook_0"] }] })
-        const input = { session_id: "s", hook_event_name: "Setup", trigger: "init", nested: { a: 1 } }
+        assert.deepStrictEqual(bound.initialize, { FutureEvent: [{ matcher: null, hookCallbackIds: ["hook_0"] }] })
+        const input = { session_id: "s", hook_event_name: "FutureEvent", nested: { a: 1 } }
         const output = yield* bound.dispatch("hook_0", input, "t")
         assert.strictEqual(received[0], input)
-        assert.deepStrictEqual(output, { hookSpecificOutput: { hookEventName: "Setup", whatever: 1 } })
+        assert.deepStrictEqual(output, { hookSpecificOutput: { hookEventName: "FutureEvent", whatever: 1 } })
       }))
   })
 

@@ -364,7 +364,7 @@ describe("Protocol", () => {
     })
 
     it("an unknown system subtype decodes to Unknown keeping the object", () => {
-      const raw = { type: "system", subtype: "hook_started", hook_id: "h1", session_id: "s", uuid: "u" }
+      const raw = { type: "system", subtype: "brand_new_subtype", hook_id: "h1", session_id: "s", uuid: "u" }
       const message = Result.getOrThrow(Protocol.decodeMessage(raw))
       assert.deepStrictEqual(message, { type: "unknown", raw })
     })

@@ -21,6 +21,7 @@ import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import * as Protocol from "../Protocol.ts"
 import { describeCause } from "./describeCause.ts"
+import type { SessionTracing } from "./tracing.ts"
 
 /** A handler for one request subtype: the request body in, the success response body out. */
 export type Handler = (
@@ -57,6 +58,8 @@ export const make = Effect.fnUntraced(function*(options: {
   readonly handlers: Readonly<Record<string, Handler>>
   /** Queues one line on stdin; never waits on the CLI. */
   readonly send: (message: Protocol.StdinMessage) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /** Names each call's span and gives its attributes (the decision, or why it failed). */
+  readonly tracing?: SessionTracing | undefined
 }): Effect.fn.Return<Incoming, never, Scope.Scope> {
   const inflight = yield* FiberMap.make<string>()
   const run = yield* FiberMap.runtime(inflight)<never>()
@@ -95,17 +98,23 @@ export const make = Effect.fnUntraced(function*(options: {
 
   const dispatch: Incoming["dispatch"] = (requestId, request, parent) => {
     const subtype = String(request.subtype)
+    const { tracing } = options
+    const named = tracing?.requestSpan(requestId, request) ?? {
+      name: `claude.control_request ${subtype}`,
+      attributes: { "claude.request_id": requestId, "claude.subtype": subtype }
+    }
     const call = handle(requestId, request).pipe(
       Effect.exit,
       // Interruption of this fiber (a control_cancel_request) skips the answer: the CLI has
       // stopped waiting for it.
       Effect.flatMap((exit) => {
-        if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return Effect.void
-        return answer(requestId, exit)
+        const annotated = tracing === undefined ? Effect.void : Effect.annotateCurrentSpan(tracing.answered(request, exit))
+        if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return annotated
+        return Effect.andThen(annotated, answer(requestId, exit))
       }),
       Effect.ignore,
-      Effect.withSpan(`claude.control_request ${subtype}`, {
-        attributes: { "claude.request_id": requestId, "claude.subtype": subtype },
+      Effect.withSpan(named.name, {
+        attributes: named.attributes,
         ...(parent === undefined ? {} : { parent })
       })
     )

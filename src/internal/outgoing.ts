@@ -110,7 +110,18 @@ export const make = (options: {
             : options.send(Protocol.controlCancel(requestId)).pipe(Effect.ignore)
         ),
         Effect.ensuring(Effect.sync(() => pending.delete(requestId))),
-        Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response))
+        Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response)),
+        // Its span: see `Tracing.ts` for the names and attributes.
+        Effect.tapError((error) =>
+          Effect.annotateCurrentSpan({ "claude.error.reason": error.reason._tag, "error.type": error.reason._tag })
+        ),
+        Effect.withSpan(`claude.control_request ${body.subtype}`, {
+          attributes: {
+            "claude.request_id": requestId,
+            "claude.subtype": body.subtype,
+            "claude.control.direction": "host_to_cli"
+          }
+        })
       )
     })
 

@@ -19,7 +19,6 @@
  */
 import * as Deferred from "effect/Deferred"
 import * as Exit from "effect/Exit"
-import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { Event } from "../Events.ts"
 import * as Framing from "../Framing.ts"
@@ -27,6 +26,7 @@ import * as Protocol from "../Protocol.ts"
 import type { Incoming } from "./incoming.ts"
 import type { ControlAnswer, Outgoing } from "./outgoing.ts"
 import type { Subscribers } from "./subscribers.ts"
+import type { SessionTracing } from "./tracing.ts"
 import type { Turns } from "./turns.ts"
 
 export interface ReaderOptions {
@@ -36,8 +36,8 @@ export interface ReaderOptions {
   readonly turns: Turns
   readonly subscribers: Subscribers<Event>
   readonly sessionId: Deferred.Deferred<string, ClaudeError.ClaudeError>
-  /** The span of a handler call made outside any user turn. */
-  readonly sessionSpan: Tracer.AnySpan | undefined
+  /** The session's spans and metrics: each routed event, and the parent of each handler call. */
+  readonly tracing: SessionTracing
   readonly record: ((direction: "recv", message: unknown) => void) | undefined
   /** Whether `record` is given `stream_event`s too. */
   readonly recordStreamEvents: boolean
@@ -147,9 +147,11 @@ export class Reader {
         return
       }
       case "control_request": {
-        // The span of the turn running when the request was read.
-        const running = this.options.turns.current
-        const parent = running.length > 0 ? running[0]!.span : this.options.sessionSpan
+        // The span of the tool use the request is about, else of the turn running when it was read.
+        const parent = this.options.tracing.parentOf(
+          message.request as Record<string, unknown>,
+          this.options.turns.current
+        )
         this.controls.push(() =>
           this.options.incoming.dispatch(message.request_id, message.request as Record<string, unknown>, parent)
         )
@@ -165,6 +167,10 @@ export class Reader {
           Deferred.doneUnsafe(this.options.sessionId, Exit.succeed(message.session_id))
         }
     }
-    this.events.push(this.options.turns.route(message))
+    // The turns a result ends are those running before it is routed; other lines may start one.
+    const before = this.options.turns.current
+    const event = this.options.turns.route(message)
+    this.options.tracing.observe(event, event.type === "result" ? before : this.options.turns.current)
+    this.events.push(event)
   }
 }

@@ -22,13 +22,14 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { Event, TurnResult } from "../Events.ts"
 import * as Protocol from "../Protocol.ts"
 import type { Lifecycle } from "./lifecycle.ts"
 import { Mailbox } from "./mailbox.ts"
 import type { Outgoing } from "./outgoing.ts"
+import type { SessionTracing } from "./tracing.ts"
 import type { Turn, Turns } from "./turns.ts"
 import { userTurnProblem } from "./userTurn.ts"
 
@@ -49,6 +50,8 @@ export interface TurnRunnerOptions {
   readonly turnTimeout: Duration.Duration | undefined
   /** When the CLI last wrote anything (epoch millis). */
   readonly lastActivity: () => number
+  /** The session's spans: a turn's span is under the caller's span, else the session's. */
+  readonly tracing?: { readonly sessionSpan: Tracer.AnySpan; readonly spans: SessionTracing } | undefined
 }
 
 export interface TurnRunner {
@@ -65,6 +68,12 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   const lock = yield* Semaphore.make(1)
   /** Done when the last abandoned turn is over on the CLI (`interruptTurn` bounds it). */
   let settling: Deferred.Deferred<void> | undefined
+
+  /** A turn's span is a child of the caller's span, or of the session's when the caller has none. */
+  const turnSpanOptions: Effect.Effect<Tracer.SpanOptionsNoTrace> = options.tracing === undefined
+    ? Effect.succeed({})
+    : Effect.map(Effect.serviceOption(Tracer.ParentSpan), (parent) =>
+      Option.isSome(parent) ? {} : { parent: options.tracing!.sessionSpan })
 
   /** Registers `turn` (if any) and writes the user message; on failure the turn is withdrawn. */
   const write = (input: TurnInput, operation: string, turn?: (uuid: string) => Turn) =>
@@ -183,14 +192,23 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       const clock = yield* Clock.Clock
       yield* Effect.addFinalizer((exit) =>
         (current === undefined ? Effect.void : settle(current)).pipe(
-          Effect.ensuring(Effect.sync(() => {
-            if (span !== undefined && span.status._tag !== "Ended") span.end(clock.currentTimeNanosUnsafe(), exit)
+          Effect.ensuring(Effect.suspend(() => {
+            if (span === undefined || span.status._tag === "Ended") return Effect.void
+            const ended = span
+            const result = current !== undefined && Deferred.isDoneUnsafe(current.result)
+              ? Effect.exit(Deferred.await(current.result))
+              : Effect.succeed(undefined)
+            return Effect.map(result, (result) => {
+              options.tracing?.spans.turnEnded(ended, result, exit)
+              ended.end(clock.currentTimeNanosUnsafe(), exit)
+            })
           })),
           Effect.ensuring(Semaphore.release(lock, 1))
         )
       )
       if (settling !== undefined) yield* restore(Deferred.await(settling))
-      span = yield* Effect.makeSpan("claude.turn")
+      span = yield* Effect.makeSpan("claude.turn", yield* turnSpanOptions)
+      options.tracing?.spans.turnStarted(span, input)
       const queue = new Mailbox<Event, ClaudeError.ClaudeError>()
       let registered: Turn | undefined
       const uuid = yield* restore(write(input, operation, (uuid) => registered = newTurn(uuid, queue, span)))

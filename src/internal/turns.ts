@@ -22,6 +22,11 @@
  * - A turn's events reach its queue in the order the CLI wrote them, the result last; the queue
  *   then ends (or fails, when the turn failed). Results are completed after the batch that holds
  *   them is published.
+ * - The lines of a prompt's own hooks (`system/hook_*` of `UserPromptSubmit` and
+ *   `UserPromptExpansion`, with `includeHookEvents`) come before the turn's `system/init`. Between
+ *   CLI turns, on a CLI that echoes uuids, they are held until the next CLI turn starts and go to
+ *   its user turns first (a CLI that writes `command_lifecycle` has started the turn already);
+ *   a result or an automatic turn first drops them (they went to `events` all the same).
  */
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -64,6 +69,11 @@ interface UuidCarrier {
   readonly user_message_uuids?: ReadonlyArray<string> | undefined
 }
 
+/** A `system/hook_*` line of a hook that runs on the prompt, before its turn's `system/init`. */
+const isPromptHookLine = (event: Protocol.SystemMessage): boolean =>
+  (event.subtype === "hook_started" || event.subtype === "hook_progress" || event.subtype === "hook_response") &&
+  (event.hook_event === "UserPromptSubmit" || event.hook_event === "UserPromptExpansion")
+
 const uuidsOf = (message: UuidCarrier) =>
   message.user_message_uuids ?? (message.user_message_uuid === undefined ? undefined : [message.user_message_uuid])
 
@@ -78,6 +88,8 @@ export class Turns {
   private between = true
   /** True once the CLI has echoed a uuid: from then on, turns are matched by uuid alone. */
   private echoes = false
+  /** Prompt hook lines read between CLI turns, for the user turns of the next one. */
+  private early: Array<Event> = []
   private readonly touched = new Set<Turn>()
   private readonly waking: Array<Mailbox<Event, ClaudeError.ClaudeError>> = []
   private readonly endings: Array<{ readonly turn: Turn; readonly exit: Exit.Exit<TurnResult, ClaudeError.ClaudeError> }> = []
@@ -132,12 +144,15 @@ export class Turns {
             this.start(this.lookup(uuids))
           } else if (this.echoes) {
             // A CLI turn that answers no user message: the CLI started it by itself.
+            this.early = []
             this.running = []
             this.automatic = true
             this.between = false
           } else {
             this.startOldest()
           }
+        } else if (this.echoes && this.running.length === 0 && !this.automatic && isPromptHookLine(event)) {
+          this.early.push(event)
         } else {
           this.follow(event as UuidCarrier)
         }
@@ -220,6 +235,7 @@ export class Turns {
     this.running = []
     this.automatic = false
     this.between = true
+    this.early = []
   }
 
   /** Ends every open turn with `error` (the CLI is gone). */
@@ -259,6 +275,7 @@ export class Turns {
     this.running = []
     this.automatic = false
     this.between = true
+    this.early = []
     return withUsage
   }
 
@@ -283,7 +300,9 @@ export class Turns {
       if (this.running.includes(turn)) continue
       this.running.push(turn)
       Deferred.doneUnsafe(turn.started, Exit.void)
+      for (let i = 0; i < this.early.length; i++) this.deliver(turn, this.early[i]!)
     }
+    this.early = []
   }
 
   private startOldest(): void {

@@ -44,12 +44,18 @@ import {
 import { CanUseToolRequest } from "./permissions.ts"
 import {
   AssistantMessage,
+  AuthStatus,
   CommandLifecycle,
+  ConversationReset,
   KeepAlive,
   type Message,
+  PromptSuggestion,
+  RateLimitEvent,
   ResultMessage,
   type StdinMessage,
   StdinUserMessage,
+  ToolProgress,
+  ToolUseSummary,
   type UnknownMessage,
   UserMessage
 } from "./messages.ts"
@@ -68,16 +74,33 @@ import {
 import {
   SystemApiRetry,
   SystemBackgroundTasksChanged,
+  SystemCommandsChanged,
   SystemCompactBoundary,
+  SystemControlRequestProgress,
+  SystemElicitationComplete,
+  SystemFilesPersisted,
+  SystemHookProgress,
+  SystemHookResponse,
+  SystemHookStarted,
   SystemInformational,
   SystemInit,
+  SystemLocalCommandOutput,
+  SystemMemoryRecall,
+  SystemMirrorError,
+  SystemModelRefusalFallback,
+  SystemModelRefusalNoFallback,
   SystemNotification,
   SystemPermissionDenied,
+  SystemPluginInstall,
+  SystemSessionStateChanged,
+  SystemSessionWritesLost,
   SystemStatus,
   SystemTaskNotification,
+  SystemTaskProgress,
   SystemTaskStarted,
   SystemTaskUpdated,
-  SystemThinkingTokens
+  SystemThinkingTokens,
+  SystemWorkerShuttingDown
 } from "./system.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -287,7 +310,34 @@ const systemCheckers = byKey([
   ["informational", checker("system/informational", SystemInformational)],
   ["notification", checker("system/notification", SystemNotification)],
   ["permission_denied", checker("system/permission_denied", SystemPermissionDenied)],
-  ["thinking_tokens", checker("system/thinking_tokens", SystemThinkingTokens)]
+  ["thinking_tokens", checker("system/thinking_tokens", SystemThinkingTokens)],
+  ["hook_started", checker("system/hook_started", SystemHookStarted)],
+  ["hook_progress", checker("system/hook_progress", SystemHookProgress)],
+  ["hook_response", checker("system/hook_response", SystemHookResponse)],
+  ["task_progress", checker("system/task_progress", SystemTaskProgress)],
+  ["session_state_changed", checker("system/session_state_changed", SystemSessionStateChanged)],
+  ["local_command_output", checker("system/local_command_output", SystemLocalCommandOutput)],
+  ["control_request_progress", checker("system/control_request_progress", SystemControlRequestProgress)],
+  ["model_refusal_fallback", checker("system/model_refusal_fallback", SystemModelRefusalFallback)],
+  ["model_refusal_no_fallback", checker("system/model_refusal_no_fallback", SystemModelRefusalNoFallback)],
+  ["plugin_install", checker("system/plugin_install", SystemPluginInstall)],
+  ["worker_shutting_down", checker("system/worker_shutting_down", SystemWorkerShuttingDown)],
+  ["commands_changed", checker("system/commands_changed", SystemCommandsChanged)],
+  ["files_persisted", checker("system/files_persisted", SystemFilesPersisted)],
+  ["memory_recall", checker("system/memory_recall", SystemMemoryRecall)],
+  ["elicitation_complete", checker("system/elicitation_complete", SystemElicitationComplete)],
+  ["mirror_error", checker("system/mirror_error", SystemMirrorError)],
+  ["session_writes_lost", checker("system/session_writes_lost", SystemSessionWritesLost)]
+])
+
+// The top-level types beside the ones `decodeRecord` switches on by name.
+const otherCheckers = byKey([
+  ["tool_progress", checker("tool_progress", ToolProgress)],
+  ["tool_use_summary", checker("tool_use_summary", ToolUseSummary)],
+  ["auth_status", checker("auth_status", AuthStatus)],
+  ["rate_limit_event", checker("rate_limit_event", RateLimitEvent)],
+  ["prompt_suggestion", checker("prompt_suggestion", PromptSuggestion)],
+  ["conversation_reset", checker("conversation_reset", ConversationReset)]
 ])
 
 const streamCheckers = byKey([
@@ -383,12 +433,35 @@ const decodeRecord = (o: JsonRecord): Result.Result<unknown, string> => {
       return keepAliveChecker.check(o)
     case "command_lifecycle":
       return commandLifecycleChecker.check(o)
-    default:
-      return typeof type === "string"
-        ? unknownMessage(o)
-        : Result.fail(`expected a string "type", got ${describe(type)}`)
+    default: {
+      if (typeof type !== "string") return Result.fail(`expected a string "type", got ${describe(type)}`)
+      const c = otherCheckers.get(type)
+      return c === undefined ? unknownMessage(o) : c.check(o)
+    }
   }
 }
+
+/**
+ * The stdout lines {@link decodeMessage} checks against a schema of their own, as `type` or
+ * `system/<subtype>` (`stream_event`, `control_request` and `control_response` once each: their
+ * members are one level down). Any other line decodes to `{ type: "unknown", raw }`.
+ *
+ * @since 0.2.0
+ * @category decoding
+ */
+export const modelledMessageKinds: ReadonlyArray<string> = [
+  "assistant",
+  "user",
+  "result",
+  "stream_event",
+  "control_request",
+  "control_response",
+  "control_cancel_request",
+  "keep_alive",
+  "command_lifecycle",
+  ...Array.from(otherCheckers.keys()),
+  ...Array.from(systemCheckers.keys(), (subtype) => `system/${subtype}`)
+]
 
 /**
  * Compiles the guards of the lines every turn begins with (the answer to `initialize`,

@@ -577,6 +577,326 @@ export const ElicitationResultInput = Schema.Struct({
 export interface ElicitationResultInput extends Schema.Schema.Type<typeof ElicitationResultInput> {}
 
 /**
+ * Where a model switch came from (`command`: `/model`; `picker`; `sdk`: `set_model`; for
+ * PostModelSwitch also `auto` and `resume`), and the cache facts the CLI weighed.
+ */
+const modelSwitchFields = {
+  from_model: Schema.String,
+  to_model: Schema.String,
+  requested_model: Schema.NullOr(Schema.String),
+  source: openLiterals(["command", "picker", "sdk", "auto", "resume"]),
+  context_tokens: Schema.Number,
+  prompt_cache_warm: Schema.Boolean,
+  cache_ttl: openLiterals(["5m", "1h"]),
+  estimated_cache_write_usd: Schema.Number,
+  pricing: openLiterals(["configured", "catalog", "default"])
+} as const
+
+/**
+ * Before the session's model changes (`set_model`, `/model`). The answer can allow, deny or ask.
+ * Fired by CLI 2.1.332 for a settings hook (test/HookEventsLive.test.ts).
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const PreModelSwitchInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PreModelSwitch"),
+  ...modelSwitchFields
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface PreModelSwitchInput extends Schema.Schema.Type<typeof PreModelSwitchInput> {}
+
+/**
+ * After the session's model changed. The answer can add context for the model.
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const PostModelSwitchInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PostModelSwitch"),
+  ...modelSwitchFields
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface PostModelSwitchInput extends Schema.Schema.Type<typeof PostModelSwitchInput> {}
+
+/**
+ * The repository setup (`--init`, `--maintenance`): `trigger` `init` or `maintenance`.
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const SetupInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("Setup"),
+  trigger: openLiterals(["init", "maintenance"])
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface SetupInput extends Schema.Schema.Type<typeof SetupInput> {}
+
+/**
+ * A teammate of an agent team is about to go idle.
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const TeammateIdleInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("TeammateIdle"),
+  teammate_name: Schema.String,
+  team_name: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface TeammateIdleInput extends Schema.Schema.Type<typeof TeammateIdleInput> {}
+
+const teamTaskFields = {
+  task_id: Schema.String,
+  task_subject: Schema.String,
+  task_description: Schema.optionalKey(Schema.String),
+  teammate_name: Schema.optionalKey(Schema.String),
+  team_name: Schema.optionalKey(Schema.String)
+} as const
+
+/**
+ * A task of the task list was created.
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const TaskCreatedInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("TaskCreated"),
+  ...teamTaskFields
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface TaskCreatedInput extends Schema.Schema.Type<typeof TaskCreatedInput> {}
+
+/**
+ * A task of the task list is being marked completed.
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const TaskCompletedInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("TaskCompleted"),
+  ...teamTaskFields
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface TaskCompletedInput extends Schema.Schema.Type<typeof TaskCompletedInput> {}
+
+/**
+ * A settings file changed while the session runs (`source` `user_settings`,
+ * `project_settings`, `local_settings`, `policy_settings`, `skills`). A `block` decision keeps
+ * the change out.
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const ConfigChangeInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("ConfigChange"),
+  source: openLiterals(["user_settings", "project_settings", "local_settings", "policy_settings", "skills"]),
+  file_path: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface ConfigChangeInput extends Schema.Schema.Type<typeof ConfigChangeInput> {}
+
+/**
+ * A worktree is to be created (`name`); the answer gives its path (`worktreePath`).
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const WorktreeCreateInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("WorktreeCreate"),
+  name: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface WorktreeCreateInput extends Schema.Schema.Type<typeof WorktreeCreateInput> {}
+
+/**
+ * A worktree is to be removed.
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const WorktreeRemoveInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("WorktreeRemove"),
+  worktree_path: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface WorktreeRemoveInput extends Schema.Schema.Type<typeof WorktreeRemoveInput> {}
+
+/**
+ * A memory file (`CLAUDE.md`, a rule) was loaded into the context: its `memory_type` (`User`,
+ * `Project`, `Local`, `Managed`) and why (`load_reason`).
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const InstructionsLoadedInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("InstructionsLoaded"),
+  file_path: Schema.String,
+  memory_type: openLiterals(["User", "Project", "Local", "Managed"]),
+  load_reason: openLiterals(["session_start", "nested_traversal", "path_glob_match", "include", "compact"]),
+  globs: Schema.optionalKey(Schema.Array(Schema.String)),
+  trigger_file_path: Schema.optionalKey(Schema.String),
+  parent_file_path: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface InstructionsLoadedInput extends Schema.Schema.Type<typeof InstructionsLoadedInput> {}
+
+/**
+ * The session's working directory changed. The answer can name paths to watch (FileChanged).
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const CwdChangedInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("CwdChanged"),
+  old_cwd: Schema.String,
+  new_cwd: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface CwdChangedInput extends Schema.Schema.Type<typeof CwdChangedInput> {}
+
+/**
+ * A watched file changed (`event` `change`, `add`, `unlink`).
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const FileChangedInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("FileChanged"),
+  file_path: Schema.String,
+  event: openLiterals(["change", "add", "unlink"])
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface FileChangedInput extends Schema.Schema.Type<typeof FileChangedInput> {}
+
+/**
+ * A directory was added to the session (`source` `slash_command` or `register_repo_root`).
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const DirectoryAddedInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("DirectoryAdded"),
+  directory: Schema.String,
+  source: openLiterals(["slash_command", "register_repo_root"])
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface DirectoryAddedInput extends Schema.Schema.Type<typeof DirectoryAddedInput> {}
+
+/**
+ * A piece of the assistant's text is about to be displayed (`delta`, the `index`-th of message
+ * `message_id`; `final` on the last). The answer can replace what is displayed. Fired by CLI
+ * 2.1.332 for a settings hook (test/HookEventsLive.test.ts).
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const MessageDisplayInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("MessageDisplay"),
+  turn_id: Schema.String,
+  message_id: Schema.String,
+  index: Schema.Number,
+  final: Schema.Boolean,
+  delta: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface MessageDisplayInput extends Schema.Schema.Type<typeof MessageDisplayInput> {}
+
+/**
+ * A skill's (or slash command's) shell command is about to run (`!` lines): allow, deny or ask,
+ * as for a tool call.
+ *
+ * @since 0.2.0
+ * @category inputs
+ */
+export const PreSkillShellCommandInput = Schema.Struct({
+  ...BaseHookInputFields,
+  hook_event_name: Schema.Literal("PreSkillShellCommand"),
+  tool_name: Schema.String,
+  tool_input: Schema.StructWithRest(Schema.Struct({ command: Schema.String }), [Rest]),
+  tool_use_id: Schema.String,
+  command_name: Schema.String,
+  command_source: Schema.optionalKey(Schema.String),
+  invoked_by: openLiterals(["user", "claude", "other"])
+})
+
+/**
+ * @since 0.2.0
+ * @category inputs
+ */
+export interface PreSkillShellCommandInput extends Schema.Schema.Type<typeof PreSkillShellCommandInput> {}
+
+/**
  * The input of an event this library has no schema for (events added by later CLIs, or the
  * other events of the TypeScript SDK's list). Only `hook_event_name` is checked; the handler
  * gets the CLI's object as is.
@@ -796,6 +1116,81 @@ export const ElicitationSpecificOutput = specific("Elicitation", {
 export const ElicitationResultSpecificOutput = specific("ElicitationResult", {
   action: Schema.optionalKey(ElicitationAction),
   content: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+/**
+ * PreModelSwitch answer: `permissionDecision` (`deny` keeps the current model).
+ *
+ * @since 0.2.0
+ * @category outputs
+ */
+export const PreModelSwitchSpecificOutput = specific("PreModelSwitch", {
+  permissionDecision: Schema.optionalKey(Schema.Literals(["allow", "deny", "ask"])),
+  permissionDecisionReason: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category outputs
+ */
+export const PostModelSwitchSpecificOutput = specific("PostModelSwitch", additionalContext)
+
+/**
+ * @since 0.2.0
+ * @category outputs
+ */
+export const SetupSpecificOutput = specific("Setup", additionalContext)
+
+/**
+ * WorktreeCreate answer: the path of the worktree the hook created.
+ *
+ * @since 0.2.0
+ * @category outputs
+ */
+export const WorktreeCreateSpecificOutput = specific("WorktreeCreate", {
+  worktreePath: Schema.String
+})
+
+/**
+ * CwdChanged answer: paths to watch (their changes fire FileChanged).
+ *
+ * @since 0.2.0
+ * @category outputs
+ */
+export const CwdChangedSpecificOutput = specific("CwdChanged", {
+  watchPaths: Schema.optionalKey(Schema.Array(Schema.String))
+})
+
+/**
+ * FileChanged answer: paths to watch from now on.
+ *
+ * @since 0.2.0
+ * @category outputs
+ */
+export const FileChangedSpecificOutput = specific("FileChanged", {
+  watchPaths: Schema.optionalKey(Schema.Array(Schema.String))
+})
+
+/**
+ * MessageDisplay answer: the text to display instead of the delta.
+ *
+ * @since 0.2.0
+ * @category outputs
+ */
+export const MessageDisplaySpecificOutput = specific("MessageDisplay", {
+  displayContent: Schema.optionalKey(Schema.String)
+})
+
+/**
+ * PreSkillShellCommand answer: as PreToolUse's, without `additionalContext`.
+ *
+ * @since 0.2.0
+ * @category outputs
+ */
+export const PreSkillShellCommandSpecificOutput = specific("PreSkillShellCommand", {
+  permissionDecision: Schema.optionalKey(Schema.Literals(["allow", "deny", "ask", "defer"])),
+  permissionDecisionReason: Schema.optionalKey(Schema.String),
+  updatedInput: Schema.optionalKey(ToolInput)
 })
 
 /**

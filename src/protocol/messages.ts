@@ -7,7 +7,7 @@
 import * as Schema from "effect/Schema"
 import { ApiAssistantMessage, ApiUserMessage, ContentBlock, Usage } from "./content.ts"
 import { ControlCancelRequest, ControlResponse, IncomingControlRequest, OutgoingControlRequest } from "./control.ts"
-import { JsonObject } from "./internal.ts"
+import { JsonObject, openLiterals } from "./internal.ts"
 import { StreamEvent } from "./stream.ts"
 import { SystemMessage } from "./system.ts"
 
@@ -358,6 +358,177 @@ export const KeepAlive = Schema.Struct({
 export interface KeepAlive extends Schema.Schema.Type<typeof KeepAlive> {}
 
 /**
+ * `tool_progress`: a tool (or a hook, `tool_name` its event) is still running after
+ * `elapsed_time_seconds`; `heartbeat: true` for the periodic ones. `subagent_retry` while a
+ * subagent's API call is retried.
+ *
+ * @since 0.2.0
+ * @category other
+ */
+export const ToolProgress = Schema.Struct({
+  type: Schema.Literal("tool_progress"),
+  tool_use_id: Schema.String,
+  tool_name: Schema.String,
+  parent_tool_use_id: Schema.NullOr(Schema.String),
+  elapsed_time_seconds: Schema.Number,
+  task_id: opt(Schema.String),
+  uuid: Schema.String,
+  session_id: Schema.String,
+  heartbeat: opt(Schema.Boolean),
+  subagent_type: opt(Schema.String),
+  subagent_retry: opt(Schema.Struct({
+    agent_id: Schema.String,
+    attempt: Schema.Number,
+    max_retries: Schema.Number,
+    retry_delay_ms: Schema.Number,
+    error_status: Schema.NullOr(Schema.Number),
+    error_category: Schema.String
+  }))
+})
+
+/**
+ * @since 0.2.0
+ * @category other
+ */
+export interface ToolProgress extends Schema.Schema.Type<typeof ToolProgress> {}
+
+/**
+ * `tool_use_summary`: a one-line summary of the tool calls listed in `preceding_tool_use_ids`.
+ *
+ * @since 0.2.0
+ * @category other
+ */
+export const ToolUseSummary = Schema.Struct({
+  type: Schema.Literal("tool_use_summary"),
+  summary: Schema.String,
+  preceding_tool_use_ids: Schema.Array(Schema.String),
+  uuid: Schema.String,
+  session_id: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category other
+ */
+export interface ToolUseSummary extends Schema.Schema.Type<typeof ToolUseSummary> {}
+
+/**
+ * `auth_status`: the progress of a login the CLI runs (`output` lines to show, `error`).
+ *
+ * @since 0.2.0
+ * @category other
+ */
+export const AuthStatus = Schema.Struct({
+  type: Schema.Literal("auth_status"),
+  isAuthenticating: Schema.Boolean,
+  output: Schema.Array(Schema.String),
+  error: opt(Schema.String),
+  uuid: Schema.String,
+  session_id: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category other
+ */
+export interface AuthStatus extends Schema.Schema.Type<typeof AuthStatus> {}
+
+/**
+ * The subscription's rate limit, as `rate_limit_event` reports it (`status` `allowed`,
+ * `allowed_warning`, `rejected`; `resetsAt` in epoch seconds; `utilization` from 0 to 1). The
+ * other fields of the TypeScript SDK's `SDKRateLimitInfo` are checked when present.
+ *
+ * @since 0.2.0
+ * @category other
+ */
+export const RateLimitInfo = Schema.Struct({
+  status: openLiterals(["allowed", "allowed_warning", "rejected"]),
+  resetsAt: opt(Schema.NullOr(Schema.Number)),
+  rateLimitType: opt(Schema.NullOr(Schema.String)),
+  utilization: opt(Schema.Number),
+  overageStatus: opt(Schema.String),
+  overageResetsAt: opt(Schema.Number),
+  overageDisabledReason: opt(Schema.String),
+  isUsingOverage: opt(Schema.Boolean),
+  overageInUse: opt(Schema.Boolean),
+  overageEnabled: opt(Schema.Boolean),
+  surpassedThreshold: opt(Schema.Number),
+  limitScope: opt(Schema.String),
+  errorCode: opt(Schema.String),
+  canUserPurchaseCredits: opt(Schema.Boolean),
+  hasChargeableSavedPaymentMethod: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.2.0
+ * @category other
+ */
+export interface RateLimitInfo extends Schema.Schema.Type<typeof RateLimitInfo> {}
+
+/**
+ * `rate_limit_event`: the subscription's rate limit changed (from the API's answers).
+ *
+ * @since 0.2.0
+ * @category other
+ */
+export const RateLimitEvent = Schema.Struct({
+  type: Schema.Literal("rate_limit_event"),
+  rate_limit_info: RateLimitInfo,
+  uuid: Schema.String,
+  session_id: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category other
+ */
+export interface RateLimitEvent extends Schema.Schema.Type<typeof RateLimitEvent> {}
+
+/**
+ * `prompt_suggestion`: a suggested next prompt, after a turn (when the host asked for
+ * `promptSuggestions` in `initialize`).
+ *
+ * @since 0.2.0
+ * @category other
+ */
+export const PromptSuggestion = Schema.Struct({
+  type: Schema.Literal("prompt_suggestion"),
+  suggestion: Schema.String,
+  uuid: Schema.String,
+  session_id: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category other
+ */
+export interface PromptSuggestion extends Schema.Schema.Type<typeof PromptSuggestion> {}
+
+/**
+ * `conversation_reset`: the conversation was cleared and goes on as `new_conversation_id`
+ * (`trigger` `clear` after `/clear`, `plan_mode_exit`, `fresh_session`, `onboarding`).
+ *
+ * @since 0.2.0
+ * @category other
+ */
+export const ConversationReset = Schema.Struct({
+  type: Schema.Literal("conversation_reset"),
+  new_conversation_id: Schema.String,
+  uuid: Schema.String,
+  session_id: Schema.String,
+  trigger: opt(openLiterals(["clear", "plan_mode_exit", "fresh_session", "onboarding"])),
+  user_message_uuid: opt(Schema.String),
+  user_message_from_human: opt(Schema.Boolean),
+  timestamp: opt(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category other
+ */
+export interface ConversationReset extends Schema.Schema.Type<typeof ConversationReset> {}
+
+/**
  * A line of a type (or a `system` subtype) this library does not model: not an error. `raw` is
  * the line's object, unchanged. Unlike every other member this is a wrapper, not the line itself:
  * `encodeMessage` writes `raw` back.
@@ -398,6 +569,12 @@ export const Message = Schema.Union([
   ControlCancelRequest,
   KeepAlive,
   CommandLifecycle,
+  ToolProgress,
+  ToolUseSummary,
+  AuthStatus,
+  RateLimitEvent,
+  PromptSuggestion,
+  ConversationReset,
   UnknownMessage
 ])
 

@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { openLiterals } from "./internal.ts"
 
 const opt = Schema.optionalKey
 
@@ -422,6 +423,411 @@ export const SystemThinkingTokens = Schema.Struct({
 export interface SystemThinkingTokens extends Schema.Schema.Type<typeof SystemThinkingTokens> {}
 
 /**
+ * The fields of the three `system/hook_*` lines: which hook run (`hook_id`, the same on its
+ * started, progress and response lines), its name (`PreToolUse:Bash`, `SessionStart:startup`, …)
+ * and its event.
+ */
+const hookRunFields = {
+  hook_id: Schema.String,
+  hook_name: Schema.String,
+  hook_event: Schema.String
+} as const
+
+/**
+ * `system/hook_started` (with `includeHookEvents`): a hook command of the settings (or a plugin)
+ * started. The CLI writes it for command hooks, not for the host's own callbacks.
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemHookStarted = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("hook_started"),
+  ...hookRunFields
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemHookStarted extends Schema.Schema.Type<typeof SystemHookStarted> {}
+
+/**
+ * `system/hook_progress` (with `includeHookEvents`): what a running hook wrote so far (`stdout`,
+ * `stderr`, and `output`, both interleaved), about once a second while it runs.
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemHookProgress = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("hook_progress"),
+  ...hookRunFields,
+  stdout: Schema.String,
+  stderr: Schema.String,
+  output: Schema.String,
+  backgrounded: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemHookProgress extends Schema.Schema.Type<typeof SystemHookProgress> {}
+
+/**
+ * `system/hook_response` (with `includeHookEvents`): a hook ended. `outcome` is `success`,
+ * `error` or `cancelled`; `exit_code` is the command's.
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemHookResponse = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("hook_response"),
+  ...hookRunFields,
+  output: Schema.String,
+  stdout: Schema.String,
+  stderr: Schema.String,
+  exit_code: opt(Schema.Number),
+  outcome: openLiterals(["success", "error", "cancelled"])
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemHookResponse extends Schema.Schema.Type<typeof SystemHookResponse> {}
+
+/**
+ * `system/task_progress`: a running subagent's progress (tokens, tool uses, time so far; the last
+ * tool it called; a summary when `agentProgressSummaries` is on).
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemTaskProgress = Schema.Struct({
+  ...taskBase,
+  subtype: Schema.Literal("task_progress"),
+  task_id: Schema.String,
+  run_id: opt(Schema.String),
+  tool_use_id: opt(Schema.String),
+  description: Schema.String,
+  subagent_type: opt(Schema.String),
+  usage: Schema.Struct({
+    total_tokens: Schema.Number,
+    tool_uses: Schema.Number,
+    duration_ms: Schema.Number
+  }),
+  last_tool_name: opt(Schema.String),
+  summary: opt(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemTaskProgress extends Schema.Schema.Type<typeof SystemTaskProgress> {}
+
+/**
+ * `system/session_state_changed`: the session went `idle`, `running` or `requires_action`
+ * (written when `CLAUDE_CODE_EMIT_SESSION_STATE_EVENTS` is set in the CLI's environment).
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemSessionStateChanged = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("session_state_changed"),
+  state: openLiterals(["idle", "running", "requires_action"])
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemSessionStateChanged extends Schema.Schema.Type<typeof SystemSessionStateChanged> {}
+
+/**
+ * `system/local_command_output`: the output of a local slash command (one that runs without the
+ * model, such as `/cost`).
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemLocalCommandOutput = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("local_command_output"),
+  content: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemLocalCommandOutput extends Schema.Schema.Type<typeof SystemLocalCommandOutput> {}
+
+/**
+ * `system/control_request_progress`: the progress of a host control request that calls the
+ * model (`status` `started`, or `api_retry` with the retry's figures).
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemControlRequestProgress = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("control_request_progress"),
+  request_id: Schema.String,
+  status: openLiterals(["started", "api_retry"]),
+  attempt: opt(Schema.Number),
+  max_retries: opt(Schema.Number),
+  retry_delay_ms: opt(Schema.Number),
+  error_status: opt(Schema.NullOr(Schema.Number))
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemControlRequestProgress extends Schema.Schema.Type<typeof SystemControlRequestProgress> {}
+
+const refusalFields = {
+  original_model: Schema.String,
+  request_id: Schema.NullOr(Schema.String),
+  api_refusal_category: opt(Schema.NullOr(Schema.String)),
+  api_refusal_explanation: opt(Schema.NullOr(Schema.String)),
+  refused_user_message_uuid: opt(Schema.NullOr(Schema.String)),
+  content: Schema.String
+} as const
+
+/**
+ * `system/model_refusal_fallback`: the model refused and the CLI switched to `fallback_model`
+ * (`direction` `retry`, `revert` or `sticky`).
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemModelRefusalFallback = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("model_refusal_fallback"),
+  trigger: openLiterals(["refusal"]),
+  direction: openLiterals(["retry", "revert", "sticky"]),
+  scope: opt(openLiterals(["session", "local"])),
+  fallback_model: Schema.String,
+  retracted_message_uuids: opt(Schema.Array(Schema.String)),
+  ...refusalFields
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemModelRefusalFallback extends Schema.Schema.Type<typeof SystemModelRefusalFallback> {}
+
+/**
+ * `system/model_refusal_no_fallback`: the model refused and there is no fallback model.
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemModelRefusalNoFallback = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("model_refusal_no_fallback"),
+  ...refusalFields
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemModelRefusalNoFallback extends Schema.Schema.Type<typeof SystemModelRefusalNoFallback> {}
+
+/**
+ * `system/plugin_install`: the progress of installing the session's plugins (`status`
+ * `started`, `installed`, `failed`, `completed`).
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemPluginInstall = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("plugin_install"),
+  status: openLiterals(["started", "installed", "failed", "completed"]),
+  name: opt(Schema.String),
+  error: opt(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemPluginInstall extends Schema.Schema.Type<typeof SystemPluginInstall> {}
+
+/**
+ * `system/worker_shutting_down`: the CLI is shutting down (`reason`).
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemWorkerShuttingDown = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("worker_shutting_down"),
+  reason: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemWorkerShuttingDown extends Schema.Schema.Type<typeof SystemWorkerShuttingDown> {}
+
+/**
+ * A slash command as listed in `system/commands_changed`.
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SlashCommandInfo = Schema.Struct({
+  name: Schema.String,
+  description: Schema.String,
+  argumentHint: Schema.String,
+  aliases: opt(Schema.Array(Schema.String)),
+  builtin: opt(Schema.Boolean)
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SlashCommandInfo extends Schema.Schema.Type<typeof SlashCommandInfo> {}
+
+/**
+ * `system/commands_changed`: the full list of slash commands after it changed (replace, don't
+ * merge).
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemCommandsChanged = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("commands_changed"),
+  commands: Schema.Array(SlashCommandInfo)
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemCommandsChanged extends Schema.Schema.Type<typeof SystemCommandsChanged> {}
+
+/**
+ * `system/files_persisted`: files the session uploaded (`file_id` each) and those that failed.
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemFilesPersisted = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("files_persisted"),
+  files: Schema.Array(Schema.Struct({ filename: Schema.String, file_id: Schema.String })),
+  failed: Schema.Array(Schema.Struct({ filename: Schema.String, error: Schema.String })),
+  processed_at: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemFilesPersisted extends Schema.Schema.Type<typeof SystemFilesPersisted> {}
+
+/**
+ * `system/memory_recall`: memories recalled for the turn (`mode` `select` or `synthesize`).
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemMemoryRecall = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("memory_recall"),
+  mode: openLiterals(["select", "synthesize"]),
+  memories: Schema.Array(Schema.Struct({
+    path: Schema.String,
+    scope: openLiterals(["personal", "team", "organization"]),
+    content: opt(Schema.String)
+  }))
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemMemoryRecall extends Schema.Schema.Type<typeof SystemMemoryRecall> {}
+
+/**
+ * `system/elicitation_complete`: an MCP server's URL elicitation finished.
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemElicitationComplete = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("elicitation_complete"),
+  mcp_server_name: Schema.String,
+  elicitation_id: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemElicitationComplete extends Schema.Schema.Type<typeof SystemElicitationComplete> {}
+
+/**
+ * `system/mirror_error`: a session store failed to mirror a transcript entry (the key it was
+ * writing). The TypeScript SDK writes it into its own stream; the CLI does not.
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemMirrorError = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("mirror_error"),
+  error: Schema.String,
+  key: Schema.Struct({
+    projectKey: Schema.String,
+    sessionId: Schema.String,
+    subpath: opt(Schema.String)
+  })
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemMirrorError extends Schema.Schema.Type<typeof SystemMirrorError> {}
+
+/**
+ * `system/session_writes_lost`: the disk is full (`error_code` `ENOSPC` or `EDQUOT`), so the
+ * transcript and/or the global config could not be written.
+ *
+ * @since 0.2.0
+ * @category system
+ */
+export const SystemSessionWritesLost = Schema.Struct({
+  ...base,
+  subtype: Schema.Literal("session_writes_lost"),
+  error_code: openLiterals(["ENOSPC", "EDQUOT"]),
+  lost: Schema.Array(openLiterals(["transcript", "global_config"])),
+  transcript_session_ids: opt(Schema.Array(Schema.String))
+})
+
+/**
+ * @since 0.2.0
+ * @category system
+ */
+export interface SystemSessionWritesLost extends Schema.Schema.Type<typeof SystemSessionWritesLost> {}
+
+/**
  * Every modelled `system` line.
  *
  * @since 0.1.0
@@ -439,7 +845,24 @@ export const SystemMessage = Schema.Union([
   SystemInformational,
   SystemNotification,
   SystemPermissionDenied,
-  SystemThinkingTokens
+  SystemThinkingTokens,
+  SystemHookStarted,
+  SystemHookProgress,
+  SystemHookResponse,
+  SystemTaskProgress,
+  SystemSessionStateChanged,
+  SystemLocalCommandOutput,
+  SystemControlRequestProgress,
+  SystemModelRefusalFallback,
+  SystemModelRefusalNoFallback,
+  SystemPluginInstall,
+  SystemWorkerShuttingDown,
+  SystemCommandsChanged,
+  SystemFilesPersisted,
+  SystemMemoryRecall,
+  SystemElicitationComplete,
+  SystemMirrorError,
+  SystemSessionWritesLost
 ])
 
 /**

@@ -1,0 +1,939 @@
+/**
+ * Past sessions: list them, read their messages, rename, tag, fork and delete them, over any
+ * {@link SessionStore.SessionStore} (the CLI's own config directory with {@link layerDisk}, or a
+ * store of yours). The semantics are the official TypeScript SDK's session functions
+ * (`listSessions`, `getSessionMessages`, `getSessionInfo`, `renameSession`, `tagSession`,
+ * `forkSession`, `deleteSession`), read from its 0.3.332 sources:
+ *
+ * - a session's title is its custom title (`rename`), else the CLI's AI title, else its last
+ *   prompt, else a summary, else its first prompt;
+ * - `rename` and `tag` APPEND an entry (`custom-title`, `tag`), as the CLI does, so a session the
+ *   CLI is writing at the same time stays whole; the last such entry wins;
+ * - `messages` follows the `parentUuid` chain from the newest leaf back to the root, as the CLI
+ *   does on `--resume`: the live branch, not lines abandoned by a rewind or a retry;
+ * - `fork` copies the live history to a new session id with fresh message uuids, resumable with
+ *   `resume`.
+ *
+ * Reading is streaming: a session file of any size is read a chunk at a time, and `messages`
+ * keeps only a small index of each line (uuid, parent, kind) between its two passes.
+ *
+ * @since 0.2.0
+ */
+import * as Clock from "effect/Clock"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Path from "effect/Path"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as ClaudeError from "./ClaudeError.ts"
+import * as ProjectKey from "./internal/projectKey.ts"
+import { ApiAssistantMessage, ApiUserMessage } from "./protocol/content.ts"
+import { makeDecoder } from "./protocol/codec.ts"
+import { StringOtherThan } from "./protocol/internal.ts"
+import * as SessionStore from "./SessionStore.ts"
+
+const opt = Schema.optionalKey
+
+// ---------------------------------------------------------------------------------------------
+// Transcript lines
+// ---------------------------------------------------------------------------------------------
+
+const chainFields = {
+  uuid: Schema.String,
+  parentUuid: Schema.NullOr(Schema.String),
+  sessionId: Schema.String,
+  timestamp: Schema.String,
+  isSidechain: opt(Schema.Boolean),
+  isMeta: opt(Schema.Boolean),
+  cwd: opt(Schema.String),
+  gitBranch: opt(Schema.String),
+  version: opt(Schema.String),
+  agentId: opt(Schema.String)
+}
+
+/**
+ * A user line of a transcript: a prompt, or tool results (`message.content` blocks of type
+ * `tool_result`).
+ *
+ * @since 0.2.0
+ * @category lines
+ */
+export const UserLine = Schema.Struct({
+  type: Schema.Literal("user"),
+  ...chainFields,
+  message: ApiUserMessage,
+  isCompactSummary: opt(Schema.Boolean),
+  toolUseResult: opt(Schema.Unknown)
+})
+
+/**
+ * @since 0.2.0
+ * @category lines
+ */
+export interface UserLine extends Schema.Schema.Type<typeof UserLine> {}
+
+/**
+ * An assistant line: one API message (text, thinking, tool uses).
+ *
+ * @since 0.2.0
+ * @category lines
+ */
+export const AssistantLine = Schema.Struct({
+  type: Schema.Literal("assistant"),
+  ...chainFields,
+  message: ApiAssistantMessage,
+  requestId: opt(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category lines
+ */
+export interface AssistantLine extends Schema.Schema.Type<typeof AssistantLine> {}
+
+/**
+ * A system line (`compact_boundary`, informational notices, ...).
+ *
+ * @since 0.2.0
+ * @category lines
+ */
+export const SystemLine = Schema.Struct({
+  type: Schema.Literal("system"),
+  ...chainFields,
+  subtype: opt(Schema.String),
+  content: opt(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category lines
+ */
+export interface SystemLine extends Schema.Schema.Type<typeof SystemLine> {}
+
+/**
+ * A summary the CLI wrote of the conversation up to `leafUuid`.
+ *
+ * @since 0.2.0
+ * @category lines
+ */
+export const SummaryLine = Schema.Struct({
+  type: Schema.Literal("summary"),
+  summary: Schema.String,
+  leafUuid: opt(Schema.String)
+})
+
+/**
+ * @since 0.2.0
+ * @category lines
+ */
+export interface SummaryLine extends Schema.Schema.Type<typeof SummaryLine> {}
+
+/**
+ * A title given to the session (`rename`, `/rename`, the `rename_session` control). The last wins.
+ *
+ * @since 0.2.0
+ * @category lines
+ */
+export const CustomTitleLine = Schema.Struct({
+  type: Schema.Literal("custom-title"),
+  customTitle: Schema.String,
+  sessionId: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category lines
+ */
+export interface CustomTitleLine extends Schema.Schema.Type<typeof CustomTitleLine> {}
+
+/**
+ * A tag given to the session (`tag`); an empty tag clears it. The last wins.
+ *
+ * @since 0.2.0
+ * @category lines
+ */
+export const TagLine = Schema.Struct({
+  type: Schema.Literal("tag"),
+  tag: Schema.String,
+  sessionId: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category lines
+ */
+export interface TagLine extends Schema.Schema.Type<typeof TagLine> {}
+
+const knownTypes = ["user", "assistant", "system", "summary", "custom-title", "tag"] as const
+
+/**
+ * A line of a kind this library does not model (`attachment`, `last-prompt`, `queue-operation`,
+ * `file-history-snapshot`, ... and whatever a later CLI adds), passed through as it is.
+ *
+ * @since 0.2.0
+ * @category lines
+ */
+export const OtherLine = Schema.StructWithRest(
+  Schema.Struct({ type: StringOtherThan(knownTypes, "transcript line type") }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+)
+
+/**
+ * @since 0.2.0
+ * @category lines
+ */
+export type OtherLine = Schema.Schema.Type<typeof OtherLine>
+
+/**
+ * Any line of a session transcript, Schema-decoded. Decoding is validation: the value is the
+ * parsed line itself, fields this module does not model included.
+ *
+ * @since 0.2.0
+ * @category lines
+ */
+export const Line = Schema.Union([UserLine, AssistantLine, SystemLine, SummaryLine, CustomTitleLine, TagLine, OtherLine])
+
+/**
+ * @since 0.2.0
+ * @category lines
+ */
+export type Line = Schema.Schema.Type<typeof Line>
+
+/**
+ * A message of the conversation: what {@link messages} yields.
+ *
+ * @since 0.2.0
+ * @category lines
+ */
+export type Message = UserLine | AssistantLine | SystemLine
+
+const decodeLine = makeDecoder(Line, "transcript line")
+
+/**
+ * A line that could not be read: not JSON (broken, or the truncated last line of a file cut
+ * short), or a known kind that does not match its schema. Reported by {@link entries} in its
+ * place; the read goes on.
+ *
+ * @since 0.2.0
+ * @category problems
+ */
+export class Problem extends Schema.TaggedClass<Problem>()("Problem", {
+  /** The 1-based line number, when the store knows it (the directory store does). */
+  line: Schema.optionalKey(Schema.Number),
+  description: Schema.String,
+  /** The line's first 200 characters. */
+  excerpt: Schema.String
+}) {}
+
+/**
+ * @since 0.2.0
+ * @category problems
+ */
+export const isProblem = (u: unknown): u is Problem => u instanceof Problem
+
+const toLine = (entry: SessionStore.Entry): Line | Problem => {
+  if (SessionStore.isUnreadableLine(entry)) {
+    return new Problem({ line: entry.line, description: entry.description, excerpt: entry.excerpt })
+  }
+  const decoded = decodeLine(entry)
+  if (Result.isSuccess(decoded)) return decoded.success
+  return new Problem({ description: decoded.failure, excerpt: JSON.stringify(entry).slice(0, 200) })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session info
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What {@link list} and {@link info} tell of a session.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SessionInfo {
+  /** The session's id (a UUID), what `resume` takes. */
+  readonly sessionId: string
+  /** The project directory name (see {@link projectKey}). */
+  readonly projectKey: string
+  /** Custom title, else AI title, else last prompt, else summary, else first prompt. */
+  readonly title: string
+  /** The title given with `rename` (or the CLI's `/rename`, `rename_session`), when there is one. */
+  readonly customTitle?: string | undefined
+  /** The first meaningful prompt (no tool results, meta lines or commands), at most 200 characters. */
+  readonly firstPrompt?: string | undefined
+  /** The git branch of the last line that names one. */
+  readonly gitBranch?: string | undefined
+  /** The working directory of the session. */
+  readonly cwd?: string | undefined
+  /** The tag given with `tag`, unless cleared. */
+  readonly tag?: string | undefined
+  /** The first line's timestamp, Unix epoch milliseconds. */
+  readonly createdAt?: number | undefined
+  /** The store's last modification time, Unix epoch milliseconds. */
+  readonly lastModified: number
+  /** Bytes, when the store knows (the directory store does). */
+  readonly size?: number | undefined
+}
+
+interface Fold {
+  lines: number
+  sidechain: boolean
+  customTitle?: string
+  aiTitle?: string
+  lastPrompt?: string
+  summary?: string
+  firstPrompt?: string
+  commandFallback: string
+  gitBranch?: string
+  cwd?: string
+  relocatedCwd?: string
+  tag?: string
+  createdAt?: number
+}
+
+const interruptedOrTag = /^(?:\s*<[a-z][\w-]*[\s>]|\[Request interrupted by user[^\]]*\])/
+const commandName = /<command-name>(.*?)<\/command-name>/
+const bashInput = /<bash-input>([\s\S]*?)<\/bash-input>/
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+const str = (u: unknown): string | undefined => typeof u === "string" ? u : undefined
+
+/** The SDK's first-prompt rule: the first user text that is not a tool result, meta, command or tag. */
+const promptOf = (entry: SessionStore.Entry, fold: Fold): string | undefined => {
+  if (entry.type !== "user" || entry.isMeta === true || entry.isCompactSummary === true) return undefined
+  const message = entry.message
+  if (!isRecord(message)) return undefined
+  const content = message.content
+  const texts: Array<string> = []
+  if (typeof content === "string") texts.push(content)
+  else if (Array.isArray(content)) {
+    for (const block of content) {
+      if (!isRecord(block)) continue
+      if (block.type === "tool_result") return undefined
+      if (block.type === "text" && typeof block.text === "string") texts.push(block.text)
+    }
+  }
+  for (const raw of texts) {
+    let text = raw.replaceAll("\n", " ").trim()
+    if (text === "") continue
+    const command = commandName.exec(text)
+    if (command?.[1] !== undefined) {
+      if (fold.commandFallback === "") fold.commandFallback = command[1]
+      continue
+    }
+    const bash = bashInput.exec(text)
+    if (bash?.[1] !== undefined) return `! ${bash[1].trim()}`
+    if (interruptedOrTag.test(text)) continue
+    if (text.length > 200) text = `${text.slice(0, 200).trim()}…`
+    return text
+  }
+  return undefined
+}
+
+const foldEntry = (fold: Fold, entry: SessionStore.Entry): Fold => {
+  if (SessionStore.isUnreadableLine(entry)) return fold
+  fold.lines++
+  if (fold.lines === 1 && entry.isSidechain === true) fold.sidechain = true
+  if (fold.createdAt === undefined && typeof entry.timestamp === "string") {
+    const t = Date.parse(entry.timestamp)
+    if (!Number.isNaN(t)) fold.createdAt = t
+  }
+  switch (entry.type) {
+    case "custom-title": {
+      const title = str(entry.customTitle)?.trim()
+      if (title !== undefined && title !== "") fold.customTitle = title
+      break
+    }
+    case "ai-title": {
+      const title = str(entry.aiTitle)
+      if (title !== undefined && title !== "") fold.aiTitle = title
+      break
+    }
+    case "tag":
+      if (typeof entry.tag === "string") fold.tag = entry.tag
+      break
+    case "relocated":
+      if (typeof entry.relocatedCwd === "string") fold.relocatedCwd = entry.relocatedCwd
+      break
+  }
+  const lastPrompt = str(entry.lastPrompt)
+  if (lastPrompt !== undefined && lastPrompt !== "") fold.lastPrompt = lastPrompt
+  const summary = str(entry.summary)
+  if (summary !== undefined && summary !== "") fold.summary = summary
+  const gitBranch = str(entry.gitBranch)
+  if (gitBranch !== undefined && gitBranch !== "") fold.gitBranch = gitBranch
+  const cwd = str(entry.cwd)
+  if (fold.cwd === undefined && cwd !== undefined) fold.cwd = cwd
+  if (fold.firstPrompt === undefined) {
+    const prompt = promptOf(entry, fold)
+    if (prompt !== undefined) fold.firstPrompt = prompt
+  }
+  return fold
+}
+
+const infoOf = (stored: SessionStore.StoredSession, fold: Fold): SessionInfo | undefined => {
+  if (fold.sidechain || fold.lines === 0) return undefined
+  const firstPrompt = fold.firstPrompt ?? (fold.commandFallback === "" ? undefined : fold.commandFallback)
+  const title = fold.customTitle ?? fold.aiTitle ?? fold.lastPrompt ?? fold.summary ?? firstPrompt
+  if (title === undefined) return undefined
+  return {
+    sessionId: stored.sessionId,
+    projectKey: stored.projectKey,
+    title,
+    customTitle: fold.customTitle,
+    firstPrompt,
+    gitBranch: fold.gitBranch,
+    cwd: fold.relocatedCwd ?? fold.cwd,
+    tag: fold.tag === undefined || fold.tag === "" ? undefined : fold.tag,
+    createdAt: fold.createdAt,
+    lastModified: stored.mtime,
+    size: stored.size
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The live branch
+// ---------------------------------------------------------------------------------------------
+
+const chainTypes = new Set(["user", "assistant", "system", "attachment", "progress"])
+
+/** What the chain needs of one line: a few fields, not the line. */
+interface Node {
+  readonly parent: string | undefined
+  readonly index: number
+  /** user or assistant */
+  readonly message: boolean
+  /** not a sidechain, team or progress line: a candidate of the main chain */
+  readonly main: boolean
+  readonly progress: boolean
+}
+
+const nodeOf = (entry: SessionStore.Entry, index: number): Node | undefined => {
+  if (typeof entry.uuid !== "string" || !chainTypes.has(entry.type)) return undefined
+  const attachment = entry.attachment
+  const forkBriefing = entry.type === "attachment" && isRecord(attachment) && attachment.type === "fork_briefing"
+  return {
+    parent: typeof entry.parentUuid === "string" ? entry.parentUuid : undefined,
+    index,
+    message: entry.type === "user" || entry.type === "assistant",
+    main: entry.isSidechain !== true && entry.teamName === undefined && entry.type !== "progress" && !forkBriefing,
+    progress: entry.type === "progress"
+  }
+}
+
+/**
+ * The uuids of the live branch, as the CLI picks it: the newest line of the main chain that no
+ * other main line continues, walked up to its nearest user or assistant line, then up to the root.
+ */
+const liveBranch = (nodes: Map<string, Node>): Set<string> => {
+  const continued = new Set<string>()
+  for (const node of nodes.values()) if (node.parent !== undefined && node.main) continued.add(node.parent)
+  const leaves = [...nodes].filter(([uuid, node]) => node.main && !continued.has(uuid)).sort((a, b) =>
+    b[1].index - a[1].index
+  )
+  let leaf: string | undefined
+  const visited = new Set<string>()
+  for (const [uuid] of leaves) {
+    const seen = new Set<string>()
+    for (let at: string | undefined = uuid; at !== undefined && !visited.has(at) && !seen.has(at);) {
+      const node = nodes.get(at)
+      if (node === undefined) break
+      if (node.message) {
+        leaf = at
+        break
+      }
+      seen.add(at)
+      at = node.parent
+    }
+    if (leaf !== undefined) break
+    for (const s of seen) visited.add(s)
+  }
+  if (leaf === undefined) {
+    // No main leaf reaches a message: the newest message of all.
+    let newest = -1
+    for (const [uuid, node] of nodes) {
+      if (node.message && node.index > newest) {
+        newest = node.index
+        leaf = uuid
+      }
+    }
+  }
+  const branch = new Set<string>()
+  for (let at = leaf; at !== undefined && !branch.has(at);) {
+    const node = nodes.get(at)
+    if (node === undefined) break
+    branch.add(at)
+    at = node.parent
+  }
+  return branch
+}
+
+const isMessageOfBranch = (
+  entry: SessionStore.Entry,
+  branch: Set<string>,
+  options: { readonly includeSystem: boolean; readonly sidechain: boolean }
+): boolean => {
+  if (typeof entry.uuid !== "string" || !branch.has(entry.uuid)) return false
+  if (entry.type !== "user" && entry.type !== "assistant" && !(entry.type === "system" && options.includeSystem)) {
+    return false
+  }
+  if (entry.isMeta === true) return false
+  if (!options.sidechain && (entry.isSidechain === true || entry.teamName !== undefined)) return false
+  return true
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Where to look for a session: the project of `cwd`, or every project when `cwd` is absent.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export interface LookupOptions {
+  /** The session's working directory (its project); every project is searched without it. */
+  readonly cwd?: string | undefined
+}
+
+/**
+ * @since 0.2.0
+ * @category options
+ */
+export interface ListOptions extends LookupOptions {
+  /** At most this many sessions (after `offset`). */
+  readonly limit?: number | undefined
+  /** Skip this many of the newest sessions first. */
+  readonly offset?: number | undefined
+}
+
+/**
+ * @since 0.2.0
+ * @category options
+ */
+export interface MessagesOptions extends LookupOptions {
+  /** Also yield the branch's `system` lines (compact boundaries, notices). Default: false. */
+  readonly includeSystem?: boolean | undefined
+  /**
+   * Read a subagent's transcript instead: its agent id (the CLI writes
+   * `<sessionId>/subagents/agent-<agentId>.jsonl`).
+   */
+  readonly agentId?: string | undefined
+}
+
+/**
+ * @since 0.2.0
+ * @category options
+ */
+export interface ForkOptions extends LookupOptions {
+  /** Copy the history up to this message uuid (inclusive); everything when absent. */
+  readonly upToMessageId?: string | undefined
+  /** The fork's title. Default: the source's title followed by ` (fork)`. */
+  readonly title?: string | undefined
+}
+
+/**
+ * The sessions service.
+ *
+ * @since 0.2.0
+ * @category services
+ */
+export class Sessions extends Context.Service<Sessions, {
+  /** The store it reads and writes. */
+  readonly store: SessionStore.SessionStore["Service"]
+  /** The sessions of a project (or of all), newest first. */
+  readonly list: (options?: ListOptions) => Effect.Effect<ReadonlyArray<SessionInfo>, ClaudeError.ClaudeError>
+  /** One session's info; `SessionNotFound` when no project holds it. */
+  readonly info: (sessionId: string, options?: LookupOptions) => Effect.Effect<SessionInfo, ClaudeError.ClaudeError>
+  /** Every line of a session's transcript in file order, decoded, with a {@link Problem} for each unreadable one. */
+  readonly entries: (
+    sessionId: string,
+    options?: LookupOptions & {
+      /** Read this subagent's transcript instead (as {@link MessagesOptions.agentId}). */
+      readonly agentId?: string | undefined
+    }
+  ) => Stream.Stream<Line | Problem, ClaudeError.ClaudeError>
+  /** The live branch's messages, oldest first. */
+  readonly messages: (sessionId: string, options?: MessagesOptions) => Stream.Stream<Message, ClaudeError.ClaudeError>
+  /** Sets the session's title (appends a `custom-title` line). */
+  readonly rename: (
+    sessionId: string,
+    title: string,
+    options?: LookupOptions
+  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /** Sets the session's tag (appends a `tag` line). */
+  readonly tag: (sessionId: string, tag: string, options?: LookupOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /** Clears the session's tag (appends an empty `tag` line). */
+  readonly untag: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /** Copies the live history into a new session; returns its id (resumable with `resume`). */
+  readonly fork: (sessionId: string, options?: ForkOptions) => Effect.Effect<string, ClaudeError.ClaudeError>
+  /** Removes the session and its subagent transcripts. */
+  readonly delete: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
+}>()("effect-claude-code/Sessions") {}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const invalid = (description: string): ClaudeError.ClaudeError =>
+  ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+
+const checkId = (operation: string, sessionId: string): Effect.Effect<void, ClaudeError.ClaudeError> =>
+  uuidPattern.test(sessionId)
+    ? Effect.void
+    : Effect.fail(invalid(`Sessions.${operation}: ${JSON.stringify(sessionId)} is not a session id (a UUID)`))
+
+/**
+ * The CLI's project directory name for a working directory (CLI 2.1.332): every character that
+ * is not an ASCII letter or digit becomes `-`; a name longer than 200 characters is cut to 200
+ * and gets `-` and a hash of the path. Give the real (resolved) path, as the CLI uses.
+ *
+ * @since 0.2.0
+ * @category project keys
+ */
+export const projectKey = (cwd: string): string => ProjectKey.fromCwd(cwd)
+
+/** Lines of history a fork appends at a time. */
+const forkBatch = 500
+
+/**
+ * Options of {@link makeWith}.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export interface MakeOptions {
+  /**
+   * The project key of a working directory (its real path). Default: {@link projectKey}, the CLI's
+   * rule. {@link layerDisk} passes the CLI's `CLAUDE_CODE_PROJECT_DIR_NAME` override when the
+   * environment sets it (with `CLAUDE_CONFIG_DIR`, as the CLI requires).
+   */
+  readonly projectKey?: ((cwd: string) => string) | undefined
+}
+
+/**
+ * Builds the service over the `SessionStore` in context. A `cwd` is resolved to its real path
+ * with `FileSystem` and `Path` when the context has them (as the CLI resolves its own), and used
+ * as given otherwise.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeWith = (
+  options: MakeOptions = {}
+): Effect.Effect<Sessions["Service"], never, SessionStore.SessionStore> =>
+  Effect.gen(function*() {
+    const projectKeyOf = options.projectKey ?? ProjectKey.fromCwd
+    const store = yield* SessionStore.SessionStore
+    const fs = yield* Effect.serviceOption(FileSystem.FileSystem)
+    const path = yield* Effect.serviceOption(Path.Path)
+
+    const keyOfCwd = (cwd: string): Effect.Effect<string> => {
+      const resolved = Option.isSome(path) ? path.value.resolve(cwd) : cwd
+      if (Option.isNone(fs)) return Effect.succeed(projectKeyOf(resolved))
+      return fs.value.realPath(resolved).pipe(
+        Effect.orElseSucceed(() => resolved),
+        Effect.map(projectKeyOf)
+      )
+    }
+
+    /** The stored session, in the project of `cwd` or in any project. */
+    const find = (sessionId: string, options?: LookupOptions) =>
+      Effect.gen(function*() {
+        const projectKey = options?.cwd === undefined ? undefined : yield* keyOfCwd(options.cwd)
+        const all = yield* store.list(projectKey)
+        const matches = all.filter((s) => s.sessionId === sessionId)
+        if (matches.length === 0) {
+          return yield* Effect.fail(ClaudeError.make(
+            new ClaudeError.SessionNotFound({
+              sessionId,
+              searched: projectKey === undefined ? store.name : `${store.name}, project ${projectKey}`
+            })
+          ))
+        }
+        return matches.reduce((a, b) => (b.mtime > a.mtime ? b : a))
+      })
+
+    const summarize = (stored: SessionStore.StoredSession) =>
+      store.load({ projectKey: stored.projectKey, sessionId: stored.sessionId }).pipe(
+        Stream.runFold((): Fold => ({ lines: 0, sidechain: false, commandFallback: "" }), foldEntry),
+        Effect.map((fold) => infoOf(stored, fold))
+      )
+
+    const list = Effect.fn("Sessions.list")(function*(options?: ListOptions) {
+      const offset = options?.offset ?? 0
+      const limit = options?.limit
+      if (!Number.isInteger(offset) || offset < 0) {
+        return yield* Effect.fail(invalid(`Sessions.list: offset must be a whole number >= 0, got ${offset}`))
+      }
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
+        return yield* Effect.fail(invalid(`Sessions.list: limit must be a whole number >= 0, got ${limit}`))
+      }
+      const projectKey = options?.cwd === undefined ? undefined : yield* keyOfCwd(options.cwd)
+      const stored = [...(yield* store.list(projectKey))].sort((a, b) =>
+        b.mtime !== a.mtime ? b.mtime - a.mtime : b.sessionId < a.sessionId ? -1 : b.sessionId > a.sessionId ? 1 : 0
+      )
+      // Newest first, reading only as many sessions as the page needs (a session without a title is skipped).
+      const page: Array<SessionInfo> = []
+      let skipped = 0
+      for (const s of stored) {
+        if (limit !== undefined && page.length >= limit) break
+        if (!uuidPattern.test(s.sessionId)) continue
+        const info = yield* summarize(s).pipe(
+          // A session deleted between the listing and its read is not listed.
+          Effect.catchIf((e) => e.reason._tag === "SessionNotFound", () => Effect.succeed(undefined))
+        )
+        if (info === undefined) continue
+        if (skipped < offset) {
+          skipped++
+          continue
+        }
+        page.push(info)
+      }
+      return page
+    })
+
+    const info = Effect.fn("Sessions.info")(function*(sessionId: string, options?: LookupOptions) {
+      yield* checkId("info", sessionId)
+      const stored = yield* find(sessionId, options)
+      const found = yield* summarize(stored)
+      if (found !== undefined) return found
+      return {
+        sessionId,
+        projectKey: stored.projectKey,
+        title: "",
+        lastModified: stored.mtime,
+        size: stored.size
+      } satisfies SessionInfo
+    })
+
+    const keyOf = (stored: SessionStore.StoredSession, agentId: string | undefined): SessionStore.SessionKey =>
+      agentId === undefined
+        ? { projectKey: stored.projectKey, sessionId: stored.sessionId }
+        : { projectKey: stored.projectKey, sessionId: stored.sessionId, subpath: `subagents/agent-${agentId}` }
+
+    const entries = (sessionId: string, options?: LookupOptions & { readonly agentId?: string | undefined }) =>
+      Stream.unwrap(
+        Effect.map(
+          Effect.andThen(checkId("entries", sessionId), find(sessionId, options)),
+          (stored) => store.load(keyOf(stored, options?.agentId)).pipe(Stream.map(toLine))
+        )
+      ).pipe(Stream.withSpan("Sessions.entries"))
+
+    const messages = (sessionId: string, options?: MessagesOptions) =>
+      Stream.unwrap(
+        Effect.gen(function*() {
+          yield* checkId("messages", sessionId)
+          const stored = yield* find(sessionId, options)
+          const key = keyOf(stored, options?.agentId)
+          // Pass 1: the index of the chain (uuid, parent, kind), not the lines.
+          const nodes = new Map<string, Node>()
+          let index = 0
+          yield* store.load(key).pipe(
+            Stream.runForEach((entry) =>
+              Effect.sync(() => {
+                const node = nodeOf(entry, index++)
+                if (node !== undefined) nodes.set(entry.uuid as string, node)
+              })
+            )
+          )
+          const branch = liveBranch(nodes)
+          nodes.clear()
+          const filter = { includeSystem: options?.includeSystem === true, sidechain: options?.agentId !== undefined }
+          // Pass 2: the branch's messages, in file order (the CLI appends a line after its parent).
+          return store.load(key).pipe(
+            Stream.filter((entry) => isMessageOfBranch(entry, branch, filter)),
+            Stream.mapEffect((entry) => {
+              const line = toLine(entry)
+              return isProblem(line)
+                ? Effect.as(Effect.logWarning(`Sessions.messages: ${line.description}`), Option.none<Message>())
+                : Effect.succeed(Option.some(line as Message))
+            }),
+            Stream.filterMap((o) => (Option.isSome(o) ? Result.succeed(o.value) : Result.failVoid))
+          )
+        })
+      ).pipe(Stream.withSpan("Sessions.messages"))
+
+    const appendMeta = (operation: string, sessionId: string, options: LookupOptions | undefined, entry: Record<string, unknown>) =>
+      Effect.gen(function*() {
+        yield* checkId(operation, sessionId)
+        const stored = yield* find(sessionId, options)
+        const timestamp = new Date(yield* Clock.currentTimeMillis).toISOString()
+        yield* store.append({ projectKey: stored.projectKey, sessionId }, [{
+          ...entry,
+          type: entry.type as string,
+          sessionId,
+          uuid: crypto.randomUUID(),
+          timestamp
+        }])
+      })
+
+    const rename = Effect.fn("Sessions.rename")(function*(sessionId: string, title: string, options?: LookupOptions) {
+      const trimmed = title.trim()
+      if (trimmed === "") return yield* Effect.fail(invalid("Sessions.rename: a title must not be empty"))
+      yield* appendMeta("rename", sessionId, options, { type: "custom-title", customTitle: trimmed })
+    })
+
+    const tag = Effect.fn("Sessions.tag")(function*(sessionId: string, tag: string, options?: LookupOptions) {
+      // eslint-disable-next-line no-control-regex
+      const cleaned = tag.replace(/[\u0000-\u001f\u007f-\u009f]/g, "").trim()
+      if (cleaned === "") return yield* Effect.fail(invalid("Sessions.tag: a tag must not be empty (untag clears it)"))
+      yield* appendMeta("tag", sessionId, options, { type: "tag", tag: cleaned })
+    })
+
+    const untag = Effect.fn("Sessions.untag")(function*(sessionId: string, options?: LookupOptions) {
+      yield* appendMeta("untag", sessionId, options, { type: "tag", tag: "" })
+    })
+
+    const fork = Effect.fn("Sessions.fork")(function*(sessionId: string, options?: ForkOptions) {
+      yield* checkId("fork", sessionId)
+      const stored = yield* find(sessionId, options)
+      const source = { projectKey: stored.projectKey, sessionId }
+      // Pass 1: which lines are copied (the main chain's, up to `upToMessageId`), and the parents
+      // of progress lines, which are not copied (a copied line's parent skips over them).
+      const parents = new Map<string, { readonly parent: string | undefined; readonly progress: boolean }>()
+      let cut: number | undefined
+      let index = 0
+      let copied = 0
+      yield* store.load(source).pipe(
+        Stream.runForEach((entry) =>
+          Effect.sync(() => {
+            const at = index++
+            if (cut !== undefined) return
+            const node = nodeOf(entry, at)
+            if (node === undefined || entry.isSidechain === true) return
+            parents.set(entry.uuid as string, { parent: node.parent, progress: node.progress })
+            if (!node.progress) copied++
+            if (options?.upToMessageId !== undefined && entry.uuid === options.upToMessageId) cut = at
+          })
+        )
+      )
+      if (options?.upToMessageId !== undefined && cut === undefined) {
+        return yield* Effect.fail(invalid(`Sessions.fork: message ${options.upToMessageId} is not in session ${sessionId}`))
+      }
+      if (copied === 0) return yield* Effect.fail(invalid(`Sessions.fork: session ${sessionId} has no messages to fork`))
+      const fresh = new Map<string, string>()
+      for (const [uuid, p] of parents) if (!p.progress) fresh.set(uuid, crypto.randomUUID())
+      const parentOf = (uuid: string | undefined): string | null => {
+        const seen = new Set<string>()
+        for (let at = uuid; at !== undefined && !seen.has(at);) {
+          seen.add(at)
+          const p = parents.get(at)
+          if (p === undefined) return null
+          if (!p.progress) return fresh.get(at) ?? null
+          at = p.parent
+        }
+        return null
+      }
+      const forkId = crypto.randomUUID()
+      const target = { projectKey: stored.projectKey, sessionId: forkId }
+      const title = options?.title?.trim() || `${(yield* summarize(stored))?.title || "Forked session"} (fork)`
+      // Pass 2: copy in batches, with fresh uuids and the new session id.
+      let written = 0
+      yield* store.load(source).pipe(
+        Stream.filter((entry) =>
+          typeof entry.uuid === "string" && fresh.has(entry.uuid) && entry.isSidechain !== true && written < copied
+        ),
+        Stream.map((entry): SessionStore.Entry => {
+          written++
+          const uuid = entry.uuid as string
+          return {
+            ...entry,
+            uuid: fresh.get(uuid)!,
+            parentUuid: parentOf(typeof entry.parentUuid === "string" ? entry.parentUuid : undefined),
+            ...(typeof entry.logicalParentUuid === "string" ? { logicalParentUuid: fresh.get(entry.logicalParentUuid) ?? null } : {}),
+            sessionId: forkId,
+            forkedFrom: { sessionId, messageUuid: uuid }
+          }
+        }),
+        Stream.grouped(forkBatch),
+        Stream.runForEach((batch) => store.append(target, batch))
+      )
+      yield* store.append(target, [{
+        type: "custom-title",
+        customTitle: title,
+        sessionId: forkId,
+        uuid: crypto.randomUUID(),
+        timestamp: new Date(yield* Clock.currentTimeMillis).toISOString()
+      }])
+      return forkId
+    })
+
+    const remove = Effect.fn("Sessions.delete")(function*(sessionId: string, options?: LookupOptions) {
+      yield* checkId("delete", sessionId)
+      const stored = yield* find(sessionId, options)
+      yield* store.delete({ projectKey: stored.projectKey, sessionId })
+    })
+
+    return Sessions.of({ store, list, info, entries, messages, rename, tag, untag, fork, delete: remove })
+  })
+
+/**
+ * {@link makeWith} with the CLI's project keys.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Sessions["Service"], never, SessionStore.SessionStore> = makeWith()
+
+/**
+ * {@link make} as a layer, over the `SessionStore` it is given.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer: Layer.Layer<Sessions, never, SessionStore.SessionStore> = Layer.effect(Sessions, make)
+
+/**
+ * {@link makeWith} as a layer.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerWith = (options: MakeOptions): Layer.Layer<Sessions, never, SessionStore.SessionStore> =>
+  Layer.effect(Sessions, makeWith(options))
+
+/**
+ * The CLI's config directory as the CLI finds it: `CLAUDE_CONFIG_DIR` when set, else `.claude` in
+ * the home directory (`HOME`, else `USERPROFILE`).
+ *
+ * @since 0.2.0
+ * @category config
+ */
+export const configDir: Effect.Effect<string, Config.ConfigError, Path.Path> = Effect.gen(function*() {
+  const path = yield* Path.Path
+  const fromHome = Config.NonEmptyString("HOME").pipe(
+    Config.orElse(() => Config.NonEmptyString("USERPROFILE")),
+    Config.map((home) => path.join(home, ".claude"))
+  )
+  const dir = yield* Config.NonEmptyString("CLAUDE_CONFIG_DIR").pipe(Config.orElse(() => fromHome))
+  return dir.normalize("NFC")
+})
+
+/**
+ * The sessions the CLI keeps on this machine: {@link layer} over `SessionStore.layerDirectory`
+ * on the CLI's config directory ({@link configDir}). Provides the store too. With
+ * `CLAUDE_CONFIG_DIR` set, a valid `CLAUDE_CODE_PROJECT_DIR_NAME` is every working directory's
+ * project key, as for the CLI.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerDisk: Layer.Layer<
+  Sessions | SessionStore.SessionStore,
+  Config.ConfigError,
+  FileSystem.FileSystem | Path.Path
+> = Layer.unwrap(Effect.gen(function*() {
+  const dir = yield* configDir
+  const env = {
+    CLAUDE_CONFIG_DIR: Option.getOrUndefined(yield* Config.option(Config.NonEmptyString("CLAUDE_CONFIG_DIR"))),
+    CLAUDE_CODE_PROJECT_DIR_NAME: Option.getOrUndefined(yield* Config.option(Config.String("CLAUDE_CODE_PROJECT_DIR_NAME")))
+  }
+  return layerWith({ projectKey: (cwd) => ProjectKey.forEnvironment(cwd, env) }).pipe(
+    Layer.provideMerge(SessionStore.layerDirectory(dir))
+  )
+}))

@@ -1,0 +1,577 @@
+/**
+ * A session's spans and metrics (see `Tracing.ts` for what a program sees). The engine calls it at
+ * four points: the reader with every message it routes (`observe`) and with every control request
+ * it dispatches (`parentOf`, `requestSpan`, `answered`); the turn runner when a turn's span starts
+ * and ends; the session when it ends.
+ *
+ * Invariants:
+ * - Synchronous and never failing: spans are made with the program's `Tracer` directly and
+ *   metrics updated with `updateUnsafe`, so the reader never waits (see `reader.ts`).
+ * - Content (prompts, texts, tool inputs and outputs) is written only when `TraceContent` is on,
+ *   always through `redact`; without it, attributes are names, ids, counts and reasons.
+ * - Every span it opens is ended: tool uses and model requests at their turn's result, the rest
+ *   when the session ends.
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as References from "effect/References"
+import * as Tracer from "effect/Tracer"
+import type * as Launch from "../Launch.ts"
+import * as ClaudeError from "../ClaudeError.ts"
+import type { Event, TurnResult } from "../Events.ts"
+import type * as Protocol from "../Protocol.ts"
+import * as Tracing from "../Tracing.ts"
+import type { Turn } from "./turns.ts"
+
+const PROVIDER = "anthropic"
+const REDACTED = "[redacted]"
+/** The thread of the main agent; a subagent's lines carry their `parent_tool_use_id`. */
+const MAIN = ""
+
+export interface TracingOptions {
+  readonly tracer: Tracer.Tracer
+  /** False when the program turned tracing off: no span is made. */
+  readonly enabled: boolean
+  readonly sessionSpan: Tracer.Span
+  /** The context metrics are updated in (its `MetricRegistry`). */
+  readonly context: Context.Context<never>
+  readonly now: () => bigint
+  readonly content: boolean
+  /** Secret values never written (the environment's `Redacted` values, the API key). */
+  readonly secrets: ReadonlyArray<string>
+}
+
+interface ToolUse {
+  readonly span: Tracer.Span
+  readonly name: string
+}
+
+interface ModelCall {
+  readonly span: Tracer.Span
+  readonly id: string
+}
+
+type Attributes = Record<string, unknown>
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+const str = (u: unknown): string | undefined => typeof u === "string" ? u : undefined
+
+const reasonOf = (cause: unknown): string | undefined => {
+  if (ClaudeError.isClaudeError(cause)) return cause.reason._tag
+  return undefined
+}
+
+const failureReason = (exit: Exit.Exit<unknown, unknown>): string | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  for (const reason of exit.cause.reasons) {
+    if (reason._tag === "Fail") return reasonOf(reason.error) ?? "Failed"
+    if (reason._tag === "Die") return "Defect"
+  }
+  return "Interrupted"
+}
+
+export class SessionTracing {
+  private readonly options: TracingOptions
+  private readonly secrets: Array<string>
+  /** The span of a turn the library did not start a span for (`send`, automatic turns). */
+  private ownTurn: Tracer.Span | undefined
+  private readonly tools = new Map<string, ToolUse>()
+  private readonly calls = new Map<string, ModelCall>()
+  /** When each thread's next model request had its input (the turn began, a tool result came). */
+  private readonly marks = new Map<string, bigint>()
+  private toolUsesThisTurn = 0
+  /** The prompts of the turns that run, when content is on. */
+  private readonly prompts = new Map<Tracer.Span, string>()
+  private model: string | undefined
+  private conversationId: string | undefined
+
+  constructor(options: TracingOptions) {
+    this.options = options
+    this.secrets = options.secrets.filter((secret) => secret.length > 0)
+    options.sessionSpan.attribute("gen_ai.provider.name", PROVIDER)
+    options.sessionSpan.attribute("gen_ai.system", PROVIDER)
+  }
+
+  /** A value never to be written (the account e-mail, once `initialize` told it). */
+  addSecret(secret: string | undefined): void {
+    if (secret !== undefined && secret.length > 0) this.secrets.push(secret)
+  }
+
+  /** `value` as text, secrets replaced. */
+  redact(value: unknown): string {
+    let text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value)
+    for (const secret of this.secrets) {
+      if (text.includes(secret)) text = text.split(secret).join(REDACTED)
+      const escaped = JSON.stringify(secret).slice(1, -1)
+      if (escaped !== secret && text.includes(escaped)) text = text.split(escaped).join(REDACTED)
+    }
+    return text
+  }
+
+  // ---- spans ---------------------------------------------------------------------------------
+
+  private open(name: string, parent: Tracer.AnySpan, attributes: Attributes, startTime?: bigint): Tracer.Span {
+    const span = this.options.tracer.span({
+      name,
+      parent: Option.some(parent),
+      annotations: Context.empty(),
+      links: [],
+      startTime: startTime ?? this.options.now(),
+      kind: "internal",
+      root: false,
+      sampled: parent.sampled
+    })
+    for (const key in attributes) if (attributes[key] !== undefined) span.attribute(key, attributes[key])
+    return span
+  }
+
+  private end(span: Tracer.Span, exit: Exit.Exit<unknown, unknown> = Exit.void): void {
+    if (span.status._tag !== "Ended") span.end(this.options.now(), exit)
+  }
+
+  /** The span of the turn the CLI runs now: the library's, or one of its own. */
+  private turnSpan(running: ReadonlyArray<Turn>): Tracer.AnySpan {
+    for (const turn of running) if (turn.span !== undefined) return turn.span
+    if (this.ownTurn === undefined && this.options.enabled) {
+      this.ownTurn = this.open("claude.turn", this.options.sessionSpan, {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.provider.name": PROVIDER,
+        "gen_ai.conversation.id": this.conversationId,
+        "claude.turn.kind": running.length > 0 ? "user" : "automatic"
+      })
+      this.marks.set(MAIN, this.options.now())
+    }
+    return this.ownTurn ?? this.options.sessionSpan
+  }
+
+  /** The parent of a line of `thread`: the subagent's tool use, or the turn. */
+  private parentIn(thread: string, running: ReadonlyArray<Turn>): Tracer.AnySpan {
+    return (thread === MAIN ? undefined : this.tools.get(thread)?.span) ?? this.turnSpan(running)
+  }
+
+  /** The attributes a `turn`/`run` span starts with; the prompt when content is on. */
+  turnStarted(span: Tracer.Span, input: string | Protocol.UserTurnInput): void {
+    span.attribute("gen_ai.operation.name", "invoke_agent")
+    span.attribute("gen_ai.provider.name", PROVIDER)
+    if (this.conversationId !== undefined) span.attribute("gen_ai.conversation.id", this.conversationId)
+    if (this.model !== undefined) span.attribute("gen_ai.request.model", this.model)
+    span.attribute("claude.turn.kind", "user")
+    this.marks.set(MAIN, this.options.now())
+    // Written when the turn ends: by then the account e-mail (a secret) is known.
+    if (this.options.content) this.prompts.set(span, typeof input === "string" ? input : input.text)
+  }
+
+  /** A `turn`/`run` span is about to end: its result's attributes, or why it failed. */
+  turnEnded(span: Tracer.Span, result: Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined, exit: Exit.Exit<unknown, unknown>): void {
+    const prompt = this.prompts.get(span)
+    if (prompt !== undefined) {
+      this.prompts.delete(span)
+      span.attribute(
+        "gen_ai.input.messages",
+        this.redact(JSON.stringify([{ role: "user", parts: [{ type: "text", content: prompt }] }]))
+      )
+    }
+    if (result !== undefined && Exit.isSuccess(result)) this.annotateResult(span, result.value)
+    const reason = failureReason(exit) ?? (result === undefined ? undefined : failureReason(result))
+    if (reason !== undefined) {
+      span.attribute("claude.error.reason", reason)
+      span.attribute("error.type", reason)
+    }
+  }
+
+  private annotateResult(span: Tracer.Span, result: TurnResult): void {
+    let input = 0
+    let output = 0
+    for (const usage of Object.values(result.turn.modelUsage)) {
+      input += usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens
+      output += usage.outputTokens
+    }
+    const attributes: Attributes = {
+      "gen_ai.conversation.id": result.session_id,
+      "gen_ai.request.model": this.model,
+      "gen_ai.usage.input_tokens": input,
+      "gen_ai.usage.output_tokens": output,
+      "gen_ai.response.finish_reasons": typeof result.stop_reason === "string" ? [result.stop_reason] : undefined,
+      "claude.cost_usd": result.turn.costUsd,
+      "claude.result.subtype": result.subtype,
+      "claude.terminal_reason": result.terminal_reason,
+      "claude.turn.kind": result.turn.kind,
+      "claude.turn.num_turns": result.num_turns,
+      "claude.turn.duration_ms": result.duration_ms,
+      "claude.turn.duration_api_ms": result.duration_api_ms
+    }
+    if (result.is_error) attributes["error.type"] = result.subtype
+    if (this.options.content && result.result !== undefined) {
+      attributes["gen_ai.output.messages"] = this.redact(JSON.stringify([{
+        role: "assistant",
+        parts: [{ type: "text", content: result.result }],
+        ...(typeof result.stop_reason === "string" ? { finish_reason: result.stop_reason } : {})
+      }]))
+    }
+    for (const key in attributes) if (attributes[key] !== undefined) span.attribute(key, attributes[key])
+  }
+
+  // ---- the CLI's lines -----------------------------------------------------------------------
+
+  /** Every event the reader routes, with the user turns the CLI runs for it. */
+  observe(event: Event, running: ReadonlyArray<Turn>): void {
+    switch (event.type) {
+      case "system": {
+        if (event.subtype === "init") this.init(event as Protocol.SystemInit, running)
+        return
+      }
+      case "stream_event":
+        return this.streamEvent(event, running)
+      case "assistant":
+        return this.assistant(event, running)
+      case "user":
+        return this.user(event)
+      case "result":
+        return this.result(event as TurnResult)
+    }
+  }
+
+  private init(init: Protocol.SystemInit, running: ReadonlyArray<Turn>): void {
+    const { sessionSpan } = this.options
+    if (this.conversationId === undefined) {
+      this.conversationId = init.session_id
+      sessionSpan.attribute("gen_ai.conversation.id", init.session_id)
+      sessionSpan.attribute("claude.cli.version", init.claude_code_version)
+    }
+    if (this.model !== init.model) {
+      this.model = init.model
+      sessionSpan.attribute("gen_ai.request.model", init.model)
+    }
+    for (const turn of running) {
+      if (turn.span === undefined || turn.span._tag !== "Span") continue
+      turn.span.attribute("gen_ai.conversation.id", init.session_id)
+      turn.span.attribute("gen_ai.request.model", init.model)
+    }
+    this.turnSpan(running)
+  }
+
+  private modelCall(thread: string, message: Protocol.ApiAssistantMessage, running: ReadonlyArray<Turn>): Tracer.Span | undefined {
+    if (!this.options.enabled) return undefined
+    const current = this.calls.get(thread)
+    if (current !== undefined && current.id === message.id) return current.span
+    if (current !== undefined) this.end(current.span)
+    const span = this.open(`chat ${message.model}`, this.parentIn(thread, running), {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": PROVIDER,
+      "gen_ai.system": PROVIDER,
+      "gen_ai.request.model": this.model ?? message.model,
+      "gen_ai.response.model": message.model,
+      "gen_ai.response.id": message.id,
+      "gen_ai.conversation.id": this.conversationId
+    }, this.marks.get(thread))
+    this.usage(span, message.usage)
+    this.calls.set(thread, { span, id: message.id })
+    return span
+  }
+
+  private usage(span: Tracer.Span, usage: Partial<Protocol.Usage> | undefined): void {
+    if (usage === undefined) return
+    const cacheRead = usage.cache_read_input_tokens ?? 0
+    const cacheCreation = usage.cache_creation_input_tokens ?? 0
+    if (typeof usage.input_tokens === "number") {
+      span.attribute("gen_ai.usage.input_tokens", usage.input_tokens + cacheRead + cacheCreation)
+      span.attribute("gen_ai.usage.cache_read.input_tokens", cacheRead)
+      span.attribute("gen_ai.usage.cache_creation.input_tokens", cacheCreation)
+    }
+    if (typeof usage.output_tokens === "number") span.attribute("gen_ai.usage.output_tokens", usage.output_tokens)
+  }
+
+  private streamEvent(event: Protocol.StreamEvent, running: ReadonlyArray<Turn>): void {
+    const thread = event.parent_tool_use_id ?? MAIN
+    const inner = event.event as { readonly type?: unknown; readonly message?: unknown; readonly delta?: unknown; readonly usage?: unknown }
+    if (inner.type === "message_start" && isObject(inner.message)) {
+      this.modelCall(thread, inner.message as unknown as Protocol.ApiAssistantMessage, running)
+    } else if (inner.type === "message_delta") {
+      const call = this.calls.get(thread)
+      if (call === undefined) return
+      const stop = isObject(inner.delta) ? str(inner.delta.stop_reason) : undefined
+      if (stop !== undefined) call.span.attribute("gen_ai.response.finish_reasons", [stop])
+      if (isObject(inner.usage)) {
+        const output = inner.usage.output_tokens
+        if (typeof output === "number") call.span.attribute("gen_ai.usage.output_tokens", output)
+      }
+    }
+  }
+
+  private assistant(event: Protocol.AssistantMessage, running: ReadonlyArray<Turn>): void {
+    const thread = event.parent_tool_use_id ?? MAIN
+    const call = this.modelCall(thread, event.message, running)
+    if (call !== undefined) {
+      if (event.message.stop_reason !== null) call.attribute("gen_ai.response.finish_reasons", [event.message.stop_reason])
+      if (event.error !== undefined || event.is_api_error_message === true) {
+        call.attribute("error.type", event.api_error_type ?? event.error ?? "api_error")
+      }
+    }
+    for (const block of event.message.content) {
+      if (block.type !== "tool_use") continue
+      const use = block as Protocol.ToolUseBlock
+      this.toolUsesThisTurn++
+      if (!this.options.enabled || this.tools.has(use.id)) continue
+      const mcp = use.name.startsWith("mcp__") ? use.name.split("__")[1] : undefined
+      const span = this.open(`execute_tool ${use.name}`, this.parentIn(thread, running), {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": use.name,
+        "gen_ai.tool.call.id": use.id,
+        "gen_ai.tool.type": "function",
+        "claude.mcp.server": mcp,
+        "gen_ai.tool.call.arguments": this.options.content && use.input !== undefined ? this.redact(use.input) : undefined
+      })
+      this.tools.set(use.id, { span, name: use.name })
+    }
+  }
+
+  private user(event: Protocol.UserMessage): void {
+    const thread = event.parent_tool_use_id ?? MAIN
+    const content = event.message.content
+    if (typeof content === "string") return
+    let results = 0
+    for (const block of content) {
+      if (block.type !== "tool_result") continue
+      results++
+      const { is_error, tool_use_id } = block as { readonly tool_use_id: string; readonly is_error?: boolean | null }
+      const tool = this.tools.get(tool_use_id)
+      const failed = is_error === true
+      this.count(Tracing.toolCalls, 1, {
+        "gen_ai.tool.name": tool?.name ?? "unknown",
+        "claude.tool.outcome": failed ? "error" : "ok"
+      })
+      // A subagent's last model request is over when its Task tool use is.
+      const subagent = this.calls.get(tool_use_id)
+      if (subagent !== undefined) {
+        this.end(subagent.span)
+        this.calls.delete(tool_use_id)
+      }
+      this.marks.delete(tool_use_id)
+      if (tool === undefined) continue
+      this.tools.delete(tool_use_id)
+      const meta = event.tool_result_meta?.find((m) => m.id === tool_use_id)
+      if (meta?.permission_decision !== undefined) {
+        tool.span.attribute("claude.permission.decision", meta.permission_decision.decision)
+        tool.span.attribute("claude.permission.source", meta.permission_decision.source)
+      }
+      if (this.options.content) {
+        tool.span.attribute("gen_ai.tool.call.result", this.redact((block as { readonly content?: unknown }).content ?? ""))
+      }
+      if (failed) tool.span.attribute("error.type", "tool_error")
+      this.end(tool.span, failed ? Exit.fail("tool_error") : Exit.void)
+    }
+    if (results === 0) return
+    // The model's answer is over; the next request of this thread has its input from now.
+    const call = this.calls.get(thread)
+    if (call !== undefined) {
+      this.end(call.span)
+      this.calls.delete(thread)
+    }
+    this.marks.set(thread, this.options.now())
+  }
+
+  private result(result: TurnResult): void {
+    for (const call of this.calls.values()) this.end(call.span)
+    this.calls.clear()
+    for (const tool of this.tools.values()) {
+      tool.span.attribute("claude.tool.unfinished", true)
+      this.end(tool.span)
+    }
+    this.tools.clear()
+    const attributes = {
+      "gen_ai.request.model": this.model ?? "unknown",
+      "claude.turn.kind": result.turn.kind
+    }
+    this.count(Tracing.turnDuration, result.duration_ms, { ...attributes, "claude.result.subtype": result.subtype })
+    this.count(Tracing.turnCost, result.turn.costUsd, attributes)
+    this.count(Tracing.turnToolCalls, this.toolUsesThisTurn, attributes)
+    for (const [model, usage] of Object.entries(result.turn.modelUsage)) {
+      const tokens = { "gen_ai.request.model": model, "gen_ai.provider.name": PROVIDER }
+      this.count(
+        Tracing.tokenUsage,
+        usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens,
+        { ...tokens, "gen_ai.token.type": "input" }
+      )
+      this.count(Tracing.tokenUsage, usage.outputTokens, { ...tokens, "gen_ai.token.type": "output" })
+    }
+    this.toolUsesThisTurn = 0
+    this.marks.delete(MAIN)
+    if (this.ownTurn !== undefined) {
+      this.annotateResult(this.ownTurn, result)
+      this.end(this.ownTurn)
+      this.ownTurn = undefined
+    }
+  }
+
+  private count(metric: Metric.Metric<number, unknown>, value: number, attributes: Record<string, string>): void {
+    Metric.withAttributes(metric, attributes).updateUnsafe(value, this.options.context)
+  }
+
+  // ---- control requests from the CLI ---------------------------------------------------------
+
+  /** The span a CLI → host request is handled under: its tool use's, else the turn's. */
+  parentOf(request: Record<string, unknown>, running: ReadonlyArray<Turn>): Tracer.AnySpan {
+    const toolUseId = this.toolUseIdOf(request)
+    if (toolUseId !== undefined) {
+      const tool = this.tools.get(toolUseId)
+      if (tool !== undefined) return tool.span
+    }
+    if (request.subtype === "mcp_message") {
+      // A tools/call without the CLI's tool-use id: the open use of that tool.
+      const message = isObject(request.message) ? request.message : {}
+      const params = isObject(message.params) ? message.params : {}
+      if (message.method === "tools/call" && typeof params.name === "string") {
+        const name = `mcp__${String(request.server_name)}__${params.name}`
+        for (const tool of this.tools.values()) if (tool.name === name) return tool.span
+      }
+    }
+    if (running.length === 0 && this.ownTurn === undefined) return this.options.sessionSpan
+    return this.turnSpan(running)
+  }
+
+  private toolUseIdOf(request: Record<string, unknown>): string | undefined {
+    const direct = str(request.tool_use_id)
+    if (direct !== undefined) return direct
+    if (isObject(request.input)) {
+      const fromInput = str(request.input.tool_use_id)
+      if (fromInput !== undefined) return fromInput
+    }
+    if (isObject(request.message) && isObject(request.message.params) && isObject(request.message.params._meta)) {
+      return str(request.message.params._meta["claudecode/toolUseId"])
+    }
+    return undefined
+  }
+
+  /** The name and attributes of the span a CLI → host request is handled in. */
+  requestSpan(requestId: string, request: Record<string, unknown>): { readonly name: string; readonly attributes: Attributes } {
+    const subtype = String(request.subtype)
+    const base: Attributes = {
+      "claude.request_id": requestId,
+      "claude.subtype": subtype,
+      "claude.control.direction": "cli_to_host"
+    }
+    const toolUseId = this.toolUseIdOf(request)
+    if (toolUseId !== undefined) base["gen_ai.tool.call.id"] = toolUseId
+    switch (subtype) {
+      case "hook_callback": {
+        const input = isObject(request.input) ? request.input : {}
+        const event = str(input.hook_event_name) ?? "unknown"
+        base["claude.hook.event"] = event
+        base["claude.hook.callback_id"] = str(request.callback_id)
+        base["gen_ai.tool.name"] = str(input.tool_name)
+        if (this.options.content && input.tool_input !== undefined) base["gen_ai.tool.call.arguments"] = this.redact(input.tool_input)
+        if (this.options.content && typeof input.prompt === "string") {
+          base["gen_ai.input.messages"] = this.redact(JSON.stringify([{ role: "user", parts: [{ type: "text", content: input.prompt }] }]))
+        }
+        return { name: `claude.hook ${event}`, attributes: base }
+      }
+      case "can_use_tool": {
+        const tool = str(request.tool_name) ?? "unknown"
+        base["gen_ai.tool.name"] = tool
+        if (this.options.content && request.input !== undefined) base["gen_ai.tool.call.arguments"] = this.redact(request.input)
+        return { name: `claude.permission ${tool}`, attributes: base }
+      }
+      case "mcp_message": {
+        const message = isObject(request.message) ? request.message : {}
+        const method = str(message.method) ?? "notification"
+        base["claude.mcp.server"] = str(request.server_name)
+        base["claude.mcp.method"] = method
+        const params = isObject(message.params) ? message.params : {}
+        if (method === "tools/call") {
+          base["gen_ai.tool.name"] = str(params.name)
+          if (this.options.content && params.arguments !== undefined) base["gen_ai.tool.call.arguments"] = this.redact(params.arguments)
+        }
+        return { name: `claude.mcp ${method}`, attributes: base }
+      }
+      default:
+        return { name: `claude.control_request ${subtype}`, attributes: base }
+    }
+  }
+
+  /** The attributes of a CLI → host request's answer: the decision, or why it failed. */
+  answered(request: Record<string, unknown>, exit: Exit.Exit<unknown, unknown>): Attributes {
+    const attributes = this.answerAttributes(request, exit)
+    for (const key in attributes) if (attributes[key] === undefined) delete attributes[key]
+    return attributes
+  }
+
+  private answerAttributes(request: Record<string, unknown>, exit: Exit.Exit<unknown, unknown>): Attributes {
+    if (Exit.isFailure(exit)) {
+      const reason = failureReason(exit) ?? "Failed"
+      return { "claude.error.reason": reason, "error.type": reason }
+    }
+    const body = isObject(exit.value) ? exit.value : {}
+    switch (request.subtype) {
+      case "can_use_tool":
+        return { "claude.permission.behavior": str(body.behavior) }
+      case "hook_callback": {
+        const specific = isObject(body.hookSpecificOutput) ? body.hookSpecificOutput : {}
+        return {
+          "claude.hook.decision": str(specific.permissionDecision) ?? str(body.decision) ??
+            (body.continue === false ? "stop" : undefined)
+        }
+      }
+      case "mcp_message": {
+        const response = isObject(body.mcp_response) ? body.mcp_response : {}
+        const result = isObject(response.result) ? response.result : {}
+        if (response.error !== undefined) return { "error.type": "jsonrpc_error" }
+        if (result.isError === true) return { "error.type": "tool_error" }
+        return {}
+      }
+      default:
+        return {}
+    }
+  }
+
+  // ---- the end -------------------------------------------------------------------------------
+
+  /** The session ends: every span still open ends, and the session span says why. */
+  ended(reason: ClaudeError.ClaudeError | undefined): void {
+    if (reason !== undefined) this.options.sessionSpan.attribute("claude.session.end_reason", reason.reason._tag)
+    for (const call of this.calls.values()) this.end(call.span)
+    this.calls.clear()
+    for (const tool of this.tools.values()) {
+      tool.span.attribute("claude.tool.unfinished", true)
+      this.end(tool.span)
+    }
+    this.tools.clear()
+    if (this.ownTurn !== undefined) {
+      this.end(this.ownTurn)
+      this.ownTurn = undefined
+    }
+  }
+}
+
+/**
+ * The tracing of a session whose span is `sessionSpan`, with the program's `Tracer`, metric
+ * registry and `TraceContent`; the `Redacted` values of `env` are its secrets.
+ */
+export const make = (
+  sessionSpan: Tracer.Span,
+  env: Readonly<Record<string, Launch.EnvValue>>
+): Effect.Effect<SessionTracing> =>
+  Effect.gen(function*() {
+    const clock = yield* Clock.Clock
+    const secrets: Array<string> = []
+    for (const value of Object.values(env)) if (Redacted.isRedacted(value)) secrets.push(Redacted.value(value))
+    return new SessionTracing({
+      tracer: yield* Tracer.Tracer,
+      enabled: yield* References.TracerEnabled,
+      sessionSpan,
+      context: yield* Effect.context<never>(),
+      now: () => clock.currentTimeNanosUnsafe(),
+      content: yield* Tracing.TraceContent,
+      secrets
+    })
+  })
+
+/** The account e-mail of an `initialize` answer, if it tells one. */
+export const accountEmail = (body: unknown): string | undefined => {
+  const account = isObject(body) && isObject(body.account) ? body.account : undefined
+  return str(account?.email)
+}
