@@ -24,6 +24,9 @@ import * as Server from "../src/viewer/server.ts"
 import { live, processLayer } from "./support/live.ts"
 import { makeTempDir } from "./support/tempDir.ts"
 
+/** Three real-CLI turns and a browser: more than the tier's 60 s on a loaded machine. */
+const SESSION_TEST_TIMEOUT = 120_000
+
 const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium"
 const root = Path.resolve(import.meta.dirname, "..")
 
@@ -162,7 +165,7 @@ describe("the timeline page in Chromium", () => {
       assert.include(html, "connect-src 'none'")
       assert.notMatch(html, /<(?:link|img|iframe)\b|src="http/)
       assert.deepStrictEqual(offline.problems, [])
-    }).pipe(Effect.provide(processLayer)))
+    }).pipe(Effect.provide(processLayer)), SESSION_TEST_TIMEOUT)
 
   it.live("--follow: the page of a session still running shows its next turn when it is recorded (stream_events kept)", () =>
     Effect.gen(function*() {
@@ -189,7 +192,7 @@ describe("the timeline page in Chromium", () => {
       yield* Effect.promise(() => page.locator("#turn-3 .item.text", { hasText: "Third answer." }).waitFor({ timeout: 30_000 }))
       yield* checkShown(page)
       assert.deepStrictEqual(problems, [])
-    }).pipe(Effect.provide(processLayer)))
+    }).pipe(Effect.provide(processLayer)), SESSION_TEST_TIMEOUT)
 
   it.live("the command: `view` prints the URL of the served page, `--html` writes the file, a missing transcript is a clear error", () =>
     Effect.gen(function*() {
