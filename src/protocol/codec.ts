@@ -48,6 +48,7 @@ import {
   CommandLifecycle,
   ConversationReset,
   KeepAlive,
+  TranscriptMirror,
   type Message,
   PromptSuggestion,
   RateLimitEvent,
@@ -297,6 +298,7 @@ const controlResponseChecker = checker("control_response", ControlResponse)
 const controlCancelChecker = checker("control_cancel_request", ControlCancelRequest)
 const keepAliveChecker = checker("keep_alive", KeepAlive)
 const commandLifecycleChecker = checker("command_lifecycle", CommandLifecycle)
+const transcriptMirrorChecker = checker("transcript_mirror", TranscriptMirror)
 
 const systemCheckers = byKey([
   ["init", checker("system/init", SystemInit)],
@@ -433,6 +435,8 @@ const decodeRecord = (o: JsonRecord): Result.Result<unknown, string> => {
       return keepAliveChecker.check(o)
     case "command_lifecycle":
       return commandLifecycleChecker.check(o)
+    case "transcript_mirror":
+      return transcriptMirrorChecker.check(o)
     default: {
       if (typeof type !== "string") return Result.fail(`expected a string "type", got ${describe(type)}`)
       const c = otherCheckers.get(type)
