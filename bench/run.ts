@@ -5,7 +5,7 @@
  *   BENCH_QUICK=1 node bench/run.ts   # small N, 2 pairs, no BENCHMARKS.md (development)
  *   BENCH_ONLY=interrupt,slow node bench/run.ts   # a subset (throughput, turns, fullfinal, idle,
  *                                                 # bundle, startup, interrupt, slow, many,
- *                                                 # profile, profile-turns); no BENCHMARKS.md
+ *                                                 # profile, profile-turns, timeline); no BENCHMARKS.md
  *   BENCH_PAIRS=7 …   # more rounds; BENCH_SLOW_EVENTS=… the long slow-consumer run
  *
  * Every measurement runs in a fresh child Node process (`bench/child.ts`), so its peak RSS is its
@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as FakeModel from "../src/testing/FakeModel.ts"
+import * as TimelineBench from "./timeline.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const quick = process.env.BENCH_QUICK === "1"
@@ -636,6 +637,25 @@ const profile = async (what: "events" | "turns" = "events") => {
   }
 }
 
+/** The timeline page of a 10,000-line transcript in Chromium (bench/timeline.ts). */
+const timelinePage = async () => {
+  const f = await TimelineBench.measure()
+  const load = Os.loadavg()[0]!
+  const ok = f.openCpuMs < 1000
+  out(`timeline page, ${f.lines} lines (${f.turns} turns, ${f.htmlKb} KB): open in Chromium ${fmt(f.openMs, 0)} ms wall, ${fmt(f.openCpuMs, 0)} ms main-thread CPU; read + timeline + HTML in Node ${fmt(f.buildMs, 0)} ms wall, ${fmt(f.buildCpuMs, 0)} ms CPU (load average ${fmt(load, 1)})`)
+  addTarget("a 10,000-line transcript's timeline page opens in under 1 s (issue 18)", ok, `Chromium main thread ${fmt(f.openCpuMs, 0)} ms CPU, ${fmt(f.openMs, 0)} ms wall at load ${fmt(load, 1)}; Node ${fmt(f.buildCpuMs, 0)} ms CPU`)
+  sections.push([
+    "### The timeline page of a 10,000-line transcript (`bench/timeline.ts`)",
+    "",
+    "The recorded Bash turn repeated to 10,000 lines, every fifth tool result 200 lines long; medians of 5 runs. `open`: from `goto` (file://) to two animation frames after `load` in headless Chromium; CPU: the renderer's main thread (`Performance` metrics, `threadTicks`). `build`: `Transcript.read`, `Timeline.fromLines` and the page's HTML in Node.",
+    "",
+    "| lines | turns | page KB | open ms wall | open ms CPU | build ms wall | build ms CPU | load average |",
+    "|---|---|---|---|---|---|---|---|",
+    `| ${f.lines} | ${f.turns} | ${f.htmlKb} | ${fmt(f.openMs, 0)} | ${fmt(f.openCpuMs, 0)} | ${fmt(f.buildMs, 0)} | ${fmt(f.buildCpuMs, 0)} | ${fmt(load, 1)} |`,
+    ""
+  ].join("\n"))
+}
+
 // ---- main --------------------------------------------------------------------------------------
 
 const build = () => {
@@ -657,7 +677,7 @@ const version = (pkg: string): string => {
 const main = async () => {
   build()
   process.stderr.write(`bench: ${PAIRS} rounds${quick ? " (quick)" : ""}\n`)
-  // BENCH_ONLY=throughput,turns,fullfinal,idle,bundle,startup,interrupt,slow,many,profile,profile-turns runs a subset (development; no BENCHMARKS.md).
+  // BENCH_ONLY=throughput,turns,fullfinal,idle,bundle,startup,interrupt,slow,many,profile,profile-turns,timeline runs a subset (development; no BENCHMARKS.md).
   const only = process.env.BENCH_ONLY?.split(",")
   const on = (name: string) => only === undefined || only.includes(name)
   if (on("throughput")) {
@@ -679,6 +699,7 @@ const main = async () => {
   if (on("many")) await manySessions()
   if (on("profile")) await profile()
   if (on("profile-turns")) await profile("turns")
+  if (on("timeline")) await timelinePage()
   const seconds = (Date.now() - began) / 1000
   out(`total: ${fmt(seconds, 0)} s`)
   const leftovers = pgrepFake()

@@ -134,8 +134,9 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
   /** What an unsupported CLI version does: fail (the default) or warn; and the range. */
   readonly cliVersionPolicy?: CliVersion.Policy | undefined
   /**
-   * Records every line both ways (but `stream_event`s), e.g. `Transcript.toFile(path)`. Called
-   * synchronously on the reader and writer paths, so it must only enqueue.
+   * Records every line both ways (`stream_event`s only when the recorder's `streamEvents` says
+   * so), e.g. `Transcript.toFile(path)`. Called synchronously on the reader and writer paths, so
+   * it must only enqueue.
    */
   readonly transcript?: Recorder | undefined
   // ---- sessions in a store (issue 16) -------------------------------------------------------------
@@ -229,6 +230,12 @@ export type TurnEvent<R extends TurnResult = TurnResult> = Exclude<Event, TurnRe
 export interface Recorder {
   /** Called with each line the session writes (`send`) or reads (`recv`); must not block or throw. */
   readonly record: (direction: "send" | "recv", message: unknown) => void
+  /**
+   * `true` to be given the CLI's `stream_event`s too (default: they are not recorded).
+   *
+   * @since 0.2.0
+   */
+  readonly streamEvents?: boolean | undefined
 }
 
 /**
@@ -764,6 +771,7 @@ const openSession: (
       sessionId,
       tracing,
       record: recorder === undefined ? undefined : (direction, message) => recorder.record(direction, message),
+      recordStreamEvents: recorder?.streamEvents === true,
       mirror
     })
     const clock = yield* Clock.Clock

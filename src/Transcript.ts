@@ -1,7 +1,11 @@
 /**
- * Transcripts: every line a session writes and reads (but `stream_event`s), one JSON line each,
- * `{"dir":"send"|"recv","msg":...}`, for debugging, for bug reports and for replay
- * (`Replay.layer` from `effect-claude-code/testing`).
+ * Transcripts: every line a session writes and reads (`stream_event`s only when asked), one JSON
+ * line each, `{"dir":"send"|"recv","ts":...,"msg":...}`, for debugging, for bug reports, for replay
+ * (`Replay.layer` from `effect-claude-code/testing`) and for the timeline page
+ * (`npx effect-claude-code view <transcript.ndjson>`, {@link Timeline}).
+ *
+ * `ts` is when the line was written or read, in milliseconds since the epoch (the `Clock`'s
+ * time). Transcripts recorded before 0.2.0 have no `ts`; they still parse and replay.
  *
  * ```ts
  * import * as Effect from "effect/Effect"
@@ -26,6 +30,7 @@
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import type * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -46,6 +51,8 @@ import * as ClaudeError from "./ClaudeError.ts"
  */
 export const Line = Schema.Struct({
   dir: Schema.Literals(["send", "recv"]),
+  /** When the line was written or read, ms since the epoch; absent in transcripts before 0.2.0. */
+  ts: Schema.optionalKey(Schema.Number),
   msg: Schema.Unknown
 })
 
@@ -78,6 +85,13 @@ export interface TranscriptRecorder extends Recorder {
 export interface RecorderOptions {
   /** How long closing the scope waits for the queued lines to be written. Default 5 seconds. */
   readonly flushTimeout?: Duration.Input | undefined
+  /**
+   * Also records the CLI's `stream_event`s (the deltas of `includePartialMessages`). Default
+   * `false`: they are many and repeat what the final messages hold.
+   *
+   * @since 0.2.0
+   */
+  readonly streamEvents?: boolean | undefined
 }
 
 /** The text replacing the account e-mail. */
@@ -85,6 +99,7 @@ const REDACTED = "[redacted]"
 
 interface Entry {
   readonly dir: "send" | "recv"
+  readonly ts: number
   readonly msg: unknown
 }
 
@@ -125,7 +140,7 @@ const makeEncoder = () => {
   let needle: string | undefined
   const held: Array<Entry> = []
   const encode = (entry: Entry): string => {
-    const line = JSON.stringify({ dir: entry.dir, msg: entry.msg }) + "\n"
+    const line = JSON.stringify({ dir: entry.dir, ts: entry.ts, msg: entry.msg }) + "\n"
     return needle === undefined ? line : line.split(needle).join(REDACTED)
   }
   return {
@@ -171,6 +186,8 @@ export const toSink: <E>(
 ) => Effect.Effect<TranscriptRecorder, ClaudeError.ClaudeError, Scope.Scope> = Effect.fn("Transcript.toSink")(
   function*<E>(sink: Sink.Sink<void, string, never, E>, options?: RecorderOptions) {
     const queue = yield* Queue.unbounded<Entry, Cause.Done>()
+    const clock = yield* Clock.Clock
+    const streamEvents = options?.streamEvents === true
     const encoder = makeEncoder()
     let failure: ClaudeError.ClaudeError | undefined
     const fail = (error: ClaudeError.ClaudeError) =>
@@ -210,9 +227,10 @@ export const toSink: <E>(
 
     const recorder: TranscriptRecorder = {
       record: (dir, msg) => {
-        if (dir === "recv" && (msg as { type?: unknown } | null)?.type === "stream_event") return
-        Queue.offerUnsafe(queue, { dir, msg })
+        if (!streamEvents && dir === "recv" && (msg as { type?: unknown } | null)?.type === "stream_event") return
+        Queue.offerUnsafe(queue, { dir, ts: clock.currentTimeMillisUnsafe(), msg })
       },
+      streamEvents,
       failure: Effect.sync(() => Option.fromUndefinedOr(failure))
     }
     return recorder
@@ -261,7 +279,7 @@ export const toFile: (
 
 /**
  * Parses transcript text (NDJSON; blank lines are skipped). Fails with `InvalidInput` on a line
- * that is not a transcript line.
+ * that is not a transcript line. Lines without `ts` (transcripts before 0.2.0) are read as they are.
  *
  * @since 0.1.0
  * @category parsing

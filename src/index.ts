@@ -42,6 +42,8 @@ export * as Sessions from "./Sessions.ts"
 export * as Protocol from "./Protocol.ts"
 /** What a turn said: its text as it streams, its final text, its tool calls with their results. @since 0.2.0 */
 export * as Turn from "./Turn.ts"
+/** A transcript as a timeline of turns (the model of the `view` command's page). @since 0.2.0 */
+export * as Timeline from "./Timeline.ts"
 /** Spans and metrics of sessions, through the program's Effect `Tracer` and `Metric`. @since 0.2.0 */
 export * as Tracing from "./Tracing.ts"
 /** Transcripts: record (redacted) and read. @since 0.1.0 */

@@ -114,6 +114,7 @@ describe("the npm package", { timeout: 90_000 }, () => {
       assert.include(files, "dist/index.js")
       assert.include(files, "dist/testing/index.js")
       assert.include(files, "dist/node.js")
+      assert.include(files, "dist/bin.js")
       assert.include(files, "README.md")
       assert.isFalse(files.some((f) => f.startsWith("test/") || f.startsWith("examples/")), files.join(", "))
 
@@ -127,6 +128,8 @@ describe("the npm package", { timeout: 90_000 }, () => {
         Fs.readFileSync(Path.join(project, "node_modules", "effect-claude-code", "package.json"), "utf8")
       ) as { readonly peerDependencies?: Record<string, string> }
       assert.property(installed.peerDependencies ?? {}, "effect")
+      // The package's command (`npx effect-claude-code`), linked by npm from its `bin`.
+      assert.include(run(Path.join(project, "node_modules", ".bin", "effect-claude-code"), ["--version"], project), "effect-claude-code v")
 
       Fs.writeFileSync(Path.join(project, "main.ts"), consumer)
       Fs.writeFileSync(Path.join(project, "tsconfig.json"), JSON.stringify(consumerTsconfig))

@@ -40,6 +40,8 @@ export interface ReaderOptions {
   /** The session's spans and metrics: each routed event, and the parent of each handler call. */
   readonly tracing: SessionTracing
   readonly record: ((direction: "recv", message: unknown) => void) | undefined
+  /** Whether `record` is given `stream_event`s too. */
+  readonly recordStreamEvents: boolean
   /**
    * Where `transcript_mirror` frames go (the `sessionStore` option), and the end of each turn (a
    * `result`, when the mirror flushes). Without one, the frames are dropped: never events.
@@ -130,7 +132,9 @@ export class Reader {
       return
     }
     const record = this.options.record
-    if (record !== undefined && (json as { type?: unknown } | null)?.type !== "stream_event") record("recv", json)
+    if (record !== undefined && (this.options.recordStreamEvents || (json as { type?: unknown } | null)?.type !== "stream_event")) {
+      record("recv", json)
+    }
     const decoded = Protocol.decodeMessage(json)
     if (decoded._tag === "Failure") {
       // `null`, a number, a string or an array is JSON too: only an object has a type.

@@ -1,0 +1,663 @@
+/**
+ * A transcript as a timeline: the session's turns in order, each with its prompt, what the
+ * assistant said and thought, its tool uses with their inputs and results, the hook and
+ * permission decisions, the other control requests, errors and protocol problems, and its
+ * duration, tokens and cost. A pure function of the transcript's lines ({@link fromLines}), or
+ * built line by line while a session still writes its transcript ({@link make}).
+ *
+ * The page of `npx effect-claude-code view <transcript.ndjson>` shows it.
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { Timeline, Transcript } from "effect-claude-code"
+ *
+ * const program = Effect.gen(function*() {
+ *   const lines = yield* Transcript.read("session.ndjson")
+ *   const timeline = Timeline.fromLines(lines)
+ *   for (const turn of timeline.turns) console.log(turn.prompt, turn.summary?.costUsd)
+ * })
+ * ```
+ *
+ * Turns are told apart as the CLI runs them: each prompt the program sends opens a turn, lines
+ * read go to the oldest turn still open, and a `result` ends it (first in, first out, as queued
+ * prompts run). What comes before the first prompt (the `initialize` request, MCP start-up) is
+ * the timeline's `preamble`.
+ *
+ * @since 0.2.0
+ */
+import * as Result from "effect/Result"
+import { TurnUsageTracker } from "./internal/turnUsage.ts"
+import * as Protocol from "./Protocol.ts"
+import type * as Transcript from "./Transcript.ts"
+
+/**
+ * What the `system/init` line told about the session.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SessionInfo {
+  /** The CLI's session id. */
+  readonly sessionId?: string | undefined
+  /** The model of the session. */
+  readonly model?: string | undefined
+  /** The CLI's working directory. */
+  readonly cwd?: string | undefined
+  /** The CLI's version. */
+  readonly cliVersion?: string | undefined
+  /** The permission mode at start. */
+  readonly permissionMode?: string | undefined
+  /** How many tools the CLI offered the model. */
+  readonly tools: number
+}
+
+/**
+ * A tool's result as the CLI reported it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolResult {
+  /** The result's text (text blocks joined; images as `[image]`). */
+  readonly text: string
+  /** Whether the tool failed. */
+  readonly isError: boolean
+  /** When it was reported. */
+  readonly ts?: number | undefined
+}
+
+/**
+ * One thing that happened in a turn, in the order of the transcript. `ts` is the line's time
+ * (absent in transcripts recorded before 0.2.0).
+ *
+ * - `text`, `thinking`: what the assistant said or thought (`subagent`: the tool use id of the
+ *   subagent that said it).
+ * - `tool`: a tool use, with its input and, once reported, its result.
+ * - `permission`: a `can_use_tool` request and the program's decision.
+ * - `hook`: a `hook_callback` request (the hook event) and the program's answer.
+ * - `control`: any other control request, either way, and its answer.
+ * - `system`: a `system` line other than `init` (retries, compaction, status, …).
+ * - `error`: an error the CLI reported (a failed result, an assistant message's error).
+ * - `problem`: a line the protocol's schemas do not accept.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type Item =
+  | TextItem
+  | ThinkingItem
+  | ToolItem
+  | PermissionItem
+  | HookItem
+  | ControlItem
+  | SystemItem
+  | ErrorItem
+  | ProblemItem
+
+/**
+ * What every item has.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ItemBase {
+  /** When its line was written or read (ms since the epoch); absent in transcripts before 0.2.0. */
+  readonly ts?: number | undefined
+}
+
+/**
+ * What the assistant said.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TextItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "text"
+  /** The text. */
+  readonly text: string
+  /** The tool use id of the subagent that said it, if a subagent did. */
+  readonly subagent?: string | undefined
+}
+
+/**
+ * What the assistant thought (`[redacted thinking]` when the API redacted it).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ThinkingItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "thinking"
+  /** The thinking. */
+  readonly text: string
+  /** The tool use id of the subagent that thought it, if a subagent did. */
+  readonly subagent?: string | undefined
+}
+
+/**
+ * A tool use (built-in, MCP or server tool), with its result once reported.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ToolItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "tool"
+  /** The tool use id. */
+  readonly id: string
+  /** The tool's name (`Bash`, `mcp__server__tool`, …). */
+  readonly name: string
+  /** The tool's input as the model gave it. */
+  readonly input: unknown
+  /** The result the CLI reported, when it did. */
+  result?: ToolResult | undefined
+  /** The tool use id of the subagent that used it, if a subagent did. */
+  readonly subagent?: string | undefined
+}
+
+/**
+ * A `can_use_tool` request and the program's decision.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PermissionItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "permission"
+  /** The control request's id. */
+  readonly requestId: string
+  /** The tool asked about. */
+  readonly toolName: string
+  /** The tool's input as asked about. */
+  readonly input: unknown
+  /** The answer, once sent (`summary`: `allow` or `deny`). */
+  decision?: Answer | undefined
+}
+
+/**
+ * A `hook_callback` request (a hook event) and the program's answer.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface HookItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "hook"
+  /** The control request's id. */
+  readonly requestId: string
+  /** The hook event (`PreToolUse`, `Stop`, …). */
+  readonly event: string
+  /** The tool the event is about, for tool events. */
+  readonly toolName?: string | undefined
+  /** The hook's input. */
+  readonly input: unknown
+  /** The answer, once sent (`summary`: the permission decision or `decision`, else `continue` or `stop`). */
+  decision?: Answer | undefined
+}
+
+/**
+ * Any other control request, either way (`send`: the program asked the CLI), and its answer.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ControlItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "control"
+  /** The control request's id. */
+  readonly requestId: string
+  /** Who asked: `send` the program, `recv` the CLI. */
+  readonly dir: "send" | "recv"
+  /** The request's subtype (`initialize`, `set_model`, `mcp_message`, …). */
+  readonly subtype: string
+  /** The request. */
+  readonly request: unknown
+  /** The answer, once sent. */
+  decision?: Answer | undefined
+}
+
+/**
+ * A `system` line other than `init` (status, retries, compaction, …).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SystemItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "system"
+  /** The line's subtype. */
+  readonly subtype: string
+  /** The whole line. */
+  readonly message: unknown
+}
+
+/**
+ * An error the CLI reported: a failed result, an assistant message's `error`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ErrorItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "error"
+  /** What failed, and why. */
+  readonly text: string
+}
+
+/**
+ * A line the protocol's schemas do not accept.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ProblemItem extends ItemBase {
+  /** The item's kind. */
+  readonly kind: "problem"
+  /** What does not fit. */
+  readonly description: string
+  /** The line (its first 4 KiB). */
+  readonly line: string
+}
+
+/**
+ * The answer to a control request: `ok` unless it was an error response; `summary` is the
+ * permission behavior or the hook's decision when there is one.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Answer {
+  /** `false` for an error response. */
+  readonly ok: boolean
+  /** The decision in a word (`allow`, `deny`, `continue`, `ok`, `error`, …). */
+  readonly summary: string
+  /** The answer as sent (the error's text for an error response). */
+  readonly body: unknown
+  /** When it was sent. */
+  readonly ts?: number | undefined
+}
+
+/**
+ * How a turn ended, from its `result` line. `costUsd` and the tokens are the turn's own (the
+ * CLI's totals are running totals); `totalCostUsd` is the session's so far.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Summary {
+  /** The result's subtype (`success`, `error_during_execution`, …). */
+  readonly subtype: string
+  /** Whether the turn failed. */
+  readonly isError: boolean
+  /** The turn's duration as the CLI measured it. */
+  readonly durationMs: number
+  /** The time spent waiting for the API. */
+  readonly durationApiMs?: number | undefined
+  /** How many model requests the turn made. */
+  readonly numTurns?: number | undefined
+  /** The turn's own cost. */
+  readonly costUsd: number
+  /** The session's cost so far. */
+  readonly totalCostUsd: number
+  /** Input tokens (not cached). */
+  readonly inputTokens: number
+  /** Output tokens. */
+  readonly outputTokens: number
+  /** Input tokens read from the cache. */
+  readonly cacheReadTokens: number
+  /** Input tokens written to the cache. */
+  readonly cacheCreationTokens: number
+  /** Why the turn ended (`completed`, `api_error`, …). */
+  readonly terminalReason?: string | undefined
+  /** When the result was read. */
+  readonly ts?: number | undefined
+}
+
+/**
+ * One user turn: its prompt, what happened, and how it ended (`summary` is absent while it
+ * runs, or when the transcript ends before its result).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Turn {
+  /** 1-based, in the order the prompts were sent. */
+  readonly index: number
+  /** The prompt's text (images as `[image]`). */
+  readonly prompt: string
+  /** When the prompt was sent. */
+  readonly ts?: number | undefined
+  /** What happened, in order. */
+  readonly items: ReadonlyArray<Item>
+  /** How it ended. */
+  readonly summary?: Summary | undefined
+  /** The turn whose result answered this prompt too (the CLI merged queued prompts into one turn). */
+  readonly mergedInto?: number | undefined
+  /** `running` until its result; `error` when the result says so or an error was reported. */
+  readonly status: "running" | "ok" | "error"
+}
+
+/**
+ * A whole timeline.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Timeline {
+  /** What `system/init` told. */
+  readonly session: SessionInfo
+  /** What happened before the first prompt. */
+  readonly preamble: ReadonlyArray<Item>
+  /** The turns, in the order of their prompts. */
+  readonly turns: ReadonlyArray<Turn>
+  /** How many transcript lines were read. */
+  readonly lines: number
+  /** The session's cost so far (the last result's `total_cost_usd`). */
+  readonly totalCostUsd: number
+}
+
+/**
+ * A timeline built line by line (for a transcript still being written).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Builder {
+  /**
+   * Adds one transcript line; returns the indexes of the turns it changed (`0` for the
+   * preamble and the session's info).
+   */
+  readonly push: (line: Transcript.Line) => ReadonlyArray<number>
+  /** The timeline so far (the same object, updated in place by `push`). */
+  readonly timeline: Timeline
+}
+
+type Json = Record<string, unknown>
+
+const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+const str = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
+const num = (u: unknown): number | undefined => (typeof u === "number" && Number.isFinite(u) ? u : undefined)
+
+/** The text of a message's content: a string, or its text blocks (images as `[image]`). */
+const contentText = (content: unknown): string => {
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return content === undefined || content === null ? "" : JSON.stringify(content)
+  const parts: Array<string> = []
+  for (const block of content) {
+    if (!isRecord(block)) continue
+    if (block.type === "text" && typeof block.text === "string") parts.push(block.text)
+    else if (block.type === "image") parts.push("[image]")
+    else if (block.type === "tool_result") parts.push(contentText(block.content))
+    else parts.push(JSON.stringify(block))
+  }
+  return parts.join("\n")
+}
+
+/** What a permission or hook answer decided, in a word or two. */
+const answerSummary = (kind: "permission" | "hook" | "control", body: unknown): string => {
+  if (!isRecord(body)) return "answered"
+  if (kind === "permission") return str(body.behavior) ?? "answered"
+  if (kind === "hook") {
+    const specific = isRecord(body.hookSpecificOutput) ? body.hookSpecificOutput : undefined
+    const decision = str(specific?.permissionDecision) ?? str(body.decision)
+    if (decision !== undefined) return decision
+    if (body.continue === false) return "stop"
+    return "continue"
+  }
+  return "ok"
+}
+
+/**
+ * A timeline builder, empty; `push` each line of a transcript in order.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = (): Builder => {
+  const session: { -readonly [K in keyof SessionInfo]: SessionInfo[K] } = { tools: 0 }
+  const preamble: Array<Item> = []
+  const turns: Array<{ -readonly [K in keyof Turn]: Turn[K] } & { items: Array<Item> }> = []
+  const timeline: { -readonly [K in keyof Timeline]: Timeline[K] } = {
+    session,
+    preamble,
+    turns,
+    lines: 0,
+    totalCostUsd: 0
+  }
+  type MutableTurn = (typeof turns)[number]
+  /** Turns still waiting for their result, oldest first. */
+  const open: Array<MutableTurn> = []
+  const byUuid = new Map<string, MutableTurn>()
+  const tools = new Map<string, ToolItem>()
+  const requests = new Map<string, PermissionItem | HookItem | ControlItem>()
+  /** The turn index of each item that is answered later (0: the preamble). */
+  const turnOf = new Map<Item, number>()
+  const usage = new TurnUsageTracker()
+
+  /** The turns a line names (`user_message_uuid(s)`, which the CLI echoes since 2.1). */
+  const named = (msg: Json): ReadonlyArray<MutableTurn> => {
+    const ids = Array.isArray(msg.user_message_uuids)
+      ? msg.user_message_uuids
+      : typeof msg.user_message_uuid === "string"
+      ? [msg.user_message_uuid]
+      : []
+    const out: Array<MutableTurn> = []
+    for (const id of ids) {
+      const turn = typeof id === "string" ? byUuid.get(id) : undefined
+      if (turn !== undefined) out.push(turn)
+    }
+    return out
+  }
+  /** The turn a line read belongs to: the one it names, else the oldest open one, else the last one. */
+  const current = (msg?: Json): MutableTurn | undefined =>
+    (msg === undefined ? undefined : named(msg)[0]) ?? open[0] ?? turns[turns.length - 1]
+  const add = (item: Item, msg?: Json): number => {
+    const turn = current(msg)
+    if (turn === undefined) {
+      preamble.push(item)
+      turnOf.set(item, 0)
+      return 0
+    }
+    turn.items.push(item)
+    turnOf.set(item, turn.index)
+    if (item.kind === "error") turn.status = "error"
+    return turn.index
+  }
+  const turnOfRequest = (item: Item): number => turnOf.get(item) ?? 0
+
+  const sent = (msg: Json, ts: number | undefined): ReadonlyArray<number> => {
+    switch (msg.type) {
+      case "user": {
+        const message = isRecord(msg.message) ? msg.message : {}
+        const index = turns.length + 1
+        const turn: MutableTurn = { index, prompt: contentText(message.content), ts, items: [], status: "running" }
+        turns.push(turn)
+        open.push(turn)
+        const uuid = str(msg.uuid)
+        if (uuid !== undefined) byUuid.set(uuid, turn)
+        return [index]
+      }
+      case "control_request": {
+        const request = isRecord(msg.request) ? msg.request : {}
+        const requestId = str(msg.request_id) ?? ""
+        const item: Item = { kind: "control", requestId, dir: "send", subtype: str(request.subtype) ?? "?", request, ts }
+        requests.set(requestId, item)
+        return [add(item)]
+      }
+      case "control_response":
+        return [answered(msg, ts)]
+      default:
+        return []
+    }
+  }
+
+  const answered = (msg: Json, ts: number | undefined): number => {
+    const response = isRecord(msg.response) ? msg.response : {}
+    const requestId = str(response.request_id) ?? ""
+    const item = requests.get(requestId)
+    if (item === undefined) return 0
+    requests.delete(requestId)
+    const ok = response.subtype !== "error"
+    const body = ok ? response.response : response.error
+    item.decision = { ok, summary: ok ? answerSummary(item.kind, body) : "error", body, ts }
+    const index = turnOfRequest(item)
+    if (!ok && index > 0) turns[index - 1]!.status = "error"
+    return index
+  }
+
+  const received = (msg: Json, ts: number | undefined, raw: Transcript.Line): ReadonlyArray<number> => {
+    if (msg.type === "stream_event") return []
+    const decoded = Protocol.decodeMessage(msg)
+    if (Result.isFailure(decoded)) {
+      return [add({ kind: "problem", description: decoded.failure, line: JSON.stringify(raw.msg).slice(0, 4096), ts })]
+    }
+    const subagent = str(msg.parent_tool_use_id)
+    switch (msg.type) {
+      case "system": {
+        if (msg.subtype === "init") {
+          session.sessionId = str(msg.session_id)
+          session.model = str(msg.model)
+          session.cwd = str(msg.cwd)
+          session.cliVersion = str(msg.claude_code_version)
+          session.permissionMode = str(msg.permissionMode)
+          session.tools = Array.isArray(msg.tools) ? msg.tools.length : 0
+          return [0]
+        }
+        return [add({ kind: "system", subtype: str(msg.subtype) ?? "?", message: msg, ts }, msg)]
+      }
+      case "assistant": {
+        const message = isRecord(msg.message) ? msg.message : {}
+        const changed: Array<number> = []
+        const error = str(msg.error)
+        if (error !== undefined) changed.push(add({ kind: "error", text: `assistant error: ${error}`, ts }, msg))
+        for (const block of Array.isArray(message.content) ? message.content : []) {
+          if (!isRecord(block)) continue
+          if (block.type === "text") changed.push(add({ kind: "text", text: str(block.text) ?? "", subagent, ts }, msg))
+          else if (block.type === "thinking") {
+            changed.push(add({ kind: "thinking", text: str(block.thinking) ?? "", subagent, ts }, msg))
+          } else if (block.type === "redacted_thinking") {
+            changed.push(add({ kind: "thinking", text: "[redacted thinking]", subagent, ts }, msg))
+          } else if (block.type === "tool_use" || block.type === "server_tool_use" || block.type === "mcp_tool_use") {
+            const item: ToolItem = {
+              kind: "tool",
+              id: str(block.id) ?? "",
+              name: str(block.name) ?? "?",
+              input: block.input,
+              subagent,
+              ts
+            }
+            tools.set(item.id, item)
+            changed.push(add(item, msg))
+          }
+        }
+        return changed
+      }
+      case "user": {
+        // The CLI's echo of tool results (and of the prompt, which the turn already has).
+        const message = isRecord(msg.message) ? msg.message : {}
+        const changed: Array<number> = []
+        for (const block of Array.isArray(message.content) ? message.content : []) {
+          if (!isRecord(block) || block.type !== "tool_result") continue
+          const tool = tools.get(str(block.tool_use_id) ?? "")
+          if (tool === undefined) continue
+          tool.result = { text: contentText(block.content), isError: block.is_error === true, ts }
+          changed.push(turnOfRequest(tool))
+        }
+        return changed
+      }
+      case "control_request": {
+        const request = isRecord(msg.request) ? msg.request : {}
+        const requestId = str(msg.request_id) ?? ""
+        let item: PermissionItem | HookItem | ControlItem
+        if (request.subtype === "can_use_tool") {
+          item = { kind: "permission", requestId, toolName: str(request.tool_name) ?? "?", input: request.input, ts }
+        } else if (request.subtype === "hook_callback") {
+          const input = isRecord(request.input) ? request.input : {}
+          item = {
+            kind: "hook",
+            requestId,
+            event: str(input.hook_event_name) ?? "?",
+            toolName: str(input.tool_name),
+            input,
+            ts
+          }
+        } else {
+          item = { kind: "control", requestId, dir: "recv", subtype: str(request.subtype) ?? "?", request, ts }
+        }
+        requests.set(requestId, item)
+        return [add(item)]
+      }
+      case "control_response":
+        return [answered(msg, ts)]
+      case "result": {
+        const result = decoded.success as Protocol.ResultMessage
+        const share = usage.next(result)
+        timeline.totalCostUsd = result.total_cost_usd
+        // The turns it answers: the ones it names (queued prompts the CLI merged), else the oldest open one.
+        const answers = named(msg)
+        const turn = answers[0] ?? open[0] ?? turns[turns.length - 1]
+        if (turn === undefined) return [0]
+        const changed = [turn.index]
+        for (const t of answers.length === 0 ? [turn] : answers) {
+          const at = open.indexOf(t)
+          if (at !== -1) open.splice(at, 1)
+          if (t !== turn) {
+            t.mergedInto = turn.index
+            t.status = result.is_error ? "error" : "ok"
+            changed.push(t.index)
+          }
+        }
+        const tokens = result.usage as { [k: string]: unknown }
+        turn.summary = {
+          subtype: result.subtype,
+          isError: result.is_error,
+          durationMs: result.duration_ms,
+          durationApiMs: result.duration_api_ms,
+          numTurns: result.num_turns,
+          costUsd: share.costUsd,
+          totalCostUsd: result.total_cost_usd,
+          inputTokens: num(tokens.input_tokens) ?? 0,
+          outputTokens: num(tokens.output_tokens) ?? 0,
+          cacheReadTokens: num(tokens.cache_read_input_tokens) ?? 0,
+          cacheCreationTokens: num(tokens.cache_creation_input_tokens) ?? 0,
+          terminalReason: result.terminal_reason,
+          ts
+        }
+        if (result.is_error) {
+          const why = result.errors?.join("; ") ?? result.result ?? result.subtype
+          turn.items.push({ kind: "error", text: `the turn failed (${result.subtype}): ${why}`, ts })
+        }
+        turn.status = result.is_error || turn.status === "error" ? "error" : "ok"
+        return changed
+      }
+      default:
+        // stream_event and the informational lines: kept out of the timeline.
+        return []
+    }
+  }
+
+  const push = (line: Transcript.Line): ReadonlyArray<number> => {
+    timeline.lines++
+    const msg = line.msg
+    if (!isRecord(msg)) {
+      if (line.dir === "send") return []
+      return [add({ kind: "problem", description: "not a JSON object", line: JSON.stringify(msg).slice(0, 4096), ts: line.ts })]
+    }
+    return line.dir === "send" ? sent(msg, line.ts) : received(msg, line.ts, line)
+  }
+
+  return { push, timeline }
+}
+
+/**
+ * The timeline of a whole transcript.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const fromLines = (lines: Iterable<Transcript.Line>): Timeline => {
+  const builder = make()
+  for (const line of lines) builder.push(line)
+  return builder.timeline
+}

@@ -1,0 +1,283 @@
+/**
+ * The timeline page's server (`effect/http` on Node): `GET /` is the page of the transcript as it
+ * is now; with `follow`, the transcript is read again as it grows and `GET /events` sends the
+ * turns that changed as Server-Sent Events, which the page applies.
+ *
+ * @since 0.2.0
+ */
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import * as Path from "node:path"
+import { StringDecoder } from "node:string_decoder"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as ClaudeError from "../ClaudeError.ts"
+import * as Timeline from "../Timeline.ts"
+import * as Transcript from "../Transcript.ts"
+import * as Page from "./page.ts"
+
+/**
+ * Options of {@link serve}.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export interface ServeOptions {
+  /** The transcript file (NDJSON, as `Transcript.toFile` writes it). */
+  readonly path: string
+  /** The port on 127.0.0.1; `0` (the default) takes a free one. */
+  readonly port?: number | undefined
+  /** Reads the transcript again as it grows and sends the changes to the open pages. */
+  readonly follow?: boolean | undefined
+  /** How often a followed transcript is looked at. Default 200 millis. */
+  readonly pollInterval?: Duration.Input | undefined
+}
+
+/**
+ * A served timeline: its URL (`http://127.0.0.1:<port>/`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Served {
+  readonly url: string
+}
+
+const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/**
+ * Reads a transcript file and builds its timeline; fails with `InvalidInput` when the file
+ * cannot be read or a line is not a transcript line. With `partial`, an unfinished last line
+ * (no `\n` yet: the recorder is writing it) is left for later: its byte length is `pending`.
+ *
+ * @since 0.2.0
+ * @category reading
+ */
+export const load: (
+  path: string,
+  options?: { readonly partial?: boolean | undefined }
+) => Effect.Effect<{ readonly builder: Timeline.Builder; readonly bytes: number; readonly rest: string }, ClaudeError.ClaudeError> =
+  Effect.fn("Viewer.load")(function*(path: string, options?: { readonly partial?: boolean | undefined }) {
+    const buffer = yield* Effect.tryPromise({
+      try: () => Fs.promises.readFile(path),
+      catch: (error) => invalid(`cannot read the transcript ${path}: ${describe(error)}`)
+    })
+    const text = buffer.toString("utf8")
+    const end = options?.partial === true ? text.lastIndexOf("\n") + 1 : text.length
+    const lines = yield* Transcript.parse(text.slice(0, end)).pipe(
+      Effect.mapError((error) =>
+        invalid(`${path} is not a transcript: ${error.reason._tag === "InvalidInput" ? error.reason.description : error.message}`)
+      )
+    )
+    const builder = Timeline.make()
+    for (const line of lines) builder.push(line)
+    return { builder, bytes: buffer.length, rest: text.slice(end) }
+  })
+
+const decodeTranscriptLine = Schema.decodeUnknownOption(Transcript.Line)
+const decodeLine = (raw: string): Option.Option<Transcript.Line> => {
+  try {
+    return decodeTranscriptLine(JSON.parse(raw))
+  } catch {
+    return Option.none()
+  }
+}
+
+/** What an open page is sent: the parts that changed, or `reload` when the file was replaced. */
+interface Update {
+  readonly version: number
+  readonly parts: ReadonlyArray<{ readonly id: string; readonly html: string }>
+  readonly reload?: true
+}
+
+/** The followed transcript: its timeline, the versions of its turns, the pages' feed. */
+const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
+  const path = options.path
+  let state = yield* load(path, { partial: true })
+  let version = 1
+  const changedAt = new Map<number, number>()
+  const pubsub = yield* PubSub.unbounded<Update>()
+  let offset = state.bytes
+  let decoder = new StringDecoder("utf8")
+  let pending = state.rest
+
+  const parts = (indexes: Iterable<number>): Update["parts"] => {
+    const timeline = state.builder.timeline
+    const out: Array<{ id: string; html: string }> = [{ id: "turn-0", html: Page.renderHead(timeline) }]
+    for (const index of indexes) {
+      const turn = timeline.turns[index - 1]
+      if (turn !== undefined) out.push({ id: `turn-${index}`, html: Page.renderTurn(turn) })
+    }
+    return out
+  }
+
+  const apply = (text: string): void => {
+    pending += text
+    const end = pending.lastIndexOf("\n")
+    if (end === -1) return
+    const complete = pending.slice(0, end)
+    pending = pending.slice(end + 1)
+    const changed = new Set<number>()
+    for (const raw of complete.split("\n")) {
+      if (raw.trim() === "") continue
+      const line = decodeLine(raw)
+      // A line the recorder is not the author of: left out (the page shows the transcript's lines).
+      if (Option.isNone(line)) continue
+      for (const index of state.builder.push(line.value)) if (index > 0) changed.add(index)
+    }
+    version++
+    for (const index of changed) changedAt.set(index, version)
+    PubSub.publishUnsafe(pubsub, { version, parts: parts(changed) })
+  }
+
+  const poll = Effect.tryPromise(async () => {
+    const stat = await Fs.promises.stat(path)
+    if (stat.size < offset) return "replaced" as const
+    if (stat.size === offset) return ""
+    const handle = await Fs.promises.open(path, "r")
+    try {
+      const buffer = Buffer.alloc(stat.size - offset)
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset)
+      offset += bytesRead
+      return decoder.write(buffer.subarray(0, bytesRead))
+    } finally {
+      await handle.close()
+    }
+  }).pipe(
+    Effect.flatMap((text) => {
+      if (text !== "replaced") return Effect.sync(() => text === "" ? undefined : apply(text))
+      return load(path, { partial: true }).pipe(Effect.map((next) => {
+        state = next
+        offset = next.bytes
+        pending = next.rest
+        decoder = new StringDecoder("utf8")
+        version++
+        changedAt.clear()
+        PubSub.publishUnsafe(pubsub, { version, parts: [], reload: true })
+      }))
+    }),
+    Effect.catchCause((cause) => Effect.logWarning("the transcript could not be read again", cause))
+  )
+  yield* poll.pipe(
+    Effect.repeat(Schedule.spaced(Duration.fromInputUnsafe(options.pollInterval ?? "200 millis"))),
+    Effect.forkScoped
+  )
+
+  return {
+    page: () => Page.renderPage(state.builder.timeline, { title: Path.basename(path), follow: { version } }),
+    /** The updates after `since`: the turns changed since then at once, then each change. */
+    events: (since: number): Stream.Stream<Update> =>
+      Stream.unwrap(Effect.gen(function*() {
+        const subscription = yield* PubSub.subscribe(pubsub)
+        const missed: Array<number> = []
+        for (const [index, at] of changedAt) if (at > since) missed.push(index)
+        const catchUp: Update = { version, parts: parts(missed.sort((a, b) => a - b)) }
+        return Stream.concat(Stream.succeed(catchUp), Stream.fromSubscription(subscription))
+      }))
+  }
+})
+
+const htmlResponse = (html: string) =>
+  HttpServerResponse.text(html, {
+    contentType: "text/html; charset=utf-8",
+    headers: { "cache-control": "no-store", "x-content-type-options": "nosniff" }
+  })
+
+const sinceOf = (request: HttpServerRequest.HttpServerRequest): number => {
+  const v = Number(new URL(request.url, "http://127.0.0.1").searchParams.get("v"))
+  return Number.isFinite(v) ? v : 0
+}
+
+/**
+ * Only requests addressed to this machine by name are served: a page of another site that
+ * points a host name of its own at 127.0.0.1 (DNS rebinding) gets 403, not the transcript.
+ */
+const local = (
+  handler: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+) =>
+(request: HttpServerRequest.HttpServerRequest) =>
+  /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?$/.test(request.headers.host ?? "")
+    ? handler(request)
+    : Effect.succeed(HttpServerResponse.text("forbidden: not addressed to 127.0.0.1", { status: 403 }))
+
+/** The routes: the page, and with `follow` its event stream. */
+const routes = Effect.fnUntraced(function*(options: ServeOptions) {
+  if (options.follow !== true) {
+    const { builder } = yield* load(options.path)
+    const html = Page.renderPage(builder.timeline, { title: Path.basename(options.path) })
+    return HttpRouter.add("GET", "/", local(() => Effect.succeed(htmlResponse(html))))
+  }
+  const follower = yield* makeFollower(options)
+  return Layer.mergeAll(
+    HttpRouter.add("GET", "/", local(() => Effect.sync(() => htmlResponse(follower.page())))),
+    HttpRouter.add("GET", "/events", local((request) =>
+      Effect.succeed(HttpServerResponse.stream(
+        follower.events(sinceOf(request)).pipe(
+          Stream.map((update) => `data: ${JSON.stringify(update)}\n\n`),
+          Stream.encodeText
+        ),
+        { contentType: "text/event-stream", headers: { "cache-control": "no-store" } }
+      ))))
+  )
+})
+
+/**
+ * Serves the timeline of the transcript at `options.path` on 127.0.0.1 until the scope closes.
+ * Fails with `InvalidInput` when the transcript cannot be read or is not a transcript, and with
+ * `InvalidInput` when the port cannot be listened on.
+ *
+ * @since 0.2.0
+ * @category serving
+ */
+export const serve: (options: ServeOptions) => Effect.Effect<Served, ClaudeError.ClaudeError, Scope.Scope> = Effect.fn(
+  "Viewer.serve"
+)(function*(options: ServeOptions) {
+  const app = yield* routes(options)
+  const server = NodeHttpServer.layer(() => Http.createServer(), {
+    host: "127.0.0.1",
+    port: options.port ?? 0,
+    gracefulShutdownTimeout: "100 millis"
+  })
+  const context = yield* Layer.build(
+    HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(Layer.provideMerge(server))
+  ).pipe(Effect.mapError((error) => invalid(`cannot serve on 127.0.0.1:${options.port ?? 0}: ${describe(error)}`)))
+  const address = Context.get(context, HttpServer.HttpServer).address
+  return { url: `${HttpServer.formatAddress(address)}/` }
+})
+
+/**
+ * Writes the page of the transcript at `path` into `out`: one file, its CSS and script inline,
+ * that opens offline. Fails with `InvalidInput` when the transcript cannot be read, and
+ * `InvalidInput` when `out` cannot be written.
+ *
+ * @since 0.2.0
+ * @category serving
+ */
+export const writeHtml: (path: string, out: string) => Effect.Effect<void, ClaudeError.ClaudeError> = Effect.fn(
+  "Viewer.writeHtml"
+)(function*(path: string, out: string) {
+  const { builder } = yield* load(path)
+  const html = Page.renderPage(builder.timeline, { title: Path.basename(path) })
+  yield* Effect.tryPromise({
+    try: async () => {
+      await Fs.promises.mkdir(Path.dirname(Path.resolve(out)), { recursive: true })
+      await Fs.promises.writeFile(out, html)
+    },
+    catch: (error) => invalid(`cannot write ${out}: ${describe(error)}`)
+  })
+})
