@@ -329,6 +329,23 @@ export const layer = (
       return yield* Effect.die(new Error(`maxLiveSessions must be a positive integer, got ${max}`))
     }
     const slots = yield* Semaphore.make(max)
+    // The open sessions no call holds now, oldest first (a Map keeps insertion order): at the
+    // limit, a session that needs a CLI closes the one idle longest instead of waiting for its
+    // idle time to pass.
+    const idle = new Map<string, Effect.Effect<void>>()
+    // Sessions waiting for a slot: a session left idle while one waits is closed at once.
+    let waiting = 0
+    const takeSlot = Effect.gen(function*() {
+      while (!(yield* slots.takeIfAvailable(1))) {
+        const oldest = idle.entries().next()
+        if (oldest.done === true) {
+          waiting++
+          return yield* Effect.ensuring(slots.take(1), Effect.sync(() => waiting--))
+        }
+        idle.delete(oldest.value[0])
+        yield* oldest.value[1]
+      }
+    })
     let live = 0
     let peak = 0
     const liveSessions = LiveSessions.of({ max, live: Effect.sync(() => live), peak: Effect.sync(() => peak) })
@@ -353,14 +370,15 @@ export const layer = (
       const inflight = new Map<string, Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>>()
 
       const open = Effect.gen(function*() {
-        // At the limit, a session waits here for a slot: never a process past it.
-        yield* slots.take(1)
+        // At the limit, a session takes the slot of an idle one, or waits: never a process past it.
+        yield* takeSlot
         live++
         peak = Math.max(peak, live)
         yield* Effect.addFinalizer(() =>
           Effect.andThen(Effect.sync(() => {
             live--
             current = undefined
+            idle.delete(sessionId)
           }), slots.release(1))
         )
         // A session with a turn accepted before this one (here or on a lost runner) exists: resumed.
@@ -387,8 +405,27 @@ export const layer = (
         acquire: open,
         idleTimeToLive: options.idleTimeToLive ?? "5 minutes"
       }))
+      // The session for the caller's scope; idle (evictable) again once no call holds it.
+      let holders = 0
+      const hold = Effect.gen(function*() {
+        const session = yield* resource.get
+        holders++
+        idle.delete(sessionId)
+        yield* Effect.addFinalizer(() =>
+          Effect.suspend(() => {
+            holders--
+            if (holders > 0 || current === undefined) return Effect.void
+            // Held by no call: closed now if a session waits for a slot (the close happens
+            // as the last reference is released), else idle until evicted or its time passes.
+            if (waiting > 0) return resource.close
+            idle.set(sessionId, resource.close)
+            return Effect.void
+          })
+        )
+        return session
+      })
       const withSession = <A>(f: (session: Claude.Session) => Effect.Effect<A, ClaudeError.ClaudeError>) =>
-        Effect.scoped(Effect.flatMap(resource.get, f))
+        Effect.scoped(Effect.flatMap(hold, f))
 
 
       /** What to do with a turn: answer a recorded outcome, or run it as attempt n. */
@@ -467,7 +504,7 @@ export const layer = (
           const admitted = yield* admit(input.uuid)
           if ("recorded" in admitted) return Stream.fromEffect(Effect.map(answer(admitted.recorded), outcomeEvent))
           inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
-          const session = yield* resource.get
+          const session = yield* hold
           let result: Claude.TurnResult | undefined
           return session.turn({ text: input.prompt, uuid: input.uuid }).pipe(
             Stream.map((event) => {
@@ -497,7 +534,7 @@ export const layer = (
           const written = yield* Deferred.make<void, ClaudeError.ClaudeError>()
           // The turn runs on in the entity's scope, holding the session; `written` says it reached the CLI.
           yield* Effect.scoped(Effect.gen(function*() {
-            const session = yield* resource.get
+            const session = yield* hold
             yield* Deferred.succeed(written, undefined)
             return yield* session.run({ text: input.prompt, uuid: input.uuid })
           })).pipe(

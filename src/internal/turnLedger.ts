@@ -11,7 +11,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import * as ClaudeError from "../ClaudeError.ts"
+import type * as ClaudeError from "../ClaudeError.ts"
 import type * as SessionStore from "../SessionStore.ts"
 
 /** The subpath of a session's ledger in the store. */
@@ -71,10 +71,7 @@ export class TurnLedger {
   readonly load: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.suspend(() =>
     this.store.load(this.key).pipe(
       Stream.runForEach((entry) => Effect.sync(() => this.apply(entry))),
-      Effect.catchIf(
-        (error) => ClaudeError.isClaudeError(error) && error.reason._tag === "SessionNotFound",
-        () => Effect.void
-      )
+      Effect.catchIf((error) => error.reason._tag === "SessionNotFound", () => Effect.void)
     )
   )
 
