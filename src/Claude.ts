@@ -50,6 +50,9 @@ import * as Permissions from "./Permissions.ts"
 import * as Elicitation from "./Elicitation.ts"
 import * as UserDialogs from "./UserDialogs.ts"
 import * as Protocol from "./Protocol.ts"
+import * as SessionStore from "./SessionStore.ts"
+import * as Mirror from "./internal/mirror.ts"
+import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
 
 /**
@@ -134,6 +137,46 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
    * synchronously on the reader and writer paths, so it must only enqueue.
    */
   readonly transcript?: Recorder | undefined
+  // ---- sessions in a store (issue 16) -------------------------------------------------------------
+  /**
+   * Keeps the session in the `SessionStore` of the context (`SessionStoreSql.layerSqlite`,
+   * `SessionStorePg.layer`, ...), so it can be resumed on another machine: `true`, or
+   * {@link SessionStoreOptions}. The CLI runs with `--session-mirror` and the session appends every
+   * transcript entry the CLI writes to the store, in batches; with `resume`, the session is first
+   * written from the store into the CLI's config directory. Fails with `InvalidInput` without a
+   * `SessionStore` in the context, or with `persistSession: false` (the mirror follows the CLI's
+   * own writes).
+   */
+  readonly sessionStore?: boolean | SessionStoreOptions | undefined
+}
+
+/**
+ * How a session mirrors its transcript to the `SessionStore` (the option `sessionStore`).
+ *
+ * **Details**
+ *
+ * Entries are appended in batches: at the end of each turn, when more than `maxPendingEntries`
+ * entries or `maxPendingBytes` bytes wait, or at once with `flush: "eager"`; closing the session
+ * appends what is left. An `append` that fails is tried 3 times in all (after 200 ms, then
+ * 800 ms); then the batch is dropped and a `mirror_error` event (`Events.MirrorFailed`) appears
+ * on `events`. The turns never wait for the store, and never fail because of it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SessionStoreOptions {
+  /** `batched` (the default) or `eager` (one `append` per transcript write). */
+  readonly flush?: "batched" | "eager" | undefined
+  /** Flush when more entries than this wait. Default 500. */
+  readonly maxPendingEntries?: number | undefined
+  /** Flush when more bytes than this wait. Default 1 MiB. */
+  readonly maxPendingBytes?: number | undefined
+  /**
+   * With `resume`, write the session from the store into the CLI's config directory before it
+   * starts (replacing a local copy). Default true; a session the store does not have is left to
+   * the CLI.
+   */
+  readonly materialize?: boolean | undefined
 }
 
 /**
@@ -592,7 +635,16 @@ const openSession: (
     const elicitation = yield* Effect.serviceOption(Elicitation.Elicitation)
     const userDialogs = yield* Effect.serviceOption(UserDialogs.UserDialogs)
 
-    const wiring = { mcpServers: McpServers.launchEntries(mcpServers), permissionPromptTool: Option.isSome(permissions) }
+    // ---- sessions in a store (issue 16) -----------------------------------------------------------
+    const storeOptions: SessionStoreOptions | undefined = options.sessionStore === true
+      ? {}
+      : options.sessionStore === false ? undefined : options.sessionStore
+    const store = storeOptions === undefined ? undefined : yield* storeOf(options)
+    const wiring = {
+      mcpServers: McpServers.launchEntries(mcpServers),
+      permissionPromptTool: Option.isSome(permissions),
+      sessionMirror: store !== undefined
+    }
     // ---- structured output (issue 15) ---------------------------------------------------------
     const outputFormat = options.outputFormat
     if (outputFormat !== undefined && options.jsonSchema !== undefined) {
@@ -610,6 +662,13 @@ const openSession: (
     // are parented to it.
     const sessionSpan = yield* Effect.makeSpanScoped("claude.session", { root: false })
     const spec = { executable: options.executable, env: command.env, cwd: options.cwd, closeGrace }
+    const subscribers = new Subscribers<Event>()
+    const mirror = store === undefined || storeOptions === undefined
+      ? undefined
+      : yield* openMirror(store, storeOptions, options, command, (event) => {
+        subscribers.publish([event])
+        subscribers.wake()
+      })
     const connection = yield* transport.open({ ...spec, args: command.args })
     const lifecycle = new Lifecycle(connection, closeGrace, exitContext(options))
     // The CLI's stderr, as it comes, in the log (debug).
@@ -633,7 +692,6 @@ const openSession: (
     })
 
     // ---- the CLI's requests ---------------------------------------------------------------------
-    const subscribers = new Subscribers<Event>()
     // A handler that failed: the program learns of it on `events` and on the stream of the turn
     // that runs (the answer, a refusal where it could let an action through, is the services').
     // Called from the handler's fiber, between two reads of the reader.
@@ -692,7 +750,8 @@ const openSession: (
       subscribers,
       sessionId,
       sessionSpan,
-      record: recorder === undefined ? undefined : (direction, message) => recorder.record(direction, message)
+      record: recorder === undefined ? undefined : (direction, message) => recorder.record(direction, message),
+      mirror
     })
     const clock = yield* Clock.Clock
     let lastActivity = clock.currentTimeMillisUnsafe()
@@ -850,6 +909,64 @@ const openSession: (
     return session
   }
 )
+
+/** The `SessionStore` of the context for the `sessionStore` option; a clear error without one. */
+const storeOf = Effect.fnUntraced(function*(options: SessionOptions) {
+  const store = yield* Effect.serviceOption(SessionStore.SessionStore)
+  if (Option.isNone(store)) {
+    return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
+      description:
+        "Invalid launch options: sessionStore needs a SessionStore in the context (SessionStoreSql.layerSqlite, SessionStorePg.layer, ...)"
+    })))
+  }
+  if (options.persistSession === false) {
+    return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
+      description: "Invalid launch options: sessionStore mirrors the CLI's transcript writes; it cannot go with persistSession: false"
+    })))
+  }
+  return store.value
+})
+
+/**
+ * Before the CLI starts: resumes from the store (the session written into the CLI's config
+ * directory), then starts the mirror, whose last flush runs when the session closes, after the
+ * CLI exited and its last lines were read (this finalizer is added before the reader's).
+ */
+const openMirror = Effect.fnUntraced(function*(
+  store: SessionStore.SessionStore["Service"],
+  storeOptions: SessionStoreOptions,
+  options: SessionOptions,
+  command: Launch.Command,
+  report: (event: Events.MirrorFailed) => void
+) {
+  const where = SessionStoreWiring.locate(command.env, options.cwd)
+  if (options.resume !== undefined && storeOptions.materialize !== false) {
+    const found = yield* SessionStoreWiring.materialize(store, where.projectsDir, {
+      projectKey: where.projectKey,
+      sessionId: options.resume
+    })
+    if (!found) yield* Effect.logDebug(`session store ${store.name} has no session ${options.resume}; the CLI resumes it locally`)
+  }
+  const mirror = yield* Mirror.make({
+    store,
+    projectsDir: where.projectsDir,
+    flush: storeOptions.flush ?? Mirror.defaults.flush,
+    maxPendingEntries: storeOptions.maxPendingEntries ?? Mirror.defaults.maxPendingEntries,
+    maxPendingBytes: storeOptions.maxPendingBytes ?? Mirror.defaults.maxPendingBytes,
+    backoff: Mirror.defaults.backoff,
+    closeTimeout: Mirror.defaults.closeTimeout,
+    report
+  })
+  yield* Effect.addFinalizer(() =>
+    mirror.flush.pipe(
+      Effect.timeoutOrElse({
+        duration: Mirror.defaults.closeTimeout,
+        orElse: () => Effect.logWarning(`session store ${store.name}: the last flush did not end in time`)
+      })
+    )
+  )
+  return mirror
+})
 
 /**
  * A one-shot: opens a session, runs one turn with `prompt`, closes the session and returns the

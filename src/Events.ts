@@ -7,6 +7,7 @@
 import type * as ClaudeError from "./ClaudeError.ts"
 import type * as HandlerFailure from "./HandlerFailure.ts"
 import type * as Protocol from "./Protocol.ts"
+import type * as SessionStore from "./SessionStore.ts"
 
 /**
  * What one turn cost. The CLI's `total_cost_usd` and `modelUsage` are running totals for the
@@ -62,9 +63,31 @@ export interface ProtocolProblem {
 }
 
 /**
+ * A batch of transcript entries the session could not mirror to its `SessionStore` (the option
+ * `sessionStore`): the store failed every attempt (3, with short backoff), and the batch was
+ * dropped. The session goes on; the CLI's own transcript file still has the entries.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface MirrorFailed {
+  /** Tells it apart from the CLI's messages (the official SDK's `system/mirror_error`). */
+  readonly type: "mirror_error"
+  /** The store's last failure (`StoreFailed`, or any reason the store gave). */
+  readonly error: ClaudeError.ClaudeError
+  /** The transcript the batch belonged to. */
+  readonly key: SessionStore.SessionKey
+  /** How many entries were dropped. */
+  readonly entries: number
+  /** How many times `append` was tried. */
+  readonly attempts: number
+}
+
+/**
  * Every event of a session: every message of the CLI except the control channel's own, with
- * results carrying their turn's usage; protocol problems; and handlers that failed (a hook or
- * permission handler whose failure was answered with a refusal or a non-blocking error).
+ * results carrying their turn's usage; protocol problems; handlers that failed (a hook or
+ * permission handler whose failure was answered with a refusal or a non-blocking error); and
+ * batches the session store could not take (`mirror_error`).
  *
  * @since 0.1.0
  * @category models
@@ -73,11 +96,12 @@ export type Event =
   | Exclude<
     Protocol.Message,
     Protocol.ResultMessage | Protocol.IncomingControlRequest | Protocol.ControlResponse |
-    Protocol.ControlCancelRequest | Protocol.KeepAlive
+    Protocol.ControlCancelRequest | Protocol.KeepAlive | Protocol.TranscriptMirror
   >
   | TurnResult
   | ProtocolProblem
   | HandlerFailure.HandlerFailed
+  | MirrorFailed
 
 /**
  * True for the result of a turn the CLI started by itself.

@@ -503,6 +503,8 @@ export interface Wiring {
   }>
   /** Adds `--permission-prompt-tool stdio`, so `can_use_tool` requests arrive. */
   readonly permissionPromptTool: boolean
+  /** Adds `--session-mirror`, so `transcript_mirror` frames arrive (the `sessionStore` option). */
+  readonly sessionMirror?: boolean | undefined
 }
 
 /**
@@ -720,6 +722,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (options.replayUserMessages === true) args.push("--replay-user-messages")
   args.push(...contextArgs(options))
   if (options.jsonSchema !== undefined) args.push("--json-schema", JSON.stringify(options.jsonSchema))
+  if (wiring.sessionMirror === true) args.push("--session-mirror")
   args.push(...extraArgsList(options.extraArgs))
 
   const secrets = new Set([...defaultSecretEnv, ...(options.secretEnv ?? [])])

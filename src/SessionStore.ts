@@ -29,6 +29,7 @@ import type * as ClaudeError from "./ClaudeError.ts"
 export interface SessionKey {
   /** The project: by default the CLI's project directory name for the working directory. */
   readonly projectKey: string
+  /** The session's id (the CLI's `session_id`, the transcript file's name). */
   readonly sessionId: string
   /** Absent for the main transcript; never the empty string. */
   readonly subpath?: string | undefined
@@ -42,8 +43,11 @@ export interface SessionKey {
  * @category models
  */
 export interface Entry {
+  /** The line's kind (`user`, `assistant`, `summary`, `custom-title`, ...). */
   readonly type: string
+  /** The line's id, when it has one: the idempotency key of `append`. */
   readonly uuid?: string | undefined
+  /** ISO 8601 time the CLI wrote the line. */
   readonly timestamp?: string | undefined
   readonly [key: string]: unknown
 }
@@ -55,7 +59,9 @@ export interface Entry {
  * @category models
  */
 export interface StoredSession {
+  /** The project the session belongs to. */
   readonly projectKey: string
+  /** The session's id. */
   readonly sessionId: string
   /** Last modification, Unix epoch milliseconds. */
   readonly mtime: number
@@ -71,6 +77,7 @@ export interface StoredSession {
 export class SessionStore extends Context.Service<SessionStore, {
   /** A short name for messages and spans (`memory`, `directory /path`, `sqlite`, `pg`). */
   readonly name: string
+  /** Persists entries after those already stored, in order; a `uuid` already stored is skipped. */
   readonly append: (key: SessionKey, entries: ReadonlyArray<Entry>) => Effect.Effect<void, ClaudeError.ClaudeError>
   /** The transcript's entries in append order; `SessionNotFound` when the key was never written. */
   readonly load: (key: SessionKey) => Stream.Stream<Entry, ClaudeError.ClaudeError>
@@ -80,7 +87,12 @@ export class SessionStore extends Context.Service<SessionStore, {
   ) => Effect.Effect<ReadonlyArray<StoredSession>, ClaudeError.ClaudeError>
   /** The subpaths (subagent transcripts) stored under a session. */
   readonly listSubkeys: (
-    key: { readonly projectKey: string; readonly sessionId: string }
+    key: {
+      /** The session's project. */
+      readonly projectKey: string
+      /** The session. */
+      readonly sessionId: string
+    }
   ) => Effect.Effect<ReadonlyArray<string>, ClaudeError.ClaudeError>
   /** Removes a session's main transcript and its subpaths; a missing session is not an error. */
   readonly delete: (key: SessionKey) => Effect.Effect<void, ClaudeError.ClaudeError>

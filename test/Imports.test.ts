@@ -87,12 +87,13 @@ const packagesReachedFrom = (entry: string): Array<string> => {
 }
 
 describe("entries' dependencies", () => {
-  it("the package's export map names the public entries only (., ./node, ./testing), no internal module", () => {
+  it("the package's export map names the public entries only (., ./node, ./testing, ./sql, ./pg), no internal module", () => {
     const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as {
       readonly exports: Record<string, { readonly types: string; readonly default: string }>
     }
-    assert.deepStrictEqual(Object.keys(manifest.exports).sort(), [".", "./node", "./testing"])
-    for (const [entry, source] of [[".", "index"], ["./node", "node"], ["./testing", "testing/index"]] as const) {
+    assert.deepStrictEqual(Object.keys(manifest.exports).sort(), [".", "./node", "./pg", "./sql", "./testing"])
+    const entries = [[".", "index"], ["./node", "node"], ["./testing", "testing/index"], ["./sql", "sql"], ["./pg", "pg"]] as const
+    for (const [entry, source] of entries) {
       assert.deepStrictEqual(manifest.exports[entry], { types: `./dist/${source}.d.ts`, default: `./dist/${source}.js` })
       assert.isTrue(Fs.existsSync(Path.join(root, "src", `${source}.ts`)), source)
     }
@@ -107,6 +108,21 @@ describe("entries' dependencies", () => {
       packagesReachedFrom("src/node.ts").filter((line) => line.includes("@effect/platform-node")),
       ["src/ClaudeNode.ts: @effect/platform-node/NodeRuntime", "src/ClaudeNode.ts: @effect/platform-node/NodeServices"]
     )
+  })
+
+  it("only ./pg imports @effect/sql-pg (an optional peer), and only ./sql and ./pg reach a database client", () => {
+    for (const entry of ["src/index.ts", "src/testing/index.ts", "src/node.ts", "src/sql.ts"]) {
+      assert.deepStrictEqual(packagesReachedFrom(entry).filter((line) => line.includes("@effect/sql-pg")), [], entry)
+    }
+    for (const entry of ["src/index.ts", "src/testing/index.ts", "src/node.ts"]) {
+      assert.deepStrictEqual(
+        packagesReachedFrom(entry).filter((line) => /node:sqlite|effect\/sql\//.test(line)),
+        [],
+        entry
+      )
+    }
+    assert.include(packagesReachedFrom("src/pg.ts").join("\n"), "@effect/sql-pg/PgClient")
+    assert.include(packagesReachedFrom("src/sql.ts").join("\n"), "node:sqlite")
   })
 })
 

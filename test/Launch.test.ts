@@ -366,7 +366,8 @@ const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOption
   outputFormat: undefined,
   // external MCP servers (issue 15)
   mcpServers: undefined,
-  strictMcpConfig: undefined
+  strictMcpConfig: undefined,
+  sessionStore: undefined
 }
 
 describe("options set to undefined", () => {

@@ -170,7 +170,8 @@ describe("the npm package", { timeout: 90_000 }, () => {
         devDependencies: Record<string, string>
       }
       assert.strictEqual(manifest.scripts.prepare, "npm run build")
-      const buildNeeds = new Set(["typescript", "@types/node", "effect", "@effect/platform-node"])
+      // (@effect/sql-pg: the types of the ./pg entry.)
+      const buildNeeds = new Set(["typescript", "@types/node", "effect", "@effect/platform-node", "@effect/sql-pg"])
       manifest.devDependencies = Object.fromEntries(Object.entries(manifest.devDependencies).filter(([name]) => buildNeeds.has(name)))
       Fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2))
       run("git", ["-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "--quiet", "-am", "build deps only"], repo)
@@ -186,12 +187,14 @@ describe("the npm package", { timeout: 90_000 }, () => {
         240_000
       )
       const installed = Path.join(project, "node_modules", "effect-claude-code")
-      for (const file of ["dist/index.js", "dist/index.d.ts", "dist/node.js", "dist/testing/index.js"]) {
+      for (const file of ["dist/index.js", "dist/index.d.ts", "dist/node.js", "dist/testing/index.js", "dist/sql.js", "dist/pg.js"]) {
         assert.isTrue(Fs.existsSync(Path.join(installed, file)), file)
       }
+      // ./sql loads without its optional peer @effect/sql-pg (not installed here): only ./pg needs it.
       const script = `const m = await import("effect-claude-code"); const t = await import("effect-claude-code/testing");
-console.log(JSON.stringify({ query: typeof m.Claude.query, layer: typeof m.Hooks.layer, fake: typeof t.FakeCli.layer }))`
+const s = await import("effect-claude-code/sql");
+console.log(JSON.stringify({ query: typeof m.Claude.query, layer: typeof m.Hooks.layer, fake: typeof t.FakeCli.layer, sqlite: typeof s.SessionStoreSql.layerSqlite }))`
       const output = JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], project, 30_000)) as Record<string, string>
-      assert.deepStrictEqual(output, { query: "function", layer: "function", fake: "function" })
+      assert.deepStrictEqual(output, { query: "function", layer: "function", fake: "function", sqlite: "function" })
     }), { timeout: 300_000 })
 })

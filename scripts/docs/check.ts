@@ -184,7 +184,7 @@ export const sourceFiles = (dir: string): ReadonlyArray<string> =>
 /**
  * Type-checks examples with the project's `tsc` in `workDir` (emptied first): one module per
  * example, the package's entries (`effect-claude-code`, `effect-claude-code/node`,
- * `effect-claude-code/testing`) mapped to `src/`; no other subpath resolves, as for a user.
+ * `effect-claude-code/testing`, `/sql`, `/pg`) mapped to `src/`; no other subpath resolves, as for a user.
  * Returns tsc's errors, pointed back at the examples' lines; empty when all pass.
  */
 export const checkExamples = (examples: ReadonlyArray<Example>, workDir: string): ReadonlyArray<string> => {
@@ -206,7 +206,9 @@ export const checkExamples = (examples: ReadonlyArray<Example>, workDir: string)
       paths: {
         "effect-claude-code": [`${src}/index.ts`],
         "effect-claude-code/node": [`${src}/node.ts`],
-        "effect-claude-code/testing": [`${src}/testing/index.ts`]
+        "effect-claude-code/testing": [`${src}/testing/index.ts`],
+        "effect-claude-code/sql": [`${src}/sql.ts`],
+        "effect-claude-code/pg": [`${src}/pg.ts`]
       }
     },
     include: names

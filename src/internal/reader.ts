@@ -24,6 +24,7 @@ import * as ClaudeError from "../ClaudeError.ts"
 import type { Event } from "../Events.ts"
 import * as Framing from "../Framing.ts"
 import * as Protocol from "../Protocol.ts"
+import type * as SessionStore from "../SessionStore.ts"
 import type { Incoming } from "./incoming.ts"
 import type { ControlAnswer, Outgoing } from "./outgoing.ts"
 import type { Subscribers } from "./subscribers.ts"
@@ -39,6 +40,14 @@ export interface ReaderOptions {
   /** The span of a handler call made outside any user turn. */
   readonly sessionSpan: Tracer.AnySpan | undefined
   readonly record: ((direction: "recv", message: unknown) => void) | undefined
+  /**
+   * Where `transcript_mirror` frames go (the `sessionStore` option), and the end of each turn (a
+   * `result`, when the mirror flushes). Without one, the frames are dropped: never events.
+   */
+  readonly mirror: {
+    readonly frame: (filePath: string, entries: ReadonlyArray<SessionStore.Entry>) => void
+    readonly endOfTurn: () => void
+  } | undefined
 }
 
 const violation = (description: string, line: string) =>
@@ -156,6 +165,13 @@ export class Reader {
         return
       case "keep_alive":
         return
+      case "transcript_mirror":
+        // Each entry is a JSON object; the CLI's transcript lines all have a string `type`.
+        this.options.mirror?.frame(message.filePath, message.entries as ReadonlyArray<SessionStore.Entry>)
+        return
+      case "result":
+        this.options.mirror?.endOfTurn()
+        break
       case "system":
         if (message.subtype === "init" && !Deferred.isDoneUnsafe(this.options.sessionId)) {
           Deferred.doneUnsafe(this.options.sessionId, Exit.succeed(message.session_id))

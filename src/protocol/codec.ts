@@ -46,6 +46,7 @@ import {
   AssistantMessage,
   CommandLifecycle,
   KeepAlive,
+  TranscriptMirror,
   type Message,
   ResultMessage,
   type StdinMessage,
@@ -274,6 +275,7 @@ const controlResponseChecker = checker("control_response", ControlResponse)
 const controlCancelChecker = checker("control_cancel_request", ControlCancelRequest)
 const keepAliveChecker = checker("keep_alive", KeepAlive)
 const commandLifecycleChecker = checker("command_lifecycle", CommandLifecycle)
+const transcriptMirrorChecker = checker("transcript_mirror", TranscriptMirror)
 
 const systemCheckers = byKey([
   ["init", checker("system/init", SystemInit)],
@@ -383,6 +385,8 @@ const decodeRecord = (o: JsonRecord): Result.Result<unknown, string> => {
       return keepAliveChecker.check(o)
     case "command_lifecycle":
       return commandLifecycleChecker.check(o)
+    case "transcript_mirror":
+      return transcriptMirrorChecker.check(o)
     default:
       return typeof type === "string"
         ? unknownMessage(o)

@@ -358,6 +358,26 @@ export const KeepAlive = Schema.Struct({
 export interface KeepAlive extends Schema.Schema.Type<typeof KeepAlive> {}
 
 /**
+ * `transcript_mirror` (with `--session-mirror`): the entries the CLI just wrote to the transcript
+ * file `filePath` (under its config directory's `projects/`), for the host to append to a
+ * `SessionStore`. Not an event: the session takes it off the stream.
+ *
+ * @since 0.2.0
+ * @category other
+ */
+export const TranscriptMirror = Schema.Struct({
+  type: Schema.Literal("transcript_mirror"),
+  filePath: Schema.String,
+  entries: Schema.Array(JsonObject)
+})
+
+/**
+ * @since 0.2.0
+ * @category other
+ */
+export interface TranscriptMirror extends Schema.Schema.Type<typeof TranscriptMirror> {}
+
+/**
  * A line of a type (or a `system` subtype) this library does not model: not an error. `raw` is
  * the line's object, unchanged. Unlike every other member this is a wrapper, not the line itself:
  * `encodeMessage` writes `raw` back.
@@ -398,6 +418,7 @@ export const Message = Schema.Union([
   ControlCancelRequest,
   KeepAlive,
   CommandLifecycle,
+  TranscriptMirror,
   UnknownMessage
 ])
 

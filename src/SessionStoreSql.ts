@@ -1,0 +1,272 @@
+/**
+ * The `SessionStore` on Effect's SQL clients (`effect/sql`): sessions in a database, so a session
+ * run on one machine can be listed, read and resumed on another.
+ *
+ * - `layer` runs on any `SqlClient` in the context (SQLite and PostgreSQL are tested; the SQL is
+ *   plain enough for others).
+ * - `layerSqlite` is the default that needs no server: an embedded SQLite database in one file, on
+ *   Node's built-in `node:sqlite` (nothing native to build). The Effect 4 SQLite client for Node
+ *   is `@effect/sql-sqlite-node`, but its only Effect 4 releases (4.0.0-beta.x, the newest
+ *   4.0.0-beta.102) import `effect/unstable/...` paths that Effect 4.1 no longer has, so they do
+ *   not load next to `effect` 4.1; `layerSqlite` builds the same client (one serialized
+ *   connection, WAL) from Effect 4.1's own `effect/sql` pieces instead. Any other `SqlClient`
+ *   works through `layer`.
+ * - PostgreSQL: `SessionStorePg.layer` (entry `effect-claude-code/pg`, on `@effect/sql-pg`).
+ *
+ * **Details**
+ *
+ * Two tables, created by the layer when missing (`<prefix>entries`, `<prefix>sessions`; the
+ * prefix is `claude_session_` unless told): one row per entry with a sequence column that keeps
+ * the order of appends, a unique index on `(project, session, subpath, uuid)` so a retried batch
+ * never duplicates a line (rows without a uuid are never deduplicated), and one row per session
+ * with its last modification time for `list`. `load` reads in pages of `pageSize` rows (by
+ * sequence, not offset), so a session of any size streams in bounded memory.
+ *
+ * @since 0.2.0
+ */
+import * as Arr from "effect/Array"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
+import * as Stream from "effect/Stream"
+import * as ClaudeError from "./ClaudeError.ts"
+import * as sqliteNode from "./internal/sqliteNode.ts"
+import * as SessionStore from "./SessionStore.ts"
+
+/**
+ * How the SQL store lays out and reads its tables.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** Prefix of the two tables' names; letters, digits and `_` only. Default `claude_session_`. */
+  readonly tablePrefix?: string | undefined
+  /** Rows per page when `load` streams a transcript. Default 500. */
+  readonly pageSize?: number | undefined
+  /** The store's `name` in messages and errors. Default: the SQL driver's dialect (`sqlite`, `pg`). */
+  readonly name?: string | undefined
+}
+
+const insertChunk = 200
+
+const describeSql = (error: SqlError.SqlError): string => {
+  const cause = error.reason.cause
+  const detail = typeof cause === "object" && cause !== null && "message" in cause && typeof cause.message === "string"
+    ? `: ${cause.message}`
+    : ""
+  return `${error.reason._tag}${detail}`
+}
+
+const failed = (store: string, operation: string) => (error: SqlError.SqlError | ClaudeError.ClaudeError) =>
+  ClaudeError.isClaudeError(error)
+    ? error
+    : ClaudeError.make(new ClaudeError.StoreFailed({ store, operation, description: describeSql(error) }))
+
+const badOptions = (description: string) =>
+  ClaudeError.make(new ClaudeError.StoreFailed({ store: "sql", operation: "open", description }))
+
+interface EntryRow {
+  readonly seq: number | string | bigint
+  readonly entry: string
+}
+
+interface SessionRow {
+  readonly project_key: string
+  readonly session_id: string
+  readonly mtime: number | string | bigint
+}
+
+/**
+ * Builds the store on the `SqlClient` in the context, creating its tables when missing.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options = {}) {
+  const sql = yield* SqlClient.SqlClient
+  const prefix = options.tablePrefix ?? "claude_session_"
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) {
+    return yield* Effect.fail(badOptions(`tablePrefix must be letters, digits and _, got ${JSON.stringify(prefix)}`))
+  }
+  const pageSize = options.pageSize ?? 500
+  if (!Number.isInteger(pageSize) || pageSize < 1) {
+    return yield* Effect.fail(badOptions(`pageSize must be a positive integer, got ${pageSize}`))
+  }
+  const dialect = sql.onDialectOrElse({ pg: () => "pg", mysql: () => "mysql", mssql: () => "mssql", orElse: () => "sqlite" })
+  const name = options.name ?? dialect
+  const entries = sql(`${prefix}entries`)
+  const sessions = sql(`${prefix}sessions`)
+
+  const ddl = [
+    sql.onDialectOrElse({
+      pg: () =>
+        sql`CREATE TABLE IF NOT EXISTS ${entries} (seq BIGSERIAL PRIMARY KEY, project_key TEXT NOT NULL, session_id TEXT NOT NULL, subpath TEXT NOT NULL, uuid TEXT, entry TEXT NOT NULL)`,
+      orElse: () =>
+        sql`CREATE TABLE IF NOT EXISTS ${entries} (seq INTEGER PRIMARY KEY AUTOINCREMENT, project_key TEXT NOT NULL, session_id TEXT NOT NULL, subpath TEXT NOT NULL, uuid TEXT, entry TEXT NOT NULL)`
+    }),
+    sql`CREATE UNIQUE INDEX IF NOT EXISTS ${sql(`${prefix}entries_uuid`)} ON ${entries} (project_key, session_id, subpath, uuid)`,
+    sql`CREATE INDEX IF NOT EXISTS ${sql(`${prefix}entries_key`)} ON ${entries} (project_key, session_id, subpath, seq)`,
+    sql`CREATE TABLE IF NOT EXISTS ${sessions} (project_key TEXT NOT NULL, session_id TEXT NOT NULL, mtime BIGINT NOT NULL, PRIMARY KEY (project_key, session_id))`
+  ]
+  // Two processes starting together (a cluster) must not race on CREATE TABLE: PostgreSQL takes an
+  // advisory lock for the transaction; SQLite's writer lock already serializes them.
+  yield* sql.withTransaction(Effect.gen(function*() {
+    if (dialect === "pg") yield* sql`SELECT pg_advisory_xact_lock(7123090416)`
+    for (const statement of ddl) yield* statement
+  })).pipe(Effect.mapError(failed(name, "create its tables")))
+
+  const append = Effect.fn("SessionStoreSql.append")(
+    function*(key: SessionStore.SessionKey, batch: ReadonlyArray<SessionStore.Entry>) {
+      if (batch.length === 0) return
+      const subpath = key.subpath ?? ""
+      const rows = batch.map((entry) => ({
+        project_key: key.projectKey,
+        session_id: key.sessionId,
+        subpath,
+        uuid: typeof entry.uuid === "string" ? entry.uuid : null,
+        entry: JSON.stringify(entry)
+      }))
+      const mtime = yield* Clock.currentTimeMillis
+      yield* sql.withTransaction(Effect.gen(function*() {
+        for (let i = 0; i < rows.length; i += insertChunk) {
+          const chunk = rows.slice(i, i + insertChunk)
+          if (Arr.isArrayNonEmpty(chunk)) {
+            yield* sql`INSERT INTO ${entries} ${sql.insert(chunk)} ON CONFLICT DO NOTHING`
+          }
+        }
+        yield* sql`INSERT INTO ${sessions} ${
+          sql.insert({ project_key: key.projectKey, session_id: key.sessionId, mtime })
+        } ON CONFLICT (project_key, session_id) DO UPDATE SET mtime = excluded.mtime`
+      })).pipe(Effect.mapError(failed(name, "append")))
+    }
+  )
+
+  const page = (key: SessionStore.SessionKey, after: number) =>
+    sql<EntryRow>`SELECT seq, entry FROM ${entries} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId} AND subpath = ${
+      key.subpath ?? ""
+    } AND seq > ${after} ORDER BY seq LIMIT ${pageSize}`.pipe(Effect.mapError(failed(name, "load")))
+
+  const parse = (row: EntryRow) =>
+    Effect.try({
+      try: () => JSON.parse(row.entry) as SessionStore.Entry,
+      catch: () =>
+        ClaudeError.make(
+          new ClaudeError.StoreFailed({ store: name, operation: "load", description: `row ${row.seq} is not JSON` })
+        )
+    })
+
+  const load = (key: SessionStore.SessionKey): Stream.Stream<SessionStore.Entry, ClaudeError.ClaudeError> =>
+    Stream.paginate(-1, (after: number) =>
+      Effect.gen(function*() {
+        const rows = yield* page(key, Math.max(after, 0))
+        if (after === -1 && rows.length === 0) {
+          return yield* Effect.fail(
+            ClaudeError.make(new ClaudeError.SessionNotFound({ sessionId: key.sessionId, searched: name }))
+          )
+        }
+        const parsed = yield* Effect.forEach(rows, parse)
+        const last = rows.at(-1)
+        const next = rows.length < pageSize || last === undefined ? Option.none<number>() : Option.some(Number(last.seq))
+        return [parsed, next] as const
+      })).pipe(Stream.withSpan("SessionStoreSql.load"))
+
+  const list = Effect.fn("SessionStoreSql.list")(function*(projectKey: string | undefined) {
+    const rows = yield* (projectKey === undefined
+      ? sql<SessionRow>`SELECT project_key, session_id, mtime FROM ${sessions}`
+      : sql<SessionRow>`SELECT project_key, session_id, mtime FROM ${sessions} WHERE project_key = ${projectKey}`)
+      .pipe(Effect.mapError(failed(name, "list")))
+    return rows.map((row): SessionStore.StoredSession => ({
+      projectKey: row.project_key,
+      sessionId: row.session_id,
+      mtime: Number(row.mtime)
+    }))
+  })
+
+  const listSubkeys = Effect.fn("SessionStoreSql.listSubkeys")(
+    function*(key: { readonly projectKey: string; readonly sessionId: string }) {
+      const rows = yield* sql<{ readonly subpath: string }>`SELECT DISTINCT subpath FROM ${entries} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId} AND subpath <> ''`
+        .pipe(Effect.mapError(failed(name, "listSubkeys")))
+      return rows.map((row) => row.subpath)
+    }
+  )
+
+  const delete_ = Effect.fn("SessionStoreSql.delete")(function*(key: SessionStore.SessionKey) {
+    yield* sql.withTransaction(
+      key.subpath === undefined
+        ? Effect.andThen(
+          sql`DELETE FROM ${entries} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId}`,
+          sql`DELETE FROM ${sessions} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId}`
+        )
+        : sql`DELETE FROM ${entries} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId} AND subpath = ${key.subpath}`
+    ).pipe(Effect.mapError(failed(name, "delete")))
+  })
+
+  return SessionStore.SessionStore.of({ name, append, load, list, listSubkeys, delete: delete_ })
+})
+
+/**
+ * The store on the `SqlClient` the program provides.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<SessionStore.SessionStore, ClaudeError.ClaudeError, SqlClient.SqlClient> =>
+  Layer.effect(SessionStore.SessionStore)(make(options))
+
+/**
+ * Options of the embedded SQLite store.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SqliteOptions extends Options {
+  /** The database file (created when missing), or `:memory:`. */
+  readonly filename: string
+}
+
+/**
+ * The SQLite client (`effect/sql`'s `SqlClient`) `layerSqlite` runs on, for programs that want the
+ * same database for their own tables.
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerSqliteClient = (
+  options: {
+    /** The database file (created when missing), or `:memory:`. */
+    readonly filename: string
+  }
+): Layer.Layer<SqlClient.SqlClient, ClaudeError.ClaudeError> =>
+  Layer.effect(SqlClient.SqlClient)(
+    sqliteNode.make(options).pipe(Effect.mapError(failed(`sqlite ${options.filename}`, "open")))
+  ).pipe(Layer.provide(Reactivity.layer))
+
+/**
+ * The store in an embedded SQLite database file: no server, nothing native to build.
+ *
+ * @example
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import { SessionStore } from "effect-claude-code"
+ * import { SessionStoreSql } from "effect-claude-code/sql"
+ *
+ * const sessions = Effect.gen(function*() {
+ *   const store = yield* SessionStore.SessionStore
+ *   return yield* store.list(undefined)
+ * }).pipe(Effect.provide(SessionStoreSql.layerSqlite({ filename: "sessions.db" })))
+ * ```
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerSqlite = (options: SqliteOptions): Layer.Layer<SessionStore.SessionStore, ClaudeError.ClaudeError> =>
+  layer({ ...options, name: options.name ?? `sqlite ${options.filename}` }).pipe(
+    Layer.provide(layerSqliteClient({ filename: options.filename }))
+  )

@@ -1,0 +1,176 @@
+/**
+ * Mirroring a session's transcript to a `SessionStore` (the option `sessionStore`): the CLI, run
+ * with `--session-mirror`, writes a `transcript_mirror` frame on stdout after each write to its
+ * transcript files; the reader hands each frame here (synchronously: it never waits), and one
+ * fiber appends them to the store in batches.
+ *
+ * - Batches: the frames pending are flushed at the end of each turn (the reader's `result`), when
+ *   more than `maxPendingEntries` entries or `maxPendingBytes` bytes are pending, or after every
+ *   frame with `flush: "eager"`; one `append` per transcript file, frames of one file merged in
+ *   order.
+ * - Bounded retry: 3 attempts (backoff 200 ms, then 800 ms); then the batch is dropped and a
+ *   `mirror_error` event (`Events.MirrorFailed`) is published on the session's events: never
+ *   silent, never a failed turn.
+ * - Never blocking: the session's turns do not wait for the store; closing the session flushes
+ *   what is pending (within `closeTimeout`).
+ * - Keys: a frame's file path relative to `<config dir>/projects` is `<projectKey>/<sessionId>.jsonl`
+ *   (the main transcript) or `<projectKey>/<sessionId>/<subpath>.jsonl` (a subagent's), as the
+ *   official SDK reads it; a path outside is dropped with a warning in the log.
+ */
+import * as Path from "node:path"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import type * as ClaudeError from "../ClaudeError.ts"
+import type * as Events from "../Events.ts"
+import type * as SessionStore from "../SessionStore.ts"
+
+export interface MirrorOptions {
+  readonly store: SessionStore.SessionStore["Service"]
+  /** `<config dir>/projects`, where the CLI's transcript files are. */
+  readonly projectsDir: string
+  readonly flush: "batched" | "eager"
+  readonly maxPendingEntries: number
+  readonly maxPendingBytes: number
+  /** The waits between attempts: its length + 1 attempts in all. */
+  readonly backoff: ReadonlyArray<Duration.Duration>
+  /** How long closing the session waits for the last flush. */
+  readonly closeTimeout: Duration.Duration
+  readonly report: (event: Events.MirrorFailed) => void
+}
+
+export const defaults = {
+  flush: "batched" as const,
+  maxPendingEntries: 500,
+  maxPendingBytes: 1024 * 1024,
+  backoff: [Duration.millis(200), Duration.millis(800)],
+  closeTimeout: Duration.seconds(30)
+}
+
+/** The store key of a transcript file, from its path relative to the projects directory. */
+export const keyOfPath = (projectsDir: string, filePath: string): SessionStore.SessionKey | undefined => {
+  const relative = Path.relative(projectsDir, filePath)
+  if (relative === "" || Path.isAbsolute(relative)) return undefined
+  const parts = relative.split(Path.sep)
+  if (parts[0] === ".." || parts.length < 2) return undefined
+  const [projectKey, second] = parts
+  if (projectKey === undefined || second === undefined || projectKey === "") return undefined
+  if (parts.length === 2) {
+    return second.endsWith(".jsonl") && second.length > 6
+      ? { projectKey, sessionId: second.slice(0, -".jsonl".length) }
+      : undefined
+  }
+  if (parts.length >= 4) {
+    const rest = parts.slice(2)
+    const last = rest.length - 1
+    rest[last] = rest[last]!.replace(/\.jsonl$/, "")
+    return { projectKey, sessionId: second, subpath: rest.join("/") }
+  }
+  return undefined
+}
+
+interface Frame {
+  readonly filePath: string
+  readonly entries: ReadonlyArray<SessionStore.Entry>
+}
+
+export interface Mirror {
+  /** A `transcript_mirror` frame (from the reader: never waits). */
+  readonly frame: (filePath: string, entries: ReadonlyArray<SessionStore.Entry>) => void
+  /** A turn ended: flush what is pending, in the background. */
+  readonly endOfTurn: () => void
+  /** Flushes what is pending and waits until it is appended (or dropped and reported). */
+  readonly flush: Effect.Effect<void>
+}
+
+const keyText = (key: SessionStore.SessionKey) =>
+  `${key.projectKey}/${key.sessionId}${key.subpath === undefined ? "" : `/${key.subpath}`}`
+
+export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.fn.Return<Mirror, never, Scope.Scope> {
+  let pending: Array<Frame> = []
+  let pendingEntries = 0
+  let pendingBytes = 0
+  // One signal a flush: the fiber below takes what is pending when it gets to it; a waiter's
+  // Deferred completes once that is done.
+  const signals = yield* Queue.unbounded<Deferred.Deferred<void> | undefined>()
+
+  const appendWithRetry = Effect.fnUntraced(function*(key: SessionStore.SessionKey, entries: Array<SessionStore.Entry>) {
+    let attempt = 0
+    while (true) {
+      attempt++
+      const outcome = yield* Effect.result(options.store.append(key, entries))
+      if (outcome._tag === "Success") return
+      const wait = options.backoff[attempt - 1]
+      if (wait === undefined) {
+        const error: ClaudeError.ClaudeError = outcome.failure
+        yield* Effect.logWarning(
+          `session store ${options.store.name}: dropped ${entries.length} entries of ${keyText(key)} after ${attempt} attempts: ${error.message}`
+        )
+        options.report({ type: "mirror_error", error, key, entries: entries.length, attempts: attempt })
+        return
+      }
+      yield* Effect.sleep(wait)
+    }
+  })
+
+  const drain = Effect.gen(function*() {
+    if (pending.length === 0) return
+    const frames = pending
+    pending = []
+    pendingEntries = 0
+    pendingBytes = 0
+    const byFile = new Map<string, Array<SessionStore.Entry>>()
+    for (const frame of frames) {
+      const batch = byFile.get(frame.filePath)
+      if (batch === undefined) byFile.set(frame.filePath, [...frame.entries])
+      else batch.push(...frame.entries)
+    }
+    for (const [filePath, entries] of byFile) {
+      const key = keyOfPath(options.projectsDir, filePath)
+      if (key === undefined) {
+        yield* Effect.logWarning(
+          `session store: dropping a transcript_mirror frame for ${filePath}, not under ${options.projectsDir} (does the CLI's CLAUDE_CONFIG_DIR differ from the session's?)`
+        )
+        continue
+      }
+      yield* appendWithRetry(key, entries)
+    }
+  })
+
+  yield* Queue.take(signals).pipe(
+    Effect.flatMap((waiter) =>
+      Effect.ensuring(drain, waiter === undefined ? Effect.void : Deferred.succeed(waiter, undefined))
+    ),
+    Effect.forever,
+    Effect.forkScoped
+  )
+
+  const signal = () => {
+    Queue.offerUnsafe(signals, undefined)
+  }
+
+  const flush = Effect.gen(function*() {
+    const done = yield* Deferred.make<void>()
+    Queue.offerUnsafe(signals, done)
+    yield* Deferred.await(done)
+  })
+
+  return {
+    frame: (filePath, entries) => {
+      if (entries.length === 0) return
+      pending.push({ filePath, entries })
+      pendingEntries += entries.length
+      for (const entry of entries) pendingBytes += JSON.stringify(entry).length
+      if (
+        options.flush === "eager" || pendingEntries > options.maxPendingEntries ||
+        pendingBytes > options.maxPendingBytes
+      ) signal()
+    },
+    endOfTurn: () => {
+      if (pending.length > 0) signal()
+    },
+    flush
+  }
+})
