@@ -6,7 +6,7 @@
  *   with `SessionStoreSql.layerSqliteClient` of `effect-claude-code/sql`, nothing to run). The
  *   default for one machine.
  * - **Runners** (`layerRunner`): many processes on many machines, `SocketRunner` over TCP, message
- *   and runner storage in PostgreSQL (`layerPg`). Shards of sessions are spread over the runners;
+ *   and runner storage in PostgreSQL (`SessionStorePg.layerClient` of `effect-claude-code/pg`). Shards of sessions are spread over the runners;
  *   when one dies its shards move, and its sessions start on the others, resumed from the
  *   `SessionStore`.
  * - **Client** (`layerClient`): a process that addresses sessions by id
@@ -19,7 +19,6 @@
  */
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import type * as MessageStorage from "effect/cluster/MessageStorage"
 import * as RunnerAddress from "effect/cluster/RunnerAddress"
 import type * as Runners from "effect/cluster/Runners"
@@ -31,7 +30,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as SocketServer from "effect/socket/SocketServer"
 import type * as SqlClient from "effect/sql/SqlClient"
-import type * as SqlError from "effect/sql/SqlError"
 import * as ClaudeSessionEntity from "./ClaudeSessionEntity.ts"
 import type * as SessionStore from "./SessionStore.ts"
 import type { Transport } from "./Transport.ts"
@@ -73,7 +71,8 @@ export const layerEmbedded = (
 /**
  * A runner of a cluster of many: serves the session entity's shards over TCP at `host:port`
  * (`SocketRunner`), with message and runner storage in the `SqlClient` of the context (PostgreSQL
- * with `layerPg`; every runner and client uses the same database).
+ * with `SessionStorePg.layerClient` of `effect-claude-code/pg`, which can hold the `SessionStore`
+ * too; every runner and client uses the same database).
  *
  * @since 0.2.0
  * @category layers
@@ -119,12 +118,3 @@ export const layerClient = (
     storage: "sql",
     shardingConfig: { ...options.shardingConfig, runnerAddress: Option.none() }
   })
-
-/**
- * A PostgreSQL pool (`@effect/sql-pg`), for `layerRunner` and `layerClient`.
- *
- * @since 0.2.0
- * @category layers
- */
-export const layerPg = (config: PgClient.PgPoolConfig): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
-  PgClient.layer(config)

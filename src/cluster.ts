@@ -1,7 +1,7 @@
 /**
  * effect-claude-code on Effect Cluster: sessions addressed by id across processes and machines.
- * Its own entry because it imports the optional peers `@effect/platform-node` and
- * `@effect/sql-pg`.
+ * Its own entry because it imports the optional peer `@effect/platform-node`; its SQL clients come
+ * from `effect-claude-code/sql` (SQLite) and `effect-claude-code/pg` (PostgreSQL).
  *
  * @packageDocumentation
  * @since 0.2.0

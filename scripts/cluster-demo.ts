@@ -1,0 +1,87 @@
+/**
+ * `npm run cluster:demo`: sessions across machines, on this machine. Starts a local PostgreSQL (in
+ * a temporary directory, on a free port), three runner processes (`scripts/cluster/runner.ts`:
+ * `ClaudeCluster.layerRunner` on 127.0.0.1) and a client (this process, `ClaudeCluster.layerClient`).
+ * Twenty sessions run three turns each on the store-backed fake CLI (`scripts/cluster/storeFake.ts`:
+ * its transcript lives in the SessionStore, in PostgreSQL). In the middle of the second round, the
+ * runner that is running a turn is killed with SIGKILL; its sessions finish on the others, resumed
+ * from the store. Prints where each session ran and each turn's result.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as ClaudeCluster from "../src/ClaudeCluster.ts"
+import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
+import * as SessionStorePg from "../src/SessionStorePg.ts"
+import { startPostgres } from "../test/support/postgres.ts"
+import { shardingConfig } from "./cluster/config.ts"
+import { freePort, isAlive, spawnRunner } from "./cluster/processes.ts"
+
+const SESSIONS = 20
+const prompts = ["hello", "what did I say?", "and before that?"] as const
+const say = (line: string) => Effect.sync(() => process.stdout.write(line + "\n"))
+
+const main = Effect.gen(function*() {
+  const pg = yield* startPostgres
+  yield* say(`PostgreSQL on 127.0.0.1:${pg.port}`)
+  const ports = yield* Effect.forEach([0, 1, 2], () => freePort)
+  let armed: Deferred.Deferred<number> | undefined
+  const runners = yield* Effect.forEach(ports, (port) =>
+    spawnRunner({ port, url: pg.url, maxLiveSessions: 8, turnDelayMs: 1000 }, (line) => {
+      if (armed !== undefined && line.startsWith("{\"turn\"")) Deferred.doneUnsafe(armed, Exit.succeed(port))
+    }))
+  yield* Effect.forEach(runners, (runner) => Deferred.await(runner.ready), { discard: true })
+  yield* say(`runners on 127.0.0.1:${ports.join(", 127.0.0.1:")} (pids ${runners.map((r) => r.child.pid).join(", ")})`)
+
+  const Client = ClaudeCluster.layerClient({ shardingConfig }).pipe(
+    Layer.provide(SessionStorePg.layerClient({ url: Redacted.make(pg.url), maxConnections: 4 }))
+  )
+  const sessionIds: ReadonlyArray<string> = Array.from({ length: SESSIONS }, () => crypto.randomUUID())
+  const rounds = yield* Effect.gen(function*() {
+    const client = yield* ClaudeSessionEntity.client
+    const round = (prompt: string) =>
+      Effect.forEach(sessionIds, (id) => client(id).Run({ uuid: crypto.randomUUID(), prompt }), { concurrency: 10 })
+    const first = yield* round(prompts[0])
+    yield* say("round 1 done")
+    const victimPort = yield* Deferred.make<number>()
+    armed = victimPort
+    const second = yield* Effect.forkChild(round(prompts[1]))
+    const port = yield* Deferred.await(victimPort)
+    yield* Effect.sleep("300 millis")
+    const victim = runners[ports.indexOf(port)]!
+    victim.child.kill("SIGKILL")
+    yield* say(`round 2: killed the runner on 127.0.0.1:${port} (pid ${victim.child.pid}, SIGKILL) mid-turn`)
+    const secondOutcomes = yield* Fiber.join(second)
+    yield* say("round 2 done")
+    const third = yield* round(prompts[2])
+    yield* say("round 3 done")
+    return [first, secondOutcomes, third] as const
+  }).pipe(Effect.provide(Client))
+
+  yield* say("")
+  yield* say("session   turn 1            turn 2                 turn 3            last answer")
+  for (const [i, id] of sessionIds.entries()) {
+    const where = rounds.map((outcomes) => {
+      const o = outcomes[i]!
+      return `${o.runner}${o.attempt > 1 ? ` (try ${o.attempt})` : ""}`
+    })
+    yield* say(`${id.slice(0, 8)}  ${where[0]!.padEnd(16)}  ${where[1]!.padEnd(21)}  ${where[2]!.padEnd(16)}  ${rounds[2][i]!.text}`)
+  }
+  const perRunner = new Map<string, number>()
+  for (const outcome of rounds[0]) perRunner.set(outcome.runner, (perRunner.get(outcome.runner) ?? 0) + 1)
+  const retried = rounds[1].filter((o) => o.attempt > 1).length
+  yield* say("")
+  yield* say(`sessions per runner at first: ${[...perRunner].map(([r, n]) => `${r} ${n}`).join(", ")}`)
+  yield* say(`turns: ${rounds.flat().length} answered, each once; ${retried} run again after the kill (attempt 2, reported)`)
+
+  for (const runner of runners) runner.child.kill("SIGTERM")
+  yield* Effect.forEach(runners, (runner) => Deferred.await(runner.exited), { discard: true })
+  const left = runners.filter((runner) => isAlive(runner.child.pid!)).length
+  yield* say(`runner processes left: ${left}`)
+})
+
+NodeRuntime.runMain(Effect.scoped(main))
