@@ -71,6 +71,14 @@ const main = Effect.gen(function*() {
     })
     yield* say(`${id.slice(0, 8)}  ${where[0]!.padEnd(16)}  ${where[1]!.padEnd(21)}  ${where[2]!.padEnd(16)}  ${rounds[2][i]!.text}`)
   }
+  yield* say("")
+  yield* say("each turn's result:")
+  for (const [i, id] of sessionIds.entries()) {
+    for (const [r, outcomes] of rounds.entries()) {
+      const o = outcomes[i]!
+      yield* say(`${id.slice(0, 8)} turn ${r + 1} on ${o.runner}${o.attempt > 1 ? ` (attempt ${o.attempt})` : ""}: ${o.text}`)
+    }
+  }
   const perRunner = new Map<string, number>()
   for (const outcome of rounds[0]) perRunner.set(outcome.runner, (perRunner.get(outcome.runner) ?? 0) + 1)
   const retried = rounds[1].filter((o) => o.attempt > 1).length

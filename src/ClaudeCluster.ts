@@ -81,6 +81,7 @@ export const layerRunner = (
   options: RunnerOptions & {
     /** The address other runners reach this one at. */
     readonly host: string
+    /** The TCP port runners talk to this one on. */
     readonly port: number
     /** Where to listen, when not `host:port` (e.g. `0.0.0.0`). */
     readonly listenHost?: string | undefined

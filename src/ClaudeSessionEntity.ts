@@ -56,14 +56,17 @@ import type { Transport } from "./Transport.ts"
 export class TurnOutcome extends Schema.Class<TurnOutcome>("effect-claude-code/ClaudeSessionEntity/TurnOutcome")({
   /** The user message's uuid: the turn's key. */
   uuid: Schema.String,
+  /** The session (the entity's id). */
   sessionId: Schema.String,
   /** The result's text (`null` for a failed result). */
   text: Schema.NullOr(Schema.String),
   /** The result's `subtype` (`success`, `error_during_execution`, ...). */
   subtype: Schema.String,
+  /** The result's `is_error`. */
   isError: Schema.Boolean,
   /** The turn's own cost in US dollars. */
   costUsd: Schema.Number,
+  /** The result's `num_turns` (model round trips). */
   numTurns: Schema.Number,
   /** The runner that ran the turn (`host:port`). */
   runner: Schema.String,
@@ -81,6 +84,7 @@ export class TurnOutcome extends Schema.Class<TurnOutcome>("effect-claude-code/C
 export const TurnInput = {
   /** The user message's uuid (a UUID); the key of the turn. */
   uuid: Schema.String,
+  /** The user message's text. */
   prompt: Schema.String
 }
 
@@ -101,6 +105,7 @@ export const WireEvent = Schema.Record(Schema.String, Schema.Unknown)
  * @category models
  */
 export class SessionStatus extends Schema.Class<SessionStatus>("effect-claude-code/ClaudeSessionEntity/SessionStatus")({
+  /** The session (the entity's id). */
   sessionId: Schema.String,
   /** The runner the entity lives on (`host:port`). */
   runner: Schema.String,
@@ -272,6 +277,7 @@ export interface Options {
  * @category services
  */
 export class LiveSessions extends Context.Service<LiveSessions, {
+  /** `maxLiveSessions`. */
   readonly max: number
   /** The CLI processes open now on this runner. */
   readonly live: Effect.Effect<number>
