@@ -30,7 +30,14 @@ export const isAlive = (pid: number) => {
 
 /** A runner process of scripts/cluster/runner.ts, killed with the scope if still running. */
 export const spawnRunner = (
-  options: { readonly port: number; readonly url: string; readonly maxLiveSessions: number; readonly turnDelayMs: number },
+  options: {
+    readonly port: number
+    readonly url: string
+    readonly maxLiveSessions: number
+    readonly turnDelayMs: number
+    /** The real CLI against this fake model, in this cwd (default: the store-backed fake CLI). */
+    readonly real?: { readonly modelUrl: string; readonly cwd: string } | undefined
+  },
   onLine: (line: string) => void
 ) =>
   Effect.acquireRelease(
@@ -39,7 +46,7 @@ export const spawnRunner = (
       const exited = yield* Deferred.make<void>()
       const child = ChildProcess.spawn(
         process.execPath,
-        ["--experimental-transform-types", "--no-warnings", Path.join(import.meta.dirname, "runner.ts"), String(options.port), options.url, String(options.maxLiveSessions), String(options.turnDelayMs)],
+        ["--experimental-transform-types", "--no-warnings", Path.join(import.meta.dirname, "runner.ts"), String(options.port), options.url, String(options.maxLiveSessions), String(options.turnDelayMs), ...(options.real === undefined ? [] : ["real", options.real.modelUrl, options.real.cwd])],
         { stdio: ["ignore", "pipe", "pipe"], cwd: Path.resolve(import.meta.dirname, "..", "..") }
       )
       Readline.createInterface({ input: child.stdout! }).on("line", (line) => {

@@ -4,19 +4,29 @@
  * store-backed fake CLI (`storeFake.ts`). Prints JSON lines on stdout: `{"ready":port}` once it
  * serves, `{"turn":[sessionId, uuid]}` as each turn starts on it.
  *
- *   node scripts/cluster/runner.ts <port> <postgres url> [maxLiveSessions] [turnDelayMs]
+ * With `real <model url> <cwd>` it runs the real `claude` CLI against that fake model instead, in a
+ * HOME of its own (its own CLI config directory: a "machine"), the transcripts mirrored into the
+ * store (`sessionStore: true`) and written back from it when a session resumes here.
+ *
+ *   node scripts/cluster/runner.ts <port> <postgres url> [maxLiveSessions] [turnDelayMs] [real <model url> <cwd>]
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Claude from "../../src/Claude.ts"
 import * as ClaudeCluster from "../../src/ClaudeCluster.ts"
 import * as SessionStorePg from "../../src/SessionStorePg.ts"
 import * as SessionStoreSql from "../../src/SessionStoreSql.ts"
+import * as FakeModel from "../../src/testing/FakeModel.ts"
 import { shardingConfig } from "./config.ts"
 import * as StoreFake from "./storeFake.ts"
 
-const [portArg, url, maxArg, delayArg] = process.argv.slice(2)
+const [portArg, url, maxArg, delayArg, mode, modelUrl, cwd] = process.argv.slice(2)
 const port = Number(portArg)
 if (!Number.isInteger(port) || url === undefined) {
   process.stderr.write("usage: node scripts/cluster/runner.ts <port> <postgres url> [maxLiveSessions] [turnDelayMs]\n")
@@ -26,9 +36,21 @@ const say = (value: unknown) => process.stdout.write(JSON.stringify(value) + "\n
 
 const Sql = SessionStorePg.layerClient({ url: Redacted.make(url), maxConnections: 8 })
 const Store = SessionStoreSql.layer()
-const Fake = StoreFake.layer({
-  delayMs: delayArg === undefined ? 0 : Number(delayArg),
-  onTurn: (sessionId, uuid) => say({ turn: [sessionId, uuid] })
+const real = mode === "real" && modelUrl !== undefined && cwd !== undefined
+const home = real ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-runner-home-")) : undefined
+const Cli = real
+  ? Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+  : StoreFake.layer({
+    delayMs: delayArg === undefined ? 0 : Number(delayArg),
+    onTurn: (sessionId, uuid) => say({ turn: [sessionId, uuid] })
+  })
+const realSession = (): Claude.SessionOptions => ({
+  executable: Path.resolve(import.meta.dirname, "../../node_modules/.bin/claude"),
+  cwd: cwd!,
+  permissionMode: "bypassPermissions",
+  env: { ...FakeModel.cliEnvironment(modelUrl!, home!), IS_SANDBOX: "1" },
+  sessionStore: true,
+  closeGrace: "3 seconds"
 })
 
 const Runner = ClaudeCluster.layerRunner({
@@ -37,15 +59,18 @@ const Runner = ClaudeCluster.layerRunner({
   shardingConfig,
   sessions: {
     projectKey: () => StoreFake.projectKey,
+    ...(real ? { session: realSession } : {}),
     maxLiveSessions: maxArg === undefined ? 16 : Number(maxArg),
     idleTimeToLive: "30 seconds"
   }
 }).pipe(
-  Layer.provide(Fake),
+  Layer.provide(Cli),
   Layer.provide(Store),
   Layer.provide(Sql)
 )
 
 NodeRuntime.runMain(
-  Layer.launch(Layer.merge(Runner, Layer.effectDiscard(Effect.sync(() => say({ ready: port })))))
+  Layer.launch(Layer.merge(Runner, Layer.effectDiscard(Effect.sync(() => say({ ready: port }))))).pipe(
+    Effect.ensuring(Effect.sync(() => home !== undefined && Fs.rmSync(home, { recursive: true, force: true })))
+  )
 )
