@@ -20,6 +20,8 @@
  * @since 0.2.0
  */
 import * as ClusterSchema from "effect/cluster/ClusterSchema"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import * as Entity from "effect/cluster/Entity"
 import * as EntityResource from "effect/cluster/EntityResource"
 import type * as Sharding from "effect/cluster/Sharding"
@@ -37,6 +39,7 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Claude from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
+import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
 import * as TurnLedger from "./internal/turnLedger.ts"
 import * as Launch from "./Launch.ts"
 import * as SessionStore from "./SessionStore.ts"
@@ -285,6 +288,27 @@ export class LiveSessions extends Context.Service<LiveSessions, {
   readonly peak: Effect.Effect<number>
 }>()("effect-claude-code/ClaudeSessionEntity/LiveSessions") {}
 
+/**
+ * Whether a session mirrored to the store (`sessionStore` in its options) exists: its transcript
+ * in the CLI's config directory of these options, or in the store under the CLI's project key.
+ * Undefined when the session does not mirror (the ledger decides).
+ */
+const sessionExists = (
+  store: SessionStore.SessionStore["Service"],
+  options: Claude.SessionOptions,
+  sessionId: string
+): Effect.Effect<boolean | undefined> => {
+  if (options.sessionStore === undefined || options.sessionStore === false) return Effect.succeed(undefined)
+  const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
+  if (Fs.existsSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`))) return Effect.succeed(true)
+  return store.load({ projectKey: where.projectKey, sessionId }).pipe(
+    Stream.take(1),
+    Stream.runCollect,
+    Effect.map((entries) => entries.length > 0),
+    Effect.orElseSucceed(() => false)
+  )
+}
+
 const formatRunner = (address: { readonly host: string; readonly port: number }) => `${address.host}:${address.port}`
 
 const encodeOutcome = Schema.encodeSync(TurnOutcome)
@@ -374,6 +398,8 @@ export const layer = (
       let current: Claude.Session | undefined
       // Turns being run by this entity now, by uuid: a duplicate delivery joins the first.
       const inflight = new Map<string, Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>>()
+      // The turns this entity accepted first (no runner ran them before).
+      const firstAttempts = new Set<string>()
 
       const open = Effect.gen(function*() {
         // At the limit, a session takes the slot of an idle one, or waits: never a process past it.
@@ -387,9 +413,14 @@ export const layer = (
             idle.delete(sessionId)
           }), slots.release(1))
         )
-        // A session with a turn accepted before this one (here or on a lost runner) exists: resumed.
-        const resuming = [...ledger.turns.keys()].some((turn) => !inflight.has(turn))
         const base = options.session?.(sessionId) ?? {}
+        // Whether the CLI's session exists: with the store mirroring (`sessionStore`), when its
+        // transcript is in the CLI's config directory here or in the store. Otherwise from the
+        // ledger: a turn accepted before, here or on a lost runner, other than a first attempt
+        // running now (a turn lost before may have reached its CLI).
+        const stored = yield* sessionExists(store, base, sessionId)
+        const resuming = stored ??
+          [...ledger.turns.keys()].some((turn) => !(inflight.has(turn) && firstAttempts.has(turn)))
         const prepared = options.prepare === undefined ? {} : yield* options.prepare(sessionId, resuming)
         const { model, permissionMode } = ledger.settings
         const session = yield* Claude.open({
@@ -454,6 +485,7 @@ export const layer = (
             )
           }
           yield* ledger.started(uuid, runner, yield* Clock.currentTimeMillis)
+          if (attempt === 1) firstAttempts.add(uuid)
           return { run: attempt }
         })
 

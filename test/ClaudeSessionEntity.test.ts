@@ -179,6 +179,20 @@ describe("ClaudeSessionEntity", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a first turn lost with its runner runs again on a resumed session (its CLI may have started it)", () => {
+    const world = makeWorld()
+    const { layer, store } = cluster(world)
+    return Effect.gen(function*() {
+      yield* store.store.append({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }, [
+        { type: "turn_started", uuid: `${uuid(1)}:started:1`, turn: uuid(1) }
+      ])
+      yield* TestClock.adjust(1)
+      const outcome = yield* (yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(1), prompt: "lost first" })
+      assert.strictEqual(outcome.attempt, 2)
+      assert.deepStrictEqual(world.spawns, [{ sessionId: S1, resumed: true, model: undefined }])
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("with lostTurns: fail, such a turn is answered TurnLost, once, and never run", () => {
     const world = makeWorld()
     const { layer, store } = cluster(world, { lostTurns: "fail" })
