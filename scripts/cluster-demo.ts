@@ -1,13 +1,20 @@
 /**
  * `npm run cluster:demo`: sessions across machines, on this machine. Starts a local PostgreSQL (in
  * a temporary directory, on a free port), three runner processes (`scripts/cluster/runner.ts`:
- * `ClaudeCluster.layerRunner` on 127.0.0.1) and a client (this process, `ClaudeCluster.layerClient`).
- * Twenty sessions run three turns each on the store-backed fake CLI (`scripts/cluster/storeFake.ts`:
- * its transcript lives in the SessionStore, in PostgreSQL). In the middle of the second round, the
- * runner that is running a turn is killed with SIGKILL; its sessions finish on the others, resumed
- * from the store. Prints where each session ran and each turn's result.
+ * `ClaudeCluster.layerRunner` on 127.0.0.1, each in a HOME of its own, as on three machines) and a
+ * client (this process, `ClaudeCluster.layerClient`). Twenty sessions run three turns each on the
+ * real `claude` CLI against the fake model (`FakeModel`, whose answer names the earlier prompts the
+ * request carried), their transcripts mirrored into the SessionStore in PostgreSQL. In the middle of
+ * the second round a runner is killed with SIGKILL; its sessions finish on the others, resumed from
+ * the store. Prints where each session ran and each turn's result.
+ *
+ * `npm run cluster:demo -- --fake-cli`: the same on the store-backed fake CLI
+ * (`scripts/cluster/storeFake.ts`), no CLI processes.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -17,21 +24,40 @@ import * as Redacted from "effect/Redacted"
 import * as ClaudeCluster from "../src/ClaudeCluster.ts"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as SessionStorePg from "../src/SessionStorePg.ts"
+import * as FakeModel from "../src/testing/FakeModel.ts"
 import { startPostgres } from "../test/support/postgres.ts"
 import { shardingConfig } from "./cluster/config.ts"
 import { freePort, isAlive, spawnRunner } from "./cluster/processes.ts"
 
 const SESSIONS = 20
 const prompts = ["hello", "what did I say?", "and before that?"] as const
+const fakeCli = process.argv.includes("--fake-cli")
 const say = (line: string) => Effect.sync(() => process.stdout.write(line + "\n"))
 
 const main = Effect.gen(function*() {
   const pg = yield* startPostgres
   yield* say(`PostgreSQL on 127.0.0.1:${pg.port}`)
+  const cwd = yield* Effect.acquireRelease(
+    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-demo-cwd-"))),
+    (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+  )
+  const model = yield* FakeModel.make((request) => {
+    const texts = request.messages.filter((m) => m.role === "user").flatMap((m) =>
+      typeof m.content === "string" ? [m.content] : m.content.flatMap((b) => b.type === "text" ? [String(b.text)] : [])
+    ).filter((t) => (prompts as ReadonlyArray<string>).includes(t))
+    return FakeModel.text(`you said "${texts.at(-1)}"; before: ${texts.slice(0, -1).join(" | ") || "nothing"}`, { delayMs: 400 })
+  })
+  yield* say(fakeCli ? "sessions on the store-backed fake CLI" : `sessions on the real claude CLI, the fake model on ${model.url}`)
   const ports = yield* Effect.forEach([0, 1, 2], () => freePort)
   let armed: Deferred.Deferred<number> | undefined
   const runners = yield* Effect.forEach(ports, (port) =>
-    spawnRunner({ port, url: pg.url, maxLiveSessions: 8, turnDelayMs: 1000 }, (line) => {
+    spawnRunner({
+      port,
+      url: pg.url,
+      maxLiveSessions: 8,
+      turnDelayMs: 1000,
+      real: fakeCli ? undefined : { modelUrl: model.url, cwd }
+    }, (line) => {
       if (armed !== undefined && line.startsWith("{\"turn\"")) Deferred.doneUnsafe(armed, Exit.succeed(port))
     }))
   yield* Effect.forEach(runners, (runner) => Deferred.await(runner.ready), { discard: true })
@@ -49,8 +75,18 @@ const main = Effect.gen(function*() {
     yield* say("round 1 done")
     const victimPort = yield* Deferred.make<number>()
     armed = victimPort
+    const asked = (yield* model.messageRequests).length
     const second = yield* Effect.forkChild(round(prompts[1]))
-    const port = yield* Deferred.await(victimPort)
+    // The fake CLI says which runner started a turn; with the real CLI, the model was asked: the
+    // runner that held the most sessions goes.
+    const port = fakeCli
+      ? yield* Deferred.await(victimPort)
+      : yield* Effect.map(model.awaitRequests(asked + 1), () => {
+        const held = new Map<string, number>()
+        for (const o of first) held.set(o.runner, (held.get(o.runner) ?? 0) + 1)
+        const busiest = [...held].sort((a, b) => b[1] - a[1])[0]![0]
+        return Number(busiest.split(":").at(-1))
+      })
     yield* Effect.sleep("300 millis")
     const victim = runners[ports.indexOf(port)]!
     victim.child.kill("SIGKILL")
@@ -90,6 +126,24 @@ const main = Effect.gen(function*() {
   yield* Effect.forEach(runners, (runner) => Deferred.await(runner.exited), { discard: true })
   const left = runners.filter((runner) => isAlive(runner.child.pid!)).length
   yield* say(`runner processes left: ${left}`)
+  if (!fakeCli) {
+    let clis = cliProcesses()
+    for (let i = 0; i < 40 && clis.length > 0; i++) {
+      yield* Effect.sleep("500 millis")
+      clis = cliProcesses()
+    }
+    yield* say(`claude CLI processes of the runners left: ${clis.length}`)
+  }
 })
+
+/** The processes whose HOME is a runner's (`ecc-runner-home-*`): the runners' CLIs. */
+const cliProcesses = (): Array<number> =>
+  Fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+    try {
+      return Fs.readFileSync(`/proc/${pid}/environ`, "utf8").includes("ecc-runner-home-") ? [Number(pid)] : []
+    } catch {
+      return []
+    }
+  })
 
 NodeRuntime.runMain(Effect.scoped(main))

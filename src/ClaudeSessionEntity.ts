@@ -301,13 +301,19 @@ const sessionExists = (
   if (options.sessionStore === undefined || options.sessionStore === false) return Effect.succeed(undefined)
   const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
   if (Fs.existsSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`))) return Effect.succeed(true)
-  return store.load({ projectKey: where.projectKey, sessionId }).pipe(
-    Stream.take(1),
-    Stream.runCollect,
-    Effect.map((entries) => entries.length > 0),
+  // `list`, not a `load` cut short: a store's stream may hold a connection until it is read out.
+  return store.list(where.projectKey).pipe(
+    Effect.map((sessions) => sessions.some((session) => session.sessionId === sessionId)),
     Effect.orElseSucceed(() => false)
   )
 }
+
+/**
+ * The uuid of the user message the CLI gets for a turn: the turn's own on its first attempt; a
+ * fresh one when the turn runs again after a lost runner, since a resumed transcript may already
+ * hold the first attempt's message under the turn's uuid (the CLI would not answer it again).
+ */
+const cliUuid = (turn: string, attempt: number): string => attempt === 1 ? turn : crypto.randomUUID()
 
 const formatRunner = (address: { readonly host: string; readonly port: number }) => `${address.host}:${address.port}`
 
@@ -526,7 +532,7 @@ export const layer = (
           const admitted = yield* admit(input.uuid)
           if ("recorded" in admitted) return yield* answer(admitted.recorded)
           inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
-          return yield* withSession((session) => session.run({ text: input.prompt, uuid: input.uuid })).pipe(
+          return yield* withSession((session) => session.run({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) })).pipe(
             Effect.map((result) => outcomeOf(input.uuid, admitted.run, result)),
             Effect.onExit((exit) => record(input.uuid, exit))
           )
@@ -544,7 +550,7 @@ export const layer = (
           inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
           const session = yield* hold
           let result: Claude.TurnResult | undefined
-          return session.turn({ text: input.prompt, uuid: input.uuid }).pipe(
+          return session.turn({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) }).pipe(
             Stream.map((event) => {
               if (event.type === "result") result = event
               return toWire(event)
@@ -574,7 +580,7 @@ export const layer = (
           yield* Effect.scoped(Effect.gen(function*() {
             const session = yield* hold
             yield* Deferred.succeed(written, undefined)
-            return yield* session.run({ text: input.prompt, uuid: input.uuid })
+            return yield* session.run({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) })
           })).pipe(
             Effect.map((result) => outcomeOf(input.uuid, admitted.run, result)),
             Effect.tapError((error) => Deferred.fail(written, error)),

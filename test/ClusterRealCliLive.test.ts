@@ -83,13 +83,15 @@ describe("ClaudeSessionEntity on the real CLI", () => {
       const Client = ClaudeCluster.layerClient({ shardingConfig }).pipe(
         Layer.provide(SessionStorePg.layerClient({ url: Redacted.make(pg.url), maxConnections: 4 }))
       )
-      const sessionIds = Array.from({ length: 9 }, () => crypto.randomUUID() as string)
+      const sessionIds = Array.from({ length: Number(process.env.CLUSTER_REAL_SESSIONS ?? 9) }, () => crypto.randomUUID() as string)
       yield* Effect.gen(function*() {
         const client = yield* ClaudeSessionEntity.client
         const round = (prompt: string) =>
-          Effect.forEach(sessionIds, (id) => client(id).Run({ uuid: crypto.randomUUID(), prompt }), { concurrency: 9 })
+          Effect.forEach(sessionIds, (id) => client(id).Run({ uuid: crypto.randomUUID(), prompt }), { concurrency: 10 })
         const round1 = yield* round("first")
+        console.log("real CLI runners: round 1")
         const round2 = yield* round("second")
+        console.log("real CLI runners: round 2")
         // The third round: once the model is asked, the runner holding the most sessions is killed.
         const before = (yield* model.messageRequests).length
         const third = yield* Effect.forkChild(round("third"))
