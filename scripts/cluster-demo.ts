@@ -62,6 +62,9 @@ const main = Effect.gen(function*() {
     }))
   yield* Effect.forEach(runners, (runner) => Deferred.await(runner.ready), { discard: true })
   yield* say(`runners on 127.0.0.1:${ports.join(", 127.0.0.1:")} (pids ${runners.map((r) => r.child.pid).join(", ")})`)
+  // The runners take their shards (a few assignment refreshes) before the first session; a turn
+  // caught by a shard moving meanwhile is run again on the shard's new runner (attempt 2).
+  yield* Effect.sleep("3 seconds")
 
   const Client = ClaudeCluster.layerClient({ shardingConfig }).pipe(
     Layer.provide(SessionStorePg.layerClient({ url: Redacted.make(pg.url), maxConnections: 4 }))
@@ -99,13 +102,13 @@ const main = Effect.gen(function*() {
   }).pipe(Effect.provide(Client))
 
   yield* say("")
-  yield* say("session   turn 1            turn 2                 turn 3            last answer")
+  yield* say(`${"session".padEnd(8)}  ${"turn 1".padEnd(24)}  ${"turn 2".padEnd(24)}  ${"turn 3".padEnd(24)}  last answer`)
   for (const [i, id] of sessionIds.entries()) {
     const where = rounds.map((outcomes) => {
       const o = outcomes[i]!
       return `${o.runner}${o.attempt > 1 ? ` (try ${o.attempt})` : ""}`
     })
-    yield* say(`${id.slice(0, 8)}  ${where[0]!.padEnd(16)}  ${where[1]!.padEnd(21)}  ${where[2]!.padEnd(16)}  ${rounds[2][i]!.text}`)
+    yield* say(`${id.slice(0, 8)}  ${where[0]!.padEnd(24)}  ${where[1]!.padEnd(24)}  ${where[2]!.padEnd(24)}  ${rounds[2][i]!.text}`)
   }
   yield* say("")
   yield* say("each turn's result:")
