@@ -3,7 +3,7 @@
  * durability across reopenings of the file, and its typed errors. PostgreSQL runs the same contract
  * in SessionStoreSqlLive.test.ts (it starts a server).
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -20,6 +20,7 @@ import { makeTempDir } from "./support/tempDir.ts"
 
 const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-sqlite-contract-"))
 let counter = 0
+afterAll(() => Fs.rmSync(dir, { recursive: true, force: true }))
 
 sessionStoreContract({
   name: "SQLite (a temp file, pages of 7 rows)",

@@ -121,13 +121,20 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     pending = []
     pendingEntries = 0
     pendingBytes = 0
+    // Batched: one append per file, its frames merged in order; eager: one append per frame.
+    const batches: Array<readonly [string, Array<SessionStore.Entry>]> = []
     const byFile = new Map<string, Array<SessionStore.Entry>>()
     for (const frame of frames) {
-      const batch = byFile.get(frame.filePath)
-      if (batch === undefined) byFile.set(frame.filePath, [...frame.entries])
-      else batch.push(...frame.entries)
+      const batch = options.flush === "eager" ? undefined : byFile.get(frame.filePath)
+      if (batch !== undefined) {
+        batch.push(...frame.entries)
+        continue
+      }
+      const entries = [...frame.entries]
+      byFile.set(frame.filePath, entries)
+      batches.push([frame.filePath, entries])
     }
-    for (const [filePath, entries] of byFile) {
+    for (const [filePath, entries] of batches) {
       const key = keyOfPath(options.projectsDir, filePath)
       if (key === undefined) {
         yield* Effect.logWarning(
@@ -141,7 +148,11 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
 
   yield* Queue.take(signals).pipe(
     Effect.flatMap((waiter) =>
-      Effect.ensuring(drain, waiter === undefined ? Effect.void : Deferred.succeed(waiter, undefined))
+      drain.pipe(
+        // A store that dies (a defect) loses its batch, loudly, and the mirror goes on.
+        Effect.catchCause((cause) => Effect.logError(`session store ${options.store.name}: a flush died`, cause)),
+        Effect.ensuring(waiter === undefined ? Effect.void : Deferred.succeed(waiter, undefined))
+      )
     ),
     Effect.forever,
     Effect.forkScoped

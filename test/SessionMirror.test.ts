@@ -1,0 +1,306 @@
+/**
+ * The `sessionStore` option on the in-memory FakeCli: `transcript_mirror` frames are decoded, kept
+ * out of the turn streams and events, and appended to the store in batches (at the end of a turn,
+ * at the thresholds, or eagerly), with bounded retry on the TestClock and a `mirror_error` event
+ * when the store keeps failing. The real CLI does the same in SessionStoreLive.test.ts.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/testing/TestClock"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Claude from "../src/Claude.ts"
+import * as ClaudeError from "../src/ClaudeError.ts"
+import type * as Events from "../src/Events.ts"
+import { keyOfPath } from "../src/internal/mirror.ts"
+import * as Protocol from "../src/Protocol.ts"
+import * as SessionStore from "../src/SessionStore.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+
+const SESSION = "5e551011-0000-4000-8000-000000000001"
+const configDir = Path.join(Os.tmpdir(), "ecc-mirror-config")
+const projects = Path.join(configDir, "projects")
+const mainFile = Path.join(projects, "-repo-app", `${SESSION}.jsonl`)
+const agentFile = Path.join(projects, "-repo-app", SESSION, "subagents", "agent-a1.jsonl")
+const options = { env: { CLAUDE_CONFIG_DIR: configDir } }
+
+const entry = (n: number) => ({ type: "user", uuid: `u${n}`, message: { role: "user", content: `line ${n}` } })
+const frame = (filePath: string, ...ns: Array<number>) => ({ type: "transcript_mirror", filePath, entries: ns.map(entry) })
+
+interface Call {
+  readonly key: SessionStore.SessionKey
+  readonly uuids: ReadonlyArray<string | undefined>
+}
+
+/** A store that records each append attempt on a queue, failing the first `failures` of them. */
+const recordingStore = (failures: number) =>
+  Effect.gen(function*() {
+    const calls = yield* Queue.unbounded<Call & { readonly ok: boolean }>()
+    let attempts = 0
+    const store = SessionStore.SessionStore.of({
+      name: "recording",
+      append: (key, entries) =>
+        Effect.suspend(() => {
+          attempts++
+          const ok = attempts > failures
+          Queue.offerUnsafe(calls, { key, uuids: entries.map((e) => e.uuid), ok })
+          return ok ? Effect.void : Effect.fail(ClaudeError.make(
+            new ClaudeError.StoreFailed({ store: "recording", operation: "append", description: `attempt ${attempts}` })
+          ))
+        }),
+      load: () => Stream.empty,
+      list: () => Effect.succeed([]),
+      listSubkeys: () => Effect.succeed([]),
+      delete: () => Effect.void
+    })
+    return { calls, layer: Layer.succeed(SessionStore.SessionStore)(store) }
+  })
+
+/** A CLI that writes `frames` before each turn's answer. */
+const mirroringCli = (frames: (index: number) => ReadonlyArray<unknown>) =>
+  FakeCli.layer(FakeCli.conversation({
+    sessionId: SESSION,
+    onUser: (text, index, cli) =>
+      Effect.gen(function*() {
+        for (const f of frames(index)) yield* cli.emit(f)
+        for (const line of FakeCli.textTurn({ sessionId: SESSION, text: `re: ${text}` })) yield* cli.emit(line)
+      })
+  }))
+
+describe("sessionStore: mirroring on the FakeCli", () => {
+  it.effect("frames are appended at the end of the turn, one append per transcript file, and never reach the streams", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = yield* recordingStore(0)
+      const program = Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        const all = yield* Effect.forkScoped(
+          Stream.runCollect(Stream.takeUntil(session.events, (event) => event.type === "result")),
+          { startImmediately: true }
+        )
+        const turn = yield* Stream.runCollect(session.turn("go"))
+        assert.isFalse(turn.some((event) => (event.type as string) === "transcript_mirror"))
+        const first = yield* Queue.take(calls)
+        const second = yield* Queue.take(calls)
+        assert.deepStrictEqual(first, { key: { projectKey: "-repo-app", sessionId: SESSION }, uuids: ["u1", "u2", "u4"], ok: true })
+        assert.deepStrictEqual(second, {
+          key: { projectKey: "-repo-app", sessionId: SESSION, subpath: "subagents/agent-a1" },
+          uuids: ["u3"],
+          ok: true
+        })
+        const events = yield* Fiber.join(all)
+        assert.isFalse(events.some((event) => (event.type as string) === "transcript_mirror"))
+      })
+      const cli = mirroringCli(() => [
+        frame(mainFile, 1, 2),
+        frame(agentFile, 3),
+        frame(Path.join(Os.tmpdir(), "elsewhere", "x.jsonl"), 9),
+        frame(mainFile, 4)
+      ])
+      yield* program.pipe(Effect.provide(Layer.merge(cli, layer)))
+      // The frame outside the config directory was dropped, not appended.
+      assert.strictEqual(Queue.sizeUnsafe(calls), 0)
+    }))
+
+  it.effect("past maxPendingEntries the pending frames are appended while the turn still runs", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = yield* recordingStore(0)
+      const gate = yield* Deferred.make<void>()
+      const cli = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          yield* FakeCli.answerInitialize(cli)
+          yield* cli.nextMatching((m) => m.type === "user")
+          yield* cli.emit(frame(mainFile, 1))
+          yield* cli.emit(frame(mainFile, 2, 3))
+          // The turn has not ended: only the threshold can flush these.
+          yield* Deferred.await(gate)
+          yield* cli.emit(frame(mainFile, 4))
+          for (const line of FakeCli.textTurn({ sessionId: SESSION, text: "done" })) yield* cli.emit(line)
+          yield* Effect.exit(cli.next)
+          return 0
+        })
+      )
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: { maxPendingEntries: 2 } })
+        const turn = yield* Effect.forkScoped(session.run("go"))
+        assert.deepStrictEqual((yield* Queue.take(calls)).uuids, ["u1", "u2", "u3"])
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(turn)
+        assert.deepStrictEqual((yield* Queue.take(calls)).uuids, ["u4"])
+      }).pipe(Effect.provide(Layer.merge(cli, layer)), Effect.scoped)
+    }))
+
+  it.effect("eager: one append per frame, never merged", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = yield* recordingStore(0)
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: { flush: "eager" } })
+        yield* session.run("go")
+        const taken = [yield* Queue.take(calls), yield* Queue.take(calls), yield* Queue.take(calls)]
+        assert.deepStrictEqual(taken.map((c) => c.uuids), [["u1"], ["u2", "u3"], ["u4"]])
+      }).pipe(
+        Effect.provide(Layer.merge(mirroringCli(() => [frame(mainFile, 1), frame(mainFile, 2, 3), frame(mainFile, 4)]), layer)),
+        Effect.scoped
+      )
+    }))
+
+  it.effect("a failed append is retried after 200 ms and 800 ms (TestClock); the third attempt lands", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = yield* recordingStore(2)
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        const failures = yield* Effect.forkScoped(Stream.runCollect(Stream.take(
+          Stream.filter(session.events, (e) => e.type === "mirror_error"),
+          1
+        )))
+        yield* session.run("go")
+        assert.isFalse((yield* Queue.take(calls)).ok)
+        yield* TestClock.adjust("199 millis")
+        assert.strictEqual(Queue.sizeUnsafe(calls), 0)
+        yield* TestClock.adjust("1 millis")
+        assert.isFalse((yield* Queue.take(calls)).ok)
+        yield* TestClock.adjust("799 millis")
+        assert.strictEqual(Queue.sizeUnsafe(calls), 0)
+        yield* TestClock.adjust("1 millis")
+        const landed = yield* Queue.take(calls)
+        assert.isTrue(landed.ok)
+        assert.deepStrictEqual(landed.uuids, ["u1"])
+        yield* TestClock.adjust("10 seconds")
+        assert.isUndefined(failures.pollUnsafe())
+      }).pipe(Effect.provide(Layer.merge(mirroringCli(() => [frame(mainFile, 1)]), layer)), Effect.scoped)
+    }))
+
+  it.effect("a store that keeps failing: after 3 attempts the batch is dropped, a mirror_error event says so, the turns go on", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = yield* recordingStore(Number.POSITIVE_INFINITY)
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        const failures = yield* Effect.forkScoped(Stream.runCollect(Stream.take(
+          Stream.filter(session.events, (e): e is Events.MirrorFailed => e.type === "mirror_error"),
+          1
+        )))
+        assert.strictEqual((yield* session.run("one")).result, "re: one")
+        yield* Queue.take(calls)
+        yield* TestClock.adjust("200 millis")
+        yield* Queue.take(calls)
+        yield* TestClock.adjust("800 millis")
+        yield* Queue.take(calls)
+        const [failed] = yield* Fiber.join(failures)
+        assert.strictEqual(failed!.attempts, 3)
+        assert.strictEqual(failed!.entries, 2)
+        assert.deepStrictEqual(failed!.key, { projectKey: "-repo-app", sessionId: SESSION })
+        assert.strictEqual(failed!.error.reason._tag, "StoreFailed")
+        // The session is fine: the next turn runs, and its batch is tried afresh.
+        assert.strictEqual((yield* session.run("two")).result, "re: two")
+        assert.deepStrictEqual((yield* Queue.take(calls)).uuids, ["u3"])
+        // Its retries run out before the session closes (closing waits for the last flush).
+        yield* TestClock.adjust("1 second")
+      }).pipe(Effect.provide(Layer.merge(mirroringCli((i) => i === 0 ? [frame(mainFile, 1, 2)] : [frame(mainFile, 3)]), layer)), Effect.scoped)
+    }))
+
+  it.effect("a store that dies (a defect) loses that batch only: the mirror goes on with the next", () =>
+    Effect.gen(function*() {
+      const seen = yield* Queue.unbounded<ReadonlyArray<string | undefined>>()
+      let calls = 0
+      const dying = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
+        name: "dying",
+        append: (_key, entries) =>
+          Effect.suspend(() => {
+            calls++
+            if (calls === 1) return Effect.die(new Error("driver bug"))
+            Queue.offerUnsafe(seen, entries.map((e) => e.uuid))
+            return Effect.void
+          }),
+        load: () => Stream.empty,
+        list: () => Effect.succeed([]),
+        listSubkeys: () => Effect.succeed([]),
+        delete: () => Effect.void
+      }))
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        assert.strictEqual((yield* session.run("one")).result, "re: one")
+        assert.strictEqual((yield* session.run("two")).result, "re: two")
+        assert.deepStrictEqual(yield* Queue.take(seen), ["u2"])
+      }).pipe(
+        Effect.provide(Layer.merge(mirroringCli((i) => [frame(mainFile, i + 1)]), dying)),
+        Effect.scoped
+      )
+    }))
+
+  it.effect("closing the session appends what is still pending", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = yield* recordingStore(0)
+      const cli = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          yield* FakeCli.answerInitialize(cli)
+          yield* cli.emit(frame(mainFile, 7))
+          yield* Effect.exit(cli.next)
+          return 0
+        })
+      )
+      yield* Effect.gen(function*() {
+        yield* Claude.open({ ...options, sessionStore: true })
+      }).pipe(Effect.provide(Layer.merge(cli, layer)), Effect.scoped)
+      assert.deepStrictEqual((yield* Queue.take(calls)).uuids, ["u7"])
+    }))
+
+  it.effect("--session-mirror is passed only with the option", () =>
+    Effect.gen(function*() {
+      const { layer } = yield* recordingStore(0)
+      const argv: Array<ReadonlyArray<string>> = []
+      const cli = FakeCli.layer((cli) => {
+        argv.push(cli.spec.args)
+        return FakeCli.conversation({ sessionId: SESSION })(cli)
+      })
+      yield* Effect.scoped(Effect.andThen(Claude.open({ ...options, sessionStore: true }), (s) => s.run("a"))).pipe(
+        Effect.provide(Layer.merge(cli, layer))
+      )
+      yield* Effect.scoped(Effect.andThen(Claude.open(options), (s) => s.run("b"))).pipe(Effect.provide(cli))
+      assert.isTrue(argv[0]?.includes("--session-mirror"))
+      assert.isFalse(argv[1]?.includes("--session-mirror"))
+    }))
+
+  it.effect("sessionStore without a SessionStore in the context, or with persistSession: false, is InvalidInput", () =>
+    Effect.gen(function*() {
+      const cli = FakeCli.layer(FakeCli.conversation({ sessionId: SESSION }))
+      const missing = yield* Effect.exit(Effect.scoped(Claude.open({ sessionStore: true })).pipe(Effect.provide(cli)))
+      const { layer } = yield* recordingStore(0)
+      const noPersist = yield* Effect.exit(
+        Effect.scoped(Claude.open({ sessionStore: true, persistSession: false })).pipe(Effect.provide(Layer.merge(cli, layer)))
+      )
+      for (const [exit, words] of [[missing, "needs a SessionStore"], [noPersist, "persistSession"]] as const) {
+        assert.isTrue(Exit.isFailure(exit))
+        const fail = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
+        const error = fail?._tag === "Fail" ? fail.error : undefined
+        assert.strictEqual(error?.reason._tag, "InvalidInput")
+        assert.include(error?.message ?? "", words)
+      }
+    }))
+})
+
+describe("transcript_mirror frames", () => {
+  it("decode with their Schema; a broken one is a protocol problem, not a frame", () => {
+    const good = Protocol.decodeMessage(frame(mainFile, 1))
+    assert.strictEqual(good._tag, "Success")
+    const bad = Protocol.decodeMessage({ type: "transcript_mirror", filePath: mainFile, entries: "nope" })
+    assert.strictEqual(bad._tag, "Failure")
+  })
+
+  it("a file path names its store key as the official SDK reads it", () => {
+    assert.deepStrictEqual(keyOfPath(projects, mainFile), { projectKey: "-repo-app", sessionId: SESSION })
+    assert.deepStrictEqual(keyOfPath(projects, agentFile), {
+      projectKey: "-repo-app",
+      sessionId: SESSION,
+      subpath: "subagents/agent-a1"
+    })
+    assert.isUndefined(keyOfPath(projects, Path.join(configDir, "other", "x.jsonl")))
+    assert.isUndefined(keyOfPath(projects, Path.join(projects, "-repo-app", "notes.txt")))
+    assert.isUndefined(keyOfPath(projects, Path.join(projects, "-repo-app", SESSION, "x.jsonl")))
+    assert.isUndefined(keyOfPath(projects, projects))
+  })
+})
