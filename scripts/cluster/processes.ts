@@ -3,7 +3,9 @@
  * 127.0.0.1, each killed with the scope if still running.
  */
 import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
 import * as Net from "node:net"
+import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Readline from "node:readline"
 import * as Deferred from "effect/Deferred"
@@ -42,11 +44,14 @@ export const spawnRunner = (
 ) =>
   Effect.acquireRelease(
     Effect.gen(function*() {
+      // A runner on the real CLI has a HOME of its own (its CLI config directory), removed here
+      // once it exited, however it ended.
+      const home = options.real === undefined ? undefined : Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-runner-home-"))
       const ready = yield* Deferred.make<void>()
       const exited = yield* Deferred.make<void>()
       const child = ChildProcess.spawn(
         process.execPath,
-        ["--experimental-transform-types", "--no-warnings", Path.join(import.meta.dirname, "runner.ts"), String(options.port), options.url, String(options.maxLiveSessions), String(options.turnDelayMs), ...(options.real === undefined ? [] : ["real", options.real.modelUrl, options.real.cwd])],
+        ["--experimental-transform-types", "--no-warnings", Path.join(import.meta.dirname, "runner.ts"), String(options.port), options.url, String(options.maxLiveSessions), String(options.turnDelayMs), ...(options.real === undefined ? [] : ["real", options.real.modelUrl, options.real.cwd, home!])],
         { stdio: ["ignore", "pipe", "pipe"], cwd: Path.resolve(import.meta.dirname, "..", "..") }
       )
       Readline.createInterface({ input: child.stdout! }).on("line", (line) => {
@@ -58,16 +63,21 @@ export const spawnRunner = (
         stderr = (stderr + String(chunk)).slice(-4000)
       })
       child.on("exit", (code, signal) => {
+        if (home !== undefined) Fs.rmSync(home, { recursive: true, force: true })
         Deferred.doneUnsafe(exited, Exit.void)
         if (!Deferred.isDoneUnsafe(ready)) {
           Deferred.doneUnsafe(ready, Exit.die(new Error(`runner ${options.port} exited (${code ?? signal}): ${stderr}`)))
         }
       })
-      return { port: options.port, child, ready, exited }
+      return { port: options.port, child, ready, exited, home }
     }),
     (runner) =>
       Effect.suspend(() => {
         if (runner.child.exitCode === null && runner.child.signalCode === null) runner.child.kill("SIGKILL")
-        return Deferred.await(runner.exited)
+        // Again at the end: the CLIs of a killed runner may write to its HOME while they exit.
+        return Effect.andThen(
+          Deferred.await(runner.exited),
+          Effect.sync(() => runner.home !== undefined && Fs.rmSync(runner.home, { recursive: true, force: true }))
+        )
       })
   )

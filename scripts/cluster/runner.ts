@@ -8,7 +8,7 @@
  * HOME of its own (its own CLI config directory: a "machine"), the transcripts mirrored into the
  * store (`sessionStore: true`) and written back from it when a session resumes here.
  *
- *   node scripts/cluster/runner.ts <port> <postgres url> [maxLiveSessions] [turnDelayMs] [real <model url> <cwd>]
+ *   node scripts/cluster/runner.ts <port> <postgres url> [maxLiveSessions] [turnDelayMs] [real <model url> <cwd> [home]]
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -26,7 +26,7 @@ import * as FakeModel from "../../src/testing/FakeModel.ts"
 import { shardingConfig } from "./config.ts"
 import * as StoreFake from "./storeFake.ts"
 
-const [portArg, url, maxArg, delayArg, mode, modelUrl, cwd] = process.argv.slice(2)
+const [portArg, url, maxArg, delayArg, mode, modelUrl, cwd, homeArg] = process.argv.slice(2)
 const port = Number(portArg)
 if (!Number.isInteger(port) || url === undefined) {
   process.stderr.write("usage: node scripts/cluster/runner.ts <port> <postgres url> [maxLiveSessions] [turnDelayMs]\n")
@@ -37,7 +37,7 @@ const say = (value: unknown) => process.stdout.write(JSON.stringify(value) + "\n
 const Sql = SessionStorePg.layerClient({ url: Redacted.make(url), maxConnections: 8 })
 const Store = SessionStoreSql.layer()
 const real = mode === "real" && modelUrl !== undefined && cwd !== undefined
-const home = real ? Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-runner-home-")) : undefined
+const home = real ? homeArg ?? Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-runner-home-")) : undefined
 const Cli = real
   ? Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
   : StoreFake.layer({
@@ -71,6 +71,6 @@ const Runner = ClaudeCluster.layerRunner({
 
 NodeRuntime.runMain(
   Layer.launch(Layer.merge(Runner, Layer.effectDiscard(Effect.sync(() => say({ ready: port }))))).pipe(
-    Effect.ensuring(Effect.sync(() => home !== undefined && Fs.rmSync(home, { recursive: true, force: true })))
+    Effect.ensuring(Effect.sync(() => home !== undefined && homeArg === undefined && Fs.rmSync(home, { recursive: true, force: true })))
   )
 )
