@@ -5,7 +5,7 @@
  *   BENCH_QUICK=1 node bench/run.ts   # small N, 2 pairs, no BENCHMARKS.md (development)
  *   BENCH_ONLY=interrupt,slow node bench/run.ts   # a subset (throughput, turns, fullfinal, idle,
  *                                                 # bundle, startup, interrupt, slow, many,
- *                                                 # profile, profile-turns, timeline); no BENCHMARKS.md
+ *                                                 # cluster, profile, profile-turns, timeline); no BENCHMARKS.md
  *   BENCH_PAIRS=7 …   # more rounds; BENCH_SLOW_EVENTS=… the long slow-consumer run
  *
  * Every measurement runs in a fresh child Node process (`bench/child.ts`), so its peak RSS is its
@@ -658,6 +658,43 @@ const timelinePage = async () => {
 
 // ---- main --------------------------------------------------------------------------------------
 
+/**
+ * Sessions on Effect Cluster (`bench/cluster.ts`, which starts its own PostgreSQL and runner
+ * processes): sessions started and turns per second with one runner and with three, and a turn
+ * through the cluster against a direct session, side by side in one run.
+ */
+const clusterBench = async () => {
+  const r = ChildProcess.spawnSync(process.execPath, [Path.join(root, "bench/cluster.ts")], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, BENCH_PAIRS: String(Math.min(PAIRS, 3)) },
+    timeout: 1_200_000,
+    maxBuffer: 64 * 1024 * 1024
+  })
+  const last = r.stdout.trim().split("\n").at(-1) ?? ""
+  const f = JSON.parse(last) as {
+    readonly sessions: number
+    readonly turns: number
+    readonly serial: number
+    readonly rounds: number
+    readonly rows: ReadonlyArray<{ readonly scenario: string; readonly sessionsPerSec: number; readonly turnsPerSec: number; readonly msPerTurn: number }>
+  }
+  const direct = f.rows[0]!
+  for (const row of f.rows) {
+    out(`cluster: ${row.scenario}: ${fmt(row.sessionsPerSec, 1)} sessions started/s, ${fmt(row.turnsPerSec, 1)} turns/s, ${fmt(row.msPerTurn, 1)} ms per turn back to back (${fmt(row.msPerTurn / direct.msPerTurn, 2)}× the direct session's)`)
+  }
+  sections.push([
+    `### Sessions on Effect Cluster: one runner and three, against a direct session`,
+    "",
+    `The store-backed fake CLI (\`scripts/cluster/storeFake.ts\`: \`FakeCli\` whose transcript is appended to the SessionStore in PostgreSQL, no delay), a local PostgreSQL for message storage, runner storage and the store; runners are processes of \`scripts/cluster/runner.ts\` on 127.0.0.1, the client is the benchmark process. ${f.sessions} sessions started (each its first turn, 10 at once), then ${f.turns} more turns on each (all sessions at once), then one session's ${f.serial} turns back to back. The direct session is \`Claude.open\` in the benchmark process with the same fake and store. Medians of ${f.rounds} rounds; all processes share this machine's cores.`,
+    "",
+    "| deployment | sessions started/s | turns/s | ms per turn, back to back | × direct |",
+    "|---|---|---|---|---|",
+    ...f.rows.map((row) => `| ${row.scenario} | ${fmt(row.sessionsPerSec, 1)} | ${fmt(row.turnsPerSec, 1)} | ${fmt(row.msPerTurn, 1)} | ${fmt(row.msPerTurn / direct.msPerTurn, 2)} |`),
+    ""
+  ].join("\n"))
+}
+
 const build = () => {
   Fs.rmSync(dist, { recursive: true, force: true })
   Fs.rmSync(compileCache, { recursive: true, force: true })
@@ -697,6 +734,7 @@ const main = async () => {
   if (on("interrupt")) await interrupt()
   if (on("slow")) await slowConsumer()
   if (on("many")) await manySessions()
+  if (on("cluster")) await clusterBench()
   if (on("profile")) await profile()
   if (on("profile-turns")) await profile("turns")
   if (on("timeline")) await timelinePage()

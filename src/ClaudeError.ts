@@ -482,6 +482,23 @@ export class StoreFailed extends Schema.TaggedError<StoreFailed>()("StoreFailed"
 }
 
 /**
+ * A turn accepted by a cluster runner that was lost (the runner died or gave its shard up) before
+ * the turn's outcome was recorded. Reported instead of running the turn again when the session
+ * entity's `lostTurns` is `"fail"`; the turn may have partly run on the lost runner.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class TurnLost extends Schema.TaggedError<TurnLost>()("TurnLost", {
+  uuid: Schema.String,
+  sessionId: Schema.String
+}) {
+  override get message(): string {
+    return `The turn ${this.uuid} of session ${this.sessionId} was lost with the runner that ran it (not run again)`
+  }
+}
+
+/**
  * Every reason a `ClaudeError` can carry.
  *
  * @since 0.1.0
@@ -514,7 +531,8 @@ export const Reason = Schema.Union([
   StructuredOutputInvalid,
   StructuredOutputMissing,
   SessionNotFound,
-  StoreFailed
+  StoreFailed,
+  TurnLost
 ])
 
 /**

@@ -87,12 +87,12 @@ const packagesReachedFrom = (entry: string): Array<string> => {
 }
 
 describe("entries' dependencies", () => {
-  it("the package's export map names the public entries only (., ./node, ./testing, ./sql, ./pg, ./ai), no internal module", () => {
+  it("the package's export map names the public entries only (., ./node, ./testing, ./sql, ./pg, ./ai, ./cluster), no internal module", () => {
     const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as {
       readonly exports: Record<string, { readonly types: string; readonly default: string }>
     }
-    assert.deepStrictEqual(Object.keys(manifest.exports).sort(), [".", "./ai", "./node", "./pg", "./sql", "./testing"])
-    const entries = [[".", "index"], ["./node", "node"], ["./testing", "testing/index"], ["./sql", "sql"], ["./pg", "pg"], ["./ai", "ai"]] as const
+    assert.deepStrictEqual(Object.keys(manifest.exports).sort(), [".", "./ai", "./cluster", "./node", "./pg", "./sql", "./testing"])
+    const entries = [[".", "index"], ["./node", "node"], ["./testing", "testing/index"], ["./sql", "sql"], ["./pg", "pg"], ["./ai", "ai"], ["./cluster", "cluster"]] as const
     for (const [entry, source] of entries) {
       assert.deepStrictEqual(manifest.exports[entry], { types: `./dist/${source}.d.ts`, default: `./dist/${source}.js` })
       assert.isTrue(Fs.existsSync(Path.join(root, "src", `${source}.ts`)), source)
@@ -120,7 +120,7 @@ describe("entries' dependencies", () => {
   })
 
   it("only ./pg imports @effect/sql-pg (an optional peer), and only ./sql and ./pg reach a database client", () => {
-    for (const entry of ["src/index.ts", "src/testing/index.ts", "src/node.ts", "src/sql.ts"]) {
+    for (const entry of ["src/index.ts", "src/testing/index.ts", "src/node.ts", "src/sql.ts", "src/cluster.ts"]) {
       assert.deepStrictEqual(packagesReachedFrom(entry).filter((line) => line.includes("@effect/sql-pg")), [], entry)
     }
     for (const entry of ["src/index.ts", "src/testing/index.ts", "src/node.ts"]) {

@@ -1,0 +1,83 @@
+/**
+ * The processes of the cluster demo, tests and benchmark: runner processes of `runner.ts` on
+ * 127.0.0.1, each killed with the scope if still running.
+ */
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Readline from "node:readline"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+
+export const freePort: Effect.Effect<number> = Effect.callback<number>((resume) => {
+  const server = Net.createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+export const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** A runner process of scripts/cluster/runner.ts, killed with the scope if still running. */
+export const spawnRunner = (
+  options: {
+    readonly port: number
+    readonly url: string
+    readonly maxLiveSessions: number
+    readonly turnDelayMs: number
+    /** The real CLI against this fake model, in this cwd (default: the store-backed fake CLI). */
+    readonly real?: { readonly modelUrl: string; readonly cwd: string } | undefined
+  },
+  onLine: (line: string) => void
+) =>
+  Effect.acquireRelease(
+    Effect.gen(function*() {
+      // A runner on the real CLI has a HOME of its own (its CLI config directory), removed here
+      // once it exited, however it ended.
+      const home = options.real === undefined ? undefined : Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-runner-home-"))
+      const ready = yield* Deferred.make<void>()
+      const exited = yield* Deferred.make<void>()
+      const child = ChildProcess.spawn(
+        process.execPath,
+        ["--experimental-transform-types", "--no-warnings", Path.join(import.meta.dirname, "runner.ts"), String(options.port), options.url, String(options.maxLiveSessions), String(options.turnDelayMs), ...(options.real === undefined ? [] : ["real", options.real.modelUrl, options.real.cwd, home!])],
+        { stdio: ["ignore", "pipe", "pipe"], cwd: Path.resolve(import.meta.dirname, "..", "..") }
+      )
+      Readline.createInterface({ input: child.stdout! }).on("line", (line) => {
+        if (line.startsWith("{\"ready\"")) Deferred.doneUnsafe(ready, Exit.void)
+        else if (line.startsWith("{")) onLine(line)
+      })
+      let stderr = ""
+      child.stderr!.on("data", (chunk) => {
+        stderr = (stderr + String(chunk)).slice(-4000)
+      })
+      child.on("exit", (code, signal) => {
+        if (home !== undefined) Fs.rmSync(home, { recursive: true, force: true })
+        Deferred.doneUnsafe(exited, Exit.void)
+        if (!Deferred.isDoneUnsafe(ready)) {
+          Deferred.doneUnsafe(ready, Exit.die(new Error(`runner ${options.port} exited (${code ?? signal}): ${stderr}`)))
+        }
+      })
+      return { port: options.port, child, ready, exited, home }
+    }),
+    (runner) =>
+      Effect.suspend(() => {
+        if (runner.child.exitCode === null && runner.child.signalCode === null) runner.child.kill("SIGKILL")
+        // Again at the end: the CLIs of a killed runner may write to its HOME while they exit.
+        return Effect.andThen(
+          Deferred.await(runner.exited),
+          Effect.sync(() => runner.home !== undefined && Fs.rmSync(runner.home, { recursive: true, force: true }))
+        )
+      })
+  )

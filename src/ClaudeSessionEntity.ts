@@ -1,0 +1,651 @@
+/**
+ * A Claude Code session as an Effect Cluster entity: addressed by the agent session's id from any
+ * process of the cluster, wherever it runs. Its RPCs are what a program does to a session: run a
+ * turn (`Run`, or `Turn` streaming its events), `Send`, `Interrupt`, `SetModel`,
+ * `SetPermissionMode`, `Status`, `Close`.
+ *
+ * The CLI process is the entity's resource (`EntityResource`): opened with the first message,
+ * closed after `idleTimeToLive` without one, and opened again with `resume` when the next message
+ * arrives. A runner never has more than `maxLiveSessions` CLI processes: a session that needs one
+ * at the limit waits for a slot.
+ *
+ * Turns are keyed by the user message's uuid: `Run`, `Turn` and `Send` are persisted messages with
+ * the uuid as their primary key, so a retried call is answered once from the message storage; and
+ * every turn's acceptance and outcome are written to the session's turn ledger in the
+ * `SessionStore`, so a turn that finished is never run again, even by another runner after the
+ * first one died. A turn accepted by a runner that died before its outcome was recorded is run
+ * again on the next runner with `attempt: 2` in its outcome (`lostTurns: "retry"`, the default),
+ * or answered with the `TurnLost` reason (`lostTurns: "fail"`): never run twice silently.
+ *
+ * @since 0.2.0
+ */
+import * as ClusterSchema from "effect/cluster/ClusterSchema"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as Entity from "effect/cluster/Entity"
+import * as EntityResource from "effect/cluster/EntityResource"
+import type * as Sharding from "effect/cluster/Sharding"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Rpc from "effect/rpc/Rpc"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import * as Claude from "./Claude.ts"
+import * as ClaudeError from "./ClaudeError.ts"
+import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
+import * as TurnLedger from "./internal/turnLedger.ts"
+import * as Launch from "./Launch.ts"
+import * as SessionStore from "./SessionStore.ts"
+import type { Transport } from "./Transport.ts"
+
+// ---------------------------------------------------------------------------------------------
+// Wire shapes
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What a turn ended with, as the entity answers `Run` (and ends `Turn`'s stream with): the
+ * result's text and kind, the turn's own cost, and where and how often it ran.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export class TurnOutcome extends Schema.Class<TurnOutcome>("effect-claude-code/ClaudeSessionEntity/TurnOutcome")({
+  /** The user message's uuid: the turn's key. */
+  uuid: Schema.String,
+  /** The session (the entity's id). */
+  sessionId: Schema.String,
+  /** The result's text (`null` for a failed result). */
+  text: Schema.NullOr(Schema.String),
+  /** The result's `subtype` (`success`, `error_during_execution`, ...). */
+  subtype: Schema.String,
+  /** The result's `is_error`. */
+  isError: Schema.Boolean,
+  /** The turn's own cost in US dollars. */
+  costUsd: Schema.Number,
+  /** The result's `num_turns` (model round trips). */
+  numTurns: Schema.Number,
+  /** The runner that ran the turn (`host:port`). */
+  runner: Schema.String,
+  /** 1, or more when the turn was lost with a runner mid-turn and run again. */
+  attempt: Schema.Number
+}) {}
+
+/**
+ * A turn's input: the user message's uuid (its key: a retried call with the same uuid is answered
+ * once) and its text.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const TurnInput = {
+  /** The user message's uuid (a UUID); the key of the turn. */
+  uuid: Schema.String,
+  /** The user message's text. */
+  prompt: Schema.String
+}
+
+/**
+ * One event of a turn on the wire: the CLI's message as a JSON object (protocol problems and
+ * failed handlers as `{ type, description }`), and last the turn's outcome as
+ * `{ type: "turn_outcome", outcome }`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const WireEvent = Schema.Record(Schema.String, Schema.Unknown)
+
+/**
+ * Where a session runs and how: `Status`'s answer.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export class SessionStatus extends Schema.Class<SessionStatus>("effect-claude-code/ClaudeSessionEntity/SessionStatus")({
+  /** The session (the entity's id). */
+  sessionId: Schema.String,
+  /** The runner the entity lives on (`host:port`). */
+  runner: Schema.String,
+  /** Whether a CLI process is open for it now. */
+  live: Schema.Boolean,
+  /** The CLI's process id when live and a real process. */
+  pid: Schema.NullOr(Schema.Number),
+  /** How many times this runner opened the CLI for it (a resume after an idle close counts). */
+  opened: Schema.Number,
+  /** How many turns the ledger knows (accepted, on any runner). */
+  turns: Schema.Number
+}) {}
+
+/**
+ * Runs one turn and answers its outcome. Persisted, keyed by the uuid.
+ *
+ * @since 0.2.0
+ * @category rpcs
+ */
+export const Run = Rpc.make("Run", {
+  payload: TurnInput,
+  success: TurnOutcome,
+  error: ClaudeError.ClaudeError,
+  primaryKey: (input) => input.uuid
+})
+
+/**
+ * Runs one turn and streams its events, then `{ type: "turn_outcome" }`. Persisted, keyed by the
+ * uuid: a turn that already finished streams its outcome only.
+ *
+ * @since 0.2.0
+ * @category rpcs
+ */
+export const Turn = Rpc.make("Turn", {
+  payload: TurnInput,
+  success: WireEvent,
+  error: ClaudeError.ClaudeError,
+  stream: true,
+  primaryKey: (input) => input.uuid
+})
+
+/**
+ * Starts a turn and answers its uuid as soon as it was written to the CLI; the turn runs on and
+ * its outcome is recorded (a later `Run` with the same uuid answers it). Persisted, keyed by the
+ * uuid.
+ *
+ * @since 0.2.0
+ * @category rpcs
+ */
+export const Send = Rpc.make("Send", {
+  payload: TurnInput,
+  success: Schema.String,
+  error: ClaudeError.ClaudeError,
+  primaryKey: (input) => input.uuid
+})
+
+/**
+ * Interrupts the running turn, if the session is live. Not persisted.
+ *
+ * @since 0.2.0
+ * @category rpcs
+ */
+export const Interrupt = Rpc.make("Interrupt", { error: ClaudeError.ClaudeError }).annotate(
+  ClusterSchema.Persisted,
+  false
+)
+
+/**
+ * Switches the model for later turns (kept across idle closes and runners); answers the model
+ * the CLI resolved, or the one given when no CLI is live.
+ *
+ * @since 0.2.0
+ * @category rpcs
+ */
+export const SetModel = Rpc.make("SetModel", {
+  payload: { model: Schema.String },
+  success: Schema.String,
+  error: ClaudeError.ClaudeError
+})
+
+/**
+ * Switches the permission mode (kept across idle closes and runners).
+ *
+ * @since 0.2.0
+ * @category rpcs
+ */
+export const SetPermissionMode = Rpc.make("SetPermissionMode", {
+  payload: { mode: Schema.Literals(Launch.permissionModes) },
+  error: ClaudeError.ClaudeError
+})
+
+/**
+ * Where the session runs, whether its CLI is live. Not persisted.
+ *
+ * @since 0.2.0
+ * @category rpcs
+ */
+export const Status = Rpc.make("Status", { success: SessionStatus }).annotate(ClusterSchema.Persisted, false)
+
+/**
+ * Closes the session's CLI (once no call holds it); the next message resumes it.
+ *
+ * @since 0.2.0
+ * @category rpcs
+ */
+export const Close = Rpc.make("Close")
+
+/**
+ * The entity type: a Claude Code session, addressed by its session id.
+ *
+ * @since 0.2.0
+ * @category entities
+ */
+export const ClaudeSessionEntity = Entity.make("ClaudeSession", [
+  Run,
+  Turn,
+  Send,
+  Interrupt,
+  SetModel,
+  SetPermissionMode,
+  Status,
+  Close
+]).annotateRpcs(ClusterSchema.Persisted, true)
+
+// ---------------------------------------------------------------------------------------------
+// The runner side
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Options of the session entity on a runner.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export interface Options {
+  /**
+   * The session options of the CLI for a session id (cwd, model, env, ...). The entity adds
+   * `sessionId` (a new session) or `resume` (one that ran turns before), and the model and
+   * permission mode set through the entity.
+   */
+  readonly session?: ((sessionId: string) => Claude.SessionOptions) | undefined
+  /** How long a session's CLI stays open without a message. Default 5 minutes. */
+  readonly idleTimeToLive?: Duration.Input | undefined
+  /** The most CLI processes open at once on this runner; more sessions wait. Default 16. */
+  readonly maxLiveSessions?: number | undefined
+  /**
+   * A turn accepted by a runner that was lost before its outcome was recorded: `"retry"` (the
+   * default) runs it again, its outcome saying `attempt: 2`; `"fail"` answers `TurnLost`.
+   */
+  readonly lostTurns?: "retry" | "fail" | undefined
+  /** The store's project key for a session id (default `"cluster"`). */
+  readonly projectKey?: ((sessionId: string) => string) | undefined
+  /**
+   * Runs before the CLI is opened (first open or resume), e.g. to write the session's transcript
+   * from the store into the CLI's config directory. Its options are merged over the session's.
+   */
+  readonly prepare?:
+    | ((
+      sessionId: string,
+      resuming: boolean
+    ) => Effect.Effect<Partial<Claude.SessionOptions>, ClaudeError.ClaudeError>)
+    | undefined
+}
+
+/**
+ * How many CLI processes a runner may have open, and how many it has: the runner's semaphore.
+ *
+ * @since 0.2.0
+ * @category services
+ */
+export class LiveSessions extends Context.Service<LiveSessions, {
+  /** `maxLiveSessions`. */
+  readonly max: number
+  /** The CLI processes open now on this runner. */
+  readonly live: Effect.Effect<number>
+  /** The most that were open at once. */
+  readonly peak: Effect.Effect<number>
+}>()("effect-claude-code/ClaudeSessionEntity/LiveSessions") {}
+
+/**
+ * Whether a session mirrored to the store (`sessionStore` in its options) exists: its transcript
+ * in the CLI's config directory of these options, or in the store under the CLI's project key.
+ * Undefined when the session does not mirror (the ledger decides).
+ */
+const sessionExists = (
+  store: SessionStore.SessionStore["Service"],
+  options: Claude.SessionOptions,
+  sessionId: string
+): Effect.Effect<boolean | undefined> => {
+  if (options.sessionStore === undefined || options.sessionStore === false) return Effect.succeed(undefined)
+  const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
+  if (Fs.existsSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`))) return Effect.succeed(true)
+  // `list`, not a `load` cut short: a store's stream may hold a connection until it is read out.
+  return store.list(where.projectKey).pipe(
+    Effect.map((sessions) => sessions.some((session) => session.sessionId === sessionId)),
+    Effect.orElseSucceed(() => false)
+  )
+}
+
+/**
+ * The uuid of the user message the CLI gets for a turn: the turn's own on its first attempt; a
+ * fresh one when the turn runs again after a lost runner, since a resumed transcript may already
+ * hold the first attempt's message under the turn's uuid (the CLI would not answer it again).
+ */
+const cliUuid = (turn: string, attempt: number): string => attempt === 1 ? turn : crypto.randomUUID()
+
+const formatRunner = (address: { readonly host: string; readonly port: number }) => `${address.host}:${address.port}`
+
+const encodeOutcome = Schema.encodeSync(TurnOutcome)
+const decodeOutcome = Schema.decodeUnknownSync(TurnOutcome)
+const encodeError = Schema.encodeSync(ClaudeError.ClaudeError)
+const decodeError = Schema.decodeUnknownSync(ClaudeError.ClaudeError)
+
+type Recorded = NonNullable<TurnLedger.TurnRecord["outcome"]>
+
+const answer = (outcome: Recorded): Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> =>
+  Effect.suspend(() =>
+    outcome._tag === "Success"
+      ? Effect.succeed(decodeOutcome(outcome.value))
+      : Effect.fail(decodeError(outcome.error))
+  )
+
+const toWire = (event: Claude.Event): Record<string, unknown> => {
+  if (event.type === "protocol_problem") {
+    return { type: event.type, messageType: event.messageType ?? null, description: event.error.message }
+  }
+  if (event.type === "handler_failed") return { type: event.type, description: String(event.message) }
+  return event as unknown as Record<string, unknown>
+}
+
+const isUuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)
+
+const checkInput = (input: { readonly uuid: string; readonly prompt: string }) =>
+  isUuid(input.uuid)
+    ? Effect.void
+    : Effect.fail(ClaudeError.make(
+      new ClaudeError.InvalidInput({ description: `A turn's uuid must be a UUID (it keys the turn): ${JSON.stringify(input.uuid)}` })
+    ))
+
+/**
+ * The entity's handlers on a runner, with the runner's limit of live CLI processes
+ * (`LiveSessions`, also provided). Needs a `Transport` (the CLI), a `SessionStore` (the turn
+ * ledger) and `Sharding` (a deployment layer of `ClaudeCluster`).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layer = (
+  options: Options = {}
+): Layer.Layer<LiveSessions, never, Transport | SessionStore.SessionStore | Sharding.Sharding> =>
+  Layer.unwrap(Effect.gen(function*() {
+    const max = options.maxLiveSessions ?? 16
+    if (!Number.isInteger(max) || max < 1) {
+      return yield* Effect.die(new Error(`maxLiveSessions must be a positive integer, got ${max}`))
+    }
+    const slots = yield* Semaphore.make(max)
+    // The open sessions no call holds now, oldest first (a Map keeps insertion order): at the
+    // limit, a session that needs a CLI closes the one idle longest instead of waiting for its
+    // idle time to pass.
+    const idle = new Map<string, Effect.Effect<void>>()
+    // Sessions waiting for a slot: a session left idle while one waits is closed at once.
+    let waiting = 0
+    const takeSlot = Effect.gen(function*() {
+      while (!(yield* slots.takeIfAvailable(1))) {
+        const oldest = idle.entries().next()
+        if (oldest.done === true) {
+          waiting++
+          return yield* Effect.ensuring(slots.take(1), Effect.sync(() => waiting--))
+        }
+        idle.delete(oldest.value[0])
+        yield* oldest.value[1]
+      }
+    })
+    let live = 0
+    let peak = 0
+    const liveSessions = LiveSessions.of({ max, live: Effect.sync(() => live), peak: Effect.sync(() => peak) })
+    const lostTurns = options.lostTurns ?? "retry"
+    const projectKey = options.projectKey ?? (() => "cluster")
+
+    const build = Effect.gen(function*() {
+      const address = yield* Entity.CurrentAddress
+      const runner = formatRunner(yield* Entity.CurrentRunnerAddress)
+      const sessionId = address.entityId
+      const store = yield* SessionStore.SessionStore
+      const context = yield* Effect.context<Transport>()
+      const ledger = new TurnLedger.TurnLedger(store, {
+        projectKey: projectKey(sessionId),
+        sessionId,
+        subpath: TurnLedger.subpath
+      })
+      yield* Effect.orDie(ledger.load)
+      let opened = 0
+      let current: Claude.Session | undefined
+      // Turns being run by this entity now, by uuid: a duplicate delivery joins the first.
+      const inflight = new Map<string, Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>>()
+      // The turns this entity accepted first (no runner ran them before).
+      const firstAttempts = new Set<string>()
+
+      const open = Effect.gen(function*() {
+        // At the limit, a session takes the slot of an idle one, or waits: never a process past it.
+        yield* takeSlot
+        live++
+        peak = Math.max(peak, live)
+        yield* Effect.addFinalizer(() =>
+          Effect.andThen(Effect.sync(() => {
+            live--
+            current = undefined
+            idle.delete(sessionId)
+          }), slots.release(1))
+        )
+        const base = options.session?.(sessionId) ?? {}
+        // Whether the CLI's session exists: with the store mirroring (`sessionStore`), when its
+        // transcript is in the CLI's config directory here or in the store. Otherwise from the
+        // ledger: a turn accepted before, here or on a lost runner, other than a first attempt
+        // running now (a turn lost before may have reached its CLI).
+        const stored = yield* sessionExists(store, base, sessionId)
+        const resuming = stored ??
+          [...ledger.turns.keys()].some((turn) => !(inflight.has(turn) && firstAttempts.has(turn)))
+        const prepared = options.prepare === undefined ? {} : yield* options.prepare(sessionId, resuming)
+        const { model, permissionMode } = ledger.settings
+        const session = yield* Claude.open({
+          ...base,
+          ...prepared,
+          ...(resuming ? { resume: sessionId, sessionId: undefined } : { sessionId, resume: undefined }),
+          ...(model === undefined ? {} : { model }),
+          ...(permissionMode === undefined ? {} : { permissionMode: permissionMode as Launch.PermissionMode })
+        })
+        opened++
+        current = session
+        return session
+        // The layer's services (the Transport, Hooks, Permissions, ...) under the resource's own
+        // Scope, which the RcRef provides: the CLI lives as long as the resource, not the entity.
+      }).pipe(Effect.updateContext((own: Context.Context<Scope.Scope>) => Context.merge(context, own)))
+
+      // Acquired lazily (never here), so making it cannot fail.
+      const resource = yield* Effect.orDie(EntityResource.make({
+        acquire: open,
+        idleTimeToLive: options.idleTimeToLive ?? "5 minutes"
+      }))
+      // The session for the caller's scope; idle (evictable) again once no call holds it.
+      let holders = 0
+      const hold = Effect.gen(function*() {
+        const session = yield* resource.get
+        holders++
+        idle.delete(sessionId)
+        yield* Effect.addFinalizer(() =>
+          Effect.suspend(() => {
+            holders--
+            if (holders > 0 || current === undefined) return Effect.void
+            // Held by no call: closed now if a session waits for a slot (the close happens
+            // as the last reference is released), else idle until evicted or its time passes.
+            if (waiting > 0) return resource.close
+            idle.set(sessionId, resource.close)
+            return Effect.void
+          })
+        )
+        return session
+      })
+      const withSession = <A>(f: (session: Claude.Session) => Effect.Effect<A, ClaudeError.ClaudeError>) =>
+        Effect.scoped(Effect.flatMap(hold, f))
+
+
+      /** What to do with a turn: answer a recorded outcome, or run it as attempt n. */
+      const admit = (uuid: string): Effect.Effect<{ readonly run: number } | { readonly recorded: Recorded }, ClaudeError.ClaudeError> =>
+        Effect.gen(function*() {
+          const record = ledger.turns.get(uuid)
+          if (record?.outcome !== undefined) return { recorded: record.outcome }
+          if (record !== undefined && lostTurns === "fail") {
+            const outcome: Recorded = {
+              _tag: "Failure",
+              error: encodeError(ClaudeError.make(new ClaudeError.TurnLost({ uuid, sessionId })))
+            }
+            yield* ledger.finished(uuid, outcome, yield* Clock.currentTimeMillis)
+            return { recorded: outcome }
+          }
+          const attempt = (record?.attempts ?? 0) + 1
+          if (attempt > 1) {
+            yield* Effect.logWarning(
+              `turn ${uuid} of session ${sessionId} was lost with its runner mid-turn: running it again (attempt ${attempt})`
+            )
+          }
+          yield* ledger.started(uuid, runner, yield* Clock.currentTimeMillis)
+          if (attempt === 1) firstAttempts.add(uuid)
+          return { run: attempt }
+        })
+
+      const outcomeOf = (uuid: string, attempt: number, result: Claude.TurnResult) =>
+        new TurnOutcome({
+          uuid,
+          sessionId,
+          text: typeof result.result === "string" ? result.result : null,
+          subtype: result.subtype,
+          isError: result.is_error,
+          costUsd: result.turn.costUsd,
+          numTurns: result.num_turns,
+          runner,
+          attempt
+        })
+
+      /** Records how a turn ended; an interruption (the runner going away) records nothing. */
+      const record = (uuid: string, exit: Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>) =>
+        Effect.gen(function*() {
+          const deferred = inflight.get(uuid)
+          inflight.delete(uuid)
+          if (deferred !== undefined) yield* Deferred.done(deferred, exit)
+          if (Exit.isSuccess(exit)) {
+            yield* ledger.finished(uuid, { _tag: "Success", value: encodeOutcome(exit.value) }, yield* Clock.currentTimeMillis)
+            return
+          }
+          const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
+          if (failure !== undefined && failure._tag === "Fail") {
+            yield* ledger.finished(uuid, { _tag: "Failure", error: encodeError(failure.error) }, yield* Clock.currentTimeMillis)
+          }
+        }).pipe(Effect.orDie)
+
+      const run = (input: { readonly uuid: string; readonly prompt: string }) =>
+        Effect.gen(function*() {
+          yield* checkInput(input)
+          const joining = inflight.get(input.uuid)
+          if (joining !== undefined) return yield* Deferred.await(joining)
+          const admitted = yield* admit(input.uuid)
+          if ("recorded" in admitted) return yield* answer(admitted.recorded)
+          inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
+          return yield* withSession((session) => session.run({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) })).pipe(
+            Effect.map((result) => outcomeOf(input.uuid, admitted.run, result)),
+            Effect.onExit((exit) => record(input.uuid, exit))
+          )
+        })
+
+      const turn = (input: { readonly uuid: string; readonly prompt: string }) =>
+        Stream.unwrap(Effect.gen(function*() {
+          yield* checkInput(input)
+          const joining = inflight.get(input.uuid)
+          if (joining !== undefined) {
+            return Stream.fromEffect(Effect.map(Deferred.await(joining), outcomeEvent))
+          }
+          const admitted = yield* admit(input.uuid)
+          if ("recorded" in admitted) return Stream.fromEffect(Effect.map(answer(admitted.recorded), outcomeEvent))
+          inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
+          const session = yield* hold
+          let result: Claude.TurnResult | undefined
+          return session.turn({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) }).pipe(
+            Stream.map((event) => {
+              if (event.type === "result") result = event
+              return toWire(event)
+            }),
+            Stream.onExit((exit) =>
+              Exit.isSuccess(exit)
+                ? result === undefined
+                  ? record(input.uuid, Exit.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "turn" }))))
+                  : record(input.uuid, Exit.succeed(outcomeOf(input.uuid, admitted.run, result)))
+                : record(input.uuid, Exit.mapBoth(exit, { onFailure: (e) => e, onSuccess: () => undefined as never }))
+            ),
+            Stream.concat(Stream.suspend(() =>
+              result === undefined ? Stream.empty : Stream.make(outcomeEvent(outcomeOf(input.uuid, admitted.run, result)))
+            ))
+          )
+        }))
+
+      const send = (input: { readonly uuid: string; readonly prompt: string }) =>
+        Effect.gen(function*() {
+          yield* checkInput(input)
+          if (inflight.has(input.uuid)) return input.uuid
+          const admitted = yield* admit(input.uuid)
+          if ("recorded" in admitted) return input.uuid
+          inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
+          const written = yield* Deferred.make<void, ClaudeError.ClaudeError>()
+          // The turn runs on in the entity's scope, holding the session; `written` says it reached the CLI.
+          yield* Effect.scoped(Effect.gen(function*() {
+            const session = yield* hold
+            yield* Deferred.succeed(written, undefined)
+            return yield* session.run({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) })
+          })).pipe(
+            Effect.map((result) => outcomeOf(input.uuid, admitted.run, result)),
+            Effect.tapError((error) => Deferred.fail(written, error)),
+            Effect.onExit((exit) => record(input.uuid, exit)),
+            Effect.ignore,
+            Effect.forkScoped
+          )
+          yield* Deferred.await(written)
+          return input.uuid
+        })
+
+      return ClaudeSessionEntity.of({
+        Run: ({ payload }) => run(payload),
+        Turn: ({ payload }) => turn(payload),
+        Send: ({ payload }) => send(payload),
+        Interrupt: () => current === undefined ? Effect.void : current.interrupt,
+        SetModel: ({ payload }) =>
+          Effect.gen(function*() {
+            yield* ledger.setting({ model: payload.model }, yield* Clock.currentTimeMillis)
+            return current === undefined ? payload.model : yield* current.setModel(payload.model)
+          }),
+        SetPermissionMode: ({ payload }) =>
+          Effect.gen(function*() {
+            yield* ledger.setting({ permissionMode: payload.mode }, yield* Clock.currentTimeMillis)
+            if (current !== undefined) yield* current.setPermissionMode(payload.mode)
+          }),
+        Status: () =>
+          Effect.sync(() =>
+            new SessionStatus({
+              sessionId,
+              runner,
+              live: current !== undefined,
+              pid: current?.pid ?? null,
+              opened,
+              turns: ledger.turns.size
+            })
+          ),
+        Close: () => resource.close
+      })
+    })
+
+    return ClaudeSessionEntity.toLayer(build, { concurrency: "unbounded" }).pipe(
+      Layer.merge(Layer.succeed(LiveSessions, liveSessions))
+    )
+  }))
+
+const outcomeEvent = (outcome: TurnOutcome): Record<string, unknown> => ({
+  type: "turn_outcome",
+  outcome: encodeOutcome(outcome)
+})
+
+/**
+ * A client of the session entity: `client(sessionId).Run({ uuid, prompt })` from any process of
+ * the cluster.
+ *
+ * @since 0.2.0
+ * @category clients
+ */
+export const client = ClaudeSessionEntity.client
+
+/**
+ * The outcome carried by a `Turn` stream's last event, if it is one.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const outcomeOfEvent = (event: Record<string, unknown>): TurnOutcome | undefined =>
+  event.type === "turn_outcome" ? decodeOutcome(event.outcome) : undefined

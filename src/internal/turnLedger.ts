@@ -1,0 +1,109 @@
+/**
+ * The turn ledger of a session run by the cluster: which user turns (by their uuid) were accepted,
+ * which finished and with what outcome, and the session's settings (model, permission mode) that
+ * a re-opened CLI must get again. It lives in the `SessionStore` next to the session's
+ * transcript (subpath `cluster/turns`), so a runner that takes the session over after another
+ * died reads what was accepted there: a finished turn is answered from here (never run again), an
+ * accepted turn with no outcome was lost mid-turn and is retried or reported, never silently.
+ *
+ * Entries with a `uuid` are idempotent in the store (`<turn>:started`, `<turn>:finished`), so a
+ * retried append never doubles one.
+ */
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import type * as ClaudeError from "../ClaudeError.ts"
+import type * as SessionStore from "../SessionStore.ts"
+
+/** The subpath of a session's ledger in the store. */
+export const subpath = "cluster/turns"
+
+/** What the ledger remembers of one turn. */
+export interface TurnRecord {
+  /** How many times a runner accepted it (more than 1: it was lost mid-turn and retried). */
+  readonly attempts: number
+  /** The recorded outcome, once it finished: the encoded result or the encoded error. */
+  readonly outcome?: { readonly _tag: "Success"; readonly value: unknown } | {
+    readonly _tag: "Failure"
+    readonly error: unknown
+  } | undefined
+}
+
+/** The settings a re-opened CLI gets again. */
+export interface Settings {
+  readonly model?: string | undefined
+  readonly permissionMode?: string | undefined
+}
+
+/** The ledger of one session, loaded once by the entity and appended to as turns go. */
+export class TurnLedger {
+  readonly turns = new Map<string, TurnRecord>()
+  settings: Settings = {}
+  readonly store: SessionStore.SessionStore["Service"]
+  readonly key: SessionStore.SessionKey
+  constructor(store: SessionStore.SessionStore["Service"], key: SessionStore.SessionKey) {
+    this.store = store
+    this.key = key
+  }
+
+  /** True when any turn was ever accepted: the CLI's session exists and is resumed. */
+  get hasHistory(): boolean {
+    return this.turns.size > 0
+  }
+
+  private apply(entry: SessionStore.Entry): void {
+    const turn = typeof entry.turn === "string" ? entry.turn : undefined
+    if (entry.type === "turn_started" && turn !== undefined) {
+      const previous = this.turns.get(turn)
+      this.turns.set(turn, { attempts: (previous?.attempts ?? 0) + 1, outcome: previous?.outcome })
+    } else if (entry.type === "turn_finished" && turn !== undefined) {
+      const previous = this.turns.get(turn)
+      const outcome = entry.outcome as TurnRecord["outcome"]
+      this.turns.set(turn, { attempts: previous?.attempts ?? 1, outcome })
+    } else if (entry.type === "settings") {
+      const next = { ...this.settings }
+      if (typeof entry.model === "string") next.model = entry.model
+      if (typeof entry.permissionMode === "string") next.permissionMode = entry.permissionMode
+      this.settings = next
+    }
+  }
+
+  /** Reads the ledger from the store; a session never written has an empty one. */
+  readonly load: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.suspend(() =>
+    this.store.load(this.key).pipe(
+      Stream.runForEach((entry) => Effect.sync(() => this.apply(entry))),
+      Effect.catchIf((error) => error.reason._tag === "SessionNotFound", () => Effect.void)
+    )
+  )
+
+  private append(entry: SessionStore.Entry): Effect.Effect<void, ClaudeError.ClaudeError> {
+    return Effect.andThen(this.store.append(this.key, [entry]), Effect.sync(() => this.apply(entry)))
+  }
+
+  /** Records that this runner accepted the turn (before a line of it reaches the CLI). */
+  started(turn: string, runner: string, clock: number): Effect.Effect<void, ClaudeError.ClaudeError> {
+    const attempt = (this.turns.get(turn)?.attempts ?? 0) + 1
+    return this.append({
+      type: "turn_started",
+      uuid: `${turn}:started:${attempt}`,
+      turn,
+      runner,
+      timestamp: new Date(clock).toISOString()
+    })
+  }
+
+  /** Records the turn's outcome: from now on it is answered from here. */
+  finished(turn: string, outcome: NonNullable<TurnRecord["outcome"]>, clock: number) {
+    return this.append({
+      type: "turn_finished",
+      uuid: `${turn}:finished`,
+      turn,
+      outcome,
+      timestamp: new Date(clock).toISOString()
+    })
+  }
+
+  /** Records a setting the CLI must get again when re-opened. */
+  setting(settings: Settings, clock: number): Effect.Effect<void, ClaudeError.ClaudeError> {
+    return this.append({ type: "settings", ...settings, timestamp: new Date(clock).toISOString() })
+  }
+}

@@ -1,0 +1,304 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as TestRunner from "effect/cluster/TestRunner"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { TestClock } from "effect/testing"
+import * as ClaudeError from "../src/ClaudeError.ts"
+import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+import { makeMemoryStore } from "./support/memoryStore.ts"
+
+const S1 = "11111111-1111-4111-8111-111111111111"
+const S2 = "22222222-2222-4222-8222-222222222222"
+const S3 = "33333333-3333-4333-8333-333333333333"
+const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0")}`
+
+/**
+ * The fake CLI's world: each process knows its session from `--session-id` or `--resume=`, and
+ * sees the session's earlier prompts only when resumed (its "transcript", kept here). Counts the
+ * processes, the live ones, and the user lines they read.
+ */
+const makeWorld = () => {
+  const transcripts = new Map<string, Array<string>>()
+  const spawns: Array<{ readonly sessionId: string; readonly resumed: boolean; readonly model: string | undefined }> = []
+  const gates = new Map<string, Deferred.Deferred<void>>()
+  const state = { live: 0, peak: 0, userLines: 0 }
+  const transport = FakeCli.layer((cli) =>
+    Effect.gen(function*() {
+      const args = cli.spec.args
+      const resume = args.find((a) => a.startsWith("--resume="))
+      const sessionId = resume !== undefined ? resume.slice("--resume=".length) : args[args.indexOf("--session-id") + 1]!
+      const modelArg = args.find((a) => a.startsWith("--model"))
+      const model = modelArg === undefined
+        ? undefined
+        : modelArg.includes("=") ? modelArg.split("=")[1] : args[args.indexOf(modelArg) + 1]
+      spawns.push({ sessionId, resumed: resume !== undefined, model })
+      // A resumed session has its transcript; a new one starts empty.
+      const history = resume !== undefined ? (transcripts.get(sessionId) ?? []) : []
+      transcripts.set(sessionId, history)
+      state.live++
+      state.peak = Math.max(state.peak, state.live)
+      return yield* FakeCli.conversation({
+        sessionId,
+        onControl: (request, cli) => {
+          const body = request.request as Record<string, unknown>
+          return cli.emit(FakeCli.success(request, body.subtype === "set_model" ? { model: body.model } : {}))
+        },
+        onUser: (text, _index, cli, message) =>
+          Effect.gen(function*() {
+            state.userLines++
+            const gate = gates.get(text)
+            if (gate !== undefined) yield* Deferred.await(gate)
+            const reply = `echo: ${text} (after ${history.length} turns)`
+            history.push(text)
+            for (
+              const line of FakeCli.textTurn({
+                sessionId,
+                text: reply,
+                userMessageUuid: typeof message.uuid === "string" ? message.uuid : undefined
+              })
+            ) yield* cli.emit(line)
+          })
+      })(cli).pipe(Effect.ensuring(Effect.sync(() => state.live--)))
+    })
+  )
+  return { transcripts, spawns, gates, state, transport }
+}
+
+const cluster = (world: ReturnType<typeof makeWorld>, options: ClaudeSessionEntity.Options = {}) => {
+  const store = makeMemoryStore()
+  return {
+    store,
+    layer: ClaudeSessionEntity.layer(options).pipe(
+      Layer.provideMerge(TestRunner.layer),
+      Layer.provide(world.transport),
+      Layer.provide(store.layer)
+    )
+  }
+}
+
+const reasonOf = <A>(exit: Exit.Exit<A, unknown>): string => {
+  assert.isTrue(Exit.isFailure(exit), "expected a failure")
+  const failure = (exit as Exit.Failure<A, unknown>).cause.reasons.find((r) => r._tag === "Fail")
+  assert.isDefined(failure, "expected a typed failure")
+  const error = (failure as unknown as { error: unknown }).error
+  assert.isTrue(ClaudeError.isClaudeError(error), `expected a ClaudeError, got ${String(error)}`)
+  return (error as ClaudeError.ClaudeError).reason._tag
+}
+
+describe("ClaudeSessionEntity", () => {
+  it.effect("runs turns on a session addressed by its id, and streams a turn's events", () => {
+    const world = makeWorld()
+    const { layer } = cluster(world)
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      const first = yield* session.Run({ uuid: uuid(1), prompt: "hello" })
+      assert.strictEqual(first.text, "echo: hello (after 0 turns)")
+      assert.strictEqual(first.sessionId, S1)
+      assert.strictEqual(first.attempt, 1)
+      assert.strictEqual(first.isError, false)
+      const events = yield* Stream.runCollect(session.Turn({ uuid: uuid(2), prompt: "again" }))
+      const types = events.map((e) => e.type)
+      assert.include(types, "assistant")
+      assert.strictEqual(types.at(-2), "result")
+      const outcome = ClaudeSessionEntity.outcomeOfEvent(events.at(-1)!)
+      assert.strictEqual(outcome?.text, "echo: again (after 1 turns)")
+      const status = yield* session.Status()
+      assert.isTrue(status.live)
+      assert.strictEqual(status.opened, 1)
+      assert.strictEqual(status.turns, 2)
+      assert.deepStrictEqual(world.spawns, [{ sessionId: S1, resumed: false, model: undefined }])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a turn is keyed by its uuid: the same uuid again is answered with the recorded outcome, run once", () => {
+    const world = makeWorld()
+    const { layer } = cluster(world)
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      const first = yield* session.Run({ uuid: uuid(1), prompt: "once" })
+      const again = yield* session.Run({ uuid: uuid(1), prompt: "once" })
+      assert.deepStrictEqual(again, first)
+      // The streaming form with the same uuid streams the recorded outcome only.
+      const events = yield* Stream.runCollect(session.Turn({ uuid: uuid(1), prompt: "once" }))
+      assert.deepStrictEqual(events.map((e) => e.type), ["turn_outcome"])
+      assert.strictEqual(world.state.userLines, 1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a finished turn in the store's ledger is answered from it, even by a fresh entity (another runner)", () => {
+    const world = makeWorld()
+    const { layer, store } = cluster(world)
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const first = yield* (yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(1), prompt: "kept" })
+      // The ledger is in the store, where another runner reads it.
+      const ledger = [...store.data.entries()].find(([k]) => k.includes("cluster/turns"))
+      assert.isDefined(ledger)
+      assert.deepStrictEqual(ledger![1].map((e) => e.type), ["turn_started", "turn_finished"])
+      // A second cluster (a new runner) on the same store: the turn is not run again.
+      const world2 = makeWorld()
+      const other = ClaudeSessionEntity.layer().pipe(
+        Layer.provideMerge(TestRunner.layer),
+        Layer.provide(world2.transport),
+        Layer.provide(store.layer)
+      )
+      const again = yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        return yield* (yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(1), prompt: "kept" })
+      }).pipe(Effect.provide(other))
+      assert.strictEqual(again.text, first.text)
+      assert.strictEqual(world2.state.userLines, 0)
+      assert.strictEqual(world2.spawns.length, 0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a turn accepted by a lost runner (no outcome recorded) runs again as attempt 2 on a resumed session", () => {
+    const world = makeWorld()
+    const { layer, store } = cluster(world)
+    return Effect.gen(function*() {
+      // What a runner killed mid-turn leaves: one finished turn, one accepted turn with no outcome.
+      const key = { projectKey: "cluster", sessionId: S1 }
+      world.transcripts.set(S1, ["earlier"])
+      yield* store.store.append({ ...key, subpath: "cluster/turns" }, [
+        { type: "turn_started", uuid: `${uuid(1)}:started:1`, turn: uuid(1) },
+        { type: "turn_finished", uuid: `${uuid(1)}:finished`, turn: uuid(1), outcome: { _tag: "Success", value: {} } },
+        { type: "turn_started", uuid: `${uuid(2)}:started:1`, turn: uuid(2) }
+      ])
+      yield* TestClock.adjust(1)
+      const outcome = yield* (yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(2), prompt: "lost" })
+      assert.strictEqual(outcome.attempt, 2)
+      assert.strictEqual(outcome.text, "echo: lost (after 1 turns)")
+      assert.deepStrictEqual(world.spawns, [{ sessionId: S1, resumed: true, model: undefined }])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a first turn lost with its runner runs again on a resumed session (its CLI may have started it)", () => {
+    const world = makeWorld()
+    const { layer, store } = cluster(world)
+    return Effect.gen(function*() {
+      yield* store.store.append({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }, [
+        { type: "turn_started", uuid: `${uuid(1)}:started:1`, turn: uuid(1) }
+      ])
+      yield* TestClock.adjust(1)
+      const outcome = yield* (yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(1), prompt: "lost first" })
+      assert.strictEqual(outcome.attempt, 2)
+      assert.deepStrictEqual(world.spawns, [{ sessionId: S1, resumed: true, model: undefined }])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("with lostTurns: fail, such a turn is answered TurnLost, once, and never run", () => {
+    const world = makeWorld()
+    const { layer, store } = cluster(world, { lostTurns: "fail" })
+    return Effect.gen(function*() {
+      yield* store.store.append({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }, [
+        { type: "turn_started", uuid: `${uuid(2)}:started:1`, turn: uuid(2) }
+      ])
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      assert.strictEqual(reasonOf(yield* Effect.exit(session.Run({ uuid: uuid(2), prompt: "lost" }))), "TurnLost")
+      assert.strictEqual(world.state.userLines, 0)
+      // The next turn resumes the session.
+      const next = yield* session.Run({ uuid: uuid(3), prompt: "next" })
+      assert.strictEqual(next.attempt, 1)
+      assert.isTrue(world.spawns[0]!.resumed)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("the CLI is closed after idleTimeToLive and resumed (with its model) when the next message arrives", () => {
+    const world = makeWorld()
+    const { layer } = cluster(world, { idleTimeToLive: "1 minute" })
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      yield* session.Run({ uuid: uuid(1), prompt: "one" })
+      assert.strictEqual(yield* session.SetModel({ model: "claude-fake-2" }), "claude-fake-2")
+      assert.isTrue((yield* session.Status()).live)
+      yield* TestClock.adjust("2 minutes")
+      const idle = yield* session.Status()
+      assert.isFalse(idle.live)
+      assert.strictEqual(world.state.live, 0)
+      const two = yield* session.Run({ uuid: uuid(2), prompt: "two" })
+      assert.strictEqual(two.text, "echo: two (after 1 turns)")
+      assert.deepStrictEqual(world.spawns, [
+        { sessionId: S1, resumed: false, model: undefined },
+        { sessionId: S1, resumed: true, model: "claude-fake-2" }
+      ])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("Close ends the CLI; the next turn resumes it", () => {
+    const world = makeWorld()
+    const { layer } = cluster(world)
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      yield* session.Run({ uuid: uuid(1), prompt: "one" })
+      yield* session.Close()
+      yield* TestClock.adjust(1)
+      assert.isFalse((yield* session.Status()).live)
+      assert.strictEqual(world.state.live, 0)
+      yield* session.Run({ uuid: uuid(2), prompt: "two" })
+      assert.deepStrictEqual(world.spawns.map((s) => s.resumed), [false, true])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a runner never has more live CLIs than maxLiveSessions: a new session waits for a slot, then takes an idle one's", () => {
+    const world = makeWorld()
+    const { layer } = cluster(world, { maxLiveSessions: 2, idleTimeToLive: "1 minute" })
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const gate = yield* Deferred.make<void>()
+      world.gates.set("hold", gate)
+      const client = yield* ClaudeSessionEntity.client
+      const running = yield* Effect.forEach(
+        [S1, S2, S3],
+        (id, i) => Effect.forkChild(client(id).Run({ uuid: uuid(i + 1), prompt: "hold" }), { startImmediately: true })
+      )
+      yield* TestClock.adjust(10)
+      assert.strictEqual(world.spawns.length, 2, "the third session waits")
+      assert.strictEqual(world.state.live, 2)
+      const live = yield* ClaudeSessionEntity.LiveSessions
+      assert.strictEqual(yield* live.live, 2)
+      yield* Deferred.succeed(gate, undefined)
+      yield* TestClock.adjust(10)
+      // The first two answered: the third closed the CLI idle longest and took its slot, long
+      // before that CLI's idleTimeToLive.
+      const outcomes = yield* Effect.forEach(running, Fiber.join)
+      assert.deepStrictEqual(outcomes.map((o) => o.text), [0, 1, 2].map(() => "echo: hold (after 0 turns)"))
+      assert.strictEqual(world.spawns.length, 3)
+      assert.strictEqual(world.state.peak, 2)
+      assert.strictEqual(yield* live.peak, 2)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a uuid that is not a UUID is InvalidInput, and nothing is run", () => {
+    const world = makeWorld()
+    const { layer } = cluster(world)
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      assert.strictEqual(reasonOf(yield* Effect.exit(session.Run({ uuid: "nope", prompt: "x" }))), "InvalidInput")
+      assert.strictEqual(world.spawns.length, 0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("Send returns the uuid once the turn is written; a Run with that uuid answers its outcome", () => {
+    const world = makeWorld()
+    const { layer } = cluster(world)
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      assert.strictEqual(yield* session.Send({ uuid: uuid(1), prompt: "fire" }), uuid(1))
+      const outcome = yield* session.Run({ uuid: uuid(1), prompt: "fire" })
+      assert.strictEqual(outcome.text, "echo: fire (after 0 turns)")
+      assert.strictEqual(world.state.userLines, 1)
+    }).pipe(Effect.provide(layer))
+  })
+})
