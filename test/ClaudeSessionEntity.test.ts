@@ -10,7 +10,7 @@ import { TestClock } from "effect/testing"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-import { makeMemoryStore } from "./support/memoryStore.ts"
+import * as SessionStore from "../src/SessionStore.ts"
 
 const S1 = "11111111-1111-4111-8111-111111111111"
 const S2 = "22222222-2222-4222-8222-222222222222"
@@ -70,7 +70,8 @@ const makeWorld = () => {
 }
 
 const cluster = (world: ReturnType<typeof makeWorld>, options: ClaudeSessionEntity.Options = {}) => {
-  const store = makeMemoryStore()
+  const memory = Effect.runSync(SessionStore.makeMemory)
+  const store = { store: memory, layer: Layer.succeed(SessionStore.SessionStore, memory) }
   return {
     store,
     layer: ClaudeSessionEntity.layer(options).pipe(
@@ -139,9 +140,10 @@ describe("ClaudeSessionEntity", () => {
       yield* TestClock.adjust(1)
       const first = yield* (yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(1), prompt: "kept" })
       // The ledger is in the store, where another runner reads it.
-      const ledger = [...store.data.entries()].find(([k]) => k.includes("cluster/turns"))
-      assert.isDefined(ledger)
-      assert.deepStrictEqual(ledger![1].map((e) => e.type), ["turn_started", "turn_finished"])
+      const ledger = yield* Stream.runCollect(
+        store.store.load({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" })
+      )
+      assert.deepStrictEqual(ledger.map((e) => e.type), ["turn_started", "turn_finished"])
       // A second cluster (a new runner) on the same store: the turn is not run again.
       const world2 = makeWorld()
       const other = ClaudeSessionEntity.layer().pipe(
