@@ -203,7 +203,7 @@ describe("sessionStore: mirroring on the FakeCli", () => {
       }).pipe(Effect.provide(Layer.merge(mirroringCli((i) => i === 0 ? [frame(mainFile, 1, 2)] : [frame(mainFile, 3)]), layer)), Effect.scoped)
     }))
 
-  it.effect("a store that dies (a defect) loses that batch only: the mirror goes on with the next", () =>
+  it.effect("a store that dies once (a defect): the batch is tried again and lands, the mirror goes on with the next", () =>
     Effect.gen(function*() {
       const seen = yield* Queue.unbounded<ReadonlyArray<string | undefined>>()
       let calls = 0
@@ -224,10 +224,58 @@ describe("sessionStore: mirroring on the FakeCli", () => {
       yield* Effect.gen(function*() {
         const session = yield* Claude.open({ ...options, sessionStore: true })
         assert.strictEqual((yield* session.run("one")).result, "re: one")
+        yield* TestClock.adjust("200 millis")
+        assert.deepStrictEqual(yield* Queue.take(seen), ["u1"])
         assert.strictEqual((yield* session.run("two")).result, "re: two")
         assert.deepStrictEqual(yield* Queue.take(seen), ["u2"])
       }).pipe(
         Effect.provide(Layer.merge(mirroringCli((i) => [frame(mainFile, i + 1)]), dying)),
+        Effect.scoped
+      )
+    }))
+
+  it.effect("a store that dies on one transcript: that batch is retried and reported, the flush's other batches land (F2)", () =>
+    Effect.gen(function*() {
+      const seen = yield* Queue.unbounded<SessionStore.SessionKey>()
+      let deaths = 0
+      const dying = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
+        name: "dying",
+        append: (key) =>
+          Effect.suspend(() => {
+            if (key.subpath === undefined) {
+              deaths++
+              return Effect.die(new Error("driver bug"))
+            }
+            Queue.offerUnsafe(seen, key)
+            return Effect.void
+          }),
+        load: () => Stream.empty,
+        list: () => Effect.succeed([]),
+        listSubkeys: () => Effect.succeed([]),
+        delete: () => Effect.void
+      }))
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        const failures = yield* Effect.forkScoped(Stream.runCollect(Stream.take(
+          Stream.filter(session.events, (e): e is Events.MirrorFailed => e.type === "mirror_error"),
+          1
+        )), { startImmediately: true })
+        assert.strictEqual((yield* session.run("one")).result, "re: one")
+        yield* TestClock.adjust("200 millis")
+        yield* TestClock.adjust("800 millis")
+        const [failed] = yield* Fiber.join(failures)
+        assert.deepStrictEqual(failed!.key, { projectKey: "-repo-app", sessionId: SESSION })
+        assert.strictEqual(failed!.error.reason._tag, "StoreFailed")
+        assert.include(failed!.error.message, "driver bug")
+        assert.strictEqual(failed!.attempts, 3)
+        assert.strictEqual(deaths, 3)
+        assert.deepStrictEqual(yield* Queue.take(seen), {
+          projectKey: "-repo-app",
+          sessionId: SESSION,
+          subpath: "subagents/agent-a1"
+        })
+      }).pipe(
+        Effect.provide(Layer.merge(mirroringCli(() => [frame(mainFile, 1), frame(agentFile, 2)]), dying)),
         Effect.scoped
       )
     }))

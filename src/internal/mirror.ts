@@ -23,7 +23,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import type * as ClaudeError from "../ClaudeError.ts"
+import * as ClaudeError from "../ClaudeError.ts"
 import type * as Events from "../Events.ts"
 import type * as SessionStore from "../SessionStore.ts"
 
@@ -100,7 +100,19 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     let attempt = 0
     while (true) {
       attempt++
-      const outcome = yield* Effect.result(options.store.append(key, entries))
+      // A store that dies (a defect) counts as a failed attempt like a typed failure: retried,
+      // then reported; the flush's other batches go on either way.
+      const outcome = yield* Effect.result(options.store.append(key, entries).pipe(
+        Effect.catchDefect((defect) =>
+          Effect.fail(ClaudeError.make(
+            new ClaudeError.StoreFailed({
+              store: options.store.name,
+              operation: "append",
+              description: `the store died: ${defect instanceof Error ? defect.message : String(defect)}`
+            })
+          ))
+        )
+      ))
       if (outcome._tag === "Success") return
       const wait = options.backoff[attempt - 1]
       if (wait === undefined) {
@@ -149,7 +161,7 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
   yield* Queue.take(signals).pipe(
     Effect.flatMap((waiter) =>
       drain.pipe(
-        // A store that dies (a defect) loses its batch, loudly, and the mirror goes on.
+        // Defects of the store are caught per batch (appendWithRetry); this is the last guard.
         Effect.catchCause((cause) => Effect.logError(`session store ${options.store.name}: a flush died`, cause)),
         Effect.ensuring(waiter === undefined ? Effect.void : Deferred.succeed(waiter, undefined))
       )
