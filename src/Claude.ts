@@ -996,14 +996,7 @@ const openMirror = Effect.fnUntraced(function*(
     closeTimeout: Mirror.defaults.closeTimeout,
     report
   })
-  yield* Effect.addFinalizer(() =>
-    mirror.flush.pipe(
-      Effect.timeoutOrElse({
-        duration: Mirror.defaults.closeTimeout,
-        orElse: () => Effect.logWarning(`session store ${store.name}: the last flush did not end in time`)
-      })
-    )
-  )
+  yield* Effect.addFinalizer(() => mirror.close)
   return mirror
 })
 

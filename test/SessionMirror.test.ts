@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
@@ -278,6 +279,82 @@ describe("sessionStore: mirroring on the FakeCli", () => {
         Effect.provide(Layer.merge(mirroringCli(() => [frame(mainFile, 1), frame(agentFile, 2)]), dying)),
         Effect.scoped
       )
+    }))
+
+  it.effect("a relative CLAUDE_CONFIG_DIR is the CLI's: relative to the session's cwd (F3)", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = yield* recordingStore(0)
+      const cwd = Path.join(Os.tmpdir(), "ecc-mirror-cwd")
+      const file = Path.join(cwd, "relative-config", "projects", "-repo-app", `${SESSION}.jsonl`)
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ env: { CLAUDE_CONFIG_DIR: "relative-config" }, cwd, sessionStore: true })
+        assert.strictEqual((yield* session.run("one")).result, "re: one")
+        assert.deepStrictEqual(yield* Queue.take(calls), {
+          key: { projectKey: "-repo-app", sessionId: SESSION },
+          uuids: ["u1"],
+          ok: true
+        })
+      }).pipe(Effect.provide(Layer.merge(mirroringCli(() => [frame(file, 1)]), layer)), Effect.scoped)
+    }))
+
+  it.effect("a frame outside the config directory is reported once per file: a mirror_error without a key (F3)", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = yield* recordingStore(0)
+      const elsewhere = Path.join(Os.tmpdir(), "elsewhere", "x.jsonl")
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        const failures = yield* Effect.forkScoped(
+          Stream.runCollect(Stream.filter(session.events, (e): e is Events.MirrorFailed => e.type === "mirror_error")),
+          { startImmediately: true }
+        )
+        assert.strictEqual((yield* session.run("one")).result, "re: one")
+        assert.strictEqual((yield* session.run("two")).result, "re: two")
+        // The turn's good frame lands after the bad one was reported.
+        assert.deepStrictEqual((yield* Queue.take(calls)).uuids, ["u2"])
+        assert.deepStrictEqual((yield* Queue.take(calls)).uuids, ["u4"])
+        yield* session.endInput
+        const failed = yield* Fiber.join(failures)
+        assert.strictEqual(failed.length, 1)
+        assert.isUndefined(failed[0]!.key)
+        assert.strictEqual(failed[0]!.entries, 1)
+        assert.include(failed[0]!.error.message, elsewhere)
+      }).pipe(
+        Effect.provide(Layer.merge(
+          mirroringCli((i) => i === 0 ? [frame(elsewhere, 1), frame(mainFile, 2)] : [frame(elsewhere, 3), frame(mainFile, 4)]),
+          layer
+        )),
+        Effect.scoped
+      )
+    }))
+
+  it.effect("entries still unsaved when closing times out are reported and logged as errors (F3)", () =>
+    Effect.gen(function*() {
+      const logged: Array<string> = []
+      const logger = Logger.make<unknown, void>(({ logLevel, message }) => {
+        if (logLevel === "Error") logged.push(String(Array.isArray(message) ? message.join(" ") : message))
+      })
+      const hanging = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
+        name: "hanging",
+        append: () => Effect.never,
+        load: () => Stream.empty,
+        list: () => Effect.succeed([]),
+        listSubkeys: () => Effect.succeed([]),
+        delete: () => Effect.void
+      }))
+      const closed = yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        assert.strictEqual((yield* session.run("one")).result, "re: one")
+      }).pipe(
+        Effect.provide(Layer.merge(mirroringCli(() => [frame(mainFile, 1, 2), frame(agentFile, 3)]), hanging)),
+        Effect.scoped,
+        Effect.provide(Logger.layer([logger])),
+        Effect.forkChild({ startImmediately: true })
+      )
+      yield* TestClock.adjust("30 seconds")
+      yield* Fiber.join(closed)
+      assert.strictEqual(logged.length, 2)
+      assert.include(logged[0]!, `2 entries of -repo-app/${SESSION} were not saved`)
+      assert.include(logged[1]!, `1 entries of -repo-app/${SESSION}/subagents/agent-a1 were not saved`)
     }))
 
   it.effect("closing the session appends what is still pending", () =>

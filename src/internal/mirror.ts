@@ -15,7 +15,10 @@
  *   what is pending (within `closeTimeout`).
  * - Keys: a frame's file path relative to `<config dir>/projects` is `<projectKey>/<sessionId>.jsonl`
  *   (the main transcript) or `<projectKey>/<sessionId>/<subpath>.jsonl` (a subagent's), as the
- *   official SDK reads it; a path outside is dropped with a warning in the log.
+ *   official SDK reads it; a path outside cannot be stored: the first batch of each such file is
+ *   reported (`mirror_error` without a key), every one is logged.
+ * - Closing: `close` flushes within `closeTimeout`; entries still unsaved then are reported (one
+ *   `mirror_error` per transcript) and logged as errors.
  */
 import * as Path from "node:path"
 import * as Deferred from "effect/Deferred"
@@ -83,6 +86,8 @@ export interface Mirror {
   readonly endOfTurn: () => void
   /** Flushes what is pending and waits until it is appended (or dropped and reported). */
   readonly flush: Effect.Effect<void>
+  /** The last flush, within `closeTimeout`; what is still unsaved then is reported and logged. */
+  readonly close: Effect.Effect<void>
 }
 
 const keyText = (key: SessionStore.SessionKey) =>
@@ -95,6 +100,10 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
   // One signal a flush: the fiber below takes what is pending when it gets to it; a waiter's
   // Deferred completes once that is done.
   const signals = yield* Queue.unbounded<Deferred.Deferred<void> | undefined>()
+  // The batches the running drain has not appended or reported yet (for `close`).
+  let inFlight: Array<readonly [string, Array<SessionStore.Entry>]> = []
+  // Files outside the projects directory already reported once.
+  const unkeyable = new Set<string>()
 
   const appendWithRetry = Effect.fnUntraced(function*(key: SessionStore.SessionKey, entries: Array<SessionStore.Entry>) {
     let attempt = 0
@@ -146,15 +155,28 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
       byFile.set(frame.filePath, entries)
       batches.push([frame.filePath, entries])
     }
+    inFlight = batches.slice()
     for (const [filePath, entries] of batches) {
       const key = keyOfPath(options.projectsDir, filePath)
       if (key === undefined) {
-        yield* Effect.logWarning(
-          `session store: dropping a transcript_mirror frame for ${filePath}, not under ${options.projectsDir} (does the CLI's CLAUDE_CONFIG_DIR differ from the session's?)`
-        )
-        continue
+        const message =
+          `session store ${options.store.name}: dropped ${entries.length} entries of ${filePath}, not under ${options.projectsDir} (does the CLI's CLAUDE_CONFIG_DIR differ from the session's?)`
+        yield* Effect.logWarning(message)
+        if (!unkeyable.has(filePath)) {
+          unkeyable.add(filePath)
+          options.report({
+            type: "mirror_error",
+            error: ClaudeError.make(
+              new ClaudeError.StoreFailed({ store: options.store.name, operation: "append", description: message })
+            ),
+            entries: entries.length,
+            attempts: 0
+          })
+        }
+      } else {
+        yield* appendWithRetry(key, entries)
       }
-      yield* appendWithRetry(key, entries)
+      inFlight.shift()
     }
   })
 
@@ -180,6 +202,37 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     yield* Deferred.await(done)
   })
 
+  // What is still unsaved, per file: the running drain's batches, then the pending frames.
+  const unsaved = () => {
+    const byFile = new Map<string, number>()
+    for (const [filePath, entries] of inFlight) byFile.set(filePath, (byFile.get(filePath) ?? 0) + entries.length)
+    for (const frame of pending) byFile.set(frame.filePath, (byFile.get(frame.filePath) ?? 0) + frame.entries.length)
+    return byFile
+  }
+
+  const close = flush.pipe(
+    Effect.timeoutOrElse({
+      duration: options.closeTimeout,
+      orElse: () =>
+        Effect.forEach(unsaved(), ([filePath, entries]) => {
+          const key = keyOfPath(options.projectsDir, filePath)
+          const message = `session store ${options.store.name}: the last flush did not end within ${
+            Duration.format(options.closeTimeout)
+          }: ${entries} entries of ${key === undefined ? filePath : keyText(key)} were not saved`
+          options.report({
+            type: "mirror_error",
+            error: ClaudeError.make(
+              new ClaudeError.StoreFailed({ store: options.store.name, operation: "append", description: message })
+            ),
+            ...(key === undefined ? {} : { key }),
+            entries,
+            attempts: 0
+          })
+          return Effect.logError(message)
+        }, { discard: true })
+    })
+  )
+
   return {
     frame: (filePath, entries) => {
       if (entries.length === 0) return
@@ -194,6 +247,7 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     endOfTurn: () => {
       if (pending.length > 0) signal()
     },
-    flush
+    flush,
+    close
   }
 })

@@ -35,8 +35,12 @@ export const locate = (
     CLAUDE_CONFIG_DIR: variable(env, "CLAUDE_CONFIG_DIR"),
     CLAUDE_CODE_PROJECT_DIR_NAME: variable(env, "CLAUDE_CODE_PROJECT_DIR_NAME")
   }
-  const configDir = ProjectKey.configDir(environment, environment.HOME ?? Os.homedir(), Path.join)
   const directory = Path.resolve(cwd ?? process.cwd())
+  // The CLI runs in `directory`: a relative CLAUDE_CONFIG_DIR (or HOME) is relative to it there.
+  const configDir = Path.resolve(
+    directory,
+    ProjectKey.configDir(environment, environment.HOME ?? Os.homedir(), Path.join)
+  )
   let real = directory
   try {
     real = Fs.realpathSync.native(directory)
