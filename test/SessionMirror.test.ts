@@ -406,6 +406,29 @@ describe("sessionStore: mirroring on the FakeCli", () => {
         assert.include(error?.message ?? "", words)
       }
     }))
+
+  it.effect("sessionStore options out of range are InvalidInput naming the option (T2)", () =>
+    Effect.gen(function*() {
+      const cli = FakeCli.layer(FakeCli.conversation({ sessionId: SESSION }))
+      const { layer } = yield* recordingStore(0)
+      const cases: ReadonlyArray<readonly [Claude.SessionStoreOptions, string]> = [
+        [{ flush: "eagr" as "eager" }, "flush"],
+        [{ maxPendingEntries: Number.NaN }, "maxPendingEntries"],
+        [{ maxPendingEntries: -1 }, "maxPendingEntries"],
+        [{ maxPendingBytes: 1.5 }, "maxPendingBytes"],
+        [{ loadTimeout: "soon" as "1 second" }, "loadTimeout"],
+        [{ loadTimeout: -5 }, "loadTimeout"]
+      ]
+      for (const [sessionStore, words] of cases) {
+        const exit = yield* Effect.exit(
+          Effect.scoped(Claude.open({ ...options, sessionStore })).pipe(Effect.provide(Layer.merge(cli, layer)))
+        )
+        const fail = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
+        const error = fail?._tag === "Fail" ? fail.error : undefined
+        assert.strictEqual(error?.reason._tag, "InvalidInput", words)
+        assert.include(error?.message ?? "", words)
+      }
+    }))
 })
 
 describe("transcript_mirror frames", () => {
