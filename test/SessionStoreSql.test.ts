@@ -95,6 +95,27 @@ describe("SessionStoreSql on SQLite", () => {
       assert.include(reason?.message ?? "", "missing-dir")
     }))
 
+  it.effect("a row holding JSON that is not an entry (null, 42, an array, no string type) is a StoreFailed naming the row (T1)", () =>
+    Effect.gen(function*() {
+      const program = Effect.gen(function*() {
+        const store = yield* SessionStoreSql.make({ tablePrefix: "t_" })
+        const sql = yield* SqlClient.SqlClient
+        const key = { projectKey: "-p", sessionId: "s" }
+        yield* store.append(key, [{ type: "user", uuid: "u" }])
+        const reasons = []
+        for (const text of ["null", "42", "[1]", "{\"type\":7}", "\"user\""]) {
+          yield* sql`UPDATE t_entries SET entry = ${text}`
+          reasons.push(reasonOf(yield* Effect.exit(Stream.runCollect(store.load(key)))))
+        }
+        return reasons
+      })
+      const reasons = yield* program.pipe(Effect.provide(SessionStoreSql.layerSqliteClient({ filename: ":memory:" })))
+      for (const reason of reasons) {
+        assert.strictEqual(reason?._tag, "StoreFailed")
+        assert.include(reason?.message ?? "", "row 1")
+      }
+    }))
+
   it.effect("a failing database surfaces as StoreFailed naming the operation, and a corrupt row as one too", () =>
     Effect.gen(function*() {
       const program = Effect.gen(function*() {
