@@ -52,6 +52,7 @@ import * as Elicitation from "./Elicitation.ts"
 import * as UserDialogs from "./UserDialogs.ts"
 import * as Protocol from "./Protocol.ts"
 import * as SessionStore from "./SessionStore.ts"
+import * as DirectoryStores from "./internal/directoryStores.ts"
 import * as Mirror from "./internal/mirror.ts"
 import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
@@ -146,8 +147,9 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
    * {@link SessionStoreOptions}. The CLI runs with `--session-mirror` and the session appends every
    * transcript entry the CLI writes to the store, in batches; with `resume`, the session is first
    * written from the store into the CLI's config directory. Fails with `InvalidInput` without a
-   * `SessionStore` in the context, or with `persistSession: false` (the mirror follows the CLI's
-   * own writes).
+   * `SessionStore` in the context, with `persistSession: false` (the mirror follows the CLI's
+   * own writes), or when the store is a directory store (`SessionStore.layerDirectory`) on the
+   * session's own config directory (the CLI already writes there).
    */
   readonly sessionStore?: boolean | SessionStoreOptions | undefined
 }
@@ -1003,6 +1005,12 @@ const openMirror = Effect.fnUntraced(function*(
   report: (event: Events.MirrorFailed) => void
 ) {
   const where = SessionStoreWiring.locate(command.env, options.cwd)
+  if (DirectoryStores.isOn(store, where.configDir)) {
+    return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
+      description:
+        `Invalid launch options: sessionStore: the SessionStore is a directory store on the session's own config directory (${where.configDir}), where the CLI writes its transcripts; mirroring into it would write them twice`
+    })))
+  }
   if (options.resume !== undefined && storeOptions.materialize !== false) {
     const found = yield* SessionStoreWiring.materialize(
       store,

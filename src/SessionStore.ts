@@ -23,6 +23,7 @@ import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
+import * as DirectoryStores from "./internal/directoryStores.ts"
 
 /**
  * Names one transcript: a session's main transcript (no `subpath`), or one of its subagents'
@@ -375,7 +376,7 @@ export const makeDirectory: (
         return sessions.flatMap((s) => Option.isSome(s) ? [s.value] : [])
       })
 
-    return SessionStore.of({
+    const store = SessionStore.of({
       name,
       append: (key, entries) =>
         Effect.gen(function*() {
@@ -436,6 +437,8 @@ export const makeDirectory: (
           }
         })
     })
+    DirectoryStores.register(store, path.resolve(configDir))
+    return store
   }
 )
 

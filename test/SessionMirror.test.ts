@@ -4,6 +4,8 @@
  * at the thresholds, or eagerly), with bounded retry on the TestClock and a `mirror_error` event
  * when the store keeps failing. The real CLI does the same in SessionStoreLive.test.ts.
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -14,6 +16,7 @@ import * as Logger from "effect/Logger"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
+import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Claude from "../src/Claude.ts"
@@ -23,6 +26,7 @@ import { keyOfPath } from "../src/internal/mirror.ts"
 import * as Protocol from "../src/Protocol.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { makeTempDir } from "./support/tempDir.ts"
 
 const SESSION = "5e551011-0000-4000-8000-000000000001"
 const configDir = Path.join(Os.tmpdir(), "ecc-mirror-config")
@@ -406,6 +410,34 @@ describe("sessionStore: mirroring on the FakeCli", () => {
         assert.include(error?.message ?? "", words)
       }
     }))
+
+  it.effect("a directory store on the session's own config directory is InvalidInput; on another directory it mirrors (F10)", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-mirror-own-")
+      const own = Path.join(dir, "config")
+      const cli = mirroringCli(() => [frame(Path.join(own, "projects", "-repo-app", `${SESSION}.jsonl`), 1)])
+      const open = (storeDir: string) =>
+        Effect.scoped(Effect.andThen(
+          Claude.open({ env: { CLAUDE_CONFIG_DIR: own }, sessionStore: true }),
+          (session) => session.run("one")
+        )).pipe(
+          Effect.provide(Layer.merge(
+            cli,
+            SessionStore.layerDirectory(storeDir).pipe(Layer.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer)))
+          )),
+          Effect.exit
+        )
+      // The same directory, spelled relative to this process's cwd.
+      const exit = yield* open(Path.relative(process.cwd(), own))
+      const fail = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
+      const error = fail?._tag === "Fail" ? fail.error : undefined
+      assert.strictEqual(error?.reason._tag, "InvalidInput")
+      assert.include(error?.message ?? "", "config directory")
+      const elsewhere = Path.join(dir, "backup")
+      assert.isTrue(Exit.isSuccess(yield* open(elsewhere)))
+      const stored = Fs.readFileSync(Path.join(elsewhere, "projects", "-repo-app", `${SESSION}.jsonl`), "utf8")
+      assert.deepStrictEqual(stored.trim().split("\n").map((l) => (JSON.parse(l) as { uuid: string }).uuid), ["u1"])
+    }).pipe(Effect.scoped))
 
   it.effect("sessionStore options out of range are InvalidInput naming the option (T2)", () =>
     Effect.gen(function*() {
