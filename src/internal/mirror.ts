@@ -184,7 +184,13 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     Effect.flatMap((waiter) =>
       drain.pipe(
         // Defects of the store are caught per batch (appendWithRetry); this is the last guard.
-        Effect.catchCause((cause) => Effect.logError(`session store ${options.store.name}: a flush died`, cause)),
+        Effect.catchCause((cause) =>
+          Effect.suspend(() => {
+            const lost = inFlight.reduce((n, [, entries]) => n + entries.length, 0)
+            inFlight = []
+            return Effect.logError(`session store ${options.store.name}: a flush died, ${lost} entries lost`, cause)
+          })
+        ),
         Effect.ensuring(waiter === undefined ? Effect.void : Deferred.succeed(waiter, undefined))
       )
     ),
