@@ -52,6 +52,7 @@ import * as Elicitation from "./Elicitation.ts"
 import * as UserDialogs from "./UserDialogs.ts"
 import * as Protocol from "./Protocol.ts"
 import * as SessionStore from "./SessionStore.ts"
+import * as DirectoryStores from "./internal/directoryStores.ts"
 import * as Mirror from "./internal/mirror.ts"
 import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
@@ -146,8 +147,9 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
    * {@link SessionStoreOptions}. The CLI runs with `--session-mirror` and the session appends every
    * transcript entry the CLI writes to the store, in batches; with `resume`, the session is first
    * written from the store into the CLI's config directory. Fails with `InvalidInput` without a
-   * `SessionStore` in the context, or with `persistSession: false` (the mirror follows the CLI's
-   * own writes).
+   * `SessionStore` in the context, with `persistSession: false` (the mirror follows the CLI's
+   * own writes), or when the store is a directory store (`SessionStore.layerDirectory`) on the
+   * session's own config directory (the CLI already writes there).
    */
   readonly sessionStore?: boolean | SessionStoreOptions | undefined
 }
@@ -175,10 +177,17 @@ export interface SessionStoreOptions {
   readonly maxPendingBytes?: number | undefined
   /**
    * With `resume`, write the session from the store into the CLI's config directory before it
-   * starts (replacing a local copy). Default true; a session the store does not have is left to
-   * the CLI.
+   * starts. Default true; a session the store does not have is left to the CLI. A local copy is
+   * replaced only when the store's copy holds every line of it; one holding lines the store lacks
+   * is kept (a warning in the log) and the CLI resumes from it.
    */
   readonly materialize?: boolean | undefined
+  /**
+   * With `resume`, how long each store operation may take (listing the sessions, listing the
+   * subagents, loading one transcript); past it, opening the session fails with `StoreFailed`
+   * naming the operation. Default 60 seconds (the official SDK's `loadTimeoutMs`).
+   */
+  readonly loadTimeout?: Duration.Input | undefined
 }
 
 /**
@@ -658,7 +667,7 @@ const openSession: (
     const storeOptions: SessionStoreOptions | undefined = options.sessionStore === true
       ? {}
       : options.sessionStore === false ? undefined : options.sessionStore
-    const store = storeOptions === undefined ? undefined : yield* storeOf(options)
+    const store = storeOptions === undefined ? undefined : yield* storeOf(options, storeOptions)
     const wiring = {
       mcpServers: McpServers.launchEntries(mcpServers),
       permissionPromptTool: Option.isSome(permissions),
@@ -949,8 +958,25 @@ const openSession: (
   }
 )
 
-/** The `SessionStore` of the context for the `sessionStore` option; a clear error without one. */
-const storeOf = Effect.fnUntraced(function*(options: SessionOptions) {
+/** The `SessionStore` of the context for the `sessionStore` option; a clear error without one or on bad options. */
+const storeOf = Effect.fnUntraced(function*(options: SessionOptions, storeOptions: SessionStoreOptions) {
+  const invalid = (description: string) =>
+    Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: `Invalid launch options: sessionStore.${description}` })))
+  const { flush, maxPendingEntries, maxPendingBytes, loadTimeout } = storeOptions
+  if (flush !== undefined && flush !== "batched" && flush !== "eager") {
+    return yield* invalid(`flush must be "batched" or "eager", got ${JSON.stringify(flush)}`)
+  }
+  for (const [name, value] of [["maxPendingEntries", maxPendingEntries], ["maxPendingBytes", maxPendingBytes]] as const) {
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+      return yield* invalid(`${name} must be a whole number >= 0, got ${String(value)}`)
+    }
+  }
+  if (loadTimeout !== undefined) {
+    const duration = Duration.fromInput(loadTimeout)
+    if (Option.isNone(duration) || Duration.isNegative(duration.value) || Duration.isZero(duration.value)) {
+      return yield* invalid(`loadTimeout must be a positive duration, got ${JSON.stringify(loadTimeout)}`)
+    }
+  }
   const store = yield* Effect.serviceOption(SessionStore.SessionStore)
   if (Option.isNone(store)) {
     return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
@@ -979,11 +1005,21 @@ const openMirror = Effect.fnUntraced(function*(
   report: (event: Events.MirrorFailed) => void
 ) {
   const where = SessionStoreWiring.locate(command.env, options.cwd)
+  if (DirectoryStores.isOn(store, where.configDir)) {
+    return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
+      description:
+        `Invalid launch options: sessionStore: the SessionStore is a directory store on the session's own config directory (${where.configDir}), where the CLI writes its transcripts; mirroring into it would write them twice`
+    })))
+  }
   if (options.resume !== undefined && storeOptions.materialize !== false) {
-    const found = yield* SessionStoreWiring.materialize(store, where.projectsDir, {
-      projectKey: where.projectKey,
-      sessionId: options.resume
-    })
+    const found = yield* SessionStoreWiring.materialize(
+      store,
+      where.projectsDir,
+      { projectKey: where.projectKey, sessionId: options.resume },
+      storeOptions.loadTimeout === undefined
+        ? SessionStoreWiring.defaultLoadTimeout
+        : Duration.fromInputUnsafe(storeOptions.loadTimeout)
+    )
     if (!found) yield* Effect.logDebug(`session store ${store.name} has no session ${options.resume}; the CLI resumes it locally`)
   }
   const mirror = yield* Mirror.make({
@@ -996,14 +1032,7 @@ const openMirror = Effect.fnUntraced(function*(
     closeTimeout: Mirror.defaults.closeTimeout,
     report
   })
-  yield* Effect.addFinalizer(() =>
-    mirror.flush.pipe(
-      Effect.timeoutOrElse({
-        duration: Mirror.defaults.closeTimeout,
-        orElse: () => Effect.logWarning(`session store ${store.name}: the last flush did not end in time`)
-      })
-    )
-  )
+  yield* Effect.addFinalizer(() => mirror.close)
   return mirror
 })
 

@@ -75,8 +75,11 @@ export interface MirrorFailed {
   readonly type: "mirror_error"
   /** The store's last failure (`StoreFailed`, or any reason the store gave). */
   readonly error: ClaudeError.ClaudeError
-  /** The transcript the batch belonged to. */
-  readonly key: SessionStore.SessionKey
+  /**
+   * The transcript the batch belonged to; absent when the CLI wrote a file the session cannot name
+   * a key for (outside `<config dir>/projects`: its `CLAUDE_CONFIG_DIR` differs from the session's).
+   */
+  readonly key?: SessionStore.SessionKey | undefined
   /** How many entries were dropped. */
   readonly entries: number
   /** How many times `append` was tried. */

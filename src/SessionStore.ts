@@ -23,6 +23,7 @@ import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
+import * as DirectoryStores from "./internal/directoryStores.ts"
 
 /**
  * Names one transcript: a session's main transcript (no `subpath`), or one of its subagents'
@@ -375,7 +376,7 @@ export const makeDirectory: (
         return sessions.flatMap((s) => Option.isSome(s) ? [s.value] : [])
       })
 
-    return SessionStore.of({
+    const store = SessionStore.of({
       name,
       append: (key, entries) =>
         Effect.gen(function*() {
@@ -385,19 +386,25 @@ export const makeDirectory: (
             Effect.mapError(failed(name, `append to ${file}`))
           )
           const state = yield* uuidsOf(file)
+          // The batch's new uuids count as stored only once the write succeeded; a failed write
+          // (which may have written part of the batch) forgets what is known of the file, so the
+          // next append reads it again.
+          const added = new Set<string>()
           const fresh: Array<Entry> = []
           for (const entry of entries) {
             if (typeof entry.uuid === "string") {
-              if (state.uuids.has(entry.uuid)) continue
-              state.uuids.add(entry.uuid)
+              if (state.uuids.has(entry.uuid) || added.has(entry.uuid)) continue
+              added.add(entry.uuid)
             }
             fresh.push(entry)
           }
           if (fresh.length === 0) return
           const bytes = new TextEncoder().encode(fresh.map((entry) => JSON.stringify(entry) + "\n").join(""))
           yield* fs.writeFile(file, bytes, { flag: "a", mode: 0o600 }).pipe(
+            Effect.tapError(() => Effect.sync(() => known.delete(file))),
             Effect.mapError(failed(name, `append to ${file}`))
           )
+          for (const uuid of added) state.uuids.add(uuid)
           state.read += bytes.length
         }),
       load: (key) => readEntries(fileOf(key), key.sessionId),
@@ -430,6 +437,8 @@ export const makeDirectory: (
           }
         })
     })
+    DirectoryStores.register(store, path.resolve(configDir))
+    return store
   }
 )
 

@@ -151,14 +151,24 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
       key.subpath ?? ""
     } AND seq > ${after} ORDER BY seq LIMIT ${pageSize}`.pipe(Effect.mapError(failed(name, "load")))
 
-  const parse = (row: EntryRow) =>
-    Effect.try({
-      try: () => JSON.parse(row.entry) as SessionStore.Entry,
-      catch: () =>
-        ClaudeError.make(
-          new ClaudeError.StoreFailed({ store: name, operation: "load", description: `row ${row.seq} is not JSON` })
-        )
-    })
+  const corrupt = (row: EntryRow, why: string) =>
+    Effect.fail(ClaudeError.make(
+      new ClaudeError.StoreFailed({ store: name, operation: "load", description: `row ${row.seq} ${why}` })
+    ))
+
+  // A row is what `append` wrote, unless something else wrote the table: checked, never cast.
+  const parse = (row: EntryRow): Effect.Effect<SessionStore.Entry, ClaudeError.ClaudeError> => {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(row.entry)
+    } catch {
+      return corrupt(row, "is not JSON")
+    }
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) &&
+        typeof (parsed as { readonly type?: unknown }).type === "string"
+      ? Effect.succeed(parsed as SessionStore.Entry)
+      : corrupt(row, "is not a transcript entry (a JSON object with a string `type`)")
+  }
 
   const load = (key: SessionStore.SessionKey): Stream.Stream<SessionStore.Entry, ClaudeError.ClaudeError> =>
     Stream.paginate(-1, (after: number) =>

@@ -4,15 +4,19 @@
  * at the thresholds, or eagerly), with bounded retry on the TestClock and a `mirror_error` event
  * when the store keeps failing. The real CLI does the same in SessionStoreLive.test.ts.
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
+import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Claude from "../src/Claude.ts"
@@ -22,6 +26,7 @@ import { keyOfPath } from "../src/internal/mirror.ts"
 import * as Protocol from "../src/Protocol.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { makeTempDir } from "./support/tempDir.ts"
 
 const SESSION = "5e551011-0000-4000-8000-000000000001"
 const configDir = Path.join(Os.tmpdir(), "ecc-mirror-config")
@@ -203,7 +208,7 @@ describe("sessionStore: mirroring on the FakeCli", () => {
       }).pipe(Effect.provide(Layer.merge(mirroringCli((i) => i === 0 ? [frame(mainFile, 1, 2)] : [frame(mainFile, 3)]), layer)), Effect.scoped)
     }))
 
-  it.effect("a store that dies (a defect) loses that batch only: the mirror goes on with the next", () =>
+  it.effect("a store that dies once (a defect): the batch is tried again and lands, the mirror goes on with the next", () =>
     Effect.gen(function*() {
       const seen = yield* Queue.unbounded<ReadonlyArray<string | undefined>>()
       let calls = 0
@@ -224,12 +229,136 @@ describe("sessionStore: mirroring on the FakeCli", () => {
       yield* Effect.gen(function*() {
         const session = yield* Claude.open({ ...options, sessionStore: true })
         assert.strictEqual((yield* session.run("one")).result, "re: one")
+        yield* TestClock.adjust("200 millis")
+        assert.deepStrictEqual(yield* Queue.take(seen), ["u1"])
         assert.strictEqual((yield* session.run("two")).result, "re: two")
         assert.deepStrictEqual(yield* Queue.take(seen), ["u2"])
       }).pipe(
         Effect.provide(Layer.merge(mirroringCli((i) => [frame(mainFile, i + 1)]), dying)),
         Effect.scoped
       )
+    }))
+
+  it.effect("a store that dies on one transcript: that batch is retried and reported, the flush's other batches land (F2)", () =>
+    Effect.gen(function*() {
+      const seen = yield* Queue.unbounded<SessionStore.SessionKey>()
+      let deaths = 0
+      const dying = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
+        name: "dying",
+        append: (key) =>
+          Effect.suspend(() => {
+            if (key.subpath === undefined) {
+              deaths++
+              return Effect.die(new Error("driver bug"))
+            }
+            Queue.offerUnsafe(seen, key)
+            return Effect.void
+          }),
+        load: () => Stream.empty,
+        list: () => Effect.succeed([]),
+        listSubkeys: () => Effect.succeed([]),
+        delete: () => Effect.void
+      }))
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        const failures = yield* Effect.forkScoped(Stream.runCollect(Stream.take(
+          Stream.filter(session.events, (e): e is Events.MirrorFailed => e.type === "mirror_error"),
+          1
+        )), { startImmediately: true })
+        assert.strictEqual((yield* session.run("one")).result, "re: one")
+        yield* TestClock.adjust("200 millis")
+        yield* TestClock.adjust("800 millis")
+        const [failed] = yield* Fiber.join(failures)
+        assert.deepStrictEqual(failed!.key, { projectKey: "-repo-app", sessionId: SESSION })
+        assert.strictEqual(failed!.error.reason._tag, "StoreFailed")
+        assert.include(failed!.error.message, "driver bug")
+        assert.strictEqual(failed!.attempts, 3)
+        assert.strictEqual(deaths, 3)
+        assert.deepStrictEqual(yield* Queue.take(seen), {
+          projectKey: "-repo-app",
+          sessionId: SESSION,
+          subpath: "subagents/agent-a1"
+        })
+      }).pipe(
+        Effect.provide(Layer.merge(mirroringCli(() => [frame(mainFile, 1), frame(agentFile, 2)]), dying)),
+        Effect.scoped
+      )
+    }))
+
+  it.effect("a relative CLAUDE_CONFIG_DIR is the CLI's: relative to the session's cwd (F3)", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = yield* recordingStore(0)
+      const cwd = Path.join(Os.tmpdir(), "ecc-mirror-cwd")
+      const file = Path.join(cwd, "relative-config", "projects", "-repo-app", `${SESSION}.jsonl`)
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ env: { CLAUDE_CONFIG_DIR: "relative-config" }, cwd, sessionStore: true })
+        assert.strictEqual((yield* session.run("one")).result, "re: one")
+        assert.deepStrictEqual(yield* Queue.take(calls), {
+          key: { projectKey: "-repo-app", sessionId: SESSION },
+          uuids: ["u1"],
+          ok: true
+        })
+      }).pipe(Effect.provide(Layer.merge(mirroringCli(() => [frame(file, 1)]), layer)), Effect.scoped)
+    }))
+
+  it.effect("a frame outside the config directory is reported once per file: a mirror_error without a key (F3)", () =>
+    Effect.gen(function*() {
+      const { calls, layer } = yield* recordingStore(0)
+      const elsewhere = Path.join(Os.tmpdir(), "elsewhere", "x.jsonl")
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        const failures = yield* Effect.forkScoped(
+          Stream.runCollect(Stream.filter(session.events, (e): e is Events.MirrorFailed => e.type === "mirror_error")),
+          { startImmediately: true }
+        )
+        assert.strictEqual((yield* session.run("one")).result, "re: one")
+        assert.strictEqual((yield* session.run("two")).result, "re: two")
+        // The turn's good frame lands after the bad one was reported.
+        assert.deepStrictEqual((yield* Queue.take(calls)).uuids, ["u2"])
+        assert.deepStrictEqual((yield* Queue.take(calls)).uuids, ["u4"])
+        yield* session.endInput
+        const failed = yield* Fiber.join(failures)
+        assert.strictEqual(failed.length, 1)
+        assert.isUndefined(failed[0]!.key)
+        assert.strictEqual(failed[0]!.entries, 1)
+        assert.include(failed[0]!.error.message, elsewhere)
+      }).pipe(
+        Effect.provide(Layer.merge(
+          mirroringCli((i) => i === 0 ? [frame(elsewhere, 1), frame(mainFile, 2)] : [frame(elsewhere, 3), frame(mainFile, 4)]),
+          layer
+        )),
+        Effect.scoped
+      )
+    }))
+
+  it.effect("entries still unsaved when closing times out are reported and logged as errors (F3)", () =>
+    Effect.gen(function*() {
+      const logged: Array<string> = []
+      const logger = Logger.make<unknown, void>(({ logLevel, message }) => {
+        if (logLevel === "Error") logged.push(String(Array.isArray(message) ? message.join(" ") : message))
+      })
+      const hanging = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
+        name: "hanging",
+        append: () => Effect.never,
+        load: () => Stream.empty,
+        list: () => Effect.succeed([]),
+        listSubkeys: () => Effect.succeed([]),
+        delete: () => Effect.void
+      }))
+      const closed = yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        assert.strictEqual((yield* session.run("one")).result, "re: one")
+      }).pipe(
+        Effect.provide(Layer.merge(mirroringCli(() => [frame(mainFile, 1, 2), frame(agentFile, 3)]), hanging)),
+        Effect.scoped,
+        Effect.provide(Logger.layer([logger])),
+        Effect.forkChild({ startImmediately: true })
+      )
+      yield* TestClock.adjust("30 seconds")
+      yield* Fiber.join(closed)
+      assert.strictEqual(logged.length, 2)
+      assert.include(logged[0]!, `2 entries of -repo-app/${SESSION} were not saved`)
+      assert.include(logged[1]!, `1 entries of -repo-app/${SESSION}/subagents/agent-a1 were not saved`)
     }))
 
   it.effect("closing the session appends what is still pending", () =>
@@ -278,6 +407,57 @@ describe("sessionStore: mirroring on the FakeCli", () => {
         const fail = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
         const error = fail?._tag === "Fail" ? fail.error : undefined
         assert.strictEqual(error?.reason._tag, "InvalidInput")
+        assert.include(error?.message ?? "", words)
+      }
+    }))
+
+  it.effect("a directory store on the session's own config directory is InvalidInput; on another directory it mirrors (F10)", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-mirror-own-")
+      const own = Path.join(dir, "config")
+      const cli = mirroringCli(() => [frame(Path.join(own, "projects", "-repo-app", `${SESSION}.jsonl`), 1)])
+      const open = (storeDir: string) =>
+        Effect.scoped(Effect.andThen(
+          Claude.open({ env: { CLAUDE_CONFIG_DIR: own }, sessionStore: true }),
+          (session) => session.run("one")
+        )).pipe(
+          Effect.provide(Layer.merge(
+            cli,
+            SessionStore.layerDirectory(storeDir).pipe(Layer.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer)))
+          )),
+          Effect.exit
+        )
+      // The same directory, spelled relative to this process's cwd.
+      const exit = yield* open(Path.relative(process.cwd(), own))
+      const fail = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
+      const error = fail?._tag === "Fail" ? fail.error : undefined
+      assert.strictEqual(error?.reason._tag, "InvalidInput")
+      assert.include(error?.message ?? "", "config directory")
+      const elsewhere = Path.join(dir, "backup")
+      assert.isTrue(Exit.isSuccess(yield* open(elsewhere)))
+      const stored = Fs.readFileSync(Path.join(elsewhere, "projects", "-repo-app", `${SESSION}.jsonl`), "utf8")
+      assert.deepStrictEqual(stored.trim().split("\n").map((l) => (JSON.parse(l) as { uuid: string }).uuid), ["u1"])
+    }).pipe(Effect.scoped))
+
+  it.effect("sessionStore options out of range are InvalidInput naming the option (T2)", () =>
+    Effect.gen(function*() {
+      const cli = FakeCli.layer(FakeCli.conversation({ sessionId: SESSION }))
+      const { layer } = yield* recordingStore(0)
+      const cases: ReadonlyArray<readonly [Claude.SessionStoreOptions, string]> = [
+        [{ flush: "eagr" as "eager" }, "flush"],
+        [{ maxPendingEntries: Number.NaN }, "maxPendingEntries"],
+        [{ maxPendingEntries: -1 }, "maxPendingEntries"],
+        [{ maxPendingBytes: 1.5 }, "maxPendingBytes"],
+        [{ loadTimeout: "soon" as "1 second" }, "loadTimeout"],
+        [{ loadTimeout: -5 }, "loadTimeout"]
+      ]
+      for (const [sessionStore, words] of cases) {
+        const exit = yield* Effect.exit(
+          Effect.scoped(Claude.open({ ...options, sessionStore })).pipe(Effect.provide(Layer.merge(cli, layer)))
+        )
+        const fail = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
+        const error = fail?._tag === "Fail" ? fail.error : undefined
+        assert.strictEqual(error?.reason._tag, "InvalidInput", words)
         assert.include(error?.message ?? "", words)
       }
     }))

@@ -116,7 +116,7 @@ describe("sessions in a store (real CLI, fake model)", () => {
       assert.strictEqual(error!.error.reason._tag, "StoreFailed")
       assert.strictEqual(error!.attempts, 3)
       assert.isAbove(error!.entries, 0)
-      assert.strictEqual(error!.key.sessionId, yield* session.sessionId)
+      assert.strictEqual(error!.key?.sessionId, yield* session.sessionId)
       assert.isAtLeast(attempts, 3)
     }).pipe(Effect.scoped, Effect.provide([processLayer, failing])), { timeout: 120_000 })
 })

@@ -6,10 +6,13 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
+import * as TestClock from "effect/testing/TestClock"
 import * as Fs from "node:fs"
+import { DatabaseSync } from "node:sqlite"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import type * as ClaudeError from "../src/ClaudeError.ts"
@@ -94,6 +97,74 @@ describe("SessionStoreSql on SQLite", () => {
       assert.strictEqual(reason?._tag, "StoreFailed")
       assert.include(reason?.message ?? "", "missing-dir")
     }))
+
+  it.effect("a row holding JSON that is not an entry (null, 42, an array, no string type) is a StoreFailed naming the row (T1)", () =>
+    Effect.gen(function*() {
+      const program = Effect.gen(function*() {
+        const store = yield* SessionStoreSql.make({ tablePrefix: "t_" })
+        const sql = yield* SqlClient.SqlClient
+        const key = { projectKey: "-p", sessionId: "s" }
+        yield* store.append(key, [{ type: "user", uuid: "u" }])
+        const reasons = []
+        for (const text of ["null", "42", "[1]", "{\"type\":7}", "\"user\""]) {
+          yield* sql`UPDATE t_entries SET entry = ${text}`
+          reasons.push(reasonOf(yield* Effect.exit(Stream.runCollect(store.load(key)))))
+        }
+        return reasons
+      })
+      const reasons = yield* program.pipe(Effect.provide(SessionStoreSql.layerSqliteClient({ filename: ":memory:" })))
+      for (const reason of reasons) {
+        assert.strictEqual(reason?._tag, "StoreFailed")
+        assert.include(reason?.message ?? "", "row 1")
+      }
+    }))
+
+  it.effect("another connection holds the write lock: append waits without blocking the process, and lands once it is released (F9)", () =>
+    Effect.gen(function*() {
+      const tmp = yield* makeTempDir("ecc-sqlite-")
+      const filename = Path.join(tmp, "busy.db")
+      const key = { projectKey: "-p", sessionId: "s" }
+      yield* Effect.gen(function*() {
+        const store = yield* SessionStore.SessionStore
+        yield* store.append(key, [{ type: "user", uuid: "u0" }])
+        const other = new DatabaseSync(filename)
+        yield* Effect.addFinalizer(() => Effect.sync(() => other.isOpen && other.close()))
+        other.exec("BEGIN IMMEDIATE")
+        other.exec("INSERT INTO claude_session_sessions (project_key, session_id, mtime) VALUES ('-q', 't', 1)")
+        // Started at once: a store that blocks the thread while it waits for the lock would be done
+        // (failed) before the next line runs, since the lock holder could never run to release it.
+        const append = yield* Effect.forkChild(store.append(key, [{ type: "user", uuid: "u1" }]), { startImmediately: true })
+        yield* Effect.yieldNow
+        assert.isUndefined(append.pollUnsafe(), "append waits for the lock")
+        other.exec("COMMIT")
+        yield* TestClock.adjust("1 second")
+        yield* Fiber.join(append)
+        const loaded = yield* Stream.runCollect(store.load(key))
+        assert.deepStrictEqual(loaded.map((e) => e.uuid), ["u0", "u1"])
+      }).pipe(Effect.provide(SessionStoreSql.layerSqlite({ filename })))
+    }).pipe(Effect.scoped))
+
+  it.effect("a write lock never released: append gives up after a bounded wait with a StoreFailed (F9)", () =>
+    Effect.gen(function*() {
+      const tmp = yield* makeTempDir("ecc-sqlite-")
+      const filename = Path.join(tmp, "busy.db")
+      const key = { projectKey: "-p", sessionId: "s" }
+      yield* Effect.gen(function*() {
+        const store = yield* SessionStore.SessionStore
+        yield* store.append(key, [{ type: "user", uuid: "u0" }])
+        const other = new DatabaseSync(filename)
+        yield* Effect.addFinalizer(() => Effect.sync(() => other.isOpen && other.close()))
+        other.exec("BEGIN IMMEDIATE")
+        const append = yield* Effect.forkChild(Effect.exit(store.append(key, [{ type: "user", uuid: "u1" }])), {
+          startImmediately: true
+        })
+        yield* TestClock.adjust("10 seconds")
+        const reason = reasonOf(yield* Fiber.join(append))
+        assert.strictEqual(reason?._tag, "StoreFailed")
+        assert.include(reason?.message ?? "", "append")
+        other.exec("ROLLBACK")
+      }).pipe(Effect.provide(SessionStoreSql.layerSqlite({ filename })))
+    }).pipe(Effect.scoped))
 
   it.effect("a failing database surfaces as StoreFailed naming the operation, and a corrupt row as one too", () =>
     Effect.gen(function*() {

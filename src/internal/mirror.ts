@@ -15,7 +15,10 @@
  *   what is pending (within `closeTimeout`).
  * - Keys: a frame's file path relative to `<config dir>/projects` is `<projectKey>/<sessionId>.jsonl`
  *   (the main transcript) or `<projectKey>/<sessionId>/<subpath>.jsonl` (a subagent's), as the
- *   official SDK reads it; a path outside is dropped with a warning in the log.
+ *   official SDK reads it; a path outside cannot be stored: the first batch of each such file is
+ *   reported (`mirror_error` without a key), every one is logged.
+ * - Closing: `close` flushes within `closeTimeout`; entries still unsaved then are reported (one
+ *   `mirror_error` per transcript) and logged as errors.
  */
 import * as Path from "node:path"
 import * as Deferred from "effect/Deferred"
@@ -23,7 +26,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import type * as ClaudeError from "../ClaudeError.ts"
+import * as ClaudeError from "../ClaudeError.ts"
 import type * as Events from "../Events.ts"
 import type * as SessionStore from "../SessionStore.ts"
 
@@ -83,6 +86,8 @@ export interface Mirror {
   readonly endOfTurn: () => void
   /** Flushes what is pending and waits until it is appended (or dropped and reported). */
   readonly flush: Effect.Effect<void>
+  /** The last flush, within `closeTimeout`; what is still unsaved then is reported and logged. */
+  readonly close: Effect.Effect<void>
 }
 
 const keyText = (key: SessionStore.SessionKey) =>
@@ -95,12 +100,28 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
   // One signal a flush: the fiber below takes what is pending when it gets to it; a waiter's
   // Deferred completes once that is done.
   const signals = yield* Queue.unbounded<Deferred.Deferred<void> | undefined>()
+  // The batches the running drain has not appended or reported yet (for `close`).
+  let inFlight: Array<readonly [string, Array<SessionStore.Entry>]> = []
+  // Files outside the projects directory already reported once.
+  const unkeyable = new Set<string>()
 
   const appendWithRetry = Effect.fnUntraced(function*(key: SessionStore.SessionKey, entries: Array<SessionStore.Entry>) {
     let attempt = 0
     while (true) {
       attempt++
-      const outcome = yield* Effect.result(options.store.append(key, entries))
+      // A store that dies (a defect) counts as a failed attempt like a typed failure: retried,
+      // then reported; the flush's other batches go on either way.
+      const outcome = yield* Effect.result(options.store.append(key, entries).pipe(
+        Effect.catchDefect((defect) =>
+          Effect.fail(ClaudeError.make(
+            new ClaudeError.StoreFailed({
+              store: options.store.name,
+              operation: "append",
+              description: `the store died: ${defect instanceof Error ? defect.message : String(defect)}`
+            })
+          ))
+        )
+      ))
       if (outcome._tag === "Success") return
       const wait = options.backoff[attempt - 1]
       if (wait === undefined) {
@@ -134,23 +155,42 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
       byFile.set(frame.filePath, entries)
       batches.push([frame.filePath, entries])
     }
+    inFlight = batches.slice()
     for (const [filePath, entries] of batches) {
       const key = keyOfPath(options.projectsDir, filePath)
       if (key === undefined) {
-        yield* Effect.logWarning(
-          `session store: dropping a transcript_mirror frame for ${filePath}, not under ${options.projectsDir} (does the CLI's CLAUDE_CONFIG_DIR differ from the session's?)`
-        )
-        continue
+        const message =
+          `session store ${options.store.name}: dropped ${entries.length} entries of ${filePath}, not under ${options.projectsDir} (does the CLI's CLAUDE_CONFIG_DIR differ from the session's?)`
+        yield* Effect.logWarning(message)
+        if (!unkeyable.has(filePath)) {
+          unkeyable.add(filePath)
+          options.report({
+            type: "mirror_error",
+            error: ClaudeError.make(
+              new ClaudeError.StoreFailed({ store: options.store.name, operation: "append", description: message })
+            ),
+            entries: entries.length,
+            attempts: 0
+          })
+        }
+      } else {
+        yield* appendWithRetry(key, entries)
       }
-      yield* appendWithRetry(key, entries)
+      inFlight.shift()
     }
   })
 
   yield* Queue.take(signals).pipe(
     Effect.flatMap((waiter) =>
       drain.pipe(
-        // A store that dies (a defect) loses its batch, loudly, and the mirror goes on.
-        Effect.catchCause((cause) => Effect.logError(`session store ${options.store.name}: a flush died`, cause)),
+        // Defects of the store are caught per batch (appendWithRetry); this is the last guard.
+        Effect.catchCause((cause) =>
+          Effect.suspend(() => {
+            const lost = inFlight.reduce((n, [, entries]) => n + entries.length, 0)
+            inFlight = []
+            return Effect.logError(`session store ${options.store.name}: a flush died, ${lost} entries lost`, cause)
+          })
+        ),
         Effect.ensuring(waiter === undefined ? Effect.void : Deferred.succeed(waiter, undefined))
       )
     ),
@@ -168,6 +208,37 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     yield* Deferred.await(done)
   })
 
+  // What is still unsaved, per file: the running drain's batches, then the pending frames.
+  const unsaved = () => {
+    const byFile = new Map<string, number>()
+    for (const [filePath, entries] of inFlight) byFile.set(filePath, (byFile.get(filePath) ?? 0) + entries.length)
+    for (const frame of pending) byFile.set(frame.filePath, (byFile.get(frame.filePath) ?? 0) + frame.entries.length)
+    return byFile
+  }
+
+  const close = flush.pipe(
+    Effect.timeoutOrElse({
+      duration: options.closeTimeout,
+      orElse: () =>
+        Effect.forEach(unsaved(), ([filePath, entries]) => {
+          const key = keyOfPath(options.projectsDir, filePath)
+          const message = `session store ${options.store.name}: the last flush did not end within ${
+            Duration.format(options.closeTimeout)
+          }: ${entries} entries of ${key === undefined ? filePath : keyText(key)} were not saved`
+          options.report({
+            type: "mirror_error",
+            error: ClaudeError.make(
+              new ClaudeError.StoreFailed({ store: options.store.name, operation: "append", description: message })
+            ),
+            ...(key === undefined ? {} : { key }),
+            entries,
+            attempts: 0
+          })
+          return Effect.logError(message)
+        }, { discard: true })
+    })
+  )
+
   return {
     frame: (filePath, entries) => {
       if (entries.length === 0) return
@@ -182,6 +253,7 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     endOfTurn: () => {
       if (pending.length > 0) signal()
     },
-    flush
+    flush,
+    close
   }
 })

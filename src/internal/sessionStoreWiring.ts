@@ -5,9 +5,12 @@
  * subagents) written from the store into the CLI's config directory before the CLI starts, so the
  * CLI resumes it with its own resume code.
  */
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as Readline from "node:readline"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -35,8 +38,12 @@ export const locate = (
     CLAUDE_CONFIG_DIR: variable(env, "CLAUDE_CONFIG_DIR"),
     CLAUDE_CODE_PROJECT_DIR_NAME: variable(env, "CLAUDE_CODE_PROJECT_DIR_NAME")
   }
-  const configDir = ProjectKey.configDir(environment, environment.HOME ?? Os.homedir(), Path.join)
   const directory = Path.resolve(cwd ?? process.cwd())
+  // The CLI runs in `directory`: a relative CLAUDE_CONFIG_DIR (or HOME) is relative to it there.
+  const configDir = Path.resolve(
+    directory,
+    ProjectKey.configDir(environment, environment.HOME ?? Os.homedir(), Path.join)
+  )
   let real = directory
   try {
     real = Fs.realpathSync.native(directory)
@@ -50,69 +57,151 @@ export const locate = (
   }
 }
 
-const failed = (store: string, description: string) =>
-  ClaudeError.make(new ClaudeError.StoreFailed({ store, operation: "resume", description }))
+/** How long resuming waits for each store operation by default (the official SDK's `loadTimeoutMs`). */
+export const defaultLoadTimeout: Duration.Duration = Duration.seconds(60)
+
+const failed = (store: string, description: string, operation = "resume") =>
+  ClaudeError.make(new ClaudeError.StoreFailed({ store, operation, description }))
+
+/** `effect`, failing with `StoreFailed` naming `operation` when the store does not answer within `timeout`. */
+const bounded = <A, R>(
+  store: string,
+  operation: string,
+  timeout: Duration.Duration,
+  effect: Effect.Effect<A, ClaudeError.ClaudeError, R>
+): Effect.Effect<A, ClaudeError.ClaudeError, R> =>
+  Effect.timeoutOrElse(effect, {
+    duration: timeout,
+    orElse: () =>
+      Effect.fail(failed(store, `no answer within ${Duration.format(timeout)} while resuming a session`, operation))
+  })
 
 /** A subpath that stays under the session's directory: no `..`, not absolute, not empty. */
 const safeSubpath = (subpath: string): boolean =>
   subpath !== "" && !Path.isAbsolute(subpath) && !subpath.split(/[\\/]/).some((part) => part === ".." || part === "")
 
-/** Writes one transcript from the store to `file`, line by line (bounded memory). */
-const writeTranscript = (store: SessionStore.SessionStore["Service"], key: SessionStore.SessionKey, file: string) =>
+/** What a store copy of a transcript holds: its uuids, and its lines without one (as JSON text). */
+interface Held {
+  readonly uuids: Set<string>
+  readonly others: Set<string>
+}
+
+/**
+ * Whether the local file holds a line the store copy lacks: a uuid it does not have, a line
+ * without a uuid it does not have (compared as JSON), or a line that is not JSON. Streams the file.
+ */
+const localHasMore = (store: string, file: string, held: Held): Effect.Effect<boolean, ClaudeError.ClaudeError> =>
+  Effect.tryPromise({
+    try: async () => {
+      if (!Fs.existsSync(file)) return false
+      const lines = Readline.createInterface({ input: Fs.createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })
+      try {
+        for await (const text of lines) {
+          if (text.trim() === "") continue
+          let parsed: unknown
+          try {
+            parsed = JSON.parse(text)
+          } catch {
+            return true
+          }
+          const uuid = typeof parsed === "object" && parsed !== null ? (parsed as { readonly uuid?: unknown }).uuid : undefined
+          if (typeof uuid === "string" ? !held.uuids.has(uuid) : !held.others.has(JSON.stringify(parsed))) return true
+        }
+        return false
+      } finally {
+        lines.close()
+      }
+    },
+    catch: (cause) => failed(store, `cannot read ${file}: ${String(cause)}`)
+  })
+
+/**
+ * Writes one transcript from the store to `file`, line by line (bounded memory), through a
+ * temporary file of its own (removed however this ends) renamed over `file` at the end, unless
+ * `file` holds a line the store copy lacks: then `file` is kept as it is. Returns whether it wrote.
+ */
+const writeTranscript = (
+  store: SessionStore.SessionStore["Service"],
+  key: SessionStore.SessionKey,
+  file: string,
+  timeout: Duration.Duration
+) =>
   Effect.gen(function*() {
     yield* Effect.try({
       try: () => Fs.mkdirSync(Path.dirname(file), { recursive: true, mode: 0o700 }),
       catch: (cause) => failed(store.name, `cannot create ${Path.dirname(file)}: ${String(cause)}`)
     })
-    const temporary = `${file}.${process.pid}.resume`
-    const fd = yield* Effect.acquireRelease(
-      Effect.try({
-        try: () => Fs.openSync(temporary, "w", 0o600),
-        catch: (cause) => failed(store.name, `cannot write ${temporary}: ${String(cause)}`)
-      }),
-      (fd) => Effect.sync(() => Fs.closeSync(fd))
+    const temporary = yield* Effect.acquireRelease(
+      Effect.sync(() => `${file}.${Crypto.randomUUID()}.resume`),
+      (temporary) => Effect.sync(() => Fs.rmSync(temporary, { force: true }))
     )
-    yield* store.load(key).pipe(
-      Stream.grouped(256),
-      Stream.runForEach((entries) =>
+    const held: Held = { uuids: new Set(), others: new Set() }
+    yield* Effect.gen(function*() {
+      const fd = yield* Effect.acquireRelease(
         Effect.try({
-          try: () => {
-            Fs.writeSync(fd, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(""))
-          },
+          try: () => Fs.openSync(temporary, "w", 0o600),
           catch: (cause) => failed(store.name, `cannot write ${temporary}: ${String(cause)}`)
-        })
+        }),
+        (fd) => Effect.sync(() => Fs.closeSync(fd))
       )
-    )
+      yield* bounded(
+        store.name,
+        "load",
+        timeout,
+        store.load(key).pipe(
+          Stream.grouped(256),
+          Stream.runForEach((entries) =>
+            Effect.try({
+              try: () => {
+                for (const entry of entries) {
+                  if (typeof entry.uuid === "string") held.uuids.add(entry.uuid)
+                  else held.others.add(JSON.stringify(entry))
+                }
+                Fs.writeSync(fd, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(""))
+              },
+              catch: (cause) => failed(store.name, `cannot write ${temporary}: ${String(cause)}`)
+            })
+          )
+        )
+      )
+    }).pipe(Effect.scoped)
+    if (yield* localHasMore(store.name, file, held)) {
+      yield* Effect.logWarning(
+        `session store ${store.name}: kept the local ${file}: it holds entries the store's copy lacks (the CLI resumes from it)`
+      )
+      return false
+    }
     yield* Effect.try({
       try: () => Fs.renameSync(temporary, file),
       catch: (cause) => failed(store.name, `cannot write ${file}: ${String(cause)}`)
     })
-  }).pipe(
-    Effect.scoped,
-    Effect.tapError(() => Effect.sync(() => Fs.rmSync(`${file}.${process.pid}.resume`, { force: true })))
-  )
+    return true
+  }).pipe(Effect.scoped)
 
 /**
  * Materializes a stored session into `projectsDir`: `<projectKey>/<sessionId>.jsonl` and each
- * subagent's `<projectKey>/<sessionId>/<subpath>.jsonl`, replacing local copies (the store is the
- * session's truth). Returns false when the store does not have the session (the CLI may have it
- * locally: it is left to resume it or to say it cannot).
+ * subagent's `<projectKey>/<sessionId>/<subpath>.jsonl`. Never destroys local data: a local copy
+ * is replaced only when the store's copy holds every line of it (the store has the same or more);
+ * otherwise it is kept (and a warning logged). Each store operation (`list`, `listSubkeys`, one
+ * transcript's `load`) fails with `StoreFailed` after `timeout`. Returns false when the store does
+ * not have the session (the CLI may have it locally: it is left to resume it or to say it cannot).
  */
 export const materialize = Effect.fnUntraced(function*(
   store: SessionStore.SessionStore["Service"],
   projectsDir: string,
-  key: { readonly projectKey: string; readonly sessionId: string }
+  key: { readonly projectKey: string; readonly sessionId: string },
+  timeout: Duration.Duration = defaultLoadTimeout
 ) {
   if (!safeSubpath(key.sessionId) || key.sessionId.includes("/") || key.sessionId.includes("\\")) {
     return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
       description: `resume: ${JSON.stringify(key.sessionId)} is not a session id a store can hold`
     })))
   }
-  const sessions = yield* store.list(key.projectKey)
+  const sessions = yield* bounded(store.name, "list", timeout, store.list(key.projectKey))
   if (!sessions.some((session) => session.sessionId === key.sessionId)) return false
   const projectDir = Path.join(projectsDir, key.projectKey)
-  yield* writeTranscript(store, key, Path.join(projectDir, `${key.sessionId}.jsonl`))
-  for (const subpath of yield* store.listSubkeys(key)) {
+  yield* writeTranscript(store, key, Path.join(projectDir, `${key.sessionId}.jsonl`), timeout)
+  for (const subpath of yield* bounded(store.name, "listSubkeys", timeout, store.listSubkeys(key))) {
     if (!safeSubpath(subpath)) {
       yield* Effect.logWarning(`session store ${store.name}: skipping the unsafe subpath ${JSON.stringify(subpath)}`)
       continue
@@ -120,7 +209,8 @@ export const materialize = Effect.fnUntraced(function*(
     yield* writeTranscript(
       store,
       { ...key, subpath },
-      Path.join(projectDir, key.sessionId, `${subpath}.jsonl`)
+      Path.join(projectDir, key.sessionId, `${subpath}.jsonl`),
+      timeout
     )
   }
   return true

@@ -10,6 +10,8 @@
  *
  * @internal
  */
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
 import * as SqlClient from "effect/sql/SqlClient"
@@ -33,6 +35,19 @@ const failure = (operation: string, message: string) => (cause: unknown): SqlErr
   return new SqlError({ reason: classifySqliteError(withErrno, { message, operation }) })
 }
 
+/** SQLITE_BUSY, or one of its extended codes: another connection holds the lock. */
+const isBusy = (cause: unknown): boolean =>
+  typeof cause === "object" && cause !== null && "errcode" in cause && typeof cause.errcode === "number" &&
+  (cause.errcode & 0xff) === 5
+
+class Busy extends Data.TaggedError("Busy")<{ readonly cause: unknown }> {}
+
+/**
+ * The waits (ms) between the attempts of a statement that found the database busy: about 5 s in
+ * all, as the former `busy_timeout`, but sleeping (the process goes on) instead of blocking.
+ */
+const busyWaits: ReadonlyArray<number> = [5, 10, 20, 40, 80, 100, ...Array.from({ length: 47 }, () => 100)]
+
 const toInput = (params: ReadonlyArray<unknown>): Array<SQLInputValue> =>
   params.map((p) => (typeof p === "boolean" ? (p ? 1 : 0) : p) as SQLInputValue)
 
@@ -48,7 +63,10 @@ export const make = Effect.fnUntraced(function*(options: SqliteOptions) {
   yield* Effect.try({
     try: () => {
       db.exec("PRAGMA journal_mode = WAL")
-      db.exec("PRAGMA busy_timeout = 5000")
+      // node:sqlite is synchronous: SQLite's own busy wait would block the whole process (the
+      // CLI's reader, the hook handlers) while another connection holds the write lock. It waits
+      // nothing; `run` retries a busy statement after Effect.sleep instead (see `busyWaits`).
+      db.exec("PRAGMA busy_timeout = 0")
     },
     catch: failure("open", "Failed to set the journal mode")
   })
@@ -62,7 +80,7 @@ export const make = Effect.fnUntraced(function*(options: SqliteOptions) {
     prepared.set(sql, statement)
     return statement
   }
-  const run = (sql: string, params: ReadonlyArray<unknown>, arrays: boolean, cache: boolean) =>
+  const attempt = (sql: string, params: ReadonlyArray<unknown>, arrays: boolean, cache: boolean) =>
     Effect.try({
       try: () => {
         const statement = cache ? prepare(sql) : db.prepare(sql)
@@ -71,8 +89,23 @@ export const make = Effect.fnUntraced(function*(options: SqliteOptions) {
         statement.run(...toInput(params))
         return [] as ReadonlyArray<never>
       },
-      catch: failure("execute", "Failed to execute statement")
+      catch: (cause) => isBusy(cause) && !db.isTransaction ? new Busy({ cause }) : failure("execute", "Failed to execute statement")(cause)
     })
+  // A statement that found the database locked by another connection is tried again after a
+  // sleep, unless it ran inside a transaction (its snapshot may be stale: the transaction fails
+  // whole). Transactions begin IMMEDIATE, so it is their BEGIN that waits for the write lock.
+  const run = (sql: string, params: ReadonlyArray<unknown>, arrays: boolean, cache: boolean) => {
+    const loop = (waits: ReadonlyArray<number>): Effect.Effect<ReadonlyArray<never>, SqlError> =>
+      attempt(sql, params, arrays, cache).pipe(
+        Effect.catchTag("Busy", (busy) => {
+          const [wait, ...rest] = waits
+          return wait === undefined
+            ? Effect.fail(failure("execute", "Failed to execute statement")(busy.cause))
+            : Effect.flatMap(Effect.sleep(Duration.millis(wait)), () => loop(rest))
+        })
+      )
+    return loop(busyWaits)
+  }
   const connection: SqlConnection.Connection = {
     execute: (sql, params, transformRows) =>
       transformRows ? Effect.map(run(sql, params, false, true), transformRows) : run(sql, params, false, true),
@@ -97,6 +130,7 @@ export const make = Effect.fnUntraced(function*(options: SqliteOptions) {
     transactionAcquirer: acquirers.transactionAcquirer,
     onCommitFailure: acquirers.onCommitFailure,
     isTransaction: acquirers.isTransaction,
+    beginTransaction: "BEGIN IMMEDIATE",
     compiler: Statement.makeCompilerSqlite(),
     driver: "sqlite",
     releaseSavepoint: (name) => `RELEASE SAVEPOINT ${name}`,

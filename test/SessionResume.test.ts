@@ -1,0 +1,120 @@
+/**
+ * Resuming from a session store (the `sessionStore` option with `resume`): the session's
+ * transcripts written from the store into the CLI's config directory before the CLI starts. On a
+ * memory store and a temp directory, with the FakeCli where the session itself is needed.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/testing/TestClock"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as Claude from "../src/Claude.ts"
+import * as ClaudeError from "../src/ClaudeError.ts"
+import { materialize } from "../src/internal/sessionStoreWiring.ts"
+import * as SessionStore from "../src/SessionStore.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+import { makeTempDir } from "./support/tempDir.ts"
+
+const SESSION = "5e551011-0000-4000-8000-0000000000aa"
+const projectKey = "-repo-app"
+const key = { projectKey, sessionId: SESSION }
+const entry = (n: number) => ({ type: "user", uuid: `u${n}`, message: { role: "user", content: `line ${n}` } })
+const jsonl = (ns: ReadonlyArray<number>) => ns.map((n) => `${JSON.stringify(entry(n))}\n`).join("")
+const uuidsIn = (file: string) =>
+  Fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => (JSON.parse(l) as { uuid: string }).uuid)
+
+const setup = Effect.gen(function*() {
+  const dir = yield* makeTempDir("ecc-resume-")
+  const projectsDir = Path.join(dir, "projects")
+  const file = Path.join(projectsDir, projectKey, `${SESSION}.jsonl`)
+  const store = yield* SessionStore.makeMemory
+  return { dir, projectsDir, file, store }
+})
+
+const reasonOf = (exit: Exit.Exit<unknown, ClaudeError.ClaudeError>) => {
+  const fail = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
+  return fail?._tag === "Fail" ? fail.error.reason : undefined
+}
+
+describe("resuming from a session store", () => {
+  it.effect("a local transcript holding entries the store lacks is kept, not overwritten (F4)", () =>
+    Effect.gen(function*() {
+      const { projectsDir, file, store } = yield* setup
+      yield* store.append(key, [entry(1), entry(2)])
+      Fs.mkdirSync(Path.dirname(file), { recursive: true })
+      Fs.writeFileSync(file, jsonl([1, 2, 3]))
+      assert.isTrue(yield* materialize(store, projectsDir, key))
+      assert.deepStrictEqual(uuidsIn(file), ["u1", "u2", "u3"])
+      assert.deepStrictEqual(Fs.readdirSync(Path.dirname(file)), [`${SESSION}.jsonl`])
+    }).pipe(Effect.scoped))
+
+  it.effect("a local transcript the store holds all of (and more) is replaced by the store's; an absent one is written (F4)", () =>
+    Effect.gen(function*() {
+      const { projectsDir, file, store } = yield* setup
+      yield* store.append(key, [entry(1), entry(2), entry(3)])
+      yield* store.append({ ...key, subpath: "subagents/agent-a1" }, [entry(7)])
+      Fs.mkdirSync(Path.dirname(file), { recursive: true })
+      Fs.writeFileSync(file, jsonl([1, 2]))
+      assert.isTrue(yield* materialize(store, projectsDir, key))
+      assert.deepStrictEqual(uuidsIn(file), ["u1", "u2", "u3"])
+      assert.deepStrictEqual(uuidsIn(Path.join(projectsDir, projectKey, SESSION, "subagents", "agent-a1.jsonl")), ["u7"])
+    }).pipe(Effect.scoped))
+
+  it.effect("interrupted while writing, it leaves no temporary file behind (T5)", () =>
+    Effect.gen(function*() {
+      const { projectsDir, file, store } = yield* setup
+      yield* store.append(key, [entry(1)])
+      const stuck = SessionStore.SessionStore.of({
+        ...store,
+        load: (k) => Stream.concat(store.load(k), Stream.never)
+      })
+      const fiber = yield* Effect.forkChild(materialize(stuck, projectsDir, key), { startImmediately: true })
+      yield* Effect.yieldNow
+      yield* Effect.yieldNow
+      assert.lengthOf(Fs.readdirSync(Path.dirname(file)), 1, "the temporary file is being written")
+      yield* Fiber.interrupt(fiber)
+      assert.deepStrictEqual(Fs.readdirSync(Path.dirname(file)), [])
+    }).pipe(Effect.scoped))
+
+  it.effect("two resumes of one session at once in one process do not collide (T5)", () =>
+    Effect.gen(function*() {
+      const { projectsDir, file, store } = yield* setup
+      yield* store.append(key, Array.from({ length: 600 }, (_, i) => entry(i)))
+      const slow = SessionStore.SessionStore.of({
+        ...store,
+        load: (k) => store.load(k).pipe(Stream.tap(() => Effect.yieldNow))
+      })
+      const both = yield* Effect.all([materialize(slow, projectsDir, key), materialize(slow, projectsDir, key)], {
+        concurrency: 2
+      })
+      assert.deepStrictEqual(both, [true, true])
+      assert.lengthOf(uuidsIn(file), 600)
+      assert.deepStrictEqual(Fs.readdirSync(Path.dirname(file)), [`${SESSION}.jsonl`])
+    }).pipe(Effect.scoped))
+
+  it.effect("a store that never answers fails Claude.open after 60 s with StoreFailed naming the operation (F5)", () =>
+    Effect.gen(function*() {
+      const { dir } = yield* setup
+      const hanging = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
+        name: "hanging",
+        append: () => Effect.void,
+        load: () => Stream.never,
+        list: () => Effect.never,
+        listSubkeys: () => Effect.never,
+        delete: () => Effect.void
+      }))
+      const cli = FakeCli.layer(FakeCli.conversation({ sessionId: SESSION }))
+      const opening = yield* Effect.scoped(
+        Claude.open({ env: { CLAUDE_CONFIG_DIR: dir }, resume: SESSION, sessionStore: true })
+      ).pipe(Effect.provide(Layer.merge(cli, hanging)), Effect.exit, Effect.forkChild({ startImmediately: true }))
+      yield* TestClock.adjust("60 seconds")
+      const exit = yield* Fiber.join(opening)
+      const reason = reasonOf(exit)
+      assert.strictEqual(reason?._tag, "StoreFailed")
+      assert.include(reason?._tag === "StoreFailed" ? reason.operation : "", "list")
+    }).pipe(Effect.scoped))
+})
