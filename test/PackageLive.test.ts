@@ -20,7 +20,7 @@ const tsc = Path.join(root, "node_modules", ".bin", "tsc")
 const fakeClaude = Path.join(root, "test", "fixtures", "fake-claude.mjs")
 
 /** Runs a command to its end (bounded); returns its stdout, or throws with its output. */
-const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutMs = 60_000): string => {
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutMs = 180_000): string => {
   const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false" }
   // Inside `npm test`, npm's own variables would point the child npm at this project.
   for (const name of Object.keys(env)) if (name.startsWith("npm_package_") || name === "npm_config_prefix") delete env[name]
@@ -91,7 +91,7 @@ const consumerTsconfig = {
   include: ["main.ts"]
 }
 
-describe("the npm package", { timeout: 90_000 }, () => {
+describe("the npm package", { timeout: 400_000 }, () => {
   it.live("builds, packs, installs offline into an empty ESM project, type-checks and runs from its exports", () =>
     Effect.gen(function*() {
       const work = yield* Effect.acquireRelease(
