@@ -6,6 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as AiError from "effect/ai/AiError"
@@ -348,6 +349,53 @@ describe("ClaudeCodeLanguageModel", () => {
         "session-1",
         "session-2"
       ])
+    }))
+
+  it.effect("two Chats from one history each start their own session, not the other's (F6)", () =>
+    Effect.gen(function*() {
+      const launches: Array<LaunchSpec> = []
+      const transport = FakeCli.layer((cli) => {
+        launches.push(cli.spec)
+        const resumed = argValue(cli.spec, "--resume")
+        return FakeCli.conversation({ sessionId: resumed ?? `session-${launches.length}` })(cli)
+      })
+      yield* Effect.gen(function*() {
+        // The same message objects in both Chats' histories.
+        const history = Prompt.make([
+          { role: "user", content: "Hello." },
+          { role: "assistant", content: [{ type: "text", text: "Hi." }] }
+        ])
+        const a = yield* Chat.fromPrompt(history)
+        const b = yield* Chat.fromPrompt(history)
+        yield* a.generateText({ prompt: "A1" })
+        yield* b.generateText({ prompt: "B1" })
+        yield* a.generateText({ prompt: "A2" })
+        yield* b.generateText({ prompt: "B2" })
+      }).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
+      assert.deepStrictEqual(launches.map((spec) => argValue(spec, "--resume")), [
+        undefined,
+        undefined,
+        "session-1",
+        "session-2"
+      ])
+    }))
+
+  it.effect("a Chat forked after a resumed turn does not resume the session the other branch moved on (F6)", () =>
+    Effect.gen(function*() {
+      const launches: Array<LaunchSpec> = []
+      const transport = FakeCli.layer((cli) => {
+        launches.push(cli.spec)
+        const resumed = argValue(cli.spec, "--resume")
+        return FakeCli.conversation({ sessionId: resumed ?? `session-${launches.length}` })(cli)
+      })
+      yield* Effect.gen(function*() {
+        const a = yield* Chat.empty
+        yield* a.generateText({ prompt: "A1" })
+        const fork = yield* Chat.fromPrompt(yield* Ref.get(a.history))
+        yield* a.generateText({ prompt: "A2" })
+        yield* fork.generateText({ prompt: "F2" })
+      }).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
+      assert.deepStrictEqual(launches.map((spec) => argValue(spec, "--resume")), [undefined, "session-1", undefined])
     }))
 
   it.effect("a session the CLI no longer has gives way to a fresh one with the whole prompt", () =>
