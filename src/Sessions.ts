@@ -522,7 +522,8 @@ export interface MessagesOptions extends LookupOptions {
   readonly includeSystem?: boolean | undefined
   /**
    * Read a subagent's transcript instead: its agent id (the CLI writes
-   * `<sessionId>/subagents/agent-<agentId>.jsonl`).
+   * `<sessionId>/subagents/agent-<agentId>.jsonl`): letters, digits, `_` and `-`, else
+   * `InvalidInput`.
    */
   readonly agentId?: string | undefined
 }
@@ -586,6 +587,21 @@ const checkId = (operation: string, sessionId: string): Effect.Effect<void, Clau
   uuidPattern.test(sessionId)
     ? Effect.void
     : Effect.fail(invalid(`Sessions.${operation}: ${JSON.stringify(sessionId)} is not a session id (a UUID)`))
+
+const agentIdPattern = /^[A-Za-z0-9_-]+$/
+
+/** {@link checkId}, and the subagent's id (a name, never a path) when one is given. */
+const checkIds = (
+  operation: string,
+  sessionId: string,
+  agentId: string | undefined
+): Effect.Effect<void, ClaudeError.ClaudeError> =>
+  Effect.andThen(
+    checkId(operation, sessionId),
+    agentId === undefined || agentIdPattern.test(agentId)
+      ? Effect.void
+      : Effect.fail(invalid(`Sessions.${operation}: ${JSON.stringify(agentId)} is not an agent id (letters, digits, _ and -)`))
+  )
 
 /**
  * The CLI's project directory name for a working directory (CLI 2.1.332): every character that
@@ -719,7 +735,7 @@ export const makeWith = (
     const entries = (sessionId: string, options?: LookupOptions & { readonly agentId?: string | undefined }) =>
       Stream.unwrap(
         Effect.map(
-          Effect.andThen(checkId("entries", sessionId), find(sessionId, options)),
+          Effect.andThen(checkIds("entries", sessionId, options?.agentId), find(sessionId, options)),
           (stored) => store.load(keyOf(stored, options?.agentId)).pipe(Stream.map(toLine))
         )
       ).pipe(Stream.withSpan("Sessions.entries"))
@@ -727,7 +743,7 @@ export const makeWith = (
     const messages = (sessionId: string, options?: MessagesOptions) =>
       Stream.unwrap(
         Effect.gen(function*() {
-          yield* checkId("messages", sessionId)
+          yield* checkIds("messages", sessionId, options?.agentId)
           const stored = yield* find(sessionId, options)
           const key = keyOf(stored, options?.agentId)
           // Pass 1: the index of the chain (uuid, parent, kind), not the lines.

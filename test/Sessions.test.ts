@@ -205,6 +205,16 @@ describe("Sessions", () => {
       assert.strictEqual(reason(yield* Effect.flip(sessions.rename(ghost, "x"))), "SessionNotFound")
     }).pipe(Effect.provide(withMemory)))
 
+  it.effect("an agentId that is not a plain name (a path, empty) is InvalidInput (F7)", () =>
+    Effect.gen(function*() {
+      yield* seed(S1, conversation(S1))
+      const sessions = yield* Sessions.Sessions
+      for (const agentId of ["../../x", "x/../../y", "a\\b", "", "a.b"]) {
+        assert.strictEqual(reason(yield* Effect.flip(Stream.runDrain(sessions.entries(S1, { agentId })))), "InvalidInput")
+        assert.strictEqual(reason(yield* Effect.flip(Stream.runDrain(sessions.messages(S1, { agentId })))), "InvalidInput")
+      }
+    }).pipe(Effect.provide(withMemory)))
+
   it.effect("a session whose first line is a sidechain is not listed; a subagent transcript reads with agentId", () =>
     Effect.gen(function*() {
       yield* seed(S2, [user(S2, "x1", null, "side", { isSidechain: true })])
@@ -313,6 +323,32 @@ describe("Sessions on the directory store (in-memory file system)", () => {
       assert.deepStrictEqual((yield* store.list(projectKey)).map((s) => s.sessionId), [S1])
       yield* store.delete({ projectKey, sessionId: S1 })
       assert.deepStrictEqual(yield* store.listSubkeys({ projectKey, sessionId: S1 }), [])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a key whose parts are not plain names (.., separators, empty) is InvalidInput and touches no file (F7)", () => {
+    const { layer, memory } = setup()
+    MemoryFs.writeText(memory.state, "/users-home/someone/secret.jsonl", JSON.stringify(user(S1, "s", null, "secret")) + "\n")
+    return Effect.gen(function*() {
+      const store = yield* SessionStore.SessionStore
+      const bad: ReadonlyArray<SessionStore.SessionKey> = [
+        { projectKey: "..", sessionId: "secret" },
+        { projectKey: "../..", sessionId: "secret" },
+        { projectKey, sessionId: "../../../secret" },
+        { projectKey, sessionId: "" },
+        { projectKey, sessionId: S1, subpath: "../../../../secret" },
+        { projectKey, sessionId: S1, subpath: "subagents//agent-a" },
+        { projectKey, sessionId: S1, subpath: "subagents\\agent-a" }
+      ]
+      const before = [...memory.state.files.keys()]
+      for (const key of bad) {
+        assert.strictEqual(reason(yield* Effect.flip(Stream.runDrain(store.load(key)))), "InvalidInput", JSON.stringify(key))
+        assert.strictEqual(reason(yield* Effect.flip(store.append(key, [user(S1, "w", null, "w")]))), "InvalidInput")
+        assert.strictEqual(reason(yield* Effect.flip(store.delete(key))), "InvalidInput")
+        assert.strictEqual(reason(yield* Effect.flip(store.listSubkeys(key))), "InvalidInput")
+      }
+      assert.strictEqual(reason(yield* Effect.flip(store.list(".."))), "InvalidInput")
+      assert.deepStrictEqual([...memory.state.files.keys()], before)
     }).pipe(Effect.provide(layer))
   })
 
