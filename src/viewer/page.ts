@@ -66,7 +66,11 @@ const block = (text: string, gist?: string): string => {
 
 const seconds = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`)
 const usd = (x: number): string => `$${x < 0.01 && x > 0 ? x.toFixed(6) : x.toFixed(4)}`
-const clock = (ts: number): string => new Date(ts).toISOString().slice(11, 23)
+/** The time of day (UTC); `?` for a value no `Date` holds (a line built without `Transcript.Line`'s checks). */
+const clock = (ts: number): string => {
+  const date = new Date(ts)
+  return Number.isNaN(date.getTime()) ? "?" : date.toISOString().slice(11, 23)
+}
 const offset = (ts: number | undefined, start: number | undefined): string =>
   ts === undefined ? "" : `<span class="at">${start === undefined ? clock(ts) : `+${seconds(Math.max(0, ts - start))}`}</span>`
 
