@@ -369,6 +369,11 @@ export interface Builder {
    * preamble and the session's info).
    */
   readonly push: (line: Transcript.Line) => ReadonlyArray<number>
+  /**
+   * Adds a line that is not a transcript line (not JSON, or not `{"dir","msg"}`) as a `problem`
+   * item; returns the indexes of the turns it changed, as `push` does.
+   */
+  readonly problem: (description: string, line: string) => ReadonlyArray<number>
   /** The timeline so far (the same object, updated in place by `push`). */
   readonly timeline: Timeline
 }
@@ -647,7 +652,12 @@ export const make = (): Builder => {
     return line.dir === "send" ? sent(msg, line.ts) : received(msg, line.ts, line)
   }
 
-  return { push, timeline }
+  const problem = (description: string, line: string): ReadonlyArray<number> => {
+    timeline.lines++
+    return [add({ kind: "problem", description, line: line.slice(0, 4096) })]
+  }
+
+  return { push, problem, timeline }
 }
 
 /**

@@ -107,6 +107,23 @@ describe("the viewer's server, following a transcript", () => {
       assert.notInclude(fresh, "second answer")
     }))
 
+  it.live("a line that is not a transcript line, written while following, shows as a problem item (T3)", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-viewer-sse-")
+      const path = Path.join(dir, "t.ndjson")
+      Fs.writeFileSync(path, prompt("one"))
+      const served = yield* Server.serve({ path, follow: true, pollInterval: "20 millis" })
+      const stream = yield* events(`${served.url}events?v=0`)
+      yield* stream.next()
+      Fs.appendFileSync(path, "not json at all\n" + JSON.stringify({ note: "no dir" }) + "\n" + answer("after"))
+      let update = yield* stream.next()
+      while (!update.parts.some((p) => p.html.includes("after"))) update = yield* stream.next()
+      const html = update.parts.map((p) => p.html).join("")
+      assert.include(html, "not json at all")
+      assert.include(html, "no dir")
+      assert.strictEqual(html.match(/class="item problem"/g)?.length, 2)
+    }))
+
   it.live("without --follow there is no event stream; another port in use is a clear error", () =>
     Effect.gen(function*() {
       const dir = yield* makeTempDir("ecc-viewer-sse-")

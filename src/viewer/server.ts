@@ -136,9 +136,11 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
     for (const raw of complete.split("\n")) {
       if (raw.trim() === "") continue
       const line = decodeLine(raw)
-      // A line the recorder is not the author of: left out (the page shows the transcript's lines).
-      if (Option.isNone(line)) continue
-      for (const index of state.builder.push(line.value)) if (index > 0) changed.add(index)
+      // A line the recorder is not the author of: shown as a problem (`load` refuses the file).
+      const indexes = Option.isNone(line)
+        ? state.builder.problem("not a transcript line (JSON {\"dir\",\"msg\"})", raw)
+        : state.builder.push(line.value)
+      for (const index of indexes) if (index > 0) changed.add(index)
     }
     version++
     for (const index of changed) changedAt.set(index, version)
