@@ -124,6 +124,24 @@ describe("the viewer's server, following a transcript", () => {
       assert.strictEqual(html.match(/class="item problem"/g)?.length, 2)
     }))
 
+  it.live("a character cut at the end of the first read is decoded once whole (T4)", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-viewer-sse-")
+      const path = Path.join(dir, "t.ndjson")
+      const bytes = Buffer.from(prompt("one") + prompt("price: 5 €"))
+      const cut = bytes.indexOf(Buffer.from("€")) + 1
+      Fs.writeFileSync(path, bytes.subarray(0, cut))
+      const served = yield* Server.serve({ path, follow: true, pollInterval: "20 millis" })
+      const stream = yield* events(`${served.url}events?v=0`)
+      yield* stream.next()
+      Fs.appendFileSync(path, bytes.subarray(cut))
+      let update = yield* stream.next()
+      while (!update.parts.some((p) => p.html.includes("price"))) update = yield* stream.next()
+      const html = update.parts.map((p) => p.html).join("")
+      assert.include(html, "price: 5 €")
+      assert.notInclude(html, "\uFFFD")
+    }))
+
   it.live("without --follow there is no event stream; another port in use is a clear error", () =>
     Effect.gen(function*() {
       const dir = yield* makeTempDir("ecc-viewer-sse-")
