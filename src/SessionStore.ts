@@ -301,7 +301,7 @@ const chunkSize = 64 * 1024
  */
 export const makeDirectory: (
   configDir: string
-) => Effect.Effect<SessionStore["Service"], never, FileSystem.FileSystem | Path.Path> = Effect.fnUntraced(
+) => Effect.Effect<SessionStore["Service"], never, FileSystem.FileSystem | Path.Path> = Effect.fn("SessionStore.makeDirectory")(
   function*(configDir: string) {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path

@@ -639,10 +639,10 @@ export interface MakeOptions {
  * @since 0.2.0
  * @category constructors
  */
-export const makeWith = (
-  options: MakeOptions = {}
-): Effect.Effect<Sessions["Service"], never, SessionStore.SessionStore> =>
-  Effect.gen(function*() {
+export const makeWith: (
+  options?: MakeOptions
+) => Effect.Effect<Sessions["Service"], never, SessionStore.SessionStore> = Effect.fn("Sessions.makeWith")(
+  function*(options: MakeOptions = {}) {
     const projectKeyOf = options.projectKey ?? ProjectKey.fromCwd
     const store = yield* SessionStore.SessionStore
     const fs = yield* Effect.serviceOption(FileSystem.FileSystem)
@@ -886,7 +886,8 @@ export const makeWith = (
     })
 
     return Sessions.of({ store, list, info, entries, messages, rename, tag, untag, fork, delete: remove })
-  })
+  }
+)
 
 /**
  * {@link makeWith} with the CLI's project keys.

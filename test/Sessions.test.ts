@@ -8,6 +8,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as Sessions from "../src/Sessions.ts"
@@ -204,6 +205,49 @@ describe("Sessions", () => {
       assert.strictEqual(reason(yield* Effect.flip(sessions.info(S1, { cwd: "/elsewhere" }))), "SessionNotFound")
       assert.strictEqual(reason(yield* Effect.flip(sessions.rename(ghost, "x"))), "SessionNotFound")
     }).pipe(Effect.provide(withMemory)))
+
+  it.effect("the constructors and every public operation run in a span of their own (H1)", () =>
+    Effect.gen(function*() {
+      const names: Array<string> = []
+      const tracer = Tracer.make({
+        span(options) {
+          names.push(options.name)
+          return new Tracer.NativeSpan(options)
+        }
+      })
+      yield* Effect.gen(function*() {
+        const memory = MemoryFs.make()
+        yield* Effect.gen(function*() {
+          const store = yield* SessionStore.makeDirectory("/users-home/someone/.claude")
+          yield* store.append({ projectKey, sessionId: S1 }, conversation(S1))
+          const sessions = yield* Sessions.makeWith().pipe(Effect.provideService(SessionStore.SessionStore, store))
+          yield* sessions.list()
+          yield* sessions.info(S1)
+          yield* Stream.runDrain(sessions.entries(S1))
+          yield* Stream.runDrain(sessions.messages(S1))
+          yield* sessions.rename(S1, "t")
+          yield* sessions.tag(S1, "x")
+          yield* sessions.untag(S1)
+          yield* sessions.fork(S1)
+          yield* sessions.delete(S1)
+        }).pipe(Effect.provide(memory.layer))
+      }).pipe(Effect.withTracer(tracer))
+      for (
+        const name of [
+          "SessionStore.makeDirectory",
+          "Sessions.makeWith",
+          "Sessions.list",
+          "Sessions.info",
+          "Sessions.entries",
+          "Sessions.messages",
+          "Sessions.rename",
+          "Sessions.tag",
+          "Sessions.untag",
+          "Sessions.fork",
+          "Sessions.delete"
+        ]
+      ) assert.include(names, name)
+    }))
 
   it.effect("an agentId that is not a plain name (a path, empty) is InvalidInput (F7)", () =>
     Effect.gen(function*() {
