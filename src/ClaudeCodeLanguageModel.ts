@@ -52,6 +52,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import * as McpServers from "./McpServers.ts"
 import type * as Protocol from "./Protocol.ts"
 import { Transport } from "./Transport.ts"
+import { stringify } from "./internal/json.ts"
 
 // -----------------------------------------------------------------------------
 // Claude Code's own tools
@@ -462,10 +463,10 @@ const messageText = (message: Prompt.Message, imagesSent = false): string => {
         lines.push(part.text)
         break
       case "tool-call":
-        lines.push(`[called ${part.name} with ${json(part.params)}]`)
+        lines.push(`[called ${part.name} with ${stringify(part.params)}]`)
         break
       case "tool-result":
-        lines.push(`[${part.name} ${part.isFailure ? "failed with" : "returned"} ${json(part.result)}]`)
+        lines.push(`[${part.name} ${part.isFailure ? "failed with" : "returned"} ${stringify(part.result)}]`)
         break
       case "file":
         // The turn's own images go as image blocks; other files, and earlier images, are named only.
@@ -476,14 +477,6 @@ const messageText = (message: Prompt.Message, imagesSent = false): string => {
     }
   }
   return lines.join("\n")
-}
-
-const json = (value: unknown): string => {
-  try {
-    return JSON.stringify(value) ?? String(value)
-  } catch {
-    return String(value)
-  }
 }
 
 // -----------------------------------------------------------------------------

@@ -36,6 +36,7 @@ import { ApiAssistantMessage, ApiUserMessage } from "./protocol/content.ts"
 import { makeDecoder } from "./protocol/codec.ts"
 import { StringOtherThan } from "./protocol/internal.ts"
 import * as SessionStore from "./SessionStore.ts"
+import { isRecord, isUuid, str } from "./internal/json.ts"
 
 const opt = Schema.optionalKey
 
@@ -300,8 +301,6 @@ const interruptedOrTag = /^(?:\s*<[a-z][\w-]*[\s>]|\[Request interrupted by user
 const commandName = /<command-name>(.*?)<\/command-name>/
 const bashInput = /<bash-input>([\s\S]*?)<\/bash-input>/
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-const str = (u: unknown): string | undefined => typeof u === "string" ? u : undefined
 
 /** The SDK's first-prompt rule: the first user text that is not a tool result, meta, command or tag. */
 const promptOf = (entry: SessionStore.Entry, fold: Fold): string | undefined => {
@@ -578,13 +577,11 @@ export class Sessions extends Context.Service<Sessions, {
   readonly delete: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
 }>()("effect-claude-code/Sessions") {}
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 const invalid = (description: string): ClaudeError.ClaudeError =>
   ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 
 const checkId = (operation: string, sessionId: string): Effect.Effect<void, ClaudeError.ClaudeError> =>
-  uuidPattern.test(sessionId)
+  isUuid(sessionId)
     ? Effect.void
     : Effect.fail(invalid(`Sessions.${operation}: ${JSON.stringify(sessionId)} is not a session id (a UUID)`))
 
@@ -698,7 +695,7 @@ export const makeWith: (
       let skipped = 0
       for (const s of stored) {
         if (limit !== undefined && page.length >= limit) break
-        if (!uuidPattern.test(s.sessionId)) continue
+        if (!isUuid(s.sessionId)) continue
         const info = yield* summarize(s).pipe(
           // A session deleted between the listing and its read is not listed.
           Effect.catchIf((e) => e.reason._tag === "SessionNotFound", () => Effect.succeed(undefined))

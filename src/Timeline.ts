@@ -29,6 +29,7 @@ import * as Result from "effect/Result"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import * as Protocol from "./Protocol.ts"
 import type * as Transcript from "./Transcript.ts"
+import { isRecord, str } from "./internal/json.ts"
 
 /**
  * What the `system/init` line told about the session.
@@ -380,8 +381,6 @@ export interface Builder {
 
 type Json = Record<string, unknown>
 
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
-const str = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
 const num = (u: unknown): number | undefined => (typeof u === "number" && Number.isFinite(u) ? u : undefined)
 
 /** The text of a message's content: a string, or its text blocks (images as `[image]`). */
