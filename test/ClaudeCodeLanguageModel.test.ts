@@ -59,6 +59,31 @@ const argValue = (spec: LaunchSpec, flag: string): string | undefined => {
   return spec.args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1)
 }
 
+/** A CLI that starts session-<n> on its n-th launch, or goes on with the session it resumes. */
+const sessionPerLaunch = () => {
+  const launches: Array<LaunchSpec> = []
+  const transport = FakeCli.layer((cli) => {
+    launches.push(cli.spec)
+    const resumed = argValue(cli.spec, "--resume")
+    return FakeCli.conversation({ sessionId: resumed ?? `session-${launches.length}` })(cli)
+  })
+  return { launches, transport }
+}
+
+/** The session each launch resumed. */
+const resumed = (launches: ReadonlyArray<LaunchSpec>) => launches.map((spec) => argValue(spec, "--resume"))
+
+/** Two Chats made by `chat`, taking turns: A1, B1, A2, B2. */
+const interleave = <E, R>(chat: Effect.Effect<Chat.Chat, E, R>) =>
+  Effect.gen(function*() {
+    const a = yield* chat
+    const b = yield* chat
+    yield* a.generateText({ prompt: "A1" })
+    yield* b.generateText({ prompt: "B1" })
+    yield* a.generateText({ prompt: "A2" })
+    yield* b.generateText({ prompt: "B2" })
+  })
+
 // A toolkit with one tool of ours and Claude Code's Bash.
 const GetWeather = Tool.make("GetWeather", {
   description: "The weather in a city",
@@ -329,65 +354,26 @@ describe("ClaudeCodeLanguageModel", () => {
 
   it.effect("two Chats sharing the model each resume their own CLI session", () =>
     Effect.gen(function*() {
-      const launches: Array<LaunchSpec> = []
-      const transport = FakeCli.layer((cli) => {
-        launches.push(cli.spec)
-        const resumed = argValue(cli.spec, "--resume")
-        return FakeCli.conversation({ sessionId: resumed ?? `session-${launches.length}` })(cli)
-      })
-      yield* Effect.gen(function*() {
-        const a = yield* Chat.empty
-        const b = yield* Chat.empty
-        yield* a.generateText({ prompt: "A1" })
-        yield* b.generateText({ prompt: "B1" })
-        yield* a.generateText({ prompt: "A2" })
-        yield* b.generateText({ prompt: "B2" })
-      }).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
-      assert.deepStrictEqual(launches.map((spec) => argValue(spec, "--resume")), [
-        undefined,
-        undefined,
-        "session-1",
-        "session-2"
-      ])
+      const { launches, transport } = sessionPerLaunch()
+      yield* interleave(Chat.empty).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
+      assert.deepStrictEqual(resumed(launches), [undefined, undefined, "session-1", "session-2"])
     }))
 
   it.effect("two Chats from one history each start their own session, not the other's (F6)", () =>
     Effect.gen(function*() {
-      const launches: Array<LaunchSpec> = []
-      const transport = FakeCli.layer((cli) => {
-        launches.push(cli.spec)
-        const resumed = argValue(cli.spec, "--resume")
-        return FakeCli.conversation({ sessionId: resumed ?? `session-${launches.length}` })(cli)
-      })
-      yield* Effect.gen(function*() {
-        // The same message objects in both Chats' histories.
-        const history = Prompt.make([
-          { role: "user", content: "Hello." },
-          { role: "assistant", content: [{ type: "text", text: "Hi." }] }
-        ])
-        const a = yield* Chat.fromPrompt(history)
-        const b = yield* Chat.fromPrompt(history)
-        yield* a.generateText({ prompt: "A1" })
-        yield* b.generateText({ prompt: "B1" })
-        yield* a.generateText({ prompt: "A2" })
-        yield* b.generateText({ prompt: "B2" })
-      }).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
-      assert.deepStrictEqual(launches.map((spec) => argValue(spec, "--resume")), [
-        undefined,
-        undefined,
-        "session-1",
-        "session-2"
+      const { launches, transport } = sessionPerLaunch()
+      // The same message objects in both Chats' histories.
+      const history = Prompt.make([
+        { role: "user", content: "Hello." },
+        { role: "assistant", content: [{ type: "text", text: "Hi." }] }
       ])
+      yield* interleave(Chat.fromPrompt(history)).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
+      assert.deepStrictEqual(resumed(launches), [undefined, undefined, "session-1", "session-2"])
     }))
 
   it.effect("a Chat forked after a resumed turn does not resume the session the other branch moved on (F6)", () =>
     Effect.gen(function*() {
-      const launches: Array<LaunchSpec> = []
-      const transport = FakeCli.layer((cli) => {
-        launches.push(cli.spec)
-        const resumed = argValue(cli.spec, "--resume")
-        return FakeCli.conversation({ sessionId: resumed ?? `session-${launches.length}` })(cli)
-      })
+      const { launches, transport } = sessionPerLaunch()
       yield* Effect.gen(function*() {
         const a = yield* Chat.empty
         yield* a.generateText({ prompt: "A1" })
@@ -395,7 +381,7 @@ describe("ClaudeCodeLanguageModel", () => {
         yield* a.generateText({ prompt: "A2" })
         yield* fork.generateText({ prompt: "F2" })
       }).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
-      assert.deepStrictEqual(launches.map((spec) => argValue(spec, "--resume")), [undefined, "session-1", undefined])
+      assert.deepStrictEqual(resumed(launches), [undefined, "session-1", undefined])
     }))
 
   it.effect("a session the CLI no longer has gives way to a fresh one with the whole prompt", () =>
