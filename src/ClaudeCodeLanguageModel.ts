@@ -52,6 +52,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import * as McpServers from "./McpServers.ts"
 import type * as Protocol from "./Protocol.ts"
 import { Transport } from "./Transport.ts"
+import { stringify } from "./internal/json.ts"
 
 // -----------------------------------------------------------------------------
 // Claude Code's own tools
@@ -231,6 +232,8 @@ export const model = <const Name extends string>(
 interface Resume {
   readonly sessionId: string
   readonly messages: ReadonlyArray<Prompt.Message>
+  /** The last message of the prompt the session answered (its key in `Conversations`). */
+  readonly answered?: Prompt.Message
 }
 
 /** With `conversation: "resume"`: the session that answered the earlier messages, if any. */
@@ -350,7 +353,7 @@ const streamTurn = (
       Stream.tap((part) =>
         Effect.sync(() => {
           if (conversation === "resume" && part.type === "finish" && state.sessionId !== undefined) {
-            tracker.mark(providerOptions.prompt.content, state.sessionId)
+            tracker.mark(providerOptions.prompt.content, state.sessionId, resumed)
           }
         })
       )
@@ -360,31 +363,46 @@ const streamTurn = (
 const methodOf = (providerOptions: LanguageModel.ProviderOptions): string =>
   providerOptions.responseFormat.type === "json" ? "generateObject" : "streamText"
 
+/** A prompt a CLI session answered: the exact message objects sent, in order. */
+interface Answered {
+  readonly sessionId: string
+  readonly messages: ReadonlyArray<Prompt.Message>
+}
+
 /**
- * Which CLI session answered which prompt messages (weakly held: a conversation dropped is
- * forgotten), so that a `Chat`'s next turn can resume it. Like `effect/ai`'s `ResponseIdTracker`,
- * but never cleared by another conversation: several `Chat`s may share the model.
+ * Which CLI session answered which prompt (weakly held, by the prompt's last message: a
+ * conversation dropped is forgotten), so that a `Chat`'s next turn can resume it. Like `effect/ai`'s
+ * `ResponseIdTracker`, but never cleared by another conversation: several `Chat`s may share the
+ * model, and may share a history's message objects.
+ *
+ * A prompt resumes a session only when everything before the session's reply is, object for
+ * object, the prompt that session answered last; a session resumed moves on, so the prompt it
+ * answered before no longer resumes it (a `Chat` forked from that point starts afresh).
  */
 class Conversations {
-  private readonly sessions = new WeakMap<object, string>()
+  private readonly answered = new WeakMap<Prompt.Message, Answered>()
 
-  mark(messages: ReadonlyArray<Prompt.Message>, sessionId: string): void {
-    for (const message of messages) this.sessions.set(message, sessionId)
+  mark(messages: ReadonlyArray<Prompt.Message>, sessionId: string, resumed: Resume | undefined): void {
+    if (resumed?.answered !== undefined) this.answered.delete(resumed.answered)
+    const last = messages.at(-1)
+    if (last !== undefined) this.answered.set(last, { sessionId, messages })
   }
 
-  /** The session to resume and the messages after the last assistant message, when every earlier one was sent. */
-  prepare(
-    messages: ReadonlyArray<Prompt.Message>
-  ): { readonly sessionId: string; readonly messages: ReadonlyArray<Prompt.Message> } | undefined {
+  /** The session to resume and the messages after its reply, when the messages before its reply are the prompt it answered. */
+  prepare(messages: ReadonlyArray<Prompt.Message>): Resume | undefined {
     const lastAssistant = messages.findLastIndex((message) => message.role === "assistant")
     if (lastAssistant <= 0 || lastAssistant === messages.length - 1) return undefined
-    let sessionId: string | undefined
-    for (let i = 0; i < lastAssistant; i++) {
-      const id = this.sessions.get(messages[i]!)
-      if (id === undefined) return undefined
-      sessionId = id
-    }
-    return sessionId === undefined ? undefined : { sessionId, messages: messages.slice(lastAssistant + 1) }
+    // The reply: the assistant (and tool) messages ending with the last assistant message.
+    let end = lastAssistant
+    while (end > 0 && (messages[end - 1]!.role === "assistant" || messages[end - 1]!.role === "tool")) end--
+    if (end === 0) return undefined
+    const key = messages[end - 1]!
+    const answered = this.answered.get(key)
+    if (
+      answered === undefined || answered.messages.length !== end ||
+      answered.messages.some((message, i) => message !== messages[i])
+    ) return undefined
+    return { sessionId: answered.sessionId, messages: messages.slice(lastAssistant + 1), answered: key }
   }
 }
 
@@ -445,10 +463,10 @@ const messageText = (message: Prompt.Message, imagesSent = false): string => {
         lines.push(part.text)
         break
       case "tool-call":
-        lines.push(`[called ${part.name} with ${json(part.params)}]`)
+        lines.push(`[called ${part.name} with ${stringify(part.params)}]`)
         break
       case "tool-result":
-        lines.push(`[${part.name} ${part.isFailure ? "failed with" : "returned"} ${json(part.result)}]`)
+        lines.push(`[${part.name} ${part.isFailure ? "failed with" : "returned"} ${stringify(part.result)}]`)
         break
       case "file":
         // The turn's own images go as image blocks; other files, and earlier images, are named only.
@@ -459,14 +477,6 @@ const messageText = (message: Prompt.Message, imagesSent = false): string => {
     }
   }
   return lines.join("\n")
-}
-
-const json = (value: unknown): string => {
-  try {
-    return JSON.stringify(value) ?? String(value)
-  } catch {
-    return String(value)
-  }
 }
 
 // -----------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as ClaudeError from "./ClaudeError.ts"
 import type * as Control from "./protocol/control.ts"
+import { isUuid } from "./internal/json.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -752,8 +753,6 @@ const nonEmpty = (u: unknown): u is string => typeof u === "string" && u.trim().
 const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 const isNonNegativeInteger = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
 
 /** The problems of the limits, models, context and session identity options. */
@@ -826,7 +825,7 @@ const contextProblems = (options: LaunchOptions, wiring: Wiring | undefined, add
     }
   } else list("tools", tools)
   text("agent", options.agent)
-  if (options.sessionId !== undefined && !(typeof options.sessionId === "string" && uuid.test(options.sessionId))) {
+  if (options.sessionId !== undefined && !(typeof options.sessionId === "string" && isUuid(options.sessionId))) {
     add(`sessionId must be a UUID (got ${String(options.sessionId)})`)
   }
   text("resumeSessionAt", options.resumeSessionAt)

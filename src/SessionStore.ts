@@ -260,6 +260,22 @@ const notFound = (sessionId: string, searched: string): ClaudeError.ClaudeError 
 const failed = (store: string, operation: string) => (cause: { readonly message: string }): ClaudeError.ClaudeError =>
   ClaudeError.make(new ClaudeError.StoreFailed({ store, operation, description: cause.message }))
 
+/** A part of a key names one directory entry: not empty, not `.` or `..`, no separator or NUL. */
+const isPlainPart = (part: string): boolean => part !== "" && part !== "." && part !== ".." && !/[/\\\0]/.test(part)
+
+/**
+ * `InvalidInput` unless the key's parts (and each `/`-separated segment of its subpath) are plain
+ * names: a key must not reach outside its project's directory.
+ */
+const checkKey = (store: string, key: Partial<SessionKey>): Effect.Effect<void, ClaudeError.ClaudeError> => {
+  const parts = [key.projectKey, key.sessionId, ...(key.subpath === undefined ? [] : key.subpath.split("/"))]
+  return parts.every((part) => part === undefined || isPlainPart(part))
+    ? Effect.void
+    : Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
+      description: `${store}: ${JSON.stringify(key)} is not a session key (each part a name, without separators or "..")`
+    })))
+}
+
 /** Bytes read at a time from a transcript file. */
 const chunkSize = 64 * 1024
 
@@ -286,16 +302,19 @@ const chunkSize = 64 * 1024
  */
 export const makeDirectory: (
   configDir: string
-) => Effect.Effect<SessionStore["Service"], never, FileSystem.FileSystem | Path.Path> = Effect.fnUntraced(
+) => Effect.Effect<SessionStore["Service"], never, FileSystem.FileSystem | Path.Path> = Effect.fn("SessionStore.makeDirectory")(
   function*(configDir: string) {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const projects = path.join(configDir, "projects")
     const name = `directory ${configDir}`
-    const fileOf = (key: SessionKey): string =>
-      key.subpath === undefined
-        ? path.join(projects, key.projectKey, `${key.sessionId}.jsonl`)
-        : path.join(projects, key.projectKey, key.sessionId, `${key.subpath}.jsonl`)
+    const fileOf = (key: SessionKey): Effect.Effect<string, ClaudeError.ClaudeError> =>
+      Effect.as(
+        checkKey(name, key),
+        key.subpath === undefined
+          ? path.join(projects, key.projectKey, `${key.sessionId}.jsonl`)
+          : path.join(projects, key.projectKey, key.sessionId, `${key.subpath}.jsonl`)
+      )
     const isNotFound = (error: { readonly _tag: string; readonly reason?: { readonly _tag: string } }): boolean =>
       error.reason?._tag === "NotFound"
 
@@ -352,6 +371,7 @@ export const makeDirectory: (
 
     const listProject = (projectKey: string): Effect.Effect<Array<StoredSession>, ClaudeError.ClaudeError> =>
       Effect.gen(function*() {
+        yield* checkKey(name, { projectKey })
         const dir = path.join(projects, projectKey)
         const names = yield* fs.readDirectory(dir).pipe(
           Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
@@ -381,7 +401,7 @@ export const makeDirectory: (
       append: (key, entries) =>
         Effect.gen(function*() {
           if (entries.length === 0) return
-          const file = fileOf(key)
+          const file = yield* fileOf(key)
           yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
             Effect.mapError(failed(name, `append to ${file}`))
           )
@@ -407,7 +427,7 @@ export const makeDirectory: (
           for (const uuid of added) state.uuids.add(uuid)
           state.read += bytes.length
         }),
-      load: (key) => readEntries(fileOf(key), key.sessionId),
+      load: (key) => Stream.unwrap(Effect.map(fileOf(key), (file) => readEntries(file, key.sessionId))),
       list: (projectKey) =>
         projectKey !== undefined
           ? listProject(projectKey)
@@ -419,6 +439,7 @@ export const makeDirectory: (
           ),
       listSubkeys: (key) =>
         Effect.gen(function*() {
+          yield* checkKey(name, key)
           const dir = path.join(projects, key.projectKey, key.sessionId)
           const names = yield* fs.readDirectory(dir, { recursive: true }).pipe(
             Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
@@ -428,7 +449,7 @@ export const makeDirectory: (
         }),
       delete: (key) =>
         Effect.gen(function*() {
-          const file = fileOf(key)
+          const file = yield* fileOf(key)
           yield* fs.remove(file, { force: true }).pipe(Effect.mapError(failed(name, `delete ${file}`)))
           known.delete(file)
           if (key.subpath === undefined) {

@@ -36,6 +36,7 @@ import { ApiAssistantMessage, ApiUserMessage } from "./protocol/content.ts"
 import { makeDecoder } from "./protocol/codec.ts"
 import { StringOtherThan } from "./protocol/internal.ts"
 import * as SessionStore from "./SessionStore.ts"
+import { isRecord, isUuid, str } from "./internal/json.ts"
 
 const opt = Schema.optionalKey
 
@@ -300,8 +301,6 @@ const interruptedOrTag = /^(?:\s*<[a-z][\w-]*[\s>]|\[Request interrupted by user
 const commandName = /<command-name>(.*?)<\/command-name>/
 const bashInput = /<bash-input>([\s\S]*?)<\/bash-input>/
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-const str = (u: unknown): string | undefined => typeof u === "string" ? u : undefined
 
 /** The SDK's first-prompt rule: the first user text that is not a tool result, meta, command or tag. */
 const promptOf = (entry: SessionStore.Entry, fold: Fold): string | undefined => {
@@ -522,7 +521,8 @@ export interface MessagesOptions extends LookupOptions {
   readonly includeSystem?: boolean | undefined
   /**
    * Read a subagent's transcript instead: its agent id (the CLI writes
-   * `<sessionId>/subagents/agent-<agentId>.jsonl`).
+   * `<sessionId>/subagents/agent-<agentId>.jsonl`): letters, digits, `_` and `-`, else
+   * `InvalidInput`.
    */
   readonly agentId?: string | undefined
 }
@@ -577,15 +577,28 @@ export class Sessions extends Context.Service<Sessions, {
   readonly delete: (sessionId: string, options?: LookupOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
 }>()("effect-claude-code/Sessions") {}
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 const invalid = (description: string): ClaudeError.ClaudeError =>
   ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 
 const checkId = (operation: string, sessionId: string): Effect.Effect<void, ClaudeError.ClaudeError> =>
-  uuidPattern.test(sessionId)
+  isUuid(sessionId)
     ? Effect.void
     : Effect.fail(invalid(`Sessions.${operation}: ${JSON.stringify(sessionId)} is not a session id (a UUID)`))
+
+const agentIdPattern = /^[A-Za-z0-9_-]+$/
+
+/** {@link checkId}, and the subagent's id (a name, never a path) when one is given. */
+const checkIds = (
+  operation: string,
+  sessionId: string,
+  agentId: string | undefined
+): Effect.Effect<void, ClaudeError.ClaudeError> =>
+  Effect.andThen(
+    checkId(operation, sessionId),
+    agentId === undefined || agentIdPattern.test(agentId)
+      ? Effect.void
+      : Effect.fail(invalid(`Sessions.${operation}: ${JSON.stringify(agentId)} is not an agent id (letters, digits, _ and -)`))
+  )
 
 /**
  * The CLI's project directory name for a working directory (CLI 2.1.332): every character that
@@ -623,10 +636,10 @@ export interface MakeOptions {
  * @since 0.2.0
  * @category constructors
  */
-export const makeWith = (
-  options: MakeOptions = {}
-): Effect.Effect<Sessions["Service"], never, SessionStore.SessionStore> =>
-  Effect.gen(function*() {
+export const makeWith: (
+  options?: MakeOptions
+) => Effect.Effect<Sessions["Service"], never, SessionStore.SessionStore> = Effect.fn("Sessions.makeWith")(
+  function*(options: MakeOptions = {}) {
     const projectKeyOf = options.projectKey ?? ProjectKey.fromCwd
     const store = yield* SessionStore.SessionStore
     const fs = yield* Effect.serviceOption(FileSystem.FileSystem)
@@ -682,7 +695,7 @@ export const makeWith = (
       let skipped = 0
       for (const s of stored) {
         if (limit !== undefined && page.length >= limit) break
-        if (!uuidPattern.test(s.sessionId)) continue
+        if (!isUuid(s.sessionId)) continue
         const info = yield* summarize(s).pipe(
           // A session deleted between the listing and its read is not listed.
           Effect.catchIf((e) => e.reason._tag === "SessionNotFound", () => Effect.succeed(undefined))
@@ -719,7 +732,7 @@ export const makeWith = (
     const entries = (sessionId: string, options?: LookupOptions & { readonly agentId?: string | undefined }) =>
       Stream.unwrap(
         Effect.map(
-          Effect.andThen(checkId("entries", sessionId), find(sessionId, options)),
+          Effect.andThen(checkIds("entries", sessionId, options?.agentId), find(sessionId, options)),
           (stored) => store.load(keyOf(stored, options?.agentId)).pipe(Stream.map(toLine))
         )
       ).pipe(Stream.withSpan("Sessions.entries"))
@@ -727,7 +740,7 @@ export const makeWith = (
     const messages = (sessionId: string, options?: MessagesOptions) =>
       Stream.unwrap(
         Effect.gen(function*() {
-          yield* checkId("messages", sessionId)
+          yield* checkIds("messages", sessionId, options?.agentId)
           const stored = yield* find(sessionId, options)
           const key = keyOf(stored, options?.agentId)
           // Pass 1: the index of the chain (uuid, parent, kind), not the lines.
@@ -870,7 +883,8 @@ export const makeWith = (
     })
 
     return Sessions.of({ store, list, info, entries, messages, rename, tag, untag, fork, delete: remove })
-  })
+  }
+)
 
 /**
  * {@link makeWith} with the CLI's project keys.

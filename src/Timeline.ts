@@ -29,6 +29,7 @@ import * as Result from "effect/Result"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import * as Protocol from "./Protocol.ts"
 import type * as Transcript from "./Transcript.ts"
+import { isRecord, str } from "./internal/json.ts"
 
 /**
  * What the `system/init` line told about the session.
@@ -369,14 +370,17 @@ export interface Builder {
    * preamble and the session's info).
    */
   readonly push: (line: Transcript.Line) => ReadonlyArray<number>
+  /**
+   * Adds a line that is not a transcript line (not JSON, or not `{"dir","msg"}`) as a `problem`
+   * item; returns the indexes of the turns it changed, as `push` does.
+   */
+  readonly problem: (description: string, line: string) => ReadonlyArray<number>
   /** The timeline so far (the same object, updated in place by `push`). */
   readonly timeline: Timeline
 }
 
 type Json = Record<string, unknown>
 
-const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
-const str = (u: unknown): string | undefined => (typeof u === "string" ? u : undefined)
 const num = (u: unknown): number | undefined => (typeof u === "number" && Number.isFinite(u) ? u : undefined)
 
 /** The text of a message's content: a string, or its text blocks (images as `[image]`). */
@@ -647,7 +651,12 @@ export const make = (): Builder => {
     return line.dir === "send" ? sent(msg, line.ts) : received(msg, line.ts, line)
   }
 
-  return { push, timeline }
+  const problem = (description: string, line: string): ReadonlyArray<number> => {
+    timeline.lines++
+    return [add({ kind: "problem", description, line: line.slice(0, 4096) })]
+  }
+
+  return { push, problem, timeline }
 }
 
 /**

@@ -51,8 +51,11 @@ import * as ClaudeError from "./ClaudeError.ts"
  */
 export const Line = Schema.Struct({
   dir: Schema.Literals(["send", "recv"]),
-  /** When the line was written or read, ms since the epoch; absent in transcripts before 0.2.0. */
-  ts: Schema.optionalKey(Schema.Number),
+  /**
+   * When the line was written or read, ms since the epoch (a time a `Date` can hold: within
+   * ±8.64e15); absent in transcripts before 0.2.0.
+   */
+  ts: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: -8.64e15, maximum: 8.64e15 }))),
   msg: Schema.Unknown
 })
 

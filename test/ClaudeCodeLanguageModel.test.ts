@@ -6,6 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as AiError from "effect/ai/AiError"
@@ -57,6 +58,31 @@ const argValue = (spec: LaunchSpec, flag: string): string | undefined => {
   if (index >= 0) return spec.args[index + 1]
   return spec.args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1)
 }
+
+/** A CLI that starts session-<n> on its n-th launch, or goes on with the session it resumes. */
+const sessionPerLaunch = () => {
+  const launches: Array<LaunchSpec> = []
+  const transport = FakeCli.layer((cli) => {
+    launches.push(cli.spec)
+    const resumed = argValue(cli.spec, "--resume")
+    return FakeCli.conversation({ sessionId: resumed ?? `session-${launches.length}` })(cli)
+  })
+  return { launches, transport }
+}
+
+/** The session each launch resumed. */
+const resumed = (launches: ReadonlyArray<LaunchSpec>) => launches.map((spec) => argValue(spec, "--resume"))
+
+/** Two Chats made by `chat`, taking turns: A1, B1, A2, B2. */
+const interleave = <E, R>(chat: Effect.Effect<Chat.Chat, E, R>) =>
+  Effect.gen(function*() {
+    const a = yield* chat
+    const b = yield* chat
+    yield* a.generateText({ prompt: "A1" })
+    yield* b.generateText({ prompt: "B1" })
+    yield* a.generateText({ prompt: "A2" })
+    yield* b.generateText({ prompt: "B2" })
+  })
 
 // A toolkit with one tool of ours and Claude Code's Bash.
 const GetWeather = Tool.make("GetWeather", {
@@ -328,26 +354,34 @@ describe("ClaudeCodeLanguageModel", () => {
 
   it.effect("two Chats sharing the model each resume their own CLI session", () =>
     Effect.gen(function*() {
-      const launches: Array<LaunchSpec> = []
-      const transport = FakeCli.layer((cli) => {
-        launches.push(cli.spec)
-        const resumed = argValue(cli.spec, "--resume")
-        return FakeCli.conversation({ sessionId: resumed ?? `session-${launches.length}` })(cli)
-      })
+      const { launches, transport } = sessionPerLaunch()
+      yield* interleave(Chat.empty).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
+      assert.deepStrictEqual(resumed(launches), [undefined, undefined, "session-1", "session-2"])
+    }))
+
+  it.effect("two Chats from one history each start their own session, not the other's (F6)", () =>
+    Effect.gen(function*() {
+      const { launches, transport } = sessionPerLaunch()
+      // The same message objects in both Chats' histories.
+      const history = Prompt.make([
+        { role: "user", content: "Hello." },
+        { role: "assistant", content: [{ type: "text", text: "Hi." }] }
+      ])
+      yield* interleave(Chat.fromPrompt(history)).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
+      assert.deepStrictEqual(resumed(launches), [undefined, undefined, "session-1", "session-2"])
+    }))
+
+  it.effect("a Chat forked after a resumed turn does not resume the session the other branch moved on (F6)", () =>
+    Effect.gen(function*() {
+      const { launches, transport } = sessionPerLaunch()
       yield* Effect.gen(function*() {
         const a = yield* Chat.empty
-        const b = yield* Chat.empty
         yield* a.generateText({ prompt: "A1" })
-        yield* b.generateText({ prompt: "B1" })
+        const fork = yield* Chat.fromPrompt(yield* Ref.get(a.history))
         yield* a.generateText({ prompt: "A2" })
-        yield* b.generateText({ prompt: "B2" })
+        yield* fork.generateText({ prompt: "F2" })
       }).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
-      assert.deepStrictEqual(launches.map((spec) => argValue(spec, "--resume")), [
-        undefined,
-        undefined,
-        "session-1",
-        "session-2"
-      ])
+      assert.deepStrictEqual(resumed(launches), [undefined, "session-1", undefined])
     }))
 
   it.effect("a session the CLI no longer has gives way to a fresh one with the whole prompt", () =>

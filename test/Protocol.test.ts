@@ -168,18 +168,17 @@ const fullMessageDecode = Schema.decodeUnknownResult(Protocol.Message)
 const fullStdinDecode = Schema.decodeUnknownResult(Protocol.StdinMessage)
 const fullTextDeltaDecode = Schema.decodeUnknownResult(Protocol.TextDeltaStreamEvent)
 
-const knownTopTypes = new Set([
-  "system",
-  "assistant",
-  "user",
-  "result",
-  "stream_event",
-  "control_request",
-  "control_response",
-  "control_cancel_request",
-  "keep_alive",
-  "command_lifecycle"
-])
+/** The `type` literals of a union of structs (nested unions included), from the schema itself. */
+const typeLiterals = (schema: unknown): ReadonlyArray<string> => {
+  const s = schema as { readonly members?: ReadonlyArray<unknown>; readonly fields?: { readonly type?: { readonly literal?: unknown } } }
+  if (s.members !== undefined) return s.members.flatMap(typeLiterals)
+  const literal = s.fields?.type?.literal
+  return typeof literal === "string" ? [literal] : []
+}
+
+// The stdout message types the full schema models (all but the catch-all `unknown`): derived,
+// not copied, so a type added to the schema is checked against the codec's list.
+const knownTopTypes: ReadonlySet<string> = new Set(typeLiterals(Protocol.Message).filter((t) => t !== "unknown"))
 const knownSystemSubtypes: ReadonlySet<string> = new Set(
   Protocol.SystemMessage.members.map((m) => m.fields.subtype.literal)
 )
@@ -557,6 +556,17 @@ describe("Protocol", () => {
         `{"type":"control_cancel_request","request_id":"r"}`
       )
     })
+  })
+
+  it("modelledMessageKinds names every type the full Message schema models, and every system subtype (T6)", () => {
+    assert.isTrue(knownTopTypes.has("transcript_mirror"))
+    for (const type of knownTopTypes) {
+      if (type === "system") continue
+      assert.isTrue(Protocol.modelledMessageKinds.includes(type), type)
+    }
+    for (const subtype of knownSystemSubtypes) {
+      assert.isTrue(Protocol.modelledMessageKinds.includes(`system/${subtype}`), subtype)
+    }
   })
 
   describe("guards agree with the full schemas", { timeout: 30_000 }, () => {

@@ -8,6 +8,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as Sessions from "../src/Sessions.ts"
@@ -92,6 +93,9 @@ const texts = (messages: ReadonlyArray<Sessions.Message>): Array<string> =>
   })
 
 const reason = (error: ClaudeError.ClaudeError) => error.reason._tag
+
+/** A relative path `n` directories up, then `name` (built, so no file names a path outside the repository). */
+const up = (n: number, name: string): string => [...Array.from({ length: n }, () => ".."), name].join("/")
 
 describe("Sessions", () => {
   it.effect("list: newest first, with title, first prompt, timestamps, git branch and size; paging", () =>
@@ -205,6 +209,59 @@ describe("Sessions", () => {
       assert.strictEqual(reason(yield* Effect.flip(sessions.rename(ghost, "x"))), "SessionNotFound")
     }).pipe(Effect.provide(withMemory)))
 
+  it.effect("the constructors and every public operation run in a span of their own (H1)", () =>
+    Effect.gen(function*() {
+      const names: Array<string> = []
+      const tracer = Tracer.make({
+        span(options) {
+          names.push(options.name)
+          return new Tracer.NativeSpan(options)
+        }
+      })
+      yield* Effect.gen(function*() {
+        const memory = MemoryFs.make()
+        yield* Effect.gen(function*() {
+          const store = yield* SessionStore.makeDirectory("/users-home/someone/.claude")
+          yield* store.append({ projectKey, sessionId: S1 }, conversation(S1))
+          const sessions = yield* Sessions.makeWith().pipe(Effect.provideService(SessionStore.SessionStore, store))
+          yield* sessions.list()
+          yield* sessions.info(S1)
+          yield* Stream.runDrain(sessions.entries(S1))
+          yield* Stream.runDrain(sessions.messages(S1))
+          yield* sessions.rename(S1, "t")
+          yield* sessions.tag(S1, "x")
+          yield* sessions.untag(S1)
+          yield* sessions.fork(S1)
+          yield* sessions.delete(S1)
+        }).pipe(Effect.provide(memory.layer))
+      }).pipe(Effect.withTracer(tracer))
+      for (
+        const name of [
+          "SessionStore.makeDirectory",
+          "Sessions.makeWith",
+          "Sessions.list",
+          "Sessions.info",
+          "Sessions.entries",
+          "Sessions.messages",
+          "Sessions.rename",
+          "Sessions.tag",
+          "Sessions.untag",
+          "Sessions.fork",
+          "Sessions.delete"
+        ]
+      ) assert.include(names, name)
+    }))
+
+  it.effect("an agentId that is not a plain name (a path, empty) is InvalidInput (F7)", () =>
+    Effect.gen(function*() {
+      yield* seed(S1, conversation(S1))
+      const sessions = yield* Sessions.Sessions
+      for (const agentId of [up(2, "x"), `x/${up(2, "y")}`, "a\\b", "", "a.b"]) {
+        assert.strictEqual(reason(yield* Effect.flip(Stream.runDrain(sessions.entries(S1, { agentId })))), "InvalidInput")
+        assert.strictEqual(reason(yield* Effect.flip(Stream.runDrain(sessions.messages(S1, { agentId })))), "InvalidInput")
+      }
+    }).pipe(Effect.provide(withMemory)))
+
   it.effect("a session whose first line is a sidechain is not listed; a subagent transcript reads with agentId", () =>
     Effect.gen(function*() {
       yield* seed(S2, [user(S2, "x1", null, "side", { isSidechain: true })])
@@ -313,6 +370,32 @@ describe("Sessions on the directory store (in-memory file system)", () => {
       assert.deepStrictEqual((yield* store.list(projectKey)).map((s) => s.sessionId), [S1])
       yield* store.delete({ projectKey, sessionId: S1 })
       assert.deepStrictEqual(yield* store.listSubkeys({ projectKey, sessionId: S1 }), [])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a key whose parts are not plain names (.., separators, empty) is InvalidInput and touches no file (F7)", () => {
+    const { layer, memory } = setup()
+    MemoryFs.writeText(memory.state, "/users-home/someone/secret.jsonl", JSON.stringify(user(S1, "s", null, "secret")) + "\n")
+    return Effect.gen(function*() {
+      const store = yield* SessionStore.SessionStore
+      const bad: ReadonlyArray<SessionStore.SessionKey> = [
+        { projectKey: "..", sessionId: "secret" },
+        { projectKey: "../..", sessionId: "secret" },
+        { projectKey, sessionId: up(3, "secret") },
+        { projectKey, sessionId: "" },
+        { projectKey, sessionId: S1, subpath: up(4, "secret") },
+        { projectKey, sessionId: S1, subpath: "subagents//agent-a" },
+        { projectKey, sessionId: S1, subpath: "subagents\\agent-a" }
+      ]
+      const before = [...memory.state.files.keys()]
+      for (const key of bad) {
+        assert.strictEqual(reason(yield* Effect.flip(Stream.runDrain(store.load(key)))), "InvalidInput", JSON.stringify(key))
+        assert.strictEqual(reason(yield* Effect.flip(store.append(key, [user(S1, "w", null, "w")]))), "InvalidInput")
+        assert.strictEqual(reason(yield* Effect.flip(store.delete(key))), "InvalidInput")
+        assert.strictEqual(reason(yield* Effect.flip(store.listSubkeys(key))), "InvalidInput")
+      }
+      assert.strictEqual(reason(yield* Effect.flip(store.list(".."))), "InvalidInput")
+      assert.deepStrictEqual([...memory.state.files.keys()], before)
     }).pipe(Effect.provide(layer))
   })
 

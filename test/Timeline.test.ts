@@ -201,6 +201,12 @@ describe("the page", () => {
     assert.include(html, "$0.0123")
   })
 
+  it("a time outside the Date range renders as ? instead of failing the page (F8)", () => {
+    const html = Page.renderPage(Timeline.fromLines([send(user("far"), 1e20), recv(result({ cost: 0 }), 8.64e15 + 1)]), { title: "t" })
+    assert.include(html, "far")
+    assert.include(html, `<span class="at">?</span>`)
+  })
+
   it("a Content-Security-Policy that allows its own inline style and script (by hash) and no connection; with follow, its own server", () => {
     const html = Page.renderPage(timeline, { title: "t" })
     const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)![1]!
@@ -230,6 +236,17 @@ describe("reading a transcript for the viewer", () => {
       assert.strictEqual(wrong.reason._tag, "InvalidInput")
       assert.include(JSON.stringify(wrong.reason), "is not a transcript")
       assert.include(JSON.stringify(wrong.reason), "line 1")
+    }))
+
+  it.effect("a ts that is not a time (outside the Date range) is InvalidInput, naming the line (F8)", () =>
+    Effect.gen(function*() {
+      for (const ts of [1e20, -8.64e15 - 1]) {
+        const text = `${JSON.stringify(send(user("one"), 1))}\n${JSON.stringify({ dir: "send", ts, msg: {} })}\n`
+        const error = yield* Effect.flip(Transcript.parse(text))
+        assert.strictEqual(error.reason._tag, "InvalidInput")
+        assert.include(JSON.stringify(error.reason), "line 2")
+      }
+      assert.lengthOf(yield* Transcript.parse(JSON.stringify(send(user("one"), 8.64e15)) + "\n"), 1)
     }))
 
   it.effect("partial: a last line without its newline (being written) is left for later", () =>

@@ -70,6 +70,24 @@ const events = (url: string) =>
     ({ controller }) => Effect.sync(() => controller.abort())
   )
 
+/**
+ * Follows a transcript that starts as `initial`, appends `more`, and gives the HTML of the first
+ * update whose parts include `until`.
+ */
+const followUntil = (initial: string | Uint8Array, more: string | Uint8Array, until: string) =>
+  Effect.gen(function*() {
+    const dir = yield* makeTempDir("ecc-viewer-sse-")
+    const path = Path.join(dir, "t.ndjson")
+    Fs.writeFileSync(path, initial)
+    const served = yield* Server.serve({ path, follow: true, pollInterval: "20 millis" })
+    const stream = yield* events(`${served.url}events?v=0`)
+    yield* stream.next()
+    Fs.appendFileSync(path, more)
+    let update = yield* stream.next()
+    while (!update.parts.some((p) => p.html.includes(until))) update = yield* stream.next()
+    return update.parts.map((p) => p.html).join("")
+  })
+
 describe("the viewer's server, following a transcript", () => {
   it.live("sends the changed turns as Server-Sent Events, catches up from a version, and asks for a reload when the file is replaced", () =>
     Effect.gen(function*() {
@@ -105,6 +123,27 @@ describe("the viewer's server, following a transcript", () => {
       const fresh = yield* Effect.promise(() => fetch(served.url).then((r) => r.text()))
       assert.include(fresh, "again")
       assert.notInclude(fresh, "second answer")
+    }))
+
+  it.live("a line that is not a transcript line, written while following, shows as a problem item (T3)", () =>
+    Effect.gen(function*() {
+      const html = yield* followUntil(
+        prompt("one"),
+        "not json at all\n" + JSON.stringify({ note: "no dir" }) + "\n" + answer("after"),
+        "after"
+      )
+      assert.include(html, "not json at all")
+      assert.include(html, "no dir")
+      assert.strictEqual(html.match(/class="item problem"/g)?.length, 2)
+    }))
+
+  it.live("a character cut at the end of the first read is decoded once whole (T4)", () =>
+    Effect.gen(function*() {
+      const bytes = Buffer.from(prompt("one") + prompt("price: 5 €"))
+      const cut = bytes.indexOf(Buffer.from("€")) + 1
+      const html = yield* followUntil(bytes.subarray(0, cut), bytes.subarray(cut), "price")
+      assert.include(html, "price: 5 €")
+      assert.notInclude(html, "\uFFFD")
     }))
 
   it.live("without --follow there is no event stream; another port in use is a clear error", () =>

@@ -27,6 +27,7 @@ import type { Event, TurnResult } from "../Events.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as Tracing from "../Tracing.ts"
 import type { Turn } from "./turns.ts"
+import { isRecord, str } from "./json.ts"
 
 const PROVIDER = "anthropic"
 const REDACTED = "[redacted]"
@@ -58,8 +59,6 @@ interface ModelCall {
 
 type Attributes = Record<string, unknown>
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
-const str = (u: unknown): string | undefined => typeof u === "string" ? u : undefined
 
 const reasonOf = (cause: unknown): string | undefined => {
   if (ClaudeError.isClaudeError(cause)) return cause.reason._tag
@@ -289,14 +288,14 @@ export class SessionTracing {
   private streamEvent(event: Protocol.StreamEvent, running: ReadonlyArray<Turn>): void {
     const thread = event.parent_tool_use_id ?? MAIN
     const inner = event.event as { readonly type?: unknown; readonly message?: unknown; readonly delta?: unknown; readonly usage?: unknown }
-    if (inner.type === "message_start" && isObject(inner.message)) {
+    if (inner.type === "message_start" && isRecord(inner.message)) {
       this.modelCall(thread, inner.message as unknown as Protocol.ApiAssistantMessage, running)
     } else if (inner.type === "message_delta") {
       const call = this.calls.get(thread)
       if (call === undefined) return
-      const stop = isObject(inner.delta) ? str(inner.delta.stop_reason) : undefined
+      const stop = isRecord(inner.delta) ? str(inner.delta.stop_reason) : undefined
       if (stop !== undefined) call.span.attribute("gen_ai.response.finish_reasons", [stop])
-      if (isObject(inner.usage)) {
+      if (isRecord(inner.usage)) {
         const output = inner.usage.output_tokens
         if (typeof output === "number") call.span.attribute("gen_ai.usage.output_tokens", output)
       }
@@ -375,7 +374,8 @@ export class SessionTracing {
     this.marks.set(thread, this.options.now())
   }
 
-  private result(result: TurnResult): void {
+  /** Ends the spans of the calls and tools still open; a tool's says it did not finish. */
+  private endOpen(): void {
     for (const call of this.calls.values()) this.end(call.span)
     this.calls.clear()
     for (const tool of this.tools.values()) {
@@ -383,6 +383,10 @@ export class SessionTracing {
       this.end(tool.span)
     }
     this.tools.clear()
+  }
+
+  private result(result: TurnResult): void {
+    this.endOpen()
     const attributes = {
       "gen_ai.request.model": this.model ?? "unknown",
       "claude.turn.kind": result.turn.kind
@@ -423,8 +427,8 @@ export class SessionTracing {
     }
     if (request.subtype === "mcp_message") {
       // A tools/call without the CLI's tool-use id: the open use of that tool.
-      const message = isObject(request.message) ? request.message : {}
-      const params = isObject(message.params) ? message.params : {}
+      const message = isRecord(request.message) ? request.message : {}
+      const params = isRecord(message.params) ? message.params : {}
       if (message.method === "tools/call" && typeof params.name === "string") {
         const name = `mcp__${String(request.server_name)}__${params.name}`
         for (const tool of this.tools.values()) if (tool.name === name) return tool.span
@@ -437,11 +441,11 @@ export class SessionTracing {
   private toolUseIdOf(request: Record<string, unknown>): string | undefined {
     const direct = str(request.tool_use_id)
     if (direct !== undefined) return direct
-    if (isObject(request.input)) {
+    if (isRecord(request.input)) {
       const fromInput = str(request.input.tool_use_id)
       if (fromInput !== undefined) return fromInput
     }
-    if (isObject(request.message) && isObject(request.message.params) && isObject(request.message.params._meta)) {
+    if (isRecord(request.message) && isRecord(request.message.params) && isRecord(request.message.params._meta)) {
       return str(request.message.params._meta["claudecode/toolUseId"])
     }
     return undefined
@@ -459,7 +463,7 @@ export class SessionTracing {
     if (toolUseId !== undefined) base["gen_ai.tool.call.id"] = toolUseId
     switch (subtype) {
       case "hook_callback": {
-        const input = isObject(request.input) ? request.input : {}
+        const input = isRecord(request.input) ? request.input : {}
         const event = str(input.hook_event_name) ?? "unknown"
         base["claude.hook.event"] = event
         base["claude.hook.callback_id"] = str(request.callback_id)
@@ -477,11 +481,11 @@ export class SessionTracing {
         return { name: `claude.permission ${tool}`, attributes: base }
       }
       case "mcp_message": {
-        const message = isObject(request.message) ? request.message : {}
+        const message = isRecord(request.message) ? request.message : {}
         const method = str(message.method) ?? "notification"
         base["claude.mcp.server"] = str(request.server_name)
         base["claude.mcp.method"] = method
-        const params = isObject(message.params) ? message.params : {}
+        const params = isRecord(message.params) ? message.params : {}
         if (method === "tools/call") {
           base["gen_ai.tool.name"] = str(params.name)
           if (this.options.content && params.arguments !== undefined) base["gen_ai.tool.call.arguments"] = this.redact(params.arguments)
@@ -505,20 +509,20 @@ export class SessionTracing {
       const reason = failureReason(exit) ?? "Failed"
       return { "claude.error.reason": reason, "error.type": reason }
     }
-    const body = isObject(exit.value) ? exit.value : {}
+    const body = isRecord(exit.value) ? exit.value : {}
     switch (request.subtype) {
       case "can_use_tool":
         return { "claude.permission.behavior": str(body.behavior) }
       case "hook_callback": {
-        const specific = isObject(body.hookSpecificOutput) ? body.hookSpecificOutput : {}
+        const specific = isRecord(body.hookSpecificOutput) ? body.hookSpecificOutput : {}
         return {
           "claude.hook.decision": str(specific.permissionDecision) ?? str(body.decision) ??
             (body.continue === false ? "stop" : undefined)
         }
       }
       case "mcp_message": {
-        const response = isObject(body.mcp_response) ? body.mcp_response : {}
-        const result = isObject(response.result) ? response.result : {}
+        const response = isRecord(body.mcp_response) ? body.mcp_response : {}
+        const result = isRecord(response.result) ? response.result : {}
         if (response.error !== undefined) return { "error.type": "jsonrpc_error" }
         if (result.isError === true) return { "error.type": "tool_error" }
         return {}
@@ -533,13 +537,7 @@ export class SessionTracing {
   /** The session ends: every span still open ends, and the session span says why. */
   ended(reason: ClaudeError.ClaudeError | undefined): void {
     if (reason !== undefined) this.options.sessionSpan.attribute("claude.session.end_reason", reason.reason._tag)
-    for (const call of this.calls.values()) this.end(call.span)
-    this.calls.clear()
-    for (const tool of this.tools.values()) {
-      tool.span.attribute("claude.tool.unfinished", true)
-      this.end(tool.span)
-    }
-    this.tools.clear()
+    this.endOpen()
     if (this.ownTurn !== undefined) {
       this.end(this.ownTurn)
       this.ownTurn = undefined
@@ -572,6 +570,6 @@ export const make = (
 
 /** The account e-mail of an `initialize` answer, if it tells one. */
 export const accountEmail = (body: unknown): string | undefined => {
-  const account = isObject(body) && isObject(body.account) ? body.account : undefined
+  const account = isRecord(body) && isRecord(body.account) ? body.account : undefined
   return str(account?.email)
 }

@@ -3,10 +3,10 @@
  * ignores others (a turn that never ends), so the library refuses them with a typed error first.
  */
 import type * as Protocol from "../Protocol.ts"
+import { isUuid } from "./json.ts"
 
 const imageMediaTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"])
 const base64 = /^[A-Za-z0-9+/]*={0,2}$/
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Why the CLI would refuse (or silently ignore) this user turn; undefined when it is fine. */
 export const userTurnProblem = (input: Protocol.UserTurnInput): string | undefined => {
@@ -24,6 +24,6 @@ export const userTurnProblem = (input: Protocol.UserTurnInput): string | undefin
       return `image ${i}: data is not base64`
     }
   }
-  if (input.uuid !== undefined && !uuid.test(input.uuid)) return `uuid ${input.uuid} is not a UUID`
+  if (input.uuid !== undefined && !isUuid(input.uuid)) return `uuid ${input.uuid} is not a UUID`
   return undefined
 }

@@ -463,6 +463,7 @@ export const modelledMessageKinds: ReadonlyArray<string> = [
   "control_cancel_request",
   "keep_alive",
   "command_lifecycle",
+  "transcript_mirror",
   ...Array.from(otherCheckers.keys()),
   ...Array.from(systemCheckers.keys(), (subtype) => `system/${subtype}`)
 ]

@@ -11,6 +11,7 @@
  */
 import * as Crypto from "node:crypto"
 import type * as Timeline from "../Timeline.ts"
+import { stringify } from "../internal/json.ts"
 
 /** Text longer than this (characters or lines) is folded in a `<details>`. */
 const FOLD_CHARS = 600
@@ -29,25 +30,10 @@ export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c)
 /** Text between tags: only `&` and `<` need escaping (quotes stay one byte: JSON is full of them). */
 const escapeText = (text: string): string => text.replace(/[&<>]/g, (c) => ESCAPES[c]!)
 
-const json = (value: unknown): string => {
-  if (typeof value === "string") return value
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value)
-  } catch {
-    return String(value)
-  }
-}
-
 /** A value as a block: pretty JSON, folded behind its one-line form when long. */
 const jsonBlock = (value: unknown): string => {
   if (typeof value === "string") return block(value)
-  let gist: string | undefined
-  try {
-    gist = JSON.stringify(value)
-  } catch {
-    gist = undefined
-  }
-  return block(json(value), gist)
+  return block(stringify(value, 2), stringify(value))
 }
 
 const countLines = (text: string): number => {
@@ -66,7 +52,11 @@ const block = (text: string, gist?: string): string => {
 
 const seconds = (ms: number): string => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`)
 const usd = (x: number): string => `$${x < 0.01 && x > 0 ? x.toFixed(6) : x.toFixed(4)}`
-const clock = (ts: number): string => new Date(ts).toISOString().slice(11, 23)
+/** The time of day (UTC); `?` for a value no `Date` holds (a line built without `Transcript.Line`'s checks). */
+const clock = (ts: number): string => {
+  const date = new Date(ts)
+  return Number.isNaN(date.getTime()) ? "?" : date.toISOString().slice(11, 23)
+}
 const offset = (ts: number | undefined, start: number | undefined): string =>
   ts === undefined ? "" : `<span class="at">${start === undefined ? clock(ts) : `+${seconds(Math.max(0, ts - start))}`}</span>`
 

@@ -63,7 +63,8 @@ const describe = (error: unknown): string => (error instanceof Error ? error.mes
 /**
  * Reads a transcript file and builds its timeline; fails with `InvalidInput` when the file
  * cannot be read or a line is not a transcript line. With `partial`, an unfinished last line
- * (no `\n` yet: the recorder is writing it) is left for later: its byte length is `pending`.
+ * (no `\n` yet: the recorder is writing it) is left for later: `bytes` ends before it (a reader
+ * going on from there decodes it once whole) and `rest` is its text so far.
  *
  * @since 0.2.0
  * @category reading
@@ -77,16 +78,16 @@ export const load: (
       try: () => Fs.promises.readFile(path),
       catch: (error) => invalid(`cannot read the transcript ${path}: ${describe(error)}`)
     })
-    const text = buffer.toString("utf8")
-    const end = options?.partial === true ? text.lastIndexOf("\n") + 1 : text.length
-    const lines = yield* Transcript.parse(text.slice(0, end)).pipe(
+    // In bytes: the unfinished line may end inside a character.
+    const end = options?.partial === true ? buffer.lastIndexOf(0x0a) + 1 : buffer.length
+    const lines = yield* Transcript.parse(buffer.toString("utf8", 0, end)).pipe(
       Effect.mapError((error) =>
         invalid(`${path} is not a transcript: ${error.reason._tag === "InvalidInput" ? error.reason.description : error.message}`)
       )
     )
     const builder = Timeline.make()
     for (const line of lines) builder.push(line)
-    return { builder, bytes: buffer.length, rest: text.slice(end) }
+    return { builder, bytes: end, rest: buffer.toString("utf8", end) }
   })
 
 const decodeTranscriptLine = Schema.decodeUnknownOption(Transcript.Line)
@@ -114,7 +115,7 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
   const pubsub = yield* PubSub.unbounded<Update>()
   let offset = state.bytes
   let decoder = new StringDecoder("utf8")
-  let pending = state.rest
+  let pending = ""
 
   const parts = (indexes: Iterable<number>): Update["parts"] => {
     const timeline = state.builder.timeline
@@ -136,9 +137,11 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
     for (const raw of complete.split("\n")) {
       if (raw.trim() === "") continue
       const line = decodeLine(raw)
-      // A line the recorder is not the author of: left out (the page shows the transcript's lines).
-      if (Option.isNone(line)) continue
-      for (const index of state.builder.push(line.value)) if (index > 0) changed.add(index)
+      // A line the recorder is not the author of: shown as a problem (`load` refuses the file).
+      const indexes = Option.isNone(line)
+        ? state.builder.problem("not a transcript line (JSON {\"dir\",\"msg\"})", raw)
+        : state.builder.push(line.value)
+      for (const index of indexes) if (index > 0) changed.add(index)
     }
     version++
     for (const index of changed) changedAt.set(index, version)
@@ -164,7 +167,7 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
       return load(path, { partial: true }).pipe(Effect.map((next) => {
         state = next
         offset = next.bytes
-        pending = next.rest
+        pending = ""
         decoder = new StringDecoder("utf8")
         version++
         changedAt.clear()
