@@ -21,7 +21,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -58,14 +57,15 @@ import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
 
 /**
- * The process transport: sessions spawn the real `claude` CLI as a child process. Needs a
- * `ChildProcessSpawner`, which `NodeServices.layer` from `@effect/platform-node` provides;
- * `ClaudeNode.layer` (the `effect-claude-code/node` entry) is this layer with it provided.
+ * The process transport: sessions spawn the real `claude` CLI as a child process, with
+ * `node:child_process` (Node, or a runtime that implements it). Needs no service: a program
+ * that still provides `NodeServices.layer` to it loses nothing. `ClaudeNode.layer` (the
+ * `effect-claude-code/node` entry) is this layer.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerProcess: Layer.Layer<Transport, never, ChildProcessSpawner> = ProcessTransport.layer
+export const layerProcess: Layer.Layer<Transport> = ProcessTransport.layer
 
 /**
  * The process transport under its first name: it provides `Transport`, not a session.
@@ -74,7 +74,7 @@ export const layerProcess: Layer.Layer<Transport, never, ChildProcessSpawner> = 
  * @since 0.1.0
  * @category layers
  */
-export const layer: Layer.Layer<Transport, never, ChildProcessSpawner> = layerProcess
+export const layer: Layer.Layer<Transport> = layerProcess
 
 /**
  * Options of a session: the launch options of the CLI, plus how the library drives it.

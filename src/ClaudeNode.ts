@@ -1,11 +1,11 @@
 /**
  * The real `claude` CLI on Node, ready to use: {@link layer} is the process transport
- * (`Claude.layerProcess`) with the Node services it needs (`NodeServices.layer` from
- * `@effect/platform-node`) already provided, so a program needs nothing else.
+ * (`Claude.layerProcess`), {@link layerSessions} the CLI's sessions on Node's file system, and
+ * {@link runMain} runs a program with the transport provided, so a program needs nothing else.
  *
  * This module is the `effect-claude-code/node` entry, and the only one that imports
  * `@effect/platform-node` (an optional peer): the main entry stays free of it, for programs that
- * bring their own `ChildProcessSpawner` or use the fakes of `effect-claude-code/testing`.
+ * use the fakes of `effect-claude-code/testing`.
  *
  * ```ts
  * import * as Console from "effect/Console"
@@ -30,18 +30,16 @@ import * as Sessions from "./Sessions.ts"
 import type { Transport } from "./Transport.ts"
 
 /**
- * The process transport with Node's services: sessions spawn the real `claude` CLI as a child
- * process. Provide it to `Claude.open`, `Claude.query`, `ClaudeSession.layer`, ...
+ * The process transport: sessions spawn the real `claude` CLI as a child process. Provide it to `Claude.open`, `Claude.query`, `ClaudeSession.layer`, ...
  *
  * **Details**
  *
- * `Claude.layerProcess` provided with `NodeServices.layer` (child processes, file system, path).
- * Those services stay inside: the layer provides `Transport` only.
+ * `Claude.layerProcess`, which spawns with `node:child_process` and needs no service.
  *
  * @since 0.2.0
  * @category layers
  */
-export const layer: Layer.Layer<Transport> = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+export const layer: Layer.Layer<Transport> = Claude.layerProcess
 
 /**
  * The sessions the CLI keeps on this machine (`Sessions.layerDisk`: its config directory, from

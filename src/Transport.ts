@@ -103,9 +103,8 @@ export interface Connection {
 }
 
 /**
- * Starts CLIs. Provide `ClaudeNode.layer` from `effect-claude-code/node` (real processes on
- * Node), `Claude.layerProcess` with a `ChildProcessSpawner` of your own, or a fake from
- * `effect-claude-code/testing`.
+ * Starts CLIs. Provide `ClaudeNode.layer` from `effect-claude-code/node` or `Claude.layerProcess`
+ * (real processes, with `node:child_process`), or a fake from `effect-claude-code/testing`.
  *
  * @since 0.1.0
  * @category services

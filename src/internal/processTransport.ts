@@ -1,24 +1,34 @@
 /**
- * The real CLI as a child process. The only module that imports `effect/process`, which Effect
- * marks unstable: a minor release of Effect that changes it is a one-file fix.
+ * The real CLI as a child process, on `node:child_process` directly.
  *
- * Modelled on `effect/ai` `McpClient.stdio`: one stdin mailbox drained by one writer fiber, stderr
- * drained into a bounded tail, and a finalizer that closes stdin, waits, then escalates (SIGTERM,
- * SIGKILL to the CLI's process group), then ends what the CLI left outside its group (see `sweep`).
+ * Why not `effect/process` (`ChildProcessSpawner`): its stdout is a `PassThrough` read through
+ * an `AsyncResource` per suspension, and its stdin a `Sink` fed by a writer fiber; on short turns
+ * (a few dozen lines each) that machinery was most of the library's cost per turn beyond the
+ * SDK's (measured with `BENCH_ONLY=turns,profile-turns npm run bench`). Here stdout `data` events
+ * go straight into the library's `Mailbox` (one wake of the session's reader per chunk, nothing
+ * scheduled), and a line is written with `stdin.write` in the caller's `send`, waiting for
+ * `drain` only when the pipe's buffer is full.
+ *
+ * What the spawner did and this module now does itself: spawn errors as typed reasons (the
+ * executable is looked up first, `findExecutable`: `CliNotFound`, `NotExecutable`; an error from
+ * the spawn itself is `SpawnFailed`), the CLI in its own process group (`detached`), SIGTERM to
+ * the group when the CLI exits with an error, and on close the ladder: stdin EOF, then SIGTERM,
+ * then SIGKILL to the whole group within `closeGrace`, then the sweep of what the CLI left
+ * outside its group (see `sweep`). stderr is drained into a bounded tail and a line feed.
  */
+import * as NodeChildProcess from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as PlatformError from "effect/PlatformError"
-import * as ChildProcess from "effect/process/ChildProcess"
-import { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import * as Stream from "effect/Stream"
+import * as Redacted from "effect/Redacted"
 import * as ClaudeError from "../ClaudeError.ts"
 import { findExecutable } from "../Launch.ts"
 import { type Connection, eofShare, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
@@ -99,16 +109,6 @@ const sweep = (marker: Buffer, graceMillis: number) =>
     signalAll(left, "SIGKILL")
   })
 
-/**
- * The signal that ended the process, from the spawner's failure of `exitCode`: its text is only
- * in the wrapped cause (`Process interrupted due to receipt of signal: 'SIGKILL'`), not in the
- * `PlatformError`'s own message.
- */
-const signalOf = (error: PlatformError.PlatformError): string | null => {
-  const match = /signal: '(\w+)'/.exec(`${String(error)}\n${String(error.cause)}`)
-  return match === null ? null : match[1]!
-}
-
 /** Why `cwd` cannot be the working directory of the CLI; undefined when it can. */
 const workingDirectoryProblem = (cwd: string): ClaudeError.BadWorkingDirectory["problem"] | undefined => {
   let stat: Fs.Stats
@@ -126,82 +126,242 @@ const workingDirectoryProblem = (cwd: string): ClaudeError.BadWorkingDirectory["
   }
 }
 
+const GROUP_POLL_MILLIS = 10
+/** How long the close waits for the group to go after SIGKILL. */
+const AFTER_KILL_MILLIS = 1_000
+
+/** Node's spawn error, named as `PlatformError` names its errno (`NotFound: spawn … ENOENT`). */
+const describeSpawnError = (error: NodeJS.ErrnoException): string => {
+  const kind = error.code === "ENOENT"
+    ? "NotFound"
+    : error.code === "EACCES" || error.code === "EPERM"
+    ? "PermissionDenied"
+    : error.code ?? "Unknown"
+  return `${kind}: ${error.message}`
+}
+
+/** A NUL in the command, an argument or a variable (Node's own check would print the value). */
+const nulProblem = (command: string, args: ReadonlyArray<string>, env: Record<string, string | undefined>) => {
+  if (command.includes("\0")) return "The command contains a NUL character"
+  const index = args.findIndex((arg) => arg.includes("\0"))
+  if (index !== -1) return `Argument ${index + 1} contains a NUL character`
+  for (const [name, value] of Object.entries(env)) {
+    if (value?.includes("\0")) return `The environment variable ${name} contains a NUL character`
+  }
+  return undefined
+}
+
+const hasExited = (child: NodeChildProcess.ChildProcess): boolean =>
+  child.exitCode !== null || child.signalCode !== null
+
+/** Signals the CLI's process group; the CLI alone when the group cannot be signalled. */
+const signalGroup = (child: NodeChildProcess.ChildProcess, signal: NodeJS.Signals): void => {
+  try {
+    if (process.platform !== "win32") {
+      process.kill(-child.pid!, signal)
+      return
+    }
+  } catch {
+    // no group left (ESRCH), or only zombies in it (EPERM on macOS)
+  }
+  if (!hasExited(child)) child.kill(signal)
+}
+
+/** The CLI has not exited, or a member of its process group is still there. */
+const groupAlive = (child: NodeChildProcess.ChildProcess): boolean => {
+  if (!hasExited(child)) return true
+  if (process.platform === "win32") return false
+  try {
+    process.kill(-child.pid!, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Waits until the group is gone or `millis` passed. */
+const awaitGroup = (child: NodeChildProcess.ChildProcess, millis: number): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    const deadline = Date.now() + millis
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const stop = () => {
+      clearTimeout(timer)
+      child.removeListener("exit", poll)
+    }
+    const poll = () => {
+      clearTimeout(timer)
+      if (Date.now() >= deadline || !groupAlive(child)) {
+        stop()
+        resume(Effect.void)
+        return
+      }
+      timer = setTimeout(poll, GROUP_POLL_MILLIS)
+    }
+    child.on("exit", poll)
+    poll()
+    return Effect.sync(stop)
+  })
+
+/** SIGTERM to the group, SIGKILL to what is left after `graceMillis`. */
+const terminateGroup = (child: NodeChildProcess.ChildProcess, graceMillis: number) =>
+  Effect.suspend(() => {
+    if (!groupAlive(child)) return Effect.void
+    signalGroup(child, "SIGTERM")
+    return Effect.andThen(
+      awaitGroup(child, graceMillis),
+      Effect.suspend(() => {
+        if (!groupAlive(child)) return Effect.void
+        signalGroup(child, "SIGKILL")
+        return awaitGroup(child, AFTER_KILL_MILLIS)
+      })
+    )
+  })
+
 const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
-  const spawner = yield* ChildProcessSpawner
-  // Checked first: the spawner would report a missing cwd as a failed `FileSystem.access`.
-  if (spec.cwd !== undefined) {
-    const path = Path.resolve(spec.cwd)
-    const problem = yield* Effect.sync(() => workingDirectoryProblem(path))
+  // Checked first: a missing cwd would be reported by the spawn as a missing executable.
+  const cwd = spec.cwd === undefined ? undefined : Path.resolve(spec.cwd)
+  if (cwd !== undefined) {
+    const problem = yield* Effect.sync(() => workingDirectoryProblem(cwd))
     if (problem !== undefined) {
-      return yield* Effect.fail(ClaudeError.make(new ClaudeError.BadWorkingDirectory({ path, problem })))
+      return yield* Effect.fail(ClaudeError.make(new ClaudeError.BadWorkingDirectory({ path: cwd, problem })))
     }
   }
   const interpreter = typeof spec.executable === "object" ? spec.executable : undefined
   const named = typeof spec.executable === "string" ? spec.executable : interpreter?.command
   const executable = yield* findExecutable(named, spec.cwd)
   const graceMillis = Duration.toMillis(spec.closeGrace)
-  // Lines as bytes, encoded by `send`: the writer fiber only writes them.
-  const input = new Mailbox<Uint8Array, never>()
   const token = randomUUID()
   const marker = Buffer.from(`${TOKEN_VARIABLE}=${token}\0`)
-  const command = ChildProcess.make(executable, [...(interpreter?.args ?? []), ...spec.args], {
-    cwd: spec.cwd,
-    env: { ...spec.env, [TOKEN_VARIABLE]: token },
-    extendEnv: true,
-    stdin: "pipe",
-    // Its own process group, so that closing also ends what the CLI started (tool processes).
-    detached: true,
-    killSignal: "SIGTERM",
-    forceKillAfter: spec.closeGrace
-  })
-  const handle = yield* spawner.spawn(command).pipe(
-    Effect.mapError((error) =>
-      ClaudeError.make(new ClaudeError.SpawnFailed({ executable, description: error.message }))
-    )
-  )
+  const args = [...(interpreter?.args ?? []), ...spec.args]
+  const env: Record<string, string | undefined> = { ...process.env }
+  for (const [key, value] of Object.entries(spec.env)) {
+    if (value === undefined) delete env[key]
+    else env[key] = Redacted.isRedacted(value) ? Redacted.value(value) : value
+  }
+  env[TOKEN_VARIABLE] = token
+  const spawnFailed = (description: string) =>
+    ClaudeError.make(new ClaudeError.SpawnFailed({ executable, description }))
+  const nul = nulProblem(executable, args, env)
+  if (nul !== undefined) return yield* Effect.fail(spawnFailed(nul))
 
+  const stdout = new Mailbox<Uint8Array, ClaudeError.ClaudeError>()
   const stderr = new Tail(STDERR_TAIL_BYTES)
   const stderrDone = yield* Deferred.make<void>()
   const stderrLines = yield* makeStderrFeed
-  yield* handle.stderr.pipe(
-    Stream.runForEachArray((chunks) =>
-      Effect.forEach(chunks, (chunk) => {
-        stderr.push(chunk)
-        return stderrLines.push(chunk)
-      }, { discard: true })
-    ),
-    Effect.ignore,
-    Effect.ensuring(Effect.andThen(stderrLines.end, Deferred.succeed(stderrDone, undefined))),
-    Effect.forkScoped
+  const exited = yield* Deferred.make<ExitStatus>()
+
+  const child = yield* Effect.acquireRelease(
+    Effect.callback<NodeChildProcess.ChildProcess, ClaudeError.ClaudeError>((resume) => {
+      let child: NodeChildProcess.ChildProcess
+      try {
+        child = NodeChildProcess.spawn(executable, args, {
+          cwd,
+          env,
+          stdio: ["pipe", "pipe", "pipe"],
+          // Its own process group, so that closing also ends what the CLI started (tool processes).
+          detached: true
+        })
+      } catch (error) {
+        resume(Effect.fail(spawnFailed(describeSpawnError(error as NodeJS.ErrnoException))))
+        return
+      }
+      const onError = (error: NodeJS.ErrnoException) => {
+        child.removeListener("spawn", onSpawn)
+        resume(Effect.fail(spawnFailed(describeSpawnError(error))))
+      }
+      const onSpawn = () => {
+        child.removeListener("error", onError)
+        // Later errors (a failed kill) are not the session's: the exit status tells what happened.
+        child.on("error", () => {})
+        resume(Effect.succeed(child))
+      }
+      child.once("error", onError)
+      child.once("spawn", onSpawn)
+      return Effect.sync(() => {
+        child.removeListener("spawn", onSpawn)
+        child.on("error", () => {})
+        signalGroup(child, "SIGTERM")
+      })
+    }),
+    // The last step of the close, whatever happened before: nothing of the group stays.
+    (child) => terminateGroup(child, graceMillis)
   )
 
-  const exited = yield* Deferred.make<ExitStatus>()
-  yield* handle.exitCode.pipe(
-    Effect.map((code) => ({ code: code as number, signal: null })),
-    Effect.catch((error) => Effect.succeed({ code: null, signal: signalOf(error) })),
+  // stdout: each chunk goes to the session's reader as it comes, with nothing scheduled.
+  child.stdout!.on("data", (chunk: Buffer) => {
+    stdout.offer(chunk)
+    stdout.wake()
+  })
+  child.stdout!.on("end", () => {
+    stdout.end()
+    stdout.wake()
+  })
+  child.stdout!.on("error", (error) => {
+    stdout.failCause(Cause.fail(spawnFailed(error.message)))
+    stdout.wake()
+  })
+  child.stdout!.on("close", () => {
+    stdout.end()
+    stdout.wake()
+  })
+
+  let stderrEnded = false
+  const endStderr = () => {
+    if (stderrEnded) return
+    stderrEnded = true
+    stderrLines.endUnsafe()
+    Deferred.doneUnsafe(stderrDone, Exit.void)
+  }
+  child.stderr!.on("data", (chunk: Buffer) => {
+    stderr.push(chunk)
+    stderrLines.pushUnsafe(chunk)
+  })
+  child.stderr!.on("end", endStderr)
+  child.stderr!.on("close", endStderr)
+  child.stderr!.on("error", endStderr)
+
+  // A dead CLI closes its stdin under us (EPIPE): the exit status reports why.
+  child.stdin!.on("error", () => {})
+
+  const exit = Effect.callback<readonly [number | null, string | null]>((resume) => {
+    if (hasExited(child)) {
+      resume(Effect.succeed([child.exitCode, child.signalCode] as const))
+      return
+    }
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => resume(Effect.succeed([code, signal] as const))
+    child.once("exit", onExit)
+    return Effect.sync(() => child.removeListener("exit", onExit))
+  })
+  // A CLI that failed leaves nothing of its group behind, as the spawner of `effect/process` did.
+  child.once("exit", (code) => {
+    if (code !== 0 && code !== null) {
+      try {
+        if (process.platform !== "win32") process.kill(-child.pid!, "SIGTERM")
+      } catch {
+        // nothing left
+      }
+    }
+  })
+  yield* exit.pipe(
     // The stderr tail is only whole once the pipe is drained; a grandchild may hold it open.
     Effect.tap(() => Deferred.await(stderrDone).pipe(Effect.timeoutOption(Duration.millis(200)))),
-    Effect.flatMap((status) => Deferred.succeed(exited, { ...status, stderrTail: stderr.toString() })),
+    Effect.flatMap(([code, signal]) =>
+      Deferred.succeed(exited, { code, signal: code === null ? signal : null, stderrTail: stderr.toString() })
+    ),
     Effect.forkScoped
   )
 
   let inputEnded = false
-  yield* input.stream.pipe(
-    Stream.run(handle.stdin),
-    // A dead CLI closes its stdin under us (EPIPE): the exit watcher reports why.
-    Effect.ignore,
-    Effect.forkScoped
-  )
-
   // When stdin was first closed: the close grace runs from there, so that a session which
   // already waited after its own EOF does not wait a second grace here.
   let inputEndedAt: number | undefined
-  const endInput = Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => {
-    inputEndedAt ??= now
-    inputEnded = true
-    input.end()
-    input.wake()
-  }))
+  const endInput = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.sync(() => {
+      inputEndedAt ??= now
+      if (inputEnded) return
+      inputEnded = true
+      child.stdin!.end()
+    }))
 
   // The whole close takes `closeGrace` from the first EOF: the CLI gets its EOF share to exit,
   // then SIGTERM, then SIGKILL at the end of the budget; strays outside the group share what is left.
@@ -214,7 +374,7 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
       )
       if (Option.isNone(status) && !Deferred.isDoneUnsafe(exited)) {
         const left = graceMillis - ((yield* Clock.currentTimeMillis) - (inputEndedAt ?? 0))
-        yield* handle.kill({ killSignal: "SIGTERM", forceKillAfter: Math.max(1, left) }).pipe(Effect.ignore)
+        yield* terminateGroup(child, Math.max(1, left))
       }
       // What the CLI started outside its process group (tools in their own session) ends too.
       const left = graceMillis - ((yield* Clock.currentTimeMillis) - (inputEndedAt ?? 0))
@@ -222,24 +382,32 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
     })
   )
 
+  const stdin = child.stdin!
   const connection: Connection = {
-    pid: handle.pid,
-    incoming: handle.stdout.pipe(
-      Stream.mapError((error) =>
-        ClaudeError.make(new ClaudeError.SpawnFailed({ executable, description: error.message }))
-      )
-    ),
+    pid: child.pid,
+    incoming: stdout.stream,
     stderr: stderrLines.stream,
     send: (line) =>
       Effect.suspend(() => {
         if (inputEnded || Deferred.isDoneUnsafe(exited)) {
           return Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "send" })))
         }
-        // Handed to the writer fiber at once (idle, it writes the line within this call): the
-        // line is not held back an event-loop turn, and nothing is scheduled.
-        input.offer(Buffer.from(line + "\n", "utf8"))
-        input.wake()
-        return Effect.void
+        // Written now, in order; only a full pipe buffer (a large message, a CLI that does not
+        // read) makes the caller wait, until it drains or the pipe closes.
+        if (stdin.write(line + "\n") || stdin.destroyed) return Effect.void
+        return Effect.callback<void>((resume) => {
+          const done = () => {
+            stdin.removeListener("drain", done)
+            stdin.removeListener("close", done)
+            resume(Effect.void)
+          }
+          stdin.once("drain", done)
+          stdin.once("close", done)
+          return Effect.sync(() => {
+            stdin.removeListener("drain", done)
+            stdin.removeListener("close", done)
+          })
+        })
       }),
     endInput,
     exit: Deferred.await(exited)
@@ -248,12 +416,6 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
 })
 
 /**
- * Real processes, through the `ChildProcessSpawner` the program provides.
+ * Real processes, spawned with `node:child_process`.
  */
-export const layer: Layer.Layer<Transport, never, ChildProcessSpawner> = Layer.effect(
-  Transport,
-  Effect.map(Effect.service(ChildProcessSpawner), (spawner) =>
-    Transport.of({
-      open: (spec) => open(spec).pipe(Effect.provideService(ChildProcessSpawner, spawner))
-    }))
-)
+export const layer: Layer.Layer<Transport> = Layer.succeed(Transport, Transport.of({ open }))

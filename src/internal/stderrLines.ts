@@ -54,8 +54,12 @@ export class LineBuffer {
 export interface StderrFeed {
   /** Splits and publishes a chunk. */
   readonly push: (chunk: Uint8Array | string) => Effect.Effect<void>
+  /** `push`, for a caller outside Effect (a stream's `data` listener). */
+  readonly pushUnsafe: (chunk: Uint8Array | string) => void
   /** Publishes the unfinished last line and ends every stream. Idempotent. */
   readonly end: Effect.Effect<void>
+  /** `end`, for a caller outside Effect. */
+  readonly endUnsafe: () => void
   readonly stream: Stream.Stream<string>
 }
 
@@ -85,18 +89,24 @@ export const makeStderrFeed: Effect.Effect<StderrFeed> = Effect.sync(() => {
     }),
     (reader) => Effect.sync(() => readers.delete(reader))
   )
+  const pushUnsafe = (chunk: Uint8Array | string): void => {
+    if (!ended) publish(buffer.push(chunk))
+  }
+  const endUnsafe = (): void => {
+    if (ended) return
+    ended = true
+    publish(buffer.end())
+    for (const reader of readers) {
+      reader.end()
+      reader.wake()
+    }
+    readers.clear()
+  }
   return {
-    push: (chunk) => Effect.sync(() => ended ? undefined : publish(buffer.push(chunk))),
-    end: Effect.sync(() => {
-      if (ended) return
-      ended = true
-      publish(buffer.end())
-      for (const reader of readers) {
-        reader.end()
-        reader.wake()
-      }
-      readers.clear()
-    }),
+    push: (chunk) => Effect.sync(() => pushUnsafe(chunk)),
+    pushUnsafe,
+    end: Effect.sync(endUnsafe),
+    endUnsafe,
     stream: Stream.unwrap(Effect.map(subscribe, (reader) => reader.stream))
   }
 })
