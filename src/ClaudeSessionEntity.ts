@@ -15,7 +15,11 @@
  * `SessionStore`, so a turn that finished is never run again, even by another runner after the
  * first one died. A turn accepted by a runner that died before its outcome was recorded is run
  * again on the next runner with `attempt: 2` in its outcome (`lostTurns: "retry"`, the default),
- * or answered with the `TurnLost` reason (`lostTurns: "fail"`): never run twice silently.
+ * or answered with the `TurnLost` reason (`lostTurns: "fail"`): never run twice silently. The
+ * CLI's transcript may hold the lost attempt's prompt (and a partial answer): when the ledger has
+ * such a turn, the CLI is resumed at the end of the last finished turn (`resumeSessionAt`, the
+ * uuid of its last assistant message, recorded with its outcome), so the conversation the model
+ * sees never carries a lost attempt.
  *
  * @since 0.2.0
  */
@@ -400,12 +404,36 @@ export const layer = (
         subpath: TurnLedger.subpath
       })
       yield* Effect.orDie(ledger.load)
+      // A turn accepted before with no outcome was lost mid-turn: the transcript may hold its
+      // prompt and a partial answer after the last finished turn, so the CLI resumes at that
+      // turn's end (when recorded) rather than at the transcript's end.
+      const rewind = [...ledger.turns.values()].some((turn) => turn.outcome === undefined)
       let opened = 0
       let current: Claude.Session | undefined
       // Turns being run by this entity now, by uuid: a duplicate delivery joins the first.
       const inflight = new Map<string, Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>>()
       // The turns this entity accepted first (no runner ran them before).
       const firstAttempts = new Set<string>()
+      // The last top-level assistant message's uuid of each running turn, recorded with its outcome.
+      const ends = new Map<string, string>()
+      const noteEnd = (turn: string, event: Claude.Event) => {
+        if (event.type !== "assistant") return
+        const message = event as { readonly uuid?: unknown; readonly parent_tool_use_id?: unknown }
+        if (typeof message.uuid === "string" && (message.parent_tool_use_id ?? null) === null) ends.set(turn, message.uuid)
+      }
+      /** `session.run`, noting the turn's last assistant message. */
+      const runTurn = (session: Claude.Session, turn: string, input: Claude.TurnInput) =>
+        session.turn(input).pipe(
+          Stream.runFold(() => undefined as Claude.TurnResult | undefined, (result, event) => {
+            noteEnd(turn, event)
+            return event.type === "result" ? event : result
+          }),
+          Effect.flatMap((result) =>
+            result === undefined
+              ? Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "run" })))
+              : Effect.succeed(result)
+          )
+        )
 
       const open = Effect.gen(function*() {
         // At the limit, a session takes the slot of an idle one, or waits: never a process past it.
@@ -429,10 +457,12 @@ export const layer = (
           [...ledger.turns.keys()].some((turn) => !(inflight.has(turn) && firstAttempts.has(turn)))
         const prepared = options.prepare === undefined ? {} : yield* options.prepare(sessionId, resuming)
         const { model, permissionMode } = ledger.settings
+        const resumeAt = resuming && rewind ? ledger.end : undefined
         const session = yield* Claude.open({
           ...base,
           ...prepared,
           ...(resuming ? { resume: sessionId, sessionId: undefined } : { sessionId, resume: undefined }),
+          ...(resumeAt === undefined ? {} : { resumeSessionAt: resumeAt }),
           ...(model === undefined ? {} : { model }),
           ...(permissionMode === undefined ? {} : { permissionMode: permissionMode as Launch.PermissionMode })
         })
@@ -513,14 +543,16 @@ export const layer = (
         Effect.gen(function*() {
           const deferred = inflight.get(uuid)
           inflight.delete(uuid)
+          const at = ends.get(uuid)
+          ends.delete(uuid)
           if (deferred !== undefined) yield* Deferred.done(deferred, exit)
           if (Exit.isSuccess(exit)) {
-            yield* ledger.finished(uuid, { _tag: "Success", value: encodeOutcome(exit.value) }, yield* Clock.currentTimeMillis)
+            yield* ledger.finished(uuid, { _tag: "Success", value: encodeOutcome(exit.value) }, yield* Clock.currentTimeMillis, at)
             return
           }
           const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
           if (failure !== undefined && failure._tag === "Fail") {
-            yield* ledger.finished(uuid, { _tag: "Failure", error: encodeError(failure.error) }, yield* Clock.currentTimeMillis)
+            yield* ledger.finished(uuid, { _tag: "Failure", error: encodeError(failure.error) }, yield* Clock.currentTimeMillis, at)
           }
         }).pipe(Effect.orDie)
 
@@ -532,7 +564,7 @@ export const layer = (
           const admitted = yield* admit(input.uuid)
           if ("recorded" in admitted) return yield* answer(admitted.recorded)
           inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
-          return yield* withSession((session) => session.run({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) })).pipe(
+          return yield* withSession((session) => runTurn(session, input.uuid, { text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) })).pipe(
             Effect.map((result) => outcomeOf(input.uuid, admitted.run, result)),
             Effect.onExit((exit) => record(input.uuid, exit))
           )
@@ -552,6 +584,7 @@ export const layer = (
           let result: Claude.TurnResult | undefined
           return session.turn({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) }).pipe(
             Stream.map((event) => {
+              noteEnd(input.uuid, event)
               if (event.type === "result") result = event
               return toWire(event)
             }),
@@ -580,7 +613,7 @@ export const layer = (
           yield* Effect.scoped(Effect.gen(function*() {
             const session = yield* hold
             yield* Deferred.succeed(written, undefined)
-            return yield* session.run({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) })
+            return yield* runTurn(session, input.uuid, { text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) })
           })).pipe(
             Effect.map((result) => outcomeOf(input.uuid, admitted.run, result)),
             Effect.tapError((error) => Deferred.fail(written, error)),

@@ -6,6 +6,11 @@
  * died reads what was accepted there: a finished turn is answered from here (never run again), an
  * accepted turn with no outcome was lost mid-turn and is retried or reported, never silently.
  *
+ * A finished turn's entry also holds the uuid of its last assistant message (`at`): where the
+ * CLI's transcript ended with it. A turn run again after a lost attempt resumes the CLI there
+ * (`resumeSessionAt`), so the conversation never carries the lost attempt's prompt or partial
+ * answer.
+ *
  * Entries with a `uuid` are idempotent in the store (`<turn>:started`, `<turn>:finished`), so a
  * retried append never doubles one.
  */
@@ -38,6 +43,11 @@ export interface Settings {
 export class TurnLedger {
   readonly turns = new Map<string, TurnRecord>()
   settings: Settings = {}
+  /**
+   * The last assistant message's uuid of the turn that finished last with one: where the
+   * transcript ended with the last finished turn. Undefined when no turn recorded it.
+   */
+  end: string | undefined = undefined
   readonly store: SessionStore.SessionStore["Service"]
   readonly key: SessionStore.SessionKey
   constructor(store: SessionStore.SessionStore["Service"], key: SessionStore.SessionKey) {
@@ -59,6 +69,7 @@ export class TurnLedger {
       const previous = this.turns.get(turn)
       const outcome = entry.outcome as TurnRecord["outcome"]
       this.turns.set(turn, { attempts: previous?.attempts ?? 1, outcome })
+      if (typeof entry.at === "string") this.end = entry.at
     } else if (entry.type === "settings") {
       const next = { ...this.settings }
       if (typeof entry.model === "string") next.model = entry.model
@@ -91,13 +102,17 @@ export class TurnLedger {
     })
   }
 
-  /** Records the turn's outcome: from now on it is answered from here. */
-  finished(turn: string, outcome: NonNullable<TurnRecord["outcome"]>, clock: number) {
+  /**
+   * Records the turn's outcome: from now on it is answered from here. `at`: the uuid of the
+   * turn's last assistant message, when it had one.
+   */
+  finished(turn: string, outcome: NonNullable<TurnRecord["outcome"]>, clock: number, at?: string) {
     return this.append({
       type: "turn_finished",
       uuid: `${turn}:finished`,
       turn,
       outcome,
+      ...(at === undefined ? {} : { at }),
       timestamp: new Date(clock).toISOString()
     })
   }
