@@ -1,4 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import * as TestRunner from "effect/cluster/TestRunner"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -10,7 +12,9 @@ import { TestClock } from "effect/testing"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import * as SessionStoreWiring from "../src/internal/sessionStoreWiring.ts"
 import * as SessionStore from "../src/SessionStore.ts"
+import { makeTempDir } from "./support/tempDir.ts"
 
 const S1 = "11111111-1111-4111-8111-111111111111"
 const S2 = "22222222-2222-4222-8222-222222222222"
@@ -228,6 +232,52 @@ describe("ClaudeSessionEntity", () => {
       assert.deepStrictEqual(world2.resumedAt, [`${S1}-assistant-2`])
     }).pipe(Effect.provide(layer))
   })
+
+  it.effect("with a readable transcript, a turn run again resumes at the assistant message before the lost prompt; a lost first turn resumes whole", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-entity-rerun-")
+      const sessionOptions = { cwd: dir, env: { CLAUDE_CONFIG_DIR: Path.join(dir, "config") } }
+      const where = SessionStoreWiring.locate(sessionOptions.env, dir)
+      Fs.mkdirSync(Path.join(where.projectsDir, where.projectKey), { recursive: true })
+      const line = (entry: Record<string, unknown>) => JSON.stringify(entry)
+      // S1: one finished turn (its answer in two assistant messages, a subagent's between), then
+      // the lost attempt's prompt (keyed by the turn's uuid) and a partial answer.
+      Fs.writeFileSync(
+        Path.join(where.projectsDir, where.projectKey, `${S1}.jsonl`),
+        [
+          line({ type: "user", uuid: uuid(1), parentUuid: null }),
+          line({ type: "assistant", uuid: "a-1", parentUuid: uuid(1) }),
+          line({ type: "assistant", uuid: "a-side", parentUuid: "a-1", isSidechain: true }),
+          line({ type: "user", uuid: "tool-result", parentUuid: "a-1" }),
+          line({ type: "assistant", uuid: "a-2", parentUuid: "tool-result" }),
+          line({ type: "user", uuid: uuid(2), parentUuid: "a-2" }),
+          line({ type: "assistant", uuid: "partial", parentUuid: uuid(2) }),
+          "not json"
+        ].join("\n")
+      )
+      // S2: its first turn was lost, nothing before its prompt.
+      Fs.writeFileSync(
+        Path.join(where.projectsDir, where.projectKey, `${S2}.jsonl`),
+        line({ type: "user", uuid: uuid(3), parentUuid: null })
+      )
+      const world = makeWorld()
+      const { layer, store } = cluster(world, { session: () => sessionOptions })
+      yield* store.store.append({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }, [
+        { type: "turn_started", uuid: `${uuid(1)}:started:1`, turn: uuid(1) },
+        { type: "turn_finished", uuid: `${uuid(1)}:finished`, turn: uuid(1), outcome: { _tag: "Success", value: {} } },
+        { type: "turn_started", uuid: `${uuid(2)}:started:1`, turn: uuid(2) }
+      ])
+      yield* store.store.append({ projectKey: "cluster", sessionId: S2, subpath: "cluster/turns" }, [
+        { type: "turn_started", uuid: `${uuid(3)}:started:1`, turn: uuid(3) }
+      ])
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const client = yield* ClaudeSessionEntity.client
+        assert.strictEqual((yield* client(S1).Run({ uuid: uuid(2), prompt: "lost" })).attempt, 2)
+        assert.strictEqual((yield* client(S2).Run({ uuid: uuid(3), prompt: "lost first" })).attempt, 2)
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(world.resumedAt, ["a-2", undefined])
+    }).pipe(Effect.scoped))
 
   it.effect("a session with no lost turn resumes at the transcript's end (no --resume-session-at)", () => {
     const world = makeWorld()
