@@ -21,9 +21,8 @@
  * the first lost user message the transcript holds (the ledger records each attempt's CLI
  * message uuid), so the conversation the model sees never carries a lost attempt. When the
  * transcript cannot be read, at the end of the last finished turn (the uuid of its last
- * assistant message, recorded with its outcome). A lost first turn has no earlier point: when
- * nothing else finished, its transcript (the file and the store's copy) is removed and the
- * session starts anew under its id; otherwise it is resumed whole, with a warning.
+ * assistant message, recorded with its outcome). A lost first turn has no earlier point: its
+ * transcript is resumed whole (a warning is logged).
  *
  * @since 0.2.0
  */
@@ -500,9 +499,7 @@ export const layer = (
       /**
        * Where to resume a transcript that may hold a lost attempt: before the first lost user
        * message it holds; the end of the last finished turn (the ledger's) when it cannot be
-       * read; undefined for the whole transcript. `"fresh"` when it holds a lost first turn and
-       * nothing else the ledger knows finished: the transcript (its file and the store's copy)
-       * is removed and the session starts anew under its id.
+       * read; undefined for the whole transcript.
        */
       const rewindPoint = (sessionOptions: Claude.SessionOptions, lost: ReadonlySet<string>) =>
         Effect.gen(function*() {
@@ -511,21 +508,8 @@ export const layer = (
           const point = resumePoint(transcript, lost)
           if (point === "whole") return undefined
           if (point === "none") {
-            const where = SessionStoreWiring.locate(sessionOptions.env ?? {}, sessionOptions.cwd)
-            const finished = [...ledger.turns.values()].some((turn) => turn.outcome !== undefined)
-            // The ledger's own key must not be the transcript's: removing a session removes its subpaths.
-            if (!finished && where.projectKey !== projectKey(sessionId)) {
-              yield* Effect.logWarning(`session ${sessionId}: its transcript holds only a lost first turn, started anew`)
-              yield* Effect.sync(() =>
-                Fs.rmSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`), { force: true })
-              )
-              if (sessionOptions.sessionStore !== undefined && sessionOptions.sessionStore !== false) {
-                yield* store.delete({ projectKey: where.projectKey, sessionId })
-              }
-              return "fresh"
-            }
             yield* Effect.logWarning(
-              `session ${sessionId}: its transcript holds a lost turn with no earlier assistant message, resumed whole`
+              `session ${sessionId}: its transcript holds a lost first turn, resumed whole (no earlier point to resume at)`
             )
             return undefined
           }
@@ -559,13 +543,11 @@ export const layer = (
         const lost = new Set([...ledger.turns].flatMap(([uuid, turn]) =>
           turn.outcome !== undefined ? [] : inflight.has(uuid) ? turn.clis.slice(0, -1) : turn.clis
         ))
-        const point = resuming && lost.size > 0 ? yield* rewindPoint({ ...base, ...prepared }, lost) : undefined
-        const fresh = point === "fresh"
-        const resumeAt = fresh ? undefined : point
+        const resumeAt = resuming && lost.size > 0 ? yield* rewindPoint({ ...base, ...prepared }, lost) : undefined
         const session = yield* Claude.open({
           ...base,
           ...prepared,
-          ...(resuming && !fresh ? { resume: sessionId, sessionId: undefined } : { sessionId, resume: undefined }),
+          ...(resuming ? { resume: sessionId, sessionId: undefined } : { sessionId, resume: undefined }),
           ...(resumeAt === undefined ? {} : { resumeSessionAt: resumeAt }),
           ...(model === undefined ? {} : { model }),
           ...(permissionMode === undefined ? {} : { permissionMode: permissionMode as Launch.PermissionMode })
