@@ -316,9 +316,9 @@ const sessionExists = (
 }
 
 /**
- * The session's transcript as the CLI resumes it: the longer of its file in the CLI's config
- * directory and, when the session mirrors (`sessionStore`), the store's copy. Undefined when
- * neither can be read.
+ * The session's transcript as the CLI resumes it: its file in the CLI's config directory, or,
+ * when the session mirrors (`sessionStore`), the store's copy unless the file has lines the copy
+ * lacks. Undefined when neither can be read.
  */
 const readTranscript = (
   store: SessionStore.SessionStore["Service"],
@@ -347,8 +347,10 @@ const readTranscript = (
         Effect.orElseSucceed(() => undefined)
       )
     const fromFile = local._tag === "Some" ? local.value : undefined
-    if (fromFile === undefined) return stored
-    return stored !== undefined && stored.length > fromFile.length ? stored : fromFile
+    if (fromFile === undefined || stored === undefined) return fromFile ?? stored
+    // As the CLI's resume does: the local file when it has lines the store's copy lacks.
+    const storedUuids = new Set(stored.flatMap((entry) => typeof entry.uuid === "string" ? [entry.uuid] : []))
+    return fromFile.some((entry) => typeof entry.uuid === "string" && !storedUuids.has(entry.uuid)) ? fromFile : stored
   })
 
 /**
