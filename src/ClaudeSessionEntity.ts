@@ -21,10 +21,8 @@
  * the first lost user message the transcript holds (the ledger records each attempt's CLI
  * message uuid), so the conversation the model sees never carries a lost attempt. When the
  * transcript cannot be read, at the end of the last finished turn (the uuid of its last
- * assistant message, recorded with its outcome). A lost first turn has no earlier point: when
- * nothing else finished, the runner's local transcript file is removed and the CLI starts the
- * session anew under its id (the store's copy keeps the lost attempt as a root the new
- * conversation does not continue); otherwise it is resumed whole, with a warning.
+ * assistant message, recorded with its outcome). A lost first turn has no earlier point: its
+ * transcript is resumed whole (a warning is logged).
  *
  * @since 0.2.0
  */
@@ -503,10 +501,7 @@ export const layer = (
       /**
        * Where to resume a transcript that may hold a lost attempt: before the first lost user
        * message it holds; the end of the last finished turn (the ledger's) when it cannot be
-       * read; undefined for the whole transcript. `"fresh"` when it holds a lost first turn and
-       * nothing the ledger knows finished: the local file is removed and the CLI starts the
-       * session anew under its id (the store's copy is kept: its lost root is not on the new
-       * conversation's chain, and removing it would let another runner's stale file win a resume).
+       * read; undefined for the whole transcript.
        */
       const rewindPoint = (sessionOptions: Claude.SessionOptions, lost: ReadonlySet<string>) =>
         Effect.gen(function*() {
@@ -515,16 +510,8 @@ export const layer = (
           const point = resumePoint(transcript, lost)
           if (point === "whole") return undefined
           if (point === "none") {
-            if (![...ledger.turns.values()].some((turn) => turn.outcome !== undefined)) {
-              yield* Effect.logWarning(`session ${sessionId}: its transcript holds only a lost first turn, started anew`)
-              const where = SessionStoreWiring.locate(sessionOptions.env ?? {}, sessionOptions.cwd)
-              yield* Effect.sync(() =>
-                Fs.rmSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`), { force: true })
-              )
-              return "fresh"
-            }
             yield* Effect.logWarning(
-              `session ${sessionId}: its transcript holds a lost turn with no assistant message before it, resumed whole`
+              `session ${sessionId}: its transcript holds a lost first turn, resumed whole (no earlier point to resume at)`
             )
             return undefined
           }
@@ -558,13 +545,11 @@ export const layer = (
         const lost = new Set([...ledger.turns].flatMap(([uuid, turn]) =>
           turn.outcome !== undefined ? [] : inflight.has(uuid) ? turn.clis.slice(0, -1) : turn.clis
         ))
-        const point = resuming && lost.size > 0 ? yield* rewindPoint({ ...base, ...prepared }, lost) : undefined
-        const fresh = point === "fresh"
-        const resumeAt = fresh ? undefined : point
+        const resumeAt = resuming && lost.size > 0 ? yield* rewindPoint({ ...base, ...prepared }, lost) : undefined
         const session = yield* Claude.open({
           ...base,
           ...prepared,
-          ...(resuming && !fresh ? { resume: sessionId, sessionId: undefined } : { sessionId, resume: undefined }),
+          ...(resuming ? { resume: sessionId, sessionId: undefined } : { sessionId, resume: undefined }),
           ...(resumeAt === undefined ? {} : { resumeSessionAt: resumeAt }),
           ...(model === undefined ? {} : { model }),
           ...(permissionMode === undefined ? {} : { permissionMode: permissionMode as Launch.PermissionMode })
