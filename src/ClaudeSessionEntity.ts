@@ -15,7 +15,14 @@
  * `SessionStore`, so a turn that finished is never run again, even by another runner after the
  * first one died. A turn accepted by a runner that died before its outcome was recorded is run
  * again on the next runner with `attempt: 2` in its outcome (`lostTurns: "retry"`, the default),
- * or answered with the `TurnLost` reason (`lostTurns: "fail"`): never run twice silently.
+ * or answered with the `TurnLost` reason (`lostTurns: "fail"`): never run twice silently. The
+ * CLI's transcript may hold the lost attempt's prompt (and a partial answer): while the ledger
+ * has such a turn, the CLI is resumed (`resumeSessionAt`) at the last assistant message before
+ * the first lost user message the transcript holds (the ledger records each attempt's CLI
+ * message uuid), so the conversation the model sees never carries a lost attempt. When the
+ * transcript cannot be read, at the end of the last finished turn (the uuid of its last
+ * assistant message, recorded with its outcome). A lost first turn has no earlier point: its
+ * transcript is resumed whole (a warning is logged).
  *
  * @since 0.2.0
  */
@@ -309,6 +316,70 @@ const sessionExists = (
 }
 
 /**
+ * The session's transcript as the CLI resumes it: its file in the CLI's config directory, or,
+ * when the session mirrors (`sessionStore`), the store's copy unless the file has lines the copy
+ * lacks. Undefined when neither can be read.
+ */
+const readTranscript = (
+  store: SessionStore.SessionStore["Service"],
+  options: Claude.SessionOptions,
+  sessionId: string
+): Effect.Effect<ReadonlyArray<Record<string, unknown>> | undefined> =>
+  Effect.gen(function*() {
+    const where = yield* Effect.option(Effect.try(() => SessionStoreWiring.locate(options.env ?? {}, options.cwd)))
+    if (where._tag === "None") return undefined
+    const file = Path.join(where.value.projectsDir, where.value.projectKey, `${sessionId}.jsonl`)
+    const local = yield* Effect.option(Effect.try(() =>
+      Fs.readFileSync(file, "utf8").split("\n").flatMap((line): Array<Record<string, unknown>> => {
+        try {
+          const value: unknown = JSON.parse(line)
+          return typeof value === "object" && value !== null ? [value as Record<string, unknown>] : []
+        } catch {
+          return []
+        }
+      })
+    ))
+    const stored = options.sessionStore === undefined || options.sessionStore === false
+      ? undefined
+      : yield* store.load({ projectKey: where.value.projectKey, sessionId }).pipe(
+        Stream.runCollect,
+        Effect.map((entries): ReadonlyArray<Record<string, unknown>> => Array.from(entries)),
+        Effect.orElseSucceed(() => undefined)
+      )
+    const fromFile = local._tag === "Some" ? local.value : undefined
+    if (fromFile === undefined || stored === undefined) return fromFile ?? stored
+    // As the CLI's resume does: the local file when it has lines the store's copy lacks.
+    const storedUuids = new Set(stored.flatMap((entry) => typeof entry.uuid === "string" ? [entry.uuid] : []))
+    return fromFile.some((entry) => typeof entry.uuid === "string" && !storedUuids.has(entry.uuid)) ? fromFile : stored
+  })
+
+/**
+ * Where to resume a transcript so that it does not hold a lost attempt: the last top-level
+ * assistant message before the first of the lost user messages it holds (following
+ * `parentUuid`). `"whole"` when it holds none of them; `"none"` when one is there with no
+ * assistant message before it (a lost first turn).
+ */
+const resumePoint = (
+  transcript: ReadonlyArray<Record<string, unknown>>,
+  lost: ReadonlySet<string>
+): string | "whole" | "none" => {
+  const byUuid = new Map<string, Record<string, unknown>>()
+  for (const entry of transcript) if (typeof entry.uuid === "string") byUuid.set(entry.uuid, entry)
+  const first = transcript.find((entry) => typeof entry.uuid === "string" && lost.has(entry.uuid))
+  if (first === undefined) return "whole"
+  const seen = new Set<string>()
+  let parent = first.parentUuid
+  while (typeof parent === "string" && !seen.has(parent)) {
+    seen.add(parent)
+    const entry = byUuid.get(parent)
+    if (entry === undefined) return "none"
+    if (entry.type === "assistant" && entry.isSidechain !== true) return parent
+    parent = entry.parentUuid
+  }
+  return "none"
+}
+
+/**
  * The uuid of the user message the CLI gets for a turn: the turn's own on its first attempt; a
  * fresh one when the turn runs again after a lost runner, since a resumed transcript may already
  * hold the first attempt's message under the turn's uuid (the CLI would not answer it again).
@@ -406,6 +477,46 @@ export const layer = (
       const inflight = new Map<string, Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>>()
       // The turns this entity accepted first (no runner ran them before).
       const firstAttempts = new Set<string>()
+      // The last top-level assistant message's uuid of each running turn, recorded with its outcome.
+      const ends = new Map<string, string>()
+      const noteEnd = (turn: string, event: Claude.Event) => {
+        if (event.type !== "assistant") return
+        const message = event as { readonly uuid?: unknown; readonly parent_tool_use_id?: unknown }
+        if (typeof message.uuid === "string" && (message.parent_tool_use_id ?? null) === null) ends.set(turn, message.uuid)
+      }
+      /** `session.run`, noting the turn's last assistant message. */
+      const runTurn = (session: Claude.Session, turn: string, input: Claude.TurnInput) =>
+        session.turn(input).pipe(
+          Stream.runFold(() => undefined as Claude.TurnResult | undefined, (result, event) => {
+            noteEnd(turn, event)
+            return event.type === "result" ? event : result
+          }),
+          Effect.flatMap((result) =>
+            result === undefined
+              ? Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "run" })))
+              : Effect.succeed(result)
+          )
+        )
+
+      /**
+       * Where to resume a transcript that may hold a lost attempt: before the first lost user
+       * message it holds; the end of the last finished turn (the ledger's) when it cannot be
+       * read; undefined for the whole transcript.
+       */
+      const rewindPoint = (sessionOptions: Claude.SessionOptions, lost: ReadonlySet<string>) =>
+        Effect.gen(function*() {
+          const transcript = yield* readTranscript(store, sessionOptions, sessionId)
+          if (transcript === undefined) return ledger.end
+          const point = resumePoint(transcript, lost)
+          if (point === "whole") return undefined
+          if (point === "none") {
+            yield* Effect.logWarning(
+              `session ${sessionId}: its transcript holds a lost first turn, resumed whole (no earlier point to resume at)`
+            )
+            return undefined
+          }
+          return point
+        })
 
       const open = Effect.gen(function*() {
         // At the limit, a session takes the slot of an idle one, or waits: never a process past it.
@@ -429,10 +540,17 @@ export const layer = (
           [...ledger.turns.keys()].some((turn) => !(inflight.has(turn) && firstAttempts.has(turn)))
         const prepared = options.prepare === undefined ? {} : yield* options.prepare(sessionId, resuming)
         const { model, permissionMode } = ledger.settings
+        // A turn accepted before with no outcome (other than one running now) was lost mid-turn:
+        // the transcript may hold its prompt and a partial answer, so the CLI resumes before it.
+        const lost = new Set([...ledger.turns].flatMap(([uuid, turn]) =>
+          turn.outcome !== undefined ? [] : inflight.has(uuid) ? turn.clis.slice(0, -1) : turn.clis
+        ))
+        const resumeAt = resuming && lost.size > 0 ? yield* rewindPoint({ ...base, ...prepared }, lost) : undefined
         const session = yield* Claude.open({
           ...base,
           ...prepared,
           ...(resuming ? { resume: sessionId, sessionId: undefined } : { sessionId, resume: undefined }),
+          ...(resumeAt === undefined ? {} : { resumeSessionAt: resumeAt }),
           ...(model === undefined ? {} : { model }),
           ...(permissionMode === undefined ? {} : { permissionMode: permissionMode as Launch.PermissionMode })
         })
@@ -472,7 +590,7 @@ export const layer = (
 
 
       /** What to do with a turn: answer a recorded outcome, or run it as attempt n. */
-      const admit = (uuid: string): Effect.Effect<{ readonly run: number } | { readonly recorded: Recorded }, ClaudeError.ClaudeError> =>
+      const admit = (uuid: string): Effect.Effect<{ readonly run: number; readonly cli: string } | { readonly recorded: Recorded }, ClaudeError.ClaudeError> =>
         Effect.gen(function*() {
           const record = ledger.turns.get(uuid)
           if (record?.outcome !== undefined) return { recorded: record.outcome }
@@ -490,9 +608,10 @@ export const layer = (
               `turn ${uuid} of session ${sessionId} was lost with its runner mid-turn: running it again (attempt ${attempt})`
             )
           }
-          yield* ledger.started(uuid, runner, yield* Clock.currentTimeMillis)
+          const cli = cliUuid(uuid, attempt)
+          yield* ledger.started(uuid, runner, yield* Clock.currentTimeMillis, cli)
           if (attempt === 1) firstAttempts.add(uuid)
-          return { run: attempt }
+          return { run: attempt, cli }
         })
 
       const outcomeOf = (uuid: string, attempt: number, result: Claude.TurnResult) =>
@@ -513,14 +632,16 @@ export const layer = (
         Effect.gen(function*() {
           const deferred = inflight.get(uuid)
           inflight.delete(uuid)
+          const at = ends.get(uuid)
+          ends.delete(uuid)
           if (deferred !== undefined) yield* Deferred.done(deferred, exit)
           if (Exit.isSuccess(exit)) {
-            yield* ledger.finished(uuid, { _tag: "Success", value: encodeOutcome(exit.value) }, yield* Clock.currentTimeMillis)
+            yield* ledger.finished(uuid, { _tag: "Success", value: encodeOutcome(exit.value) }, yield* Clock.currentTimeMillis, at)
             return
           }
           const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
           if (failure !== undefined && failure._tag === "Fail") {
-            yield* ledger.finished(uuid, { _tag: "Failure", error: encodeError(failure.error) }, yield* Clock.currentTimeMillis)
+            yield* ledger.finished(uuid, { _tag: "Failure", error: encodeError(failure.error) }, yield* Clock.currentTimeMillis, at)
           }
         }).pipe(Effect.orDie)
 
@@ -532,7 +653,7 @@ export const layer = (
           const admitted = yield* admit(input.uuid)
           if ("recorded" in admitted) return yield* answer(admitted.recorded)
           inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
-          return yield* withSession((session) => session.run({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) })).pipe(
+          return yield* withSession((session) => runTurn(session, input.uuid, { text: input.prompt, uuid: admitted.cli })).pipe(
             Effect.map((result) => outcomeOf(input.uuid, admitted.run, result)),
             Effect.onExit((exit) => record(input.uuid, exit))
           )
@@ -550,8 +671,9 @@ export const layer = (
           inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
           const session = yield* hold
           let result: Claude.TurnResult | undefined
-          return session.turn({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) }).pipe(
+          return session.turn({ text: input.prompt, uuid: admitted.cli }).pipe(
             Stream.map((event) => {
+              noteEnd(input.uuid, event)
               if (event.type === "result") result = event
               return toWire(event)
             }),
@@ -580,7 +702,7 @@ export const layer = (
           yield* Effect.scoped(Effect.gen(function*() {
             const session = yield* hold
             yield* Deferred.succeed(written, undefined)
-            return yield* session.run({ text: input.prompt, uuid: cliUuid(input.uuid, admitted.run) })
+            return yield* runTurn(session, input.uuid, { text: input.prompt, uuid: admitted.cli })
           })).pipe(
             Effect.map((result) => outcomeOf(input.uuid, admitted.run, result)),
             Effect.tapError((error) => Deferred.fail(written, error)),

@@ -1,4 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import * as TestRunner from "effect/cluster/TestRunner"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -10,7 +12,9 @@ import { TestClock } from "effect/testing"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import * as SessionStoreWiring from "../src/internal/sessionStoreWiring.ts"
 import * as SessionStore from "../src/SessionStore.ts"
+import { makeTempDir } from "./support/tempDir.ts"
 
 const S1 = "11111111-1111-4111-8111-111111111111"
 const S2 = "22222222-2222-4222-8222-222222222222"
@@ -19,7 +23,9 @@ const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0
 
 /**
  * The fake CLI's world: each process knows its session from `--session-id` or `--resume=`, and
- * sees the session's earlier prompts only when resumed (its "transcript", kept here). Counts the
+ * sees the session's earlier prompts only when resumed (its "transcript", kept here). The answer to
+ * the n-th prompt of a transcript is the assistant message `<session>-assistant-<n>`, and
+ * `--resume-session-at` with it resumes the transcript cut after that prompt. Counts the
  * processes, the live ones, and the user lines they read.
  */
 const makeWorld = () => {
@@ -27,6 +33,8 @@ const makeWorld = () => {
   const spawns: Array<{ readonly sessionId: string; readonly resumed: boolean; readonly model: string | undefined }> = []
   const gates = new Map<string, Deferred.Deferred<void>>()
   const state = { live: 0, peak: 0, userLines: 0 }
+  // Each process's `--resume-session-at`, in spawn order.
+  const resumedAt: Array<string | undefined> = []
   const transport = FakeCli.layer((cli) =>
     Effect.gen(function*() {
       const args = cli.spec.args
@@ -37,8 +45,11 @@ const makeWorld = () => {
         ? undefined
         : modelArg.includes("=") ? modelArg.split("=")[1] : args[args.indexOf(modelArg) + 1]
       spawns.push({ sessionId, resumed: resume !== undefined, model })
-      // A resumed session has its transcript; a new one starts empty.
-      const history = resume !== undefined ? (transcripts.get(sessionId) ?? []) : []
+      // A resumed session has its transcript (cut at `--resume-session-at`); a new one starts empty.
+      const at = args.indexOf("--resume-session-at")
+      const kept = at === -1 ? undefined : Number(args[at + 1]!.slice(`${sessionId}-assistant-`.length))
+      const history = resume !== undefined ? (transcripts.get(sessionId) ?? []).slice(0, kept) : []
+      resumedAt.push(at === -1 ? undefined : args[at + 1])
       transcripts.set(sessionId, history)
       state.live++
       state.peak = Math.max(state.peak, state.live)
@@ -61,12 +72,12 @@ const makeWorld = () => {
                 text: reply,
                 userMessageUuid: typeof message.uuid === "string" ? message.uuid : undefined
               })
-            ) yield* cli.emit(line)
+            ) yield* cli.emit(line.type === "assistant" ? { ...line, uuid: `${sessionId}-assistant-${history.length}` } : line)
           })
       })(cli).pipe(Effect.ensuring(Effect.sync(() => state.live--)))
     })
   )
-  return { transcripts, spawns, gates, state, transport }
+  return { transcripts, spawns, gates, state, transport, resumedAt }
 }
 
 const cluster = (world: ReturnType<typeof makeWorld>, options: ClaudeSessionEntity.Options = {}) => {
@@ -147,7 +158,7 @@ describe("ClaudeSessionEntity", () => {
       // A second cluster (a new runner) on the same store: the turn is not run again.
       const world2 = makeWorld()
       const other = ClaudeSessionEntity.layer().pipe(
-        Layer.provideMerge(TestRunner.layer),
+        Layer.provideMerge(Layer.fresh(TestRunner.layer)),
         Layer.provide(world2.transport),
         Layer.provide(store.layer)
       )
@@ -178,6 +189,107 @@ describe("ClaudeSessionEntity", () => {
       assert.strictEqual(outcome.attempt, 2)
       assert.strictEqual(outcome.text, "echo: lost (after 1 turns)")
       assert.deepStrictEqual(world.spawns, [{ sessionId: S1, resumed: true, model: undefined }])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a turn run again resumes the CLI at the last finished turn's end: the lost attempt's prompt is not in the history", () => {
+    const world = makeWorld()
+    const { layer, store } = cluster(world)
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      yield* session.Run({ uuid: uuid(1), prompt: "first" })
+      yield* session.Run({ uuid: uuid(2), prompt: "second" })
+      // The ledger recorded where each finished turn ended in the transcript.
+      const entries = yield* Stream.runCollect(
+        store.store.load({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" })
+      )
+      assert.deepStrictEqual(
+        entries.filter((e) => e.type === "turn_finished").map((e) => e.at),
+        [`${S1}-assistant-1`, `${S1}-assistant-2`]
+      )
+      // A runner that died mid-turn: its CLI wrote the third prompt to the transcript, the
+      // ledger has the turn accepted with no outcome.
+      yield* store.store.append({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }, [
+        { type: "turn_started", uuid: `${uuid(3)}:started:1`, turn: uuid(3) }
+      ])
+      world.transcripts.get(S1)!.push("third")
+      // Another runner (a new entity on the same store, its own sharding) runs it again.
+      const world2 = makeWorld()
+      world2.transcripts.set(S1, world.transcripts.get(S1)!)
+      const other = ClaudeSessionEntity.layer().pipe(
+        Layer.provideMerge(Layer.fresh(TestRunner.layer)),
+        Layer.provide(world2.transport),
+        Layer.provide(store.layer)
+      )
+      const outcome = yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        return yield* (yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(3), prompt: "third" })
+      }).pipe(Effect.provide(other))
+      assert.strictEqual(outcome.attempt, 2)
+      // The model saw "first" and "second" only, not the lost "third" before the new one.
+      assert.strictEqual(outcome.text, "echo: third (after 2 turns)")
+      assert.deepStrictEqual(world2.resumedAt, [`${S1}-assistant-2`])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("with a readable transcript, a turn run again resumes at the assistant message before the lost prompt; a lost first turn resumes whole", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-entity-rerun-")
+      const sessionOptions = { cwd: dir, env: { CLAUDE_CONFIG_DIR: Path.join(dir, "config") } }
+      const where = SessionStoreWiring.locate(sessionOptions.env, dir)
+      Fs.mkdirSync(Path.join(where.projectsDir, where.projectKey), { recursive: true })
+      const line = (entry: Record<string, unknown>) => JSON.stringify(entry)
+      // S1: one finished turn (its answer in two assistant messages, a subagent's between), then
+      // the lost attempt's prompt (keyed by the turn's uuid) and a partial answer.
+      Fs.writeFileSync(
+        Path.join(where.projectsDir, where.projectKey, `${S1}.jsonl`),
+        [
+          line({ type: "user", uuid: uuid(1), parentUuid: null }),
+          line({ type: "assistant", uuid: "a-1", parentUuid: uuid(1) }),
+          line({ type: "assistant", uuid: "a-side", parentUuid: "a-1", isSidechain: true }),
+          line({ type: "user", uuid: "tool-result", parentUuid: "a-1" }),
+          line({ type: "assistant", uuid: "a-2", parentUuid: "tool-result" }),
+          line({ type: "user", uuid: uuid(2), parentUuid: "a-2" }),
+          line({ type: "assistant", uuid: "partial", parentUuid: uuid(2) }),
+          "not json"
+        ].join("\n")
+      )
+      // S2: its first turn was lost, nothing before its prompt.
+      Fs.writeFileSync(
+        Path.join(where.projectsDir, where.projectKey, `${S2}.jsonl`),
+        line({ type: "user", uuid: uuid(3), parentUuid: null })
+      )
+      const world = makeWorld()
+      const { layer, store } = cluster(world, { session: () => sessionOptions })
+      yield* store.store.append({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }, [
+        { type: "turn_started", uuid: `${uuid(1)}:started:1`, turn: uuid(1) },
+        { type: "turn_finished", uuid: `${uuid(1)}:finished`, turn: uuid(1), outcome: { _tag: "Success", value: {} } },
+        { type: "turn_started", uuid: `${uuid(2)}:started:1`, turn: uuid(2) }
+      ])
+      yield* store.store.append({ projectKey: "cluster", sessionId: S2, subpath: "cluster/turns" }, [
+        { type: "turn_started", uuid: `${uuid(3)}:started:1`, turn: uuid(3) }
+      ])
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const client = yield* ClaudeSessionEntity.client
+        assert.strictEqual((yield* client(S1).Run({ uuid: uuid(2), prompt: "lost" })).attempt, 2)
+        assert.strictEqual((yield* client(S2).Run({ uuid: uuid(3), prompt: "lost first" })).attempt, 2)
+      }).pipe(Effect.provide(layer))
+      assert.deepStrictEqual(world.resumedAt, ["a-2", undefined])
+    }).pipe(Effect.scoped))
+
+  it.effect("a session with no lost turn resumes at the transcript's end (no --resume-session-at)", () => {
+    const world = makeWorld()
+    const { layer } = cluster(world, { idleTimeToLive: "1 minute" })
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      yield* session.Run({ uuid: uuid(1), prompt: "one" })
+      yield* TestClock.adjust("2 minutes")
+      const next = yield* session.Run({ uuid: uuid(2), prompt: "two" })
+      assert.strictEqual(next.text, "echo: two (after 1 turns)")
+      assert.deepStrictEqual(world.resumedAt, [undefined, undefined])
     }).pipe(Effect.provide(layer))
   })
 

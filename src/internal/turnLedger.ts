@@ -6,6 +6,11 @@
  * died reads what was accepted there: a finished turn is answered from here (never run again), an
  * accepted turn with no outcome was lost mid-turn and is retried or reported, never silently.
  *
+ * An accepted turn's entry holds the uuid the CLI got for its user message (`cli`: a fresh one for
+ * each attempt after the first), and a finished turn's the uuid of its last assistant message
+ * (`at`): the entity resumes a transcript holding a lost attempt before that attempt's message,
+ * or at the last finished turn's end when it cannot read the transcript.
+ *
  * Entries with a `uuid` are idempotent in the store (`<turn>:started`, `<turn>:finished`), so a
  * retried append never doubles one.
  */
@@ -21,6 +26,8 @@ export const subpath = "cluster/turns"
 export interface TurnRecord {
   /** How many times a runner accepted it (more than 1: it was lost mid-turn and retried). */
   readonly attempts: number
+  /** The uuid the CLI got for the user message of each attempt, in order. */
+  readonly clis: ReadonlyArray<string>
   /** The recorded outcome, once it finished: the encoded result or the encoded error. */
   readonly outcome?: { readonly _tag: "Success"; readonly value: unknown } | {
     readonly _tag: "Failure"
@@ -38,6 +45,11 @@ export interface Settings {
 export class TurnLedger {
   readonly turns = new Map<string, TurnRecord>()
   settings: Settings = {}
+  /**
+   * The last assistant message's uuid of the turn that finished last with one: where the
+   * transcript ended with the last finished turn. Undefined when no turn recorded it.
+   */
+  end: string | undefined = undefined
   readonly store: SessionStore.SessionStore["Service"]
   readonly key: SessionStore.SessionKey
   constructor(store: SessionStore.SessionStore["Service"], key: SessionStore.SessionKey) {
@@ -54,11 +66,17 @@ export class TurnLedger {
     const turn = typeof entry.turn === "string" ? entry.turn : undefined
     if (entry.type === "turn_started" && turn !== undefined) {
       const previous = this.turns.get(turn)
-      this.turns.set(turn, { attempts: (previous?.attempts ?? 0) + 1, outcome: previous?.outcome })
+      const cli = typeof entry.cli === "string" ? entry.cli : turn
+      this.turns.set(turn, {
+        attempts: (previous?.attempts ?? 0) + 1,
+        clis: [...(previous?.clis ?? []), cli],
+        outcome: previous?.outcome
+      })
     } else if (entry.type === "turn_finished" && turn !== undefined) {
       const previous = this.turns.get(turn)
       const outcome = entry.outcome as TurnRecord["outcome"]
-      this.turns.set(turn, { attempts: previous?.attempts ?? 1, outcome })
+      this.turns.set(turn, { attempts: previous?.attempts ?? 1, clis: previous?.clis ?? [turn], outcome })
+      if (typeof entry.at === "string") this.end = entry.at
     } else if (entry.type === "settings") {
       const next = { ...this.settings }
       if (typeof entry.model === "string") next.model = entry.model
@@ -79,25 +97,33 @@ export class TurnLedger {
     return Effect.andThen(this.store.append(this.key, [entry]), Effect.sync(() => this.apply(entry)))
   }
 
-  /** Records that this runner accepted the turn (before a line of it reaches the CLI). */
-  started(turn: string, runner: string, clock: number): Effect.Effect<void, ClaudeError.ClaudeError> {
+  /**
+   * Records that this runner accepted the turn (before a line of it reaches the CLI), and the
+   * uuid the CLI gets for its user message.
+   */
+  started(turn: string, runner: string, clock: number, cli: string): Effect.Effect<void, ClaudeError.ClaudeError> {
     const attempt = (this.turns.get(turn)?.attempts ?? 0) + 1
     return this.append({
       type: "turn_started",
       uuid: `${turn}:started:${attempt}`,
       turn,
+      cli,
       runner,
       timestamp: new Date(clock).toISOString()
     })
   }
 
-  /** Records the turn's outcome: from now on it is answered from here. */
-  finished(turn: string, outcome: NonNullable<TurnRecord["outcome"]>, clock: number) {
+  /**
+   * Records the turn's outcome: from now on it is answered from here. `at`: the uuid of the
+   * turn's last assistant message, when it had one.
+   */
+  finished(turn: string, outcome: NonNullable<TurnRecord["outcome"]>, clock: number, at?: string) {
     return this.append({
       type: "turn_finished",
       uuid: `${turn}:finished`,
       turn,
       outcome,
+      ...(at === undefined ? {} : { at }),
       timestamp: new Date(clock).toISOString()
     })
   }
