@@ -27,7 +27,7 @@ import * as SessionStorePg from "../src/SessionStorePg.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { startPostgres } from "../test/support/postgres.ts"
 import { shardingConfig } from "./cluster/config.ts"
-import { freePort, isAlive, spawnRunner } from "./cluster/processes.ts"
+import { cliProcesses, freePort, isAlive, spawnRunner } from "./cluster/processes.ts"
 
 const SESSIONS = 20
 const prompts = ["hello", "what did I say?", "and before that?"] as const
@@ -138,15 +138,5 @@ const main = Effect.gen(function*() {
     yield* say(`claude CLI processes of the runners left: ${clis.length}`)
   }
 })
-
-/** The processes whose HOME is a runner's (`ecc-runner-home-*`): the runners' CLIs. */
-const cliProcesses = (): Array<number> =>
-  Fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
-    try {
-      return Fs.readFileSync(`/proc/${pid}/environ`, "utf8").includes("ecc-runner-home-") ? [Number(pid)] : []
-    } catch {
-      return []
-    }
-  })
 
 NodeRuntime.runMain(Effect.scoped(main))

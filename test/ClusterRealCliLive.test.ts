@@ -8,7 +8,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Deferred from "effect/Deferred"
 import * as Fiber from "effect/Fiber"
@@ -19,7 +18,7 @@ import * as SessionStorePg from "../src/SessionStorePg.ts"
 import * as SessionStoreSql from "../src/SessionStoreSql.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { shardingConfig } from "../scripts/cluster/config.ts"
-import { freePort, spawnRunner } from "../scripts/cluster/processes.ts"
+import { cliProcesses, freePort, spawnRunner } from "../scripts/cluster/processes.ts"
 import { isAlive, live, processLayer } from "./support/live.ts"
 import { startPostgres } from "./support/postgres.ts"
 import { makeTempDir } from "./support/tempDir.ts"
@@ -143,13 +142,3 @@ describe("ClaudeSessionEntity on the real CLI", () => {
       assert.deepStrictEqual(left, [], "no CLI process of the runners is left")
     }).pipe(Effect.scoped), { timeout: 300_000 })
 })
-
-/** The processes whose HOME is a runner's (`ecc-runner-home-*`): the runners' CLIs. */
-const cliProcesses = (): Array<number> =>
-  Fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
-    try {
-      return Fs.readFileSync(`/proc/${pid}/environ`, "utf8").includes("ecc-runner-home-") ? [Number(pid)] : []
-    } catch {
-      return []
-    }
-  })

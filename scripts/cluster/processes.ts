@@ -81,3 +81,13 @@ export const spawnRunner = (
         )
       })
   )
+
+/** The processes whose HOME is a runner's (`ecc-runner-home-*`, made by `spawnRunner`): the runners' CLIs. */
+export const cliProcesses = (): Array<number> =>
+  Fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+    try {
+      return Fs.readFileSync(`/proc/${pid}/environ`, "utf8").includes("ecc-runner-home-") ? [Number(pid)] : []
+    } catch {
+      return []
+    }
+  })
