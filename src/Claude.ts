@@ -346,6 +346,16 @@ export interface Session<R extends TurnResult = TurnResult> {
   readonly run: (input: TurnInput) => Effect.Effect<R, ClaudeError.ClaudeError>
   /** Interrupts the running turn, if any, and waits (bounded) for its result. */
   readonly interrupt: Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * With `sessionStore`: waits until every transcript entry the CLI has written so far is in the
+   * store. Turns never wait for the store by themselves; a program that must not acknowledge a
+   * turn before its transcript is durable (a job queue, the cluster entity) waits here after the
+   * turn's result. Fails with `StoreFailed` when entries were dropped since the previous
+   * `flushStore` (each loss is also a `mirror_error` event). Without `sessionStore`, succeeds at once.
+   *
+   * @since 0.2.0
+   */
+  readonly flushStore: Effect.Effect<void, ClaudeError.ClaudeError>
   /** Switches the model for later turns; returns the model the CLI resolved (`haiku` → an id). */
   readonly setModel: (model?: string, options?: RequestOptions) => Effect.Effect<string, ClaudeError.ClaudeError>
   /** Switches the permission mode for later tool calls. */
@@ -919,6 +929,7 @@ const openSession: (
         ),
       run: decodeStructured === undefined ? runner.run : (input) => Effect.flatMap(runner.run(input), decodeStructured),
       interrupt: runner.interrupt,
+      flushStore: mirror === undefined ? Effect.void : mirror.flush,
       setModel: (model, requestOptions) =>
         Effect.map(
           request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, Protocol.SetModelResponse, requestOptions),

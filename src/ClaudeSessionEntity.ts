@@ -464,6 +464,9 @@ export const layer = (
       const runner = formatRunner(yield* Entity.CurrentRunnerAddress)
       const sessionId = address.entityId
       const store = yield* SessionStore.SessionStore
+      // The entity's own scope (it closes when the entity is passivated or its runner stops): a
+      // sent turn runs on in it after `Send` answered, not in that call's scope.
+      const entityScope = yield* Effect.scope
       const context = yield* Effect.context<Transport>()
       const ledger = new TurnLedger.TurnLedger(store, {
         projectKey: projectKey(sessionId),
@@ -484,18 +487,31 @@ export const layer = (
         const message = event as { readonly uuid?: unknown; readonly parent_tool_use_id?: unknown }
         if (typeof message.uuid === "string" && (message.parent_tool_use_id ?? null) === null) ends.set(turn, message.uuid)
       }
-      /** `session.run`, noting the turn's last assistant message. */
-      const runTurn = (session: Claude.Session, turn: string, input: Claude.TurnInput) =>
+      /**
+       * A turn's outcome once its transcript is in the store (with `sessionStore`): a turn is
+       * answered, and its outcome recorded, only then, so a runner that takes the session over
+       * resumes a transcript holding every turn the ledger says finished. A transcript that cannot
+       * be saved fails the turn (`StoreFailed`): never a success whose history is gone.
+       */
+      const settle = (
+        session: Claude.Session,
+        turn: string,
+        attempt: number,
+        result: Claude.TurnResult | undefined,
+        operation: "run" | "turn"
+      ): Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> =>
+        result === undefined
+          ? Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation })))
+          : Effect.as(session.flushStore, outcomeOf(turn, attempt, result))
+
+      /** Runs a turn to its outcome, noting its last assistant message. */
+      const runTurn = (session: Claude.Session, turn: string, attempt: number, input: Claude.TurnInput) =>
         session.turn(input).pipe(
           Stream.runFold(() => undefined as Claude.TurnResult | undefined, (result, event) => {
             noteEnd(turn, event)
             return event.type === "result" ? event : result
           }),
-          Effect.flatMap((result) =>
-            result === undefined
-              ? Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "run" })))
-              : Effect.succeed(result)
-          )
+          Effect.flatMap((result) => settle(session, turn, attempt, result, "run"))
         )
 
       /**
@@ -653,10 +669,9 @@ export const layer = (
           const admitted = yield* admit(input.uuid)
           if ("recorded" in admitted) return yield* answer(admitted.recorded)
           inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
-          return yield* withSession((session) => runTurn(session, input.uuid, { text: input.prompt, uuid: admitted.cli })).pipe(
-            Effect.map((result) => outcomeOf(input.uuid, admitted.run, result)),
-            Effect.onExit((exit) => record(input.uuid, exit))
-          )
+          return yield* withSession((session) =>
+            runTurn(session, input.uuid, admitted.run, { text: input.prompt, uuid: admitted.cli })
+          ).pipe(Effect.onExit((exit) => record(input.uuid, exit)))
         })
 
       const turn = (input: { readonly uuid: string; readonly prompt: string }) =>
@@ -671,6 +686,11 @@ export const layer = (
           inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
           const session = yield* hold
           let result: Claude.TurnResult | undefined
+          // The events as they come; then, once the transcript is stored, the outcome (recorded).
+          const outcome = Effect.suspend(() => settle(session, input.uuid, admitted.run, result, "turn")).pipe(
+            Effect.onExit((exit) => record(input.uuid, exit)),
+            Effect.map(outcomeEvent)
+          )
           return session.turn({ text: input.prompt, uuid: admitted.cli }).pipe(
             Stream.map((event) => {
               noteEnd(input.uuid, event)
@@ -679,14 +699,10 @@ export const layer = (
             }),
             Stream.onExit((exit) =>
               Exit.isSuccess(exit)
-                ? result === undefined
-                  ? record(input.uuid, Exit.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "turn" }))))
-                  : record(input.uuid, Exit.succeed(outcomeOf(input.uuid, admitted.run, result)))
+                ? Effect.void
                 : record(input.uuid, Exit.mapBoth(exit, { onFailure: (e) => e, onSuccess: () => undefined as never }))
             ),
-            Stream.concat(Stream.suspend(() =>
-              result === undefined ? Stream.empty : Stream.make(outcomeEvent(outcomeOf(input.uuid, admitted.run, result)))
-            ))
+            Stream.concat(Stream.fromEffect(outcome))
           )
         }))
 
@@ -698,17 +714,16 @@ export const layer = (
           if ("recorded" in admitted) return input.uuid
           inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
           const written = yield* Deferred.make<void, ClaudeError.ClaudeError>()
-          // The turn runs on in the entity's scope, holding the session; `written` says it reached the CLI.
+          // The turn runs on in the entity's scope, holding the session; `written` says it has the session.
           yield* Effect.scoped(Effect.gen(function*() {
             const session = yield* hold
             yield* Deferred.succeed(written, undefined)
-            return yield* runTurn(session, input.uuid, { text: input.prompt, uuid: admitted.cli })
+            return yield* runTurn(session, input.uuid, admitted.run, { text: input.prompt, uuid: admitted.cli })
           })).pipe(
-            Effect.map((result) => outcomeOf(input.uuid, admitted.run, result)),
             Effect.tapError((error) => Deferred.fail(written, error)),
             Effect.onExit((exit) => record(input.uuid, exit)),
             Effect.ignore,
-            Effect.forkScoped
+            Effect.forkIn(entityScope)
           )
           yield* Deferred.await(written)
           return input.uuid

@@ -392,6 +392,123 @@ describe("ClaudeSessionEntity", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  /**
+   * A CLI that mirrors its transcript (`transcript_mirror` frames before each result, as the real
+   * CLI writes them), and a memory store whose appends to the main transcript wait at `gate` or
+   * fail while `failing` is set: what a runner's store is while the runner acknowledges a turn.
+   */
+  const mirroring = (dir: string) => {
+    const sessionOptions = { cwd: dir, env: { CLAUDE_CONFIG_DIR: Path.join(dir, "config") }, sessionStore: true as const }
+    const where = SessionStoreWiring.locate(sessionOptions.env, dir)
+    const memory = Effect.runSync(SessionStore.makeMemory)
+    const control = { gate: undefined as Deferred.Deferred<void> | undefined, failing: false }
+    const store: SessionStore.SessionStore["Service"] = {
+      ...memory,
+      append: (key, entries) =>
+        key.subpath !== undefined
+          ? memory.append(key, entries)
+          : Effect.gen(function*() {
+            if (control.gate !== undefined) yield* Deferred.await(control.gate)
+            if (control.failing) {
+              return yield* Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({ store: "memory", operation: "append", description: "disk full" })))
+            }
+            return yield* memory.append(key, entries)
+          })
+    }
+    const transport = FakeCli.layer((cli) => {
+      const args = cli.spec.args
+      const sessionId = args[args.indexOf("--session-id") + 1]!
+      const filePath = Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`)
+      return FakeCli.conversation({
+        sessionId,
+        onUser: (text, index, cli, message) =>
+          Effect.gen(function*() {
+            const userUuid = String(message.uuid)
+            yield* cli.emit({
+              type: "transcript_mirror",
+              filePath,
+              entries: [
+                { type: "user", uuid: userUuid, message: { role: "user", content: text } },
+                { type: "assistant", uuid: `answer-${index}`, parentUuid: userUuid, message: { role: "assistant", content: "ok" } }
+              ]
+            })
+            for (const line of FakeCli.textTurn({ sessionId, text: "ok", userMessageUuid: userUuid })) yield* cli.emit(line)
+          })
+      })(cli)
+    })
+    const layer = ClaudeSessionEntity.layer({ session: () => sessionOptions }).pipe(
+      Layer.provideMerge(TestRunner.layer),
+      Layer.provide(transport),
+      Layer.provide(Layer.succeed(SessionStore.SessionStore, store))
+    )
+    const saved = Effect.map(
+      Effect.exit(Stream.runCollect(memory.load({ projectKey: where.projectKey, sessionId: S1 }))),
+      (exit) => Exit.isSuccess(exit) ? exit.value.map((entry) => String(entry.uuid)) : []
+    )
+    // Opens the gate whatever happened, so that a failed assertion does not leave the close waiting.
+    const release = Effect.suspend(() => control.gate === undefined ? Effect.void : Deferred.succeed(control.gate, undefined))
+    return { layer, control, saved, release }
+  }
+
+  it.effect("a turn is answered only once its transcript is in the store: Run, Turn and Send's Run wait for the mirror's flush", () =>
+    Effect.gen(function*() {
+      const world = mirroring(yield* makeTempDir("ecc-entity-flush-"))
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        world.control.gate = yield* Deferred.make<void>()
+        const running = yield* Effect.forkChild(session.Run({ uuid: uuid(1), prompt: "one" }), { startImmediately: true })
+        yield* TestClock.adjust(10)
+        // The CLI answered, but its transcript has not reached the store: no answer yet.
+        assert.isUndefined(running.pollUnsafe(), "Run answered before the turn's transcript was in the store")
+        assert.deepStrictEqual(yield* world.saved, [])
+        yield* Deferred.succeed(world.control.gate, undefined)
+        const outcome = yield* Fiber.join(running)
+        assert.strictEqual(outcome.text, "ok")
+        assert.deepStrictEqual(yield* world.saved, [uuid(1), "answer-0"])
+
+        // The streaming form: the outcome event comes after the flush.
+        world.control.gate = yield* Deferred.make<void>()
+        const streamed = yield* Effect.forkChild(Stream.runCollect(session.Turn({ uuid: uuid(2), prompt: "two" })), { startImmediately: true })
+        yield* TestClock.adjust(10)
+        assert.isUndefined(streamed.pollUnsafe(), "Turn ended before the turn's transcript was in the store")
+        yield* Deferred.succeed(world.control.gate, undefined)
+        const events = yield* Fiber.join(streamed)
+        assert.strictEqual(ClaudeSessionEntity.outcomeOfEvent(events.at(-1)!)?.text, "ok")
+        assert.deepStrictEqual(yield* world.saved, [uuid(1), "answer-0", uuid(2), "answer-1"])
+
+        // Send answers once the turn is written; a Run with its uuid answers once it is stored.
+        world.control.gate = yield* Deferred.make<void>()
+        assert.strictEqual(yield* session.Send({ uuid: uuid(3), prompt: "three" }), uuid(3))
+        const joined = yield* Effect.forkChild(session.Run({ uuid: uuid(3), prompt: "three" }), { startImmediately: true })
+        yield* TestClock.adjust(10)
+        assert.isUndefined(joined.pollUnsafe(), "Send's turn answered before its transcript was in the store")
+        yield* Deferred.succeed(world.control.gate, undefined)
+        const sent = yield* Fiber.join(joined)
+        assert.strictEqual(sent.text, "ok")
+        assert.strictEqual(sent.attempt, 1, "the sent turn ran to its end once")
+        assert.deepStrictEqual((yield* world.saved).slice(4), [uuid(3), "answer-2"])
+      }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
+    }).pipe(Effect.scoped))
+
+  it.effect("a turn whose transcript cannot be saved fails with StoreFailed (recorded as its outcome), never a success", () =>
+    Effect.gen(function*() {
+      const world = mirroring(yield* makeTempDir("ecc-entity-flush-fail-"))
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        world.control.failing = true
+        const running = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" })), { startImmediately: true })
+        // The mirror's retries (200 ms, 800 ms), then the batch is dropped.
+        yield* TestClock.adjust("2 seconds")
+        const exit = yield* Fiber.join(running)
+        assert.strictEqual(reasonOf(exit), "StoreFailed")
+        // Answered from the ledger the same way again.
+        world.control.failing = false
+        assert.strictEqual(reasonOf(yield* Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" }))), "StoreFailed")
+      }).pipe(Effect.provide(world.layer))
+    }).pipe(Effect.scoped))
+
   it.effect("a uuid that is not a UUID is InvalidInput, and nothing is run", () => {
     const world = makeWorld()
     const { layer } = cluster(world)
@@ -400,6 +517,24 @@ describe("ClaudeSessionEntity", () => {
       const session = (yield* ClaudeSessionEntity.client)(S1)
       assert.strictEqual(reasonOf(yield* Effect.exit(session.Run({ uuid: "nope", prompt: "x" }))), "InvalidInput")
       assert.strictEqual(world.spawns.length, 0)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a sent turn that outlasts the Send call runs on to its end, once (not cut off when Send answers)", () => {
+    const world = makeWorld()
+    const { layer } = cluster(world)
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const gate = yield* Deferred.make<void>()
+      world.gates.set("slow", gate)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      assert.strictEqual(yield* session.Send({ uuid: uuid(1), prompt: "slow" }), uuid(1))
+      yield* TestClock.adjust(10)
+      yield* Deferred.succeed(gate, undefined)
+      const outcome = yield* session.Run({ uuid: uuid(1), prompt: "slow" })
+      assert.strictEqual(outcome.attempt, 1)
+      assert.strictEqual(outcome.text, "echo: slow (after 0 turns)")
+      assert.strictEqual(world.state.userLines, 1)
     }).pipe(Effect.provide(layer))
   })
 

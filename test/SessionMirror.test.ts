@@ -208,6 +208,38 @@ describe("sessionStore: mirroring on the FakeCli", () => {
       }).pipe(Effect.provide(Layer.merge(mirroringCli((i) => i === 0 ? [frame(mainFile, 1, 2)] : [frame(mainFile, 3)]), layer)), Effect.scoped)
     }))
 
+  it.effect("flushStore waits until the turn's entries are appended; after a dropped batch it fails with StoreFailed once, then succeeds again", () =>
+    Effect.gen(function*() {
+      // Appends fail 3 times (the first batch is dropped), then land.
+      const { calls, layer } = yield* recordingStore(3)
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ ...options, sessionStore: true })
+        yield* session.run("one")
+        const flushed = yield* Effect.forkScoped(Effect.exit(session.flushStore), { startImmediately: true })
+        yield* Queue.take(calls)
+        yield* TestClock.adjust("200 millis")
+        yield* Queue.take(calls)
+        assert.isUndefined(flushed.pollUnsafe(), "flushStore returned while the batch was still being tried")
+        yield* TestClock.adjust("800 millis")
+        yield* Queue.take(calls)
+        const exit = yield* Fiber.join(flushed)
+        assert.isTrue(Exit.isFailure(exit))
+        const error = (exit as Exit.Failure<void, ClaudeError.ClaudeError>).cause.reasons.find((r) => r._tag === "Fail")
+        assert.strictEqual((error as { error: ClaudeError.ClaudeError }).error.reason._tag, "StoreFailed")
+        // The loss was told once: the next turn's entries land and flushStore succeeds.
+        yield* session.run("two")
+        yield* session.flushStore
+        assert.deepStrictEqual(yield* Queue.take(calls), { key: { projectKey: "-repo-app", sessionId: SESSION }, uuids: ["u3"], ok: true })
+      }).pipe(Effect.provide(Layer.merge(mirroringCli((i) => i === 0 ? [frame(mainFile, 1, 2)] : [frame(mainFile, 3)]), layer)), Effect.scoped)
+    }))
+
+  it.effect("flushStore without sessionStore succeeds at once", () =>
+    Effect.gen(function*() {
+      const session = yield* Claude.open(options)
+      yield* session.run("one")
+      yield* session.flushStore
+    }).pipe(Effect.provide(mirroringCli(() => [])), Effect.scoped))
+
   it.effect("a store that dies once (a defect): the batch is tried again and lands, the mirror goes on with the next", () =>
     Effect.gen(function*() {
       const seen = yield* Queue.unbounded<ReadonlyArray<string | undefined>>()

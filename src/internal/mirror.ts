@@ -12,7 +12,9 @@
  *   `mirror_error` event (`Events.MirrorFailed`) is published on the session's events: never
  *   silent, never a failed turn.
  * - Never blocking: the session's turns do not wait for the store; closing the session flushes
- *   what is pending (within `closeTimeout`).
+ *   what is pending (within `closeTimeout`). `flush` is how a program waits (the cluster entity
+ *   answers a turn only once its transcript is stored): it fails with the first loss since the
+ *   previous `flush`, so a dropped batch is never read as saved.
  * - Keys: a frame's file path relative to `<config dir>/projects` is `<projectKey>/<sessionId>.jsonl`
  *   (the main transcript) or `<projectKey>/<sessionId>/<subpath>.jsonl` (a subagent's), as the
  *   official SDK reads it; a path outside cannot be stored: the first batch of each such file is
@@ -84,8 +86,11 @@ export interface Mirror {
   readonly frame: (filePath: string, entries: ReadonlyArray<SessionStore.Entry>) => void
   /** A turn ended: flush what is pending, in the background. */
   readonly endOfTurn: () => void
-  /** Flushes what is pending and waits until it is appended (or dropped and reported). */
-  readonly flush: Effect.Effect<void>
+  /**
+   * Flushes what is pending and waits until it is appended; fails with `StoreFailed` when entries
+   * were dropped (and reported) since the previous `flush`.
+   */
+  readonly flush: Effect.Effect<void, ClaudeError.ClaudeError>
   /** The last flush, within `closeTimeout`; what is still unsaved then is reported and logged. */
   readonly close: Effect.Effect<void>
 }
@@ -104,6 +109,11 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
   let inFlight: Array<readonly [string, Array<SessionStore.Entry>]> = []
   // Files outside the projects directory already reported once.
   const unkeyable = new Set<string>()
+  // The first loss since the last `flush` (which fails with it and clears it).
+  let lost: ClaudeError.ClaudeError | undefined
+  const lose = (error: ClaudeError.ClaudeError) => {
+    lost ??= error
+  }
 
   const appendWithRetry = Effect.fnUntraced(function*(key: SessionStore.SessionKey, entries: Array<SessionStore.Entry>) {
     let attempt = 0
@@ -130,6 +140,7 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
           `session store ${options.store.name}: dropped ${entries.length} entries of ${keyText(key)} after ${attempt} attempts: ${error.message}`
         )
         options.report({ type: "mirror_error", error, key, entries: entries.length, attempts: attempt })
+        lose(error)
         return
       }
       yield* Effect.sleep(wait)
@@ -162,6 +173,7 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
         const message =
           `session store ${options.store.name}: dropped ${entries.length} entries of ${filePath}, not under ${options.projectsDir} (does the CLI's CLAUDE_CONFIG_DIR differ from the session's?)`
         yield* Effect.logWarning(message)
+        lose(ClaudeError.make(new ClaudeError.StoreFailed({ store: options.store.name, operation: "append", description: message })))
         if (!unkeyable.has(filePath)) {
           unkeyable.add(filePath)
           options.report({
@@ -186,9 +198,11 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
         // Defects of the store are caught per batch (appendWithRetry); this is the last guard.
         Effect.catchCause((cause) =>
           Effect.suspend(() => {
-            const lost = inFlight.reduce((n, [, entries]) => n + entries.length, 0)
+            const count = inFlight.reduce((n, [, entries]) => n + entries.length, 0)
             inFlight = []
-            return Effect.logError(`session store ${options.store.name}: a flush died, ${lost} entries lost`, cause)
+            const message = `session store ${options.store.name}: a flush died, ${count} entries lost`
+            lose(ClaudeError.make(new ClaudeError.StoreFailed({ store: options.store.name, operation: "append", description: message })))
+            return Effect.logError(message, cause)
           })
         ),
         Effect.ensuring(waiter === undefined ? Effect.void : Deferred.succeed(waiter, undefined))
@@ -206,6 +220,9 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     const done = yield* Deferred.make<void>()
     Queue.offerUnsafe(signals, done)
     yield* Deferred.await(done)
+    const error = lost
+    lost = undefined
+    if (error !== undefined) return yield* Effect.fail(error)
   })
 
   // What is still unsaved, per file: the running drain's batches, then the pending frames.
@@ -216,7 +233,9 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     return byFile
   }
 
+  // Losses are reported as they happen; closing only bounds the wait.
   const close = flush.pipe(
+    Effect.ignore,
     Effect.timeoutOrElse({
       duration: options.closeTimeout,
       orElse: () =>
