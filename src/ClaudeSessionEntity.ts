@@ -15,14 +15,16 @@
  * `SessionStore`, so a turn that finished is never run again, even by another runner after the
  * first one died. A turn accepted by a runner that died before its outcome was recorded is run
  * again on the next runner with `attempt: 2` in its outcome (`lostTurns: "retry"`, the default),
- * or answered with the `TurnLost` reason (`lostTurns: "fail"`): never run twice silently. The
- * CLI's transcript may hold the lost attempt's prompt (and a partial answer): while the ledger
- * has such a turn, the CLI is resumed (`resumeSessionAt`) at the last assistant message before
- * the first lost user message the transcript holds (the ledger records each attempt's CLI
- * message uuid), so the conversation the model sees never carries a lost attempt. When the
- * transcript cannot be read, at the end of the last finished turn (the uuid of its last
- * assistant message, recorded with its outcome). A lost first turn has no earlier point: its
- * transcript is resumed whole (a warning is logged).
+ * or answered with the `TurnLost` reason (`lostTurns: "fail"`): never run twice silently.
+ *
+ * A turn is answered, and its outcome recorded, only once its transcript is in the store
+ * (`Session.flushStore`), so the runner that takes a session over resumes every finished turn.
+ * The CLI's transcript may hold a lost attempt's prompt (and a partial answer): the ledger
+ * records each attempt's CLI message uuid and each finished turn's last assistant message, and
+ * the CLI is resumed (`resumeSessionAt`) at the end of the last finished turn, or before the
+ * first lost prompt, so the conversation the model sees never carries a lost attempt. A lost
+ * first turn has nothing before it: the session starts anew under its id (see
+ * `internal/resumePlan.ts`).
  *
  * @since 0.2.0
  */
@@ -47,6 +49,7 @@ import * as Stream from "effect/Stream"
 import * as Claude from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
+import { planResume } from "./internal/resumePlan.ts"
 import * as TurnLedger from "./internal/turnLedger.ts"
 import * as Launch from "./Launch.ts"
 import * as SessionStore from "./SessionStore.ts"
@@ -354,30 +357,15 @@ const readTranscript = (
   })
 
 /**
- * Where to resume a transcript so that it does not hold a lost attempt: the last top-level
- * assistant message before the first of the lost user messages it holds (following
- * `parentUuid`). `"whole"` when it holds none of them; `"none"` when one is there with no
- * assistant message before it (a lost first turn).
+ * Removes the session's transcript file from the CLI's config directory of these options (a
+ * fresh start under the same id: the CLI refuses an id whose file exists). The store's copy stays:
+ * later resumes anchor on the ledger's last finished turn, never on the lost root.
  */
-const resumePoint = (
-  transcript: ReadonlyArray<Record<string, unknown>>,
-  lost: ReadonlySet<string>
-): string | "whole" | "none" => {
-  const byUuid = new Map<string, Record<string, unknown>>()
-  for (const entry of transcript) if (typeof entry.uuid === "string") byUuid.set(entry.uuid, entry)
-  const first = transcript.find((entry) => typeof entry.uuid === "string" && lost.has(entry.uuid))
-  if (first === undefined) return "whole"
-  const seen = new Set<string>()
-  let parent = first.parentUuid
-  while (typeof parent === "string" && !seen.has(parent)) {
-    seen.add(parent)
-    const entry = byUuid.get(parent)
-    if (entry === undefined) return "none"
-    if (entry.type === "assistant" && entry.isSidechain !== true) return parent
-    parent = entry.parentUuid
-  }
-  return "none"
-}
+const removeLocalTranscript = (options: Claude.SessionOptions, sessionId: string): Effect.Effect<void> =>
+  Effect.sync(() => {
+    const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
+    Fs.rmSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`), { force: true })
+  }).pipe(Effect.catchDefect((defect) => Effect.logWarning(`cannot remove the lost first turn's transcript: ${String(defect)}`)))
 
 /**
  * The uuid of the user message the CLI gets for a turn: the turn's own on its first attempt; a
@@ -394,6 +382,13 @@ const encodeError = Schema.encodeSync(ClaudeError.ClaudeError)
 const decodeError = Schema.decodeUnknownSync(ClaudeError.ClaudeError)
 
 type Recorded = NonNullable<TurnLedger.TurnRecord["outcome"]>
+
+/** Whether a recorded outcome is `TurnLost` (`lostTurns: "fail"`): no attempt of it finished. */
+const isTurnLost = (outcome: Recorded): boolean => {
+  if (outcome._tag !== "Failure") return false
+  const reason = (outcome.error as { readonly reason?: { readonly _tag?: unknown } } | null)?.reason
+  return reason?._tag === "TurnLost"
+}
 
 const answer = (outcome: Recorded): Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> =>
   Effect.suspend(() =>
@@ -515,24 +510,20 @@ export const layer = (
         )
 
       /**
-       * Where to resume a transcript that may hold a lost attempt: before the first lost user
-       * message it holds; the end of the last finished turn (the ledger's) when it cannot be
-       * read; undefined for the whole transcript.
+       * The CLI uuids of every attempt that did not finish its turn: lost with a runner now (no
+       * outcome, not running here), or before (an attempt before the one that finished, or every
+       * attempt of a turn answered `TurnLost`).
        */
-      const rewindPoint = (sessionOptions: Claude.SessionOptions, lost: ReadonlySet<string>) =>
-        Effect.gen(function*() {
-          const transcript = yield* readTranscript(store, sessionOptions, sessionId)
-          if (transcript === undefined) return ledger.end
-          const point = resumePoint(transcript, lost)
-          if (point === "whole") return undefined
-          if (point === "none") {
-            yield* Effect.logWarning(
-              `session ${sessionId}: its transcript holds a lost first turn, resumed whole (no earlier point to resume at)`
-            )
-            return undefined
-          }
-          return point
-        })
+      const abandonedAttempts = () =>
+        new Set([...ledger.turns].flatMap(([uuid, turn]) =>
+          turn.outcome === undefined && !inflight.has(uuid)
+            ? turn.clis
+            : turn.outcome !== undefined && isTurnLost(turn.outcome)
+            ? turn.clis
+            : turn.clis.slice(0, -1)
+        ))
+      const finishedAny = () =>
+        [...ledger.turns.values()].some((turn) => turn.outcome !== undefined && !isTurnLost(turn.outcome))
 
       const open = Effect.gen(function*() {
         // At the limit, a session takes the slot of an idle one, or waits: never a process past it.
@@ -556,16 +547,30 @@ export const layer = (
           [...ledger.turns.keys()].some((turn) => !(inflight.has(turn) && firstAttempts.has(turn)))
         const prepared = options.prepare === undefined ? {} : yield* options.prepare(sessionId, resuming)
         const { model, permissionMode } = ledger.settings
-        // A turn accepted before with no outcome (other than one running now) was lost mid-turn:
-        // the transcript may hold its prompt and a partial answer, so the CLI resumes before it.
-        const lost = new Set([...ledger.turns].flatMap(([uuid, turn]) =>
-          turn.outcome !== undefined ? [] : inflight.has(uuid) ? turn.clis.slice(0, -1) : turn.clis
-        ))
-        const resumeAt = resuming && lost.size > 0 ? yield* rewindPoint({ ...base, ...prepared }, lost) : undefined
+        // An attempt lost with a runner may be in the transcript (its prompt, a partial answer):
+        // the CLI resumes where the conversation holds none (see planResume), or starts anew.
+        const abandoned = abandonedAttempts()
+        const plan = resuming && abandoned.size > 0
+          ? planResume(
+            yield* readTranscript(store, { ...base, ...prepared }, sessionId),
+            abandoned,
+            ledger.end,
+            finishedAny()
+          )
+          : "whole"
+        if (plan === "fresh") {
+          yield* Effect.logWarning(
+            `session ${sessionId}: its first turn was lost with its runner; the session starts anew under its id`
+          )
+          yield* removeLocalTranscript({ ...base, ...prepared }, sessionId)
+        }
+        const resumeAt = typeof plan === "object" ? plan.at : undefined
         const session = yield* Claude.open({
           ...base,
           ...prepared,
-          ...(resuming ? { resume: sessionId, sessionId: undefined } : { sessionId, resume: undefined }),
+          ...(resuming && plan !== "fresh"
+            ? { resume: sessionId, sessionId: undefined }
+            : { sessionId, resume: undefined }),
           ...(resumeAt === undefined ? {} : { resumeSessionAt: resumeAt }),
           ...(model === undefined ? {} : { model }),
           ...(permissionMode === undefined ? {} : { permissionMode: permissionMode as Launch.PermissionMode })

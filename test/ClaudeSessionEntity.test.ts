@@ -12,6 +12,7 @@ import { TestClock } from "effect/testing"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { planResume } from "../src/internal/resumePlan.ts"
 import * as SessionStoreWiring from "../src/internal/sessionStoreWiring.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import { makeTempDir } from "./support/tempDir.ts"
@@ -101,6 +102,34 @@ const reasonOf = <A>(exit: Exit.Exit<A, unknown>): string => {
   assert.isTrue(ClaudeError.isClaudeError(error), `expected a ClaudeError, got ${String(error)}`)
   return (error as ClaudeError.ClaudeError).reason._tag
 }
+
+describe("planResume", () => {
+  const user = (uuid: string, parentUuid: string | null) => ({ type: "user", uuid, parentUuid })
+  const assistant = (uuid: string, parentUuid: string) => ({ type: "assistant", uuid, parentUuid })
+  it("no abandoned attempt in the transcript: whole", () => {
+    assert.strictEqual(planResume([user("u1", null), assistant("a1", "u1")], new Set(["x"]), "a1", true), "whole")
+  })
+  it("a lost turn after finished ones: at the last finished turn's end", () => {
+    const transcript = [user("u1", null), assistant("a1", "u1"), user("lost", "a1"), assistant("partial", "lost")]
+    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), "a1", true), { at: "a1" })
+    // The ledger's end not in the transcript: the assistant message before the lost prompt.
+    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), "elsewhere", true), { at: "a1" })
+    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), undefined, true), { at: "a1" })
+  })
+  it("a lost first turn: fresh, unless a turn finished", () => {
+    assert.strictEqual(planResume([user("lost", null)], new Set(["lost"]), undefined, false), "fresh")
+    assert.strictEqual(planResume([user("lost", null)], new Set(["lost"]), undefined, true), "whole")
+  })
+  it("after a fresh start the transcript holds two roots: resumed at the new conversation's end, never the lost root", () => {
+    const transcript = [user("lost", null), user("n1", null), assistant("a1", "n1")]
+    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), "a1", true), { at: "a1" })
+  })
+  it("an unreadable transcript: the ledger's end, else whole after a finished turn, else fresh", () => {
+    assert.deepStrictEqual(planResume(undefined, new Set(["lost"]), "a1", true), { at: "a1" })
+    assert.strictEqual(planResume(undefined, new Set(["lost"]), undefined, true), "whole")
+    assert.strictEqual(planResume(undefined, new Set(["lost"]), undefined, false), "fresh")
+  })
+})
 
 describe("ClaudeSessionEntity", () => {
   it.effect("runs turns on a session addressed by its id, and streams a turn's events", () => {
@@ -233,7 +262,7 @@ describe("ClaudeSessionEntity", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("with a readable transcript, a turn run again resumes at the assistant message before the lost prompt; a lost first turn resumes whole", () =>
+  it.effect("with a readable transcript, a turn run again resumes at the assistant message before the lost prompt; a lost first turn starts anew, its local file removed", () =>
     Effect.gen(function*() {
       const dir = yield* makeTempDir("ecc-entity-rerun-")
       const sessionOptions = { cwd: dir, env: { CLAUDE_CONFIG_DIR: Path.join(dir, "config") } }
@@ -277,6 +306,10 @@ describe("ClaudeSessionEntity", () => {
         assert.strictEqual((yield* client(S2).Run({ uuid: uuid(3), prompt: "lost first" })).attempt, 2)
       }).pipe(Effect.provide(layer))
       assert.deepStrictEqual(world.resumedAt, ["a-2", undefined])
+      assert.deepStrictEqual(world.spawns.map((spawn) => spawn.resumed), [true, false])
+      // The lost first attempt's transcript is gone from this CLI's config directory (the CLI
+      // refuses a new session whose id has a file).
+      assert.isFalse(Fs.existsSync(Path.join(where.projectsDir, where.projectKey, `${S2}.jsonl`)))
     }).pipe(Effect.scoped))
 
   it.effect("a session with no lost turn resumes at the transcript's end (no --resume-session-at)", () => {
@@ -293,7 +326,7 @@ describe("ClaudeSessionEntity", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("a first turn lost with its runner runs again on a resumed session (its CLI may have started it)", () => {
+  it.effect("a first turn lost with its runner runs again on a new session under its id: its lost prompt is never seen twice", () => {
     const world = makeWorld()
     const { layer, store } = cluster(world)
     return Effect.gen(function*() {
@@ -301,9 +334,17 @@ describe("ClaudeSessionEntity", () => {
         { type: "turn_started", uuid: `${uuid(1)}:started:1`, turn: uuid(1) }
       ])
       yield* TestClock.adjust(1)
-      const outcome = yield* (yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(1), prompt: "lost first" })
+      world.transcripts.set(S1, ["lost first"])
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      const outcome = yield* session.Run({ uuid: uuid(1), prompt: "lost first" })
       assert.strictEqual(outcome.attempt, 2)
-      assert.deepStrictEqual(world.spawns, [{ sessionId: S1, resumed: true, model: undefined }])
+      assert.strictEqual(outcome.text, "echo: lost first (after 0 turns)")
+      assert.deepStrictEqual(world.spawns, [{ sessionId: S1, resumed: false, model: undefined }])
+      // Reopened later, it resumes at the end of that turn (the transcript may still hold the lost root).
+      yield* session.Close()
+      const next = yield* session.Run({ uuid: uuid(2), prompt: "next" })
+      assert.strictEqual(next.text, "echo: next (after 1 turns)")
+      assert.deepStrictEqual(world.resumedAt, [undefined, `${S1}-assistant-1`])
     }).pipe(Effect.provide(layer))
   })
 
@@ -318,10 +359,13 @@ describe("ClaudeSessionEntity", () => {
       const session = (yield* ClaudeSessionEntity.client)(S1)
       assert.strictEqual(reasonOf(yield* Effect.exit(session.Run({ uuid: uuid(2), prompt: "lost" }))), "TurnLost")
       assert.strictEqual(world.state.userLines, 0)
-      // The next turn resumes the session.
+      // The next turn starts the session anew: the lost first turn's prompt (which its CLI may
+      // have written) is not part of the conversation.
+      world.transcripts.set(S1, ["lost"])
       const next = yield* session.Run({ uuid: uuid(3), prompt: "next" })
       assert.strictEqual(next.attempt, 1)
-      assert.isTrue(world.spawns[0]!.resumed)
+      assert.strictEqual(next.text, "echo: next (after 0 turns)")
+      assert.isFalse(world.spawns[0]!.resumed)
     }).pipe(Effect.provide(layer))
   })
 
