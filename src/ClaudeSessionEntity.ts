@@ -308,29 +308,53 @@ const sessionExists = (
   options: Claude.SessionOptions,
   sessionId: string
 ): Effect.Effect<boolean | undefined> => {
-  if (options.sessionStore === undefined || options.sessionStore === false) return Effect.succeed(undefined)
+  if (!mirrors(options)) return Effect.succeed(undefined)
   const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
   if (Fs.existsSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`))) return Effect.succeed(true)
-  // `list`, not a `load` cut short: a store's stream may hold a connection until it is read out.
-  return store.list(where.projectKey).pipe(
-    Effect.map((sessions) => sessions.some((session) => session.sessionId === sessionId)),
-    Effect.orElseSucceed(() => false)
-  )
+  return storeHolds(store, options, sessionId)
 }
 
+/** Whether the store holds the session's transcript under the CLI's project key of these options. */
+const storeHolds = (
+  store: SessionStore.SessionStore["Service"],
+  options: Claude.SessionOptions,
+  sessionId: string
+): Effect.Effect<boolean> =>
+  Effect.suspend(() => {
+    const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
+    // `list`, not a `load` cut short: a store's stream may hold a connection until it is read out.
+    return store.list(where.projectKey).pipe(
+      Effect.map((sessions) => sessions.some((session) => session.sessionId === sessionId))
+    )
+  }).pipe(Effect.orElseSucceed(() => false))
+
+const mirrors = (options: Claude.SessionOptions): boolean =>
+  options.sessionStore !== undefined && options.sessionStore !== false
+
 /**
- * The session's transcript as the CLI resumes it: its file in the CLI's config directory, or,
- * when the session mirrors (`sessionStore`), the store's copy unless the file has lines the copy
- * lacks. Undefined when neither can be read.
+ * The session's transcript as the CLI will resume it, and where from: with `sessionStore`, the
+ * store's copy when it has one (the cluster's truth: the entity removes a runner's local copy,
+ * which may be stale or hold a cut-off attempt, before resuming); otherwise its file in the CLI's
+ * config directory. Undefined when neither can be read.
  */
 const readTranscript = (
   store: SessionStore.SessionStore["Service"],
   options: Claude.SessionOptions,
   sessionId: string
-): Effect.Effect<ReadonlyArray<Record<string, unknown>> | undefined> =>
+): Effect.Effect<
+  { readonly entries: ReadonlyArray<Record<string, unknown>>; readonly from: "store" | "local" } | undefined
+> =>
   Effect.gen(function*() {
     const where = yield* Effect.option(Effect.try(() => SessionStoreWiring.locate(options.env ?? {}, options.cwd)))
     if (where._tag === "None") return undefined
+    if (mirrors(options)) {
+      const stored = yield* store.load({ projectKey: where.value.projectKey, sessionId }).pipe(
+        Stream.runCollect,
+        Effect.map((entries): ReadonlyArray<Record<string, unknown>> => Array.from(entries)),
+        Effect.orElseSucceed(() => undefined)
+      )
+      if (stored !== undefined) return { entries: stored, from: "store" as const }
+    }
     const file = Path.join(where.value.projectsDir, where.value.projectKey, `${sessionId}.jsonl`)
     const local = yield* Effect.option(Effect.try(() =>
       Fs.readFileSync(file, "utf8").split("\n").flatMap((line): Array<Record<string, unknown>> => {
@@ -342,24 +366,14 @@ const readTranscript = (
         }
       })
     ))
-    const stored = options.sessionStore === undefined || options.sessionStore === false
-      ? undefined
-      : yield* store.load({ projectKey: where.value.projectKey, sessionId }).pipe(
-        Stream.runCollect,
-        Effect.map((entries): ReadonlyArray<Record<string, unknown>> => Array.from(entries)),
-        Effect.orElseSucceed(() => undefined)
-      )
-    const fromFile = local._tag === "Some" ? local.value : undefined
-    if (fromFile === undefined || stored === undefined) return fromFile ?? stored
-    // As the CLI's resume does: the local file when it has lines the store's copy lacks.
-    const storedUuids = new Set(stored.flatMap((entry) => typeof entry.uuid === "string" ? [entry.uuid] : []))
-    return fromFile.some((entry) => typeof entry.uuid === "string" && !storedUuids.has(entry.uuid)) ? fromFile : stored
+    return local._tag === "Some" ? { entries: local.value, from: "local" as const } : undefined
   })
 
 /**
- * Removes the session's transcript file from the CLI's config directory of these options (a
- * fresh start under the same id: the CLI refuses an id whose file exists). The store's copy stays:
- * later resumes anchor on the ledger's last finished turn, never on the lost root.
+ * Removes the session's transcript file from the CLI's config directory of these options: before
+ * a fresh start under the same id (the CLI refuses an id whose file exists; the store's copy
+ * stays, and later resumes anchor on the ledger's last finished turn, never on the lost root),
+ * and before resuming a session the store holds (so the store's copy is written in its place).
  */
 const removeLocalTranscript = (options: Claude.SessionOptions, sessionId: string): Effect.Effect<void> =>
   Effect.sync(() => {
@@ -549,25 +563,25 @@ export const layer = (
         const { model, permissionMode } = ledger.settings
         // An attempt lost with a runner may be in the transcript (its prompt, a partial answer):
         // the CLI resumes where the conversation holds none (see planResume), or starts anew.
+        const sessionOptions = { ...base, ...prepared }
         const abandoned = abandonedAttempts()
+        const transcript = resuming && abandoned.size > 0 ? yield* readTranscript(store, sessionOptions, sessionId) : undefined
         const plan = resuming && abandoned.size > 0
-          ? planResume(
-            yield* readTranscript(store, { ...base, ...prepared }, sessionId),
-            abandoned,
-            ledger.end,
-            finishedAny()
-          )
+          ? planResume(transcript?.entries, abandoned, ledger.end, finishedAny())
           : "whole"
         if (plan === "fresh") {
           yield* Effect.logWarning(
             `session ${sessionId}: its first turn was lost with its runner; the session starts anew under its id`
           )
-          yield* removeLocalTranscript({ ...base, ...prepared }, sessionId)
+          yield* removeLocalTranscript(sessionOptions, sessionId)
+        } else if (resuming && mirrors(sessionOptions) && (yield* storeHolds(store, sessionOptions, sessionId))) {
+          // The store's copy is the session's truth: this runner's file may be stale (the session
+          // ran elsewhere since) or hold a cut-off attempt, and would be kept over the store's.
+          yield* removeLocalTranscript(sessionOptions, sessionId)
         }
         const resumeAt = typeof plan === "object" ? plan.at : undefined
         const session = yield* Claude.open({
-          ...base,
-          ...prepared,
+          ...sessionOptions,
           ...(resuming && plan !== "fresh"
             ? { resume: sessionId, sessionId: undefined }
             : { sessionId, resume: undefined }),

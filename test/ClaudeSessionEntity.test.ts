@@ -459,10 +459,18 @@ describe("ClaudeSessionEntity", () => {
             return yield* memory.append(key, entries)
           })
     }
+    // The uuids of the session's local transcript file as each CLI process found it at its start.
+    const atSpawn: Array<ReadonlyArray<string> | undefined> = []
     const transport = FakeCli.layer((cli) => {
       const args = cli.spec.args
-      const sessionId = args[args.indexOf("--session-id") + 1]!
+      const resume = args.find((a) => a.startsWith("--resume="))
+      const sessionId = resume !== undefined ? resume.slice("--resume=".length) : args[args.indexOf("--session-id") + 1]!
       const filePath = Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`)
+      atSpawn.push(
+        Fs.existsSync(filePath)
+          ? Fs.readFileSync(filePath, "utf8").split("\n").filter((line) => line !== "").map((line) => String(JSON.parse(line).uuid))
+          : undefined
+      )
       return FakeCli.conversation({
         sessionId,
         onUser: (text, index, cli, message) =>
@@ -491,7 +499,7 @@ describe("ClaudeSessionEntity", () => {
     )
     // Opens the gate whatever happened, so that a failed assertion does not leave the close waiting.
     const release = Effect.suspend(() => control.gate === undefined ? Effect.void : Deferred.succeed(control.gate, undefined))
-    return { layer, control, saved, release }
+    return { layer, control, saved, release, atSpawn, filePath: Path.join(where.projectsDir, where.projectKey, `${S1}.jsonl`) }
   }
 
   it.effect("a turn is answered only once its transcript is in the store: Run, Turn and Send's Run wait for the mirror's flush", () =>
@@ -532,6 +540,27 @@ describe("ClaudeSessionEntity", () => {
         assert.strictEqual(sent.text, "ok")
         assert.strictEqual(sent.attempt, 1, "the sent turn ran to its end once")
         assert.deepStrictEqual((yield* world.saved).slice(4), [uuid(3), "answer-2"])
+      }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
+    }).pipe(Effect.scoped))
+
+  it.effect("resuming a mirrored session, a runner's stale local transcript (with a line the store lacks) is replaced by the store's copy", () =>
+    Effect.gen(function*() {
+      const world = mirroring(yield* makeTempDir("ecc-entity-stale-"))
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        yield* session.Run({ uuid: uuid(1), prompt: "one" })
+        yield* session.Close()
+        // What this runner's config directory kept from an attempt cut off here: a line the store
+        // never got (the session ran elsewhere since, or the attempt was lost).
+        Fs.mkdirSync(Path.dirname(world.filePath), { recursive: true })
+        Fs.writeFileSync(world.filePath, [
+          JSON.stringify({ type: "user", uuid: uuid(1) }),
+          JSON.stringify({ type: "assistant", uuid: "answer-0", parentUuid: uuid(1) }),
+          JSON.stringify({ type: "user", uuid: "cut-off", parentUuid: "answer-0" })
+        ].join("\n") + "\n")
+        yield* session.Run({ uuid: uuid(2), prompt: "two" })
+        assert.deepStrictEqual(world.atSpawn, [undefined, [uuid(1), "answer-0"]])
       }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
     }).pipe(Effect.scoped))
 

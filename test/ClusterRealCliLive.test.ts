@@ -1,9 +1,11 @@
 /**
- * The session entity on the real CLI and the fake model, on the embedded layer (SingleRunner on
- * SQLite, the SessionStore in the same database, the CLI's transcript mirrored into it): a turn
- * retried with its uuid is answered once; a session closed on one "machine" (one HOME, one CLI
- * config directory) is resumed on another from the store, and the model's next request carries the
- * earlier turn.
+ * The session entity on the real CLI and the fake model. Embedded (SingleRunner on SQLite, the
+ * SessionStore in the same database, the CLI's transcript mirrored into it): a turn retried with
+ * its uuid is answered once; a session closed on one "machine" (one HOME, one CLI config
+ * directory) is resumed on another from the store, and the model's next request carries the
+ * earlier turn; a lost first turn runs again without its lost prompt. Runners: 30 sessions on
+ * three runner processes with PostgreSQL, one killed mid-turn, every answer seeing exactly the
+ * session's earlier turns.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -127,7 +129,7 @@ describe("ClaudeSessionEntity on the real CLI", () => {
       }).pipe(Effect.provide(Runner))
     }).pipe(Effect.scoped), { timeout: 120_000 })
 
-  it.live("runners: 9 sessions of 3 turns on three runner processes (each its own HOME), PostgreSQL, one killed with SIGKILL mid-turn; no CLI process left", () =>
+  it.live("runners: 30 sessions of 3 turns on three runner processes (each its own HOME), PostgreSQL, one killed with SIGKILL mid-turn; no CLI process left", () =>
     Effect.gen(function*() {
       const pg = yield* startPostgres
       const cwd = yield* makeTempDir("ecc-cluster-real-cwd-")
@@ -146,7 +148,7 @@ describe("ClaudeSessionEntity on the real CLI", () => {
       const Client = ClaudeCluster.layerClient({ shardingConfig }).pipe(
         Layer.provide(SessionStorePg.layerClient({ url: Redacted.make(pg.url), maxConnections: 4 }))
       )
-      const sessionIds = Array.from({ length: Number(process.env.CLUSTER_REAL_SESSIONS ?? 9) }, () => crypto.randomUUID() as string)
+      const sessionIds = Array.from({ length: Number(process.env.CLUSTER_REAL_SESSIONS ?? 30) }, () => crypto.randomUUID() as string)
       yield* Effect.gen(function*() {
         const client = yield* ClaudeSessionEntity.client
         const round = (prompt: string) =>
@@ -158,7 +160,7 @@ describe("ClaudeSessionEntity on the real CLI", () => {
         // The third round: once the model is asked, the runner holding the most sessions is killed.
         const before = (yield* model.messageRequests).length
         const third = yield* Effect.forkChild(round("third"))
-        yield* model.awaitRequests(before + 1)
+        yield* model.awaitRequests(before + 1, { timeout: "60 seconds" })
         const perRunner = new Map<string, number>()
         for (const o of round2) perRunner.set(o.runner, (perRunner.get(o.runner) ?? 0) + 1)
         const [victimAddress] = [...perRunner].sort((a, b) => b[1] - a[1])[0]!
@@ -200,5 +202,5 @@ describe("ClaudeSessionEntity on the real CLI", () => {
         left = cliProcesses()
       }
       assert.deepStrictEqual(left, [], "no CLI process of the runners is left")
-    }).pipe(Effect.scoped), { timeout: 300_000 })
+    }).pipe(Effect.scoped), { timeout: 600_000 })
 })
