@@ -163,7 +163,8 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
  * entries or `maxPendingBytes` bytes wait, or at once with `flush: "eager"`; closing the session
  * appends what is left. An `append` that fails is tried 3 times in all (after 200 ms, then
  * 800 ms); then the batch is dropped and a `mirror_error` event (`Events.MirrorFailed`) appears
- * on `events`. The turns never wait for the store, and never fail because of it.
+ * on `events`. The turns never wait for the store, and never fail because of it; a program that
+ * must not go on before a turn's transcript is stored waits with `session.flushStore`.
  *
  * @since 0.2.0
  * @category models
