@@ -21,14 +21,7 @@ export const freePort: Effect.Effect<number> = Effect.callback<number>((resume) 
   })
 })
 
-export const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+export { isAlive } from "../../test/support/live.ts"
 
 /** A runner process of scripts/cluster/runner.ts, killed with the scope if still running. */
 export const spawnRunner = (
