@@ -161,9 +161,9 @@ export const Turn = Rpc.make("Turn", {
 })
 
 /**
- * Starts a turn and answers its uuid as soon as it was written to the CLI; the turn runs on and
- * its outcome is recorded (a later `Run` with the same uuid answers it). Persisted, keyed by the
- * uuid.
+ * Starts a turn and answers its uuid once the turn has its CLI (opened or resumed, so a failure
+ * to open is `Send`'s own); the turn runs on in the entity and its outcome is recorded (a later
+ * `Run` with the same uuid answers it). Persisted, keyed by the uuid.
  *
  * @since 0.2.0
  * @category rpcs
