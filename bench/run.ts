@@ -6,7 +6,13 @@
  *   BENCH_ONLY=interrupt,slow node bench/run.ts   # a subset (throughput, turns, fullfinal, idle,
  *                                                 # bundle, startup, interrupt, slow, many,
  *                                                 # cluster, profile, profile-turns, timeline); no BENCHMARKS.md
- *   BENCH_PAIRS=7 …   # more rounds; BENCH_SLOW_EVENTS=… the long slow-consumer run
+ *   BENCH_QUICK=1 BENCH_MD=out.md …   # a quick or partial run's page written to out.md (checking the page)
+ *   BENCH_PAIRS=7 …   # more rounds
+ *
+ * The full run makes every part above and writes them all into BENCHMARKS.md: the targets table
+ * (issue 21's targets and those of issues 7 and 18 that still apply, each met or missed by its
+ * median ratio with min and max), what holds and what limits the missed ones (from the figures),
+ * the summary lines and a section per part; it prints how long each part took at the end.
  *
  * Every measurement runs in a fresh child Node process (`bench/child.ts`), so its peak RSS is its
  * own. Every figure is a ratio between runs made side by side in this invocation: the runs
@@ -158,23 +164,121 @@ const rounds = async (
 }
 
 const target = (ok: boolean) => (ok ? "target met" : "TARGET MISSED")
-const targets: Array<string> = []
-/** Why a target is missed, from the measurements (filled as the figures are made). */
+/**
+ * The targets table: one row per target, in the order of `TARGETS` (not the order the scenarios
+ * run in). The issue that set it is its second column.
+ */
+const TARGETS = [
+  "turns-ms-few", "turns-ms-many", "turns-cpu-few", "turns-cpu-many", "turns-rss",
+  "throughput-raw", "throughput-sdk-small", "throughput-sdk-big", "fullfinal-rss",
+  "startup-own", "startup-bundled-sdk-bundled", "startup-bundled-sdk-unbundled",
+  "interrupt", "slow", "timeline"
+] as const
+const targets: Array<{ readonly key: (typeof TARGETS)[number]; readonly row: string; readonly ok: boolean }> = []
+/** Why a target is missed, and what holds, from the measurements (filled as the figures are made). */
 const limits: Array<string> = []
-let fakeStartupGap: number | undefined
-/** Medians of the imports breakdown (ms), for the start-up limits. */
-let importFigures: { readonly core: number; readonly floor: number; readonly library: number; readonly sdk: number } | undefined
 let smallLibRss: number | undefined
-const addTarget = (name: string, ok: boolean, detail: string) =>
-  targets.push(`| ${name} | ${ok ? "met" : "**missed**"} | ${detail} |`)
+const addTarget = (key: (typeof TARGETS)[number], issue: number, name: string, ok: boolean, detail: string) =>
+  targets.push({ key, ok, row: `| ${name} | ${issue} | ${ok ? "met" : "**missed**"} | ${detail} |` })
+/** How far short of a ratio target a median is, for a missed row. */
+const short = (x: number, goal: number, atLeast: boolean): string =>
+  atLeast
+    ? (x >= goal ? "" : `: ${fmt(100 * (1 - x / goal), 0)}% short of ${goal}`)
+    : (x <= goal ? "" : `: ${fmt(100 * (x / goal - 1), 0)}% over ${goal}`)
+
+/** The start-up figures, kept for the targets and the prose written once all are measured. */
+const startup: {
+  /** The throughput runs' programs (unbundled) at the small N on the fake CLI. */
+  fake?: {
+    readonly lib: number
+    readonly sdk: number
+    readonly ratio: ReadonlyArray<number>
+    readonly diff: ReadonlyArray<number>
+    readonly floor: number
+    readonly floorVsSdk: ReadonlyArray<number>
+    readonly libMinusFloor: ReadonlyArray<number>
+    readonly libCache: number
+    readonly sdkCache: number
+    readonly cacheRatio: ReadonlyArray<number>
+    readonly libLean: number
+  }
+  /** The imports breakdown (ms per round). */
+  imports?: {
+    readonly core: ReadonlyArray<number>
+    readonly floor: ReadonlyArray<number>
+    readonly library: ReadonlyArray<number>
+    readonly sdk: ReadonlyArray<number>
+    /** The library's program − a bare Effect program's, first event of a 100-event turn (ms per round). */
+    readonly endToEnd: ReadonlyArray<number>
+  }
+  bundled?: {
+    readonly ms: number
+    readonly cacheMs: number
+    readonly sdkBundledMs: number
+    readonly sdkUnbundledMs: number
+    readonly vsSdkBundled: ReadonlyArray<number>
+    readonly vsSdkUnbundled: ReadonlyArray<number>
+    readonly partlyMs: number
+    readonly partlyVsSdkUnbundled: ReadonlyArray<number>
+    readonly kb: number
+    readonly sdkKb: number
+  }
+  real?: { readonly ratio: ReadonlyArray<number>; readonly diff: ReadonlyArray<number> }
+} = {}
+
+const sortedTargets = () => [...targets].sort((a, b) => TARGETS.indexOf(a.key) - TARGETS.indexOf(b.key))
+
+/** Start-up's target rows and its "what holds, what limits" paragraph, from whatever was measured. */
+const startupTargets = () => {
+  const { fake, imports, bundled, real } = startup
+  if (imports !== undefined) {
+    const own = median(imports.library)
+    const whole = median(imports.endToEnd)
+    const binding = own >= whole ? "the imports" : "end to end"
+    addTarget("startup-own", 21, "the library's own share of unbundled start-up ≤ 15 ms", Math.max(own, whole) <= 15, `judged on the larger of two measures (${binding} here): the import of the library's own compiled modules (\`Claude.js\` and what it loads) in a fresh process after the floor (Effect, Stream, Layer, Schema, \`effect/process\`, NodeServices) ${summary(imports.library, 1)} ms; end to end, the library's program − a bare Effect program with the same imports (spawn, \`JSON.parse\`, no library) to the first event of a 100-event turn, per round ${summary(imports.endToEnd, 0)} ms (\`throughput\`, ${OWN_ROUNDS} rounds)${Math.max(own, whole) <= 15 ? "" : `: ${fmt(Math.max(own, whole) - 15, 0)} ms over`}`)
+  }
+  if (bundled !== undefined) {
+    const b = median(bundled.vsSdkBundled)
+    const u = median(bundled.vsSdkUnbundled)
+    addTarget("startup-bundled-sdk-bundled", 21, "start-up to first event of a bundled library program ≤ a bundled SDK program's", b <= 1, `library/SDK ${summary(bundled.vsSdkBundled)}; ${fmt(bundled.ms, 0)} vs ${fmt(bundled.sdkBundledMs, 0)} ms (\`bundle\`)${short(b, 1, false)}`)
+    addTarget("startup-bundled-sdk-unbundled", 21, "start-up to first event of a bundled library program ≤ an unbundled SDK program's", u <= 1, `library/SDK ${summary(bundled.vsSdkUnbundled)}; ${fmt(bundled.ms, 0)} vs ${fmt(bundled.sdkUnbundledMs, 0)} ms (\`bundle\`)${short(u, 1, false)}`)
+  }
+  const parts: Array<string> = []
+  if (bundled !== undefined) {
+    const b = median(bundled.vsSdkBundled)
+    const u = median(bundled.vsSdkUnbundled)
+    const figures = `a library program bundled with esbuild (\`effect\` inside, ${fmt(bundled.kb, 0)} KB) reaches its first event in ${fmt(bundled.ms, 0)} ms, ${summary(bundled.vsSdkBundled)} of a bundled SDK program's (${fmt(bundled.sdkKb, 0)} KB, ${fmt(bundled.sdkBundledMs, 0)} ms) and ${summary(bundled.vsSdkUnbundled)} of an unbundled one's (${fmt(bundled.sdkUnbundledMs, 0)} ms)`
+    parts.push(b <= 1 && u <= 1
+      ? `Bundled, start-up no slower than the SDK's holds: ${figures}. Effect's many modules are a cost of loading them one by one, not of the stack: one file removes it (docs/bundling.md).`
+      : b > 1 && u > 1
+      ? `Bundled, start-up no slower than the SDK's does not hold in this run: ${figures}.`
+      : `Bundled, start-up no slower than the SDK's holds against the ${b <= 1 ? "bundled" : "unbundled"} SDK program but not against the ${b <= 1 ? "unbundled" : "bundled"} one in this run: ${figures}.`)
+  }
+  if (fake !== undefined) {
+    const r = median(fake.ratio)
+    const i = imports
+    parts.push(r <= 1
+      ? `Unbundled, it holds in this run as well: library/SDK ${summary(fake.ratio)}.`
+      : `Unbundled, it does not hold: a program that loads the library and \`effect\` from node_modules reaches its first event at ${summary(fake.ratio)} of the SDK's time (library − SDK ${summary(fake.diff, 0)} ms)${real === undefined ? "" : `, and on the real CLI at ${summary(real.ratio)} (library − SDK ${summary(real.diff, 0)} ms)`}. ${i === undefined ? "" : `The Effect modules any such program loads before it can spawn and decode (Effect, Stream, Layer, Schema, \`effect/process\`, NodeServices) take ${fmt(median(i.floor), 0)} ms to import, against ${fmt(median(i.sdk), 0)} ms for the SDK's whole bundle; Effect, Stream, Layer and Schema alone take ${fmt(median(i.core), 0)} ms; the library's own modules add ${fmt(median(i.library), 0)} ms. `}A bare Effect program with those imports that spawns the CLI and \`JSON.parse\`s its stdout, no library, reaches its first event at ${fmt(fake.floor, 0)} ms (/SDK ${summary(fake.floorVsSdk)}); the library adds ${summary(fake.libMinusFloor, 0)} ms to that floor. Node's compile cache (\`NODE_COMPILE_CACHE\`) cuts both (library ${fmt(fake.libCache, 0)} ms, SDK ${fmt(fake.sdkCache, 0)} ms; library/SDK ${summary(fake.cacheRatio)}); with the leaner platform layers (no Stdio, Terminal) the library takes ${fmt(fake.libLean, 0)} ms against ${fmt(fake.lib, 0)} ms. Unbundled start-up no slower than the SDK's is not a target; what the library controls there is its own share (the target row \"the library's own share of unbundled start-up\").`)
+  }
+  if (parts.length > 0) limits.push(`- **Start-up** (see "Start-up of a shipped program" and "Where start-up goes"): ${parts.join(" ")}`)
+}
 
 // ---- figures ---------------------------------------------------------------------------------------
 
 const SEMI = "--max-semi-space-size=4"
+/** Issue 21's throughput targets: library/raw Node at the big N, library/SDK at both Ns. */
+const RAW_GOAL = 0.85
+const SDK_GOAL = 1.5
+/** The library's own share of start-up is a small difference of two large times: twice the rounds. */
+const OWN_ROUNDS = 2 * PAIRS
+/** Peak RSS at the big N with V8's young generation capped, both processes (for the limits). */
+let semiFigures: { readonly lib: number; readonly sdk: number; readonly ratio: ReadonlyArray<number>; readonly speed: ReadonlyArray<number> } | undefined
 const compileCache = Path.join(root, ".tmp/bench-compile-cache")
 
 const throughput = async (events: number) => {
-  const big = events >= 1_000_000
+  // The big N (1M; 100k with BENCH_QUICK) carries the big-N targets and the young-generation runs.
+  const big = events === BIG
   const r = await rounds([
     { name: "lib", run: () => runChild("lib", { events }) },
     { name: "raw", run: () => runChild("raw", { events }) },
@@ -197,21 +301,28 @@ const throughput = async (events: number) => {
   const vsSdk = ratios(r.lib!, r.sdk!, "eventsPerSec")
   const rss = ratios(r.lib!, r.sdk!, "peakRssMb")
   const label = events >= 1_000_000 ? `${events / 1_000_000}M` : `${events / 1000}k`
-  out(`throughput ${label}: library/raw ${summary(vsRaw)}${big ? ` [≥0.6: ${target(median(vsRaw) >= 0.6)}]` : ""}; library/SDK ${summary(vsSdk)}${big ? ` [≥1.5: ${target(median(vsSdk) >= 1.5)}]` : ""}; events/s median library ${fmt(median(col(r.lib!, "eventsPerSec")), 0)}, raw ${fmt(median(col(r.raw!, "eventsPerSec")), 0)}, SDK ${fmt(median(col(r.sdk!, "eventsPerSec")), 0)}`)
-  out(`CPU time ${label}: library/raw ${summary(ratios(r.lib!, r.raw!, "cpuMs"))}, library/SDK ${summary(ratios(r.lib!, r.sdk!, "cpuMs"))} (ms: library ${fmt(median(col(r.lib!, "cpuMs")), 0)}, raw ${fmt(median(col(r.raw!, "cpuMs")), 0)}, SDK ${fmt(median(col(r.sdk!, "cpuMs")), 0)})`)
-  out(`peak RSS ${label}: library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)}${big ? ` [≤1: ${target(median(rss) <= 1)}]` : ""}`)
+  out(`throughput ${label}: library/raw ${summary(vsRaw)}${big ? ` [≥${RAW_GOAL}: ${target(median(vsRaw) >= RAW_GOAL)}]` : ""}; library/SDK ${summary(vsSdk)} [≥${SDK_GOAL}: ${target(median(vsSdk) >= SDK_GOAL)}]; events/s median library ${fmt(median(col(r.lib!, "eventsPerSec")), 0)}, raw ${fmt(median(col(r.raw!, "eventsPerSec")), 0)}, SDK ${fmt(median(col(r.sdk!, "eventsPerSec")), 0)}`)
+  const usPerEvent = (k: string) => fmt(median(r[k]!.map((f) => (1000 * num(f, "cpuMs")) / num(f, "count"))), 2)
+  out(`CPU time ${label}: library/raw ${summary(ratios(r.lib!, r.raw!, "cpuMs"))}, library/SDK ${summary(ratios(r.lib!, r.sdk!, "cpuMs"))} (ms: library ${fmt(median(col(r.lib!, "cpuMs")), 0)}, raw ${fmt(median(col(r.raw!, "cpuMs")), 0)}, SDK ${fmt(median(col(r.sdk!, "cpuMs")), 0)}; µs per event, start-up included: library ${usPerEvent("lib")}, raw ${usPerEvent("raw")}, SDK ${usPerEvent("sdk")})`)
+  out(`peak RSS ${label}: library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)} (load fake, final lines without the text: no target, see the final lines' run)`)
+  const eps = (k: string) => fmt(median(col(r[k]!, "eventsPerSec")), 0)
+  addTarget(big ? "throughput-sdk-big" : "throughput-sdk-small", 21, `throughput ≥ ${SDK_GOAL}× the SDK at ${label}, every line validated`, median(vsSdk) >= SDK_GOAL, `library/SDK ${summary(vsSdk)}; ${eps("lib")} vs ${eps("sdk")} events/s${short(median(vsSdk), SDK_GOAL, true)}`)
+  if (median(vsSdk) < SDK_GOAL && !big) {
+    limits.push(`- **Throughput at ${label}** (library/SDK ${summary(vsSdk)}; events/s from the first event to the result): the library's CPU time for the run is ${summary(ratios(r.lib!, r.sdk!, "cpuMs"))} of the SDK's and ${summary(ratios(r.lib!, r.raw!, "cpuMs"))} of raw Node's (start-up included), ${usPerEvent("lib")} µs per event against ${usPerEvent("sdk")} and ${usPerEvent("raw")}; where it goes: the CPU profile at ${BIG} events.`)
+  }
   if (big) {
-    addTarget("throughput ≥ 1.5× the SDK at 1M", median(vsSdk) >= 1.5, `library/SDK ${summary(vsSdk)}${median(vsSdk) >= 1.5 ? "" : `: ${fmt(100 * (1 - median(vsSdk) / 1.5), 0)}% short`}`)
-    addTarget("throughput ≥ 0.6× raw Node at 1M", median(vsRaw) >= 0.6, `library/raw ${summary(vsRaw)}${median(vsRaw) >= 0.6 ? "" : `: ${fmt(100 * (1 - median(vsRaw) / 0.6), 0)}% short`}`)
+    addTarget("throughput-raw", 21, `throughput ≥ ${RAW_GOAL}× raw Node at ${label}, every line validated`, median(vsRaw) >= RAW_GOAL, `library/raw ${summary(vsRaw)}; ${eps("lib")} vs ${eps("raw")} events/s${short(median(vsRaw), RAW_GOAL, true)}`)
     const cpuVsSdk = ratios(r.lib!, r.sdk!, "cpuMs")
     const cpuVsRaw = ratios(r.lib!, r.raw!, "cpuMs")
-    if (median(vsSdk) < 1.5 || median(vsRaw) < 0.6) {
-      limits.push(`- **Throughput at 1M** (library/SDK ${fmt(median(vsSdk))}, library/raw ${fmt(median(vsRaw))}): wall-clock events/s are bounded by two processes (the load CLI writing ~300 MB, the consumer parsing it) sharing ${Os.cpus().length} cores, so the ratio of rates understates the gap in work. The library's CPU time per 1M-event run is ${summary(cpuVsSdk)} of the SDK's and ${summary(cpuVsRaw)} of raw Node's (start-up included). Where the library's CPU goes: see the profile (JSON.parse of every line is the floor, shared with raw Node and the SDK; then the line splitter and UTF-8 decoding; the Effect runtime and the schema checks are a few % each).`)
+    if (median(vsSdk) < SDK_GOAL || median(vsRaw) < RAW_GOAL) {
+      limits.push(`- **Throughput at ${label}** (library/SDK ${fmt(median(vsSdk))}, library/raw ${fmt(median(vsRaw))}): wall-clock events/s are bounded by two processes (the load CLI writing ~300 MB, the consumer parsing it) sharing ${Os.cpus().length} cores, so the ratio of rates understates the gap in work. The library's CPU time per ${label}-event run is ${summary(cpuVsSdk)} of the SDK's and ${summary(cpuVsRaw)} of raw Node's (start-up included). Where the library's CPU goes: see the profile (JSON.parse of every line is the floor, shared with raw Node and the SDK; then the line splitter and UTF-8 decoding; the Effect runtime and the schema checks are a few % each).`)
     }
-    if (median(rss) > 1) {
-      limits.push(`- **Peak RSS at 1M** (library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB vs SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, ${fmt(100 * (median(rss) - 1), 0)}% over): not retained data. With V8's young generation capped (\`node ${SEMI}\`, both processes) the library peaks at ${fmt(median(col(r.libSemi!, "peakRssMb")), 0)} MB and the SDK at ${fmt(median(col(r.sdkSemi!, "peakRssMb")), 0)} MB (library/SDK ${summary(ratios(r.libSemi!, r.sdkSemi!, "peakRssMb"))}), the library at ${summary(ratios(r.libSemi!, r.lib!, "eventsPerSec"))} of its default events/s: the difference at default flags is V8's young generation, which V8 grows with the allocation rate and the survivors of each scavenge, not data the library keeps.`)
+    semiFigures = {
+      lib: median(col(r.libSemi!, "peakRssMb")),
+      sdk: median(col(r.sdkSemi!, "peakRssMb")),
+      ratio: ratios(r.libSemi!, r.sdkSemi!, "peakRssMb"),
+      speed: ratios(r.libSemi!, r.lib!, "eventsPerSec")
     }
-    addTarget("peak RSS at 1M ≤ the SDK's", median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB`)
   }
   sections.push([
     `### Throughput, ${label} events in one turn`,
@@ -227,7 +338,7 @@ const throughput = async (events: number) => {
     `- library/raw, per-round ratios: ${summary(vsRaw)}`,
     `- library/SDK, per-round ratios: ${summary(vsSdk)}`,
     `- peak RSS library/SDK: ${summary(rss)}`,
-    `- CPU time of the consuming process (user + system, start-up included; less sensitive to a busy machine than wall time): library ${fmt(median(col(r.lib!, "cpuMs")), 0)} ms, raw ${fmt(median(col(r.raw!, "cpuMs")), 0)} ms, SDK ${fmt(median(col(r.sdk!, "cpuMs")), 0)} ms; library/raw ${summary(ratios(r.lib!, r.raw!, "cpuMs"))}, library/SDK ${summary(ratios(r.lib!, r.sdk!, "cpuMs"))}`,
+    `- CPU time of the consuming process (user + system, start-up included; less sensitive to a busy machine than wall time): library ${fmt(median(col(r.lib!, "cpuMs")), 0)} ms, raw ${fmt(median(col(r.raw!, "cpuMs")), 0)} ms, SDK ${fmt(median(col(r.sdk!, "cpuMs")), 0)} ms; library/raw ${summary(ratios(r.lib!, r.raw!, "cpuMs"))}, library/SDK ${summary(ratios(r.lib!, r.sdk!, "cpuMs"))}; CPU µs per event (start-up included): library ${usPerEvent("lib")}, raw ${usPerEvent("raw")}, SDK ${usPerEvent("sdk")}`,
     ...(big
       ? [`- peak RSS with \`${SEMI}\` (V8's young generation capped at 4 MB a semi-space) for both: library ${fmt(median(col(r.libSemi!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdkSemi!, "peakRssMb")), 0)} MB, library/SDK ${summary(ratios(r.libSemi!, r.sdkSemi!, "peakRssMb"))}; events/s vs the default flags: library ${summary(ratios(r.libSemi!, r.lib!, "eventsPerSec"))}, SDK ${summary(ratios(r.sdkSemi!, r.sdk!, "eventsPerSec"))}`]
       : []),
@@ -241,13 +352,20 @@ const startupFake = (r: Record<string, Array<Figures>>) => {
   smallLibRss = median(col(r.lib!, "peakRssMb"))
   const ratio = ratios(r.lib!, r.sdk!, "firstEventMs")
   const d = diffs(r.lib!, r.sdk!, "firstEventMs")
-  fakeStartupGap = median(d)
-  if (median(ratio) > 1) {
-    const i = importFigures
-    limits.push(`- **Start-up** (fake CLI: library − SDK ${summary(d, 0)} ms): not reachable on the decided stack. ${i === undefined ? "(imports not measured)" : `The Effect modules any such program loads before it can spawn and decode (Effect, Stream, Layer, Schema, \`effect/process\`, NodeServices) take ${fmt(i.floor, 0)} ms to import, against ${fmt(i.sdk, 0)} ms for the SDK's whole bundle; Effect, Stream, Layer and Schema alone take ${fmt(i.core, 0)} ms. The library's own modules add ${fmt(i.library, 0)} ms.`} A bare Effect program with those imports that spawns the CLI and \`JSON.parse\`s its stdout, no library, reaches its first event at ${fmt(median(col(r.floor!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.floor!, r.sdk!, "firstEventMs"))}); the library adds ${summary(diffs(r.lib!, r.floor!, "firstEventMs"), 0)} ms to that floor. See "Where start-up goes". What the library controls is kept off the path: no barrel imports, and the decoders are compiled while the CLI starts. Node's compile cache (\`NODE_COMPILE_CACHE\`) cuts both (library ${fmt(median(col(r.libCache!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdkCache!, "firstEventMs")), 0)} ms) but not the gap; with the leaner platform layers (no Stdio, Terminal) the library takes ${fmt(median(col(r.libLean!, "firstEventMs")), 0)} ms against ${fmt(median(col(r.lib!, "firstEventMs")), 0)} ms.`)
+  startup.fake = {
+    lib: median(col(r.lib!, "firstEventMs")),
+    sdk: median(col(r.sdk!, "firstEventMs")),
+    ratio,
+    diff: d,
+    floor: median(col(r.floor!, "firstEventMs")),
+    floorVsSdk: ratios(r.floor!, r.sdk!, "firstEventMs"),
+    libMinusFloor: diffs(r.lib!, r.floor!, "firstEventMs"),
+    libCache: median(col(r.libCache!, "firstEventMs")),
+    sdkCache: median(col(r.sdkCache!, "firstEventMs")),
+    cacheRatio: ratios(r.libCache!, r.sdkCache!, "firstEventMs"),
+    libLean: median(col(r.libLean!, "firstEventMs"))
   }
-  addTarget("start-up to first event ≤ the SDK's (fake CLI)", median(ratio) <= 1, `library/SDK ${summary(ratio)}; library − SDK ${summary(d, 0)} ms`)
-  out(`start-up to first event, fake CLI: library/SDK ${summary(ratio)} [≤1: ${target(median(ratio) <= 1)}]; library ${fmt(median(col(r.lib!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdk!, "firstEventMs")), 0)} ms, raw ${fmt(median(col(r.raw!, "firstEventMs")), 0)} ms; library−SDK ${summary(d, 0)} ms`)
+  out(`start-up to first event, fake CLI, unbundled: library/SDK ${summary(ratio)} (no target: see the bundled program); library ${fmt(median(col(r.lib!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdk!, "firstEventMs")), 0)} ms, raw ${fmt(median(col(r.raw!, "firstEventMs")), 0)} ms; library−SDK ${summary(d, 0)} ms`)
   out(`start-up to first event, fake CLI, a bare Effect program (same imports, spawn, JSON.parse, no library): ${fmt(median(col(r.floor!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.floor!, r.sdk!, "firstEventMs"))}); library − floor ${summary(diffs(r.lib!, r.floor!, "firstEventMs"), 0)} ms`)
   out(`start-up to first event, fake CLI, both with NODE_COMPILE_CACHE: library/SDK ${summary(ratios(r.libCache!, r.sdkCache!, "firstEventMs"))}; library ${fmt(median(col(r.libCache!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdkCache!, "firstEventMs")), 0)} ms (library with lean platform layers, no cache: ${fmt(median(col(r.libLean!, "firstEventMs")), 0)} ms)`)
   sections.push([
@@ -273,14 +391,20 @@ const importsBreakdown = async () => {
   const r = await rounds([
     { name: "lib", run: () => runChild("imports", { which: "lib" }) },
     { name: "sdk", run: () => runChild("imports", { which: "sdk" }) },
-    { name: "barrel", run: () => runChild("imports", { which: "barrel" }) }
-  ], PAIRS)
+    { name: "barrel", run: () => runChild("imports", { which: "barrel" }) },
+    // The library's whole share end to end: its program against a bare Effect program with the same
+    // imports (spawn, JSON.parse, no library), to the first event of a 100-event turn.
+    { name: "libStart", run: () => runChild("lib", { events: 100 }) },
+    { name: "floorStart", run: () => runChild("effect-floor", { events: 100 }) }
+  ], OWN_ROUNDS)
   const sdk = col(r.sdk!, "sdkMs")
   const core = r.lib!.map((f) => num(f, "effectMs") + num(f, "streamLayerSchemaMs"))
   const floor = r.lib!.map((f, i) => core[i]! + num(f, "platformMs"))
   const libTotal = r.lib!.map((f, i) => floor[i]! + num(f, "libraryMs"))
-  importFigures = { core: median(core), floor: median(floor), library: median(col(r.lib!, "libraryMs")), sdk: median(sdk) }
-  out(`imports: library + effect + NodeServices ${summary(libTotal, 0)} ms vs SDK ${summary(sdk, 0)} ms (ratio ${summary(libTotal.map((t, i) => t / sdk[i]!))}); the floor without the library ${summary(floor, 0)} ms (/SDK ${summary(floor.map((t, i) => t / sdk[i]!))}); the library's own modules ${summary(col(r.lib!, "libraryMs"), 0)} ms`)
+  const own = col(r.lib!, "libraryMs")
+  const endToEnd = diffs(r.libStart!, r.floorStart!, "firstEventMs")
+  startup.imports = { core, floor, library: own, sdk, endToEnd }
+  out(`imports: library + effect + NodeServices ${summary(libTotal, 0)} ms vs SDK ${summary(sdk, 0)} ms (ratio ${summary(libTotal.map((t, i) => t / sdk[i]!))}); the floor without the library ${summary(floor, 0)} ms (/SDK ${summary(floor.map((t, i) => t / sdk[i]!))}); the library's own modules ${summary(own, 1)} ms; library − bare Effect program to the first event ${summary(endToEnd, 0)} ms [both ≤15 ms: ${target(Math.max(median(own), median(endToEnd)) <= 15)}]`)
   sections.push([
     "### Where start-up goes: imports (median ms, fresh process each)",
     "",
@@ -294,7 +418,9 @@ const importsBreakdown = async () => {
     `| **library total** | ${summary(libTotal, 1)} |`,
     `| the official SDK (\`@anthropic-ai/claude-agent-sdk\`, one bundled file) | ${summary(sdk, 1)} |`,
     "",
-    `Effect, Stream, Layer and Schema alone (${summary(core, 0)} ms) take longer to import than the SDK's whole bundle: they are ~190 ES modules (3.9 MB) that Node resolves, reads and compiles one by one, against one 1.4 MB file. The stack (\`effect\` as the one runtime peer, \`Schema\` for every wire shape, \`effect/process\` for the process) puts that floor under any program using this library, so start-up no slower than the SDK's cannot be reached by the library: it can only keep its own share small. Its own share is the last row but one; a user's program that bundles itself (esbuild, with \`effect\` inside) pays one file's cost instead.`,
+    `The library's whole share end to end, in the same rounds (${OWN_ROUNDS}): its program (\`bench/child.ts lib\`) to the first event of a 100-event turn, less a bare Effect program's with the same imports that spawns the CLI through \`effect/process\` and \`JSON.parse\`s its stdout (\`effect-floor\`), per round: ${summary(endToEnd, 0)} ms (library ${summary(col(r.libStart!, "firstEventMs"), 0)} ms, bare ${summary(col(r.floorStart!, "firstEventMs"), 0)} ms).`,
+    "",
+    `Effect, Stream, Layer and Schema alone take ${summary(core, 0)} ms to import, the SDK's whole bundle ${summary(sdk, 0)} ms: Effect is a few hundred ES modules that Node resolves, reads and compiles one by one, the SDK one file. That floor is under any program that loads the library and \`effect\` from node_modules; a program bundled with esbuild (\`effect\` inside, \`docs/bundling.md\`) loads one file instead: see "Start-up of a shipped program" for how it compares with the SDK's. What the library controls in an unbundled program is its own share, the row "the library" (target ≤ 15 ms).`,
     "",
     `Importing \`@effect/platform-node\` through its barrel (\`import { NodeServices } from "@effect/platform-node"\`, after \`effect/Effect\`) takes ${summary(col(r.barrel!, "barrelMs"), 1)} ms, against the deep \`@effect/platform-node/NodeServices\` used here: the barrel loads every module of the package (HTTP, sockets, workers, …). The library imports no barrel (\`test/Imports.test.ts\`).`,
     ""
@@ -308,13 +434,10 @@ const startupReal = async () => {
   ], PAIRS)
   const ratio = ratios(r.lib!, r.sdk!, "firstEventMs")
   const d = diffs(r.lib!, r.sdk!, "firstEventMs")
-  if (median(ratio) > 1) {
-    limits.push(`- **Start-up on the real CLI** (library − SDK ${summary(d, 0)} ms): a gap of the same size as on the fake CLI (${fakeStartupGap === undefined ? "not measured" : `${fmt(fakeStartupGap, 0)} ms`}), where the CLI's own start-up is the same for both: the imports, whose floor is Effect's (see the start-up on the fake CLI above and "Where start-up goes").`)
-  }
-  addTarget("start-up to first event ≤ the SDK's (real CLI)", median(ratio) <= 1, `library/SDK ${summary(ratio)}; library − SDK ${summary(d, 0)} ms`)
-  out(`start-up to first event, real CLI: library/SDK ${summary(ratio)} [≤1: ${target(median(ratio) <= 1)}]; library ${fmt(median(col(r.lib!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdk!, "firstEventMs")), 0)} ms`)
+  startup.real = { ratio, diff: d }
+  out(`start-up to first event, real CLI, unbundled: library/SDK ${summary(ratio)} (no target: see the bundled program); library ${fmt(median(col(r.lib!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdk!, "firstEventMs")), 0)} ms`)
   sections.push([
-    "### Start-up to the first event, real CLI 2.1.332 and the fake model",
+    `### Start-up to the first event, real CLI ${version("@anthropic-ai/claude-code")} and the fake model (unbundled programs)`,
     "",
     `- library: ${summary(col(r.lib!, "firstEventMs"), 0)} ms; SDK: ${summary(col(r.sdk!, "firstEventMs"), 0)} ms`,
     `- library/SDK per pair: ${summary(ratio)}; library − SDK: ${summary(d, 0)} ms`,
@@ -336,7 +459,7 @@ const interrupt = async () => {
   if (median(d) > 10) {
     limits.push(`- **Interrupt latency** (library − CLI's own ${summary(d, 1)} ms): the library's own share is ${summary(own, 1)} ms (its transcript marks: the interrupt line reaches the writer, the result line is read); the rest is the CLI's time to stop the tool and write its result, which varies from run to run (CLI's own: ${summary(col(r.raw!, "interruptToResultMs"), 1)} ms).`)
   }
-  addTarget("interrupt latency within 10 ms of the CLI's own", median(d) <= 10, `library − CLI's own ${summary(d, 1)} ms (noise of the CLI's own run to run); the library's own share ${summary(own, 1)} ms`)
+  addTarget("interrupt", 7, "interrupt latency within 10 ms of the CLI's own", median(d) <= 10, `library − CLI's own ${summary(d, 1)} ms (noise of the CLI's own run to run); the library's own share ${summary(own, 1)} ms`)
   out(`interrupt → aborted result, real CLI + 30 s Bash tool: library − CLI's own ${summary(d, 1)} ms [≤10 ms: ${target(median(d) <= 10)}]; library ${fmt(median(col(r.lib!, "interruptToResultMs")), 1)} ms, CLI's own ${fmt(median(col(r.raw!, "interruptToResultMs")), 1)} ms, SDK ${fmt(median(col(r.sdk!, "interruptToResultMs")), 1)} ms; library/SDK ${summary(ratios(r.lib!, r.sdk!, "interruptToResultMs"))}; the library's own share ${summary(own, 1)} ms`)
   sections.push([
     "### Interrupt latency, real CLI, a Bash tool running `node -e \"setTimeout(()=>{},30000)\"`",
@@ -380,7 +503,7 @@ const slowConsumer = async () => {
     const r = pairs[consumer]!
     return `Stop hook wait library ${summary(col(r.lib!, "stopHookWaitMs"), 1)} ms vs SDK ${summary(col(r.sdk!, "stopHookWaitMs"), 1)} ms; peak RSS library/SDK ${summary(ratios(r.lib!, r.sdk!, "peakRssMb"))}`
   }
-  addTarget("a slow consumer does not stall control traffic", answered && wait < 1000, `Stop hook answered in ${fmt(wait, 1)} ms at ${SLOW.delayMs} ms × ${SLOW.events} events (a waiting consumer, ${fmt(consumed, 0)} events read by then); peak RSS ${fmt(rssLib, 0)} MB with the rest unread (SDK ${fmt(rssSdk, 0)} MB). A consumer that spins on the JS thread delays it to ${summary(col(pairs.busy!.lib!, "stopHookWaitMs"), 0)} ms (SDK ${summary(col(pairs.busy!.sdk!, "stopHookWaitMs"), 0)} ms; library with \`MaxOpsBeforeYield\` 64: ${summary(col(pairs.busy!.libOps!, "stopHookWaitMs"), 0)} ms)`)
+  addTarget("slow", 7, "a slow consumer does not stall control traffic (Stop hook answered within 1 s)", answered && wait < 1000, `Stop hook answered in ${fmt(wait, 1)} ms at ${SLOW.delayMs} ms × ${SLOW.events} events (a waiting consumer, ${fmt(consumed, 0)} events read by then); peak RSS ${fmt(rssLib, 0)} MB with the rest unread (SDK ${fmt(rssSdk, 0)} MB). A consumer that spins on the JS thread delays it to ${summary(col(pairs.busy!.lib!, "stopHookWaitMs"), 0)} ms (SDK ${summary(col(pairs.busy!.sdk!, "stopHookWaitMs"), 0)} ms; library with \`MaxOpsBeforeYield\` 64: ${summary(col(pairs.busy!.libOps!, "stopHookWaitMs"), 0)} ms)`)
   out(`slow consumer side by side (${SLOW_PAIR.delayMs} ms/event × ${SLOW_PAIR.events}), waiting consumer: ${pairLine("sleep")}`)
   out(`slow consumer side by side (${SLOW_PAIR.delayMs} ms/event × ${SLOW_PAIR.events}), spinning consumer: ${pairLine("busy")}; library with MaxOpsBeforeYield 64: ${summary(col(pairs.busy!.libOps!, "stopHookWaitMs"), 1)} ms`)
   sections.push([
@@ -452,10 +575,13 @@ const shortTurns = async (n: number) => {
   out(`${label}: ms/turn library/SDK ${summary(ms)} [≤1: ${target(median(ms) <= 1)}], library/raw ${summary(ratios(r.lib!, r.raw!, "msPerTurn"))}; ms/turn median library ${fmt(median(col(r.lib!, "msPerTurn")), 3)}, SDK ${fmt(median(col(r.sdk!, "msPerTurn")), 3)}, raw ${fmt(median(col(r.raw!, "msPerTurn")), 3)}`)
   out(`${label}: CPU/turn library/SDK ${summary(cpu)} [≤1: ${target(median(cpu) <= 1)}], library/raw ${summary(ratios(r.lib!, r.raw!, "cpuUsPerTurn"))}; µs median library ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)}, SDK ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)}, raw ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}`)
   out(`${label}: peak RSS library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)}${big ? ` [≤1: ${target(median(rss) <= 1)}]` : ""}`)
-  addTarget(`ms per short turn ≤ the SDK's (${n} turns)`, median(ms) <= 1, `library/SDK ${summary(ms)}; ${fmt(median(col(r.lib!, "msPerTurn")), 3)} vs ${fmt(median(col(r.sdk!, "msPerTurn")), 3)} ms`)
-  addTarget(`CPU per short turn ≤ the SDK's (${n} turns)`, median(cpu) <= 1, `library/SDK ${summary(cpu)}; ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} vs ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} µs`)
+  addTarget(big ? "turns-ms-many" : "turns-ms-few", 21, `ms per short turn ≤ 1.0× the SDK's (${n} turns)`, median(ms) <= 1, `library/SDK ${summary(ms)}; ${fmt(median(col(r.lib!, "msPerTurn")), 3)} vs ${fmt(median(col(r.sdk!, "msPerTurn")), 3)} ms${short(median(ms), 1, false)}`)
+  addTarget(big ? "turns-cpu-many" : "turns-cpu-few", 21, `CPU per short turn ≤ 1.0× the SDK's (${n} turns)`, median(cpu) <= 1, `library/SDK ${summary(cpu)}; ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} vs ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} µs${short(median(cpu), 1, false)}`)
   if (big) {
-    addTarget(`peak RSS over ${n} short turns ≤ the SDK's`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB`)
+    addTarget("turns-rss", 21, `peak RSS over ${n} short turns ≤ 1.0× the SDK's, no V8 flags`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB${short(median(rss), 1, false)}`)
+  }
+  if (median(ms) > 1 || median(cpu) > 1 || (big && median(rss) > 1)) {
+    limits.push(`- **Short turns, ${n}** (ms/turn library/SDK ${summary(ms)}, CPU/turn ${summary(cpu)}${big ? `, peak RSS ${summary(rss)}` : ""}): the library's per-turn work is ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} µs of CPU against the SDK's ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} and raw Node's ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}; where it goes: the CPU profile of the short turns (\`profile-turns\`); heap used at the end library ${fmt(median(col(r.lib!, "heapUsedMb")), 1)} MB, SDK ${fmt(median(col(r.sdk!, "heapUsedMb")), 1)} MB.`)
   }
   sections.push([
     `### ${label}, back to back on one session`,
@@ -489,7 +615,11 @@ const fullFinal = async (events: number) => {
   const rss = ratios(r.lib!, r.sdk!, "peakRssMb")
   const eps = ratios(r.lib!, r.sdk!, "eventsPerSec")
   out(`${label} events, final lines with the whole text: peak RSS library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)} [≤1: ${target(median(rss) <= 1)}]; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`)
-  addTarget(`peak RSS at ${label} with the real CLI's final lines ≤ the SDK's`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB`)
+  addTarget("fullfinal-rss", 21, `peak RSS at ${label} events with the real CLI's final lines (whole text) ≤ the SDK's`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB (\`fullfinal\`)${short(median(rss), 1, false)}`)
+  if (median(rss) > 1) {
+    const semi = semiFigures
+    limits.push(`- **Peak RSS at ${label} with the real CLI's final lines** (library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB vs SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, library/SDK ${summary(rss)}): ${semi === undefined ? "the young-generation run was not made (throughput)." : `on the load fake without the final text, with V8's young generation capped (\`node ${SEMI}\`, both processes) the library peaks at ${fmt(semi.lib, 0)} MB and the SDK at ${fmt(semi.sdk, 0)} MB (library/SDK ${summary(semi.ratio)}; the library at ${summary(semi.speed)} of its default events/s): what is over at default flags is V8's young generation, which grows with the allocation rate and the survivors of each scavenge, more than data the library keeps.`}`)
+  }
   sections.push([
     `### ${label} events in one turn, the final \`assistant\` and \`result\` lines with the whole text (FAKE_CLI_FULL_ASSISTANT=1)`,
     "",
@@ -536,10 +666,12 @@ const idleSessions = async () => {
 }
 
 /**
- * Start-up of a shipped program (`examples/bundle/program.ts`, one turn on the load fake): bundled
- * with esbuild (`effect` inside), bundled with Node's compile cache, and with `effect` and
- * `@effect/platform-node` left to Node (the library's modules bundled, the rest loaded as
- * installed); against the SDK program of the throughput runs (its `sdk.mjs` is one file already).
+ * Start-up of a shipped program: the library's `examples/bundle/program.ts` (one turn on the load
+ * fake) bundled with esbuild (`effect` inside) and with `effect` and `@effect/platform-node` left to
+ * Node (the library's modules bundled, the rest loaded as installed); the SDK's
+ * `bench/sdk-program.ts` bundled the same way (the SDK inside) and with the SDK left to Node; each
+ * also with Node's compile cache. Every library variant against the SDK bundled and unbundled, with
+ * the same cache setting.
  */
 const bundledStartup = async () => {
   const dir = Path.join(root, ".tmp/bench-bundle")
@@ -547,6 +679,26 @@ const bundledStartup = async () => {
   const { bundle } = await import("../examples/bundle/build.ts")
   await bundle(Path.join(dir, "bundled.mjs"))
   await bundle(Path.join(dir, "unbundled.mjs"), { external: ["effect", "@effect/platform-node"] })
+  // The SDK's program with the recipe's settings (examples/bundle/build.ts), its own entry point.
+  const { build: esbuild } = await import("esbuild")
+  const bundleSdk = (outfile: string, external: ReadonlyArray<string>) =>
+    esbuild({
+      entryPoints: [Path.join(root, "bench/sdk-program.ts")],
+      outfile,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node22",
+      mainFields: ["module", "main"],
+      conditions: ["import"],
+      minify: true,
+      sourcemap: "linked",
+      legalComments: "none",
+      logLevel: "warning",
+      external: [...external]
+    })
+  await bundleSdk(Path.join(dir, "sdk-bundled.mjs"), [])
+  await bundleSdk(Path.join(dir, "sdk-unbundled.mjs"), ["@anthropic-ai/claude-agent-sdk"])
   const cache = Path.join(dir, "compile-cache")
   const runProgram = (file: string, env: Record<string, string> = {}): Promise<Figures> =>
     new Promise((resolve, reject) => {
@@ -562,34 +714,59 @@ const bundledStartup = async () => {
       child.on("exit", (code) => {
         try {
           const figures = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as { firstEventMs: number }
+          if (typeof figures.firstEventMs !== "number") throw new Error("no first event")
           resolve({ ok: true, peakRssMb: 0, firstEventMs: figures.firstEventMs })
         } catch {
           reject(new Error(`${file}: exit ${code}, ${stdout.slice(-300)} ${stderr.slice(-500)}`))
         }
       })
     })
+  const withCache = { NODE_COMPILE_CACHE: cache }
   const r = await rounds([
     { name: "bundled", run: () => runProgram("bundled.mjs") },
-    { name: "bundledCache", run: () => runProgram("bundled.mjs", { NODE_COMPILE_CACHE: cache }) },
+    { name: "bundledCache", run: () => runProgram("bundled.mjs", withCache) },
     { name: "unbundled", run: () => runProgram("unbundled.mjs") },
-    { name: "unbundledCache", run: () => runProgram("unbundled.mjs", { NODE_COMPILE_CACHE: cache }) },
-    { name: "sdk", run: () => runChild("sdk", { events: 100 }) }
+    { name: "unbundledCache", run: () => runProgram("unbundled.mjs", withCache) },
+    { name: "sdkBundled", run: () => runProgram("sdk-bundled.mjs") },
+    { name: "sdkBundledCache", run: () => runProgram("sdk-bundled.mjs", withCache) },
+    { name: "sdkUnbundled", run: () => runProgram("sdk-unbundled.mjs") },
+    { name: "sdkUnbundledCache", run: () => runProgram("sdk-unbundled.mjs", withCache) }
   ], PAIRS)
   const size = (file: string) => Fs.statSync(Path.join(dir, file)).size / 1024
-  const row = (k: string, name: string) => `| ${name} | ${summary(col(r[k]!, "firstEventMs"), 0)} | ${summary(ratios(r[k]!, r.sdk!, "firstEventMs"))} |`
-  out(`start-up of a shipped program, fake CLI, first event: bundled ${fmt(median(col(r.bundled!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.bundled!, r.sdk!, "firstEventMs"))}), bundled + compile cache ${fmt(median(col(r.bundledCache!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.bundledCache!, r.sdk!, "firstEventMs"))}), effect unbundled ${fmt(median(col(r.unbundled!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.unbundled!, r.sdk!, "firstEventMs"))}), SDK ${fmt(median(col(r.sdk!, "firstEventMs")), 0)} ms; bundle ${fmt(size("bundled.mjs"), 0)} KB`)
+  const ms = (k: string) => median(col(r[k]!, "firstEventMs"))
+  const vs = (k: string, sdk: string) => ratios(r[k]!, r[sdk]!, "firstEventMs")
+  startup.bundled = {
+    ms: ms("bundled"),
+    cacheMs: ms("bundledCache"),
+    sdkBundledMs: ms("sdkBundled"),
+    sdkUnbundledMs: ms("sdkUnbundled"),
+    vsSdkBundled: vs("bundled", "sdkBundled"),
+    vsSdkUnbundled: vs("bundled", "sdkUnbundled"),
+    partlyMs: ms("unbundled"),
+    partlyVsSdkUnbundled: vs("unbundled", "sdkUnbundled"),
+    kb: size("bundled.mjs"),
+    sdkKb: size("sdk-bundled.mjs")
+  }
+  out(`start-up of a shipped program, fake CLI, first event: library bundled ${fmt(ms("bundled"), 0)} ms (/SDK bundled ${summary(vs("bundled", "sdkBundled"))}, /SDK unbundled ${summary(vs("bundled", "sdkUnbundled"))}); bundled + compile cache ${fmt(ms("bundledCache"), 0)} ms (/SDK bundled + cache ${summary(vs("bundledCache", "sdkBundledCache"))}); effect unbundled ${fmt(ms("unbundled"), 0)} ms (/SDK unbundled ${summary(vs("unbundled", "sdkUnbundled"))}); SDK bundled ${fmt(ms("sdkBundled"), 0)} ms, unbundled ${fmt(ms("sdkUnbundled"), 0)} ms; bundles ${fmt(size("bundled.mjs"), 0)} KB (library) and ${fmt(size("sdk-bundled.mjs"), 0)} KB (SDK)`)
+  const row = (k: string, name: string, cached: boolean) =>
+    `| ${name} | ${summary(col(r[k]!, "firstEventMs"), 0)} | ${summary(vs(k, cached ? "sdkBundledCache" : "sdkBundled"))} | ${summary(vs(k, cached ? "sdkUnbundledCache" : "sdkUnbundled"))} |`
   sections.push([
     "### Start-up of a shipped program (`examples/bundle/`), fake CLI",
     "",
-    `From the process's start to the turn's first event. The library's program bundled by \`examples/bundle/build.ts\` (esbuild, \`effect\` inside, minified: ${fmt(size("bundled.mjs"), 0)} KB), or with \`effect\` and \`@effect/platform-node\` left external (${fmt(size("unbundled.mjs"), 0)} KB plus what Node loads from node_modules); Node's compile cache (\`NODE_COMPILE_CACHE\`, warm after the first round). The SDK: the throughput runs' program (the SDK's own file is one bundle already; the program itself is \`bench/child.ts\`, which Node type-strips, a few ms more than plain JavaScript).`,
+    `From the process's start to the turn's first event, one turn of 100 events on the load fake. The library's program (\`examples/bundle/program.ts\`) bundled by \`examples/bundle/build.ts\` (esbuild, \`effect\` inside, minified: ${fmt(size("bundled.mjs"), 0)} KB), or with \`effect\` and \`@effect/platform-node\` left external (${fmt(size("unbundled.mjs"), 0)} KB plus what Node loads from node_modules). The SDK's program (\`bench/sdk-program.ts\`: \`query()\` with \`includePartialMessages\`, one turn) bundled with the same settings (the SDK inside: ${fmt(size("sdk-bundled.mjs"), 0)} KB), or with the SDK left external (${fmt(size("sdk-unbundled.mjs"), 1)} KB plus the SDK's \`sdk.mjs\`, itself one bundled file). Node's compile cache (\`NODE_COMPILE_CACHE\`, warm after the first round); a cached program is compared with the cached SDK program. Ratios are per round.`,
     "",
-    "| program | first event ms | /SDK per round |",
-    "|---|---|---|",
-    row("bundled", "library, bundled"),
-    row("bundledCache", "library, bundled, compile cache"),
-    row("unbundled", "library, effect unbundled"),
-    row("unbundledCache", "library, effect unbundled, compile cache"),
-    `| SDK | ${summary(col(r.sdk!, "firstEventMs"), 0)} | 1 |`,
+    "| program | first event ms | /SDK bundled | /SDK unbundled |",
+    "|---|---|---|---|",
+    row("bundled", "library, bundled", false),
+    row("bundledCache", "library, bundled, compile cache", true),
+    row("unbundled", "library, effect unbundled", false),
+    row("unbundledCache", "library, effect unbundled, compile cache", true),
+    row("sdkBundled", "SDK, bundled", false),
+    row("sdkBundledCache", "SDK, bundled, compile cache", true),
+    row("sdkUnbundled", "SDK, unbundled", false),
+    row("sdkUnbundledCache", "SDK, unbundled, compile cache", true),
+    "",
+    "A program that is not bundled at all (the library from its compiled modules, `effect` from node_modules) is the throughput runs' program: see \"Start-up to the first event, fake CLI\".",
     ""
   ].join("\n"))
 }
@@ -643,7 +820,7 @@ const timelinePage = async () => {
   const load = Os.loadavg()[0]!
   const ok = f.openCpuMs < 1000
   out(`timeline page, ${f.lines} lines (${f.turns} turns, ${f.htmlKb} KB): open in Chromium ${fmt(f.openMs, 0)} ms wall, ${fmt(f.openCpuMs, 0)} ms main-thread CPU; read + timeline + HTML in Node ${fmt(f.buildMs, 0)} ms wall, ${fmt(f.buildCpuMs, 0)} ms CPU (load average ${fmt(load, 1)})`)
-  addTarget("a 10,000-line transcript's timeline page opens in under 1 s (issue 18)", ok, `Chromium main thread ${fmt(f.openCpuMs, 0)} ms CPU, ${fmt(f.openMs, 0)} ms wall at load ${fmt(load, 1)}; Node ${fmt(f.buildCpuMs, 0)} ms CPU`)
+  addTarget("timeline", 18, "a 10,000-line transcript's timeline page opens in under 1 s", ok, `Chromium main thread ${fmt(f.openCpuMs, 0)} ms CPU, ${fmt(f.openMs, 0)} ms wall at load ${fmt(load, 1)}; Node ${fmt(f.buildCpuMs, 0)} ms CPU`)
   sections.push([
     "### The timeline page of a 10,000-line transcript (`bench/timeline.ts`)",
     "",
@@ -717,33 +894,48 @@ const main = async () => {
   // BENCH_ONLY=throughput,turns,fullfinal,idle,bundle,startup,interrupt,slow,many,profile,profile-turns,timeline runs a subset (development; no BENCHMARKS.md).
   const only = process.env.BENCH_ONLY?.split(",")
   const on = (name: string) => only === undefined || only.includes(name)
-  if (on("throughput")) {
+  // How long each part took, printed at the end (and written into BENCHMARKS.md).
+  const took: Array<readonly [string, number]> = []
+  const part = async (name: string, body: () => Promise<unknown>) => {
+    if (!on(name)) return
+    const t = Date.now()
+    await body()
+    took.push([name, (Date.now() - t) / 1000])
+  }
+  await part("throughput", async () => {
     const small = await throughput(SMALL)
     await importsBreakdown()
     startupFake(small)
     await throughput(BIG)
-  }
-  if (on("turns")) {
+  })
+  await part("turns", async () => {
     await shortTurns(TURNS.few)
     await shortTurns(TURNS.many)
-  }
-  if (on("fullfinal")) await fullFinal(BIG)
-  if (on("idle")) await idleSessions()
-  if (on("bundle")) await bundledStartup()
-  if (on("startup")) await startupReal()
-  if (on("interrupt")) await interrupt()
-  if (on("slow")) await slowConsumer()
-  if (on("many")) await manySessions()
-  if (on("cluster")) await clusterBench()
-  if (on("profile")) await profile()
-  if (on("profile-turns")) await profile("turns")
-  if (on("timeline")) await timelinePage()
+  })
+  await part("fullfinal", () => fullFinal(BIG))
+  await part("idle", idleSessions)
+  await part("bundle", bundledStartup)
+  await part("startup", startupReal)
+  await part("interrupt", interrupt)
+  await part("slow", slowConsumer)
+  await part("many", manySessions)
+  await part("cluster", clusterBench)
+  await part("profile", () => profile())
+  await part("profile-turns", () => profile("turns"))
+  await part("timeline", timelinePage)
+  startupTargets()
   const seconds = (Date.now() - began) / 1000
-  out(`total: ${fmt(seconds, 0)} s`)
+  const timing = `${took.map(([name, t]) => `${name} ${fmt(t, 0)} s`).join(", ")}; build ${fmt(seconds - took.reduce((n, [, t]) => n + t, 0), 0)} s`
+  out(`total: ${fmt(seconds, 0)} s (${timing})`)
+  if (targets.length > 0) {
+    process.stderr.write(["", "targets:", ...sortedTargets().map((t) => `  ${t.ok ? "met   " : "MISSED"} ${t.row}`), ""].join("\n"))
+  }
   const leftovers = pgrepFake()
   if (leftovers.length > 0) out(`WARNING: fake CLI processes still running: ${leftovers.join(" ")}`)
-  if (quick || only !== undefined) {
-    process.stderr.write(sections.join("\n"))
+  // A quick or partial run writes no BENCHMARKS.md; BENCH_MD=file writes its page there instead (to check the page).
+  const mdFile = quick || only !== undefined ? process.env.BENCH_MD : Path.join(root, "BENCHMARKS.md")
+  if (mdFile === undefined) {
+    process.stderr.write(["", "what holds, what limits:", ...limits, "", ...sections].join("\n"))
     return
   }
   const pkgVersion = (JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as { version: string }).version
@@ -754,7 +946,7 @@ const main = async () => {
     "Written by `npm run bench` (`node bench/run.ts`); do not edit by hand.",
     "",
     `- date: ${new Date().toISOString()}`,
-    `- command: \`npm run bench\` (${PAIRS} rounds, ${fmt(seconds, 0)} s in all)`,
+    `- command: \`${quick ? "BENCH_QUICK=1 " : ""}${only === undefined ? "" : `BENCH_ONLY=${only.join(",")} `}npm run bench\` (${PAIRS} rounds, ${fmt(seconds, 0)} s in all: ${timing})`,
     `- machine: ${Os.type()} ${Os.release()} ${Os.arch()}, ${cpus.length} × ${cpus[0]?.model ?? "?"}, ${fmt(Os.totalmem() / 2 ** 30, 1)} GiB, load average at the end ${Os.loadavg().map((x) => fmt(x, 2)).join(" ")}`,
     `- Node ${process.version}; effect-claude-code ${pkgVersion}; effect ${version("effect")}; @effect/platform-node ${version("@effect/platform-node")}; @anthropic-ai/claude-agent-sdk ${version("@anthropic-ai/claude-agent-sdk")}; @anthropic-ai/claude-code ${version("@anthropic-ai/claude-code")}`,
     "",
@@ -762,11 +954,13 @@ const main = async () => {
     "",
     "## Targets",
     "",
-    "| target (issue 7) | | measured |",
-    "|---|---|---|",
-    ...targets,
+    "Issue 21's targets (short turns, throughput, memory with the real CLI's final lines, start-up of a shipped program), with those of issues 7 and 18 that still apply. Each row: met or missed by the median of the per-round ratios (min and max in brackets), and which scenario measured it.",
     "",
-    ...(limits.length === 0 ? [] : ["### What limits the missed targets (measured)", "", ...limits, ""]),
+    "| target | issue | | measured |",
+    "|---|---|---|---|",
+    ...sortedTargets().map((t) => t.row),
+    "",
+    ...(limits.length === 0 ? [] : ["### What holds, and what limits the missed targets (measured)", "", ...limits, ""]),
     "## Summary",
     "",
     "```",
@@ -777,8 +971,8 @@ const main = async () => {
     "",
     ...sections
   ].join("\n")
-  Fs.writeFileSync(Path.join(root, "BENCHMARKS.md"), md + "\n")
-  process.stderr.write("bench: wrote BENCHMARKS.md\n")
+  Fs.writeFileSync(mdFile, md + "\n")
+  process.stderr.write(`bench: wrote ${Path.relative(root, mdFile)}\n`)
 }
 
 main().then(
