@@ -162,8 +162,9 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
  * Entries are appended in batches: at the end of each turn, when more than `maxPendingEntries`
  * entries or `maxPendingBytes` bytes wait, or at once with `flush: "eager"`; closing the session
  * appends what is left. An `append` that fails is tried 3 times in all (after 200 ms, then
- * 800 ms); then the batch is dropped and a `mirror_error` event (`Events.MirrorFailed`) appears
- * on `events`. The turns never wait for the store, and never fail because of it; a program that
+ * 800 ms); then a `mirror_error` event (`Events.MirrorFailed`) appears on `events` and the batch
+ * is kept (in memory) and tried again in front of the next one, so the store's copy never has a
+ * hole; closing the session tries once more and reports what was never saved. The turns never wait for the store, and never fail because of it; a program that
  * must not go on before a turn's transcript is stored waits with `session.flushStore`.
  *
  * @since 0.2.0
@@ -351,8 +352,9 @@ export interface Session<R extends TurnResult = TurnResult> {
    * With `sessionStore`: waits until every transcript entry the CLI has written so far is in the
    * store. Turns never wait for the store by themselves; a program that must not acknowledge a
    * turn before its transcript is durable (a job queue, the cluster entity) waits here after the
-   * turn's result. Fails with `StoreFailed` when entries were dropped since the previous
-   * `flushStore` (each loss is also a `mirror_error` event). Without `sessionStore`, succeeds at once.
+   * turn's result. Fails with `StoreFailed` while any entry read so far is not in the store
+   * (kept for a retry after a failed append, each also a `mirror_error` event), whoever calls it.
+   * Without `sessionStore`, succeeds at once.
    *
    * @since 0.2.0
    */

@@ -64,8 +64,9 @@ export interface ProtocolProblem {
 
 /**
  * A batch of transcript entries the session could not mirror to its `SessionStore` (the option
- * `sessionStore`): the store failed every attempt (3, with short backoff), and the batch was
- * dropped. The session goes on; the CLI's own transcript file still has the entries.
+ * `sessionStore`): the store failed every attempt (3, with short backoff). The batch is kept and
+ * tried again in front of the next one; the session goes on, and the CLI's own transcript file
+ * has the entries. At close, what was never saved is reported once more (`attempts: 0`).
  *
  * @since 0.2.0
  * @category models
@@ -80,7 +81,10 @@ export interface MirrorFailed {
    * a key for (outside `<config dir>/projects`: its `CLAUDE_CONFIG_DIR` differs from the session's).
    */
   readonly key?: SessionStore.SessionKey | undefined
-  /** How many entries were dropped. */
+  /**
+   * How many entries were not saved. They are kept and tried again in front of the next batch
+   * (and once more when the session closes); a `mirror_error` at close names what was never saved.
+   */
   readonly entries: number
   /** How many times `append` was tried. */
   readonly attempts: number

@@ -180,7 +180,7 @@ describe("sessionStore: mirroring on the FakeCli", () => {
       }).pipe(Effect.provide(Layer.merge(mirroringCli(() => [frame(mainFile, 1)]), layer)), Effect.scoped)
     }))
 
-  it.effect("a store that keeps failing: after 3 attempts the batch is dropped, a mirror_error event says so, the turns go on", () =>
+  it.effect("a store that keeps failing: after 3 attempts a mirror_error event says so, the batch is kept and tried again in front of the next, the turns go on", () =>
     Effect.gen(function*() {
       const { calls, layer } = yield* recordingStore(Number.POSITIVE_INFINITY)
       yield* Effect.gen(function*() {
@@ -200,36 +200,41 @@ describe("sessionStore: mirroring on the FakeCli", () => {
         assert.strictEqual(failed!.entries, 2)
         assert.deepStrictEqual(failed!.key, { projectKey: "-repo-app", sessionId: SESSION })
         assert.strictEqual(failed!.error.reason._tag, "StoreFailed")
-        // The session is fine: the next turn runs, and its batch is tried afresh.
+        // The session is fine: the next turn runs, and the kept entries go in front of its batch.
         assert.strictEqual((yield* session.run("two")).result, "re: two")
-        assert.deepStrictEqual((yield* Queue.take(calls)).uuids, ["u3"])
+        assert.deepStrictEqual((yield* Queue.take(calls)).uuids, ["u1", "u2", "u3"])
         // Its retries run out before the session closes (closing waits for the last flush).
         yield* TestClock.adjust("1 second")
       }).pipe(Effect.provide(Layer.merge(mirroringCli((i) => i === 0 ? [frame(mainFile, 1, 2)] : [frame(mainFile, 3)]), layer)), Effect.scoped)
     }))
 
-  it.effect("flushStore waits until the turn's entries are appended; after a dropped batch it fails with StoreFailed once, then succeeds again", () =>
+  it.effect("flushStore waits until the turn's entries are appended; it fails while entries are kept unsaved, whoever calls it, and succeeds once the store took them, in order", () =>
     Effect.gen(function*() {
-      // Appends fail 3 times (the first batch is dropped), then land.
-      const { calls, layer } = yield* recordingStore(3)
+      // Appends fail 9 times (the turn's flush, then each flushStore's own 3 tries), then land.
+      const { calls, layer } = yield* recordingStore(9)
       yield* Effect.gen(function*() {
         const session = yield* Claude.open({ ...options, sessionStore: true })
         yield* session.run("one")
         const flushed = yield* Effect.forkScoped(Effect.exit(session.flushStore), { startImmediately: true })
-        yield* Queue.take(calls)
-        yield* TestClock.adjust("200 millis")
-        yield* Queue.take(calls)
-        assert.isUndefined(flushed.pollUnsafe(), "flushStore returned while the batch was still being tried")
-        yield* TestClock.adjust("800 millis")
-        yield* Queue.take(calls)
-        const exit = yield* Fiber.join(flushed)
-        assert.isTrue(Exit.isFailure(exit))
-        const error = (exit as Exit.Failure<void, ClaudeError.ClaudeError>).cause.reasons.find((r) => r._tag === "Fail")
-        assert.strictEqual((error as { error: ClaudeError.ClaudeError }).error.reason._tag, "StoreFailed")
-        // The loss was told once: the next turn's entries land and flushStore succeeds.
+        const second = yield* Effect.forkScoped(Effect.exit(session.flushStore), { startImmediately: true })
+        for (let attempt = 1; attempt <= 9; attempt++) {
+          const call = yield* Queue.take(calls)
+          assert.isFalse(call.ok)
+          if (attempt < 6) assert.isUndefined(flushed.pollUnsafe(), "flushStore returned while the batch was still being tried")
+          // Each flush tries 3 times: after 200 ms, then 800 ms.
+          yield* TestClock.adjust(attempt % 3 === 1 ? "200 millis" : attempt % 3 === 2 ? "800 millis" : 0)
+        }
+        // Both callers learn that the entries are not in the store.
+        for (const exit of [yield* Fiber.join(flushed), yield* Fiber.join(second)]) {
+          assert.isTrue(Exit.isFailure(exit))
+          const error = (exit as Exit.Failure<void, ClaudeError.ClaudeError>).cause.reasons.find((r) => r._tag === "Fail")
+          assert.strictEqual((error as { error: ClaudeError.ClaudeError }).error.reason._tag, "StoreFailed")
+        }
+        // The store is back: the kept entries land in front of the next turn's, and flushStore succeeds.
         yield* session.run("two")
         yield* session.flushStore
-        assert.deepStrictEqual(yield* Queue.take(calls), { key: { projectKey: "-repo-app", sessionId: SESSION }, uuids: ["u3"], ok: true })
+        const landed = yield* Queue.takeAll(calls)
+        assert.deepStrictEqual(landed.filter((call) => call.ok).map((call) => call.uuids), [["u1", "u2", "u3"]])
       }).pipe(Effect.provide(Layer.merge(mirroringCli((i) => i === 0 ? [frame(mainFile, 1, 2)] : [frame(mainFile, 3)]), layer)), Effect.scoped)
     }))
 

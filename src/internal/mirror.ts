@@ -8,17 +8,18 @@
  *   more than `maxPendingEntries` entries or `maxPendingBytes` bytes are pending, or after every
  *   frame with `flush: "eager"`; one `append` per transcript file, frames of one file merged in
  *   order.
- * - Bounded retry: 3 attempts (backoff 200 ms, then 800 ms); then the batch is dropped and a
- *   `mirror_error` event (`Events.MirrorFailed`) is published on the session's events: never
- *   silent, never a failed turn.
+ * - Bounded retry: 3 attempts (backoff 200 ms, then 800 ms); then a `mirror_error` event
+ *   (`Events.MirrorFailed`) is published on the session's events and the batch is kept (in
+ *   memory) in front of its file's next batch: a store that comes back gets every entry, in
+ *   order, and a transcript in the store never has a hole. Never silent, never a failed turn.
  * - Never blocking: the session's turns do not wait for the store; closing the session flushes
  *   what is pending (within `closeTimeout`). `flush` is how a program waits (the cluster entity
- *   answers a turn only once its transcript is stored): it fails with the first loss since the
- *   previous `flush`, so a dropped batch is never read as saved.
+ *   answers a turn only once its transcript is stored): it fails while any entry read so far is
+ *   not in the store (kept for a retry, or of a file that cannot be stored), whoever calls it.
  * - Keys: a frame's file path relative to `<config dir>/projects` is `<projectKey>/<sessionId>.jsonl`
  *   (the main transcript) or `<projectKey>/<sessionId>/<subpath>.jsonl` (a subagent's), as the
  *   official SDK reads it; a path outside cannot be stored: the first batch of each such file is
- *   reported (`mirror_error` without a key), every one is logged.
+ *   reported (`mirror_error` without a key), every one is logged, and every later `flush` fails.
  * - Closing: `close` flushes within `closeTimeout`; entries still unsaved then are reported (one
  *   `mirror_error` per transcript) and logged as errors.
  */
@@ -87,8 +88,8 @@ export interface Mirror {
   /** A turn ended: flush what is pending, in the background. */
   readonly endOfTurn: () => void
   /**
-   * Flushes what is pending and waits until it is appended; fails with `StoreFailed` when entries
-   * were dropped (and reported) since the previous `flush`.
+   * Flushes what is pending and waits until it is appended; fails with `StoreFailed` while any
+   * entry read so far is not in the store.
    */
   readonly flush: Effect.Effect<void, ClaudeError.ClaudeError>
   /** The last flush, within `closeTimeout`; what is still unsaved then is reported and logged. */
@@ -104,18 +105,24 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
   let pendingBytes = 0
   // One signal a flush: the fiber below takes what is pending when it gets to it; a waiter's
   // Deferred completes once that is done.
-  const signals = yield* Queue.unbounded<Deferred.Deferred<void> | undefined>()
+  // `last`: the close's flush, one attempt per batch (no backoff: the session is ending).
+  const signals = yield* Queue.unbounded<{ readonly waiter?: Deferred.Deferred<void>; readonly last?: boolean }>()
   // The batches the running drain has not appended or reported yet (for `close`).
   let inFlight: Array<readonly [string, Array<SessionStore.Entry>]> = []
-  // Files outside the projects directory already reported once.
-  const unkeyable = new Set<string>()
-  // The first loss since the last `flush` (which fails with it and clears it).
-  let lost: ClaudeError.ClaudeError | undefined
-  const lose = (error: ClaudeError.ClaudeError) => {
-    lost ??= error
+  // Entries whose append failed, per file, in order: tried again in front of the file's next
+  // batch (a drain clears it first, and carries in order what it cannot append).
+  const carried = new Map<string, Array<SessionStore.Entry>>()
+  // Files outside the projects directory (never storable), and how many entries they had.
+  const unkeyable = new Map<string, number>()
+  const carry = (filePath: string, entries: ReadonlyArray<SessionStore.Entry>) => {
+    if (entries.length > 0) carried.set(filePath, [...(carried.get(filePath) ?? []), ...entries])
   }
 
-  const appendWithRetry = Effect.fnUntraced(function*(key: SessionStore.SessionKey, entries: Array<SessionStore.Entry>) {
+  const appendWithRetry = Effect.fnUntraced(function*(
+    key: SessionStore.SessionKey,
+    entries: Array<SessionStore.Entry>,
+    backoff: ReadonlyArray<Duration.Duration>
+  ) {
     let attempt = 0
     while (true) {
       attempt++
@@ -132,23 +139,22 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
           ))
         )
       ))
-      if (outcome._tag === "Success") return
-      const wait = options.backoff[attempt - 1]
+      if (outcome._tag === "Success") return true
+      const wait = backoff[attempt - 1]
       if (wait === undefined) {
         const error: ClaudeError.ClaudeError = outcome.failure
         yield* Effect.logWarning(
-          `session store ${options.store.name}: dropped ${entries.length} entries of ${keyText(key)} after ${attempt} attempts: ${error.message}`
+          `session store ${options.store.name}: ${entries.length} entries of ${keyText(key)} not saved after ${attempt} attempts (kept, tried again with the next flush): ${error.message}`
         )
         options.report({ type: "mirror_error", error, key, entries: entries.length, attempts: attempt })
-        lose(error)
-        return
+        return false
       }
       yield* Effect.sleep(wait)
     }
   })
 
-  const drain = Effect.gen(function*() {
-    if (pending.length === 0) return
+  const drain = (backoff: ReadonlyArray<Duration.Duration>) => Effect.gen(function*() {
+    if (pending.length === 0 && carried.size === 0) return
     const frames = pending
     pending = []
     pendingEntries = 0
@@ -156,6 +162,12 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     // Batched: one append per file, its frames merged in order; eager: one append per frame.
     const batches: Array<readonly [string, Array<SessionStore.Entry>]> = []
     const byFile = new Map<string, Array<SessionStore.Entry>>()
+    // What failed before goes first, in one batch per file (eager too: it is one retry).
+    for (const [filePath, entries] of carried) {
+      byFile.set(filePath, entries)
+      batches.push([filePath, entries])
+    }
+    carried.clear()
     for (const frame of frames) {
       const batch = options.flush === "eager" ? undefined : byFile.get(frame.filePath)
       if (batch !== undefined) {
@@ -169,13 +181,16 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     inFlight = batches.slice()
     for (const [filePath, entries] of batches) {
       const key = keyOfPath(options.projectsDir, filePath)
-      if (key === undefined) {
+      if (carried.has(filePath)) {
+        // An earlier batch of this file failed: later ones wait behind it, never past a hole.
+        carry(filePath, entries)
+      } else if (key === undefined) {
         const message =
           `session store ${options.store.name}: dropped ${entries.length} entries of ${filePath}, not under ${options.projectsDir} (does the CLI's CLAUDE_CONFIG_DIR differ from the session's?)`
         yield* Effect.logWarning(message)
-        lose(ClaudeError.make(new ClaudeError.StoreFailed({ store: options.store.name, operation: "append", description: message })))
-        if (!unkeyable.has(filePath)) {
-          unkeyable.add(filePath)
+        const before = unkeyable.get(filePath)
+        unkeyable.set(filePath, (before ?? 0) + entries.length)
+        if (before === undefined) {
           options.report({
             type: "mirror_error",
             error: ClaudeError.make(
@@ -185,24 +200,24 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
             attempts: 0
           })
         }
-      } else {
-        yield* appendWithRetry(key, entries)
+      } else if (!(yield* appendWithRetry(key, entries, backoff))) {
+        carry(filePath, entries)
       }
       inFlight.shift()
     }
   })
 
   yield* Queue.take(signals).pipe(
-    Effect.flatMap((waiter) =>
-      drain.pipe(
+    Effect.flatMap(({ last, waiter }) =>
+      drain(last === true ? [] : options.backoff).pipe(
         // Defects of the store are caught per batch (appendWithRetry); this is the last guard.
         Effect.catchCause((cause) =>
           Effect.suspend(() => {
+            // Its batches not appended yet are kept for the next flush, in order.
             const count = inFlight.reduce((n, [, entries]) => n + entries.length, 0)
+            for (const [filePath, entries] of inFlight) carry(filePath, entries)
             inFlight = []
-            const message = `session store ${options.store.name}: a flush died, ${count} entries lost`
-            lose(ClaudeError.make(new ClaudeError.StoreFailed({ store: options.store.name, operation: "append", description: message })))
-            return Effect.logError(message, cause)
+            return Effect.logError(`session store ${options.store.name}: a flush died, ${count} entries kept for the next`, cause)
           })
         ),
         Effect.ensuring(waiter === undefined ? Effect.void : Deferred.succeed(waiter, undefined))
@@ -213,49 +228,63 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
   )
 
   const signal = () => {
-    Queue.offerUnsafe(signals, undefined)
+    Queue.offerUnsafe(signals, {})
   }
 
-  const flush = Effect.gen(function*() {
+  const flushWith = (last: boolean) => Effect.gen(function*() {
     const done = yield* Deferred.make<void>()
-    Queue.offerUnsafe(signals, done)
+    Queue.offerUnsafe(signals, { waiter: done, last })
     yield* Deferred.await(done)
-    const error = lost
-    lost = undefined
-    if (error !== undefined) return yield* Effect.fail(error)
+    const missing = [...carried, ...unkeyable].map(([filePath, entries]) => {
+      const key = keyOfPath(options.projectsDir, filePath)
+      return `${typeof entries === "number" ? entries : entries.length} entries of ${key === undefined ? filePath : keyText(key)}`
+    })
+    if (missing.length > 0) {
+      return yield* Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({
+        store: options.store.name,
+        operation: "append",
+        description: `the transcript is not all in the store: ${missing.join(", ")} not saved`
+      })))
+    }
   })
+  const flush = flushWith(false)
 
   // What is still unsaved, per file: the running drain's batches, then the pending frames.
   const unsaved = () => {
     const byFile = new Map<string, number>()
     for (const [filePath, entries] of inFlight) byFile.set(filePath, (byFile.get(filePath) ?? 0) + entries.length)
+    for (const [filePath, entries] of carried) byFile.set(filePath, (byFile.get(filePath) ?? 0) + entries.length)
     for (const frame of pending) byFile.set(frame.filePath, (byFile.get(frame.filePath) ?? 0) + frame.entries.length)
     return byFile
   }
 
-  // Losses are reported as they happen; closing only bounds the wait.
-  const close = flush.pipe(
-    Effect.ignore,
+  // What is not saved when the session closes is reported, one `mirror_error` per transcript,
+  // and logged as an error: the session's last word on its store.
+  const reportUnsaved = (why: string) =>
+    Effect.forEach(unsaved(), ([filePath, entries]) => {
+      const key = keyOfPath(options.projectsDir, filePath)
+      const message = `session store ${options.store.name}: ${why}: ${entries} entries of ${
+        key === undefined ? filePath : keyText(key)
+      } were not saved`
+      options.report({
+        type: "mirror_error",
+        error: ClaudeError.make(
+          new ClaudeError.StoreFailed({ store: options.store.name, operation: "append", description: message })
+        ),
+        ...(key === undefined ? {} : { key }),
+        entries,
+        attempts: 0
+      })
+      return Effect.logError(message)
+    }, { discard: true })
+
+  // One last attempt for what is kept, within `closeTimeout`.
+  const close = flushWith(true).pipe(
     Effect.timeoutOrElse({
       duration: options.closeTimeout,
-      orElse: () =>
-        Effect.forEach(unsaved(), ([filePath, entries]) => {
-          const key = keyOfPath(options.projectsDir, filePath)
-          const message = `session store ${options.store.name}: the last flush did not end within ${
-            Duration.format(options.closeTimeout)
-          }: ${entries} entries of ${key === undefined ? filePath : keyText(key)} were not saved`
-          options.report({
-            type: "mirror_error",
-            error: ClaudeError.make(
-              new ClaudeError.StoreFailed({ store: options.store.name, operation: "append", description: message })
-            ),
-            ...(key === undefined ? {} : { key }),
-            entries,
-            attempts: 0
-          })
-          return Effect.logError(message)
-        }, { discard: true })
-    })
+      orElse: () => reportUnsaved(`the last flush did not end within ${Duration.format(options.closeTimeout)}`)
+    }),
+    Effect.catch(() => reportUnsaved("the store did not take them before the session closed"))
   )
 
   return {
