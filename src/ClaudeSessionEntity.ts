@@ -37,11 +37,12 @@ import type * as Sharding from "effect/cluster/Sharding"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Rpc from "effect/rpc/Rpc"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
@@ -331,6 +332,10 @@ const storeHolds = (
 const mirrors = (options: Claude.SessionOptions): boolean =>
   options.sessionStore !== undefined && options.sessionStore !== false
 
+/** Whether resuming writes the store's copy into the CLI's config directory (`materialize`). */
+const writesBack = (options: Claude.SessionOptions): boolean =>
+  mirrors(options) && !(typeof options.sessionStore === "object" && options.sessionStore.materialize === false)
+
 /**
  * The session's transcript as the CLI will resume it, and where from: with `sessionStore`, the
  * store's copy when it has one (the cluster's truth: the entity removes a runner's local copy,
@@ -355,18 +360,69 @@ const readTranscript = (
       )
       if (stored !== undefined) return { entries: stored, from: "store" as const }
     }
-    const file = Path.join(where.value.projectsDir, where.value.projectKey, `${sessionId}.jsonl`)
-    const local = yield* Effect.option(Effect.try(() =>
-      Fs.readFileSync(file, "utf8").split("\n").flatMap((line): Array<Record<string, unknown>> => {
-        try {
-          const value: unknown = JSON.parse(line)
-          return typeof value === "object" && value !== null ? [value as Record<string, unknown>] : []
-        } catch {
-          return []
-        }
-      })
-    ))
-    return local._tag === "Some" ? { entries: local.value, from: "local" as const } : undefined
+    const local = readLocalTranscript(options, sessionId)
+    return local === undefined ? undefined : { entries: local, from: "local" as const }
+  })
+
+/** The session's transcript file in the CLI's config directory of these options, if readable. */
+const readLocalTranscript = (
+  options: Claude.SessionOptions,
+  sessionId: string
+): ReadonlyArray<Record<string, unknown>> | undefined => {
+  try {
+    const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
+    const text = Fs.readFileSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`), "utf8")
+    return text.split("\n").flatMap((line): Array<Record<string, unknown>> => {
+      try {
+        const value: unknown = JSON.parse(line)
+        return typeof value === "object" && value !== null ? [value as Record<string, unknown>] : []
+      } catch {
+        return []
+      }
+    })
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Before resuming a session the store holds (with `sessionStore` writing it back): the store's
+ * copy is the session's truth, and this runner's file may be stale (the session ran elsewhere
+ * since) or hold a cut-off attempt; kept, it would win over the store's copy. So the entries of
+ * the local file the store lacks (by uuid) are appended to the store first (what a flush never
+ * landed), except an abandoned attempt's and what follows it; then the file is removed and the
+ * store's copy written in its place. A repair the store does not take fails the open
+ * (`StoreFailed`), the file kept.
+ */
+const adoptStoreCopy = (
+  store: SessionStore.SessionStore["Service"],
+  options: Claude.SessionOptions,
+  sessionId: string,
+  abandoned: ReadonlySet<string>
+): Effect.Effect<void, ClaudeError.ClaudeError> =>
+  Effect.gen(function*() {
+    const local = readLocalTranscript(options, sessionId)
+    if (local === undefined) return
+    const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
+    const key = { projectKey: where.projectKey, sessionId }
+    const held = new Set<unknown>()
+    yield* store.load(key).pipe(Stream.runForEach((entry) => Effect.sync(() => held.add(entry.uuid))))
+    const tainted = new Set(abandoned)
+    const missing = local.filter((entry): entry is SessionStore.Entry => {
+      if (typeof entry.uuid !== "string" || typeof entry.type !== "string") return false
+      if (tainted.has(entry.uuid) || (typeof entry.parentUuid === "string" && tainted.has(entry.parentUuid))) {
+        tainted.add(entry.uuid)
+        return false
+      }
+      return !held.has(entry.uuid)
+    })
+    if (missing.length > 0) {
+      yield* Effect.logWarning(
+        `session ${sessionId}: ${missing.length} entries of this runner's transcript were not in the store; appended before resuming`
+      )
+      yield* store.append(key, missing)
+    }
+    yield* removeLocalTranscript(options, sessionId)
   })
 
 /**
@@ -376,10 +432,10 @@ const readTranscript = (
  * and before resuming a session the store holds (so the store's copy is written in its place).
  */
 const removeLocalTranscript = (options: Claude.SessionOptions, sessionId: string): Effect.Effect<void> =>
-  Effect.sync(() => {
+  Effect.try(() => {
     const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
     Fs.rmSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`), { force: true })
-  }).pipe(Effect.catchDefect((defect) => Effect.logWarning(`cannot remove the lost first turn's transcript: ${String(defect)}`)))
+  }).pipe(Effect.catch((error) => Effect.logWarning(`session ${sessionId}: cannot remove its local transcript: ${String(error)}`)))
 
 /**
  * The uuid of the user message the CLI gets for a turn: the turn's own on its first attempt; a
@@ -397,12 +453,21 @@ const decodeError = Schema.decodeUnknownSync(ClaudeError.ClaudeError)
 
 type Recorded = NonNullable<TurnLedger.TurnRecord["outcome"]>
 
-/** Whether a recorded outcome is `TurnLost` (`lostTurns: "fail"`): no attempt of it finished. */
-const isTurnLost = (outcome: Recorded): boolean => {
-  if (outcome._tag !== "Failure") return false
-  const reason = (outcome.error as { readonly reason?: { readonly _tag?: unknown } } | null)?.reason
-  return reason?._tag === "TurnLost"
+/** How long a finished turn waits for its transcript to reach the store before it is `StoreFailed`. */
+const flushTimeout = Duration.seconds(60)
+/** A turn's outcome is written to the ledger in up to 3 tries (after 200 ms, then 800 ms). */
+const ledgerRetry = { schedule: Schedule.exponential("200 millis", 4), times: 2 }
+
+/** The typed failure of an exit, if it has one. */
+const failureOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.ClaudeError | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  const reason = exit.cause.reasons.find((r) => r._tag === "Fail")
+  return reason !== undefined && reason._tag === "Fail" ? reason.error : undefined
 }
+
+/** Whether a recorded outcome is `TurnLost` (`lostTurns: "fail"`): no attempt of it finished. */
+const isTurnLost = (outcome: Recorded): boolean =>
+  outcome._tag === "Failure" && decodeError(outcome.error).reason._tag === "TurnLost"
 
 const answer = (outcome: Recorded): Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> =>
   Effect.suspend(() =>
@@ -497,33 +562,6 @@ export const layer = (
         if (typeof message.uuid === "string" && (message.parent_tool_use_id ?? null) === null) ends.set(turn, message.uuid)
       }
       /**
-       * A turn's outcome once its transcript is in the store (with `sessionStore`): a turn is
-       * answered, and its outcome recorded, only then, so a runner that takes the session over
-       * resumes a transcript holding every turn the ledger says finished. A transcript that cannot
-       * be saved fails the turn (`StoreFailed`): never a success whose history is gone.
-       */
-      const settle = (
-        session: Claude.Session,
-        turn: string,
-        attempt: number,
-        result: Claude.TurnResult | undefined,
-        operation: "run" | "turn"
-      ): Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> =>
-        result === undefined
-          ? Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation })))
-          : Effect.as(session.flushStore, outcomeOf(turn, attempt, result))
-
-      /** Runs a turn to its outcome, noting its last assistant message. */
-      const runTurn = (session: Claude.Session, turn: string, attempt: number, input: Claude.TurnInput) =>
-        session.turn(input).pipe(
-          Stream.runFold(() => undefined as Claude.TurnResult | undefined, (result, event) => {
-            noteEnd(turn, event)
-            return event.type === "result" ? event : result
-          }),
-          Effect.flatMap((result) => settle(session, turn, attempt, result, "run"))
-        )
-
-      /**
        * The CLI uuids of every attempt that did not finish its turn: lost with a runner now (no
        * outcome, not running here), or before (an attempt before the one that finished, or every
        * attempt of a turn answered `TurnLost`).
@@ -559,24 +597,23 @@ export const layer = (
         const stored = yield* sessionExists(store, base, sessionId)
         const resuming = stored ??
           [...ledger.turns.keys()].some((turn) => !(inflight.has(turn) && firstAttempts.has(turn)))
+        const abandoned = abandonedAttempts()
+        if (resuming && writesBack(base) && (yield* storeHolds(store, base, sessionId))) {
+          yield* adoptStoreCopy(store, base, sessionId, abandoned)
+        }
         const prepared = options.prepare === undefined ? {} : yield* options.prepare(sessionId, resuming)
         const { model, permissionMode } = ledger.settings
         // An attempt lost with a runner may be in the transcript (its prompt, a partial answer):
         // the CLI resumes where the conversation holds none (see planResume), or starts anew.
         const sessionOptions = { ...base, ...prepared }
-        const abandoned = abandonedAttempts()
         const transcript = resuming && abandoned.size > 0 ? yield* readTranscript(store, sessionOptions, sessionId) : undefined
         const plan = resuming && abandoned.size > 0
-          ? planResume(transcript?.entries, abandoned, ledger.end, finishedAny())
+          ? planResume(transcript?.entries, abandoned, ledger.ends, finishedAny())
           : "whole"
         if (plan === "fresh") {
           yield* Effect.logWarning(
             `session ${sessionId}: its first turn was lost with its runner; the session starts anew under its id`
           )
-          yield* removeLocalTranscript(sessionOptions, sessionId)
-        } else if (resuming && mirrors(sessionOptions) && (yield* storeHolds(store, sessionOptions, sessionId))) {
-          // The store's copy is the session's truth: this runner's file may be stale (the session
-          // ran elsewhere since) or hold a cut-off attempt, and would be kept over the store's.
           yield* removeLocalTranscript(sessionOptions, sessionId)
         }
         const resumeAt = typeof plan === "object" ? plan.at : undefined
@@ -620,9 +657,6 @@ export const layer = (
         )
         return session
       })
-      const withSession = <A>(f: (session: Claude.Session) => Effect.Effect<A, ClaudeError.ClaudeError>) =>
-        Effect.scoped(Effect.flatMap(hold, f))
-
 
       /** What to do with a turn: answer a recorded outcome, or run it as attempt n. */
       const admit = (uuid: string): Effect.Effect<{ readonly run: number; readonly cli: string } | { readonly recorded: Recorded }, ClaudeError.ClaudeError> =>
@@ -662,23 +696,117 @@ export const layer = (
           attempt
         })
 
-      /** Records how a turn ended; an interruption (the runner going away) records nothing. */
-      const record = (uuid: string, exit: Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>) =>
+      /**
+       * Settles a turn's attempt once its stream ended (`exit`), uninterruptibly, so that a caller
+       * who stops waiting never leaves a finished turn unrecorded (a retry would run it again):
+       * 1. when a result arrived, the transcript is flushed to the store (`Session.flushStore`,
+       *    within `flushTimeout`): the runner that takes the session over resumes every turn
+       *    answered; a transcript that cannot be saved makes the outcome `StoreFailed`, never a
+       *    success whose history is gone;
+       * 2. the outcome (success, the turn's own failure, or that) is recorded in the ledger,
+       *    with the turn's last assistant message (`at`) only when the flush succeeded;
+       * 3. the callers are answered. An interruption before any result records nothing.
+       */
+      const settle = (
+        flushStore: Effect.Effect<void, ClaudeError.ClaudeError>,
+        uuid: string,
+        attempt: number,
+        exit: Exit.Exit<unknown, ClaudeError.ClaudeError>,
+        result: Claude.TurnResult | undefined
+      ): Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> =>
         Effect.gen(function*() {
-          const deferred = inflight.get(uuid)
-          inflight.delete(uuid)
           const at = ends.get(uuid)
           ends.delete(uuid)
-          if (deferred !== undefined) yield* Deferred.done(deferred, exit)
-          if (Exit.isSuccess(exit)) {
-            yield* ledger.finished(uuid, { _tag: "Success", value: encodeOutcome(exit.value) }, yield* Clock.currentTimeMillis, at)
-            return
+          const failure = failureOf(exit)
+          let verdict: Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>
+          let stored = false
+          if (result === undefined && failure === undefined && Exit.isFailure(exit)) {
+            // Interrupted (or a defect) before a result: the turn may not have run; nothing recorded.
+            verdict = exit as Exit.Exit<never, ClaudeError.ClaudeError>
+          } else {
+            const flushed = result === undefined
+              ? Exit.void
+              : yield* Effect.exit(flushStore.pipe(
+                Effect.timeoutOrElse({
+                  duration: flushTimeout,
+                  orElse: () =>
+                    Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({
+                      store: store.name,
+                      operation: "append",
+                      description: `the turn's transcript did not reach the store within ${Duration.format(flushTimeout)}`
+                    })))
+                })
+              ))
+            stored = Exit.isSuccess(flushed)
+            verdict = failure !== undefined
+              ? Exit.fail(failure)
+              : result === undefined
+              ? Exit.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "run" })))
+              : Exit.isFailure(flushed)
+              ? flushed as Exit.Exit<never, ClaudeError.ClaudeError>
+              : Exit.succeed(outcomeOf(uuid, attempt, result))
+            const recorded: Recorded = Exit.isSuccess(verdict)
+              ? { _tag: "Success", value: encodeOutcome(verdict.value) }
+              : { _tag: "Failure", error: encodeError(failureOf(verdict)!) }
+            const written = yield* Effect.exit(ledger.finished(uuid, recorded, yield* Clock.currentTimeMillis, stored ? at : undefined).pipe(
+              Effect.retry(ledgerRetry)
+            ))
+            // An outcome the ledger did not take is not answered as a success: another runner
+            // would not know it and run the turn again.
+            if (Exit.isFailure(written)) verdict = written as Exit.Exit<never, ClaudeError.ClaudeError>
           }
-          const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-          if (failure !== undefined && failure._tag === "Fail") {
-            yield* ledger.finished(uuid, { _tag: "Failure", error: encodeError(failure.error) }, yield* Clock.currentTimeMillis, at)
+          const deferred = inflight.get(uuid)
+          inflight.delete(uuid)
+          if (deferred !== undefined) yield* Deferred.done(deferred, verdict)
+          return yield* verdict
+        }).pipe(Effect.uninterruptible)
+
+      /**
+       * Runs a turn's attempt to its outcome (settled as above), noting its events; `held` runs
+       * once it has the session. A session that cannot be opened is the attempt's failure.
+       */
+      const runAttempt = (
+        uuid: string,
+        attempt: number,
+        input: Claude.TurnInput,
+        held: Effect.Effect<void> = Effect.void
+      ): Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> =>
+        // Only waiting for the session and the turn itself can be interrupted: however they end,
+        // the attempt is settled.
+        Effect.uninterruptibleMask((restore) =>
+          Effect.scoped(Effect.gen(function*() {
+            const opened = yield* Effect.exit(restore(hold))
+            if (Exit.isFailure(opened)) return yield* settle(Effect.void, uuid, attempt, opened, undefined)
+            const session = opened.value
+            yield* held
+            let result: Claude.TurnResult | undefined
+            const exit = yield* Effect.exit(restore(session.turn(input).pipe(
+              Stream.runForEach((event) =>
+                Effect.sync(() => {
+                  noteEnd(uuid, event)
+                  if (event.type === "result") result = event
+                })
+              )
+            )))
+            return yield* settle(session.flushStore, uuid, attempt, exit, result)
+          }))
+        )
+
+      /**
+       * Before an attempt after the first: a CLI open here holds the abandoned attempt (its prompt,
+       * perhaps an interrupted answer), so it is closed and reopened, resumed where the
+       * conversation holds no abandoned attempt. Not while another call holds it (logged).
+       */
+      const forgetAbandoned = (attempt: number) =>
+        Effect.suspend(() => {
+          if (attempt === 1 || current === undefined) return Effect.void
+          if (holders > 0) {
+            return Effect.logWarning(
+              `session ${sessionId}: a turn runs again while its CLI is in use; the conversation keeps the earlier attempt`
+            )
           }
-        }).pipe(Effect.orDie)
+          return resource.close
+        })
 
       const run = (input: { readonly uuid: string; readonly prompt: string }) =>
         Effect.gen(function*() {
@@ -688,9 +816,8 @@ export const layer = (
           const admitted = yield* admit(input.uuid)
           if ("recorded" in admitted) return yield* answer(admitted.recorded)
           inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
-          return yield* withSession((session) =>
-            runTurn(session, input.uuid, admitted.run, { text: input.prompt, uuid: admitted.cli })
-          ).pipe(Effect.onExit((exit) => record(input.uuid, exit)))
+          yield* forgetAbandoned(admitted.run)
+          return yield* runAttempt(input.uuid, admitted.run, { text: input.prompt, uuid: admitted.cli })
         })
 
       const turn = (input: { readonly uuid: string; readonly prompt: string }) =>
@@ -702,26 +829,29 @@ export const layer = (
           }
           const admitted = yield* admit(input.uuid)
           if ("recorded" in admitted) return Stream.fromEffect(Effect.map(answer(admitted.recorded), outcomeEvent))
-          inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
-          const session = yield* hold
-          let result: Claude.TurnResult | undefined
-          // The events as they come; then, once the transcript is stored, the outcome (recorded).
-          const outcome = Effect.suspend(() => settle(session, input.uuid, admitted.run, result, "turn")).pipe(
-            Effect.onExit((exit) => record(input.uuid, exit)),
-            Effect.map(outcomeEvent)
+          const outcome = yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>()
+          inflight.set(input.uuid, outcome)
+          yield* forgetAbandoned(admitted.run)
+          const opened = yield* Effect.exit(hold).pipe(
+            // Interrupted while waiting for the session: settled as an interruption (nothing recorded).
+            Effect.onInterrupt(() => Effect.ignore(settle(Effect.void, input.uuid, admitted.run, Exit.interrupt(), undefined)))
           )
+          if (Exit.isFailure(opened)) {
+            return Stream.fromEffect(Effect.map(settle(Effect.void, input.uuid, admitted.run, opened, undefined), outcomeEvent))
+          }
+          const session = opened.value
+          let result: Claude.TurnResult | undefined
+          // The events as they come; the attempt settled (in the stream's finalizer, however it
+          // ends); then the outcome, which is authoritative: a `result` event before it is the
+          // CLI's, and the outcome may still be `StoreFailed`.
           return session.turn({ text: input.prompt, uuid: admitted.cli }).pipe(
             Stream.map((event) => {
               noteEnd(input.uuid, event)
               if (event.type === "result") result = event
               return toWire(event)
             }),
-            Stream.onExit((exit) =>
-              Exit.isSuccess(exit)
-                ? Effect.void
-                : record(input.uuid, Exit.mapBoth(exit, { onFailure: (e) => e, onSuccess: () => undefined as never }))
-            ),
-            Stream.concat(Stream.fromEffect(outcome))
+            Stream.onExit((exit) => Effect.ignore(settle(session.flushStore, input.uuid, admitted.run, exit, result))),
+            Stream.concat(Stream.fromEffect(Effect.map(Deferred.await(outcome), outcomeEvent)))
           )
         }))
 
@@ -732,15 +862,16 @@ export const layer = (
           const admitted = yield* admit(input.uuid)
           if ("recorded" in admitted) return input.uuid
           inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
+          yield* forgetAbandoned(admitted.run)
           const written = yield* Deferred.make<void, ClaudeError.ClaudeError>()
           // The turn runs on in the entity's scope, holding the session; `written` says it has the session.
-          yield* Effect.scoped(Effect.gen(function*() {
-            const session = yield* hold
-            yield* Deferred.succeed(written, undefined)
-            return yield* runTurn(session, input.uuid, admitted.run, { text: input.prompt, uuid: admitted.cli })
-          })).pipe(
+          yield* runAttempt(
+            input.uuid,
+            admitted.run,
+            { text: input.prompt, uuid: admitted.cli },
+            Deferred.succeed(written, undefined).pipe(Effect.asVoid)
+          ).pipe(
             Effect.tapError((error) => Deferred.fail(written, error)),
-            Effect.onExit((exit) => record(input.uuid, exit)),
             Effect.ignore,
             Effect.forkIn(entityScope)
           )

@@ -107,27 +107,38 @@ describe("planResume", () => {
   const user = (uuid: string, parentUuid: string | null) => ({ type: "user", uuid, parentUuid })
   const assistant = (uuid: string, parentUuid: string) => ({ type: "assistant", uuid, parentUuid })
   it("no abandoned attempt in the transcript: whole", () => {
-    assert.strictEqual(planResume([user("u1", null), assistant("a1", "u1")], new Set(["x"]), "a1", true), "whole")
+    assert.strictEqual(planResume([user("u1", null), assistant("a1", "u1")], new Set(["x"]), ["a1"], true), "whole")
   })
   it("a lost turn after finished ones: at the last finished turn's end", () => {
     const transcript = [user("u1", null), assistant("a1", "u1"), user("lost", "a1"), assistant("partial", "lost")]
-    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), "a1", true), { at: "a1" })
-    // The ledger's end not in the transcript: the assistant message before the lost prompt.
-    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), "elsewhere", true), { at: "a1" })
-    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), undefined, true), { at: "a1" })
+    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), ["a1"], true), { at: "a1" })
+    // No end of the ledger in the transcript: the assistant message before the lost prompt.
+    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), ["elsewhere"], true), { at: "a1" })
+    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), [], true), { at: "a1" })
   })
   it("a lost first turn: fresh, unless a turn finished", () => {
-    assert.strictEqual(planResume([user("lost", null)], new Set(["lost"]), undefined, false), "fresh")
-    assert.strictEqual(planResume([user("lost", null)], new Set(["lost"]), undefined, true), "whole")
+    assert.strictEqual(planResume([user("lost", null)], new Set(["lost"]), [], false), "fresh")
+    assert.strictEqual(planResume([user("lost", null)], new Set(["lost"]), [], true), "whole")
   })
   it("after a fresh start the transcript holds two roots: resumed at the new conversation's end, never the lost root", () => {
     const transcript = [user("lost", null), user("n1", null), assistant("a1", "n1")]
-    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), "a1", true), { at: "a1" })
+    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), ["a1"], true), { at: "a1" })
+  })
+  it("the latest finished turn's end the transcript holds, not a point before the first abandoned prompt (finished turns after it kept)", () => {
+    const transcript = [
+      user("u1", null), assistant("a1", "u1"),
+      user("l2", "a1"), // abandoned: lost, then run again at a1
+      user("t2b", "a1"), assistant("a2", "t2b"),
+      user("t3", "a2"), assistant("a3", "t3"),
+      user("t4lost", "a3")
+    ]
+    // The last end ("a4") did not reach this copy: the latest one it holds is a3.
+    assert.deepStrictEqual(planResume(transcript, new Set(["l2", "t4lost"]), ["a1", "a2", "a3", "a4"], true), { at: "a3" })
   })
   it("an unreadable transcript: the ledger's end, else whole after a finished turn, else fresh", () => {
-    assert.deepStrictEqual(planResume(undefined, new Set(["lost"]), "a1", true), { at: "a1" })
-    assert.strictEqual(planResume(undefined, new Set(["lost"]), undefined, true), "whole")
-    assert.strictEqual(planResume(undefined, new Set(["lost"]), undefined, false), "fresh")
+    assert.deepStrictEqual(planResume(undefined, new Set(["lost"]), ["a0", "a1"], true), { at: "a1" })
+    assert.strictEqual(planResume(undefined, new Set(["lost"]), [], true), "whole")
+    assert.strictEqual(planResume(undefined, new Set(["lost"]), [], false), "fresh")
   })
 })
 
@@ -441,11 +452,11 @@ describe("ClaudeSessionEntity", () => {
    * CLI writes them), and a memory store whose appends to the main transcript wait at `gate` or
    * fail while `failing` is set: what a runner's store is while the runner acknowledges a turn.
    */
-  const mirroring = (dir: string) => {
-    const sessionOptions = { cwd: dir, env: { CLAUDE_CONFIG_DIR: Path.join(dir, "config") }, sessionStore: true as const }
+  const mirroring = (dir: string, storeOptions: { readonly materialize?: boolean } = {}) => {
+    const sessionOptions = { cwd: dir, env: { CLAUDE_CONFIG_DIR: Path.join(dir, "config") }, sessionStore: storeOptions }
     const where = SessionStoreWiring.locate(sessionOptions.env, dir)
     const memory = Effect.runSync(SessionStore.makeMemory)
-    const control = { gate: undefined as Deferred.Deferred<void> | undefined, failing: false }
+    const control = { gate: undefined as Deferred.Deferred<void> | undefined, failing: false, userLines: 0 }
     const store: SessionStore.SessionStore["Service"] = {
       ...memory,
       append: (key, entries) =>
@@ -475,6 +486,7 @@ describe("ClaudeSessionEntity", () => {
         sessionId,
         onUser: (text, index, cli, message) =>
           Effect.gen(function*() {
+            control.userLines++
             const userUuid = String(message.uuid)
             yield* cli.emit({
               type: "transcript_mirror",
@@ -484,7 +496,16 @@ describe("ClaudeSessionEntity", () => {
                 { type: "assistant", uuid: `answer-${index}`, parentUuid: userUuid, message: { role: "assistant", content: "ok" } }
               ]
             })
-            for (const line of FakeCli.textTurn({ sessionId, text: "ok", userMessageUuid: userUuid })) yield* cli.emit(line)
+            for (const line of FakeCli.textTurn({ sessionId, text: "ok", userMessageUuid: userUuid })) {
+              // "fail": the turn ends with a failed result (the CLI's error_max_turns).
+              yield* cli.emit(
+                text === "fail" && line.type === "result"
+                  ? { ...line, subtype: "error_max_turns", is_error: true, result: undefined }
+                  : line.type === "assistant"
+                  ? { ...line, uuid: `answer-${index}` } // the transcript entry's uuid, as the real CLI writes it
+                  : line
+              )
+            }
           })
       })(cli)
     })
@@ -499,7 +520,7 @@ describe("ClaudeSessionEntity", () => {
     )
     // Opens the gate whatever happened, so that a failed assertion does not leave the close waiting.
     const release = Effect.suspend(() => control.gate === undefined ? Effect.void : Deferred.succeed(control.gate, undefined))
-    return { layer, control, saved, release, atSpawn, filePath: Path.join(where.projectsDir, where.projectKey, `${S1}.jsonl`) }
+    return { layer, control, saved, release, atSpawn, store, filePath: Path.join(where.projectsDir, where.projectKey, `${S1}.jsonl`) }
   }
 
   it.effect("a turn is answered only once its transcript is in the store: Run, Turn and Send's Run wait for the mirror's flush", () =>
@@ -543,24 +564,90 @@ describe("ClaudeSessionEntity", () => {
       }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
     }).pipe(Effect.scoped))
 
-  it.effect("resuming a mirrored session, a runner's stale local transcript (with a line the store lacks) is replaced by the store's copy", () =>
+  it.effect("resuming a mirrored session, the store's copy replaces the runner's local transcript: its entries the store lacks are appended first, an abandoned attempt's are not", () =>
     Effect.gen(function*() {
       const world = mirroring(yield* makeTempDir("ecc-entity-stale-"))
+      // A turn a runner lost (accepted, no outcome), whose attempt will be in the local file only.
+      yield* world.store.append({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }, [
+        { type: "turn_started", uuid: `${uuid(5)}:started:1`, turn: uuid(5), cli: uuid(5) }
+      ])
       yield* Effect.gen(function*() {
         yield* TestClock.adjust(1)
         const session = (yield* ClaudeSessionEntity.client)(S1)
         yield* session.Run({ uuid: uuid(1), prompt: "one" })
         yield* session.Close()
-        // What this runner's config directory kept from an attempt cut off here: a line the store
-        // never got (the session ran elsewhere since, or the attempt was lost).
+        // The local file: the lost attempt, and an entry a flush never landed.
         Fs.mkdirSync(Path.dirname(world.filePath), { recursive: true })
         Fs.writeFileSync(world.filePath, [
           JSON.stringify({ type: "user", uuid: uuid(1) }),
           JSON.stringify({ type: "assistant", uuid: "answer-0", parentUuid: uuid(1) }),
-          JSON.stringify({ type: "user", uuid: "cut-off", parentUuid: "answer-0" })
+          JSON.stringify({ type: "attachment", uuid: "unsaved", parentUuid: "answer-0" }),
+          JSON.stringify({ type: "user", uuid: uuid(5), parentUuid: "unsaved" }),
+          JSON.stringify({ type: "assistant", uuid: "partial", parentUuid: uuid(5) })
         ].join("\n") + "\n")
         yield* session.Run({ uuid: uuid(2), prompt: "two" })
-        assert.deepStrictEqual(world.atSpawn, [undefined, [uuid(1), "answer-0"]])
+        // The CLI resumed the store's copy, repaired with the unsaved entry; the abandoned attempt stays out.
+        assert.deepStrictEqual(world.atSpawn, [undefined, [uuid(1), "answer-0", "unsaved"]])
+      }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
+    }).pipe(Effect.scoped))
+
+  it.effect("with materialize: false the runner's local transcript is left to the CLI (nothing writes it back)", () =>
+    Effect.gen(function*() {
+      const world = mirroring(yield* makeTempDir("ecc-entity-nomaterialize-"), { materialize: false })
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        yield* session.Run({ uuid: uuid(1), prompt: "one" })
+        yield* session.Close()
+        Fs.mkdirSync(Path.dirname(world.filePath), { recursive: true })
+        Fs.writeFileSync(world.filePath, JSON.stringify({ type: "user", uuid: uuid(1) }) + "\n")
+        yield* session.Run({ uuid: uuid(2), prompt: "two" })
+        assert.deepStrictEqual(world.atSpawn, [undefined, [uuid(1)]])
+      }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
+    }).pipe(Effect.scoped))
+
+  it.effect("a Turn whose caller stops reading at the result, while the transcript is being stored, is still recorded: the same uuid again is answered, not run again", () =>
+    Effect.gen(function*() {
+      const world = mirroring(yield* makeTempDir("ecc-entity-cutoff-"))
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        world.control.gate = yield* Deferred.make<void>()
+        const reading = yield* Effect.forkChild(
+          Stream.runCollect(Stream.takeUntil(session.Turn({ uuid: uuid(1), prompt: "one" }), (e) => e.type === "result")),
+          { startImmediately: true }
+        )
+        yield* TestClock.adjust(10)
+        yield* Deferred.succeed(world.control.gate, undefined)
+        yield* Fiber.join(reading)
+        const again = yield* session.Run({ uuid: uuid(1), prompt: "one" })
+        assert.strictEqual(again.attempt, 1)
+        assert.strictEqual(world.control.userLines, 1, "the turn ran once")
+      }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
+    }).pipe(Effect.scoped))
+
+  it.effect("a turn that fails after its result is answered once its transcript is stored, and its end recorded only then", () =>
+    Effect.gen(function*() {
+      const world = mirroring(yield* makeTempDir("ecc-entity-failed-result-"))
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        world.control.gate = yield* Deferred.make<void>()
+        const running = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "fail" })), { startImmediately: true })
+        yield* TestClock.adjust(10)
+        assert.isUndefined(running.pollUnsafe(), "a failed turn answered before its transcript was in the store")
+        yield* Deferred.succeed(world.control.gate, undefined)
+        assert.strictEqual(reasonOf(yield* Fiber.join(running)), "LimitReached")
+        const ledger = yield* Stream.runCollect(world.store.load({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }))
+        assert.deepStrictEqual(ledger.filter((e) => e.type === "turn_finished").map((e) => e.at), ["answer-0"])
+        // Not stored: the turn fails as it did, and no end is recorded (the store may not hold it).
+        world.control.failing = true
+        const failed = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(2), prompt: "fail" })), { startImmediately: true })
+        for (let i = 0; i < 30; i++) yield* TestClock.adjust("100 millis")
+        assert.strictEqual(reasonOf(yield* Fiber.join(failed)), "LimitReached")
+        const after = yield* Stream.runCollect(world.store.load({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }))
+        assert.deepStrictEqual(after.filter((e) => e.type === "turn_finished").map((e) => e.at ?? null), ["answer-0", null])
+        world.control.failing = false
       }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
     }).pipe(Effect.scoped))
 
@@ -572,8 +659,8 @@ describe("ClaudeSessionEntity", () => {
         const session = (yield* ClaudeSessionEntity.client)(S1)
         world.control.failing = true
         const running = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" })), { startImmediately: true })
-        // The mirror's retries (200 ms, 800 ms), then the batch is dropped.
-        yield* TestClock.adjust("2 seconds")
+        // The mirror's retries (200 ms, 800 ms) at the turn's end, then flushStore's own.
+        for (let i = 0; i < 30; i++) yield* TestClock.adjust("100 millis")
         const exit = yield* Fiber.join(running)
         assert.strictEqual(reasonOf(exit), "StoreFailed")
         // Answered from the ledger the same way again.

@@ -35,23 +35,25 @@ export const resumePoint = (
  * How a session whose ledger knows abandoned attempts (lost with a runner, now or before) is
  * opened again so that the conversation the model sees holds none of them:
  * - `whole`: the transcript holds none (or, with no finished turn to anchor on, nothing better);
- * - `{ at }`: resumed at that assistant message: the end of the last finished turn (the ledger's
- *   `end`) when the transcript holds it, its conversation's leaf; else the last assistant
- *   message before the first abandoned prompt;
+ * - `{ at }`: resumed at that assistant message: the end of the latest finished turn the
+ *   transcript holds (`ends`: the ledger's, in the order the turns finished), the conversation's
+ *   leaf; else the last assistant message before the first abandoned prompt;
  * - `fresh`: no turn finished and the abandoned first prompt has nothing before it: the session
  *   starts anew under its id (a lost first turn's prompt must not be seen twice).
- * `transcript` undefined: it cannot be read here (the ledger's `end` decides).
+ * `transcript` undefined: it cannot be read here (the ledger's last end decides).
  */
 export const planResume = (
   transcript: ReadonlyArray<Record<string, unknown>> | undefined,
   abandoned: ReadonlySet<string>,
-  end: string | undefined,
+  ends: ReadonlyArray<string>,
   finishedAny: boolean
 ): "whole" | "fresh" | { readonly at: string } => {
-  const anchor = end !== undefined ? { at: end } : finishedAny ? "whole" as const : "fresh" as const
-  if (transcript === undefined) return anchor
+  const last = ends.at(-1)
+  if (transcript === undefined) return last !== undefined ? { at: last } : finishedAny ? "whole" : "fresh"
   if (!transcript.some((entry) => typeof entry.uuid === "string" && abandoned.has(entry.uuid))) return "whole"
-  if (end !== undefined && transcript.some((entry) => entry.uuid === end)) return { at: end }
+  const held = new Set(transcript.flatMap((entry) => typeof entry.uuid === "string" ? [entry.uuid] : []))
+  const end = ends.findLast((uuid) => held.has(uuid))
+  if (end !== undefined) return { at: end }
   const point = resumePoint(transcript, abandoned)
   return point === "whole" ? "whole" : point === "none" ? (finishedAny ? "whole" : "fresh") : { at: point }
 }

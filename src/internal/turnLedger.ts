@@ -50,6 +50,8 @@ export class TurnLedger {
    * transcript ended with the last finished turn. Undefined when no turn recorded it.
    */
   end: string | undefined = undefined
+  /** Every finished turn's last assistant message uuid, in the order they finished. */
+  readonly ends: Array<string> = []
   readonly store: SessionStore.SessionStore["Service"]
   readonly key: SessionStore.SessionKey
   constructor(store: SessionStore.SessionStore["Service"], key: SessionStore.SessionKey) {
@@ -76,7 +78,10 @@ export class TurnLedger {
       const previous = this.turns.get(turn)
       const outcome = entry.outcome as TurnRecord["outcome"]
       this.turns.set(turn, { attempts: previous?.attempts ?? 1, clis: previous?.clis ?? [turn], outcome })
-      if (typeof entry.at === "string") this.end = entry.at
+      if (typeof entry.at === "string") {
+        this.end = entry.at
+        this.ends.push(entry.at)
+      }
     } else if (entry.type === "settings") {
       const next = { ...this.settings }
       if (typeof entry.model === "string") next.model = entry.model
