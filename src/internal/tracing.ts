@@ -28,6 +28,7 @@ import type * as Protocol from "../Protocol.ts"
 import * as Tracing from "../Tracing.ts"
 import type { Turn } from "./turns.ts"
 import { isRecord, str } from "./json.ts"
+import * as Metrics from "./metrics.ts"
 
 const PROVIDER = "anthropic"
 const REDACTED = "[redacted]"
@@ -88,6 +89,11 @@ export class SessionTracing {
   private readonly prompts = new Map<Tracer.Span, string>()
   private model: string | undefined
   private conversationId: string | undefined
+  /** Each metric's series: an instance and the context it is updated in (see `count`). */
+  private readonly series = new Map<
+    () => Metric.Metric<number, unknown>,
+    Map<string, { readonly metric: Metric.Metric<number, unknown>; readonly context: Context.Context<never> }>
+  >()
 
   constructor(options: TracingOptions) {
     this.options = options
@@ -340,10 +346,12 @@ export class SessionTracing {
       const { is_error, tool_use_id } = block as { readonly tool_use_id: string; readonly is_error?: boolean | null }
       const tool = this.tools.get(tool_use_id)
       const failed = is_error === true
-      this.count(Tracing.toolCalls, 1, {
-        "gen_ai.tool.name": tool?.name ?? "unknown",
-        "claude.tool.outcome": failed ? "error" : "ok"
-      })
+      const toolName = tool?.name ?? "unknown"
+      const outcome = failed ? "error" : "ok"
+      this.count(Metrics.toolCalls, `${toolName}\u0000${outcome}`, 1, () => ({
+        "gen_ai.tool.name": toolName,
+        "claude.tool.outcome": outcome
+      }))
       // A subagent's last model request is over when its Task tool use is.
       const subagent = this.calls.get(tool_use_id)
       if (subagent !== undefined) {
@@ -387,21 +395,31 @@ export class SessionTracing {
 
   private result(result: TurnResult): void {
     this.endOpen()
-    const attributes = {
-      "gen_ai.request.model": this.model ?? "unknown",
-      "claude.turn.kind": result.turn.kind
-    }
-    this.count(Tracing.turnDuration, result.duration_ms, { ...attributes, "claude.result.subtype": result.subtype })
-    this.count(Tracing.turnCost, result.turn.costUsd, attributes)
-    this.count(Tracing.turnToolCalls, this.toolUsesThisTurn, attributes)
-    for (const [model, usage] of Object.entries(result.turn.modelUsage)) {
-      const tokens = { "gen_ai.request.model": model, "gen_ai.provider.name": PROVIDER }
+    const model = this.model ?? "unknown"
+    const kind = result.turn.kind
+    const key = `${model}\u0000${kind}`
+    const attributes = () => ({ "gen_ai.request.model": model, "claude.turn.kind": kind })
+    this.count(Metrics.turnDuration, `${key}\u0000${result.subtype}`, result.duration_ms, () => ({
+      ...attributes(),
+      "claude.result.subtype": result.subtype
+    }))
+    this.count(Metrics.turnCost, key, result.turn.costUsd, attributes)
+    this.count(Metrics.turnToolCalls, key, this.toolUsesThisTurn, attributes)
+    const modelUsage = result.turn.modelUsage
+    for (const model in modelUsage) {
+      const usage = modelUsage[model]!
+      const tokens = (type: string) => () => ({
+        "gen_ai.request.model": model,
+        "gen_ai.provider.name": PROVIDER,
+        "gen_ai.token.type": type
+      })
       this.count(
-        Tracing.tokenUsage,
+        Metrics.tokenUsage,
+        `${model}\u0000input`,
         usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens,
-        { ...tokens, "gen_ai.token.type": "input" }
+        tokens("input")
       )
-      this.count(Tracing.tokenUsage, usage.outputTokens, { ...tokens, "gen_ai.token.type": "output" })
+      this.count(Metrics.tokenUsage, `${model}\u0000output`, usage.outputTokens, tokens("output"))
     }
     this.toolUsesThisTurn = 0
     this.marks.delete(MAIN)
@@ -412,8 +430,40 @@ export class SessionTracing {
     }
   }
 
-  private count(metric: Metric.Metric<number, unknown>, value: number, attributes: Record<string, string>): void {
-    Metric.withAttributes(metric, attributes).updateUnsafe(value, this.options.context)
+  /**
+   * Updates the series of `make`'s metric with `attributes` (added to the program's, as
+   * `Metric.withAttributes` does). `key` names the series among the metric's (its attribute
+   * values); `attributes` is called only for a new one. Each series has a metric instance of its
+   * own and a context made once: `withAttributes` copies the context on every update, and a
+   * metric computes its series key anew (entries sorted, then JSON) whenever its attributes
+   * differ from the last update's, which was five times a turn.
+   */
+  private count(
+    make: () => Metric.Metric<number, unknown>,
+    key: string,
+    value: number,
+    attributes: () => Record<string, string>
+  ): void {
+    let series = this.series.get(make)
+    if (series === undefined) {
+      series = new Map()
+      this.series.set(make, series)
+    }
+    let entry = series.get(key)
+    if (entry === undefined) {
+      const { context } = this.options
+      entry = {
+        metric: make(),
+        context: Context.add(context, Metric.CurrentMetricAttributes, {
+          ...Context.get(context, Metric.CurrentMetricAttributes),
+          ...attributes()
+        })
+      }
+      // Bounded: the attributes are models, tool names, outcomes and kinds.
+      if (series.size >= 256) series.clear()
+      series.set(key, entry)
+    }
+    entry.metric.updateUnsafe(value, entry.context)
   }
 
   // ---- control requests from the CLI ---------------------------------------------------------
