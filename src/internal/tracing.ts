@@ -78,6 +78,14 @@ const failureReason = (exit: Exit.Exit<unknown, unknown>): string | undefined =>
 export class SessionTracing {
   private readonly options: TracingOptions
   private readonly secrets: Array<string>
+  /**
+   * Whether a program's tracer sees the spans: not with Effect's `nativeTracer` (no tracer
+   * installed), whose spans go nowhere. Then the spans that parent a handler call (the turn's,
+   * a tool use's) are still made, a handler may read its span chain; the rest is skipped: the
+   * spans of model requests, every attribute. Metrics are kept: a registry is read without a
+   * tracer.
+   */
+  private readonly observed: boolean
   /** The span of a turn the library did not start a span for (`send`, automatic turns). */
   private ownTurn: Tracer.Span | undefined
   private readonly tools = new Map<string, ToolUse>()
@@ -98,6 +106,7 @@ export class SessionTracing {
   constructor(options: TracingOptions) {
     this.options = options
     this.secrets = options.secrets.filter((secret) => secret.length > 0)
+    this.observed = options.enabled && options.tracer !== Tracer.nativeTracer
     options.sessionSpan.attribute("gen_ai.provider.name", PROVIDER)
     options.sessionSpan.attribute("gen_ai.system", PROVIDER)
   }
@@ -131,7 +140,7 @@ export class SessionTracing {
       root: false,
       sampled: parent.sampled
     })
-    for (const key in attributes) if (attributes[key] !== undefined) span.attribute(key, attributes[key])
+    if (this.observed) for (const key in attributes) if (attributes[key] !== undefined) span.attribute(key, attributes[key])
     return span
   }
 
@@ -161,6 +170,7 @@ export class SessionTracing {
 
   /** The attributes a `turn`/`run` span starts with; the prompt when content is on. */
   turnStarted(span: Tracer.Span, input: string | Protocol.UserTurnInput): void {
+    if (!this.observed) return
     span.attribute("gen_ai.operation.name", "invoke_agent")
     span.attribute("gen_ai.provider.name", PROVIDER)
     if (this.conversationId !== undefined) span.attribute("gen_ai.conversation.id", this.conversationId)
@@ -173,6 +183,7 @@ export class SessionTracing {
 
   /** A `turn`/`run` span is about to end: its result's attributes, or why it failed. */
   turnEnded(span: Tracer.Span, result: Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined, exit: Exit.Exit<unknown, unknown>): void {
+    if (!this.observed) return
     const prompt = this.prompts.get(span)
     if (prompt !== undefined) {
       this.prompts.delete(span)
@@ -190,6 +201,7 @@ export class SessionTracing {
   }
 
   private annotateResult(span: Tracer.Span, result: TurnResult): void {
+    if (!this.observed) return
     let input = 0
     let output = 0
     for (const usage of Object.values(result.turn.modelUsage)) {
@@ -252,16 +264,20 @@ export class SessionTracing {
       this.model = init.model
       sessionSpan.attribute("gen_ai.request.model", init.model)
     }
+    if (this.observed) this.annotateTurns(init, running)
+    this.turnSpan(running)
+  }
+
+  private annotateTurns(init: Protocol.SystemInit, running: ReadonlyArray<Turn>): void {
     for (const turn of running) {
       if (turn.span === undefined || turn.span._tag !== "Span") continue
       turn.span.attribute("gen_ai.conversation.id", init.session_id)
       turn.span.attribute("gen_ai.request.model", init.model)
     }
-    this.turnSpan(running)
   }
 
   private modelCall(thread: string, message: Protocol.ApiAssistantMessage, running: ReadonlyArray<Turn>): Tracer.Span | undefined {
-    if (!this.options.enabled) return undefined
+    if (!this.observed) return undefined
     const current = this.calls.get(thread)
     if (current !== undefined && current.id === message.id) return current.span
     if (current !== undefined) this.end(current.span)
@@ -329,7 +345,9 @@ export class SessionTracing {
         "gen_ai.tool.call.id": use.id,
         "gen_ai.tool.type": "function",
         "claude.mcp.server": mcp,
-        "gen_ai.tool.call.arguments": this.options.content && use.input !== undefined ? this.redact(use.input) : undefined
+        "gen_ai.tool.call.arguments": this.observed && this.options.content && use.input !== undefined
+          ? this.redact(use.input)
+          : undefined
       })
       this.tools.set(use.id, { span, name: use.name })
     }
@@ -361,15 +379,15 @@ export class SessionTracing {
       this.marks.delete(tool_use_id)
       if (tool === undefined) continue
       this.tools.delete(tool_use_id)
-      const meta = event.tool_result_meta?.find((m) => m.id === tool_use_id)
+      const meta = this.observed ? event.tool_result_meta?.find((m) => m.id === tool_use_id) : undefined
       if (meta?.permission_decision !== undefined) {
         tool.span.attribute("claude.permission.decision", meta.permission_decision.decision)
         tool.span.attribute("claude.permission.source", meta.permission_decision.source)
       }
-      if (this.options.content) {
+      if (this.options.content && this.observed) {
         tool.span.attribute("gen_ai.tool.call.result", this.redact((block as { readonly content?: unknown }).content ?? ""))
       }
-      if (failed) tool.span.attribute("error.type", "tool_error")
+      if (failed && this.observed) tool.span.attribute("error.type", "tool_error")
       this.end(tool.span, failed ? Exit.fail("tool_error") : Exit.void)
     }
     if (results === 0) return
