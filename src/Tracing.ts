@@ -34,7 +34,8 @@
  * @since 0.2.0
  */
 import * as Context from "effect/Context"
-import * as Metric from "effect/Metric"
+import type * as Metric from "effect/Metric"
+import * as Metrics from "./internal/metrics.ts"
 
 /**
  * Whether spans carry content: prompts, result texts, tool inputs and outputs (secrets
@@ -62,10 +63,7 @@ export const TraceContent: Context.Reference<boolean> = Context.Reference<boolea
  * @since 0.2.0
  * @category metrics
  */
-export const turnDuration: Metric.Histogram<number> = Metric.histogram("claude.turn.duration", {
-  description: "The duration of a turn in milliseconds, as the CLI reports it",
-  boundaries: Metric.exponentialBoundaries({ start: 100, factor: 2, count: 14 })
-})
+export const turnDuration: Metric.Histogram<number> = Metrics.turnDuration()
 
 /**
  * The tokens of each turn per model (GenAI's `gen_ai.client.token.usage`). Attributes:
@@ -75,10 +73,7 @@ export const turnDuration: Metric.Histogram<number> = Metric.histogram("claude.t
  * @since 0.2.0
  * @category metrics
  */
-export const tokenUsage: Metric.Histogram<number> = Metric.histogram("gen_ai.client.token.usage", {
-  description: "The tokens of a turn, per model and token type",
-  boundaries: Metric.exponentialBoundaries({ start: 1, factor: 4, count: 14 })
-})
+export const tokenUsage: Metric.Histogram<number> = Metrics.tokenUsage()
 
 /**
  * The cost of the turns in US dollars (each turn's own cost, not the CLI's running total).
@@ -87,10 +82,7 @@ export const tokenUsage: Metric.Histogram<number> = Metric.histogram("gen_ai.cli
  * @since 0.2.0
  * @category metrics
  */
-export const turnCost: Metric.Counter<number> = Metric.counter("claude.turn.cost", {
-  description: "The cost of turns in US dollars",
-  incremental: true
-})
+export const turnCost: Metric.Counter<number> = Metrics.turnCost()
 
 /**
  * How many tool uses each turn made. Attributes: `gen_ai.request.model`, `claude.turn.kind`.
@@ -98,10 +90,7 @@ export const turnCost: Metric.Counter<number> = Metric.counter("claude.turn.cost
  * @since 0.2.0
  * @category metrics
  */
-export const turnToolCalls: Metric.Histogram<number> = Metric.histogram("claude.turn.tool_calls", {
-  description: "The tool uses of a turn",
-  boundaries: [0, 1, 2, 5, 10, 20, 50, 100]
-})
+export const turnToolCalls: Metric.Histogram<number> = Metrics.turnToolCalls()
 
 /**
  * The tool uses, counted when their result comes. Attributes: `gen_ai.tool.name`,
@@ -110,7 +99,4 @@ export const turnToolCalls: Metric.Histogram<number> = Metric.histogram("claude.
  * @since 0.2.0
  * @category metrics
  */
-export const toolCalls: Metric.Counter<number> = Metric.counter("claude.tool.calls", {
-  description: "Tool uses, by tool and outcome",
-  incremental: true
-})
+export const toolCalls: Metric.Counter<number> = Metrics.toolCalls()

@@ -6,16 +6,19 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
+import * as Tracer from "effect/Tracer"
 import * as Claude from "../src/Claude.ts"
 import * as Hooks from "../src/Hooks.ts"
 import * as McpServers from "../src/McpServers.ts"
@@ -426,6 +429,44 @@ describe("Tracing: control requests of the host", () => {
       assert.strictEqual(parentName(model), "switching")
       assert.strictEqual(model.attributes.get("claude.error.reason"), "ControlRejected")
       assert.strictEqual(model.status._tag === "Ended" && model.status.exit._tag, "Failure")
+    }))
+})
+
+describe("Tracing: without a tracer", () => {
+  it.effect("with Effect's nativeTracer the spans a handler runs under are kept (turn, tool use), without attributes; metrics still count", () =>
+    Effect.gen(function*() {
+      const seen: Array<Tracer.AnySpan> = []
+      const registry: Metric.MetricRegistry = new Map()
+      const hook = Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash" }, () =>
+        Effect.gen(function*() {
+          seen.push(yield* Effect.currentSpan)
+          return Hooks.allow()
+        })))
+      yield* Effect.gen(function*() {
+        assert.strictEqual(yield* Tracer.Tracer, Tracer.nativeTracer)
+        const session = yield* Claude.open()
+        const result = yield* session.run(PROMPT)
+        assert.strictEqual(result.result, "All done.")
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(Layer.mergeAll(toolTurnCli("sk-native"), byre, hook, Permissions.layer(() => Effect.succeed(Permissions.allow())))),
+        Effect.provideService(Metric.MetricRegistry, registry),
+        Effect.provide(Logger.layer([]))
+      )
+      assert.strictEqual(seen.length, 1)
+      const names = chain(seen[0]!)
+      assert.deepStrictEqual(names, ["Hooks.dispatch", "claude.hook PreToolUse", "execute_tool Bash", "claude.turn", "claude.session", "Claude.open"])
+      const spanAt = (depth: number) => {
+        let span: Tracer.AnySpan = seen[0]!
+        for (let i = 0; i < depth && span._tag === "Span"; i++) span = Option.getOrThrow(span.parent)
+        assert.strictEqual(span._tag, "Span")
+        return span as Tracer.Span
+      }
+      // With a tracer these carry gen_ai.tool.name and gen_ai.operation.name (tests above).
+      assert.deepStrictEqual([...spanAt(2).attributes.keys()], [])
+      assert.isFalse(spanAt(3).attributes.has("gen_ai.operation.name"))
+      const turns = Metric.snapshotUnsafe(Context.make(Metric.MetricRegistry, registry)).filter((m) => m.id === "claude.turn.duration")
+      assert.strictEqual(turns.length, 1)
     }))
 })
 

@@ -28,6 +28,7 @@ import type * as Protocol from "../Protocol.ts"
 import * as Tracing from "../Tracing.ts"
 import type { Turn } from "./turns.ts"
 import { isRecord, str } from "./json.ts"
+import * as Metrics from "./metrics.ts"
 
 const PROVIDER = "anthropic"
 const REDACTED = "[redacted]"
@@ -77,6 +78,14 @@ const failureReason = (exit: Exit.Exit<unknown, unknown>): string | undefined =>
 export class SessionTracing {
   private readonly options: TracingOptions
   private readonly secrets: Array<string>
+  /**
+   * Whether a program's tracer sees the spans: not with Effect's `nativeTracer` (no tracer
+   * installed), whose spans go nowhere. Then the spans that parent a handler call (the turn's,
+   * a tool use's) are still made, a handler may read its span chain; the rest is skipped: the
+   * spans of model requests, every attribute. Metrics are kept: a registry is read without a
+   * tracer.
+   */
+  private readonly observed: boolean
   /** The span of a turn the library did not start a span for (`send`, automatic turns). */
   private ownTurn: Tracer.Span | undefined
   private readonly tools = new Map<string, ToolUse>()
@@ -88,10 +97,16 @@ export class SessionTracing {
   private readonly prompts = new Map<Tracer.Span, string>()
   private model: string | undefined
   private conversationId: string | undefined
+  /** Each metric's series: an instance and the context it is updated in (see `count`). */
+  private readonly series = new Map<
+    () => Metric.Metric<number, unknown>,
+    Map<string, { readonly metric: Metric.Metric<number, unknown>; readonly context: Context.Context<never> }>
+  >()
 
   constructor(options: TracingOptions) {
     this.options = options
     this.secrets = options.secrets.filter((secret) => secret.length > 0)
+    this.observed = options.enabled && options.tracer !== Tracer.nativeTracer
     options.sessionSpan.attribute("gen_ai.provider.name", PROVIDER)
     options.sessionSpan.attribute("gen_ai.system", PROVIDER)
   }
@@ -125,7 +140,7 @@ export class SessionTracing {
       root: false,
       sampled: parent.sampled
     })
-    for (const key in attributes) if (attributes[key] !== undefined) span.attribute(key, attributes[key])
+    if (this.observed) for (const key in attributes) if (attributes[key] !== undefined) span.attribute(key, attributes[key])
     return span
   }
 
@@ -155,6 +170,7 @@ export class SessionTracing {
 
   /** The attributes a `turn`/`run` span starts with; the prompt when content is on. */
   turnStarted(span: Tracer.Span, input: string | Protocol.UserTurnInput): void {
+    if (!this.observed) return
     span.attribute("gen_ai.operation.name", "invoke_agent")
     span.attribute("gen_ai.provider.name", PROVIDER)
     if (this.conversationId !== undefined) span.attribute("gen_ai.conversation.id", this.conversationId)
@@ -167,6 +183,7 @@ export class SessionTracing {
 
   /** A `turn`/`run` span is about to end: its result's attributes, or why it failed. */
   turnEnded(span: Tracer.Span, result: Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined, exit: Exit.Exit<unknown, unknown>): void {
+    if (!this.observed) return
     const prompt = this.prompts.get(span)
     if (prompt !== undefined) {
       this.prompts.delete(span)
@@ -184,6 +201,7 @@ export class SessionTracing {
   }
 
   private annotateResult(span: Tracer.Span, result: TurnResult): void {
+    if (!this.observed) return
     let input = 0
     let output = 0
     for (const usage of Object.values(result.turn.modelUsage)) {
@@ -246,16 +264,20 @@ export class SessionTracing {
       this.model = init.model
       sessionSpan.attribute("gen_ai.request.model", init.model)
     }
+    if (this.observed) this.annotateTurns(init, running)
+    this.turnSpan(running)
+  }
+
+  private annotateTurns(init: Protocol.SystemInit, running: ReadonlyArray<Turn>): void {
     for (const turn of running) {
       if (turn.span === undefined || turn.span._tag !== "Span") continue
       turn.span.attribute("gen_ai.conversation.id", init.session_id)
       turn.span.attribute("gen_ai.request.model", init.model)
     }
-    this.turnSpan(running)
   }
 
   private modelCall(thread: string, message: Protocol.ApiAssistantMessage, running: ReadonlyArray<Turn>): Tracer.Span | undefined {
-    if (!this.options.enabled) return undefined
+    if (!this.observed) return undefined
     const current = this.calls.get(thread)
     if (current !== undefined && current.id === message.id) return current.span
     if (current !== undefined) this.end(current.span)
@@ -323,7 +345,9 @@ export class SessionTracing {
         "gen_ai.tool.call.id": use.id,
         "gen_ai.tool.type": "function",
         "claude.mcp.server": mcp,
-        "gen_ai.tool.call.arguments": this.options.content && use.input !== undefined ? this.redact(use.input) : undefined
+        "gen_ai.tool.call.arguments": this.observed && this.options.content && use.input !== undefined
+          ? this.redact(use.input)
+          : undefined
       })
       this.tools.set(use.id, { span, name: use.name })
     }
@@ -340,10 +364,12 @@ export class SessionTracing {
       const { is_error, tool_use_id } = block as { readonly tool_use_id: string; readonly is_error?: boolean | null }
       const tool = this.tools.get(tool_use_id)
       const failed = is_error === true
-      this.count(Tracing.toolCalls, 1, {
-        "gen_ai.tool.name": tool?.name ?? "unknown",
-        "claude.tool.outcome": failed ? "error" : "ok"
-      })
+      const toolName = tool?.name ?? "unknown"
+      const outcome = failed ? "error" : "ok"
+      this.count(Metrics.toolCalls, `${toolName}\u0000${outcome}`, 1, () => ({
+        "gen_ai.tool.name": toolName,
+        "claude.tool.outcome": outcome
+      }))
       // A subagent's last model request is over when its Task tool use is.
       const subagent = this.calls.get(tool_use_id)
       if (subagent !== undefined) {
@@ -353,15 +379,15 @@ export class SessionTracing {
       this.marks.delete(tool_use_id)
       if (tool === undefined) continue
       this.tools.delete(tool_use_id)
-      const meta = event.tool_result_meta?.find((m) => m.id === tool_use_id)
+      const meta = this.observed ? event.tool_result_meta?.find((m) => m.id === tool_use_id) : undefined
       if (meta?.permission_decision !== undefined) {
         tool.span.attribute("claude.permission.decision", meta.permission_decision.decision)
         tool.span.attribute("claude.permission.source", meta.permission_decision.source)
       }
-      if (this.options.content) {
+      if (this.options.content && this.observed) {
         tool.span.attribute("gen_ai.tool.call.result", this.redact((block as { readonly content?: unknown }).content ?? ""))
       }
-      if (failed) tool.span.attribute("error.type", "tool_error")
+      if (failed && this.observed) tool.span.attribute("error.type", "tool_error")
       this.end(tool.span, failed ? Exit.fail("tool_error") : Exit.void)
     }
     if (results === 0) return
@@ -387,21 +413,31 @@ export class SessionTracing {
 
   private result(result: TurnResult): void {
     this.endOpen()
-    const attributes = {
-      "gen_ai.request.model": this.model ?? "unknown",
-      "claude.turn.kind": result.turn.kind
-    }
-    this.count(Tracing.turnDuration, result.duration_ms, { ...attributes, "claude.result.subtype": result.subtype })
-    this.count(Tracing.turnCost, result.turn.costUsd, attributes)
-    this.count(Tracing.turnToolCalls, this.toolUsesThisTurn, attributes)
-    for (const [model, usage] of Object.entries(result.turn.modelUsage)) {
-      const tokens = { "gen_ai.request.model": model, "gen_ai.provider.name": PROVIDER }
+    const model = this.model ?? "unknown"
+    const kind = result.turn.kind
+    const key = `${model}\u0000${kind}`
+    const attributes = () => ({ "gen_ai.request.model": model, "claude.turn.kind": kind })
+    this.count(Metrics.turnDuration, `${key}\u0000${result.subtype}`, result.duration_ms, () => ({
+      ...attributes(),
+      "claude.result.subtype": result.subtype
+    }))
+    this.count(Metrics.turnCost, key, result.turn.costUsd, attributes)
+    this.count(Metrics.turnToolCalls, key, this.toolUsesThisTurn, attributes)
+    const modelUsage = result.turn.modelUsage
+    for (const model in modelUsage) {
+      const usage = modelUsage[model]!
+      const tokens = (type: string) => () => ({
+        "gen_ai.request.model": model,
+        "gen_ai.provider.name": PROVIDER,
+        "gen_ai.token.type": type
+      })
       this.count(
-        Tracing.tokenUsage,
+        Metrics.tokenUsage,
+        `${model}\u0000input`,
         usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens,
-        { ...tokens, "gen_ai.token.type": "input" }
+        tokens("input")
       )
-      this.count(Tracing.tokenUsage, usage.outputTokens, { ...tokens, "gen_ai.token.type": "output" })
+      this.count(Metrics.tokenUsage, `${model}\u0000output`, usage.outputTokens, tokens("output"))
     }
     this.toolUsesThisTurn = 0
     this.marks.delete(MAIN)
@@ -412,8 +448,40 @@ export class SessionTracing {
     }
   }
 
-  private count(metric: Metric.Metric<number, unknown>, value: number, attributes: Record<string, string>): void {
-    Metric.withAttributes(metric, attributes).updateUnsafe(value, this.options.context)
+  /**
+   * Updates the series of `make`'s metric with `attributes` (added to the program's, as
+   * `Metric.withAttributes` does). `key` names the series among the metric's (its attribute
+   * values); `attributes` is called only for a new one. Each series has a metric instance of its
+   * own and a context made once: `withAttributes` copies the context on every update, and a
+   * metric computes its series key anew (entries sorted, then JSON) whenever its attributes
+   * differ from the last update's, which was five times a turn.
+   */
+  private count(
+    make: () => Metric.Metric<number, unknown>,
+    key: string,
+    value: number,
+    attributes: () => Record<string, string>
+  ): void {
+    let series = this.series.get(make)
+    if (series === undefined) {
+      series = new Map()
+      this.series.set(make, series)
+    }
+    let entry = series.get(key)
+    if (entry === undefined) {
+      const { context } = this.options
+      entry = {
+        metric: make(),
+        context: Context.add(context, Metric.CurrentMetricAttributes, {
+          ...Context.get(context, Metric.CurrentMetricAttributes),
+          ...attributes()
+        })
+      }
+      // Bounded: the attributes are models, tool names, outcomes and kinds.
+      if (series.size >= 256) series.clear()
+      series.set(key, entry)
+    }
+    entry.metric.updateUnsafe(value, entry.context)
   }
 
   // ---- control requests from the CLI ---------------------------------------------------------
