@@ -45,7 +45,8 @@ const scenario = process.argv[2] ?? ""
 const params = JSON.parse(process.argv[3] ?? "{}") as {
   readonly events?: number
   readonly delayMs?: number
-  readonly consumer?: "sleep" | "busy"
+  /** `array` (throughput only): the library's consumer reads chunks with `Stream.runForEachArray`. */
+  readonly consumer?: "sleep" | "busy" | "array"
   readonly which?: "lib" | "sdk" | "barrel"
   readonly lean?: boolean
   readonly maxOps?: number
@@ -198,18 +199,18 @@ const libThroughput = async (): Promise<void> => {
     let firstEventMs = -1
     let start = 0
     let deltas = 0
-    yield* session.turn("go").pipe(
-      Stream.runForEach((event) =>
-        Effect.sync(() => {
-          if (count === 0) {
-            firstEventMs = sinceStart()
-            start = performance.now()
-          }
-          count++
-          if (event.type === "result") deltas = (event as unknown as { fake_deltas_written: number }).fake_deltas_written
-        })
-      )
-    )
+    const see = (event: { readonly type: string }) => {
+      if (count === 0) {
+        firstEventMs = sinceStart()
+        start = performance.now()
+      }
+      count++
+      if (event.type === "result") deltas = (event as unknown as { fake_deltas_written: number }).fake_deltas_written
+    }
+    const turn = session.turn("go")
+    yield* params.consumer === "array"
+      ? Stream.runForEachArray(turn, (events) => Effect.sync(() => events.forEach(see)))
+      : Stream.runForEach(turn, (event) => Effect.sync(() => see(event)))
     const seconds = (performance.now() - start) / 1000
     return { count, deltas, seconds, eventsPerSec: count / seconds, firstEventMs }
   }).pipe(Effect.scoped, Effect.provide(layer))

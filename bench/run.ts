@@ -285,6 +285,8 @@ const throughput = async (events: number) => {
     { name: "sdk", run: () => runChild("sdk", { events }) },
     // What limits the library's peak RSS: V8's young generation, which grows with the allocation rate.
     ...(big ? [
+      // The same turn read in chunks (`Stream.runForEachArray`), the fastest way to consume it.
+      { name: "libArray", run: () => runChild("lib", { events, consumer: "array" }) },
       { name: "libSemi", run: () => runChild("lib", { events }, { nodeArgs: [SEMI] }) },
       { name: "sdkSemi", run: () => runChild("sdk", { events }, { nodeArgs: [SEMI] }) }
     ] : [
@@ -302,6 +304,7 @@ const throughput = async (events: number) => {
   const rss = ratios(r.lib!, r.sdk!, "peakRssMb")
   const label = events >= 1_000_000 ? `${events / 1_000_000}M` : `${events / 1000}k`
   out(`throughput ${label}: library/raw ${summary(vsRaw)}${big ? ` [≥${RAW_GOAL}: ${target(median(vsRaw) >= RAW_GOAL)}]` : ""}; library/SDK ${summary(vsSdk)} [≥${SDK_GOAL}: ${target(median(vsSdk) >= SDK_GOAL)}]; events/s median library ${fmt(median(col(r.lib!, "eventsPerSec")), 0)}, raw ${fmt(median(col(r.raw!, "eventsPerSec")), 0)}, SDK ${fmt(median(col(r.sdk!, "eventsPerSec")), 0)}`)
+  if (big) out(`throughput ${label}, the turn read with Stream.runForEachArray: ${summary(ratios(r.libArray!, r.lib!, "eventsPerSec"))} of Stream.runForEach's events/s; /SDK ${summary(ratios(r.libArray!, r.sdk!, "eventsPerSec"))}`)
   const usPerEvent = (k: string) => fmt(median(r[k]!.map((f) => (1000 * num(f, "cpuMs")) / num(f, "count"))), 2)
   out(`CPU time ${label}: library/raw ${summary(ratios(r.lib!, r.raw!, "cpuMs"))}, library/SDK ${summary(ratios(r.lib!, r.sdk!, "cpuMs"))} (ms: library ${fmt(median(col(r.lib!, "cpuMs")), 0)}, raw ${fmt(median(col(r.raw!, "cpuMs")), 0)}, SDK ${fmt(median(col(r.sdk!, "cpuMs")), 0)}; µs per event, start-up included: library ${usPerEvent("lib")}, raw ${usPerEvent("raw")}, SDK ${usPerEvent("sdk")})`)
   out(`peak RSS ${label}: library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)} (load fake, final lines without the text: no target, see the final lines' run)`)
@@ -329,14 +332,15 @@ const throughput = async (events: number) => {
     "",
     "| run | events/s (median) | min | max | peak RSS MB (median) | seconds (median) |",
     "|---|---|---|---|---|---|",
-    ...(big ? ["lib", "raw", "sdk", "libSemi", "sdkSemi"] as const : ["lib", "raw", "sdk"] as const).map((k) => {
+    ...(big ? ["lib", "libArray", "raw", "sdk", "libSemi", "sdkSemi"] as const : ["lib", "raw", "sdk"] as const).map((k) => {
       const eps = col(r[k]!, "eventsPerSec")
-      const name = { lib: "library", raw: "raw Node", sdk: "official SDK", libSemi: `library, \`node ${SEMI}\``, sdkSemi: `official SDK, \`node ${SEMI}\`` }[k]
+      const name = { lib: "library", libArray: "library, read with `Stream.runForEachArray`", raw: "raw Node", sdk: "official SDK", libSemi: `library, \`node ${SEMI}\``, sdkSemi: `official SDK, \`node ${SEMI}\`` }[k]
       return `| ${name} | ${fmt(median(eps), 0)} | ${fmt(Math.min(...eps), 0)} | ${fmt(Math.max(...eps), 0)} | ${fmt(median(col(r[k]!, "peakRssMb")), 0)} | ${fmt(median(col(r[k]!, "seconds")), 2)} |`
     }),
     "",
     `- library/raw, per-round ratios: ${summary(vsRaw)}`,
     `- library/SDK, per-round ratios: ${summary(vsSdk)}`,
+    ...(big ? [`- the same turn read in chunks (\`Stream.runForEachArray\`) against one event at a time (\`Stream.runForEach\`), events/s: ${summary(ratios(r.libArray!, r.lib!, "eventsPerSec"))}; /SDK ${summary(ratios(r.libArray!, r.sdk!, "eventsPerSec"))}`] : []),
     `- peak RSS library/SDK: ${summary(rss)}`,
     `- CPU time of the consuming process (user + system, start-up included; less sensitive to a busy machine than wall time): library ${fmt(median(col(r.lib!, "cpuMs")), 0)} ms, raw ${fmt(median(col(r.raw!, "cpuMs")), 0)} ms, SDK ${fmt(median(col(r.sdk!, "cpuMs")), 0)} ms; library/raw ${summary(ratios(r.lib!, r.raw!, "cpuMs"))}, library/SDK ${summary(ratios(r.lib!, r.sdk!, "cpuMs"))}; CPU µs per event (start-up included): library ${usPerEvent("lib")}, raw ${usPerEvent("raw")}, SDK ${usPerEvent("sdk")}`,
     ...(big
