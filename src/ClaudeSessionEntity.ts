@@ -148,7 +148,9 @@ export const Run = Rpc.make("Run", {
 
 /**
  * Runs one turn and streams its events, then `{ type: "turn_outcome" }`. Persisted, keyed by the
- * uuid: a turn that already finished streams its outcome only.
+ * uuid: a turn that already finished streams its outcome only. The outcome is the answer: it
+ * comes once the turn's transcript is in the store, and may still be `StoreFailed` after the
+ * CLI's `result` event (or another attempt's outcome, if this runner was lost in between).
  *
  * @since 0.2.0
  * @category rpcs
