@@ -359,6 +359,34 @@ describe("ClaudeSessionEntity", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a turn run again while its CLI is still open here reopens the CLI at the last finished turn's end: the abandoned attempt leaves the conversation", () => {
+    const world = makeWorld()
+    const { layer } = cluster(world)
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      yield* session.Run({ uuid: uuid(1), prompt: "first" })
+      // The second turn's caller goes away before its result: nothing is recorded.
+      const gate = yield* Deferred.make<void>()
+      world.gates.set("again", gate)
+      const reading = yield* Effect.forkChild(Stream.runCollect(session.Turn({ uuid: uuid(2), prompt: "again" })), {
+        startImmediately: true
+      })
+      yield* TestClock.adjust(10)
+      yield* Effect.forkChild(Fiber.interrupt(reading), { startImmediately: true })
+      yield* TestClock.adjust("15 seconds") // the interrupt's wait for the CLI (interruptTimeout) runs out
+      world.gates.delete("again")
+      yield* Deferred.succeed(gate, undefined)
+      yield* TestClock.adjust(10)
+      // The same uuid again: attempt 2, on a CLI reopened without the abandoned attempt.
+      const again = yield* session.Run({ uuid: uuid(2), prompt: "again" })
+      assert.strictEqual(again.attempt, 2)
+      assert.strictEqual(again.text, "echo: again (after 1 turns)")
+      assert.deepStrictEqual(world.spawns.map((spawn) => spawn.resumed), [false, true])
+      assert.deepStrictEqual(world.resumedAt, [undefined, `${S1}-assistant-1`])
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("with lostTurns: fail, such a turn is answered TurnLost, once, and never run", () => {
     const world = makeWorld()
     const { layer, store } = cluster(world, { lostTurns: "fail" })
