@@ -680,27 +680,13 @@ const idleSessions = async () => {
 const bundledStartup = async () => {
   const dir = Path.join(root, ".tmp/bench-bundle")
   Fs.rmSync(dir, { recursive: true, force: true })
-  const { bundle } = await import("../examples/bundle/build.ts")
+  const { bundle, settings } = await import("../examples/bundle/build.ts")
   await bundle(Path.join(dir, "bundled.mjs"))
   await bundle(Path.join(dir, "unbundled.mjs"), { external: ["effect", "@effect/platform-node"] })
   // The SDK's program with the recipe's settings (examples/bundle/build.ts), its own entry point.
   const { build: esbuild } = await import("esbuild")
   const bundleSdk = (outfile: string, external: ReadonlyArray<string>) =>
-    esbuild({
-      entryPoints: [Path.join(root, "bench/sdk-program.ts")],
-      outfile,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node22",
-      mainFields: ["module", "main"],
-      conditions: ["import"],
-      minify: true,
-      sourcemap: "linked",
-      legalComments: "none",
-      logLevel: "warning",
-      external: [...external]
-    })
+    esbuild({ ...settings, entryPoints: [Path.join(root, "bench/sdk-program.ts")], outfile, external: [...external] })
   await bundleSdk(Path.join(dir, "sdk-bundled.mjs"), [])
   await bundleSdk(Path.join(dir, "sdk-unbundled.mjs"), ["@anthropic-ai/claude-agent-sdk"])
   const cache = Path.join(dir, "compile-cache")

@@ -12,22 +12,27 @@
  * - `minify: true`: a smaller file parses faster; `sourcemap: "linked"` keeps stack traces readable.
  */
 import * as Path from "node:path"
-import { build } from "esbuild"
+import { build, type BuildOptions } from "esbuild"
+
+/** The recipe's settings, for any entry point (the benchmark bundles an SDK program with them too). */
+export const settings = {
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node22",
+  mainFields: ["module", "main"],
+  conditions: ["import"],
+  minify: true,
+  sourcemap: "linked",
+  legalComments: "none",
+  logLevel: "warning"
+} satisfies BuildOptions
 
 export const bundle = (outfile: string, options: { readonly external?: ReadonlyArray<string> } = {}) =>
   build({
+    ...settings,
     entryPoints: [Path.join(import.meta.dirname, "program.ts")],
     outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node22",
-    mainFields: ["module", "main"],
-    conditions: ["import"],
-    minify: true,
-    sourcemap: "linked",
-    legalComments: "none",
-    logLevel: "warning",
     metafile: true,
     // The benchmark's "unbundled" variant leaves `effect` and `@effect/platform-node` to Node.
     external: [...(options.external ?? [])]
