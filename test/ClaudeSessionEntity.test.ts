@@ -551,11 +551,26 @@ describe("ClaudeSessionEntity", () => {
     return { layer, control, saved, release, atSpawn, store, filePath: Path.join(where.projectsDir, where.projectKey, `${S1}.jsonl`) }
   }
 
-  it.effect("a turn is answered only once its transcript is in the store: Run, Turn and Send's Run wait for the mirror's flush", () =>
+  /**
+   * Runs `body` on the entity over a {@link mirroring} world in a fresh directory, after the test
+   * clock's first tick; the store's gate is opened on the way out, whatever happened.
+   */
+  const mirrored = <A, E, R>(
+    prefix: string,
+    body: (world: ReturnType<typeof mirroring>) => Effect.Effect<A, E, R>,
+    storeOptions: { readonly materialize?: boolean } = {}
+  ) =>
     Effect.gen(function*() {
-      const world = mirroring(yield* makeTempDir("ecc-entity-flush-"))
-      yield* Effect.gen(function*() {
-        yield* TestClock.adjust(1)
+      const world = mirroring(yield* makeTempDir(prefix), storeOptions)
+      return yield* Effect.andThen(TestClock.adjust(1), body(world)).pipe(
+        Effect.ensuring(world.release),
+        Effect.provide(world.layer)
+      )
+    }).pipe(Effect.scoped)
+
+  it.effect("a turn is answered only once its transcript is in the store: Run, Turn and Send's Run wait for the mirror's flush", () =>
+    mirrored("ecc-entity-flush-", (world) =>
+      Effect.gen(function*() {
         const session = (yield* ClaudeSessionEntity.client)(S1)
         world.control.gate = yield* Deferred.make<void>()
         const running = yield* Effect.forkChild(session.Run({ uuid: uuid(1), prompt: "one" }), { startImmediately: true })
@@ -589,18 +604,15 @@ describe("ClaudeSessionEntity", () => {
         assert.strictEqual(sent.text, "ok")
         assert.strictEqual(sent.attempt, 1, "the sent turn ran to its end once")
         assert.deepStrictEqual((yield* world.saved).slice(4), [uuid(3), "answer-2"])
-      }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
-    }).pipe(Effect.scoped))
+      })))
 
   it.effect("resuming a mirrored session, the store's copy replaces the runner's local transcript: its entries the store lacks are appended first, an abandoned attempt's are not", () =>
-    Effect.gen(function*() {
-      const world = mirroring(yield* makeTempDir("ecc-entity-stale-"))
-      // A turn a runner lost (accepted, no outcome), whose attempt will be in the local file only.
-      yield* world.store.append({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }, [
-        { type: "turn_started", uuid: `${uuid(5)}:started:1`, turn: uuid(5), cli: uuid(5) }
-      ])
-      yield* Effect.gen(function*() {
-        yield* TestClock.adjust(1)
+    mirrored("ecc-entity-stale-", (world) =>
+      Effect.gen(function*() {
+        // A turn a runner lost (accepted, no outcome), whose attempt will be in the local file only.
+        yield* world.store.append({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }, [
+          { type: "turn_started", uuid: `${uuid(5)}:started:1`, turn: uuid(5), cli: uuid(5) }
+        ])
         const session = (yield* ClaudeSessionEntity.client)(S1)
         yield* session.Run({ uuid: uuid(1), prompt: "one" })
         yield* session.Close()
@@ -616,14 +628,11 @@ describe("ClaudeSessionEntity", () => {
         yield* session.Run({ uuid: uuid(2), prompt: "two" })
         // The CLI resumed the store's copy, repaired with the unsaved entry; the abandoned attempt stays out.
         assert.deepStrictEqual(world.atSpawn, [undefined, [uuid(1), "answer-0", "unsaved"]])
-      }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
-    }).pipe(Effect.scoped))
+      })))
 
   it.effect("with materialize: false the runner's local transcript is left to the CLI (nothing writes it back)", () =>
-    Effect.gen(function*() {
-      const world = mirroring(yield* makeTempDir("ecc-entity-nomaterialize-"), { materialize: false })
-      yield* Effect.gen(function*() {
-        yield* TestClock.adjust(1)
+    mirrored("ecc-entity-nomaterialize-", (world) =>
+      Effect.gen(function*() {
         const session = (yield* ClaudeSessionEntity.client)(S1)
         yield* session.Run({ uuid: uuid(1), prompt: "one" })
         yield* session.Close()
@@ -631,14 +640,11 @@ describe("ClaudeSessionEntity", () => {
         Fs.writeFileSync(world.filePath, JSON.stringify({ type: "user", uuid: uuid(1) }) + "\n")
         yield* session.Run({ uuid: uuid(2), prompt: "two" })
         assert.deepStrictEqual(world.atSpawn, [undefined, [uuid(1)]])
-      }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
-    }).pipe(Effect.scoped))
+      }), { materialize: false }))
 
   it.effect("a Turn whose caller stops reading at the result, while the transcript is being stored, is still recorded: the same uuid again is answered, not run again", () =>
-    Effect.gen(function*() {
-      const world = mirroring(yield* makeTempDir("ecc-entity-cutoff-"))
-      yield* Effect.gen(function*() {
-        yield* TestClock.adjust(1)
+    mirrored("ecc-entity-cutoff-", (world) =>
+      Effect.gen(function*() {
         const session = (yield* ClaudeSessionEntity.client)(S1)
         world.control.gate = yield* Deferred.make<void>()
         const reading = yield* Effect.forkChild(
@@ -651,14 +657,11 @@ describe("ClaudeSessionEntity", () => {
         const again = yield* session.Run({ uuid: uuid(1), prompt: "one" })
         assert.strictEqual(again.attempt, 1)
         assert.strictEqual(world.control.userLines, 1, "the turn ran once")
-      }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
-    }).pipe(Effect.scoped))
+      })))
 
   it.effect("a turn that fails after its result is answered once its transcript is stored, and its end recorded only then", () =>
-    Effect.gen(function*() {
-      const world = mirroring(yield* makeTempDir("ecc-entity-failed-result-"))
-      yield* Effect.gen(function*() {
-        yield* TestClock.adjust(1)
+    mirrored("ecc-entity-failed-result-", (world) =>
+      Effect.gen(function*() {
         const session = (yield* ClaudeSessionEntity.client)(S1)
         world.control.gate = yield* Deferred.make<void>()
         const running = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "fail" })), { startImmediately: true })
@@ -676,14 +679,11 @@ describe("ClaudeSessionEntity", () => {
         const after = yield* Stream.runCollect(world.store.load({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }))
         assert.deepStrictEqual(after.filter((e) => e.type === "turn_finished").map((e) => e.at ?? null), ["answer-0", null])
         world.control.failing = false
-      }).pipe(Effect.ensuring(world.release), Effect.provide(world.layer))
-    }).pipe(Effect.scoped))
+      })))
 
   it.effect("a turn whose transcript cannot be saved fails with StoreFailed (recorded as its outcome), never a success", () =>
-    Effect.gen(function*() {
-      const world = mirroring(yield* makeTempDir("ecc-entity-flush-fail-"))
-      yield* Effect.gen(function*() {
-        yield* TestClock.adjust(1)
+    mirrored("ecc-entity-flush-fail-", (world) =>
+      Effect.gen(function*() {
         const session = (yield* ClaudeSessionEntity.client)(S1)
         world.control.failing = true
         const running = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" })), { startImmediately: true })
@@ -694,8 +694,7 @@ describe("ClaudeSessionEntity", () => {
         // Answered from the ledger the same way again.
         world.control.failing = false
         assert.strictEqual(reasonOf(yield* Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" }))), "StoreFailed")
-      }).pipe(Effect.provide(world.layer))
-    }).pipe(Effect.scoped))
+      })))
 
   it.effect("a uuid that is not a UUID is InvalidInput, and nothing is run", () => {
     const world = makeWorld()
