@@ -46,11 +46,9 @@ export class TurnLedger {
   readonly turns = new Map<string, TurnRecord>()
   settings: Settings = {}
   /**
-   * The last assistant message's uuid of the turn that finished last with one: where the
-   * transcript ended with the last finished turn. Undefined when no turn recorded it.
+   * Every finished turn's last assistant message uuid, in the order they finished: the last one
+   * is where the transcript ended with the last finished turn.
    */
-  end: string | undefined = undefined
-  /** Every finished turn's last assistant message uuid, in the order they finished. */
   readonly ends: Array<string> = []
   readonly store: SessionStore.SessionStore["Service"]
   readonly key: SessionStore.SessionKey
@@ -78,10 +76,7 @@ export class TurnLedger {
       const previous = this.turns.get(turn)
       const outcome = entry.outcome as TurnRecord["outcome"]
       this.turns.set(turn, { attempts: previous?.attempts ?? 1, clis: previous?.clis ?? [turn], outcome })
-      if (typeof entry.at === "string") {
-        this.end = entry.at
-        this.ends.push(entry.at)
-      }
+      if (typeof entry.at === "string") this.ends.push(entry.at)
     } else if (entry.type === "settings") {
       const next = { ...this.settings }
       if (typeof entry.model === "string") next.model = entry.model
