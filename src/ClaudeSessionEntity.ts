@@ -339,7 +339,7 @@ const writesBack = (options: Claude.SessionOptions): boolean =>
   mirrors(options) && !(typeof options.sessionStore === "object" && options.sessionStore.materialize === false)
 
 /**
- * The session's transcript as the CLI will resume it, and where from: with `sessionStore`, the
+ * The session's transcript as the CLI will resume it: with `sessionStore`, the
  * store's copy when it has one (the cluster's truth: the entity removes a runner's local copy,
  * which may be stale or hold a cut-off attempt, before resuming); otherwise its file in the CLI's
  * config directory. Undefined when neither can be read.
@@ -348,9 +348,7 @@ const readTranscript = (
   store: SessionStore.SessionStore["Service"],
   options: Claude.SessionOptions,
   sessionId: string
-): Effect.Effect<
-  { readonly entries: ReadonlyArray<Record<string, unknown>>; readonly from: "store" | "local" } | undefined
-> =>
+): Effect.Effect<ReadonlyArray<Record<string, unknown>> | undefined> =>
   Effect.gen(function*() {
     const where = yield* Effect.option(Effect.try(() => SessionStoreWiring.locate(options.env ?? {}, options.cwd)))
     if (where._tag === "None") return undefined
@@ -360,10 +358,9 @@ const readTranscript = (
         Effect.map((entries): ReadonlyArray<Record<string, unknown>> => Array.from(entries)),
         Effect.orElseSucceed(() => undefined)
       )
-      if (stored !== undefined) return { entries: stored, from: "store" as const }
+      if (stored !== undefined) return stored
     }
-    const local = readLocalTranscript(options, sessionId)
-    return local === undefined ? undefined : { entries: local, from: "local" as const }
+    return readLocalTranscript(options, sessionId)
   })
 
 /** The session's transcript file in the CLI's config directory of these options, if readable. */
@@ -610,7 +607,7 @@ export const layer = (
         const sessionOptions = { ...base, ...prepared }
         const transcript = resuming && abandoned.size > 0 ? yield* readTranscript(store, sessionOptions, sessionId) : undefined
         const plan = resuming && abandoned.size > 0
-          ? planResume(transcript?.entries, abandoned, ledger.ends, finishedAny())
+          ? planResume(transcript, abandoned, ledger.ends, finishedAny())
           : "whole"
         if (plan === "fresh") {
           yield* Effect.logWarning(
