@@ -484,12 +484,14 @@ describe("ClaudeSessionEntity", () => {
     const sessionOptions = { cwd: dir, env: { CLAUDE_CONFIG_DIR: Path.join(dir, "config") }, sessionStore: storeOptions }
     const where = SessionStoreWiring.locate(sessionOptions.env, dir)
     const memory = Effect.runSync(SessionStore.makeMemory)
-    const control = { gate: undefined as Deferred.Deferred<void> | undefined, failing: false, userLines: 0 }
+    const control = { gate: undefined as Deferred.Deferred<void> | undefined, failing: false, ledgerFailing: false, userLines: 0 }
     const store: SessionStore.SessionStore["Service"] = {
       ...memory,
       append: (key, entries) =>
         key.subpath !== undefined
-          ? memory.append(key, entries)
+          ? control.ledgerFailing && entries.some((entry) => entry.type === "turn_finished")
+            ? Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({ store: "memory", operation: "append", description: "ledger down" })))
+            : memory.append(key, entries)
           : Effect.gen(function*() {
             if (control.gate !== undefined) yield* Deferred.await(control.gate)
             if (control.failing) {
@@ -694,6 +696,17 @@ describe("ClaudeSessionEntity", () => {
         // Answered from the ledger the same way again.
         world.control.failing = false
         assert.strictEqual(reasonOf(yield* Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" }))), "StoreFailed")
+      })))
+
+  it.effect("an outcome the ledger does not take (after 3 tries) is answered StoreFailed, never a success another runner would not know of", () =>
+    mirrored("ecc-entity-ledger-down-", (world) =>
+      Effect.gen(function*() {
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        world.control.ledgerFailing = true
+        const running = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" })), { startImmediately: true })
+        for (let i = 0; i < 20; i++) yield* TestClock.adjust("100 millis")
+        assert.strictEqual(reasonOf(yield* Fiber.join(running)), "StoreFailed")
+        world.control.ledgerFailing = false
       })))
 
   it.effect("a uuid that is not a UUID is InvalidInput, and nothing is run", () => {
