@@ -454,7 +454,8 @@ type Recorded = NonNullable<TurnLedger.TurnRecord["outcome"]>
 
 /** How long a finished turn waits for its transcript to reach the store before it is `StoreFailed`. */
 const flushTimeout = Duration.seconds(60)
-/** A turn's outcome is written to the ledger in up to 3 tries (after 200 ms, then 800 ms). */
+/** A turn's outcome is written to the ledger in up to 3 tries (after 200 ms, then 800 ms), each bounded. */
+const ledgerTimeout = Duration.seconds(10)
 const ledgerRetry = { schedule: Schedule.exponential("200 millis", 4), times: 2 }
 
 /** The typed failure of an exit, if it has one. */
@@ -551,6 +552,8 @@ export const layer = (
       let current: Claude.Session | undefined
       // Turns being run by this entity now, by uuid: a duplicate delivery joins the first.
       const inflight = new Map<string, Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>>()
+      // Answers given for turns whose outcome the ledger did not take: given again, never run again.
+      const unrecorded = new Map<string, Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>>()
       // The turns this entity accepted first (no runner ran them before).
       const firstAttempts = new Set<string>()
       // The last top-level assistant message's uuid of each running turn, recorded with its outcome.
@@ -581,10 +584,12 @@ export const layer = (
         yield* takeSlot
         live++
         peak = Math.max(peak, live)
+        // This open's session: a slow close of an older one must not clear a newer `current`.
+        let mine: Claude.Session | undefined
         yield* Effect.addFinalizer(() =>
           Effect.andThen(Effect.sync(() => {
             live--
-            current = undefined
+            if (current === mine) current = undefined
             idle.delete(sessionId)
           }), slots.release(1))
         )
@@ -626,6 +631,7 @@ export const layer = (
           ...(permissionMode === undefined ? {} : { permissionMode: permissionMode as Launch.PermissionMode })
         })
         opened++
+        mine = session
         current = session
         return session
         // The layer's services (the Transport, Hooks, Permissions, ...) under the resource's own
@@ -748,11 +754,23 @@ export const layer = (
               ? { _tag: "Success", value: encodeOutcome(verdict.value) }
               : { _tag: "Failure", error: encodeError(failureOf(verdict)!) }
             const written = yield* Effect.exit(ledger.finished(uuid, recorded, yield* Clock.currentTimeMillis, stored ? at : undefined).pipe(
+              Effect.timeoutOrElse({
+                duration: ledgerTimeout,
+                orElse: () =>
+                  Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({
+                    store: store.name,
+                    operation: "append",
+                    description: `the turn ledger did not answer within ${Duration.format(ledgerTimeout)}`
+                  })))
+              }),
               Effect.retry(ledgerRetry)
             ))
             // An outcome the ledger did not take is not answered as a success: another runner
-            // would not know it and run the turn again.
-            if (Exit.isFailure(written)) verdict = written as Exit.Exit<never, ClaudeError.ClaudeError>
+            // would not know it and run the turn again. This entity keeps the answer it gave.
+            if (Exit.isFailure(written)) {
+              verdict = written as Exit.Exit<never, ClaudeError.ClaudeError>
+              unrecorded.set(uuid, verdict)
+            }
           }
           const deferred = inflight.get(uuid)
           inflight.delete(uuid)
@@ -791,6 +809,43 @@ export const layer = (
           }))
         )
 
+      /** Ends a reservation that no attempt took over (its waiters get `exit`). */
+      const release = (uuid: string, deferred: Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>, exit: Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>) =>
+        Effect.sync(() => {
+          if (inflight.get(uuid) === deferred) inflight.delete(uuid)
+          Deferred.doneUnsafe(deferred, exit)
+        })
+
+      /**
+       * Starts a call for a turn: joins the attempt running here, answers a turn already answered,
+       * or reserves the uuid (at once, before anything waits, so a second call for it joins this
+       * one) and admits it. A reservation the call leaves before an attempt settles it is released.
+       */
+      type Begun =
+        | { readonly joined: Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError> }
+        | { readonly answered: Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> }
+        | { readonly run: number; readonly cli: string; readonly deferred: Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError> }
+      const begin = (uuid: string): Effect.Effect<Begun, ClaudeError.ClaudeError> =>
+        Effect.suspend((): Effect.Effect<Begun, ClaudeError.ClaudeError> => {
+          const joining = inflight.get(uuid)
+          if (joining !== undefined) return Effect.succeed({ joined: joining })
+          const kept = unrecorded.get(uuid)
+          if (kept !== undefined) return Effect.succeed({ answered: kept })
+          const deferred = Deferred.makeUnsafe<TurnOutcome, ClaudeError.ClaudeError>()
+          inflight.set(uuid, deferred)
+          return admit(uuid).pipe(
+            Effect.onError((cause) => release(uuid, deferred, Exit.failCause(cause))),
+            Effect.flatMap((admitted): Effect.Effect<Begun> =>
+              "recorded" in admitted
+                ? Effect.as(
+                  Effect.flatMap(Effect.exit(answer(admitted.recorded)), (exit) => release(uuid, deferred, exit)),
+                  { answered: answer(admitted.recorded) }
+                )
+                : Effect.succeed({ ...admitted, deferred })
+            )
+          )
+        })
+
       /**
        * Before an attempt after the first: a CLI open here holds the abandoned attempt (its prompt,
        * perhaps an interrupted answer), so it is closed and reopened, resumed where the
@@ -810,33 +865,31 @@ export const layer = (
       const run = (input: { readonly uuid: string; readonly prompt: string }) =>
         Effect.gen(function*() {
           yield* checkInput(input)
-          const joining = inflight.get(input.uuid)
-          if (joining !== undefined) return yield* Deferred.await(joining)
-          const admitted = yield* admit(input.uuid)
-          if ("recorded" in admitted) return yield* answer(admitted.recorded)
-          inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
-          yield* forgetAbandoned(admitted.run)
-          return yield* runAttempt(input.uuid, admitted.run, { text: input.prompt, uuid: admitted.cli })
+          const begun = yield* begin(input.uuid)
+          if ("joined" in begun) return yield* Deferred.await(begun.joined)
+          if ("answered" in begun) return yield* begun.answered
+          return yield* Effect.andThen(
+            forgetAbandoned(begun.run),
+            runAttempt(input.uuid, begun.run, { text: input.prompt, uuid: begun.cli })
+          ).pipe(Effect.onInterrupt(() => release(input.uuid, begun.deferred, Exit.interrupt())))
         })
 
       const turn = (input: { readonly uuid: string; readonly prompt: string }) =>
         Stream.unwrap(Effect.gen(function*() {
           yield* checkInput(input)
-          const joining = inflight.get(input.uuid)
-          if (joining !== undefined) {
-            return Stream.fromEffect(Effect.map(Deferred.await(joining), outcomeEvent))
-          }
-          const admitted = yield* admit(input.uuid)
-          if ("recorded" in admitted) return Stream.fromEffect(Effect.map(answer(admitted.recorded), outcomeEvent))
-          const outcome = yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>()
-          inflight.set(input.uuid, outcome)
+          const begun = yield* begin(input.uuid)
+          if ("joined" in begun) return Stream.fromEffect(Effect.map(Deferred.await(begun.joined), outcomeEvent))
+          if ("answered" in begun) return Stream.fromEffect(Effect.map(begun.answered, outcomeEvent))
+          const admitted = begun
+          const outcome = begun.deferred
+          // However the stream ends before an attempt settles it (interrupted here, or before it is
+          // pulled), the reservation is released; once settled, this does nothing.
+          yield* Effect.addFinalizer(() => release(input.uuid, outcome, Exit.interrupt()))
           yield* forgetAbandoned(admitted.run)
-          const opened = yield* Effect.exit(hold).pipe(
-            // Interrupted while waiting for the session: settled as an interruption (nothing recorded).
-            Effect.onInterrupt(() => Effect.ignore(settle(Effect.void, input.uuid, admitted.run, Exit.interrupt(), undefined)))
-          )
+          const opened = yield* Effect.exit(hold)
           if (Exit.isFailure(opened)) {
-            return Stream.fromEffect(Effect.map(settle(Effect.void, input.uuid, admitted.run, opened, undefined), outcomeEvent))
+            const settled = yield* Effect.exit(settle(Effect.void, input.uuid, admitted.run, opened, undefined))
+            return Stream.fromEffect(Effect.map(settled, outcomeEvent))
           }
           const session = opened.value
           let result: Claude.TurnResult | undefined
@@ -857,11 +910,11 @@ export const layer = (
       const send = (input: { readonly uuid: string; readonly prompt: string }) =>
         Effect.gen(function*() {
           yield* checkInput(input)
-          if (inflight.has(input.uuid)) return input.uuid
-          const admitted = yield* admit(input.uuid)
-          if ("recorded" in admitted) return input.uuid
-          inflight.set(input.uuid, yield* Deferred.make<TurnOutcome, ClaudeError.ClaudeError>())
-          yield* forgetAbandoned(admitted.run)
+          const admitted = yield* begin(input.uuid)
+          if (!("deferred" in admitted)) return input.uuid
+          yield* forgetAbandoned(admitted.run).pipe(
+            Effect.onInterrupt(() => release(input.uuid, admitted.deferred, Exit.interrupt()))
+          )
           const written = yield* Deferred.make<void, ClaudeError.ClaudeError>()
           // The turn runs on in the entity's scope, holding the session; `written` says it has the session.
           yield* runAttempt(

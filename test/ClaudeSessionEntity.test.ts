@@ -484,12 +484,16 @@ describe("ClaudeSessionEntity", () => {
     const sessionOptions = { cwd: dir, env: { CLAUDE_CONFIG_DIR: Path.join(dir, "config") }, sessionStore: storeOptions }
     const where = SessionStoreWiring.locate(sessionOptions.env, dir)
     const memory = Effect.runSync(SessionStore.makeMemory)
-    const control = { gate: undefined as Deferred.Deferred<void> | undefined, failing: false, ledgerFailing: false, userLines: 0 }
+    const control = {
+      gate: undefined as Deferred.Deferred<void> | undefined, failing: false, ledgerFailing: false, ledgerHanging: false, userLines: 0
+    }
     const store: SessionStore.SessionStore["Service"] = {
       ...memory,
       append: (key, entries) =>
         key.subpath !== undefined
-          ? control.ledgerFailing && entries.some((entry) => entry.type === "turn_finished")
+          ? control.ledgerHanging && entries.some((entry) => entry.type === "turn_finished")
+            ? Effect.never
+            : control.ledgerFailing && entries.some((entry) => entry.type === "turn_finished")
             ? Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({ store: "memory", operation: "append", description: "ledger down" })))
             : memory.append(key, entries)
           : Effect.gen(function*() {
@@ -707,6 +711,20 @@ describe("ClaudeSessionEntity", () => {
         for (let i = 0; i < 20; i++) yield* TestClock.adjust("100 millis")
         assert.strictEqual(reasonOf(yield* Fiber.join(running)), "StoreFailed")
         world.control.ledgerFailing = false
+        // Asked again, this entity gives the same answer: the turn is not run a second time.
+        assert.strictEqual(reasonOf(yield* Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" }))), "StoreFailed")
+        assert.strictEqual(world.control.userLines, 1)
+      })))
+
+  it.effect("a ledger that never answers: the outcome is StoreFailed once its tries time out (10 s each), never a hang", () =>
+    mirrored("ecc-entity-ledger-hangs-", (world) =>
+      Effect.gen(function*() {
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        world.control.ledgerHanging = true
+        const running = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" })), { startImmediately: true })
+        for (let i = 0; i < 40; i++) yield* TestClock.adjust("1 second")
+        assert.strictEqual(reasonOf(yield* Fiber.join(running)), "StoreFailed")
+        world.control.ledgerHanging = false
       })))
 
   it.effect("a uuid that is not a UUID is InvalidInput, and nothing is run", () => {
