@@ -135,6 +135,14 @@ describe("planResume", () => {
     // The last end ("a4") did not reach this copy: the latest one it holds is a3.
     assert.deepStrictEqual(planResume(transcript, new Set(["l2", "t4lost"]), ["a1", "a2", "a3", "a4"], true), { at: "a3" })
   })
+  it("an end whose conversation carries an abandoned attempt is passed over for an earlier clean one", () => {
+    const transcript = [
+      user("u1", null), assistant("a1", "u1"),
+      user("t1", "a1"), assistant("partial", "t1"), // an attempt interrupted on a CLI that stayed open
+      user("u2", "partial"), assistant("a2", "u2") // a turn that finished on top of it
+    ]
+    assert.deepStrictEqual(planResume(transcript, new Set(["t1"]), ["a1", "a2"], true), { at: "a1" })
+  })
   it("an unreadable transcript: the ledger's end, else whole after a finished turn, else fresh", () => {
     assert.deepStrictEqual(planResume(undefined, new Set(["lost"]), ["a0", "a1"], true), { at: "a1" })
     assert.strictEqual(planResume(undefined, new Set(["lost"]), [], true), "whole")

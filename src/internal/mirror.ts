@@ -27,6 +27,7 @@ import * as Path from "node:path"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as ClaudeError from "../ClaudeError.ts"
@@ -106,7 +107,9 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
   // One signal a flush: the fiber below takes what is pending when it gets to it; a waiter's
   // Deferred completes once that is done.
   // `last`: the close's flush, one attempt per batch (no backoff: the session is ending).
-  const signals = yield* Queue.unbounded<{ readonly waiter?: Deferred.Deferred<void>; readonly last?: boolean }>()
+  const signals = yield* Queue.unbounded<
+    { readonly waiter?: Deferred.Deferred<void, ClaudeError.ClaudeError>; readonly last?: boolean }
+  >()
   // The batches the running drain has not appended or reported yet (for `close`).
   let inFlight: Array<readonly [string, Array<SessionStore.Entry>]> = []
   // Entries whose append failed, per file, in order: tried again in front of the file's next
@@ -207,6 +210,19 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     }
   })
 
+  // Whether every entry read so far is in the store, as a flush answers it.
+  const missing = (): Exit.Exit<void, ClaudeError.ClaudeError> => {
+    const files = [...carried, ...unkeyable].map(([filePath, entries]) => {
+      const key = keyOfPath(options.projectsDir, filePath)
+      return `${typeof entries === "number" ? entries : entries.length} entries of ${key === undefined ? filePath : keyText(key)}`
+    })
+    return files.length === 0 ? Exit.void : Exit.fail(ClaudeError.make(new ClaudeError.StoreFailed({
+      store: options.store.name,
+      operation: "append",
+      description: `the transcript is not all in the store: ${files.join(", ")} not saved`
+    })))
+  }
+
   yield* Queue.take(signals).pipe(
     Effect.flatMap(({ last, waiter }) =>
       drain(last === true ? [] : options.backoff).pipe(
@@ -220,7 +236,9 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
             return Effect.logError(`session store ${options.store.name}: a flush died, ${count} entries kept for the next`, cause)
           })
         ),
-        Effect.ensuring(waiter === undefined ? Effect.void : Deferred.succeed(waiter, undefined))
+        // The waiter's answer is decided here, at the end of its own drain: a later signal's drain
+        // (which clears `carried` before it appends) must not make a failed batch look saved.
+        Effect.ensuring(Effect.suspend(() => waiter === undefined ? Effect.void : Deferred.done(waiter, missing())))
       )
     ),
     Effect.forever,
@@ -232,20 +250,9 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
   }
 
   const flushWith = (last: boolean) => Effect.gen(function*() {
-    const done = yield* Deferred.make<void>()
+    const done = yield* Deferred.make<void, ClaudeError.ClaudeError>()
     Queue.offerUnsafe(signals, { waiter: done, last })
     yield* Deferred.await(done)
-    const missing = [...carried, ...unkeyable].map(([filePath, entries]) => {
-      const key = keyOfPath(options.projectsDir, filePath)
-      return `${typeof entries === "number" ? entries : entries.length} entries of ${key === undefined ? filePath : keyText(key)}`
-    })
-    if (missing.length > 0) {
-      return yield* Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({
-        store: options.store.name,
-        operation: "append",
-        description: `the transcript is not all in the store: ${missing.join(", ")} not saved`
-      })))
-    }
   })
   const flush = flushWith(false)
 

@@ -51,8 +51,22 @@ export const planResume = (
   const last = ends.at(-1)
   if (transcript === undefined) return last !== undefined ? { at: last } : finishedAny ? "whole" : "fresh"
   if (!transcript.some((entry) => typeof entry.uuid === "string" && abandoned.has(entry.uuid))) return "whole"
-  const held = new Set(transcript.flatMap((entry) => typeof entry.uuid === "string" ? [entry.uuid] : []))
-  const end = ends.findLast((uuid) => held.has(uuid))
+  const byUuid = new Map<string, Record<string, unknown>>()
+  for (const entry of transcript) if (typeof entry.uuid === "string") byUuid.set(entry.uuid, entry)
+  // An end whose conversation (its chain of parents) holds no abandoned attempt: a turn that
+  // finished on a CLI still holding an interrupted attempt carries it, and is passed over.
+  const clean = (end: string): boolean => {
+    const seen = new Set<string>()
+    for (let uuid: unknown = end; typeof uuid === "string" && !seen.has(uuid);) {
+      if (abandoned.has(uuid)) return false
+      seen.add(uuid)
+      const entry = byUuid.get(uuid)
+      if (entry === undefined) return false
+      uuid = entry.parentUuid
+    }
+    return true
+  }
+  const end = ends.findLast((uuid) => byUuid.has(uuid) && clean(uuid))
   if (end !== undefined) return { at: end }
   const point = resumePoint(transcript, abandoned)
   return point === "whole" ? "whole" : point === "none" ? (finishedAny ? "whole" : "fresh") : { at: point }
