@@ -404,11 +404,16 @@ const adoptStoreCopy = (
     if (local === undefined) return
     const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
     const key = { projectKey: where.projectKey, sessionId }
+    // What the store's copy holds: its uuids, and its lines without one (as JSON).
     const held = new Set<unknown>()
-    yield* store.load(key).pipe(Stream.runForEach((entry) => Effect.sync(() => held.add(entry.uuid))))
+    const heldOthers = new Set<string>()
+    yield* store.load(key).pipe(Stream.runForEach((entry) =>
+      Effect.sync(() => typeof entry.uuid === "string" ? held.add(entry.uuid) : heldOthers.add(JSON.stringify(entry)))
+    ))
     const tainted = new Set(abandoned)
     const missing = local.filter((entry): entry is SessionStore.Entry => {
-      if (typeof entry.uuid !== "string" || typeof entry.type !== "string") return false
+      if (typeof entry.type !== "string") return false
+      if (typeof entry.uuid !== "string") return !heldOthers.has(JSON.stringify(entry))
       if (tainted.has(entry.uuid) || (typeof entry.parentUuid === "string" && tainted.has(entry.parentUuid))) {
         tainted.add(entry.uuid)
         return false

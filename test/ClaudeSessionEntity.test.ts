@@ -636,12 +636,14 @@ describe("ClaudeSessionEntity", () => {
           JSON.stringify({ type: "user", uuid: uuid(1) }),
           JSON.stringify({ type: "assistant", uuid: "answer-0", parentUuid: uuid(1) }),
           JSON.stringify({ type: "attachment", uuid: "unsaved", parentUuid: "answer-0" }),
+          JSON.stringify({ type: "summary", summary: "kept too", leafUuid: "unsaved" }),
           JSON.stringify({ type: "user", uuid: uuid(5), parentUuid: "unsaved" }),
           JSON.stringify({ type: "assistant", uuid: "partial", parentUuid: uuid(5) })
         ].join("\n") + "\n")
         yield* session.Run({ uuid: uuid(2), prompt: "two" })
         // The CLI resumed the store's copy, repaired with the unsaved entry; the abandoned attempt stays out.
-        assert.deepStrictEqual(world.atSpawn, [undefined, [uuid(1), "answer-0", "unsaved"]])
+        // ("undefined": the summary line, which has no uuid, kept too.)
+        assert.deepStrictEqual(world.atSpawn, [undefined, [uuid(1), "answer-0", "unsaved", "undefined"]])
       })))
 
   it.effect("with materialize: false the runner's local transcript is left to the CLI (nothing writes it back)", () =>
