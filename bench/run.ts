@@ -426,7 +426,7 @@ const importsBreakdown = async () => {
     "",
     `Effect, Stream, Layer and Schema alone take ${summary(core, 0)} ms to import, the SDK's whole bundle ${summary(sdk, 0)} ms: Effect is a few hundred ES modules that Node resolves, reads and compiles one by one, the SDK one file. That floor is under any program that loads the library and \`effect\` from node_modules; a program bundled with esbuild (\`effect\` inside, \`docs/bundling.md\`) loads one file instead: see "Start-up of a shipped program" for how it compares with the SDK's. What the library controls in an unbundled program is its own share, the row "the library" (target ≤ 15 ms).`,
     "",
-    `V8's young generation once these imports are done: ${summary(col(r.lib!, "youngGenMb"), 0)} MB for the library's, ${summary(col(r.sdk!, "youngGenMb"), 0)} MB for the SDK's (it does not shrink while a program allocates; see the short turns' peak RSS).`,
+    `V8's young generation once these imports are done: ${summary(col(r.lib!, "youngGenMb"), 0)} MB for the library's, ${summary(col(r.sdk!, "youngGenMb"), 0)} MB for the SDK's (V8 shrinks it only when the program allocates little; see the short turns' peak RSS).`,
     "",
     `Importing \`@effect/platform-node\` through its barrel (\`import { NodeServices } from "@effect/platform-node"\`, after \`effect/Effect\`) takes ${summary(col(r.barrel!, "barrelMs"), 1)} ms, against the deep \`@effect/platform-node/NodeServices\` used here: the barrel loads every module of the package (HTTP, sockets, workers, …). The library imports no barrel (\`test/Imports.test.ts\`).`,
     ""
@@ -587,7 +587,7 @@ const shortTurns = async (n: number) => {
     addTarget("turns-rss", 21, `peak RSS over ${n} short turns ≤ 1.0× the SDK's, no V8 flags`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB${short(median(rss), 1, false)}`)
   }
   if (median(ms) > 1 || median(cpu) > 1 || (big && median(rss) > 1)) {
-    limits.push(`- **Short turns, ${n}** (ms/turn library/SDK ${summary(ms)}, CPU/turn ${summary(cpu)}${big ? `, peak RSS ${summary(rss)}` : ""}): the library's per-turn work is ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} µs of CPU against the SDK's ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} and raw Node's ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}: on the JavaScript thread ${fmt(median(col(r.lib!, "mainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "mainThreadCpuUsPerTurn")), 0)} and ${fmt(median(col(r.raw!, "mainThreadCpuUsPerTurn")), 0)}, the rest on V8's helper threads (${fmt(median(helperCpu(r.lib!)), 0)} against ${fmt(median(helperCpu(r.sdk!)), 0)} and ${fmt(median(helperCpu(r.raw!)), 0)} µs: the optimizing compiler and the garbage collector; compiling is done once, so it weighs more per turn over fewer turns); where the JavaScript thread's goes: the CPU profile of the short turns (\`profile-turns\`). V8's young generation ends at ${fmt(median(col(r.lib!, "youngGenMb")), 0)} MB for the library, ${fmt(median(col(r.sdk!, "youngGenMb")), 0)} MB for the SDK: it grows with what survives its scavenges, and importing Effect's modules (start-up) already grows it, after which it does not shrink while the program allocates; heap used at the end library ${fmt(median(col(r.lib!, "heapUsedMb")), 1)} MB, SDK ${fmt(median(col(r.sdk!, "heapUsedMb")), 1)} MB.`)
+    limits.push(`- **Short turns, ${n}** (ms/turn library/SDK ${summary(ms)}, CPU/turn ${summary(cpu)}${big ? `, peak RSS ${summary(rss)}` : ""}): the library's per-turn work is ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} µs of CPU against the SDK's ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} and raw Node's ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}: on the JavaScript thread ${fmt(median(col(r.lib!, "mainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "mainThreadCpuUsPerTurn")), 0)} and ${fmt(median(col(r.raw!, "mainThreadCpuUsPerTurn")), 0)}, the rest on the process's other threads (${fmt(median(helperCpu(r.lib!)), 0)} against ${fmt(median(helperCpu(r.sdk!)), 0)} and ${fmt(median(helperCpu(r.raw!)), 0)} µs; mostly V8's optimizing compiler and GC helpers); where the JavaScript thread's goes: the CPU profile of the short turns (\`profile-turns\`). V8's young generation ends at ${fmt(median(col(r.lib!, "youngGenMb")), 0)} MB for the library, ${fmt(median(col(r.sdk!, "youngGenMb")), 0)} MB for the SDK: V8 sizes it by what survives its scavenges, and the imports alone leave it at the size given under "Where start-up goes"; heap used at the end library ${fmt(median(col(r.lib!, "heapUsedMb")), 1)} MB, SDK ${fmt(median(col(r.sdk!, "heapUsedMb")), 1)} MB.`)
   }
   sections.push([
     `### ${label}, back to back on one session`,
@@ -605,12 +605,12 @@ const shortTurns = async (n: number) => {
     `- ms/turn library/SDK, per-round ratios: ${summary(ms)}; library/raw: ${summary(ratios(r.lib!, r.raw!, "msPerTurn"))}`,
     `- CPU/turn library/SDK: ${summary(cpu)}; library/raw: ${summary(ratios(r.lib!, r.raw!, "cpuUsPerTurn"))}`,
     `- peak RSS library/SDK: ${summary(rss)}`,
-    `- CPU per turn beyond the JavaScript thread (V8's optimizing compiler and GC threads), µs: library ${fmt(median(helperCpu(r.lib!)), 0)}, SDK ${fmt(median(helperCpu(r.sdk!)), 0)}, raw ${fmt(median(helperCpu(r.raw!)), 0)}`,
+    `- CPU per turn beyond the JavaScript thread (the process's other threads: mostly V8's optimizing compiler and GC helpers), µs: library ${fmt(median(helperCpu(r.lib!)), 0)}, SDK ${fmt(median(helperCpu(r.sdk!)), 0)}, raw ${fmt(median(helperCpu(r.raw!)), 0)}`,
     ""
   ].join("\n"))
 }
 
-/** Per run: the CPU per turn of V8's helper threads (the process's less its JavaScript thread's). */
+/** Per run: the CPU per turn of the process's other threads (its total less its JavaScript thread's). */
 const helperCpu = (runs: ReadonlyArray<Figures>): Array<number> =>
   runs.map((f) => num(f, "cpuUsPerTurn") - num(f, "mainThreadCpuUsPerTurn"))
 
