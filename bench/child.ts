@@ -26,6 +26,7 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as V8 from "node:v8"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const fakeCli = Path.join(root, "bench/fake-cli-load.mjs")
@@ -733,15 +734,24 @@ const libMany = async (): Promise<void> => {
  * session's handshake) is not counted: `msPerTurn` and `cpuUsPerTurn` are over the others.
  */
 const TURN_LINES = 9
-const turnFigures = (turns: number, lines: number, started: number, cpuStart: NodeJS.CpuUsage) => {
-  const seconds = (performance.now() - started) / 1000
-  const cpu = process.cpuUsage(cpuStart)
+/** Where a timed run of turns starts: the clock, the process's CPU and its main thread's. */
+const turnsStart = () => ({ at: performance.now(), cpu: process.cpuUsage(), thread: process.threadCpuUsage() })
+const turnFigures = (turns: number, lines: number, start: ReturnType<typeof turnsStart>) => {
+  const seconds = (performance.now() - start.at) / 1000
+  const cpu = process.cpuUsage(start.cpu)
+  const thread = process.threadCpuUsage(start.thread)
+  const young = V8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space")
   return {
     turns,
     linesPerTurn: lines / turns,
     seconds,
     msPerTurn: (seconds * 1000) / turns,
     cpuUsPerTurn: (cpu.user + cpu.system) / turns,
+    // The JavaScript thread's share; the rest is V8's helper threads (optimizing compiler, GC).
+    mainThreadCpuUsPerTurn: (thread.user + thread.system) / turns,
+    // V8's young generation as it ended (both semispaces): it grows with what survives its
+    // scavenges, start-up included, and does not shrink while a program allocates.
+    youngGenMb: (young?.space_size ?? 0) / 2 ** 20,
     heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20
   }
 }
@@ -766,10 +776,9 @@ const libTurns = async (): Promise<void> => {
       )
       yield* count(session.turn("go"))
       lines = 0
-      const cpuStart = process.cpuUsage()
-      const started = performance.now()
+      const start = turnsStart()
       for (let i = 0; i < n; i++) yield* count(session.turn("go"))
-      return turnFigures(n, lines, started, cpuStart)
+      return turnFigures(n, lines, start)
     }).pipe(Effect.scoped, Effect.provide(layer))
   )
   report(figures)
@@ -806,8 +815,7 @@ const sdkTurns = async (): Promise<void> => {
   })
   let lines = 0
   let results = 0
-  let cpuStart = process.cpuUsage()
-  let started = 0
+  let start = turnsStart()
   for await (const message of q) {
     lines++
     if (message.type !== "result") continue
@@ -816,13 +824,12 @@ const sdkTurns = async (): Promise<void> => {
     if (results === 1) {
       // the first turn (start-up) is not counted
       lines = 0
-      cpuStart = process.cpuUsage()
-      started = performance.now()
+      start = turnsStart()
     }
     if (results === n + 1) break
     release?.()
   }
-  const figures = turnFigures(n, lines, started, cpuStart)
+  const figures = turnFigures(n, lines, start)
   closed = true
   release?.()
   q.close()
@@ -840,8 +847,7 @@ const rawTurns = (): Promise<void> =>
     const user = JSON.stringify({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null, session_id: "" }) + "\n"
     let lines = 0
     let results = 0
-    let cpuStart = process.cpuUsage()
-    let started = 0
+    let start = turnsStart()
     let figures: ReturnType<typeof turnFigures> | undefined
     let pending = ""
     const line = (text: string) => {
@@ -853,11 +859,10 @@ const rawTurns = (): Promise<void> =>
       results++
       if (results === 1) {
         lines = 0
-        cpuStart = process.cpuUsage()
-        started = performance.now()
+        start = turnsStart()
       }
       if (results === n + 1) {
-        figures = turnFigures(n, lines, started, cpuStart)
+        figures = turnFigures(n, lines, start)
         child.stdin.end()
       } else child.stdin.write(user)
     }
@@ -1002,6 +1007,8 @@ const imports = async (): Promise<void> => {
     await loadClaude()
     figures.libraryMs = lap()
   }
+  // What the imports left V8's young generation at (see the short turns' figures).
+  figures.youngGenMb = (V8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0) / 2 ** 20
   report(figures)
 }
 

@@ -426,6 +426,8 @@ const importsBreakdown = async () => {
     "",
     `Effect, Stream, Layer and Schema alone take ${summary(core, 0)} ms to import, the SDK's whole bundle ${summary(sdk, 0)} ms: Effect is a few hundred ES modules that Node resolves, reads and compiles one by one, the SDK one file. That floor is under any program that loads the library and \`effect\` from node_modules; a program bundled with esbuild (\`effect\` inside, \`docs/bundling.md\`) loads one file instead: see "Start-up of a shipped program" for how it compares with the SDK's. What the library controls in an unbundled program is its own share, the row "the library" (target ≤ 15 ms).`,
     "",
+    `V8's young generation once these imports are done: ${summary(col(r.lib!, "youngGenMb"), 0)} MB for the library's, ${summary(col(r.sdk!, "youngGenMb"), 0)} MB for the SDK's (V8 shrinks it only when the program allocates little; see the short turns' peak RSS).`,
+    "",
     `Importing \`@effect/platform-node\` through its barrel (\`import { NodeServices } from "@effect/platform-node"\`, after \`effect/Effect\`) takes ${summary(col(r.barrel!, "barrelMs"), 1)} ms, against the deep \`@effect/platform-node/NodeServices\` used here: the barrel loads every module of the package (HTTP, sockets, workers, …). The library imports no barrel (\`test/Imports.test.ts\`).`,
     ""
   ].join("\n"))
@@ -585,27 +587,32 @@ const shortTurns = async (n: number) => {
     addTarget("turns-rss", 21, `peak RSS over ${n} short turns ≤ 1.0× the SDK's, no V8 flags`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB${short(median(rss), 1, false)}`)
   }
   if (median(ms) > 1 || median(cpu) > 1 || (big && median(rss) > 1)) {
-    limits.push(`- **Short turns, ${n}** (ms/turn library/SDK ${summary(ms)}, CPU/turn ${summary(cpu)}${big ? `, peak RSS ${summary(rss)}` : ""}): the library's per-turn work is ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} µs of CPU against the SDK's ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} and raw Node's ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}; where it goes: the CPU profile of the short turns (\`profile-turns\`); heap used at the end library ${fmt(median(col(r.lib!, "heapUsedMb")), 1)} MB, SDK ${fmt(median(col(r.sdk!, "heapUsedMb")), 1)} MB.`)
+    limits.push(`- **Short turns, ${n}** (ms/turn library/SDK ${summary(ms)}, CPU/turn ${summary(cpu)}${big ? `, peak RSS ${summary(rss)}` : ""}): the library's per-turn work is ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} µs of CPU against the SDK's ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} and raw Node's ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}: on the JavaScript thread ${fmt(median(col(r.lib!, "mainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "mainThreadCpuUsPerTurn")), 0)} and ${fmt(median(col(r.raw!, "mainThreadCpuUsPerTurn")), 0)}, the rest on the process's other threads (${fmt(median(helperCpu(r.lib!)), 0)} against ${fmt(median(helperCpu(r.sdk!)), 0)} and ${fmt(median(helperCpu(r.raw!)), 0)} µs; mostly V8's optimizing compiler and GC helpers); where the JavaScript thread's goes: the CPU profile of the short turns (\`profile-turns\`). V8's young generation ends at ${fmt(median(col(r.lib!, "youngGenMb")), 0)} MB for the library, ${fmt(median(col(r.sdk!, "youngGenMb")), 0)} MB for the SDK: V8 sizes it by what survives its scavenges, and the imports alone leave it at the size given under "Where start-up goes"; heap used at the end library ${fmt(median(col(r.lib!, "heapUsedMb")), 1)} MB, SDK ${fmt(median(col(r.sdk!, "heapUsedMb")), 1)} MB.`)
   }
   sections.push([
     `### ${label}, back to back on one session`,
     "",
     `Each turn is ${TURNS.deltas} text deltas plus the lines around them (\`system/init\`, status, message start/stop, \`assistant\`, \`result\`); the next user message is written once the previous turn's result is read. Library: \`session.turn(text)\` read with \`Stream.runForEach\`. SDK: one \`query()\` in streaming input mode (an async iterable of user messages), the next message yielded on each \`result\`. Raw Node: spawn, split, \`JSON.parse\`, the next user line on each result. The first turn (start-up) is not counted. CPU is the consuming process's alone (user + system).`,
     "",
-    "| run | ms/turn (median) | min | max | CPU µs/turn (median) | peak RSS MB (median) | heap used at the end MB |",
-    "|---|---|---|---|---|---|---|",
+    "| run | ms/turn (median) | min | max | CPU µs/turn (median) | of which the JavaScript thread | peak RSS MB (median) | V8's young generation at the end MB | heap used at the end MB |",
+    "|---|---|---|---|---|---|---|---|---|",
     ...(["lib", "sdk", "raw"] as const).map((k) => {
       const m = col(r[k]!, "msPerTurn")
       const name = { lib: "library", sdk: "official SDK", raw: "raw Node" }[k]
-      return `| ${name} | ${fmt(median(m), 3)} | ${fmt(Math.min(...m), 3)} | ${fmt(Math.max(...m), 3)} | ${fmt(median(col(r[k]!, "cpuUsPerTurn")), 0)} | ${fmt(median(col(r[k]!, "peakRssMb")), 0)} | ${fmt(median(col(r[k]!, "heapUsedMb")), 1)} |`
+      return `| ${name} | ${fmt(median(m), 3)} | ${fmt(Math.min(...m), 3)} | ${fmt(Math.max(...m), 3)} | ${fmt(median(col(r[k]!, "cpuUsPerTurn")), 0)} | ${fmt(median(col(r[k]!, "mainThreadCpuUsPerTurn")), 0)} | ${fmt(median(col(r[k]!, "peakRssMb")), 0)} | ${fmt(median(col(r[k]!, "youngGenMb")), 0)} | ${fmt(median(col(r[k]!, "heapUsedMb")), 1)} |`
     }),
     "",
     `- ms/turn library/SDK, per-round ratios: ${summary(ms)}; library/raw: ${summary(ratios(r.lib!, r.raw!, "msPerTurn"))}`,
     `- CPU/turn library/SDK: ${summary(cpu)}; library/raw: ${summary(ratios(r.lib!, r.raw!, "cpuUsPerTurn"))}`,
     `- peak RSS library/SDK: ${summary(rss)}`,
+    `- CPU per turn beyond the JavaScript thread (the process's other threads: mostly V8's optimizing compiler and GC helpers), µs: library ${fmt(median(helperCpu(r.lib!)), 0)}, SDK ${fmt(median(helperCpu(r.sdk!)), 0)}, raw ${fmt(median(helperCpu(r.raw!)), 0)}`,
     ""
   ].join("\n"))
 }
+
+/** Per run: the CPU per turn of the process's other threads (its total less its JavaScript thread's). */
+const helperCpu = (runs: ReadonlyArray<Figures>): Array<number> =>
+  runs.map((f) => num(f, "cpuUsPerTurn") - num(f, "mainThreadCpuUsPerTurn"))
 
 /** The 1M-event turn with its final `assistant` and `result` lines carrying the whole text. */
 const fullFinal = async (events: number) => {

@@ -19,7 +19,6 @@
  * @since 0.2.0
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import type * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -49,8 +48,14 @@ export const layer: Layer.Layer<Transport> = Claude.layerProcess
  * @since 0.2.0
  * @category layers
  */
-export const layerSessions: Layer.Layer<Sessions.Sessions | SessionStore.SessionStore, Config.ConfigError> = Sessions
-  .layerDisk.pipe(Layer.provide(NodeServices.layer))
+export const layerSessions: Layer.Layer<Sessions.Sessions | SessionStore.SessionStore, Config.ConfigError> = Layer.unwrap(
+  // Loaded when the layer is built, not when this entry is imported: Node's services are about a
+  // hundred modules (a third of a program's start-up) that a program running sessions never uses.
+  Effect.map(
+    Effect.promise(() => import("@effect/platform-node/NodeServices")),
+    (NodeServices) => Sessions.layerDisk.pipe(Layer.provide(NodeServices.layer))
+  )
+)
 
 /**
  * Runs `program` as the main program of a Node process with the real CLI: its `Scope` (the

@@ -156,7 +156,8 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     }
   })
 
-  const drain = (backoff: ReadonlyArray<Duration.Duration>) => Effect.gen(function*() {
+  // A generator function made once (`Effect.fnUntraced`), not one per drain: see turnRunner.ts.
+  const drain = Effect.fnUntraced(function*(backoff: ReadonlyArray<Duration.Duration>) {
     if (pending.length === 0 && carried.size === 0) return
     const frames = pending
     pending = []

@@ -102,25 +102,33 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       )
     })
 
+  // The generator functions below are made once per session (`Effect.fnUntraced`), never per
+  // call: each new generator function has a prototype object of its own, and V8 records every
+  // new prototype in a weak list that only a full GC compacts (8-10 bytes a turn, copied through
+  // every scavenge of a long session; `test/TurnHeapLive.test.ts`).
+
   /** Withdraws `turn` if the CLI has not started it, else interrupts it; waits for its end. */
-  const interruptTurn = (turn: Turn): Effect.Effect<void> =>
-    Effect.gen(function*() {
-      if (!Deferred.isDoneUnsafe(turn.started)) {
-        const withdrawn = yield* outgoing.request(
-          { subtype: "cancel_async_message", message_uuid: turn.uuid },
-          Protocol.CancelAsyncMessageResponse
-        ).pipe(Effect.map((answer) => answer.cancelled), Effect.orElseSucceed(() => false))
-        if (withdrawn) {
-          turns.withdraw(turn, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid })))
-          return
-        }
-        // Started, merged into the running turn, or an older CLI: wait until it runs.
-        yield* Deferred.await(turn.started)
+  const interruptOnCli = Effect.fnUntraced(function*(turn: Turn) {
+    if (!Deferred.isDoneUnsafe(turn.started)) {
+      const withdrawn = yield* outgoing.request(
+        { subtype: "cancel_async_message", message_uuid: turn.uuid },
+        Protocol.CancelAsyncMessageResponse
+      ).pipe(Effect.map((answer) => answer.cancelled), Effect.orElseSucceed(() => false))
+      if (withdrawn) {
+        turns.withdraw(turn, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid })))
+        return
       }
-      if (Deferred.isDoneUnsafe(turn.result)) return
-      yield* outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse)
-      yield* Effect.exit(Deferred.await(turn.result))
-    }).pipe(
+      // Started, merged into the running turn, or an older CLI: wait until it runs.
+      yield* Deferred.await(turn.started)
+    }
+    if (Deferred.isDoneUnsafe(turn.result)) return
+    yield* outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse)
+    yield* Effect.exit(Deferred.await(turn.result))
+  })
+
+  /** {@link interruptOnCli}, bounded by `interruptTimeout`; never fails. */
+  const interruptTurn = (turn: Turn): Effect.Effect<void> =>
+    interruptOnCli(turn).pipe(
       Effect.timeoutOption(options.interruptTimeout),
       Effect.flatMap((done) => {
         if (Option.isSome(done)) return Effect.void
@@ -158,19 +166,18 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       )
     })
 
-  const watchStall = (turn: Turn, limit: number) =>
-    Effect.gen(function*() {
-      const clock = yield* Clock.Clock
-      const since = clock.currentTimeMillisUnsafe()
-      while (true) {
-        const now = clock.currentTimeMillisUnsafe()
-        const idle = now - Math.max(options.lastActivity(), since)
-        if (idle >= limit) {
-          return yield* abandon(turn, ClaudeError.make(new ClaudeError.Stalled({ idleMillis: idle })))
-        }
-        yield* Effect.sleep(Duration.millis(limit - idle))
+  const watchStall = Effect.fnUntraced(function*(turn: Turn, limit: number) {
+    const clock = yield* Clock.Clock
+    const since = clock.currentTimeMillisUnsafe()
+    while (true) {
+      const now = clock.currentTimeMillisUnsafe()
+      const idle = now - Math.max(options.lastActivity(), since)
+      if (idle >= limit) {
+        return yield* abandon(turn, ClaudeError.make(new ClaudeError.Stalled({ idleMillis: idle })))
       }
-    })
+      yield* Effect.sleep(Duration.millis(limit - idle))
+    }
+  })
 
   /** When a turn's stream ends before its result: interrupt it, unless nothing is to be done. */
   const settle = (turn: Turn) =>
@@ -181,52 +188,59 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         : interruptTurn(turn)
     )
 
-  const turn = (input: TurnInput, operation = "turn"): Stream.Stream<Event, ClaudeError.ClaudeError> =>
-    Stream.unwrap(Effect.uninterruptibleMask((restore) => Effect.gen(function*() {
-      yield* restore(Semaphore.take(lock, 1))
-      // One finalizer for the turn's stream (one is cheaper to run than three, on every turn):
-      // the turn is settled (interrupted on the CLI if its stream ended before its result), then
-      // its span ends, then the next turn may be written.
-      let span: Tracer.Span | undefined
-      let current: Turn | undefined
-      const clock = yield* Clock.Clock
-      yield* Effect.addFinalizer((exit) =>
-        (current === undefined ? Effect.void : settle(current)).pipe(
-          Effect.ensuring(Effect.suspend(() => {
-            if (span === undefined || span.status._tag === "Ended") return Effect.void
-            const ended = span
-            const result = current !== undefined && Deferred.isDoneUnsafe(current.result)
-              ? Effect.exit(Deferred.await(current.result))
-              : Effect.succeed(undefined)
-            return Effect.map(result, (result) => {
-              options.tracing?.spans.turnEnded(ended, result, exit)
-              ended.end(clock.currentTimeNanosUnsafe(), exit)
-            })
-          })),
-          Effect.ensuring(Semaphore.release(lock, 1))
-        )
+  /** Opens a turn: waits for its slot, registers and writes it, and returns its stream. */
+  const openTurn = Effect.fnUntraced(function*(
+    input: TurnInput,
+    operation: string,
+    restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  ) {
+    yield* restore(Semaphore.take(lock, 1))
+    // One finalizer for the turn's stream (one is cheaper to run than three, on every turn):
+    // the turn is settled (interrupted on the CLI if its stream ended before its result), then
+    // its span ends, then the next turn may be written.
+    let span: Tracer.Span | undefined
+    let current: Turn | undefined
+    const clock = yield* Clock.Clock
+    yield* Effect.addFinalizer((exit) =>
+      (current === undefined ? Effect.void : settle(current)).pipe(
+        Effect.ensuring(Effect.suspend(() => {
+          if (span === undefined || span.status._tag === "Ended") return Effect.void
+          const ended = span
+          const result = current !== undefined && Deferred.isDoneUnsafe(current.result)
+            ? Effect.exit(Deferred.await(current.result))
+            : Effect.succeed(undefined)
+          return Effect.map(result, (result) => {
+            options.tracing?.spans.turnEnded(ended, result, exit)
+            ended.end(clock.currentTimeNanosUnsafe(), exit)
+          })
+        })),
+        Effect.ensuring(Semaphore.release(lock, 1))
       )
-      if (settling !== undefined) yield* restore(Deferred.await(settling))
-      span = yield* Effect.makeSpan("claude.turn", yield* turnSpanOptions)
-      options.tracing?.spans.turnStarted(span, input)
-      const queue = new Mailbox<Event, ClaudeError.ClaudeError>()
-      let registered: Turn | undefined
-      const uuid = yield* restore(write(input, operation, (uuid) => registered = newTurn(uuid, queue, span)))
-      span.attribute("claude.user_message_uuid", uuid)
-      // Settled from here only: a turn not written was withdrawn by `write`.
-      current = registered!
-      if (options.stallTimeout !== undefined) {
-        yield* Effect.forkScoped(watchStall(current, Duration.toMillis(options.stallTimeout)))
-      }
-      if (options.turnTimeout !== undefined) {
-        const timeoutMillis = Duration.toMillis(options.turnTimeout)
-        yield* Effect.forkScoped(Effect.andThen(
-          Effect.sleep(options.turnTimeout),
-          abandon(current, ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis })))
-        ))
-      }
-      return queue.stream
-    })))
+    )
+    if (settling !== undefined) yield* restore(Deferred.await(settling))
+    span = yield* Effect.makeSpan("claude.turn", yield* turnSpanOptions)
+    options.tracing?.spans.turnStarted(span, input)
+    const queue = new Mailbox<Event, ClaudeError.ClaudeError>()
+    let registered: Turn | undefined
+    const uuid = yield* restore(write(input, operation, (uuid) => registered = newTurn(uuid, queue, span)))
+    span.attribute("claude.user_message_uuid", uuid)
+    // Settled from here only: a turn not written was withdrawn by `write`.
+    current = registered!
+    if (options.stallTimeout !== undefined) {
+      yield* Effect.forkScoped(watchStall(current, Duration.toMillis(options.stallTimeout)))
+    }
+    if (options.turnTimeout !== undefined) {
+      const timeoutMillis = Duration.toMillis(options.turnTimeout)
+      yield* Effect.forkScoped(Effect.andThen(
+        Effect.sleep(options.turnTimeout),
+        abandon(current, ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis })))
+      ))
+    }
+    return queue.stream
+  })
+
+  const turn = (input: TurnInput, operation = "turn"): Stream.Stream<Event, ClaudeError.ClaudeError> =>
+    Stream.unwrap(Effect.uninterruptibleMask((restore) => openTurn(input, operation, restore)))
 
   const run = (input: TurnInput) =>
     turn(input, "run").pipe(
