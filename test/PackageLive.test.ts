@@ -197,8 +197,10 @@ describe("the npm package", { timeout: 400_000 }, () => {
       // ./sql loads without its optional peer @effect/sql-pg (not installed here): only ./pg needs it.
       const script = `const m = await import("effect-claude-code"); const t = await import("effect-claude-code/testing");
 const s = await import("effect-claude-code/sql");
-console.log(JSON.stringify({ query: typeof m.Claude.query, layer: typeof m.Hooks.layer, fake: typeof t.FakeCli.layer, sqlite: typeof s.SessionStoreSql.layerSqlite }))`
-      const output = JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], project, 30_000)) as Record<string, string>
-      assert.deepStrictEqual(output, { query: "function", layer: "function", fake: "function", sqlite: "function" })
+const claude = await import("effect-claude-code/Claude");
+console.log(JSON.stringify({ query: typeof m.Claude.query, layer: typeof m.Hooks.layer, fake: typeof t.FakeCli.layer, sqlite: typeof s.SessionStoreSql.layerSqlite, sameModule: claude.query === m.Claude.query }))`
+      const output = JSON.parse(run(process.execPath, ["--input-type=module", "-e", script], project, 30_000)) as Record<string, unknown>
+      // A module imported on its own (`effect-claude-code/Claude`) is the main entry's, not a copy.
+      assert.deepStrictEqual(output, { query: "function", layer: "function", fake: "function", sqlite: "function", sameModule: true })
     }), { timeout: 300_000 })
 })

@@ -47,6 +47,8 @@ describe("README", () => {
         for (const [specifier, file] of entries) {
           source = source.replaceAll(`from "${specifier}"`, `from ${JSON.stringify(Path.join(root, file))}`)
         }
+        // A public module of the main entry (`effect-claude-code/Claude`): its source.
+        source = source.replace(/from "effect-claude-code\/([A-Z]\w*)"/g, (_, name: string) => `from ${JSON.stringify(Path.join(root, "src", `${name}.ts`))}`)
         assert.notInclude(source, "\"effect-claude-code", `block ${index + 1} imports only the package's entries`)
         Fs.writeFileSync(Path.join(dir, `block${index + 1}.ts`), `${source}\nexport {}\n`)
       })

@@ -2,7 +2,8 @@
 import * as Readline from "node:readline"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { Claude, Turn } from "../../src/index.ts"
+import * as Claude from "../../src/Claude.ts"
+import * as Turn from "../../src/Turn.ts"
 import { ClaudeNode } from "../../src/node.ts"
 
 const chat = Effect.gen(function*() {

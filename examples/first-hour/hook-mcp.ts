@@ -2,7 +2,9 @@
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { Claude, Hooks, McpServers } from "../../src/index.ts"
+import * as Claude from "../../src/Claude.ts"
+import * as Hooks from "../../src/Hooks.ts"
+import * as McpServers from "../../src/McpServers.ts"
 import { ClaudeNode } from "../../src/node.ts"
 
 const add = McpServers.tool({

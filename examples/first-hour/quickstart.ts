@@ -1,7 +1,7 @@
 // The README's Quickstart: one prompt, its text streamed as it comes, then the turn's cost.
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { Claude } from "../../src/index.ts"
+import * as Claude from "../../src/Claude.ts"
 import { ClaudeNode } from "../../src/node.ts"
 
 Claude.queryStream("List the files here, in one line.", { model: "sonnet", cwd: process.cwd() }).pipe(
