@@ -8,13 +8,11 @@
  * It runs one turn and prints the result's text, then the session's figures as one JSON line.
  * `CLAUDE_PATH` names the CLI to run (a path); without it, the `claude` found on PATH.
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as Claude from "../../src/Claude.ts"
+import { ClaudeNode } from "../../src/node.ts"
 
 // Node's clock from the process's start: how long the bundled program takes to its first event.
 const sinceStart = (): number => performance.now()
@@ -38,6 +36,7 @@ const program = Effect.gen(function*() {
   )
   yield* Console.log(text)
   yield* Console.log(JSON.stringify({ events, firstEventMs }))
-}).pipe(Effect.scoped, Effect.provide(Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))))
+})
 
-NodeRuntime.runMain(program)
+// The real CLI (`ClaudeNode.layer`), the program's scope closed at its end, Ctrl-C handled.
+ClaudeNode.runMain(program)
