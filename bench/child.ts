@@ -49,7 +49,6 @@ const params = JSON.parse(process.argv[3] ?? "{}") as {
   /** `array` (throughput only): the library's consumer reads chunks with `Stream.runForEachArray`. */
   readonly consumer?: "sleep" | "busy" | "array"
   readonly which?: "lib" | "sdk" | "barrel"
-  readonly lean?: boolean
   readonly maxOps?: number
   readonly sessions?: number
   readonly turns?: number
@@ -185,15 +184,8 @@ const libThroughput = async (): Promise<void> => {
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
-  // lean: only what the process transport needs (ChildProcessSpawner, FileSystem, Path), not all of NodeServices.
-  const platform = params.lean === true
-    ? await Promise.all([
-      import("@effect/platform-node/NodeChildProcessSpawner"),
-      import("@effect/platform-node/NodeFileSystem"),
-      import("@effect/platform-node/NodePath")
-    ]).then(([spawner, fs, path]) => spawner.layer.pipe(Layer.provide(Layer.mergeAll(fs.layer, path.layer))))
-    : (await loadNodeServices()).layer
-  const layer = Claude.layerProcess.pipe(Layer.provide(platform))
+  // What `ClaudeNode.layer` is: the process transport needs no platform service.
+  const layer = Claude.layerProcess
   const program = Effect.gen(function*() {
     const session = yield* Claude.open({ executable: fakeCli, env: fakeEnv() })
     let count = 0
@@ -271,12 +263,11 @@ const withFakeModel = async <A>(
 
 const libRealStart = () =>
   withFakeModel(async (env, cwd) => {
-    const NodeServices = await loadNodeServices()
     const Effect = await import("effect/Effect")
     const Layer = await import("effect/Layer")
     const Stream = await import("effect/Stream")
     const Claude = await loadClaude()
-    const layer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+    const layer = Claude.layerProcess
     let firstEventMs = -1
     await Effect.runPromise(
       Effect.gen(function*() {
@@ -318,13 +309,12 @@ const sdkRealStart = () =>
 /** The library: interrupt the consuming fiber once the Bash tool runs; time to the aborted result. */
 const libInterrupt = () =>
   withFakeModel(async (env, cwd) => {
-    const NodeServices = await loadNodeServices()
     const Effect = await import("effect/Effect")
     const Fiber = await import("effect/Fiber")
     const Layer = await import("effect/Layer")
     const Stream = await import("effect/Stream")
     const Claude = await loadClaude()
-    const layer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+    const layer = Claude.layerProcess
     const figures = await Effect.runPromise(
       Effect.gen(function*() {
         // The recorder sees each line as the library writes or reads it: where the time goes.
@@ -540,7 +530,6 @@ const answeredFigures = (
 })
 
 const libSlow = async (): Promise<void> => {
-  const NodeServices = await loadNodeServices()
   const Effect = await import("effect/Effect")
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
@@ -555,7 +544,7 @@ const libSlow = async (): Promise<void> => {
       hookAnsweredAt = performance.now()
       return Hooks.allow()
     })))
-  const layer = Layer.mergeAll(Claude.layerProcess.pipe(Layer.provide(NodeServices.layer)), hooks)
+  const layer = Layer.mergeAll(Claude.layerProcess, hooks)
   const figures = await Effect.runPromise(
     Effect.gen(function*() {
       const session = yield* Claude.open({
@@ -672,12 +661,11 @@ const sdkSlow = async (): Promise<void> => {
 }
 
 const libMany = async (): Promise<void> => {
-  const NodeServices = await loadNodeServices()
   const Effect = await import("effect/Effect")
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
-  const layer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+  const layer = Claude.layerProcess
   const sessions = params.sessions ?? 50
   const pids: Array<number> = []
   const start = performance.now()
@@ -757,12 +745,11 @@ const turnFigures = (turns: number, lines: number, start: ReturnType<typeof turn
 }
 
 const libTurns = async (): Promise<void> => {
-  const NodeServices = await loadNodeServices()
   const Effect = await import("effect/Effect")
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
-  const layer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+  const layer = Claude.layerProcess
   const n = params.turns ?? 100
   const figures = await Effect.runPromise(
     Effect.gen(function*() {
@@ -913,12 +900,11 @@ const idleFigures = (sessions: number, before: { rss: number; heap: number }) =>
 }
 
 const libIdle = async (): Promise<void> => {
-  const NodeServices = await loadNodeServices()
   const Effect = await import("effect/Effect")
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
-  const layer = Claude.layerProcess.pipe(Layer.provide(NodeServices.layer))
+  const layer = Claude.layerProcess
   const n = params.sessions ?? 20
   const figures = await Effect.runPromise(
     Effect.gen(function*() {
@@ -993,17 +979,16 @@ const imports = async (): Promise<void> => {
     await import("@anthropic-ai/claude-agent-sdk")
     figures.sdkMs = lap()
   } else {
-    // First the floor, what any Effect program that decodes with Schema and spawns through
-    // effect/process loads without this library; then the library on top.
+    // First the floor, what any Effect program that streams and decodes with Schema loads
+    // without this library; then the library's module as a program imports it
+    // (`effect-claude-code/Claude`: with `ClaudeNode.layer`, which is `Claude.layerProcess`, it
+    // needs no platform module).
     await import("effect/Effect")
     figures.effectMs = lap()
     await import("effect/Stream")
     await import("effect/Layer")
     await import("effect/Schema")
     figures.streamLayerSchemaMs = lap()
-    await import("effect/process/ChildProcess")
-    await loadNodeServices()
-    figures.platformMs = lap()
     await loadClaude()
     figures.libraryMs = lap()
   }

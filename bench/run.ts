@@ -200,7 +200,6 @@ const startup: {
     readonly libCache: number
     readonly sdkCache: number
     readonly cacheRatio: ReadonlyArray<number>
-    readonly libLean: number
   }
   /** The imports breakdown (ms per round). */
   imports?: {
@@ -235,7 +234,7 @@ const startupTargets = () => {
     const own = median(imports.library)
     const whole = median(imports.endToEnd)
     const binding = own >= whole ? "the imports" : "end to end"
-    addTarget("startup-own", 21, "the library's own share of unbundled start-up ≤ 15 ms", Math.max(own, whole) <= 15, `judged on the larger of two measures (${binding} here): the import of the library's own compiled modules (\`Claude.js\` and what it loads) in a fresh process after the floor (Effect, Stream, Layer, Schema, \`effect/process\`, NodeServices) ${summary(imports.library, 1)} ms; end to end, the library's program − a bare Effect program with the same imports (spawn, \`JSON.parse\`, no library) to the first event of a 100-event turn, per round ${summary(imports.endToEnd, 0)} ms (\`throughput\`, ${OWN_ROUNDS} rounds)${Math.max(own, whole) <= 15 ? "" : `: ${fmt(Math.max(own, whole) - 15, 0)} ms over`}`)
+    addTarget("startup-own", 21, "the library's own share of unbundled start-up ≤ 15 ms", Math.max(own, whole) <= 15, `judged on the larger of two measures (${binding} here): the import of the library's own compiled modules (\`effect-claude-code/Claude\`, \`Claude.js\`, and what it loads) in a fresh process after the floor (Effect, Stream, Layer, Schema) ${summary(imports.library, 1)} ms; end to end, the library's program − a bare Effect program (spawn through \`effect/process\`, \`JSON.parse\`, no library) to the first event of a 100-event turn, per round ${summary(imports.endToEnd, 0)} ms (\`throughput\`, ${OWN_ROUNDS} rounds)${Math.max(own, whole) <= 15 ? "" : `: ${fmt(Math.max(own, whole) - 15, 0)} ms over`}`)
   }
   if (bundled !== undefined) {
     const b = median(bundled.vsSdkBundled)
@@ -259,7 +258,7 @@ const startupTargets = () => {
     const i = imports
     parts.push(r <= 1
       ? `Unbundled, it holds in this run as well: library/SDK ${summary(fake.ratio)}.`
-      : `Unbundled, it does not hold: a program that loads the library and \`effect\` from node_modules reaches its first event at ${summary(fake.ratio)} of the SDK's time (library − SDK ${summary(fake.diff, 0)} ms)${real === undefined ? "" : `, and on the real CLI at ${summary(real.ratio)} (library − SDK ${summary(real.diff, 0)} ms)`}. ${i === undefined ? "" : `The Effect modules any such program loads before it can spawn and decode (Effect, Stream, Layer, Schema, \`effect/process\`, NodeServices) take ${fmt(median(i.floor), 0)} ms to import, against ${fmt(median(i.sdk), 0)} ms for the SDK's whole bundle; Effect, Stream, Layer and Schema alone take ${fmt(median(i.core), 0)} ms; the library's own modules add ${fmt(median(i.library), 0)} ms. `}A bare Effect program with those imports that spawns the CLI and \`JSON.parse\`s its stdout, no library, reaches its first event at ${fmt(fake.floor, 0)} ms (/SDK ${summary(fake.floorVsSdk)}); the library adds ${summary(fake.libMinusFloor, 0)} ms to that floor. Node's compile cache (\`NODE_COMPILE_CACHE\`) cuts both (library ${fmt(fake.libCache, 0)} ms, SDK ${fmt(fake.sdkCache, 0)} ms; library/SDK ${summary(fake.cacheRatio)}); with the leaner platform layers (no Stdio, Terminal) the library takes ${fmt(fake.libLean, 0)} ms against ${fmt(fake.lib, 0)} ms. Unbundled start-up no slower than the SDK's is not a target; what the library controls there is its own share (the target row \"the library's own share of unbundled start-up\").`)
+      : `Unbundled, it does not hold: a program that loads the library and \`effect\` from node_modules reaches its first event at ${summary(fake.ratio)} of the SDK's time (library − SDK ${summary(fake.diff, 0)} ms)${real === undefined ? "" : `, and on the real CLI at ${summary(real.ratio)} (library − SDK ${summary(real.diff, 0)} ms)`}. ${i === undefined ? "" : `The Effect modules any such program loads to stream and decode (Effect, Stream, Layer, Schema) take ${fmt(median(i.floor), 0)} ms to import, against ${fmt(median(i.sdk), 0)} ms for the SDK's whole bundle; the library's own modules (\`effect-claude-code/Claude\`, with what it loads beyond those) add ${fmt(median(i.library), 0)} ms. `}A bare Effect program with those imports that spawns the CLI and \`JSON.parse\`s its stdout, no library, reaches its first event at ${fmt(fake.floor, 0)} ms (/SDK ${summary(fake.floorVsSdk)}); the library adds ${summary(fake.libMinusFloor, 0)} ms to that floor. Node's compile cache (\`NODE_COMPILE_CACHE\`) cuts both (library ${fmt(fake.libCache, 0)} ms, SDK ${fmt(fake.sdkCache, 0)} ms; library/SDK ${summary(fake.cacheRatio)}). Unbundled start-up no slower than the SDK's is not a target; what the library controls there is its own share (the target row \"the library's own share of unbundled start-up\").`)
   }
   if (parts.length > 0) limits.push(`- **Start-up** (see "Start-up of a shipped program" and "Where start-up goes"): ${parts.join(" ")}`)
 }
@@ -290,8 +289,6 @@ const throughput = async (events: number) => {
       { name: "libSemi", run: () => runChild("lib", { events }, { nodeArgs: [SEMI] }) },
       { name: "sdkSemi", run: () => runChild("sdk", { events }, { nodeArgs: [SEMI] }) }
     ] : [
-      // Start-up with only the platform layers the process transport needs.
-      { name: "libLean", run: () => runChild("lib", { events, lean: true }) },
       // The floor: a bare Effect program spawning the CLI through effect/process, no library.
       { name: "floor", run: () => runChild("effect-floor", { events }) },
       // Node's on-disk compile cache (NODE_COMPILE_CACHE, Node ≥ 22.1), warm after the first round, for both.
@@ -366,12 +363,11 @@ const startupFake = (r: Record<string, Array<Figures>>) => {
     libMinusFloor: diffs(r.lib!, r.floor!, "firstEventMs"),
     libCache: median(col(r.libCache!, "firstEventMs")),
     sdkCache: median(col(r.sdkCache!, "firstEventMs")),
-    cacheRatio: ratios(r.libCache!, r.sdkCache!, "firstEventMs"),
-    libLean: median(col(r.libLean!, "firstEventMs"))
+    cacheRatio: ratios(r.libCache!, r.sdkCache!, "firstEventMs")
   }
   out(`start-up to first event, fake CLI, unbundled: library/SDK ${summary(ratio)} (no target: see the bundled program); library ${fmt(median(col(r.lib!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdk!, "firstEventMs")), 0)} ms, raw ${fmt(median(col(r.raw!, "firstEventMs")), 0)} ms; library−SDK ${summary(d, 0)} ms`)
   out(`start-up to first event, fake CLI, a bare Effect program (same imports, spawn, JSON.parse, no library): ${fmt(median(col(r.floor!, "firstEventMs")), 0)} ms (/SDK ${summary(ratios(r.floor!, r.sdk!, "firstEventMs"))}); library − floor ${summary(diffs(r.lib!, r.floor!, "firstEventMs"), 0)} ms`)
-  out(`start-up to first event, fake CLI, both with NODE_COMPILE_CACHE: library/SDK ${summary(ratios(r.libCache!, r.sdkCache!, "firstEventMs"))}; library ${fmt(median(col(r.libCache!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdkCache!, "firstEventMs")), 0)} ms (library with lean platform layers, no cache: ${fmt(median(col(r.libLean!, "firstEventMs")), 0)} ms)`)
+  out(`start-up to first event, fake CLI, both with NODE_COMPILE_CACHE: library/SDK ${summary(ratios(r.libCache!, r.sdkCache!, "firstEventMs"))}; library ${fmt(median(col(r.libCache!, "firstEventMs")), 0)} ms, SDK ${fmt(median(col(r.sdkCache!, "firstEventMs")), 0)} ms`)
   sections.push([
     "### Start-up to the first event, fake CLI",
     "",
@@ -380,8 +376,7 @@ const startupFake = (r: Record<string, Array<Figures>>) => {
     `- library: ${summary(col(r.lib!, "firstEventMs"), 0)} ms; SDK: ${summary(col(r.sdk!, "firstEventMs"), 0)} ms; raw Node: ${summary(col(r.raw!, "firstEventMs"), 0)} ms`,
     `- library/SDK per pair: ${summary(ratio)}; library − SDK: ${summary(d, 0)} ms`,
     `- with Node's compile cache (\`NODE_COMPILE_CACHE\`, warm after the first round) for both: library ${summary(col(r.libCache!, "firstEventMs"), 0)} ms, SDK ${summary(col(r.sdkCache!, "firstEventMs"), 0)} ms; library/SDK per pair ${summary(ratios(r.libCache!, r.sdkCache!, "firstEventMs"))}`,
-    `- library with \`NodeChildProcessSpawner.layer\` + \`NodeFileSystem.layer\` + \`NodePath.layer\` instead of \`NodeServices.layer\`: ${summary(col(r.libLean!, "firstEventMs"), 0)} ms; /SDK per pair ${summary(ratios(r.libLean!, r.sdk!, "firstEventMs"))}`,
-    `- the floor, a bare Effect program with the same imports (Effect, Stream, Layer, Schema, \`effect/process\`, NodeServices) that spawns the CLI through \`effect/process\`, writes the two lines and \`JSON.parse\`s stdout up to the first event, with no validation and no control channel: ${summary(col(r.floor!, "firstEventMs"), 0)} ms; /SDK per pair ${summary(ratios(r.floor!, r.sdk!, "firstEventMs"))}; the library − the floor: ${summary(diffs(r.lib!, r.floor!, "firstEventMs"), 0)} ms`,
+    `- the floor, a bare Effect program (Effect, Stream, Layer, Schema, \`effect/process\`, NodeServices) that spawns the CLI through \`effect/process\`, writes the two lines and \`JSON.parse\`s stdout up to the first event, with no validation and no control channel: ${summary(col(r.floor!, "firstEventMs"), 0)} ms; /SDK per pair ${summary(ratios(r.floor!, r.sdk!, "firstEventMs"))}; the library − the floor: ${summary(diffs(r.lib!, r.floor!, "firstEventMs"), 0)} ms`,
     ""
   ].join("\n"))
 }
@@ -389,7 +384,7 @@ const startupFake = (r: Record<string, Array<Figures>>) => {
 /**
  * Where the library's start-up goes: each import in a fresh process, against the SDK's one
  * import. The first three rows are the floor: what any Effect program that decodes with Schema
- * and spawns through `effect/process` loads, with or without this library.
+ * loads (Effect, Stream, Layer, Schema), with or without this library; then the library's module.
  */
 const importsBreakdown = async () => {
   const r = await rounds([
@@ -403,12 +398,12 @@ const importsBreakdown = async () => {
   ], OWN_ROUNDS)
   const sdk = col(r.sdk!, "sdkMs")
   const core = r.lib!.map((f) => num(f, "effectMs") + num(f, "streamLayerSchemaMs"))
-  const floor = r.lib!.map((f, i) => core[i]! + num(f, "platformMs"))
+  const floor = core
   const libTotal = r.lib!.map((f, i) => floor[i]! + num(f, "libraryMs"))
   const own = col(r.lib!, "libraryMs")
   const endToEnd = diffs(r.libStart!, r.floorStart!, "firstEventMs")
   startup.imports = { core, floor, library: own, sdk, endToEnd }
-  out(`imports: library + effect + NodeServices ${summary(libTotal, 0)} ms vs SDK ${summary(sdk, 0)} ms (ratio ${summary(libTotal.map((t, i) => t / sdk[i]!))}); the floor without the library ${summary(floor, 0)} ms (/SDK ${summary(floor.map((t, i) => t / sdk[i]!))}); the library's own modules ${summary(own, 1)} ms; library − bare Effect program to the first event ${summary(endToEnd, 0)} ms [both ≤15 ms: ${target(Math.max(median(own), median(endToEnd)) <= 15)}]`)
+  out(`imports: library + effect ${summary(libTotal, 0)} ms vs SDK ${summary(sdk, 0)} ms (ratio ${summary(libTotal.map((t, i) => t / sdk[i]!))}); the floor without the library ${summary(floor, 0)} ms (/SDK ${summary(floor.map((t, i) => t / sdk[i]!))}); the library's own modules ${summary(own, 1)} ms; library − bare Effect program to the first event ${summary(endToEnd, 0)} ms [both ≤15 ms: ${target(Math.max(median(own), median(endToEnd)) <= 15)}]`)
   sections.push([
     "### Where start-up goes: imports (median ms, fresh process each)",
     "",
@@ -416,19 +411,18 @@ const importsBreakdown = async () => {
     "|---|---|",
     `| \`effect/Effect\` (and the core it pulls) | ${summary(col(r.lib!, "effectMs"), 1)} |`,
     `| \`effect/Stream\`, \`effect/Layer\`, \`effect/Schema\` | ${summary(col(r.lib!, "streamLayerSchemaMs"), 1)} |`,
-    `| \`effect/process/ChildProcess\` and \`@effect/platform-node/NodeServices\` | ${summary(col(r.lib!, "platformMs"), 1)} |`,
-    `| **the floor: the three rows above, without this library** | ${summary(floor, 1)} |`,
-    `| the library (compiled \`Claude.js\` and its modules: protocol schemas, Hooks, MCP, Permissions) | ${summary(col(r.lib!, "libraryMs"), 1)} |`,
+    `| **the floor: the two rows above, without this library** | ${summary(floor, 1)} |`,
+    `| the library (\`effect-claude-code/Claude\`: the compiled \`Claude.js\` and what it loads; hooks, permissions, MCP servers and the store load when a session uses them) | ${summary(col(r.lib!, "libraryMs"), 1)} |`,
     `| **library total** | ${summary(libTotal, 1)} |`,
     `| the official SDK (\`@anthropic-ai/claude-agent-sdk\`, one bundled file) | ${summary(sdk, 1)} |`,
     "",
-    `The library's whole share end to end, in the same rounds (${OWN_ROUNDS}): its program (\`bench/child.ts lib\`) to the first event of a 100-event turn, less a bare Effect program's with the same imports that spawns the CLI through \`effect/process\` and \`JSON.parse\`s its stdout (\`effect-floor\`), per round: ${summary(endToEnd, 0)} ms (library ${summary(col(r.libStart!, "firstEventMs"), 0)} ms, bare ${summary(col(r.floorStart!, "firstEventMs"), 0)} ms).`,
+    `The library's whole share end to end, in the same rounds (${OWN_ROUNDS}): its program (\`bench/child.ts lib\`) to the first event of a 100-event turn, less a bare Effect program's that spawns the CLI through \`effect/process\` and \`JSON.parse\`s its stdout (\`effect-floor\`), per round: ${summary(endToEnd, 0)} ms (library ${summary(col(r.libStart!, "firstEventMs"), 0)} ms, bare ${summary(col(r.floorStart!, "firstEventMs"), 0)} ms).`,
     "",
     `Effect, Stream, Layer and Schema alone take ${summary(core, 0)} ms to import, the SDK's whole bundle ${summary(sdk, 0)} ms: Effect is a few hundred ES modules that Node resolves, reads and compiles one by one, the SDK one file. That floor is under any program that loads the library and \`effect\` from node_modules; a program bundled with esbuild (\`effect\` inside, \`docs/bundling.md\`) loads one file instead: see "Start-up of a shipped program" for how it compares with the SDK's. What the library controls in an unbundled program is its own share, the row "the library" (target ≤ 15 ms).`,
     "",
     `V8's young generation once these imports are done: ${summary(col(r.lib!, "youngGenMb"), 0)} MB for the library's, ${summary(col(r.sdk!, "youngGenMb"), 0)} MB for the SDK's (V8 shrinks it only when the program allocates little; see the short turns' peak RSS).`,
     "",
-    `Importing \`@effect/platform-node\` through its barrel (\`import { NodeServices } from "@effect/platform-node"\`, after \`effect/Effect\`) takes ${summary(col(r.barrel!, "barrelMs"), 1)} ms, against the deep \`@effect/platform-node/NodeServices\` used here: the barrel loads every module of the package (HTTP, sockets, workers, …). The library imports no barrel (\`test/Imports.test.ts\`).`,
+    `Importing \`@effect/platform-node\` through its barrel (\`import { NodeServices } from "@effect/platform-node"\`, after \`effect/Effect\`) takes ${summary(col(r.barrel!, "barrelMs"), 1)} ms, against the deep \`@effect/platform-node/NodeServices\`: the barrel loads every module of the package (HTTP, sockets, workers, …). The library imports no barrel (\`test/Imports.test.ts\`), and a program of the library needs no platform module (\`ClaudeNode.layer\` is \`Claude.layerProcess\`).`,
     ""
   ].join("\n"))
 }
@@ -947,7 +941,7 @@ const main = async () => {
     `- machine: ${Os.type()} ${Os.release()} ${Os.arch()}, ${cpus.length} × ${cpus[0]?.model ?? "?"}, ${fmt(Os.totalmem() / 2 ** 30, 1)} GiB, load average at the end ${Os.loadavg().map((x) => fmt(x, 2)).join(" ")}`,
     `- Node ${process.version}; effect-claude-code ${pkgVersion}; effect ${version("effect")}; @effect/platform-node ${version("@effect/platform-node")}; @anthropic-ai/claude-agent-sdk ${version("@anthropic-ai/claude-agent-sdk")}; @anthropic-ai/claude-code ${version("@anthropic-ai/claude-code")}`,
     "",
-    "Method: each measurement is a fresh child Node process (`bench/child.ts`), so peak RSS (VmHWM) is that run's own. Runs alternate in rounds (the order rotates each round); every figure is the median of the per-round ratios (or differences), with min and max. The library is the compiled `src` (tsc), with `Claude.layerProcess` + `NodeServices.layer` (imported from `@effect/platform-node/NodeServices`); raw Node is `child_process.spawn` + split at `\\n` + `JSON.parse` of every line; the SDK is `query()` with `pathToClaudeCodeExecutable` and `includePartialMessages: true` (it runs a `.mjs` path with `node`). The load CLI is `bench/fake-cli-load.mjs` (deltas of ~290 bytes, 64 KiB writes, backpressure).",
+    "Method: each measurement is a fresh child Node process (`bench/child.ts`), so peak RSS (VmHWM) is that run's own. Runs alternate in rounds (the order rotates each round); every figure is the median of the per-round ratios (or differences), with min and max. The library is the compiled `src` (tsc), its module imported as a program imports `effect-claude-code/Claude` (`Claude.js`), with `Claude.layerProcess` (what `ClaudeNode.layer` is; no platform module); raw Node is `child_process.spawn` + split at `\\n` + `JSON.parse` of every line; the SDK is `query()` with `pathToClaudeCodeExecutable` and `includePartialMessages: true` (it runs a `.mjs` path with `node`). The load CLI is `bench/fake-cli-load.mjs` (deltas of ~290 bytes, 64 KiB writes, backpressure).",
     "",
     "## Targets",
     "",
