@@ -1,8 +1,9 @@
 /**
  * The package as users get it: `npm run build`, `npm pack`, installed (offline) into an empty
  * ESM project next to its peers `effect` and `@effect/platform-node`, imported with types from the
- * main entry, `effect-claude-code/node` and `effect-claude-code/testing` (and nothing else: the
- * internal modules are not exported), type-checked with the repo's tsc and run with node.
+ * main entry, a module's own entry (`effect-claude-code/Launch`), `effect-claude-code/node` and
+ * `effect-claude-code/testing` (the internal modules are not exported), type-checked with the
+ * repo's tsc and run with node.
  *
  * And from a git URL: npm clones the repository, installs its dependencies and runs `prepare`,
  * which builds `dist/`.
@@ -61,14 +62,16 @@ const overNode = await Effect.runPromise(
   Claude.query("hello over node", { executable: process.argv[2]!, env: { FAKE_CLAUDE_ECHO: "1" }, closeGrace: "2 seconds" })
     .pipe(Effect.provide(ClaudeNode.layer))
 )
-// Internal modules are not exported.
+// Internal modules are not exported (the public ones are: effect-claude-code/Launch).
 // @ts-expect-error no such export
-const internal = await import("effect-claude-code/Launch").then(() => "importable", (error: { code?: string }) => error.code)
+const internal = await import("effect-claude-code/internal/turns").then(() => "importable", (error: { code?: string }) => error.code)
+const launch: typeof Launch = await import("effect-claude-code/Launch")
 await Effect.runPromise(Console.log(JSON.stringify({
   text: result.result,
   costUsd: result.turn.costUsd,
   reason: failure.reason._tag,
   modes: Launch.permissionModes.length,
+  sameLaunch: launch.permissionModes === Launch.permissionModes,
   denied: denied.hookSpecificOutput?.permissionDecision,
   overNode: overNode.result,
   internal,
@@ -142,6 +145,7 @@ describe("the npm package", { timeout: 400_000 }, () => {
         readonly denied: string
         readonly overNode: string
         readonly internal: string
+        readonly sameLaunch: boolean
         readonly api: ReadonlyArray<string>
       }
       assert.strictEqual(output.text, "echo: hello from a package")
@@ -151,6 +155,8 @@ describe("the npm package", { timeout: 400_000 }, () => {
       assert.strictEqual(output.denied, "deny")
       assert.strictEqual(output.overNode, "echo: hello over node")
       assert.strictEqual(output.internal, "ERR_PACKAGE_PATH_NOT_EXPORTED")
+      // A public module imported on its own is the main entry's module, not a copy.
+      assert.isTrue(output.sameLaunch)
       assert.deepStrictEqual(output.api, Array.from({ length: 6 }, () => "function"))
     }))
 
