@@ -37,6 +37,7 @@ import { Lifecycle } from "./internal/lifecycle.ts"
 import * as Outgoing from "./internal/outgoing.ts"
 import * as ProcessTransport from "./internal/processTransport.ts"
 import { Reader } from "./internal/reader.ts"
+import * as SchemaJit from "./internal/schemaJit.ts"
 import type * as StructuredOutput from "./internal/structuredOutput.ts"
 import { Subscribers } from "./internal/subscribers.ts"
 import { failureOf } from "./internal/turnOutcome.ts"
@@ -917,8 +918,9 @@ const openSession: (
       ),
       { startImmediately: true }
     )
-    // The CLI takes tens of milliseconds to start and answer; the decoders are compiled meanwhile.
-    yield* Effect.forkScoped(Effect.sync(Protocol.prepareDecoders))
+    // The CLI takes tens of milliseconds to start and answer; the schema JIT compiler is loaded
+    // and the decoders are compiled meanwhile.
+    yield* Effect.forkScoped(Effect.andThen(SchemaJit.load, Effect.sync(Protocol.prepareDecoders)))
 
     const runner = yield* TurnRunner.make({
       turns,

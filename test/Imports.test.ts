@@ -10,7 +10,7 @@ import * as Path from "node:path"
 import * as Index from "../src/index.ts"
 import * as NodeEntry from "../src/node.ts"
 import * as Testing from "../src/testing/index.ts"
-import { loadedOnRequest } from "./support/startup.ts"
+import { loadedOnRequest, packagesOnRequest } from "./support/startup.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
@@ -216,7 +216,7 @@ const loadedAtImport = (entry: string): Set<string> => {
 }
 
 describe("start-up", () => {
-  it("importing Claude.ts loads none of the modules a session needs only on request, nor effect/ai", () => {
+  it("importing Claude.ts loads none of the modules a session needs only on request, nor effect/ai, nor the schema JIT compiler", () => {
     const loaded = loadedAtImport("src/Claude.ts")
     // The walk itself: it follows static imports (the tags' module, the reader, the launch)…
     for (const module of ["src/internal/services.ts", "src/internal/reader.ts", "src/Launch.ts", "effect/Effect"]) {
@@ -226,7 +226,7 @@ describe("start-up", () => {
     assert.isTrue(loadedAtImport("src/McpServers.ts").has("effect/ai/Tool"))
     assert.isTrue(loadedAtImport("src/Hooks.ts").has("src/HookEvents.ts"))
     assert.deepStrictEqual(loadedOnRequest.filter((module) => loaded.has(module)), [])
-    assert.deepStrictEqual([...loaded].filter((module) => /^effect\/(ai|unstable)\/|opentelemetry/.test(module)), [])
+    assert.deepStrictEqual([...loaded].filter((module) => packagesOnRequest.test(module)), [])
     // The list names modules that exist (a renamed one must be renamed there too).
     for (const module of loadedOnRequest) assert.isTrue(Fs.existsSync(Path.join(root, module)), module)
   })

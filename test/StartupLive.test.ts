@@ -2,8 +2,8 @@
  * Start-up (issue 21), as Node sees it: in a fresh `node` process (the sources, through Node's type
  * stripping), a load hook records every module Node loads while `Claude.ts` is imported. A session
  * needs the modules of `support/startup.ts` only on request (in-process MCP servers and `effect/ai`,
- * hooks and the other handlers, the session store, structured output): importing `Claude.ts`
- * loads none of them. Not timed: the times are `npm run bench`'s.
+ * hooks and the other handlers, the session store, structured output, the schema JIT compiler):
+ * importing `Claude.ts` loads none of them. Not timed: the times are `npm run bench`'s.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeChildProcess from "node:child_process"
@@ -33,7 +33,7 @@ const loadedBy = (module: string): ReadonlyArray<string> => {
 }
 
 describe("start-up", () => {
-  it("importing Claude.ts loads none of the modules a session needs only on request, nor effect/ai", () => {
+  it("importing Claude.ts loads none of the modules a session needs only on request, nor effect/ai, nor the schema JIT compiler", () => {
     const loaded = loadedBy("src/Claude.ts")
     // The hook sees the library's modules and Effect's.
     assert.include(loaded, "src/Claude.ts")
@@ -41,7 +41,7 @@ describe("start-up", () => {
     assert.include(loaded, "src/internal/reader.ts")
     assert.isTrue(loaded.some((module) => module.endsWith("node_modules/effect/dist/Effect.js")))
     assert.deepStrictEqual(loadedOnRequest.filter((module) => loaded.includes(module)), [])
-    assert.deepStrictEqual(loaded.filter((module) => /node_modules\/effect\/dist\/(ai|unstable)\/|opentelemetry/.test(module)), [])
+    assert.deepStrictEqual(loaded.filter((module) => /node_modules\/effect\/dist\/(ai\/|unstable\/|schema\/SchemaJITCompiler)|opentelemetry/.test(module)), [])
   })
 
   it("the check sees them where they are imported: McpServers.ts loads effect/ai", () => {

@@ -13,6 +13,9 @@
  * Guards are compiled with Effect's schema JIT compiler (`effect/schema/SchemaJITCompiler`, an
  * unstable API) on first use, which makes them about ten times faster than the interpreter; where
  * dynamic code generation is unavailable they fall back to the interpreter, with the same results.
+ * The compiler is loaded apart (`internal/schemaJit.ts`), so importing the library does not load
+ * it: the first guard that finds it missing starts loading it and is interpreted meanwhile, and a
+ * session loads it while the CLI starts.
  * Measured (Node 24, `bench/decode.micro.ts`): a text delta decodes in ~30–40 ns (its
  * `JSON.parse` takes ~650 ns), an `assistant` line in ~0.5 µs, a `result` in ~0.8 µs.
  *
@@ -21,7 +24,8 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
-import * as SchemaJIT from "effect/schema/SchemaJITCompiler"
+import type * as SchemaJIT from "effect/schema/SchemaJITCompiler"
+import * as SchemaJit from "../internal/schemaJit.ts"
 import type { ContentBlock, ImageBlock, TextBlock } from "./content.ts"
 import {
   ControlCancelRequest,
@@ -108,11 +112,11 @@ import {
 // Guards
 // ---------------------------------------------------------------------------------------------
 
-const compileGuard = <S extends Schema.Top>(schema: S): (u: unknown) => boolean => {
+const compileGuard = <S extends Schema.Top>(jit: typeof SchemaJIT, schema: S): (u: unknown) => boolean => {
   try {
-    SchemaJIT.enable(schema.ast)
+    jit.enable(schema.ast)
     const typeAst = SchemaAST.toType(schema.ast)
-    if (typeAst !== schema.ast) SchemaJIT.enable(typeAst)
+    if (typeAst !== schema.ast) jit.enable(typeAst)
   } catch {
     // The JIT is an optimisation: the interpreter gives the same answers.
   }
@@ -135,9 +139,15 @@ interface Checker {
 }
 
 const checker = <S extends Schema.Top>(label: string, schema: S): Checker => {
+  // The compiled guard, once the JIT is loaded; the interpreter's until then.
   let is: ((u: unknown) => boolean) | undefined
+  let interpreted: ((u: unknown) => boolean) | undefined
   let decode: ((u: unknown) => Result.Result<unknown, Schema.SchemaError>) | undefined
-  const guard = () => (is ??= compileGuard(schema))
+  const guard = (): (u: unknown) => boolean => {
+    if (is !== undefined) return is
+    const jit = SchemaJit.get()
+    return jit === undefined ? (interpreted ??= Schema.is(schema)) : (is = compileGuard(jit, schema))
+  }
   return {
     prepare: () => {
       // The JIT generates the guard's code at its first call: one call on a non-match does it.
@@ -472,7 +482,8 @@ export const modelledMessageKinds: ReadonlyArray<string> = [
  * Compiles the guards of the lines every turn begins with (the answer to `initialize`,
  * `system/init` and `status`, the stream events of a message, `assistant`, `user`, `result`)
  * now, instead of at each one's first line. A session calls it while the CLI starts, when it
- * would otherwise wait idle, so that the first events do not wait for it (about 10 ms).
+ * would otherwise wait idle, so that the first events do not wait for it (about 10 ms), once it has
+ * loaded Effect's schema JIT compiler; before that, the guards prepared are the interpreter's.
  *
  * @since 0.1.0
  * @category decoding

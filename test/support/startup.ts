@@ -24,3 +24,9 @@ export const loadedOnRequest = [
   "src/internal/structuredOutput.ts",
   "src/Transcript.ts"
 ]
+
+/**
+ * The packages' modules importing `Claude.ts` does not load: `effect/ai` (for in-process servers
+ * made from toolkits), the schema JIT compiler (loaded as a session opens, `internal/schemaJit.ts`).
+ */
+export const packagesOnRequest = /^effect\/(ai|unstable)\/|^effect\/schema\/SchemaJITCompiler$|opentelemetry/
