@@ -75,10 +75,10 @@ export const layer: Layer.Layer<Transport> = layerProcess
 // What a session loads only when it needs it (`import()`), so that importing this module does not
 // load it: the handlers' modules when their service is in the context (`internal/services.ts`
 // holds the tags), structured output, the session store's modules.
-const loadHooks = Effect.promise(() => import("./Hooks.ts"))
-const loadPermissions = Effect.promise(() => import("./Permissions.ts"))
-const loadElicitation = Effect.promise(() => import("./Elicitation.ts"))
-const loadUserDialogs = Effect.promise(() => import("./UserDialogs.ts"))
+const loadHooks = Effect.promise(() => import("./internal/lazy/hooks.ts"))
+const loadPermissions = Effect.promise(() => import("./internal/lazy/permissions.ts"))
+const loadElicitation = Effect.promise(() => import("./internal/lazy/elicitation.ts"))
+const loadUserDialogs = Effect.promise(() => import("./internal/lazy/userDialogs.ts"))
 const loadStructuredOutput = Effect.promise(() => import("./internal/structuredOutput.ts"))
 const loadSessionStore = Effect.promise(() => import("./internal/sessionStoreOpen.ts"))
 

@@ -8,7 +8,7 @@ import * as Scope from "effect/Scope"
 import type * as McpServers from "../McpServers.ts"
 import type * as Services from "./services.ts"
 
-const load = Effect.promise(() => import("../McpServers.ts"))
+const load = Effect.promise(() => import("./lazy/mcpServers.ts"))
 
 /**
  * `McpServers.connect` for the session. With servers in the context, at once; without, at the
