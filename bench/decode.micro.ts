@@ -6,10 +6,16 @@
  * Decodes real transcript lines (already parsed, and parsed + decoded) `iterations` times per
  * kind and prints ns/line. Compares with `Schema.decodeUnknownResult` on the full `Message` union.
  */
+import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaJit from "../src/internal/schemaJit.ts"
 import * as Protocol from "../src/Protocol.ts"
 import { readProtocolLines } from "../test/support/protocolTranscripts.ts"
+
+// The guards use Effect's schema JIT compiler once it is loaded (a session loads it as it opens);
+// the runs below are synchronous, so it is loaded first.
+await Effect.runPromise(SchemaJit.load)
 
 const iterations = Number(process.argv[2] ?? 1_000_000)
 

@@ -29,7 +29,7 @@ import * as CliVersion from "./CliVersion.ts"
 import type * as Events from "./Events.ts"
 import * as Framing from "./Framing.ts"
 import type * as HandlerFailure from "./HandlerFailure.ts"
-import * as Hooks from "./Hooks.ts"
+import type * as Hooks from "./Hooks.ts"
 import * as Controls from "./internal/controls.ts"
 import { exitContext } from "./internal/exitReason.ts"
 import * as Incoming from "./internal/incoming.ts"
@@ -37,7 +37,8 @@ import { Lifecycle } from "./internal/lifecycle.ts"
 import * as Outgoing from "./internal/outgoing.ts"
 import * as ProcessTransport from "./internal/processTransport.ts"
 import { Reader } from "./internal/reader.ts"
-import * as StructuredOutput from "./internal/structuredOutput.ts"
+import * as SchemaJit from "./internal/schemaJit.ts"
+import type * as StructuredOutput from "./internal/structuredOutput.ts"
 import { Subscribers } from "./internal/subscribers.ts"
 import { failureOf } from "./internal/turnOutcome.ts"
 import * as Tracing from "./internal/tracing.ts"
@@ -45,15 +46,10 @@ import * as TurnRunner from "./internal/turnRunner.ts"
 import { Turns } from "./internal/turns.ts"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import * as Launch from "./Launch.ts"
-import * as McpServers from "./McpServers.ts"
-import * as Permissions from "./Permissions.ts"
-import * as Elicitation from "./Elicitation.ts"
-import * as UserDialogs from "./UserDialogs.ts"
+import * as McpConnection from "./internal/mcpConnection.ts"
+import * as Services from "./internal/services.ts"
+import type * as McpServers from "./McpServers.ts"
 import * as Protocol from "./Protocol.ts"
-import * as SessionStore from "./SessionStore.ts"
-import * as DirectoryStores from "./internal/directoryStores.ts"
-import * as Mirror from "./internal/mirror.ts"
-import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
 
 /**
@@ -75,6 +71,16 @@ export const layerProcess: Layer.Layer<Transport> = ProcessTransport.layer
  * @category layers
  */
 export const layer: Layer.Layer<Transport> = layerProcess
+
+// What a session loads only when it needs it (`import()`), so that importing this module does not
+// load it: the handlers' modules when their service is in the context (`internal/services.ts`
+// holds the tags), structured output, the session store's modules.
+const loadHooks = Effect.promise(() => import("./internal/lazy/hooks.ts"))
+const loadPermissions = Effect.promise(() => import("./internal/lazy/permissions.ts"))
+const loadElicitation = Effect.promise(() => import("./internal/lazy/elicitation.ts"))
+const loadUserDialogs = Effect.promise(() => import("./internal/lazy/userDialogs.ts"))
+const loadStructuredOutput = Effect.promise(() => import("./internal/structuredOutput.ts"))
+const loadSessionStore = Effect.promise(() => import("./internal/sessionStoreOpen.ts"))
 
 /**
  * Options of a session: the launch options of the CLI, plus how the library drives it.
@@ -669,20 +675,24 @@ const openSession: (
 ) => Effect.Effect<Session, ClaudeError.ClaudeError, Transport | Scope.Scope> = Effect.fn("Claude.open")(
   function*(options: SessionOptions = {}) {
     const transport = yield* Transport
-    const hooks = Option.getOrElse(yield* Effect.serviceOption(Hooks.Hooks), () => Hooks.empty)
-    const permissions = yield* Effect.serviceOption(Permissions.Permissions)
-    const mcpServers = Option.getOrElse(yield* Effect.serviceOption(McpServers.McpServers), () => McpServers.empty)
+    const hooks = yield* Effect.serviceOption(Services.Hooks)
+    const permissions = yield* Effect.serviceOption(Services.Permissions)
+    const mcpServers = Option.getOrElse(yield* Effect.serviceOption(Services.McpServers), () => noMcpServers)
     // ---- elicitation and host dialogs (issue 15) ------------------------------------------------
-    const elicitation = yield* Effect.serviceOption(Elicitation.Elicitation)
-    const userDialogs = yield* Effect.serviceOption(UserDialogs.UserDialogs)
+    const elicitation = yield* Effect.serviceOption(Services.Elicitation)
+    const userDialogs = yield* Effect.serviceOption(Services.UserDialogs)
 
     // ---- sessions in a store (issue 16) -----------------------------------------------------------
     const storeOptions: SessionStoreOptions | undefined = options.sessionStore === true
       ? {}
       : options.sessionStore === false ? undefined : options.sessionStore
-    const store = storeOptions === undefined ? undefined : yield* storeOf(options, storeOptions)
+    const storeModule = storeOptions === undefined ? undefined : yield* loadSessionStore
+    const store = storeModule === undefined || storeOptions === undefined
+      ? undefined
+      : yield* storeModule.storeOf(options, storeOptions)
     const wiring = {
-      mcpServers: McpServers.launchEntries(mcpServers),
+      // `McpServers.launchEntries`
+      mcpServers: mcpServers.servers.map((server) => ({ name: server.name, alwaysLoad: server.alwaysLoad })),
       permissionPromptTool: Option.isSome(permissions),
       sessionMirror: store !== undefined
     }
@@ -693,8 +703,13 @@ const openSession: (
         description: "Invalid launch options: set outputFormat (a Schema) or jsonSchema (a raw JSON Schema), not both"
       })))
     }
-    const jsonSchema = outputFormat === undefined ? options.jsonSchema : yield* StructuredOutput.jsonSchemaOf(outputFormat)
-    const decodeStructured = outputFormat === undefined ? undefined : StructuredOutput.decode(outputFormat)
+    let jsonSchema = options.jsonSchema
+    let decodeStructured: ReturnType<typeof StructuredOutput.decode> | undefined
+    if (outputFormat !== undefined) {
+      const structuredOutput = yield* loadStructuredOutput
+      jsonSchema = yield* structuredOutput.jsonSchemaOf(outputFormat)
+      decodeStructured = structuredOutput.decode(outputFormat)
+    }
     const launchOptions = yield* Launch.validate({ ...options, jsonSchema }, wiring)
     const closeGrace = Duration.fromInputUnsafe(options.closeGrace ?? "5 seconds")
     const command = Launch.buildCommand(launchOptions, wiring)
@@ -705,9 +720,9 @@ const openSession: (
     const tracing = yield* Tracing.make(sessionSpan, command.env)
     const spec = { executable: options.executable, env: command.env, cwd: options.cwd, closeGrace }
     const subscribers = new Subscribers<Event>()
-    const mirror = store === undefined || storeOptions === undefined
+    const mirror = storeModule === undefined || store === undefined || storeOptions === undefined
       ? undefined
-      : yield* openMirror(store, storeOptions, options, command, (event) => {
+      : yield* storeModule.openMirror(store, storeOptions, options, command, (event) => {
         subscribers.publish([event])
         subscribers.wake()
       })
@@ -744,11 +759,17 @@ const openSession: (
       turns.complete()
       subscribers.wake()
     }
-    const hookBinding = Hooks.bind(hooks, report)
-    const mcp = yield* McpServers.connect(mcpServers)
+    // Without hooks, `Hooks.bind` of no hooks: nothing in `initialize`, and a `hook_callback`
+    // (which no CLI sends then) answered by it when it comes.
+    const hookBinding = Option.isNone(hooks) ? undefined : (yield* loadHooks).bind(hooks.value, report)
+    const dispatchHook = hookBinding !== undefined
+      ? hookBinding.dispatch
+      : (...args: Parameters<Hooks.Bound["dispatch"]>) =>
+        Effect.flatMap(loadHooks, (module) => module.bind(module.empty, report).dispatch(...args))
+    const mcp = yield* McpConnection.connect(mcpServers)
     const handlers: Record<string, Incoming.Handler> = {
       hook_callback: (request, requestId) =>
-        hookBinding.dispatch(
+        dispatchHook(
           String(request.callback_id),
           request.input,
           typeof request.tool_use_id === "string" ? request.tool_use_id : undefined,
@@ -760,15 +781,15 @@ const openSession: (
         )
     }
     if (Option.isSome(permissions)) {
-      const binding = Permissions.bind(permissions.value, report)
+      const binding = (yield* loadPermissions).bind(permissions.value, report)
       handlers.can_use_tool = (request, requestId) => binding.decide(request, requestId)
     }
     if (Option.isSome(elicitation)) {
-      const binding = Elicitation.bind(elicitation.value, report)
+      const binding = (yield* loadElicitation).bind(elicitation.value, report)
       handlers.elicitation = (request, requestId) => binding.respond(request, requestId)
     }
     if (Option.isSome(userDialogs)) {
-      const binding = UserDialogs.bind(userDialogs.value, report)
+      const binding = (yield* loadUserDialogs).bind(userDialogs.value, report)
       handlers.request_user_dialog = (request, requestId) => binding.show(request, requestId)
     }
     const incoming = yield* Incoming.make({ handlers, send: write, tracing })
@@ -858,7 +879,7 @@ const openSession: (
       outgoing.request(
         {
           subtype: "initialize",
-          hooks: hookBinding.initialize,
+          hooks: hookBinding?.initialize ?? {},
           ...(jsonSchema === undefined ? {} : { jsonSchema }),
           ...(options.agents !== undefined ? { agents: options.agents } : {}),
           ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
@@ -897,8 +918,9 @@ const openSession: (
       ),
       { startImmediately: true }
     )
-    // The CLI takes tens of milliseconds to start and answer; the decoders are compiled meanwhile.
-    yield* Effect.forkScoped(Effect.sync(Protocol.prepareDecoders))
+    // The CLI takes tens of milliseconds to start and answer; the schema JIT compiler is loaded
+    // and the decoders are compiled meanwhile.
+    yield* Effect.forkScoped(Effect.andThen(SchemaJit.load, Effect.sync(Protocol.prepareDecoders)))
 
     const runner = yield* TurnRunner.make({
       turns,
@@ -972,83 +994,8 @@ const openSession: (
   }
 )
 
-/** The `SessionStore` of the context for the `sessionStore` option; a clear error without one or on bad options. */
-const storeOf = Effect.fnUntraced(function*(options: SessionOptions, storeOptions: SessionStoreOptions) {
-  const invalid = (description: string) =>
-    Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: `Invalid launch options: sessionStore.${description}` })))
-  const { flush, maxPendingEntries, maxPendingBytes, loadTimeout } = storeOptions
-  if (flush !== undefined && flush !== "batched" && flush !== "eager") {
-    return yield* invalid(`flush must be "batched" or "eager", got ${JSON.stringify(flush)}`)
-  }
-  for (const [name, value] of [["maxPendingEntries", maxPendingEntries], ["maxPendingBytes", maxPendingBytes]] as const) {
-    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
-      return yield* invalid(`${name} must be a whole number >= 0, got ${String(value)}`)
-    }
-  }
-  if (loadTimeout !== undefined) {
-    const duration = Duration.fromInput(loadTimeout)
-    if (Option.isNone(duration) || Duration.isNegative(duration.value) || Duration.isZero(duration.value)) {
-      return yield* invalid(`loadTimeout must be a positive duration, got ${JSON.stringify(loadTimeout)}`)
-    }
-  }
-  const store = yield* Effect.serviceOption(SessionStore.SessionStore)
-  if (Option.isNone(store)) {
-    return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
-      description:
-        "Invalid launch options: sessionStore needs a SessionStore in the context (SessionStoreSql.layerSqlite, SessionStorePg.layer, ...)"
-    })))
-  }
-  if (options.persistSession === false) {
-    return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
-      description: "Invalid launch options: sessionStore mirrors the CLI's transcript writes; it cannot go with persistSession: false"
-    })))
-  }
-  return store.value
-})
-
-/**
- * Before the CLI starts: resumes from the store (the session written into the CLI's config
- * directory), then starts the mirror, whose last flush runs when the session closes, after the
- * CLI exited and its last lines were read (this finalizer is added before the reader's).
- */
-const openMirror = Effect.fnUntraced(function*(
-  store: SessionStore.SessionStore["Service"],
-  storeOptions: SessionStoreOptions,
-  options: SessionOptions,
-  command: Launch.Command,
-  report: (event: Events.MirrorFailed) => void
-) {
-  const where = SessionStoreWiring.locate(command.env, options.cwd)
-  if (DirectoryStores.isOn(store, where.configDir)) {
-    return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
-      description:
-        `Invalid launch options: sessionStore: the SessionStore is a directory store on the session's own config directory (${where.configDir}), where the CLI writes its transcripts; mirroring into it would write them twice`
-    })))
-  }
-  if (options.resume !== undefined && storeOptions.materialize !== false) {
-    const found = yield* SessionStoreWiring.materialize(
-      store,
-      where.projectsDir,
-      { projectKey: where.projectKey, sessionId: options.resume },
-      storeOptions.loadTimeout === undefined
-        ? SessionStoreWiring.defaultLoadTimeout
-        : Duration.fromInputUnsafe(storeOptions.loadTimeout)
-    )
-    if (!found) yield* Effect.logDebug(`session store ${store.name} has no session ${options.resume}; the CLI resumes it locally`)
-  }
-  const mirror = yield* Mirror.make({
-    store,
-    projectsDir: where.projectsDir,
-    flush: storeOptions.flush ?? Mirror.defaults.flush,
-    maxPendingEntries: storeOptions.maxPendingEntries ?? Mirror.defaults.maxPendingEntries,
-    maxPendingBytes: storeOptions.maxPendingBytes ?? Mirror.defaults.maxPendingBytes,
-    backoff: Mirror.defaults.backoff,
-    closeTimeout: Mirror.defaults.closeTimeout,
-    report
-  })
-  yield* Effect.addFinalizer(() => mirror.close)
-  return mirror
-})
+/** No in-process MCP servers (`McpServers.empty`). */
+const noMcpServers: Services.McpServers["Service"] = { servers: [] }
 
 /**
  * A one-shot: opens a session, runs one turn with `prompt`, closes the session and returns the

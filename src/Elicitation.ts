@@ -38,6 +38,7 @@ import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { type CallFailure as HandlerCallFailure, captureHandler, guard } from "./internal/handlerCall.ts"
+import { Elicitation } from "./internal/services.ts"
 
 // -----------------------------------------------------------------------------
 // schemas
@@ -287,23 +288,9 @@ const invalid = (description: string) => ClaudeError.make(new ClaudeError.Invali
 const serverOf = (request: unknown): string =>
   isRecord(request) && typeof request.mcp_server_name === "string" ? request.mcp_server_name : "an unknown server"
 
-/**
- * The elicitation handler. When present in the session's context, the session answers each
- * `elicitation` request with `respond` (through {@link bind}).
- *
- * `respond` never needs services: the handler's requirements are captured when the layer is
- * built; each call runs in a scope of its own and under the caller's span. It fails with a
- * `ClaudeError` when the handler fails (its own `ClaudeError`, `ControlTimeout` past the
- * layer's `timeout`, else `InvalidInput`), and dies when it dies. Interrupting `respond` (the
- * CLI's `control_cancel_request`) interrupts the handler and runs its finalizers.
- *
- * @since 0.2.0
- * @category services
- */
-export class Elicitation extends Context.Service<Elicitation, {
-  /** Answers one `elicitation` request. */
-  readonly respond: (request: ElicitationRequest) => Effect.Effect<ElicitationResult, ClaudeError.ClaudeError>
-}>()("effect-claude-code/Elicitation") {}
+// The tag is declared (and documented) in `internal/services.ts`, which `Claude.ts` imports
+// without this module.
+export { Elicitation }
 
 /**
  * Builds the service from a handler, capturing the handler's requirements `R` from the context

@@ -91,6 +91,7 @@ export type {
    */
   KnownEvent
 } from "./HookEvents.ts"
+import { Hooks } from "./internal/services.ts"
 
 const TypeId = "~effect-claude-code/Hooks/Hook" as const
 
@@ -419,20 +420,9 @@ const deadlineOf = (registration: Registration): Duration.Duration | undefined =
 // service
 // -----------------------------------------------------------------------------
 
-/**
- * The hooks of a session. The session reads it with `Effect.serviceOption(Hooks)` (absent = no
- * hooks), registers them in `initialize` and answers `hook_callback` requests through
- * {@link bind}.
- *
- * Build it with {@link layer}; several `Hooks` layers add up (see the module docs).
- *
- * @since 0.1.0
- * @category services
- */
-export class Hooks extends Context.Service<Hooks, {
-  /** The registered hooks, in order. */
-  readonly registrations: ReadonlyArray<Registration>
-}>()("effect-claude-code/Hooks") {}
+// The tag is declared (and documented) in `internal/services.ts`, which `Claude.ts` imports
+// without this module.
+export { Hooks }
 
 /**
  * The service with no registrations (what the session uses when there is no `Hooks`).

@@ -62,6 +62,7 @@ import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as Rpc from "./internal/mcpJsonRpc.ts"
+import { McpServers } from "./internal/services.ts"
 
 // -----------------------------------------------------------------------------
 // Tool results
@@ -835,42 +836,9 @@ export const mergeLayers = <const Ls extends ReadonlyArray<Layer.Layer<McpServer
 // The service
 // -----------------------------------------------------------------------------
 
-/**
- * The in-process MCP servers of the sessions started in this context. The session reads it with
- * `Effect.serviceOption(McpServers)` (absent = {@link empty}), puts
- * {@link launchEntries} in `--mcp-config` and answers `mcp_message` requests through
- * {@link connect}.
- *
- * Build it with {@link layer}; stacked layers add up.
- *
- * @example
- * ```ts
- * import * as Effect from "effect/Effect"
- * import * as Schema from "effect/Schema"
- * import { McpServers } from "effect-claude-code"
- *
- * const byre = McpServers.server("byre", {
- *   alwaysLoad: true,
- *   tools: [
- *     McpServers.tool({
- *       name: "echo",
- *       description: "Echo the given text back.",
- *       input: Schema.Struct({ text: Schema.String }),
- *       handler: ({ text }) => Effect.succeed(`echo: ${text}`)
- *     })
- *   ]
- * })
- *
- * const ByreLive = McpServers.layer(byre)
- * ```
- *
- * @since 0.1.0
- * @category services
- */
-export class McpServers extends Context.Service<McpServers, {
-  /** The servers, in the order their layers were provided. */
-  readonly servers: ReadonlyArray<RegisteredServer>
-}>()("effect-claude-code/McpServers") {}
+// The tag is declared (and documented) in `internal/services.ts`, which `Claude.ts` imports
+// without this module.
+export { McpServers }
 
 // -----------------------------------------------------------------------------
 // effect/ai toolkits

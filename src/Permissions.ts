@@ -105,6 +105,7 @@ export type {
    */
   ToolPermissionRequest
 } from "./protocol/permissions.ts"
+import { Permissions } from "./internal/services.ts"
 
 // -----------------------------------------------------------------------------
 // constructors
@@ -211,27 +212,9 @@ const describeRequest = (request: unknown): string => {
   return `${String(fields.tool_name)} (${String(fields.tool_use_id)})`
 }
 
-/**
- * The permission callback. When present in the session's context, the session launches the CLI
- * with `--permission-prompt-tool stdio` and answers each `can_use_tool` request with `decide`.
- *
- * `decide` never needs services: the handler's requirements are captured when the layer is built
- * (see {@link layer}); each call runs in a scope of its own and under the caller's span. It fails
- * with a `ClaudeError` when the handler fails (its own `ClaudeError`, `ControlTimeout` past the
- * layer's `timeout`, else `InvalidInput`), and dies when it dies. Interrupting `decide` (the
- * CLI's `control_cancel_request`) interrupts the handler and runs its finalizers.
- *
- * What reaches the CLI is decided by {@link bind}: a handler that fails, dies,
- * interrupts itself, times out or answers something invalid **denies** the tool call (fails
- * closed), with the reason as the message, and the failure is logged and reported.
- *
- * @since 0.1.0
- * @category services
- */
-export class Permissions extends Context.Service<Permissions, {
-  /** Decides one `can_use_tool` request. */
-  readonly decide: (request: CanUseToolRequest) => Effect.Effect<PermissionResult, ClaudeError.ClaudeError>
-}>()("effect-claude-code/Permissions") {}
+// The tag is declared (and documented) in `internal/services.ts`, which `Claude.ts` imports
+// without this module.
+export { Permissions }
 
 /**
  * Builds the service from a handler, capturing the handler's requirements `R` from the

@@ -27,6 +27,7 @@ import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { type CallFailure, captureHandler, guard } from "./internal/handlerCall.ts"
+import { UserDialogs } from "./internal/services.ts"
 
 // -----------------------------------------------------------------------------
 // schemas
@@ -119,20 +120,9 @@ export interface UserDialogsOptions {
 
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 
-/**
- * The dialog handler. When present in the session's context, the session announces `kinds` in
- * `initialize` (`supportedDialogKinds`) and answers each `request_user_dialog` with `show`
- * (through {@link bind}).
- *
- * @since 0.2.0
- * @category services
- */
-export class UserDialogs extends Context.Service<UserDialogs, {
-  /** The dialog kinds the handler renders, announced in `initialize`. */
-  readonly kinds: ReadonlyArray<string>
-  /** Answers one `request_user_dialog`. */
-  readonly show: (request: UserDialogRequest) => Effect.Effect<UserDialogResult, ClaudeError.ClaudeError>
-}>()("effect-claude-code/UserDialogs") {}
+// The tag is declared (and documented) in `internal/services.ts`, which `Claude.ts` imports
+// without this module.
+export { UserDialogs }
 
 /**
  * Checks the kinds: each a non-empty string, none twice. Fails with `InvalidInput`.

@@ -10,6 +10,7 @@ import * as Path from "node:path"
 import * as Index from "../src/index.ts"
 import * as NodeEntry from "../src/node.ts"
 import * as Testing from "../src/testing/index.ts"
+import { loadedOnRequest, packagesOnRequest } from "./support/startup.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
@@ -191,5 +192,50 @@ describe("entries", () => {
     const allowed: Index.Permissions.PermissionResult = Index.Permissions.allow()
     assert.strictEqual(denied.hookSpecificOutput?.permissionDecision, "deny")
     assert.strictEqual(allowed.behavior, "allow")
+  })
+})
+
+/**
+ * What Node loads when a module is imported: its static `import`/`export … from` (an `import type`
+ * is erased; with `verbatimModuleSyntax` an `import { type A }` is kept, so it counts), never the
+ * `import()` calls, which run only when the code that holds them does.
+ */
+const staticImportsOf = (file: string): Array<string> => {
+  const code = Fs.readFileSync(file, "utf8").split("\n").filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line)).join("\n")
+  return [...code.matchAll(/(?:^|\n)(?:import|export)(\s+type)?\s+([\w\s{},*$]*?)\s*from\s*"([^"]+)"|(?:^|\n)import\s+"([^"]+)"/g)]
+    .filter((m) => m[1] === undefined)
+    .map((m) => m[3] ?? m[4]!)
+}
+
+/** Every module (relative to the root) and package specifier a module's import loads. */
+const loadedAtImport = (entry: string): Set<string> => {
+  const seen = new Set<string>()
+  const visit = (file: string) => {
+    const name = Path.relative(root, file)
+    if (seen.has(name)) return
+    seen.add(name)
+    for (const specifier of staticImportsOf(file)) {
+      if (specifier.startsWith(".")) visit(Path.resolve(Path.dirname(file), specifier))
+      else seen.add(specifier)
+    }
+  }
+  visit(Path.join(root, entry))
+  return seen
+}
+
+describe("start-up", () => {
+  it("importing Claude.ts loads none of the modules a session needs only on request, nor effect/ai, nor the schema JIT compiler", () => {
+    const loaded = loadedAtImport("src/Claude.ts")
+    // The walk itself: it follows static imports (the tags' module, the reader, the launch)…
+    for (const module of ["src/internal/services.ts", "src/internal/reader.ts", "src/Launch.ts", "effect/Effect"]) {
+      assert.isTrue(loaded.has(module), module)
+    }
+    // …and sees the modules on request where they are imported statically.
+    assert.isTrue(loadedAtImport("src/McpServers.ts").has("effect/ai/Tool"))
+    assert.isTrue(loadedAtImport("src/Hooks.ts").has("src/HookEvents.ts"))
+    assert.deepStrictEqual(loadedOnRequest.filter((module) => loaded.has(module)), [])
+    assert.deepStrictEqual([...loaded].filter((module) => packagesOnRequest.test(module)), [])
+    // The list names modules that exist (a renamed one must be renamed there too).
+    for (const module of loadedOnRequest) assert.isTrue(Fs.existsSync(Path.join(root, module)), module)
   })
 })

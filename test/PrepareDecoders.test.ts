@@ -3,12 +3,13 @@
  * that begin every turn are generated then, not when the first of them arrives. Effect's schema
  * JIT generates a guard's code with `Function` at its first call; this file counts those calls,
  * in a module graph of its own (the project `unit-fresh` of vitest.config.ts isolates it), so no
- * other test has warmed them.
+ * other test has warmed them (nor loaded the JIT compiler, which a session loads as it opens).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Claude from "../src/Claude.ts"
 import * as Protocol from "../src/Protocol.ts"
+import * as SchemaJit from "../src/internal/schemaJit.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 
 describe("prepareDecoders", () => {
@@ -26,8 +27,13 @@ describe("prepareDecoders", () => {
         globalThis.Function = original
       }))
 
-      // A CLI that has not answered anything yet: the session is waiting on it.
+      // Importing the library did not load the JIT compiler.
+      assert.isUndefined(SchemaJit.loaded())
+      // A CLI that has not answered anything yet: the session is waiting on it, and loads the
+      // compiler meanwhile (waited for here: loading it again joins the same import).
       yield* Claude.open()
+      yield* SchemaJit.load
+      assert.isDefined(SchemaJit.loaded())
       for (let i = 0; i < 3; i++) yield* Effect.yieldNow
       const whileStarting = calls
       assert.isAbove(whileStarting, 0)

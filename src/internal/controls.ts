@@ -10,8 +10,9 @@ import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import * as ClaudeError from "../ClaudeError.ts"
-import * as McpServers from "../McpServers.ts"
+import type * as McpServers from "../McpServers.ts"
 import * as Protocol from "../Protocol.ts"
+import * as McpConnection from "./mcpConnection.ts"
 
 /** The session's per-call options (`Claude.RequestOptions`). */
 interface RequestOptions {
@@ -48,7 +49,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
   > =>
     Effect.gen(function*() {
       const inProcess = options?.inProcess ?? []
-      const registered = yield* McpServers.registerAll(inProcess)
+      const registered = yield* McpConnection.registerAll(inProcess)
       const sdk: Record<string, Protocol.McpSdkServerConfig> = {}
       for (const server of registered) {
         if (Object.hasOwn(servers, server.name)) {

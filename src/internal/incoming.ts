@@ -1,7 +1,9 @@
 /**
- * CLI → host control requests. Each runs in its own fiber of a `FiberMap` keyed by `request_id`,
- * in a scope and a span of its own (parented to the turn that caused it), so a
- * `control_cancel_request` interrupts exactly the handler it names.
+ * CLI → host control requests. Each runs in its own fiber, kept by `request_id` while it runs (what
+ * `effect/FiberMap` does, in a few lines: that module is 25 KB of start-up), in a scope and a span
+ * of its own (parented to the turn that caused it), so a `control_cancel_request` interrupts
+ * exactly the handler it names. Closing the session's scope interrupts those still running and
+ * waits for them.
  *
  * Invariants:
  * - Every request the CLI sends gets exactly one control_response, except one that the CLI
@@ -14,8 +16,7 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as FiberMap from "effect/FiberMap"
-import * as Option from "effect/Option"
+import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
@@ -61,8 +62,27 @@ export const make = Effect.fnUntraced(function*(options: {
   /** Names each call's span and gives its attributes (the decision, or why it failed). */
   readonly tracing?: SessionTracing | undefined
 }): Effect.fn.Return<Incoming, never, Scope.Scope> {
-  const inflight = yield* FiberMap.make<string>()
-  const run = yield* FiberMap.runtime(inflight)<never>()
+  // The fibers running, by key; none is started once the scope is closing.
+  const inflight = new Map<string, Fiber.Fiber<unknown, unknown>>()
+  let closed = false
+  yield* Effect.addFinalizer(() =>
+    Effect.suspend(() => {
+      closed = true
+      const fibers = [...inflight.values()]
+      inflight.clear()
+      return Fiber.interruptAll(fibers)
+    })
+  )
+  const runFork = Effect.runForkWith(yield* Effect.context<never>())
+  /** Runs `effect` in a fiber of its own under `key`, unless one runs under it already. */
+  const run = (key: string, effect: Effect.Effect<void>): void => {
+    if (closed || inflight.has(key)) return
+    const fiber = runFork(effect)
+    inflight.set(key, fiber)
+    fiber.addObserver(() => {
+      if (inflight.get(key) === fiber) inflight.delete(key)
+    })
+  }
 
   const answer = (requestId: string, exit: Exit.Exit<unknown, ClaudeError.ClaudeError | Unsupported>) => {
     if (Exit.isSuccess(exit)) {
@@ -118,7 +138,7 @@ export const make = Effect.fnUntraced(function*(options: {
         ...(parent === undefined ? {} : { parent })
       })
     )
-    run(requestId, call, { onlyIfMissing: true })
+    run(requestId, call)
   }
 
   const reject: Incoming["reject"] = (requestId, description) => {
@@ -135,9 +155,8 @@ export const make = Effect.fnUntraced(function*(options: {
   }
 
   const cancel: Incoming["cancel"] = (requestId) => {
-    const fiber = FiberMap.getUnsafe(inflight, requestId)
     // Interrupted, not awaited: a handler's clean-up runs in its own fiber, never in the reader.
-    if (Option.isSome(fiber)) fiber.value.interruptUnsafe()
+    inflight.get(requestId)?.interruptUnsafe()
   }
 
   return { dispatch, reject, cancel }

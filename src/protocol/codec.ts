@@ -13,6 +13,9 @@
  * Guards are compiled with Effect's schema JIT compiler (`effect/schema/SchemaJITCompiler`, an
  * unstable API) on first use, which makes them about ten times faster than the interpreter; where
  * dynamic code generation is unavailable they fall back to the interpreter, with the same results.
+ * The compiler is loaded apart (`internal/schemaJit.ts`), so importing the library does not load
+ * it: the first guard that finds it missing starts loading it and is interpreted meanwhile, and a
+ * session loads it while the CLI starts.
  * Measured (Node 24, `bench/decode.micro.ts`): a text delta decodes in ~30–40 ns (its
  * `JSON.parse` takes ~650 ns), an `assistant` line in ~0.5 µs, a `result` in ~0.8 µs.
  *
@@ -21,7 +24,8 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
-import * as SchemaJIT from "effect/schema/SchemaJITCompiler"
+import type * as SchemaJIT from "effect/schema/SchemaJITCompiler"
+import * as SchemaJit from "../internal/schemaJit.ts"
 import type { ContentBlock, ImageBlock, TextBlock } from "./content.ts"
 import {
   ControlCancelRequest,
@@ -108,11 +112,11 @@ import {
 // Guards
 // ---------------------------------------------------------------------------------------------
 
-const compileGuard = <S extends Schema.Top>(schema: S): (u: unknown) => boolean => {
+const compileGuard = <S extends Schema.Top>(jit: typeof SchemaJIT, schema: S): (u: unknown) => boolean => {
   try {
-    SchemaJIT.enable(schema.ast)
+    jit.enable(schema.ast)
     const typeAst = SchemaAST.toType(schema.ast)
-    if (typeAst !== schema.ast) SchemaJIT.enable(typeAst)
+    if (typeAst !== schema.ast) jit.enable(typeAst)
   } catch {
     // The JIT is an optimisation: the interpreter gives the same answers.
   }
@@ -134,10 +138,20 @@ interface Checker {
   readonly prepare: () => void
 }
 
-const checker = <S extends Schema.Top>(label: string, schema: S): Checker => {
+// The schema is made at the checker's first use (`schemaOf`), not when this module loads: most
+// checkers are of lines a session may never see, and building their schemas is start-up work.
+const checker = <S extends Schema.Top>(label: string, schemaOf: () => S): Checker => {
+  let made: S | undefined
+  const schema = () => (made ??= schemaOf())
+  // The compiled guard, once the JIT is loaded; the interpreter's until then.
   let is: ((u: unknown) => boolean) | undefined
+  let interpreted: ((u: unknown) => boolean) | undefined
   let decode: ((u: unknown) => Result.Result<unknown, Schema.SchemaError>) | undefined
-  const guard = () => (is ??= compileGuard(schema))
+  const guard = (): (u: unknown) => boolean => {
+    if (is !== undefined) return is
+    const jit = SchemaJit.get()
+    return jit === undefined ? (interpreted ??= Schema.is(schema())) : (is = compileGuard(jit, schema()))
+  }
   return {
     prepare: () => {
       // The JIT generates the guard's code at its first call: one call on a non-match does it.
@@ -146,7 +160,7 @@ const checker = <S extends Schema.Top>(label: string, schema: S): Checker => {
     check: (u) => {
       if (guard()(u)) return Result.succeed(u)
       // Failure path only: a full decode for a readable description.
-      const decoded = (decode ??= Schema.decodeUnknownResult(schema as unknown as Schema.Decoder<unknown>))(u)
+      const decoded = (decode ??= Schema.decodeUnknownResult(schema() as unknown as Schema.Decoder<unknown>))(u)
       return Result.isSuccess(decoded)
         // The guard and the decoder disagree (they should not): the decoder wins, the line is kept whole.
         ? Result.succeed(u)
@@ -179,7 +193,7 @@ export const makeDecoder = <S extends Schema.Top>(
   schema: S & Structural<S>,
   label = "value"
 ): (u: unknown) => Result.Result<S["Type"], string> => {
-  const c = checker(label, schema)
+  const c = checker(label, () => schema)
   return c.check as (u: unknown) => Result.Result<S["Type"], string>
 }
 
@@ -291,77 +305,77 @@ void fastPathKeys
 
 const streamEventOf = <S extends Schema.Top>(event: S) => Schema.Struct({ ...streamEventEnvelopeFields, event })
 
-const assistantChecker = checker("assistant", AssistantMessage)
-const userChecker = checker("user", UserMessage)
-const resultChecker = checker("result", ResultMessage)
-const controlResponseChecker = checker("control_response", ControlResponse)
-const controlCancelChecker = checker("control_cancel_request", ControlCancelRequest)
-const keepAliveChecker = checker("keep_alive", KeepAlive)
-const commandLifecycleChecker = checker("command_lifecycle", CommandLifecycle)
-const transcriptMirrorChecker = checker("transcript_mirror", TranscriptMirror)
+const assistantChecker = checker("assistant", () => AssistantMessage)
+const userChecker = checker("user", () => UserMessage)
+const resultChecker = checker("result", () => ResultMessage)
+const controlResponseChecker = checker("control_response", () => ControlResponse)
+const controlCancelChecker = checker("control_cancel_request", () => ControlCancelRequest)
+const keepAliveChecker = checker("keep_alive", () => KeepAlive)
+const commandLifecycleChecker = checker("command_lifecycle", () => CommandLifecycle)
+const transcriptMirrorChecker = checker("transcript_mirror", () => TranscriptMirror)
 
 const systemCheckers = byKey([
-  ["init", checker("system/init", SystemInit)],
-  ["status", checker("system/status", SystemStatus)],
-  ["api_retry", checker("system/api_retry", SystemApiRetry)],
-  ["task_started", checker("system/task_started", SystemTaskStarted)],
-  ["task_updated", checker("system/task_updated", SystemTaskUpdated)],
-  ["task_notification", checker("system/task_notification", SystemTaskNotification)],
-  ["background_tasks_changed", checker("system/background_tasks_changed", SystemBackgroundTasksChanged)],
-  ["compact_boundary", checker("system/compact_boundary", SystemCompactBoundary)],
-  ["informational", checker("system/informational", SystemInformational)],
-  ["notification", checker("system/notification", SystemNotification)],
-  ["permission_denied", checker("system/permission_denied", SystemPermissionDenied)],
-  ["thinking_tokens", checker("system/thinking_tokens", SystemThinkingTokens)],
-  ["hook_started", checker("system/hook_started", SystemHookStarted)],
-  ["hook_progress", checker("system/hook_progress", SystemHookProgress)],
-  ["hook_response", checker("system/hook_response", SystemHookResponse)],
-  ["task_progress", checker("system/task_progress", SystemTaskProgress)],
-  ["session_state_changed", checker("system/session_state_changed", SystemSessionStateChanged)],
-  ["local_command_output", checker("system/local_command_output", SystemLocalCommandOutput)],
-  ["control_request_progress", checker("system/control_request_progress", SystemControlRequestProgress)],
-  ["model_refusal_fallback", checker("system/model_refusal_fallback", SystemModelRefusalFallback)],
-  ["model_refusal_no_fallback", checker("system/model_refusal_no_fallback", SystemModelRefusalNoFallback)],
-  ["plugin_install", checker("system/plugin_install", SystemPluginInstall)],
-  ["worker_shutting_down", checker("system/worker_shutting_down", SystemWorkerShuttingDown)],
-  ["commands_changed", checker("system/commands_changed", SystemCommandsChanged)],
-  ["files_persisted", checker("system/files_persisted", SystemFilesPersisted)],
-  ["memory_recall", checker("system/memory_recall", SystemMemoryRecall)],
-  ["elicitation_complete", checker("system/elicitation_complete", SystemElicitationComplete)],
-  ["mirror_error", checker("system/mirror_error", SystemMirrorError)],
-  ["session_writes_lost", checker("system/session_writes_lost", SystemSessionWritesLost)]
+  ["init", checker("system/init", () => SystemInit)],
+  ["status", checker("system/status", () => SystemStatus)],
+  ["api_retry", checker("system/api_retry", () => SystemApiRetry)],
+  ["task_started", checker("system/task_started", () => SystemTaskStarted)],
+  ["task_updated", checker("system/task_updated", () => SystemTaskUpdated)],
+  ["task_notification", checker("system/task_notification", () => SystemTaskNotification)],
+  ["background_tasks_changed", checker("system/background_tasks_changed", () => SystemBackgroundTasksChanged)],
+  ["compact_boundary", checker("system/compact_boundary", () => SystemCompactBoundary)],
+  ["informational", checker("system/informational", () => SystemInformational)],
+  ["notification", checker("system/notification", () => SystemNotification)],
+  ["permission_denied", checker("system/permission_denied", () => SystemPermissionDenied)],
+  ["thinking_tokens", checker("system/thinking_tokens", () => SystemThinkingTokens)],
+  ["hook_started", checker("system/hook_started", () => SystemHookStarted)],
+  ["hook_progress", checker("system/hook_progress", () => SystemHookProgress)],
+  ["hook_response", checker("system/hook_response", () => SystemHookResponse)],
+  ["task_progress", checker("system/task_progress", () => SystemTaskProgress)],
+  ["session_state_changed", checker("system/session_state_changed", () => SystemSessionStateChanged)],
+  ["local_command_output", checker("system/local_command_output", () => SystemLocalCommandOutput)],
+  ["control_request_progress", checker("system/control_request_progress", () => SystemControlRequestProgress)],
+  ["model_refusal_fallback", checker("system/model_refusal_fallback", () => SystemModelRefusalFallback)],
+  ["model_refusal_no_fallback", checker("system/model_refusal_no_fallback", () => SystemModelRefusalNoFallback)],
+  ["plugin_install", checker("system/plugin_install", () => SystemPluginInstall)],
+  ["worker_shutting_down", checker("system/worker_shutting_down", () => SystemWorkerShuttingDown)],
+  ["commands_changed", checker("system/commands_changed", () => SystemCommandsChanged)],
+  ["files_persisted", checker("system/files_persisted", () => SystemFilesPersisted)],
+  ["memory_recall", checker("system/memory_recall", () => SystemMemoryRecall)],
+  ["elicitation_complete", checker("system/elicitation_complete", () => SystemElicitationComplete)],
+  ["mirror_error", checker("system/mirror_error", () => SystemMirrorError)],
+  ["session_writes_lost", checker("system/session_writes_lost", () => SystemSessionWritesLost)]
 ])
 
 // The top-level types beside the ones `decodeRecord` switches on by name.
 const otherCheckers = byKey([
-  ["tool_progress", checker("tool_progress", ToolProgress)],
-  ["tool_use_summary", checker("tool_use_summary", ToolUseSummary)],
-  ["auth_status", checker("auth_status", AuthStatus)],
-  ["rate_limit_event", checker("rate_limit_event", RateLimitEvent)],
-  ["prompt_suggestion", checker("prompt_suggestion", PromptSuggestion)],
-  ["conversation_reset", checker("conversation_reset", ConversationReset)]
+  ["tool_progress", checker("tool_progress", () => ToolProgress)],
+  ["tool_use_summary", checker("tool_use_summary", () => ToolUseSummary)],
+  ["auth_status", checker("auth_status", () => AuthStatus)],
+  ["rate_limit_event", checker("rate_limit_event", () => RateLimitEvent)],
+  ["prompt_suggestion", checker("prompt_suggestion", () => PromptSuggestion)],
+  ["conversation_reset", checker("conversation_reset", () => ConversationReset)]
 ])
 
 const streamCheckers = byKey([
-  ["message_start", checker("stream_event/message_start", streamEventOf(MessageStartEvent))],
-  ["content_block_start", checker("stream_event/content_block_start", streamEventOf(ContentBlockStartEvent))],
-  ["content_block_delta", checker("stream_event/content_block_delta", streamEventOf(ContentBlockDeltaEvent))],
-  ["content_block_stop", checker("stream_event/content_block_stop", streamEventOf(ContentBlockStopEvent))],
-  ["message_delta", checker("stream_event/message_delta", streamEventOf(MessageDeltaEvent))],
-  ["message_stop", checker("stream_event/message_stop", streamEventOf(MessageStopEvent))],
-  ["ping", checker("stream_event/ping", streamEventOf(PingEvent))]
+  ["message_start", checker("stream_event/message_start", () => streamEventOf(MessageStartEvent))],
+  ["content_block_start", checker("stream_event/content_block_start", () => streamEventOf(ContentBlockStartEvent))],
+  ["content_block_delta", checker("stream_event/content_block_delta", () => streamEventOf(ContentBlockDeltaEvent))],
+  ["content_block_stop", checker("stream_event/content_block_stop", () => streamEventOf(ContentBlockStopEvent))],
+  ["message_delta", checker("stream_event/message_delta", () => streamEventOf(MessageDeltaEvent))],
+  ["message_stop", checker("stream_event/message_stop", () => streamEventOf(MessageStopEvent))],
+  ["ping", checker("stream_event/ping", () => streamEventOf(PingEvent))]
 ])
-const unknownStreamEventChecker = checker("stream_event", streamEventOf(UnknownApiStreamEvent))
+const unknownStreamEventChecker = checker("stream_event", () => streamEventOf(UnknownApiStreamEvent))
 
 const controlRequestOf = <S extends Schema.Top>(request: S) =>
   Schema.Struct({ type: Schema.Literal("control_request"), request_id: Schema.String, request })
 
 const incomingRequestCheckers = byKey([
-  ["hook_callback", checker("control_request/hook_callback", controlRequestOf(HookCallbackRequest))],
-  ["mcp_message", checker("control_request/mcp_message", controlRequestOf(McpMessageRequest))],
-  ["can_use_tool", checker("control_request/can_use_tool", controlRequestOf(CanUseToolRequest))]
+  ["hook_callback", checker("control_request/hook_callback", () => controlRequestOf(HookCallbackRequest))],
+  ["mcp_message", checker("control_request/mcp_message", () => controlRequestOf(McpMessageRequest))],
+  ["can_use_tool", checker("control_request/can_use_tool", () => controlRequestOf(CanUseToolRequest))]
 ])
-const otherIncomingRequestChecker = checker("control_request", controlRequestOf(OtherIncomingRequest))
+const otherIncomingRequestChecker = checker("control_request", () => controlRequestOf(OtherIncomingRequest))
 
 // The discriminant itself is missing or mistyped: no member applies, say so directly.
 const badDiscriminant = (label: string, path: string, expected: string, got: unknown) =>
@@ -472,7 +486,8 @@ export const modelledMessageKinds: ReadonlyArray<string> = [
  * Compiles the guards of the lines every turn begins with (the answer to `initialize`,
  * `system/init` and `status`, the stream events of a message, `assistant`, `user`, `result`)
  * now, instead of at each one's first line. A session calls it while the CLI starts, when it
- * would otherwise wait idle, so that the first events do not wait for it (about 10 ms).
+ * would otherwise wait idle, so that the first events do not wait for it (about 10 ms), once it has
+ * loaded Effect's schema JIT compiler; before that, the guards prepared are the interpreter's.
  *
  * @since 0.1.0
  * @category decoding
@@ -502,19 +517,19 @@ export const encodeMessage = (message: Message): string =>
 // stdin
 // ---------------------------------------------------------------------------------------------
 
-const stdinUserChecker = checker("user", StdinUserMessage)
+const stdinUserChecker = checker("user", () => StdinUserMessage)
 
 const outgoingRequestCheckers = byKey([
-  ["initialize", checker("control_request/initialize", controlRequestOf(InitializeRequest))],
-  ["interrupt", checker("control_request/interrupt", controlRequestOf(InterruptRequest))],
-  ["set_model", checker("control_request/set_model", controlRequestOf(SetModelRequest))],
-  ["set_permission_mode", checker("control_request/set_permission_mode", controlRequestOf(SetPermissionModeRequest))],
-  ["mcp_status", checker("control_request/mcp_status", controlRequestOf(McpStatusRequest))],
-  ["get_context_usage", checker("control_request/get_context_usage", controlRequestOf(GetContextUsageRequest))],
-  ["rewind_files", checker("control_request/rewind_files", controlRequestOf(RewindFilesRequest))],
-  ["stop_task", checker("control_request/stop_task", controlRequestOf(StopTaskRequest))]
+  ["initialize", checker("control_request/initialize", () => controlRequestOf(InitializeRequest))],
+  ["interrupt", checker("control_request/interrupt", () => controlRequestOf(InterruptRequest))],
+  ["set_model", checker("control_request/set_model", () => controlRequestOf(SetModelRequest))],
+  ["set_permission_mode", checker("control_request/set_permission_mode", () => controlRequestOf(SetPermissionModeRequest))],
+  ["mcp_status", checker("control_request/mcp_status", () => controlRequestOf(McpStatusRequest))],
+  ["get_context_usage", checker("control_request/get_context_usage", () => controlRequestOf(GetContextUsageRequest))],
+  ["rewind_files", checker("control_request/rewind_files", () => controlRequestOf(RewindFilesRequest))],
+  ["stop_task", checker("control_request/stop_task", () => controlRequestOf(StopTaskRequest))]
 ])
-const otherOutgoingRequestChecker = checker("control_request", controlRequestOf(OtherOutgoingRequest))
+const otherOutgoingRequestChecker = checker("control_request", () => controlRequestOf(OtherOutgoingRequest))
 
 /**
  * Decodes one parsed stdin line (what the host writes; for a fake CLI and for transcripts), with

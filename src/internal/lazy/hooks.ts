@@ -1,0 +1,5 @@
+/**
+ * What a session takes from `Hooks.ts` when it loads it on request (`import()`, see
+ * `internal/services.ts`): a module of its own, so that a bundler keeps only these exports of it.
+ */
+export { bind, empty } from "../../Hooks.ts"

@@ -1,0 +1,36 @@
+/**
+ * A session's side of its in-process MCP servers, with `McpServers.ts` (and the `effect/ai`
+ * modules it imports) loaded only when the session has such servers: a program that made one has
+ * loaded that module already, and a session without any never loads it.
+ */
+import * as Effect from "effect/Effect"
+import * as Scope from "effect/Scope"
+import type * as McpServers from "../McpServers.ts"
+import type * as Services from "./services.ts"
+
+const load = Effect.promise(() => import("./lazy/mcpServers.ts"))
+
+/**
+ * `McpServers.connect` for the session. With servers in the context, at once; without, at the
+ * connection's first use (an `mcp_message`, a `setMcpServers` with `inProcess`), in the same
+ * scope, once: the answers are `McpServers.connect`'s either way.
+ */
+export const connect = Effect.fnUntraced(function*(service: Services.McpServers["Service"]) {
+  if (service.servers.length > 0) return yield* Effect.flatMap(load, (M) => M.connect(service))
+  const scope = yield* Effect.scope
+  const opened = yield* Effect.cached(Scope.provide(Effect.flatMap(load, (M) => M.connect(service)), scope))
+  const connection: McpServers.McpConnection = {
+    handle: (serverName, message) => Effect.flatMap(opened, (mcp) => mcp.handle(serverName, message)),
+    add: (servers) => servers.length === 0 ? Effect.void : Effect.flatMap(opened, (mcp) => mcp.add(servers))
+  }
+  return connection
+})
+
+/** `McpServers.registerAll`, which needs nothing for no servers. */
+export const registerAll = <const Servers extends ReadonlyArray<McpServers.Server<unknown>>>(
+  servers: Servers
+): Effect.Effect<
+  ReadonlyArray<McpServers.RegisteredServer>,
+  never,
+  Exclude<McpServers.Server.Services<Servers[number]>, Scope.Scope>
+> => servers.length === 0 ? Effect.succeed([]) : Effect.flatMap(load, (M) => M.registerAll(servers))

@@ -1,0 +1,32 @@
+/**
+ * Start-up (issue 21): importing `Claude.ts` loads what every session uses; the modules a session
+ * needs only on request are loaded by `import()` when it does (`Imports.test.ts` follows the
+ * static imports, `StartupLive.test.ts` watches what Node loads).
+ */
+export const loadedOnRequest = [
+  // in-process MCP servers, effect/ai toolkits
+  "src/McpServers.ts",
+  "src/internal/mcpJsonRpc.ts",
+  // hooks, permissions, elicitation, host dialogs: loaded when their service is in the context
+  "src/Hooks.ts",
+  "src/HookEvents.ts",
+  "src/Permissions.ts",
+  "src/Elicitation.ts",
+  "src/UserDialogs.ts",
+  "src/internal/handlerCall.ts",
+  // the session store and its mirror
+  "src/SessionStore.ts",
+  "src/internal/sessionStoreOpen.ts",
+  "src/internal/mirror.ts",
+  "src/internal/sessionStoreWiring.ts",
+  "src/internal/directoryStores.ts",
+  // structured output, the transcript recorder
+  "src/internal/structuredOutput.ts",
+  "src/Transcript.ts"
+]
+
+/**
+ * The packages' modules importing `Claude.ts` does not load: `effect/ai` (for in-process servers
+ * made from toolkits), the schema JIT compiler (loaded as a session opens, `internal/schemaJit.ts`).
+ */
+export const packagesOnRequest = /^effect\/(ai|unstable)\/|^effect\/schema\/SchemaJITCompiler$|opentelemetry/
