@@ -17,7 +17,7 @@ export const LIVE = "test/**/*Live.test.ts"
 export const EXAMPLE_TESTS = "examples/first-hour/*.test.ts"
 
 /** Unit files that count what happens at a module's first use, so no other file may have warmed it. */
-export const FRESH = ["test/PrepareDecoders.test.ts"]
+export const FRESH = ["test/PrepareDecoders.test.ts", "test/TranscriptDecoders.test.ts"]
 
 const unit = { testTimeout: 5_000, hookTimeout: 5_000 }
 

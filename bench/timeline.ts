@@ -18,7 +18,6 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import { type CDPSession, chromium } from "playwright-core"
-import * as SchemaJit from "../src/internal/schemaJit.ts"
 import * as Timeline from "../src/Timeline.ts"
 import * as Transcript from "../src/Transcript.ts"
 import * as Page from "../src/viewer/page.ts"
@@ -83,8 +82,6 @@ export const measure = async (): Promise<{
     const buildCpus: Array<number> = []
     let html = ""
     let turns = 0
-    // Timeline's decoding uses Effect's schema JIT compiler once it is loaded (as a session does).
-    await Effect.runPromise(SchemaJit.load)
     for (let i = 0; i < RUNS; i++) {
       const started = performance.now()
       const cpu = process.cpuUsage()

@@ -42,6 +42,7 @@ import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import type { Recorder } from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
+import * as SchemaJit from "./internal/schemaJit.ts"
 
 /**
  * One line of a transcript.
@@ -288,6 +289,12 @@ export const toFile: (
  * @category parsing
  */
 export const parse = (text: string): Effect.Effect<ReadonlyArray<Line>, ClaudeError.ClaudeError> =>
+  // The lines' messages are decoded next (`Timeline.fromLines`, in one synchronous run): Effect's
+  // schema JIT compiler is loaded first, which a session loads as it opens (without it the
+  // protocol's guards are interpreted, a few times slower).
+  Effect.andThen(SchemaJit.load, () => parseLoaded(text))
+
+const parseLoaded = (text: string): Effect.Effect<ReadonlyArray<Line>, ClaudeError.ClaudeError> =>
   Effect.suspend(() => {
     const lines: Array<Line> = []
     const decode = Schema.decodeUnknownOption(Line)
