@@ -37,6 +37,8 @@ const SLOW_COMMAND = "node -e \"setTimeout(()=>{},30000)\""
 // with tsc first). Running `src/*.ts` through Node's type stripping costs ~150 ms more at start-up.
 const dist = process.env.BENCH_DIST ?? Path.join(root, ".tmp/bench-dist")
 const loadClaude = () => import(Path.join(dist, "Claude.js")) as Promise<typeof import("../src/Claude.ts")>
+/** The node entry (`effect-claude-code/node`): `ClaudeNode.layer`, as the README's programs use it. */
+const loadNodeEntry = () => import(Path.join(dist, "node.js")) as Promise<typeof import("../src/node.ts")>
 const loadHooks = () => import(Path.join(dist, "Hooks.js")) as Promise<typeof import("../src/Hooks.ts")>
 const loadFakeModel = () => import(Path.join(dist, "testing/FakeModel.js")) as Promise<typeof import("../src/testing/FakeModel.ts")>
 // The deep import (`NodeServices.layer` alone): the package's barrel loads HTTP, sockets, etc. too (~300 ms).
@@ -184,8 +186,8 @@ const libThroughput = async (): Promise<void> => {
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
-  // What `ClaudeNode.layer` is: the process transport needs no platform service.
-  const layer = Claude.layerProcess
+  // `ClaudeNode.layer`: the process transport, which needs no platform service.
+  const layer = (await loadNodeEntry()).ClaudeNode.layer
   const program = Effect.gen(function*() {
     const session = yield* Claude.open({ executable: fakeCli, env: fakeEnv() })
     let count = 0
@@ -267,7 +269,7 @@ const libRealStart = () =>
     const Layer = await import("effect/Layer")
     const Stream = await import("effect/Stream")
     const Claude = await loadClaude()
-    const layer = Claude.layerProcess
+    const layer = (await loadNodeEntry()).ClaudeNode.layer
     let firstEventMs = -1
     await Effect.runPromise(
       Effect.gen(function*() {
@@ -314,7 +316,7 @@ const libInterrupt = () =>
     const Layer = await import("effect/Layer")
     const Stream = await import("effect/Stream")
     const Claude = await loadClaude()
-    const layer = Claude.layerProcess
+    const layer = (await loadNodeEntry()).ClaudeNode.layer
     const figures = await Effect.runPromise(
       Effect.gen(function*() {
         // The recorder sees each line as the library writes or reads it: where the time goes.
@@ -544,7 +546,7 @@ const libSlow = async (): Promise<void> => {
       hookAnsweredAt = performance.now()
       return Hooks.allow()
     })))
-  const layer = Layer.mergeAll(Claude.layerProcess, hooks)
+  const layer = Layer.mergeAll((await loadNodeEntry()).ClaudeNode.layer, hooks)
   const figures = await Effect.runPromise(
     Effect.gen(function*() {
       const session = yield* Claude.open({
@@ -665,7 +667,7 @@ const libMany = async (): Promise<void> => {
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
-  const layer = Claude.layerProcess
+  const layer = (await loadNodeEntry()).ClaudeNode.layer
   const sessions = params.sessions ?? 50
   const pids: Array<number> = []
   const start = performance.now()
@@ -749,7 +751,7 @@ const libTurns = async (): Promise<void> => {
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
-  const layer = Claude.layerProcess
+  const layer = (await loadNodeEntry()).ClaudeNode.layer
   const n = params.turns ?? 100
   const figures = await Effect.runPromise(
     Effect.gen(function*() {
@@ -904,7 +906,7 @@ const libIdle = async (): Promise<void> => {
   const Layer = await import("effect/Layer")
   const Stream = await import("effect/Stream")
   const Claude = await loadClaude()
-  const layer = Claude.layerProcess
+  const layer = (await loadNodeEntry()).ClaudeNode.layer
   const n = params.sessions ?? 20
   const figures = await Effect.runPromise(
     Effect.gen(function*() {
@@ -980,9 +982,8 @@ const imports = async (): Promise<void> => {
     figures.sdkMs = lap()
   } else {
     // First the floor, what any Effect program that streams and decodes with Schema loads
-    // without this library; then the library's module as a program imports it
-    // (`effect-claude-code/Claude`: with `ClaudeNode.layer`, which is `Claude.layerProcess`, it
-    // needs no platform module).
+    // without this library; then the library's modules as a program imports them
+    // (`effect-claude-code/Claude` and `effect-claude-code/node`).
     await import("effect/Effect")
     figures.effectMs = lap()
     await import("effect/Stream")
@@ -990,6 +991,7 @@ const imports = async (): Promise<void> => {
     await import("effect/Schema")
     figures.streamLayerSchemaMs = lap()
     await loadClaude()
+    await loadNodeEntry()
     figures.libraryMs = lap()
   }
   // What the imports left V8's young generation at (see the short turns' figures).

@@ -51,6 +51,8 @@ export const layer: Layer.Layer<Transport> = Claude.layerProcess
 export const layerSessions: Layer.Layer<Sessions.Sessions | SessionStore.SessionStore, Config.ConfigError> = Layer.unwrap(
   // Loaded when the layer is built, not when this entry is imported: Node's services are about a
   // hundred modules (a third of a program's start-up) that a program running sessions never uses.
+  // (`Sessions.ts` is imported statically: loaded with `import()` too, esbuild's bundle of a
+  // program broke — a module of the protocol was left uninitialized.)
   Effect.map(
     Effect.promise(() => import("@effect/platform-node/NodeServices")),
     (NodeServices) => Sessions.layerDisk.pipe(Layer.provide(NodeServices.layer))

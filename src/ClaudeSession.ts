@@ -25,7 +25,7 @@ import type { Transport } from "./Transport.ts"
  * **Details**
  *
  * The layers need a `Transport`: `ClaudeNode.layer` from `effect-claude-code/node` for the real
- * CLI on Node (`Claude.layerProcess` with `NodeServices.layer`), or a fake from
+ * CLI on Node (`Claude.layerProcess`), or a fake from
  * `effect-claude-code/testing`. `Hooks`,
  * `Permissions` and `McpServers` are taken from the layer's context when provided, as
  * `Claude.open` does.

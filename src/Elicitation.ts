@@ -30,7 +30,6 @@
  * @since 0.2.0
  */
 import * as Cause from "effect/Cause"
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

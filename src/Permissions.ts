@@ -34,7 +34,6 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -289,13 +289,10 @@ export const toFile: (
  * @category parsing
  */
 export const parse = (text: string): Effect.Effect<ReadonlyArray<Line>, ClaudeError.ClaudeError> =>
-  // The lines' messages are decoded next (`Timeline.fromLines`, in one synchronous run): Effect's
-  // schema JIT compiler is loaded first, which a session loads as it opens (without it the
-  // protocol's guards are interpreted, a few times slower).
-  Effect.andThen(SchemaJit.load, () => parseLoaded(text))
-
-const parseLoaded = (text: string): Effect.Effect<ReadonlyArray<Line>, ClaudeError.ClaudeError> =>
   Effect.suspend(() => {
+    // The lines' messages are decoded next (`Timeline.fromLines`, in one synchronous run), with
+    // Effect's schema JIT compiler once it is loaded: its loading starts here (`read` waits for it).
+    SchemaJit.get()
     const lines: Array<Line> = []
     const decode = Schema.decodeUnknownOption(Line)
     for (const [index, raw] of text.split("\n").entries()) {
@@ -331,5 +328,7 @@ export const read: (path: string) => Effect.Effect<ReadonlyArray<Line>, ClaudeEr
     catch: (error) =>
       ClaudeError.make(new ClaudeError.InvalidInput({ description: `cannot read ${path}: ${describe(error)}` }))
   })
+  // While the file was read the compiler loaded; without it the guards are interpreted, slower.
+  yield* SchemaJit.load
   return yield* parse(text)
 })

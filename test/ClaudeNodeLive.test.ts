@@ -6,6 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
@@ -15,7 +16,7 @@ const loadedBy = (entry: string): Array<string> => {
     `import { registerHooks } from "node:module"`,
     `const seen = []`,
     `registerHooks({ resolve(specifier, context, next) { const found = next(specifier, context); seen.push(found.url); return found } })`,
-    `await import(${JSON.stringify(Path.join(root, entry))})`,
+    `await import(${JSON.stringify(pathToFileURL(Path.join(root, entry)).href)})`,
     `process.stdout.write(JSON.stringify(seen))`
   ].join("\n")
   const run = ChildProcess.spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 })

@@ -1,6 +1,6 @@
 /**
- * `ClaudeNode.layer` (the `./node` entry): the real process transport with Node's services inside,
- * so `Claude.query` needs nothing else (live tier: it runs test/fixtures/fake-claude.mjs).
+ * `ClaudeNode.layer` (the `./node` entry): the real process transport, which needs no platform
+ * service, so `Claude.query` needs nothing else (live tier: it runs test/fixtures/fake-claude.mjs).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"

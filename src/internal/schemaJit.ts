@@ -27,6 +27,7 @@ export const loaded = (): typeof SchemaJITCompiler | undefined => compiler
 
 /** The compiler, once loaded; until then `undefined`, and the loading is started. */
 export const get = (): typeof SchemaJITCompiler | undefined => {
+  // `start` never rejects (a failed import leaves the guards interpreted): nothing to handle.
   if (compiler === undefined) void start()
   return compiler
 }
