@@ -15,13 +15,11 @@
  */
 import * as ChildProcess from "node:child_process"
 import * as Path from "node:path"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import type * as ClaudeModule from "../src/Claude.ts"
 import type * as TransportModule from "../src/Transport.ts"
+import * as InMemoryTransport from "../test/support/inMemoryTransport.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const dist = process.env.BENCH_DIST
@@ -40,30 +38,8 @@ const captured = ChildProcess.spawnSync(process.execPath, [Path.join(root, "benc
   encoding: "utf8"
 }).stdout
 const turnBytes = new TextEncoder().encode(captured)
-const encoder = new TextEncoder()
 
-const transport = Layer.succeed(Transport, Transport.of({
-  open: () =>
-    Effect.gen(function*() {
-      const out = yield* Queue.unbounded<Uint8Array, Cause.Done>()
-      const answer = (bytes: Uint8Array) => setImmediate(() => Queue.offerUnsafe(out, bytes))
-      return {
-        pid: undefined,
-        incoming: Stream.fromQueue(out),
-        stderr: Stream.empty,
-        send: (line: string) =>
-          Effect.sync(() => {
-            const message = JSON.parse(line) as { type: string; request_id?: string }
-            if (message.type === "user") answer(turnBytes)
-            else if (message.type === "control_request") {
-              answer(encoder.encode(JSON.stringify({ type: "control_response", response: { subtype: "success", request_id: message.request_id, response: {} } }) + "\n"))
-            }
-          }),
-        endInput: Effect.sync(() => Queue.endUnsafe(out)),
-        exit: Effect.succeed({ code: 0, signal: null, stderrTail: "" })
-      }
-    })
-}))
+const transport = InMemoryTransport.layer(Transport, () => turnBytes)
 
 /** With `--expose-gc`: the heap after a full GC (what the session keeps). */
 const gcHeap = (): string => {

@@ -46,6 +46,7 @@ import * as TurnRunner from "./internal/turnRunner.ts"
 import { Turns } from "./internal/turns.ts"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import * as Launch from "./Launch.ts"
+import type * as SessionStoreOpen from "./internal/sessionStoreOpen.ts"
 import * as McpConnection from "./internal/mcpConnection.ts"
 import * as Services from "./internal/services.ts"
 import type * as McpServers from "./McpServers.ts"
@@ -176,27 +177,7 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
  * @since 0.2.0
  * @category models
  */
-export interface SessionStoreOptions {
-  /** `batched` (the default) or `eager` (one `append` per transcript write). */
-  readonly flush?: "batched" | "eager" | undefined
-  /** Flush when more entries than this wait. Default 500. */
-  readonly maxPendingEntries?: number | undefined
-  /** Flush when more bytes than this wait. Default 1 MiB. */
-  readonly maxPendingBytes?: number | undefined
-  /**
-   * With `resume`, write the session from the store into the CLI's config directory before it
-   * starts. Default true; a session the store does not have is left to the CLI. A local copy is
-   * replaced only when the store's copy holds every line of it; one holding lines the store lacks
-   * is kept (a warning in the log) and the CLI resumes from it.
-   */
-  readonly materialize?: boolean | undefined
-  /**
-   * With `resume`, how long each store operation may take (listing the sessions, listing the
-   * subagents, loading one transcript); past it, opening the session fails with `StoreFailed`
-   * naming the operation. Default 60 seconds (the official SDK's `loadTimeoutMs`).
-   */
-  readonly loadTimeout?: Duration.Input | undefined
-}
+export interface SessionStoreOptions extends SessionStoreOpen.StoreOptions {}
 
 /**
  * A Schema usable as a session's `outputFormat`: one that decodes without services.

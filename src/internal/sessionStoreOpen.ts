@@ -15,12 +15,26 @@ import * as DirectoryStores from "./directoryStores.ts"
 import * as Mirror from "./mirror.ts"
 import * as SessionStoreWiring from "./sessionStoreWiring.ts"
 
-/** The option's fields (`Claude.SessionStoreOptions`). */
+/** The option's fields, documented here (`Claude.SessionStoreOptions` is this interface). */
 export interface StoreOptions {
+  /** `batched` (the default) or `eager` (one `append` per transcript write). */
   readonly flush?: "batched" | "eager" | undefined
+  /** Flush when more entries than this wait. Default 500. */
   readonly maxPendingEntries?: number | undefined
+  /** Flush when more bytes than this wait. Default 1 MiB. */
   readonly maxPendingBytes?: number | undefined
+  /**
+   * With `resume`, write the session from the store into the CLI's config directory before it
+   * starts. Default true; a session the store does not have is left to the CLI. A local copy is
+   * replaced only when the store's copy holds every line of it; one holding lines the store lacks
+   * is kept (a warning in the log) and the CLI resumes from it.
+   */
   readonly materialize?: boolean | undefined
+  /**
+   * With `resume`, how long each store operation may take (listing the sessions, listing the
+   * subagents, loading one transcript); past it, opening the session fails with `StoreFailed`
+   * naming the operation. Default 60 seconds (the official SDK's `loadTimeoutMs`).
+   */
   readonly loadTimeout?: Duration.Input | undefined
 }
 
