@@ -282,83 +282,90 @@ const streamTurn = (
   Response.StreamPartEncoded,
   AiError.AiError | ClaudeError.ClaudeError,
   IdGenerator.IdGenerator | Transport
-> =>
-  Stream.unwrap(Effect.gen(function*() {
-    const { conversation, toolServerName = "toolkit", ...sessionOptions } = options
-    const method = methodOf(providerOptions)
-    const resume = resumed?.sessionId
-    const rendered = renderPrompt(providerOptions.prompt.content, resumed?.messages ?? providerOptions.prompt.content)
+> => Stream.unwrap(openTurn(options, providerOptions, tracker, resumed))
 
-    // The call's toolkit, served in process; its handlers are in the caller's context.
-    const userTools = providerOptions.toolChoice === "none"
-      ? []
-      : providerOptions.tools.filter((tool) => !Tool.isProviderDefined(tool))
-    const reported = new Set(providerOptions.tools.filter(Tool.isProviderDefined).map((tool) => tool.name))
-    const results = new Map<string, McpServers.ToolkitCallResult>()
-    const services = yield* Effect.context<never>()
-    const missing = userTools.filter((tool) => !services.mapUnsafe.has(tool.id))
-    if (missing.length > 0) {
-      return yield* Effect.fail(aiError(
-        method,
-        new AiError.ToolConfigurationError({
-          toolName: missing[0]!.name,
-          description: "its handler is not in the context: pass the Toolkit itself (not its resolved " +
-            "handlers) as the toolkit of the call, with `toolkit.toLayer(...)` provided"
-        })
-      ))
-    }
-    const current = yield* McpServers.current
-    const mcpServers = userTools.length === 0 ? current : {
-      servers: [
-        ...current.servers,
-        ...(yield* McpServers.registerAll([
-          McpServers.toolkit(toolServerName, Toolkit.make(...userTools), {
-            alwaysLoad: true,
-            onResult: (result) =>
-              Effect.sync(() => {
-                if (result.toolUseId !== undefined) results.set(result.toolUseId, result)
-              })
-          }) as McpServers.Server<unknown>
-        ]) as Effect.Effect<ReadonlyArray<McpServers.RegisteredServer>>)
-      ]
-    }
-    const prefix = `mcp__${toolServerName}__`
+// One generator function for the module, not one per call (docs/CONTRIBUTING.md).
+const openTurn = Effect.fnUntraced(function*(
+  options: Options,
+  providerOptions: LanguageModel.ProviderOptions,
+  tracker: Conversations,
+  resumed: Resume | undefined
+) {
+  const { conversation, toolServerName = "toolkit", ...sessionOptions } = options
+  const method = methodOf(providerOptions)
+  const resume = resumed?.sessionId
+  const rendered = renderPrompt(providerOptions.prompt.content, resumed?.messages ?? providerOptions.prompt.content)
 
-    const jsonSchema = providerOptions.responseFormat.type === "json"
-      ? LanguageModel.defaultCodecTransformer(
-        providerOptions.responseFormat.schema as Schema.Codec<unknown, unknown>
-      ).jsonSchema as Readonly<Record<string, unknown>>
-      : undefined
-    const sessionOptionsOfCall: Claude.SessionOptions = {
-      ...sessionOptions,
-      ...(rendered.system !== undefined ? { systemPrompt: rendered.system } : {}),
-      ...(resume !== undefined ? { resume } : {}),
-      ...(jsonSchema !== undefined ? { jsonSchema } : {}),
-      allowedTools: [...(sessionOptions.allowedTools ?? []), ...userTools.map((tool) => prefix + tool.name)],
-      includePartialMessages: true
-    }
+  // The call's toolkit, served in process; its handlers are in the caller's context.
+  const userTools = providerOptions.toolChoice === "none"
+    ? []
+    : providerOptions.tools.filter((tool) => !Tool.isProviderDefined(tool))
+  const reported = new Set(providerOptions.tools.filter(Tool.isProviderDefined).map((tool) => tool.name))
+  const results = new Map<string, McpServers.ToolkitCallResult>()
+  const services = yield* Effect.context<never>()
+  const missing = userTools.filter((tool) => !services.mapUnsafe.has(tool.id))
+  if (missing.length > 0) {
+    return yield* Effect.fail(aiError(
+      method,
+      new AiError.ToolConfigurationError({
+        toolName: missing[0]!.name,
+        description: "its handler is not in the context: pass the Toolkit itself (not its resolved " +
+          "handlers) as the toolkit of the call, with `toolkit.toLayer(...)` provided"
+      })
+    ))
+  }
+  const current = yield* McpServers.current
+  const mcpServers = userTools.length === 0 ? current : {
+    servers: [
+      ...current.servers,
+      ...(yield* McpServers.registerAll([
+        McpServers.toolkit(toolServerName, Toolkit.make(...userTools), {
+          alwaysLoad: true,
+          onResult: (result) =>
+            Effect.sync(() => {
+              if (result.toolUseId !== undefined) results.set(result.toolUseId, result)
+            })
+        }) as McpServers.Server<unknown>
+      ]) as Effect.Effect<ReadonlyArray<McpServers.RegisteredServer>>)
+    ]
+  }
+  const prefix = `mcp__${toolServerName}__`
 
-    // The session gets a scope of its own, closed after the turn's stream: a stream ended early
-    // (a consumer interrupted, `Stream.take`) then interrupts the turn on the CLI (and waits for its
-    // `aborted_*` result) while the session is still open, before the CLI is ended.
-    const sessionScope = yield* Scope.make()
-    yield* Effect.addFinalizer((exit) => Scope.close(sessionScope, exit))
-    const session = yield* Claude.open(sessionOptionsOfCall).pipe(
-      Effect.provideService(McpServers.McpServers, mcpServers),
-      Scope.provide(sessionScope)
+  const jsonSchema = providerOptions.responseFormat.type === "json"
+    ? LanguageModel.defaultCodecTransformer(
+      providerOptions.responseFormat.schema as Schema.Codec<unknown, unknown>
+    ).jsonSchema as Readonly<Record<string, unknown>>
+    : undefined
+  const sessionOptionsOfCall: Claude.SessionOptions = {
+    ...sessionOptions,
+    ...(rendered.system !== undefined ? { systemPrompt: rendered.system } : {}),
+    ...(resume !== undefined ? { resume } : {}),
+    ...(jsonSchema !== undefined ? { jsonSchema } : {}),
+    allowedTools: [...(sessionOptions.allowedTools ?? []), ...userTools.map((tool) => prefix + tool.name)],
+    includePartialMessages: true
+  }
+
+  // The session gets a scope of its own, closed after the turn's stream: a stream ended early
+  // (a consumer interrupted, `Stream.take`) then interrupts the turn on the CLI (and waits for its
+  // `aborted_*` result) while the session is still open, before the CLI is ended.
+  const sessionScope = yield* Scope.make()
+  yield* Effect.addFinalizer((exit) => Scope.close(sessionScope, exit))
+  const session = yield* Claude.open(sessionOptionsOfCall).pipe(
+    Effect.provideService(McpServers.McpServers, mcpServers),
+    Scope.provide(sessionScope)
+  )
+  const state = new MappingState(prefix, userTools.map((tool) => tool.name), reported, results, jsonSchema !== undefined)
+  return session.turn(rendered.input).pipe(
+    Stream.flatMap((event) => Stream.fromIterable(state.map(event))),
+    Stream.tap((part) =>
+      Effect.sync(() => {
+        if (conversation === "resume" && part.type === "finish" && state.sessionId !== undefined) {
+          tracker.mark(providerOptions.prompt.content, state.sessionId, resumed)
+        }
+      })
     )
-    const state = new MappingState(prefix, userTools.map((tool) => tool.name), reported, results, jsonSchema !== undefined)
-    return session.turn(rendered.input).pipe(
-      Stream.flatMap((event) => Stream.fromIterable(state.map(event))),
-      Stream.tap((part) =>
-        Effect.sync(() => {
-          if (conversation === "resume" && part.type === "finish" && state.sessionId !== undefined) {
-            tracker.mark(providerOptions.prompt.content, state.sessionId, resumed)
-          }
-        })
-      )
-    )
-  }))
+  )
+})
 
 const methodOf = (providerOptions: LanguageModel.ProviderOptions): string =>
   providerOptions.responseFormat.type === "json" ? "generateObject" : "streamText"

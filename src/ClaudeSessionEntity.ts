@@ -668,30 +668,33 @@ export const layer = (
         return session
       })
 
+      // Each generator function below is made once per entity, not per call (docs/CONTRIBUTING.md).
+
       /** What to do with a turn: answer a recorded outcome, or run it as attempt n. */
-      const admit = (uuid: string): Effect.Effect<{ readonly run: number; readonly cli: string } | { readonly recorded: Recorded }, ClaudeError.ClaudeError> =>
-        Effect.gen(function*() {
-          const record = ledger.turns.get(uuid)
-          if (record?.outcome !== undefined) return { recorded: record.outcome }
-          if (record !== undefined && lostTurns === "fail") {
-            const outcome: Recorded = {
-              _tag: "Failure",
-              error: encodeError(ClaudeError.make(new ClaudeError.TurnLost({ uuid, sessionId })))
-            }
-            yield* ledger.finished(uuid, outcome, yield* Clock.currentTimeMillis)
-            return { recorded: outcome }
+      const admit = Effect.fnUntraced(function*(
+        uuid: string
+      ): Effect.fn.Return<{ readonly run: number; readonly cli: string } | { readonly recorded: Recorded }, ClaudeError.ClaudeError> {
+        const record = ledger.turns.get(uuid)
+        if (record?.outcome !== undefined) return { recorded: record.outcome }
+        if (record !== undefined && lostTurns === "fail") {
+          const outcome: Recorded = {
+            _tag: "Failure",
+            error: encodeError(ClaudeError.make(new ClaudeError.TurnLost({ uuid, sessionId })))
           }
-          const attempt = (record?.attempts ?? 0) + 1
-          if (attempt > 1) {
-            yield* Effect.logWarning(
-              `turn ${uuid} of session ${sessionId} was lost with its runner mid-turn: running it again (attempt ${attempt})`
-            )
-          }
-          const cli = cliUuid(uuid, attempt)
-          yield* ledger.started(uuid, runner, yield* Clock.currentTimeMillis, cli)
-          if (attempt === 1) firstAttempts.add(uuid)
-          return { run: attempt, cli }
-        })
+          yield* ledger.finished(uuid, outcome, yield* Clock.currentTimeMillis)
+          return { recorded: outcome }
+        }
+        const attempt = (record?.attempts ?? 0) + 1
+        if (attempt > 1) {
+          yield* Effect.logWarning(
+            `turn ${uuid} of session ${sessionId} was lost with its runner mid-turn: running it again (attempt ${attempt})`
+          )
+        }
+        const cli = cliUuid(uuid, attempt)
+        yield* ledger.started(uuid, runner, yield* Clock.currentTimeMillis, cli)
+        if (attempt === 1) firstAttempts.add(uuid)
+        return { run: attempt, cli }
+      })
 
       const outcomeOf = (uuid: string, attempt: number, result: Claude.TurnResult) =>
         new TurnOutcome({
@@ -717,71 +720,93 @@ export const layer = (
        *    with the turn's last assistant message (`at`) only when the flush succeeded;
        * 3. the callers are answered. An interruption before any result records nothing.
        */
-      const settle = (
+      const settle = Effect.fnUntraced(function*(
         flushStore: Effect.Effect<void, ClaudeError.ClaudeError>,
         uuid: string,
         attempt: number,
         exit: Exit.Exit<unknown, ClaudeError.ClaudeError>,
         result: Claude.TurnResult | undefined
-      ): Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> =>
-        Effect.gen(function*() {
-          const at = ends.get(uuid)
-          ends.delete(uuid)
-          const failure = failureOf(exit)
-          let verdict: Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>
-          let stored = false
-          if (result === undefined && failure === undefined && Exit.isFailure(exit)) {
-            // Interrupted (or a defect) before a result: the turn may not have run; nothing recorded.
-            verdict = exit as Exit.Exit<never, ClaudeError.ClaudeError>
-          } else {
-            const flushed = result === undefined
-              ? Exit.void
-              : yield* Effect.exit(flushStore.pipe(
-                Effect.timeoutOrElse({
-                  duration: flushTimeout,
-                  orElse: () =>
-                    Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({
-                      store: store.name,
-                      operation: "append",
-                      description: `the turn's transcript did not reach the store within ${Duration.format(flushTimeout)}`
-                    })))
-                })
-              ))
-            stored = Exit.isSuccess(flushed)
-            verdict = failure !== undefined
-              ? Exit.fail(failure)
-              : result === undefined
-              ? Exit.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "run" })))
-              : Exit.isFailure(flushed)
-              ? flushed as Exit.Exit<never, ClaudeError.ClaudeError>
-              : Exit.succeed(outcomeOf(uuid, attempt, result))
-            const recorded: Recorded = Exit.isSuccess(verdict)
-              ? { _tag: "Success", value: encodeOutcome(verdict.value) }
-              : { _tag: "Failure", error: encodeError(failureOf(verdict)!) }
-            const written = yield* Effect.exit(ledger.finished(uuid, recorded, yield* Clock.currentTimeMillis, stored ? at : undefined).pipe(
+      ): Effect.fn.Return<TurnOutcome, ClaudeError.ClaudeError> {
+        const at = ends.get(uuid)
+        ends.delete(uuid)
+        const failure = failureOf(exit)
+        let verdict: Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>
+        let stored = false
+        if (result === undefined && failure === undefined && Exit.isFailure(exit)) {
+          // Interrupted (or a defect) before a result: the turn may not have run; nothing recorded.
+          verdict = exit as Exit.Exit<never, ClaudeError.ClaudeError>
+        } else {
+          const flushed = result === undefined
+            ? Exit.void
+            : yield* Effect.exit(flushStore.pipe(
               Effect.timeoutOrElse({
-                duration: ledgerTimeout,
+                duration: flushTimeout,
                 orElse: () =>
                   Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({
                     store: store.name,
                     operation: "append",
-                    description: `the turn ledger did not answer within ${Duration.format(ledgerTimeout)}`
+                    description: `the turn's transcript did not reach the store within ${Duration.format(flushTimeout)}`
                   })))
-              }),
-              Effect.retry(ledgerRetry)
+              })
             ))
-            // An outcome the ledger did not take is not answered as a success: another runner
-            // would not know it and run the turn again. This entity keeps the answer it gave.
-            if (Exit.isFailure(written)) {
-              verdict = written as Exit.Exit<never, ClaudeError.ClaudeError>
-              unrecorded.set(uuid, verdict)
-            }
+          stored = Exit.isSuccess(flushed)
+          verdict = failure !== undefined
+            ? Exit.fail(failure)
+            : result === undefined
+            ? Exit.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "run" })))
+            : Exit.isFailure(flushed)
+            ? flushed as Exit.Exit<never, ClaudeError.ClaudeError>
+            : Exit.succeed(outcomeOf(uuid, attempt, result))
+          const recorded: Recorded = Exit.isSuccess(verdict)
+            ? { _tag: "Success", value: encodeOutcome(verdict.value) }
+            : { _tag: "Failure", error: encodeError(failureOf(verdict)!) }
+          const written = yield* Effect.exit(ledger.finished(uuid, recorded, yield* Clock.currentTimeMillis, stored ? at : undefined).pipe(
+            Effect.timeoutOrElse({
+              duration: ledgerTimeout,
+              orElse: () =>
+                Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({
+                  store: store.name,
+                  operation: "append",
+                  description: `the turn ledger did not answer within ${Duration.format(ledgerTimeout)}`
+                })))
+            }),
+            Effect.retry(ledgerRetry)
+          ))
+          // An outcome the ledger did not take is not answered as a success: another runner
+          // would not know it and run the turn again. This entity keeps the answer it gave.
+          if (Exit.isFailure(written)) {
+            verdict = written as Exit.Exit<never, ClaudeError.ClaudeError>
+            unrecorded.set(uuid, verdict)
           }
-          const deferred = inflight.get(uuid)
-          inflight.delete(uuid)
-          if (deferred !== undefined) yield* Deferred.done(deferred, verdict)
-          return yield* verdict
-        }).pipe(Effect.uninterruptible)
+        }
+        const deferred = inflight.get(uuid)
+        inflight.delete(uuid)
+        if (deferred !== undefined) yield* Deferred.done(deferred, verdict)
+        return yield* verdict
+      }, Effect.uninterruptible)
+
+      const attemptIn = Effect.fnUntraced(function*(
+        uuid: string,
+        attempt: number,
+        input: Claude.TurnInput,
+        held: Effect.Effect<void>,
+        restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+      ) {
+        const opened = yield* Effect.exit(restore(hold))
+        if (Exit.isFailure(opened)) return yield* settle(Effect.void, uuid, attempt, opened, undefined)
+        const session = opened.value
+        yield* held
+        let result: Claude.TurnResult | undefined
+        const exit = yield* Effect.exit(restore(session.turn(input).pipe(
+          Stream.runForEach((event) =>
+            Effect.sync(() => {
+              noteEnd(uuid, event)
+              if (event.type === "result") result = event
+            })
+          )
+        )))
+        return yield* settle(session.flushStore, uuid, attempt, exit, result)
+      })
 
       /**
        * Runs a turn's attempt to its outcome (settled as above), noting its events; `held` runs
@@ -795,24 +820,7 @@ export const layer = (
       ): Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> =>
         // Only waiting for the session and the turn itself can be interrupted: however they end,
         // the attempt is settled.
-        Effect.uninterruptibleMask((restore) =>
-          Effect.scoped(Effect.gen(function*() {
-            const opened = yield* Effect.exit(restore(hold))
-            if (Exit.isFailure(opened)) return yield* settle(Effect.void, uuid, attempt, opened, undefined)
-            const session = opened.value
-            yield* held
-            let result: Claude.TurnResult | undefined
-            const exit = yield* Effect.exit(restore(session.turn(input).pipe(
-              Stream.runForEach((event) =>
-                Effect.sync(() => {
-                  noteEnd(uuid, event)
-                  if (event.type === "result") result = event
-                })
-              )
-            )))
-            return yield* settle(session.flushStore, uuid, attempt, exit, result)
-          }))
-        )
+        Effect.uninterruptibleMask((restore) => Effect.scoped(attemptIn(uuid, attempt, input, held, restore)))
 
       /** Ends a reservation that no attempt took over (its waiters get `exit`). */
       const release = (uuid: string, deferred: Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>, exit: Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>) =>
@@ -867,74 +875,72 @@ export const layer = (
           return resource.close
         })
 
-      const run = (input: { readonly uuid: string; readonly prompt: string }) =>
-        Effect.gen(function*() {
-          yield* checkInput(input)
-          const begun = yield* begin(input.uuid)
-          if ("joined" in begun) return yield* Deferred.await(begun.joined)
-          if ("answered" in begun) return yield* begun.answered
-          return yield* Effect.andThen(
-            forgetAbandoned(begun.run),
-            runAttempt(input.uuid, begun.run, { text: input.prompt, uuid: begun.cli })
-          ).pipe(Effect.onInterrupt(() => release(input.uuid, begun.deferred, Exit.interrupt())))
-        })
+      const run = Effect.fnUntraced(function*(input: { readonly uuid: string; readonly prompt: string }) {
+        yield* checkInput(input)
+        const begun = yield* begin(input.uuid)
+        if ("joined" in begun) return yield* Deferred.await(begun.joined)
+        if ("answered" in begun) return yield* begun.answered
+        return yield* Effect.andThen(
+          forgetAbandoned(begun.run),
+          runAttempt(input.uuid, begun.run, { text: input.prompt, uuid: begun.cli })
+        ).pipe(Effect.onInterrupt(() => release(input.uuid, begun.deferred, Exit.interrupt())))
+      })
 
-      const turn = (input: { readonly uuid: string; readonly prompt: string }) =>
-        Stream.unwrap(Effect.gen(function*() {
-          yield* checkInput(input)
-          const begun = yield* begin(input.uuid)
-          if ("joined" in begun) return Stream.fromEffect(Effect.map(Deferred.await(begun.joined), outcomeEvent))
-          if ("answered" in begun) return Stream.fromEffect(Effect.map(begun.answered, outcomeEvent))
-          const admitted = begun
-          const outcome = begun.deferred
-          // However the stream ends before an attempt settles it (interrupted here, or before it is
-          // pulled), the reservation is released; once settled, this does nothing.
-          yield* Effect.addFinalizer(() => release(input.uuid, outcome, Exit.interrupt()))
-          yield* forgetAbandoned(admitted.run)
-          const opened = yield* Effect.exit(hold)
-          if (Exit.isFailure(opened)) {
-            const settled = yield* Effect.exit(settle(Effect.void, input.uuid, admitted.run, opened, undefined))
-            return Stream.fromEffect(Effect.map(settled, outcomeEvent))
-          }
-          const session = opened.value
-          let result: Claude.TurnResult | undefined
-          // The events as they come; the attempt settled (in the stream's finalizer, however it
-          // ends); then the outcome, which is authoritative: a `result` event before it is the
-          // CLI's, and the outcome may still be `StoreFailed`.
-          return session.turn({ text: input.prompt, uuid: admitted.cli }).pipe(
-            Stream.map((event) => {
-              noteEnd(input.uuid, event)
-              if (event.type === "result") result = event
-              return toWire(event)
-            }),
-            Stream.onExit((exit) => Effect.ignore(settle(session.flushStore, input.uuid, admitted.run, exit, result))),
-            Stream.concat(Stream.fromEffect(Effect.map(Deferred.await(outcome), outcomeEvent)))
-          )
-        }))
+      const openTurn = Effect.fnUntraced(function*(input: { readonly uuid: string; readonly prompt: string }) {
+        yield* checkInput(input)
+        const begun = yield* begin(input.uuid)
+        if ("joined" in begun) return Stream.fromEffect(Effect.map(Deferred.await(begun.joined), outcomeEvent))
+        if ("answered" in begun) return Stream.fromEffect(Effect.map(begun.answered, outcomeEvent))
+        const admitted = begun
+        const outcome = begun.deferred
+        // However the stream ends before an attempt settles it (interrupted here, or before it is
+        // pulled), the reservation is released; once settled, this does nothing.
+        yield* Effect.addFinalizer(() => release(input.uuid, outcome, Exit.interrupt()))
+        yield* forgetAbandoned(admitted.run)
+        const opened = yield* Effect.exit(hold)
+        if (Exit.isFailure(opened)) {
+          const settled = yield* Effect.exit(settle(Effect.void, input.uuid, admitted.run, opened, undefined))
+          return Stream.fromEffect(Effect.map(settled, outcomeEvent))
+        }
+        const session = opened.value
+        let result: Claude.TurnResult | undefined
+        // The events as they come; the attempt settled (in the stream's finalizer, however it
+        // ends); then the outcome, which is authoritative: a `result` event before it is the
+        // CLI's, and the outcome may still be `StoreFailed`.
+        return session.turn({ text: input.prompt, uuid: admitted.cli }).pipe(
+          Stream.map((event) => {
+            noteEnd(input.uuid, event)
+            if (event.type === "result") result = event
+            return toWire(event)
+          }),
+          Stream.onExit((exit) => Effect.ignore(settle(session.flushStore, input.uuid, admitted.run, exit, result))),
+          Stream.concat(Stream.fromEffect(Effect.map(Deferred.await(outcome), outcomeEvent)))
+        )
+      })
+      const turn = (input: { readonly uuid: string; readonly prompt: string }) => Stream.unwrap(openTurn(input))
 
-      const send = (input: { readonly uuid: string; readonly prompt: string }) =>
-        Effect.gen(function*() {
-          yield* checkInput(input)
-          const admitted = yield* begin(input.uuid)
-          if (!("deferred" in admitted)) return input.uuid
-          yield* forgetAbandoned(admitted.run).pipe(
-            Effect.onInterrupt(() => release(input.uuid, admitted.deferred, Exit.interrupt()))
-          )
-          const written = yield* Deferred.make<void, ClaudeError.ClaudeError>()
-          // The turn runs on in the entity's scope, holding the session; `written` says it has the session.
-          yield* runAttempt(
-            input.uuid,
-            admitted.run,
-            { text: input.prompt, uuid: admitted.cli },
-            Deferred.succeed(written, undefined).pipe(Effect.asVoid)
-          ).pipe(
-            Effect.tapError((error) => Deferred.fail(written, error)),
-            Effect.ignore,
-            Effect.forkIn(entityScope)
-          )
-          yield* Deferred.await(written)
-          return input.uuid
-        })
+      const send = Effect.fnUntraced(function*(input: { readonly uuid: string; readonly prompt: string }) {
+        yield* checkInput(input)
+        const admitted = yield* begin(input.uuid)
+        if (!("deferred" in admitted)) return input.uuid
+        yield* forgetAbandoned(admitted.run).pipe(
+          Effect.onInterrupt(() => release(input.uuid, admitted.deferred, Exit.interrupt()))
+        )
+        const written = yield* Deferred.make<void, ClaudeError.ClaudeError>()
+        // The turn runs on in the entity's scope, holding the session; `written` says it has the session.
+        yield* runAttempt(
+          input.uuid,
+          admitted.run,
+          { text: input.prompt, uuid: admitted.cli },
+          Deferred.succeed(written, undefined).pipe(Effect.asVoid)
+        ).pipe(
+          Effect.tapError((error) => Deferred.fail(written, error)),
+          Effect.ignore,
+          Effect.forkIn(entityScope)
+        )
+        yield* Deferred.await(written)
+        return input.uuid
+      })
 
       return ClaudeSessionEntity.of({
         Run: ({ payload }) => run(payload),

@@ -396,37 +396,39 @@ export const makeDirectory: (
         return sessions.flatMap((s) => Option.isSome(s) ? [s.value] : [])
       })
 
+    // One generator function per store, not one per append (docs/CONTRIBUTING.md).
+    const append = Effect.fnUntraced(function*(key: SessionKey, entries: ReadonlyArray<Entry>) {
+      if (entries.length === 0) return
+      const file = yield* fileOf(key)
+      yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
+        Effect.mapError(failed(name, `append to ${file}`))
+      )
+      const state = yield* uuidsOf(file)
+      // The batch's new uuids count as stored only once the write succeeded; a failed write
+      // (which may have written part of the batch) forgets what is known of the file, so the
+      // next append reads it again.
+      const added = new Set<string>()
+      const fresh: Array<Entry> = []
+      for (const entry of entries) {
+        if (typeof entry.uuid === "string") {
+          if (state.uuids.has(entry.uuid) || added.has(entry.uuid)) continue
+          added.add(entry.uuid)
+        }
+        fresh.push(entry)
+      }
+      if (fresh.length === 0) return
+      const bytes = new TextEncoder().encode(fresh.map((entry) => JSON.stringify(entry) + "\n").join(""))
+      yield* fs.writeFile(file, bytes, { flag: "a", mode: 0o600 }).pipe(
+        Effect.tapError(() => Effect.sync(() => known.delete(file))),
+        Effect.mapError(failed(name, `append to ${file}`))
+      )
+      for (const uuid of added) state.uuids.add(uuid)
+      state.read += bytes.length
+    })
+
     const store = SessionStore.of({
       name,
-      append: (key, entries) =>
-        Effect.gen(function*() {
-          if (entries.length === 0) return
-          const file = yield* fileOf(key)
-          yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
-            Effect.mapError(failed(name, `append to ${file}`))
-          )
-          const state = yield* uuidsOf(file)
-          // The batch's new uuids count as stored only once the write succeeded; a failed write
-          // (which may have written part of the batch) forgets what is known of the file, so the
-          // next append reads it again.
-          const added = new Set<string>()
-          const fresh: Array<Entry> = []
-          for (const entry of entries) {
-            if (typeof entry.uuid === "string") {
-              if (state.uuids.has(entry.uuid) || added.has(entry.uuid)) continue
-              added.add(entry.uuid)
-            }
-            fresh.push(entry)
-          }
-          if (fresh.length === 0) return
-          const bytes = new TextEncoder().encode(fresh.map((entry) => JSON.stringify(entry) + "\n").join(""))
-          yield* fs.writeFile(file, bytes, { flag: "a", mode: 0o600 }).pipe(
-            Effect.tapError(() => Effect.sync(() => known.delete(file))),
-            Effect.mapError(failed(name, `append to ${file}`))
-          )
-          for (const uuid of added) state.uuids.add(uuid)
-          state.read += bytes.length
-        }),
+      append,
       load: (key) => Stream.unwrap(Effect.map(fileOf(key), (file) => readEntries(file, key.sessionId))),
       list: (projectKey) =>
         projectKey !== undefined

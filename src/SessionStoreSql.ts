@@ -120,6 +120,23 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
     for (const statement of ddl) yield* statement
   })).pipe(Effect.mapError(failed(name, "create its tables")))
 
+  // One generator function per store, not one per append (docs/CONTRIBUTING.md).
+  const insertRows = Effect.fnUntraced(function*(
+    key: SessionStore.SessionKey,
+    rows: ReadonlyArray<{ readonly project_key: string; readonly session_id: string; readonly subpath: string; readonly uuid: string | null; readonly entry: string }>,
+    mtime: number
+  ) {
+    for (let i = 0; i < rows.length; i += insertChunk) {
+      const chunk = rows.slice(i, i + insertChunk)
+      if (Arr.isArrayNonEmpty(chunk)) {
+        yield* sql`INSERT INTO ${entries} ${sql.insert(chunk)} ON CONFLICT DO NOTHING`
+      }
+    }
+    yield* sql`INSERT INTO ${sessions} ${
+      sql.insert({ project_key: key.projectKey, session_id: key.sessionId, mtime })
+    } ON CONFLICT (project_key, session_id) DO UPDATE SET mtime = excluded.mtime`
+  })
+
   const append = Effect.fn("SessionStoreSql.append")(
     function*(key: SessionStore.SessionKey, batch: ReadonlyArray<SessionStore.Entry>) {
       if (batch.length === 0) return
@@ -132,17 +149,7 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
         entry: JSON.stringify(entry)
       }))
       const mtime = yield* Clock.currentTimeMillis
-      yield* sql.withTransaction(Effect.gen(function*() {
-        for (let i = 0; i < rows.length; i += insertChunk) {
-          const chunk = rows.slice(i, i + insertChunk)
-          if (Arr.isArrayNonEmpty(chunk)) {
-            yield* sql`INSERT INTO ${entries} ${sql.insert(chunk)} ON CONFLICT DO NOTHING`
-          }
-        }
-        yield* sql`INSERT INTO ${sessions} ${
-          sql.insert({ project_key: key.projectKey, session_id: key.sessionId, mtime })
-        } ON CONFLICT (project_key, session_id) DO UPDATE SET mtime = excluded.mtime`
-      })).pipe(Effect.mapError(failed(name, "append")))
+      yield* sql.withTransaction(insertRows(key, rows, mtime)).pipe(Effect.mapError(failed(name, "append")))
     }
   )
 
