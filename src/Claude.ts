@@ -672,8 +672,7 @@ const openSession: (
       ? undefined
       : yield* storeModule.storeOf(options, storeOptions)
     const wiring = {
-      // `McpServers.launchEntries`
-      mcpServers: mcpServers.servers.map((server) => ({ name: server.name, alwaysLoad: server.alwaysLoad })),
+      mcpServers: Services.launchEntries(mcpServers),
       permissionPromptTool: Option.isSome(permissions),
       sessionMirror: store !== undefined
     }

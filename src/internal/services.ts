@@ -90,6 +90,29 @@ export class McpServers extends Context.Service<McpServers, {
 }>()("effect-claude-code/McpServers") {}
 
 /**
+ * An entry of the launch `--mcp-config`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface LaunchEntry {
+  /** The server's name: its key in `--mcp-config` and the `server_name` of its `mcp_message`s. */
+  readonly name: string
+  /** Adds `"alwaysLoad": true` to the entry: the tools are in the prompt from the first turn. */
+  readonly alwaysLoad: boolean
+}
+
+/**
+ * The `--mcp-config` entries for the servers: `{"type":"sdk","name":<name>}`, plus
+ * `"alwaysLoad": true` where set.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const launchEntries = (service: McpServers["Service"]): Array<LaunchEntry> =>
+  service.servers.map((server) => ({ name: server.name, alwaysLoad: server.alwaysLoad }))
+
+/**
  * The elicitation handler. When present in the session's context, the session answers each
  * `elicitation` request with `respond` (through `Elicitation.bind`).
  *
