@@ -359,6 +359,31 @@ describe("Session against the in-memory fake CLI", () => {
       assert.strictEqual(ok.result, "echo: with image")
     }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({ sessionId: SESSION })))))
 
+  it.effect("a user turn under the uuid of a turn that has not ended is a typed InvalidInput, and nothing is written", () => {
+    const uuid = "6f1c2a4e-3b5d-4c7e-9f80-1a2b3c4d5e6f"
+    const users: Array<unknown> = []
+    const seen = Deferred.makeUnsafe<void>()
+    return Effect.gen(function*() {
+      const session = yield* Claude.open({ closeGrace: "50 millis" })
+      yield* session.send({ text: "first", uuid })
+      const again = yield* Effect.exit(session.send({ text: "second", uuid }))
+      assert.strictEqual(reasonOf(again)._tag, "InvalidInput")
+      assert.include((reasonOf(again) as ClaudeError.InvalidInput).description, uuid)
+      const other = yield* session.send({ text: "third" })
+      assert.notStrictEqual(other, uuid)
+      yield* Deferred.await(seen)
+      assert.deepStrictEqual(users.map((m) => (m as { message: { content: unknown } }).message.content), ["first", "third"])
+    }).pipe(Effect.provide(FakeCli.layer((cli) =>
+      Effect.gen(function*() {
+        yield* FakeCli.answerInitialize(cli)
+        // The first turn never ends: it stays open.
+        for (let i = 0; i < 2; i++) users.push(yield* cli.nextMatching((m) => m.type === "user"))
+        yield* Deferred.succeed(seen, undefined)
+        return yield* Effect.never
+      })
+    )))
+  })
+
   it.effect("the CLI exiting mid-turn fails the turn at once with its exit code and stderr tail", () =>
     Effect.gen(function*() {
       const session = yield* Claude.open()

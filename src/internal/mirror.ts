@@ -167,11 +167,12 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     const batches: Array<readonly [string, Array<SessionStore.Entry>]> = []
     const byFile = new Map<string, Array<SessionStore.Entry>>()
     // What failed before goes first, in one batch per file (eager too: it is one retry).
+    // Emptied entry by entry, never with `clear()` (docs/CONTRIBUTING.md, "Per-turn collections").
     for (const [filePath, entries] of carried) {
       byFile.set(filePath, entries)
       batches.push([filePath, entries])
+      carried.delete(filePath)
     }
-    carried.clear()
     for (const frame of frames) {
       const batch = options.flush === "eager" ? undefined : byFile.get(frame.filePath)
       if (batch !== undefined) {

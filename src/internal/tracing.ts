@@ -402,13 +402,16 @@ export class SessionTracing {
 
   /** Ends the spans of the calls and tools still open; a tool's says it did not finish. */
   private endOpen(): void {
-    for (const call of this.calls.values()) this.end(call.span)
-    this.calls.clear()
-    for (const tool of this.tools.values()) {
+    // Emptied entry by entry, not with `clear()` (see `turns.ts`, `touched`).
+    for (const [thread, call] of this.calls) {
+      this.end(call.span)
+      this.calls.delete(thread)
+    }
+    for (const [id, tool] of this.tools) {
       tool.span.attribute("claude.tool.unfinished", true)
       this.end(tool.span)
+      this.tools.delete(id)
     }
-    this.tools.clear()
   }
 
   private result(result: TurnResult): void {

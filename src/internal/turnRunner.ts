@@ -83,6 +83,8 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       const problem = userTurnProblem(turnInput)
       if (problem !== undefined) return Effect.fail(invalid(problem))
       const uuid = turnInput.uuid ?? crypto.randomUUID()
+      // Two open turns under one uuid: the CLI's echoes could not tell them apart.
+      if (turns.isOpen(uuid)) return Effect.fail(invalid(`uuid ${uuid} is the uuid of a turn that has not ended`))
       const registered = turn?.(uuid) ?? newTurn(uuid, undefined, undefined)
       turns.register(registered)
       return options.ready.pipe(

@@ -78,8 +78,13 @@ const uuidsOf = (message: UuidCarrier) =>
   message.user_message_uuids ?? (message.user_message_uuid === undefined ? undefined : [message.user_message_uuid])
 
 export class Turns {
-  /** Written and not ended, in the order they were written. */
-  private readonly open = new Map<string, Turn>()
+  /**
+   * Written and not ended, in the order they were written: an array, not a `Map`. A `Map` that
+   * gains and loses an entry a turn rehashes, and V8 links each old table to the next (see
+   * `touched`). The running turn is the oldest, so a lookup ends at the first entry but when
+   * messages are queued.
+   */
+  private readonly open: Array<Turn> = []
   /** The user turns of the CLI turn that runs now. */
   private running: Array<Turn> = []
   /** True between a `system/init` that names no user message and the next result. */
@@ -90,7 +95,13 @@ export class Turns {
   private echoes = false
   /** Prompt hook lines read between CLI turns, for the user turns of the next one. */
   private early: Array<Event> = []
-  private readonly touched = new Set<Turn>()
+  /**
+   * The turns this read touched (a few). An array emptied with `length = 0`, never a `Set` and
+   * `clear()`: V8 links a cleared table to its successor, so once one table is in the old
+   * generation every later one, and the turns they held, survives each scavenge until a full GC
+   * (docs/CONTRIBUTING.md, "Per-turn collections").
+   */
+  private readonly touched: Array<Turn> = []
   private readonly waking: Array<Mailbox<Event, ClaudeError.ClaudeError>> = []
   private readonly endings: Array<{ readonly turn: Turn; readonly exit: Exit.Exit<TurnResult, ClaudeError.ClaudeError> }> = []
 
@@ -101,12 +112,17 @@ export class Turns {
   }
 
   register(turn: Turn): void {
-    this.open.set(turn.uuid, turn)
+    this.open.push(turn)
+  }
+
+  /** Whether a turn written with `uuid` has not ended. */
+  isOpen(uuid: string): boolean {
+    return this.find(uuid) !== undefined
   }
 
   /** Forgets a turn that was withdrawn (never written, or cancelled before it started). */
   withdraw(turn: Turn, error: ClaudeError.ClaudeError): void {
-    if (!this.open.delete(turn.uuid)) return
+    if (!this.forget(turn)) return
     this.running = this.running.filter((t) => t !== turn)
     this.end(turn, Exit.fail(error))
     // Outside the reader's read: settled now.
@@ -126,12 +142,12 @@ export class Turns {
   route(event: Message): Event {
     switch (event.type) {
       case "command_lifecycle": {
-        const turn = this.open.get(event.command_uuid)
+        const turn = this.find(event.command_uuid)
         this.echoes = true
         if (turn === undefined) return event
         if (event.state === "started") this.start([turn])
         else if (event.state === "cancelled") {
-          this.open.delete(turn.uuid)
+          this.forget(turn)
           this.end(turn, Exit.fail(ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid }))))
         }
         return event
@@ -183,7 +199,7 @@ export class Turns {
       turn.batch.length = 0
       this.waking.push(turn.queue)
     }
-    this.touched.clear()
+    this.touched.length = 0
     for (let i = 0; i < this.endings.length; i++) {
       const { exit, turn } = this.endings[i]!
       if (turn.queue !== undefined) {
@@ -229,7 +245,7 @@ export class Turns {
       failed = oldest === undefined ? [] : [oldest]
     }
     for (const turn of failed) {
-      this.open.delete(turn.uuid)
+      this.forget(turn)
       this.end(turn, Exit.fail(error))
     }
     this.running = []
@@ -240,8 +256,8 @@ export class Turns {
 
   /** Ends every open turn with `error` (the CLI is gone). */
   failAll(error: ClaudeError.ClaudeError): void {
-    for (const turn of this.open.values()) this.end(turn, Exit.fail(error))
-    this.open.clear()
+    const open = this.open.splice(0)
+    for (const turn of open) this.end(turn, Exit.fail(error))
     this.running = []
     this.publish()
     this.complete()
@@ -268,7 +284,7 @@ export class Turns {
     const withUsage = this.options.toTurnResult(result, uuids ?? ended.map((turn) => turn.uuid))
     for (let i = 0; i < ended.length; i++) {
       const turn = ended[i]!
-      this.open.delete(turn.uuid)
+      this.forget(turn)
       this.deliver(turn, withUsage)
       this.end(turn, Exit.succeed(withUsage))
     }
@@ -311,27 +327,44 @@ export class Turns {
   }
 
   private oldest(): Turn | undefined {
-    for (const turn of this.open.values()) if (!this.running.includes(turn)) return turn
+    for (const turn of this.open) if (!this.running.includes(turn)) return turn
     return undefined
   }
 
   private lookup(uuids: ReadonlyArray<string>): Array<Turn> {
     const found: Array<Turn> = []
     for (const uuid of uuids) {
-      const turn = this.open.get(uuid)
+      const turn = this.find(uuid)
       if (turn !== undefined) found.push(turn)
     }
     return found
   }
 
+  private find(uuid: string): Turn | undefined {
+    for (let i = 0; i < this.open.length; i++) if (this.open[i]!.uuid === uuid) return this.open[i]
+    return undefined
+  }
+
+  /** Removes `turn` from the open turns; false when it was not open. */
+  private forget(turn: Turn): boolean {
+    const index = this.open.indexOf(turn)
+    if (index === -1) return false
+    this.open.splice(index, 1)
+    return true
+  }
+
   private deliver(turn: Turn, event: Event): void {
     if (turn.queue === undefined || turn.abandoned) return
     // A turn is touched once per read: its first event of the batch.
-    if (turn.batch.push(event) === 1) this.touched.add(turn)
+    if (turn.batch.push(event) === 1) this.touch(turn)
+  }
+
+  private touch(turn: Turn): void {
+    if (!this.touched.includes(turn)) this.touched.push(turn)
   }
 
   private end(turn: Turn, exit: Exit.Exit<TurnResult, ClaudeError.ClaudeError>): void {
-    this.touched.add(turn)
+    this.touch(turn)
     this.endings.push({ turn, exit })
   }
 }
