@@ -238,7 +238,8 @@ export interface Recorder {
 
 /**
  * A user turn: text, or text with images (sent as base64 blocks before the text), and an
- * optional uuid (a fresh one otherwise), which the CLI echoes and which `rewindFiles` takes.
+ * optional uuid (a fresh one otherwise), which the CLI echoes and which `rewindFiles` takes. The
+ * uuid of a user turn that has not ended is refused (`InvalidInput`).
  *
  * @since 0.1.0
  * @category models

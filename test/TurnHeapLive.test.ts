@@ -39,7 +39,9 @@ const promotedPerTurn = (turns: number) =>
     const from = lines.indexOf("PROMOTION-START")
     const to = lines.indexOf("PROMOTION-END")
     assert.isTrue(from !== -1 && to > from, "the fixture's markers")
-    const figures = JSON.parse(lines.at(-2)!) as { results: number }
+    const last = lines.find((line) => line.startsWith("{\"results\""))
+    assert.isDefined(last, "the fixture's figures")
+    const figures = JSON.parse(last!) as { results: number }
     assert.strictEqual(figures.results, turns + 200)
     let promoted = 0
     let scavenges = 0

@@ -402,7 +402,7 @@ export class SessionTracing {
 
   /** Ends the spans of the calls and tools still open; a tool's says it did not finish. */
   private endOpen(): void {
-    // Emptied entry by entry, not with `clear()` (see `turns.ts`, `touched`).
+    // Emptied entry by entry, never with `clear()` (docs/CONTRIBUTING.md, "Per-turn collections").
     for (const [thread, call] of this.calls) {
       this.end(call.span)
       this.calls.delete(thread)

@@ -81,8 +81,8 @@ export class Turns {
   /**
    * Written and not ended, in the order they were written: an array, not a `Map`. A `Map` that
    * gains and loses an entry a turn rehashes, and V8 links each old table to the next (see
-   * `touched`). The running turn is the oldest, so a lookup ends at the first entry but when
-   * messages are queued.
+   * `touched`). The running turn is the oldest, so a lookup ends at the first entry except
+   * when messages are queued.
    */
   private readonly open: Array<Turn> = []
   /** The user turns of the CLI turn that runs now. */
