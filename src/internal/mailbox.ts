@@ -75,15 +75,25 @@ export class Mailbox<A, E> {
   private readonly take: Pull.Pull<Array<A>, E> = Effect.suspend(() =>
     this.poll() ??
       Effect.callback<Array<A>, E | Cause.Done>((resume) => {
-        this.waiter = () => resume(this.poll()!)
+        // Through a local: V8 allocates a closure written straight into a property in the old
+        // generation (it takes it for a method), where it would keep this turn's objects alive
+        // through every scavenge (docs/CONTRIBUTING.md, "Per-turn closures").
+        const waiter = () => resume(this.poll()!)
+        this.waiter = waiter
         return Effect.sync(() => {
           this.waiter = undefined
         })
       })
   ) as Pull.Pull<Array<A>, E>
 
-  /** The mailbox's one reader. */
-  readonly stream: Stream.Stream<A, E> = Stream.fromPull(
-    Effect.succeed(this.take as Pull.Pull<[A, ...Array<A>], E>)
-  )
+  /** The mailbox's one reader, as a pull: everything queued (at least one item), or the end. */
+  readonly pull: Pull.Pull<[A, ...Array<A>], E> = this.take as Pull.Pull<[A, ...Array<A>], E>
+
+  /**
+   * The mailbox's one reader, as a stream; made when asked for, not with every mailbox (a turn's
+   * reads its `pull`): a stream's channel would keep the mailbox alive (see `turnRunner.ts`, `turn`).
+   */
+  get stream(): Stream.Stream<A, E> {
+    return Stream.fromPull(Effect.succeed(this.pull))
+  }
 }

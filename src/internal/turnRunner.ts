@@ -14,12 +14,14 @@
  *   then runs in the session's scope, not in the consumer's way.
  */
 import * as Cause from "effect/Cause"
+import * as Channel from "effect/Channel"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import type * as Pull from "effect/Pull"
+import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
@@ -238,11 +240,30 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         abandon(current, ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis })))
       ))
     }
-    return queue.stream
+    return queue.pull
   })
 
+  /**
+   * The pull of one run of a turn's stream: the turn opens at the first pull (in the stream's
+   * scope, where its finalizer goes), then each pull reads its mailbox.
+   */
+  const turnPull = (input: TurnInput, operation: string, scope: Scope.Scope): Pull.Pull<[Event, ...Array<Event>], ClaudeError.ClaudeError> => {
+    let pull: Pull.Pull<[Event, ...Array<Event>], ClaudeError.ClaudeError> | undefined
+    return Effect.suspend(() =>
+      pull ?? Effect.uninterruptibleMask((restore) => openTurn(input, operation, restore)).pipe(
+        Scope.provide(scope),
+        Effect.flatMap((opened) => (pull = opened))
+      )
+    )
+  }
+
+  // One channel a turn, whose transform holds the input alone: what a run makes (the mailbox, the
+  // turn, its span) is reachable from the run's pull only. `Stream.unwrap` over the mailbox's
+  // `stream` made two channels a turn, and Effect's `Channel.fromTransform` writes its closure
+  // straight into a property, which V8 allocates in the old generation: through it each turn's
+  // mailbox and stream outlived every scavenge (`test/TurnHeapLive.test.ts`).
   const turn = (input: TurnInput, operation = "turn"): Stream.Stream<Event, ClaudeError.ClaudeError> =>
-    Stream.unwrap(Effect.uninterruptibleMask((restore) => openTurn(input, operation, restore)))
+    Stream.fromChannel(Channel.fromTransform((_upstream, scope) => Effect.sync(() => turnPull(input, operation, scope))))
 
   const run = (input: TurnInput) =>
     turn(input, "run").pipe(
