@@ -71,15 +71,19 @@ export class Mailbox<A, E> {
     return this.ended
   }
 
+  private wait(waiter: () => void): void {
+    this.waiter = waiter
+  }
+
   /** Everything queued (at least one item), or the end. */
   private readonly take: Pull.Pull<Array<A>, E> = Effect.suspend(() =>
     this.poll() ??
       Effect.callback<Array<A>, E | Cause.Done>((resume) => {
-        // Through a local: V8 allocates a closure written straight into a property in the old
+        // As an argument: V8 allocates a closure written straight into a property in the old
         // generation (it takes it for a method), where it would keep this turn's objects alive
-        // through every scavenge (docs/CONTRIBUTING.md, "Per-turn closures").
-        const waiter = () => resume(this.poll()!)
-        this.waiter = waiter
+        // through scavenges until the next full GC; a minifier may fold a local back into the
+        // property (docs/CONTRIBUTING.md, "Per-turn closures").
+        this.wait(() => resume(this.poll()!))
         return Effect.sync(() => {
           this.waiter = undefined
         })
