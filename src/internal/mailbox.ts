@@ -75,8 +75,8 @@ export class Mailbox<A, E> {
     this.waiter = waiter
   }
 
-  /** Everything queued (at least one item), or the end. */
-  private readonly take: Pull.Pull<Array<A>, E> = Effect.suspend(() =>
+  /** The mailbox's one reader, as a pull: everything queued (at least one item), or the end. */
+  readonly pull: Pull.Pull<[A, ...Array<A>], E> = Effect.suspend(() =>
     this.poll() ??
       Effect.callback<Array<A>, E | Cause.Done>((resume) => {
         // As an argument: V8 allocates a closure written straight into a property in the old
@@ -88,10 +88,7 @@ export class Mailbox<A, E> {
           this.waiter = undefined
         })
       })
-  ) as Pull.Pull<Array<A>, E>
-
-  /** The mailbox's one reader, as a pull: everything queued (at least one item), or the end. */
-  readonly pull: Pull.Pull<[A, ...Array<A>], E> = this.take as Pull.Pull<[A, ...Array<A>], E>
+  ) as Pull.Pull<[A, ...Array<A>], E>
 
   /**
    * The mailbox's one reader, as a stream; made when asked for, not with every mailbox (a turn's
