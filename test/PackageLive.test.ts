@@ -101,11 +101,14 @@ describe("the npm package", { timeout: 400_000 }, () => {
         Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-package-"))),
         (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
       )
-      // The build emits JavaScript with the relative `.ts` imports rewritten to `.js`.
+      // The build emits one ES module an entry, at the path the manifest names, importing the code
+      // entries share from chunks (so a module is loaded once, whichever entries a program uses), and
+      // no `.ts` import is left.
       run(npm, ["run", "build"], root)
       const index = Fs.readFileSync(Path.join(root, "dist", "index.js"), "utf8")
-      assert.include(index, "from \"./Claude.js\"")
+      assert.match(index, /from "\.\/chunks\/chunk-[A-Z0-9]+\.js"/)
       assert.notMatch(index, /from "\.[^"]*\.ts"/)
+      assert.isTrue(Fs.existsSync(Path.join(root, "dist", "Claude.d.ts")))
       assert.isTrue(Fs.existsSync(Path.join(root, "dist", "testing", "index.d.ts")))
 
       const packed = JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], root)) as ReadonlyArray<{
@@ -179,7 +182,7 @@ describe("the npm package", { timeout: 400_000 }, () => {
         devDependencies: Record<string, string>
       }
       assert.strictEqual(manifest.scripts.prepare, "npm run build")
-      const buildNeeds = new Set(["typescript", "@types/node", "effect", "@effect/platform-node"])
+      const buildNeeds = new Set(["typescript", "esbuild", "@types/node", "effect", "@effect/platform-node"])
       manifest.devDependencies = Object.fromEntries(Object.entries(manifest.devDependencies).filter(([name]) => buildNeeds.has(name)))
       // The ./pg entry's types need @effect/sql-pg: this repository's copy, so no registry is asked.
       manifest.devDependencies["@effect/sql-pg"] = `file:${Path.join(root, "node_modules", "@effect", "sql-pg")}`

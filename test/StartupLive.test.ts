@@ -7,6 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeChildProcess from "node:child_process"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { loadedOnRequest } from "./support/startup.ts"
@@ -49,5 +50,26 @@ describe("start-up", () => {
     assert.include(loaded, "src/McpServers.ts")
     assert.include(loaded, "src/internal/mcpJsonRpc.ts")
     assert.isTrue(loaded.some((module) => module.endsWith("node_modules/effect/dist/ai/Tool.js")))
+  })
+
+  it("the package as built keeps them on request: dist's Claude.js loads no chunk that holds one of them", () => {
+    // Built inside the repository, so that the chunks' imports of `effect` resolve as in a package.
+    Fs.mkdirSync(Path.join(root, ".tmp"), { recursive: true })
+    const out = Fs.mkdtempSync(Path.join(root, ".tmp", "startup-dist-"))
+    try {
+      NodeChildProcess.execFileSync(process.execPath, [Path.join(root, "scripts/build.ts"), "--outdir", out, "--js-only"], { cwd: root })
+      const files = loadedBy(Path.relative(root, Path.join(out, "Claude.js"))).filter((file) => file.startsWith(Path.relative(root, out)))
+      // What each loaded file was built from, by its source map.
+      const sources = files.flatMap((file) => {
+        const map = JSON.parse(Fs.readFileSync(Path.join(root, `${file}.map`), "utf8")) as { readonly sources: ReadonlyArray<string> }
+        return map.sources.map((source) => Path.relative(root, Path.resolve(root, Path.dirname(file), source)))
+      })
+      assert.include(sources, "src/Claude.ts")
+      assert.include(sources, "src/internal/reader.ts")
+      assert.isAbove(files.length, 1)
+      assert.deepStrictEqual(loadedOnRequest.filter((module) => sources.includes(module)), [])
+    } finally {
+      Fs.rmSync(out, { recursive: true, force: true })
+    }
   })
 })
