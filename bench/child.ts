@@ -33,14 +33,14 @@ const fakeCli = Path.join(root, "bench/fake-cli-load.mjs")
 const realCli = Path.join(root, "node_modules/.bin/claude")
 const SLOW_COMMAND = "node -e \"setTimeout(()=>{},30000)\""
 
-// The library as users get it: compiled JavaScript (`bench/run.ts` builds `src` into this folder
-// with tsc first). Running `src/*.ts` through Node's type stripping costs ~150 ms more at start-up.
+// The library as users get it: its built JavaScript (`bench/run.ts` builds `src` into this folder
+// with `scripts/build.ts` first). Running `src/*.ts` through Node's type stripping costs ~150 ms
+// more at start-up.
 const dist = process.env.BENCH_DIST ?? Path.join(root, ".tmp/bench-dist")
 const loadClaude = () => import(Path.join(dist, "Claude.js")) as Promise<typeof import("../src/Claude.ts")>
 /** The node entry (`effect-claude-code/node`): `ClaudeNode.layer`, as the README's programs use it. */
 const loadNodeEntry = () => import(Path.join(dist, "node.js")) as Promise<typeof import("../src/node.ts")>
 const loadHooks = () => import(Path.join(dist, "Hooks.js")) as Promise<typeof import("../src/Hooks.ts")>
-const loadFakeModel = () => import(Path.join(dist, "testing/FakeModel.js")) as Promise<typeof import("../src/testing/FakeModel.ts")>
 // The deep import (`NodeServices.layer` alone): the package's barrel loads HTTP, sockets, etc. too (~300 ms).
 const loadNodeServices = () => import("@effect/platform-node/NodeServices")
 

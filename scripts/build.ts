@@ -27,20 +27,43 @@ interface Manifest {
 }
 const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as Manifest
 
-/** `./dist/testing/index.js` → `{ in: "src/testing/index.ts", out: "testing/index" }`. */
-const entry = (target: string) => {
-  const out = Path.posix.relative("dist", target).replace(/\.js$/, "")
-  return { in: Path.join(root, "src", `${out}.ts`), out }
-}
-const entryPoints = [...Object.values(manifest.exports).map((e) => e.default), ...Object.values(manifest.bin)].map(entry)
+/** `./dist/testing/index.js` → `testing/index` (its source is `src/testing/index.ts`). */
+const entryOf = (target: string) => Path.posix.relative("dist", target).replace(/\.js$/, "")
+const entries = [...Object.values(manifest.exports).map((e) => e.default), ...Object.values(manifest.bin)].map(entryOf)
 
+/**
+ * A barrel (`index.ts`, `node.ts`, …: nothing but `export * as X from "./X.ts"`) is not bundled:
+ * bundled, each namespace would be an object the chunk builds (`__export(X_exports, …)`), which a
+ * program's bundler cannot drop, so every export of every module the barrel names would stay in
+ * that program's bundle. Written as the same re-exports of the modules' own entries instead, the
+ * namespaces are Node's, and a bundler sees through them.
+ */
+const reexport = /^export \* as \w+ from "(\.\/[\w/]+)\.ts"$/
+const barrelTargets = (entry: string): ReadonlyArray<string> | undefined => {
+  const code = Fs.readFileSync(Path.join(root, "src", `${entry}.ts`), "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("//"))
+  const targets = code.map((line) => reexport.exec(line)?.[1])
+  return targets.length > 0 && targets.every((t) => t !== undefined)
+    ? targets.map((t) => Path.posix.join(Path.posix.dirname(entry), t))
+    : undefined
+}
+const barrels = new Map(entries.flatMap((entry) => {
+  const targets = barrelTargets(entry)
+  return targets === undefined ? [] : [[entry, targets] as const]
+}))
+const bundled = [...new Set([...entries.filter((entry) => !barrels.has(entry)), ...[...barrels.values()].flat()])]
+
+if (outdir === root || root.startsWith(outdir + Path.sep)) throw new Error(`--outdir ${outdir} would delete the repository`)
 Fs.rmSync(outdir, { recursive: true, force: true })
 if (args["js-only"] !== true) {
   const tsc = Path.join(root, "node_modules/typescript/bin/tsc")
   ChildProcess.execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", outdir, "--emitDeclarationOnly"], { cwd: root, stdio: "inherit" })
 }
 await build({
-  entryPoints,
+  entryPoints: bundled.map((entry) => ({ in: Path.join(root, "src", `${entry}.ts`), out: entry })),
   outdir,
   bundle: true,
   splitting: true,
@@ -50,8 +73,17 @@ await build({
   // `effect`, the platform and every other package stay imports, resolved where the program runs.
   packages: "external",
   chunkNames: "chunks/[name]-[hash]",
+  // Bundling renames the functions whose names collide (`open` is `open2` at run time); the source
+  // maps map them back (`node --enable-source-maps`). `keepNames` would keep them at the cost of a
+  // `__name(...)` call for every function, in every program that bundles the package too.
   sourcemap: true,
   // The sources ship (`files`); the maps point at them rather than copy them.
   sourcesContent: false,
   logLevel: "warning"
 })
+for (const [entry, targets] of barrels) {
+  const lines = Fs.readFileSync(Path.join(root, "src", `${entry}.ts`), "utf8").match(/^export \* as \w+ from "[^"]+"$/gm) ?? []
+  Fs.writeFileSync(Path.join(outdir, `${entry}.js`), lines.map((line) => line.replace(/\.ts"$/, ".js\"")).join("\n") + "\n")
+  // Each target was bundled as an entry of its own, at the path the line names.
+  for (const target of targets) if (!Fs.existsSync(Path.join(outdir, `${target}.js`))) throw new Error(`${entry}: ${target}.js was not built`)
+}

@@ -101,15 +101,18 @@ describe("the npm package", { timeout: 400_000 }, () => {
         Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-package-"))),
         (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
       )
-      // The build emits one ES module an entry, at the path the manifest names, importing the code
-      // entries share from chunks (so a module is loaded once, whichever entries a program uses), and
-      // no `.ts` import is left.
+      // The build emits one ES module an entry, importing the code entries share from chunks (so
+      // that a module is loaded once, whichever entries a program uses); a barrel re-exports the
+      // entries; no `.ts` import is left anywhere.
       run(npm, ["run", "build"], root)
       const index = Fs.readFileSync(Path.join(root, "dist", "index.js"), "utf8")
-      assert.match(index, /from "\.\/chunks\/chunk-[A-Z0-9]+\.js"/)
-      assert.notMatch(index, /from "\.[^"]*\.ts"/)
-      assert.isTrue(Fs.existsSync(Path.join(root, "dist", "Claude.d.ts")))
+      assert.include(index, "export * as Claude from \"./Claude.js\"")
+      assert.include(Fs.readFileSync(Path.join(root, "dist", "Claude.js"), "utf8"), "from \"./chunks/")
+      const built = (Fs.readdirSync(Path.join(root, "dist"), { recursive: true }) as Array<string>).filter((f) => f.endsWith(".js"))
+      assert.isAbove(built.length, 30)
+      for (const file of built) assert.notMatch(Fs.readFileSync(Path.join(root, "dist", file), "utf8"), /from "\.[^"]*\.ts"/, file)
       assert.isTrue(Fs.existsSync(Path.join(root, "dist", "testing", "index.d.ts")))
+      assert.isTrue(Fs.existsSync(Path.join(root, "dist", "Claude.d.ts")))
 
       const packed = JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], root)) as ReadonlyArray<{
         readonly filename: string

@@ -10,7 +10,7 @@ import * as NodeChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
-import { loadedOnRequest } from "./support/startup.ts"
+import { loadedOnRequest, packagesOnRequest } from "./support/startup.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
@@ -52,22 +52,37 @@ describe("start-up", () => {
     assert.isTrue(loaded.some((module) => module.endsWith("node_modules/effect/dist/ai/Tool.js")))
   })
 
-  it("the package as built keeps them on request: dist's Claude.js loads no chunk that holds one of them", () => {
+  // The node entry's `layerSessions` reads the CLI's sessions on disk: `Sessions.ts` loads the
+  // store's module and its directory stores with it.
+  const nodeLoads = ["src/SessionStore.ts", "src/internal/directoryStores.ts"]
+
+  it("the package as built keeps them on request: dist's Claude.js and node.js load no chunk that holds one of them, nor effect/ai", () => {
     // Built inside the repository, so that the chunks' imports of `effect` resolve as in a package.
     Fs.mkdirSync(Path.join(root, ".tmp"), { recursive: true })
     const out = Fs.mkdtempSync(Path.join(root, ".tmp", "startup-dist-"))
     try {
       NodeChildProcess.execFileSync(process.execPath, [Path.join(root, "scripts/build.ts"), "--outdir", out, "--js-only"], { cwd: root })
-      const files = loadedBy(Path.relative(root, Path.join(out, "Claude.js"))).filter((file) => file.startsWith(Path.relative(root, out)))
-      // What each loaded file was built from, by its source map.
-      const sources = files.flatMap((file) => {
-        const map = JSON.parse(Fs.readFileSync(Path.join(root, `${file}.map`), "utf8")) as { readonly sources: ReadonlyArray<string> }
-        return map.sources.map((source) => Path.relative(root, Path.resolve(root, Path.dirname(file), source)))
-      })
-      assert.include(sources, "src/Claude.ts")
-      assert.include(sources, "src/internal/reader.ts")
-      assert.isAbove(files.length, 1)
-      assert.deepStrictEqual(loadedOnRequest.filter((module) => sources.includes(module)), [])
+      for (const entry of ["Claude.js", "node.js"]) {
+        const loaded = loadedBy(Path.relative(root, Path.join(out, entry)))
+        const files = loaded.filter((file) => file.startsWith(Path.relative(root, out)))
+        // What each loaded file was built from, by its source map (a barrel has none).
+        const sources = files.flatMap((file) => {
+          const map = Path.join(root, `${file}.map`)
+          if (!Fs.existsSync(map)) return []
+          const { sources } = JSON.parse(Fs.readFileSync(map, "utf8")) as { readonly sources: ReadonlyArray<string> }
+          return sources.map((source) => Path.relative(root, Path.resolve(root, Path.dirname(file), source)))
+        })
+        assert.include(sources, entry === "Claude.js" ? "src/Claude.ts" : "src/ClaudeNode.ts")
+        assert.isAbove(files.length, 1)
+        const onRequest = entry === "Claude.js" ? loadedOnRequest : loadedOnRequest.filter((module) => !nodeLoads.includes(module))
+        assert.deepStrictEqual(onRequest.filter((module) => sources.includes(module)), [], entry)
+        const packages = loaded.flatMap((module) => {
+          const at = module.lastIndexOf("node_modules/")
+          return at === -1 ? [] : [module.slice(at + "node_modules/".length).replace(/\/dist\//, "/").replace(/\.js$/, "")]
+        })
+        assert.include(packages, "effect/Effect")
+        assert.deepStrictEqual(packages.filter((module) => packagesOnRequest.test(module)), [], entry)
+      }
     } finally {
       Fs.rmSync(out, { recursive: true, force: true })
     }
