@@ -690,8 +690,8 @@ const bundledStartup = async () => {
   const asShipped = {
     name: "library-as-shipped",
     setup: (build: import("esbuild").PluginBuild) => {
-      build.onResolve({ filter: /\.\.\/\.\.\/src\/.*\.ts$/ }, (args) => ({
-        path: Path.join(dist, args.path.replace("../../src/", "").replace(/\.ts$/, ".js"))
+      build.onResolve({ filter: /(^|\/)src\/[\w/]+\.ts$/ }, (args) => ({
+        path: Path.join(dist, args.path.replace(/^.*src\//, "").replace(/\.ts$/, ".js"))
       }))
     }
   }
