@@ -925,7 +925,7 @@ const openSession: (
       sessionId: Deferred.await(sessionId),
       initializeResult,
       cliVersion: Fiber.join(ready),
-      events: Stream.unwrap(Effect.map(subscribers.subscribe, (subscriber) => Stream.fromQueue(subscriber.queue))),
+      events: Stream.unwrap(Effect.map(subscribers.subscribe, (subscriber) => subscriber.mailbox.stream)),
       send: runner.send,
       turn: decodeStructured === undefined ? runner.turn : (input) =>
         Stream.mapEffect(

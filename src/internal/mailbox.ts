@@ -1,13 +1,15 @@
 /**
  * An unbounded mailbox with one reader, woken only when the writer says so: the events of a user
- * turn on their way to its stream, the lines on their way to the CLI's stdin, the CLI's stderr lines
- * on their way to each reader (bounded: the oldest dropped).
+ * turn on their way to its stream and of the session to each `events` reader, the CLI's stdout
+ * chunks on their way to the session, its stderr lines on their way to each reader (bounded: the
+ * oldest dropped).
  *
  * Why not `Queue`: every offer to a `Queue` that has a waiting taker also schedules the taker's
  * release on the scheduler (a `setImmediate`), even when the writer then hands the batch over at
  * once (`Queue.flushUnsafe`): one more event-loop turn per read of the CLI's stdout, for nothing.
  * Here `offerAll` only queues, `wake` resumes the waiting reader, synchronously, and nothing is
- * scheduled.
+ * scheduled. Nor does a waiting reader join a set (a `Queue`'s takers), whose table V8 would replace
+ * on every wait (docs/CONTRIBUTING.md, "Per-turn collections").
  *
  * Semantics kept from `Queue` as the session used it: what was offered before the end is read
  * before it; the end is clean (`end`) or a failure (`failCause`), whichever came first; the

@@ -1,26 +1,29 @@
 /**
  * Fan-out of session events to the streams that read them (`events`, the running `turn`).
  *
- * Queues are unbounded on purpose: the reader must never wait on a consumer, or a hook or MCP
+ * Mailboxes are unbounded on purpose: the reader must never wait on a consumer, or a hook or MCP
  * request queued behind a slow consumer's events would go unanswered (the CLI waits on it). A
  * slow consumer therefore costs memory, the events it has not read yet; a consumer that reads
  * nothing costs nothing, since events with no subscriber are not kept.
  *
  * Publishing is two steps: `publish` queues a batch, `wake` then hands it to the consumers
- * waiting on their queues, at once (`Queue.flushUnsafe`). Left to the queue, the wake-up takes
- * two scheduler ticks (a scheduled release, then the fiber's resumption), in which the reader
- * reads and decodes the next chunk: every batch would wait a whole read in memory, enough
- * surviving objects per scavenge for V8 to double its young generation (measured at 1M events
- * of `npm run bench`: peak RSS 164 MB with the queue's wake-up, 135 MB with `wake`).
+ * waiting, at once. Each subscriber reads a `Mailbox` (`mailbox.ts`), as a turn does, not an Effect
+ * `Queue`: an offer to a queue with a waiting taker schedules the taker's release (a
+ * `setImmediate`) even when the batch is then handed over at once, and a waiting taker joins the
+ * queue's set of takers and leaves it when woken, which makes V8 replace the set's table on every
+ * read (in the old generation, the set being the long-lived queue's). Left to the queue alone,
+ * the wake-up took two scheduler ticks, in which the reader read and decoded the next chunk: every
+ * batch waited a whole read in memory (measured at 1M events of `npm run bench`: peak RSS 164 MB
+ * with the queue's wake-up, 135 MB woken at once).
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import type * as ClaudeError from "../ClaudeError.ts"
+import { Mailbox } from "./mailbox.ts"
 
 export interface Subscriber<A> {
-  readonly queue: Queue.Queue<A, ClaudeError.ClaudeError | Cause.Done>
+  readonly mailbox: Mailbox<A, ClaudeError.ClaudeError>
 }
 
 export class Subscribers<A> {
@@ -29,19 +32,13 @@ export class Subscribers<A> {
 
   /** A subscription for the life of the current scope. */
   readonly subscribe: Effect.Effect<Subscriber<A>, never, Scope.Scope> = Effect.acquireRelease(
-    Effect.suspend(() => Queue.unbounded<A, ClaudeError.ClaudeError | Cause.Done>()).pipe(
-      Effect.map((queue) => {
-        const subscriber = { queue }
-        if (this.ended === undefined) this.all.add(subscriber)
-        else this.finish(subscriber, this.ended.error)
-        return subscriber
-      })
-    ),
-    (subscriber) =>
-      Effect.sync(() => {
-        this.all.delete(subscriber)
-        Queue.shutdownUnsafe(subscriber.queue)
-      })
+    Effect.sync(() => {
+      const subscriber: Subscriber<A> = { mailbox: new Mailbox() }
+      if (this.ended === undefined) this.all.add(subscriber)
+      else this.finish(subscriber, this.ended.error)
+      return subscriber
+    }),
+    (subscriber) => Effect.sync(() => this.all.delete(subscriber))
   )
 
   get size(): number {
@@ -51,7 +48,7 @@ export class Subscribers<A> {
   /** Queues a batch for every subscriber; `wake` hands it over. */
   publish(events: ReadonlyArray<A>): void {
     if (events.length === 0) return
-    for (const subscriber of this.all) Queue.offerAllUnsafe(subscriber.queue, events)
+    for (const subscriber of this.all) subscriber.mailbox.offerAll(events)
   }
 
   /**
@@ -60,7 +57,7 @@ export class Subscribers<A> {
    * consistent, since a consumer may call back into the session.
    */
   wake(): void {
-    for (const subscriber of this.all) Queue.flushUnsafe(subscriber.queue)
+    for (const subscriber of this.all) subscriber.mailbox.wake()
   }
 
   /** Ends every subscription, now and later: with `error`, or as a clean end. */
@@ -71,7 +68,8 @@ export class Subscribers<A> {
   }
 
   private finish(subscriber: Subscriber<A>, error: ClaudeError.ClaudeError | undefined): void {
-    if (error === undefined) Queue.endUnsafe(subscriber.queue)
-    else Queue.failCauseUnsafe(subscriber.queue, Cause.fail(error))
+    if (error === undefined) subscriber.mailbox.end()
+    else subscriber.mailbox.failCause(Cause.fail(error))
+    subscriber.mailbox.wake()
   }
 }

@@ -29,6 +29,7 @@ import * as Tracing from "../Tracing.ts"
 import type { Turn } from "./turns.ts"
 import { isRecord, str } from "./json.ts"
 import * as Metrics from "./metrics.ts"
+import { ThreadSlots } from "./threadSlots.ts"
 
 const PROVIDER = "anthropic"
 const REDACTED = "[redacted]"
@@ -89,12 +90,15 @@ export class SessionTracing {
   /** The span of a turn the library did not start a span for (`send`, automatic turns). */
   private ownTurn: Tracer.Span | undefined
   private readonly tools = new Map<string, ToolUse>()
-  private readonly calls = new Map<string, ModelCall>()
+  private readonly calls = new ThreadSlots<ModelCall>(MAIN)
   /** When each thread's next model request had its input (the turn began, a tool result came). */
-  private readonly marks = new Map<string, bigint>()
+  private readonly marks = new ThreadSlots<bigint>(MAIN)
   private toolUsesThisTurn = 0
-  /** The prompts of the turns that run, when content is on. */
-  private readonly prompts = new Map<Tracer.Span, string>()
+  /**
+   * The prompts of the turns that run, when content is on: a few at most, so an array (a map that
+   * gains and loses an entry every turn replaces its table each time; `threadSlots.ts`).
+   */
+  private readonly prompts: Array<{ readonly span: Tracer.Span; readonly prompt: string }> = []
   private model: string | undefined
   private conversationId: string | undefined
   /** Each metric's series: an instance and the context it is updated in (see `count`). */
@@ -178,15 +182,16 @@ export class SessionTracing {
     span.attribute("claude.turn.kind", "user")
     this.marks.set(MAIN, this.options.now())
     // Written when the turn ends: by then the account e-mail (a secret) is known.
-    if (this.options.content) this.prompts.set(span, typeof input === "string" ? input : input.text)
+    if (this.options.content) this.prompts.push({ span, prompt: typeof input === "string" ? input : input.text })
   }
 
   /** A `turn`/`run` span is about to end: its result's attributes, or why it failed. */
   turnEnded(span: Tracer.Span, result: Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined, exit: Exit.Exit<unknown, unknown>): void {
     if (!this.observed) return
-    const prompt = this.prompts.get(span)
-    if (prompt !== undefined) {
-      this.prompts.delete(span)
+    const at = this.prompts.findIndex((entry) => entry.span === span)
+    if (at !== -1) {
+      const { prompt } = this.prompts[at]!
+      this.prompts.splice(at, 1)
       span.attribute(
         "gen_ai.input.messages",
         this.redact(JSON.stringify([{ role: "user", parts: [{ type: "text", content: prompt }] }]))
@@ -402,11 +407,8 @@ export class SessionTracing {
 
   /** Ends the spans of the calls and tools still open; a tool's says it did not finish. */
   private endOpen(): void {
+    this.calls.drain((call) => this.end(call.span))
     // Emptied entry by entry, never with `clear()` (docs/CONTRIBUTING.md, "Per-turn collections").
-    for (const [thread, call] of this.calls) {
-      this.end(call.span)
-      this.calls.delete(thread)
-    }
     for (const [id, tool] of this.tools) {
       tool.span.attribute("claude.tool.unfinished", true)
       this.end(tool.span)
