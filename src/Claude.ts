@@ -917,7 +917,8 @@ const openSession: (
       stallTimeout: options.stallTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.stallTimeout),
       turnTimeout: options.turnTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.turnTimeout),
       lastActivity: () => lastActivity,
-      tracing: { sessionSpan, spans: tracing }
+      tracing: { sessionSpan, spans: tracing },
+      decodeResult: decodeStructured
     })
 
     const session: Session = {
@@ -927,13 +928,8 @@ const openSession: (
       cliVersion: Fiber.join(ready),
       events: Stream.unwrap(Effect.map(subscribers.subscribe, (subscriber) => subscriber.mailbox.stream)),
       send: runner.send,
-      turn: decodeStructured === undefined ? runner.turn : (input) =>
-        Stream.mapEffect(
-          runner.turn(input),
-          (event): Effect.Effect<Event, ClaudeError.ClaudeError> =>
-            event.type === "result" ? decodeStructured(event) : Effect.succeed(event)
-        ),
-      run: decodeStructured === undefined ? runner.run : (input) => Effect.flatMap(runner.run(input), decodeStructured),
+      turn: runner.turn,
+      run: runner.run,
       interrupt: runner.interrupt,
       flushStore: mirror === undefined ? Effect.void : mirror.flush,
       setModel: (model, requestOptions) =>

@@ -76,6 +76,26 @@ describe("structured output on streams", () => {
       assert.strictEqual(reasonOf(again)._tag, "StructuredOutputInvalid")
     })).pipe(Effect.provide(cliAnswering({ verdict: "maybe", score: 3 }))))
 
+  it.effect("session.turn: a refused value read in one chunk with the turn's other lines: those events first, then the failure", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const session = yield* Claude.open({ outputFormat: Review })
+      const seen: Array<string> = []
+      const exit = yield* Effect.exit(Stream.runForEach(session.turn("Review it"), (event) => Effect.sync(() => seen.push(event.type))))
+      assert.strictEqual(reasonOf(exit)._tag, "StructuredOutputInvalid")
+      // Everything before the result, in order; not the refused result.
+      const before = FakeCli.textTurn({ sessionId: SESSION, text: "Here it is." }).slice(0, -1).map((line) => String(line.type))
+      assert.isAbove(before.length, 2)
+      assert.deepStrictEqual(seen, before)
+    })).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({
+      sessionId: SESSION,
+      onUser: (_text, _index, cli, message) => {
+        const lines = FakeCli.textTurn({ sessionId: SESSION, text: "Here it is.", userMessageUuid: String(message.uuid) })
+        const result = { ...lines.at(-1)!, structured_output: { verdict: "maybe", score: 3 } }
+        // One chunk: the reader hands the turn one batch with the result last.
+        return cli.emitRaw([...lines.slice(0, -1), result].map((line) => JSON.stringify(line) + "\n").join(""))
+      }
+    })))))
+
   it.effect("without an outputFormat the turn's result has no structured", () =>
     Effect.scoped(Effect.gen(function*() {
       const session = yield* Claude.open()

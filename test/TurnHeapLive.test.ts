@@ -22,7 +22,7 @@ const prototypeUsersAfter = (turns: number, variant: "plain" | "stall") =>
     return figures.prototypeUsersBytes
   })
 
-type Variant = "promotion" | "promotion-traced" | "promotion-events"
+type Variant = "promotion" | "promotion-traced" | "promotion-events" | "promotion-structured"
 
 /**
  * The bytes a turn adds to the old generation over `turns` turns (the fixture's figure): what V8's
@@ -76,13 +76,16 @@ describe("a session's heap over many turns", { timeout: 120_000 }, () => {
   //   `Channel.fromTransform`, two channels a turn): V8 allocates it in the old generation.
   // Promoted a turn: 2.5 KB with all of them; 1.2 KB without the first; 0.7 KB with the waiter
   // alone. Into the old generation a turn, now: about 240 bytes (the turn's one channel), 550
-  // under a tracer with tracing's maps, 360 with an events reader on a `Queue`.
-  for (const variant of ["promotion", "promotion-traced", "promotion-events"] as const) {
+  // under a tracer with tracing's maps, 360 with an events reader on a `Queue`, 1.2 KB with
+  // structured output decoded by a stream stage (`Stream.mapEffect`: two more channels a turn).
+  for (const variant of ["promotion", "promotion-traced", "promotion-events", "promotion-structured"] as const) {
     const what = variant === "promotion"
       ? "a plain session"
       : variant === "promotion-traced"
       ? "under a program's tracer (spans, tracing's per-thread state)"
-      : "with a program reading session.events"
+      : variant === "promotion-events"
+      ? "with a program reading session.events"
+      : "with structured output (every result decoded by the session's outputFormat)"
     it.effect(`what a session's turns leave dies young: no chain of V8's hash tables, no closure V8 allocates old, ${what}`, () =>
       Effect.gen(function*() {
         const perTurn = yield* oldBytesPerTurn(3_000, variant)

@@ -56,15 +56,15 @@ export const jsonSchemaOf = (format: unknown): Effect.Effect<Record<string, unkn
  */
 export const decode = <A>(format: Schema.ConstraintDecoder<A>) => {
   const decodeValue = Schema.decodeUnknownResult(Schema.toCodecJson(format))
-  return (result: TurnResult): Effect.Effect<TurnResult & { readonly structured: A }, ClaudeError.ClaudeError> => {
+  return (result: TurnResult): Result.Result<TurnResult & { readonly structured: A }, ClaudeError.ClaudeError> => {
     const value = result.structured_output
     if (value === undefined) {
-      return Effect.fail(failureOf(result) ?? ClaudeError.make(new ClaudeError.StructuredOutputMissing({ result })))
+      return Result.fail(failureOf(result) ?? ClaudeError.make(new ClaudeError.StructuredOutputMissing({ result })))
     }
     const decoded = decodeValue(value)
     return Result.isSuccess(decoded)
-      ? Effect.succeed({ ...result, structured: decoded.success })
-      : Effect.fail(
+      ? Result.succeed({ ...result, structured: decoded.success })
+      : Result.fail(
         ClaudeError.make(new ClaudeError.StructuredOutputInvalid({ value, issue: decoded.failure.message, result }))
       )
   }

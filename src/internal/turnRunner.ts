@@ -21,6 +21,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Pull from "effect/Pull"
+import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
@@ -54,6 +55,11 @@ export interface TurnRunnerOptions {
   readonly lastActivity: () => number
   /** The session's spans: a turn's span is under the caller's span, else the session's. */
   readonly tracing?: { readonly sessionSpan: Tracer.AnySpan; readonly spans: SessionTracing } | undefined
+  /**
+   * What a turn's result becomes before its stream (and `run`) gives it, or why the turn fails
+   * there (the session's structured output, `internal/structuredOutput.ts`).
+   */
+  readonly decodeResult?: ((result: TurnResult) => Result.Result<TurnResult, ClaudeError.ClaudeError>) | undefined
 }
 
 export interface TurnRunner {
@@ -240,8 +246,35 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         abandon(current, ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis })))
       ))
     }
-    return queue.pull
+    return options.decodeResult === undefined ? queue.pull : decodingResult(queue.pull, options.decodeResult)
   })
+
+  /**
+   * `pull` with the result decoded by `decode`, in the batch that brings it (no effect an event, no
+   * stream stage a turn). A result it refuses fails the turn there: the events before it in its
+   * batch are given first, then the failure.
+   */
+  const decodingResult = (
+    pull: Pull.Pull<[Event, ...Array<Event>], ClaudeError.ClaudeError>,
+    decode: (result: TurnResult) => Result.Result<TurnResult, ClaudeError.ClaudeError>
+  ): Pull.Pull<[Event, ...Array<Event>], ClaudeError.ClaudeError> => {
+    let failure: ClaudeError.ClaudeError | undefined
+    return Effect.suspend(() =>
+      failure !== undefined ? Effect.fail(failure) : Effect.flatMap(pull, (batch) => {
+        const at = batch.findIndex((event) => event.type === "result")
+        if (at === -1) return Effect.succeed(batch)
+        const decoded = decode(batch[at] as TurnResult)
+        if (Result.isFailure(decoded)) {
+          if (at === 0) return Effect.fail(decoded.failure)
+          failure = decoded.failure
+          return Effect.succeed(batch.slice(0, at) as [Event, ...Array<Event>])
+        }
+        const events = batch.slice() as [Event, ...Array<Event>]
+        events[at] = decoded.success
+        return Effect.succeed(events)
+      })
+    )
+  }
 
   /**
    * The pull of one run of a turn's stream: the turn opens at the first pull (in the stream's
