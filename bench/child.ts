@@ -959,6 +959,9 @@ const sdkIdle = async (): Promise<void> => {
   report(figures)
 }
 
+/** V8's young generation (both semispaces), in MB. */
+const youngGenMb = () => (V8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0) / 2 ** 20
+
 /** Where start-up goes: each import's time, in this order, in a fresh process. */
 const imports = async (): Promise<void> => {
   const lap = (() => {
@@ -990,12 +993,14 @@ const imports = async (): Promise<void> => {
     await import("effect/Layer")
     await import("effect/Schema")
     figures.streamLayerSchemaMs = lap()
+    figures.floorYoungGenMb = youngGenMb()
+    lap()
     await loadClaude()
     await loadNodeEntry()
     figures.libraryMs = lap()
   }
   // What the imports left V8's young generation at (see the short turns' figures).
-  figures.youngGenMb = (V8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0) / 2 ** 20
+  figures.youngGenMb = youngGenMb()
   report(figures)
 }
 
