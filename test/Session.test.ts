@@ -6,6 +6,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import * as Claude from "../src/Claude.ts"
@@ -310,6 +311,23 @@ describe("Session against the in-memory fake CLI", () => {
         assert.strictEqual((answer.response as Record<string, unknown>).subtype, "success")
       }).pipe(Effect.provide(Layer.merge(layer, Permissions.layer(() => Effect.succeed(Permissions.allow())))))
     }))
+
+  it.effect("a pull of session.events still waiting when its subscription's scope closes is interrupted, not left hanging", () =>
+    Effect.gen(function*() {
+      const session = yield* Claude.open()
+      const scope = yield* Scope.make()
+      const pull = yield* Scope.provide(Stream.toPull(session.events), scope)
+      const waiting = yield* Effect.forkChild(pull)
+      yield* Effect.yieldNow
+      yield* Scope.close(scope, Exit.void)
+      const exit = yield* Fiber.await(waiting)
+      assert.isTrue(Exit.hasInterrupts(exit), String(exit))
+      // The session goes on, and a new reader gets the next turn's events.
+      const next = yield* session.events.pipe(Stream.takeUntil((e) => e.type === "result"), Stream.runCollect, Effect.forkChild)
+      yield* Effect.yieldNow
+      yield* session.run("again")
+      assert.strictEqual((yield* Fiber.join(next)).at(-1)?.type, "result")
+    }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({ sessionId: SESSION })))))
 
   it.effect("interrupting the consumer of a turn sends interrupt, waits for its result, and the next turn works", () =>
     Effect.gen(function*() {

@@ -395,6 +395,33 @@ describe("Tracing: failed turns", () => {
       assert.notStrictEqual(tag, "none")
       assert.strictEqual(turn.status._tag === "Ended" && turn.status.exit._tag, "Failure")
     }))
+  it.effect("a run whose structured output the Schema refuses: the turn's span ends failed with StructuredOutputInvalid, as the run does", () =>
+    Effect.gen(function*() {
+      const collected = collectSpans()
+      const { exit, spans } = yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ outputFormat: Schema.Struct({ score: Schema.Int }) })
+        const exit = yield* Effect.exit(session.run("score it"))
+        return { exit, spans: collected.spans }
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(FakeCli.layer(FakeCli.conversation({
+          sessionId: SESSION,
+          onUser: (_text, _index, cli, message) =>
+            cli.emit({
+              ...FakeCli.result({ sessionId: SESSION }),
+              structured_output: { score: "high" },
+              user_message_uuid: message.uuid,
+              user_message_uuids: [message.uuid]
+            })
+        }))),
+        collected.provide
+      )
+      const reason = Exit.isFailure(exit) ? Cause.findErrorOption(exit.cause) : Option.none()
+      assert.strictEqual(Option.isSome(reason) ? reason.value.reason._tag : "none", "StructuredOutputInvalid")
+      const turn = only(spans, "claude.turn")
+      assert.strictEqual(turn.attributes.get("claude.error.reason"), "StructuredOutputInvalid")
+      assert.strictEqual(turn.status._tag === "Ended" && turn.status.exit._tag, "Failure")
+    }))
 })
 
 describe("Tracing: control requests of the host", () => {

@@ -22,6 +22,7 @@ import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import * as Protocol from "../Protocol.ts"
 import { describeCause } from "./describeCause.ts"
+import { SmallMap } from "./smallMap.ts"
 import type { SessionTracing } from "./tracing.ts"
 
 /** A handler for one request subtype: the request body in, the success response body out. */
@@ -62,14 +63,15 @@ export const make = Effect.fnUntraced(function*(options: {
   /** Names each call's span and gives its attributes (the decision, or why it failed). */
   readonly tracing?: SessionTracing | undefined
 }): Effect.fn.Return<Incoming, never, Scope.Scope> {
-  // The fibers running, by key; none is started once the scope is closing.
-  const inflight = new Map<string, Fiber.Fiber<unknown, unknown>>()
+  // The fibers running, by key (a few at a time, one a request: `smallMap.ts`); none is started
+  // once the scope is closing.
+  const inflight = new SmallMap<string, Fiber.Fiber<unknown, unknown>>()
   let closed = false
   yield* Effect.addFinalizer(() =>
     Effect.suspend(() => {
       closed = true
-      const fibers = [...inflight.values()]
-      inflight.clear()
+      const fibers: Array<Fiber.Fiber<unknown, unknown>> = []
+      inflight.drain((fiber) => fibers.push(fiber))
       return Fiber.interruptAll(fibers)
     })
   )

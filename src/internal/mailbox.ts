@@ -22,6 +22,7 @@ import type * as Pull from "effect/Pull"
 import * as Stream from "effect/Stream"
 
 const done = Exit.fail(Cause.Done())
+const interrupted = Exit.failCause(Cause.interrupt())
 
 export class Mailbox<A, E> {
   private items: Array<A> = []
@@ -54,6 +55,16 @@ export class Mailbox<A, E> {
   /** Ends the mailbox with `cause` after what is queued (the first end wins). */
   failCause(cause: Cause.Cause<E>): void {
     this.ended ??= Exit.failCause(cause)
+  }
+
+  /**
+   * Ends the mailbox now, whatever came before, dropping what is queued: its reader, waiting or
+   * not, is interrupted (what `Queue.shutdown` does to its takers).
+   */
+  shutdown(): void {
+    this.items = []
+    this.ended = interrupted
+    this.wake()
   }
 
   /** Resumes the reader now if it waits and something (items or the end) is there for it. */

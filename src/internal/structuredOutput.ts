@@ -49,10 +49,10 @@ export const jsonSchemaOf = (format: unknown): Effect.Effect<Record<string, unkn
 
 /**
  * Decodes a turn's `structured_output` with `format` (through its JSON codec, so what JSON
- * carries decodes as the Schema's Type), adding it as `structured`. A failed result (reached here
- * with `errorResults: "return"`) fails with its own reason (`LimitReached`, `ApiError`, …), which
- * says why there is no value; a successful result without one fails with `StructuredOutputMissing`,
- * a value the Schema refuses with `StructuredOutputInvalid`.
+ * carries decodes as the Schema's Type), adding it as `structured`. A failed result fails with its
+ * own reason (`LimitReached`, `ApiError`, …), which says why there is no value; a successful result
+ * without one fails with `StructuredOutputMissing`, a value the Schema refuses with
+ * `StructuredOutputInvalid`.
  */
 export const decode = <A>(format: Schema.ConstraintDecoder<A>) => {
   const decodeValue = Schema.decodeUnknownResult(Schema.toCodecJson(format))

@@ -1,5 +1,6 @@
 /**
- * Fan-out of session events to the streams that read them (`events`, the running `turn`).
+ * Fan-out of session events to the streams that read them (`session.events`, each run its own
+ * subscription).
  *
  * Mailboxes are unbounded on purpose: the reader must never wait on a consumer, or a hook or MCP
  * request queued behind a slow consumer's events would go unanswered (the CLI waits on it). A
@@ -38,7 +39,12 @@ export class Subscribers<A> {
       else this.finish(subscriber, this.ended.error)
       return subscriber
     }),
-    (subscriber) => Effect.sync(() => this.all.delete(subscriber))
+    (subscriber) =>
+      Effect.sync(() => {
+        this.all.delete(subscriber)
+        // A pull still waiting on it, or made later, is interrupted: nothing will wake it again.
+        subscriber.mailbox.shutdown()
+      })
   )
 
   get size(): number {
@@ -52,7 +58,7 @@ export class Subscribers<A> {
   }
 
   /**
-   * Resumes the consumers waiting on their queues now: each runs until it waits again (or its
+   * Resumes the consumers waiting on their mailboxes now: each runs until it waits again (or its
    * fiber yields), inside the caller's turn. Call it last, once the caller's own state is
    * consistent, since a consumer may call back into the session.
    */

@@ -29,7 +29,7 @@ import * as Tracing from "../Tracing.ts"
 import type { Turn } from "./turns.ts"
 import { isRecord, str } from "./json.ts"
 import * as Metrics from "./metrics.ts"
-import { ThreadSlots } from "./threadSlots.ts"
+import { SmallMap } from "./smallMap.ts"
 
 const PROVIDER = "anthropic"
 const REDACTED = "[redacted]"
@@ -89,16 +89,17 @@ export class SessionTracing {
   private readonly observed: boolean
   /** The span of a turn the library did not start a span for (`send`, automatic turns). */
   private ownTurn: Tracer.Span | undefined
-  private readonly tools = new Map<string, ToolUse>()
-  private readonly calls = new ThreadSlots<ModelCall>(MAIN)
+  // Per thread (the main one is `MAIN`, a subagent's its Task tool use's id) and per tool use:
+  // small maps, which V8 does not re-table as entries come and go (`smallMap.ts`).
+  private readonly tools = new SmallMap<string, ToolUse>()
+  private readonly calls = new SmallMap<string, ModelCall>()
   /** When each thread's next model request had its input (the turn began, a tool result came). */
-  private readonly marks = new ThreadSlots<bigint>(MAIN)
+  private readonly marks = new SmallMap<string, bigint>()
   private toolUsesThisTurn = 0
   /**
-   * The prompts of the turns that run, when content is on: a few at most, so an array (a map that
-   * gains and loses an entry every turn replaces its table each time; `threadSlots.ts`).
+   * The prompts of the turns that run, when content is on (`smallMap.ts`).
    */
-  private readonly prompts: Array<{ readonly span: Tracer.Span; readonly prompt: string }> = []
+  private readonly prompts = new SmallMap<Tracer.Span, string>()
   private model: string | undefined
   private conversationId: string | undefined
   /** Each metric's series: an instance and the context it is updated in (see `count`). */
@@ -182,16 +183,15 @@ export class SessionTracing {
     span.attribute("claude.turn.kind", "user")
     this.marks.set(MAIN, this.options.now())
     // Written when the turn ends: by then the account e-mail (a secret) is known.
-    if (this.options.content) this.prompts.push({ span, prompt: typeof input === "string" ? input : input.text })
+    if (this.options.content) this.prompts.set(span, typeof input === "string" ? input : input.text)
   }
 
   /** A `turn`/`run` span is about to end: its result's attributes, or why it failed. */
   turnEnded(span: Tracer.Span, result: Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined, exit: Exit.Exit<unknown, unknown>): void {
     if (!this.observed) return
-    const at = this.prompts.findIndex((entry) => entry.span === span)
-    if (at !== -1) {
-      const { prompt } = this.prompts[at]!
-      this.prompts.splice(at, 1)
+    const prompt = this.prompts.get(span)
+    if (prompt !== undefined) {
+      this.prompts.delete(span)
       span.attribute(
         "gen_ai.input.messages",
         this.redact(JSON.stringify([{ role: "user", parts: [{ type: "text", content: prompt }] }]))
@@ -408,12 +408,10 @@ export class SessionTracing {
   /** Ends the spans of the calls and tools still open; a tool's says it did not finish. */
   private endOpen(): void {
     this.calls.drain((call) => this.end(call.span))
-    // Emptied entry by entry, never with `clear()` (docs/CONTRIBUTING.md, "Per-turn collections").
-    for (const [id, tool] of this.tools) {
+    this.tools.drain((tool) => {
       tool.span.attribute("claude.tool.unfinished", true)
       this.end(tool.span)
-      this.tools.delete(id)
-    }
+    })
   }
 
   private result(result: TurnResult): void {

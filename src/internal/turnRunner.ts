@@ -265,13 +265,13 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         if (at === -1) return Effect.succeed(batch)
         const decoded = decode(batch[at] as TurnResult)
         if (Result.isFailure(decoded)) {
-          if (at === 0) return Effect.fail(decoded.failure)
+          // Every later pull fails with it too.
           failure = decoded.failure
-          return Effect.succeed(batch.slice(0, at) as [Event, ...Array<Event>])
+          return at === 0 ? Effect.fail(failure) : Effect.succeed(batch.slice(0, at) as [Event, ...Array<Event>])
         }
-        const events = batch.slice() as [Event, ...Array<Event>]
-        events[at] = decoded.success
-        return Effect.succeed(events)
+        // The batch is the pull's own (the mailbox hands over its array and starts a new one).
+        batch[at] = decoded.success
+        return Effect.succeed(batch)
       })
     )
   }
