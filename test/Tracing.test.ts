@@ -363,61 +363,46 @@ describe("Tracing: subagents", () => {
 })
 
 describe("Tracing: failed turns", () => {
-  it.effect("a turn whose result is an error: the span ends failed with the library's reason, the result's subtype and terminal reason", () =>
+  /** One `run` on a fake whose turn ends with `result` (its uuids added): its exit, the spans, the reason. */
+  const runEndingWith = (options: Claude.SessionOptions, result: Record<string, unknown>) =>
     Effect.gen(function*() {
       const collected = collectSpans()
-      const { exit, spans } = yield* Effect.gen(function*() {
-        const session = yield* Claude.open()
-        const exit = yield* Effect.exit(session.run("loop forever"))
-        return { exit, spans: collected.spans }
-      }).pipe(
-        Effect.scoped,
+      const exit = yield* Effect.scoped(Effect.flatMap(Claude.open(options), (session) => Effect.exit(session.run("go")))).pipe(
         Effect.provide(FakeCli.layer(FakeCli.conversation({
           sessionId: SESSION,
           onUser: (_text, _index, cli, message) =>
-            cli.emit({
-              ...FakeCli.result({ sessionId: SESSION, subtype: "error_max_turns", terminalReason: "max_turns" }),
-              user_message_uuid: message.uuid,
-              user_message_uuids: [message.uuid]
-            })
+            cli.emit({ ...result, user_message_uuid: message.uuid, user_message_uuids: [message.uuid] })
         }))),
         collected.provide
       )
+      const error = Exit.isFailure(exit) ? Cause.findErrorOption(exit.cause) : Option.none()
+      return { exit, spans: collected.spans, reason: Option.isSome(error) ? error.value.reason._tag : "none" }
+    })
+
+  it.effect("a turn whose result is an error: the span ends failed with the library's reason, the result's subtype and terminal reason", () =>
+    Effect.gen(function*() {
+      const { exit, reason, spans } = yield* runEndingWith(
+        {},
+        FakeCli.result({ sessionId: SESSION, subtype: "error_max_turns", terminalReason: "max_turns" })
+      )
       assert.isTrue(Exit.isFailure(exit))
-      const reason = Exit.isFailure(exit) ? Cause.findErrorOption(exit.cause) : undefined
-      const tag = reason !== undefined && Option.isSome(reason) ? reason.value.reason._tag : "none"
       const turn = only(spans, "claude.turn")
       assert.deepInclude(Object.fromEntries(turn.attributes), {
-        "claude.error.reason": tag,
+        "claude.error.reason": reason,
         "claude.result.subtype": "error_max_turns",
         "claude.terminal_reason": "max_turns"
       })
-      assert.notStrictEqual(tag, "none")
+      assert.notStrictEqual(reason, "none")
       assert.strictEqual(turn.status._tag === "Ended" && turn.status.exit._tag, "Failure")
     }))
+
   it.effect("a run whose structured output the Schema refuses: the turn's span ends failed with StructuredOutputInvalid, as the run does", () =>
     Effect.gen(function*() {
-      const collected = collectSpans()
-      const { exit, spans } = yield* Effect.gen(function*() {
-        const session = yield* Claude.open({ outputFormat: Schema.Struct({ score: Schema.Int }) })
-        const exit = yield* Effect.exit(session.run("score it"))
-        return { exit, spans: collected.spans }
-      }).pipe(
-        Effect.scoped,
-        Effect.provide(FakeCli.layer(FakeCli.conversation({
-          sessionId: SESSION,
-          onUser: (_text, _index, cli, message) =>
-            cli.emit({
-              ...FakeCli.result({ sessionId: SESSION }),
-              structured_output: { score: "high" },
-              user_message_uuid: message.uuid,
-              user_message_uuids: [message.uuid]
-            })
-        }))),
-        collected.provide
+      const { reason, spans } = yield* runEndingWith(
+        { outputFormat: Schema.Struct({ score: Schema.Int }) },
+        { ...FakeCli.result({ sessionId: SESSION }), structured_output: { score: "high" } }
       )
-      const reason = Exit.isFailure(exit) ? Cause.findErrorOption(exit.cause) : Option.none()
-      assert.strictEqual(Option.isSome(reason) ? reason.value.reason._tag : "none", "StructuredOutputInvalid")
+      assert.strictEqual(reason, "StructuredOutputInvalid")
       const turn = only(spans, "claude.turn")
       assert.strictEqual(turn.attributes.get("claude.error.reason"), "StructuredOutputInvalid")
       assert.strictEqual(turn.status._tag === "Ended" && turn.status.exit._tag, "Failure")

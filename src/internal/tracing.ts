@@ -96,9 +96,7 @@ export class SessionTracing {
   /** When each thread's next model request had its input (the turn began, a tool result came). */
   private readonly marks = new SmallMap<string, bigint>()
   private toolUsesThisTurn = 0
-  /**
-   * The prompts of the turns that run, when content is on (`smallMap.ts`).
-   */
+  /** The prompts of the turns that run, when content is on. */
   private readonly prompts = new SmallMap<Tracer.Span, string>()
   private model: string | undefined
   private conversationId: string | undefined

@@ -250,33 +250,6 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   })
 
   /**
-   * `pull` with the result decoded by `decode`, in the batch that brings it (no effect an event, no
-   * stream stage a turn). A result it refuses fails the turn there: the events before it in its
-   * batch are given first, then the failure.
-   */
-  const decodingResult = (
-    pull: Pull.Pull<[Event, ...Array<Event>], ClaudeError.ClaudeError>,
-    decode: (result: TurnResult) => Result.Result<TurnResult, ClaudeError.ClaudeError>
-  ): Pull.Pull<[Event, ...Array<Event>], ClaudeError.ClaudeError> => {
-    let failure: ClaudeError.ClaudeError | undefined
-    return Effect.suspend(() =>
-      failure !== undefined ? Effect.fail(failure) : Effect.flatMap(pull, (batch) => {
-        const at = batch.findIndex((event) => event.type === "result")
-        if (at === -1) return Effect.succeed(batch)
-        const decoded = decode(batch[at] as TurnResult)
-        if (Result.isFailure(decoded)) {
-          // Every later pull fails with it too.
-          failure = decoded.failure
-          return at === 0 ? Effect.fail(failure) : Effect.succeed(batch.slice(0, at) as [Event, ...Array<Event>])
-        }
-        // The batch is the pull's own (the mailbox hands over its array and starts a new one).
-        batch[at] = decoded.success
-        return Effect.succeed(batch)
-      })
-    )
-  }
-
-  /**
    * The pull of one run of a turn's stream: the turn opens at the first pull (in the stream's
    * scope, where its finalizer goes), then each pull reads its mailbox.
    */
@@ -317,6 +290,33 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
 
   return { send: (input) => write(input, "send"), turn: (input) => turn(input), run, interrupt }
 })
+
+/**
+ * `pull` with the result decoded by `decode`, in the batch that brings it (no effect an event, no
+ * stream stage a turn). A result it refuses fails the turn there: the events before it in its
+ * batch are given first, then the failure.
+ */
+const decodingResult = (
+  pull: Pull.Pull<[Event, ...Array<Event>], ClaudeError.ClaudeError>,
+  decode: (result: TurnResult) => Result.Result<TurnResult, ClaudeError.ClaudeError>
+): Pull.Pull<[Event, ...Array<Event>], ClaudeError.ClaudeError> => {
+  let failure: ClaudeError.ClaudeError | undefined
+  return Effect.suspend(() =>
+    failure !== undefined ? Effect.fail(failure) : Effect.flatMap(pull, (batch) => {
+      const at = batch.findIndex((event) => event.type === "result")
+      if (at === -1) return Effect.succeed(batch)
+      const decoded = decode(batch[at] as TurnResult)
+      if (Result.isFailure(decoded)) {
+        // Every later pull fails with it too.
+        failure = decoded.failure
+        return at === 0 ? Effect.fail(failure) : Effect.succeed(batch.slice(0, at) as [Event, ...Array<Event>])
+      }
+      // The batch is the pull's own (the mailbox hands over its array and starts a new one).
+      batch[at] = decoded.success
+      return Effect.succeed(batch)
+    })
+  )
+}
 
 const newTurn = (
   uuid: string,
