@@ -39,22 +39,27 @@ const entries = [...Object.values(manifest.exports).map((e) => e.default), ...Ob
  * namespaces are Node's, and a bundler sees through them.
  */
 const reexport = /^export \* as \w+ from "(\.\/[\w/]+)\.ts"$/
-const barrelTargets = (entry: string): ReadonlyArray<string> | undefined => {
-  const code = Fs.readFileSync(Path.join(root, "src", `${entry}.ts`), "utf8")
+/** The entry's re-export lines when it is a barrel, else undefined. */
+const barrelLines = (entry: string): ReadonlyArray<string> | undefined => {
+  const lines = Fs.readFileSync(Path.join(root, "src", `${entry}.ts`), "utf8")
     .replace(/\/\*[\s\S]*?\*\//g, "")
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "" && !line.startsWith("//"))
-  const targets = code.map((line) => reexport.exec(line)?.[1])
-  return targets.length > 0 && targets.every((t) => t !== undefined)
-    ? targets.map((t) => Path.posix.join(Path.posix.dirname(entry), t))
-    : undefined
+  return lines.length > 0 && lines.every((line) => reexport.test(line)) ? lines : undefined
 }
+/** What a barrel's line re-exports, as an entry (`testing/FakeCli`). */
+const targetOf = (barrel: string, line: string) => Path.posix.join(Path.posix.dirname(barrel), reexport.exec(line)![1]!)
 const barrels = new Map(entries.flatMap((entry) => {
-  const targets = barrelTargets(entry)
-  return targets === undefined ? [] : [[entry, targets] as const]
+  const lines = barrelLines(entry)
+  return lines === undefined ? [] : [[entry, lines] as const]
 }))
-const bundled = [...new Set([...entries.filter((entry) => !barrels.has(entry)), ...[...barrels.values()].flat()])]
+const bundled = [
+  ...new Set([
+    ...entries.filter((entry) => !barrels.has(entry)),
+    ...[...barrels].flatMap(([barrel, lines]) => lines.map((line) => targetOf(barrel, line)))
+  ])
+]
 
 if (outdir === root || root.startsWith(outdir + Path.sep)) throw new Error(`--outdir ${outdir} would delete the repository`)
 Fs.rmSync(outdir, { recursive: true, force: true })
@@ -81,9 +86,7 @@ await build({
   sourcesContent: false,
   logLevel: "warning"
 })
-for (const [entry, targets] of barrels) {
-  const lines = Fs.readFileSync(Path.join(root, "src", `${entry}.ts`), "utf8").match(/^export \* as \w+ from "[^"]+"$/gm) ?? []
-  Fs.writeFileSync(Path.join(outdir, `${entry}.js`), lines.map((line) => line.replace(/\.ts"$/, ".js\"")).join("\n") + "\n")
-  // Each target was bundled as an entry of its own, at the path the line names.
-  for (const target of targets) if (!Fs.existsSync(Path.join(outdir, `${target}.js`))) throw new Error(`${entry}: ${target}.js was not built`)
+// Each barrel as the re-exports it is, of the entries built for its modules.
+for (const [barrel, lines] of barrels) {
+  Fs.writeFileSync(Path.join(outdir, `${barrel}.js`), lines.map((line) => line.replace(/\.ts"$/, ".js\"")).join("\n") + "\n")
 }
