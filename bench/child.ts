@@ -27,6 +27,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as V8 from "node:v8"
+import { peakRssMb, turnFigures, turnsStart } from "./figures.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const fakeCli = Path.join(root, "bench/fake-cli-load.mjs")
@@ -61,17 +62,6 @@ const params = JSON.parse(process.argv[3] ?? "{}") as {
   readonly cwd?: string
 }
 const events = params.events ?? 1000
-
-const peakRssMb = (): number => {
-  try {
-    const status = Fs.readFileSync("/proc/self/status", "utf8")
-    const m = /VmHWM:\s+(\d+) kB/.exec(status)
-    if (m !== null) return Number(m[1]) / 1024
-  } catch {
-    // not Linux
-  }
-  return process.resourceUsage().maxRSS / 1024
-}
 
 const report = (figures: Record<string, unknown>): void => {
   const cpu = process.cpuUsage()
@@ -724,28 +714,6 @@ const libMany = async (): Promise<void> => {
  * session's handshake) is not counted: `msPerTurn` and `cpuUsPerTurn` are over the others.
  */
 const TURN_LINES = 9
-/** Where a timed run of turns starts: the clock, the process's CPU and its main thread's. */
-const turnsStart = () => ({ at: performance.now(), cpu: process.cpuUsage(), thread: process.threadCpuUsage() })
-const turnFigures = (turns: number, lines: number, start: ReturnType<typeof turnsStart>) => {
-  const seconds = (performance.now() - start.at) / 1000
-  const cpu = process.cpuUsage(start.cpu)
-  const thread = process.threadCpuUsage(start.thread)
-  const young = V8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space")
-  return {
-    turns,
-    linesPerTurn: lines / turns,
-    seconds,
-    msPerTurn: (seconds * 1000) / turns,
-    cpuUsPerTurn: (cpu.user + cpu.system) / turns,
-    // The JavaScript thread's share; the rest is V8's helper threads (optimizing compiler, GC).
-    mainThreadCpuUsPerTurn: (thread.user + thread.system) / turns,
-    // V8's young generation as it ended (both semispaces): it grows with what survives its
-    // scavenges, start-up included, and does not shrink while a program allocates.
-    youngGenMb: (young?.space_size ?? 0) / 2 ** 20,
-    heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20
-  }
-}
-
 const libTurns = async (): Promise<void> => {
   const Effect = await import("effect/Effect")
   const Layer = await import("effect/Layer")

@@ -58,20 +58,23 @@ const out = (line: string) => {
 
 // ---- children --------------------------------------------------------------------------------
 
-const runChild = (
-  scenario: string,
-  params: Record<string, unknown>,
-  options: {
-    readonly timeoutMs?: number
-    readonly nodeArgs?: ReadonlyArray<string>
-    readonly cwd?: string
-    readonly env?: Record<string, string>
-  } = {}
-): Promise<Figures> =>
+interface RunOptions {
+  readonly timeoutMs?: number
+  readonly nodeArgs?: ReadonlyArray<string>
+  readonly cwd?: string
+  readonly env?: Record<string, string>
+}
+
+/** A scenario of `bench/child.ts` in a fresh process: its figures (the last line it prints). */
+const runChild = (scenario: string, params: Record<string, unknown>, options: RunOptions = {}): Promise<Figures> =>
+  runScript(scenario, [Path.join(root, "bench/child.ts"), scenario, JSON.stringify(params)], options)
+
+/** `node <args>` in a fresh process group (all of it killed at the end): the figures it prints last. */
+const runScript = (label: string, args: ReadonlyArray<string>, options: RunOptions = {}): Promise<Figures> =>
   new Promise((resolve, reject) => {
     const child = ChildProcess.spawn(
       process.execPath,
-      [...(options.nodeArgs ?? []), Path.join(root, "bench/child.ts"), scenario, JSON.stringify(params)],
+      [...(options.nodeArgs ?? []), ...args],
       { cwd: options.cwd ?? root, env: { ...process.env, BENCH_DIST: dist, ...options.env }, stdio: ["ignore", "pipe", "pipe"], detached: true }
     )
     let stdout = ""
@@ -97,9 +100,9 @@ const runChild = (
       try {
         const figures = JSON.parse(last) as Figures
         if (figures.ok) return resolve(figures)
-        reject(new Error(`${scenario}: ${String(figures.error)}`))
+        reject(new Error(`${label}: ${String(figures.error)}`))
       } catch {
-        reject(new Error(`${scenario}: exit ${code ?? signal}, stdout ${stdout.slice(-500)}, stderr ${stderr}`))
+        reject(new Error(`${label}: exit ${code ?? signal}, stdout ${stdout.slice(-500)}, stderr ${stderr}`))
       }
     })
   })
@@ -170,7 +173,7 @@ const target = (ok: boolean) => (ok ? "target met" : "TARGET MISSED")
  * run in). The issue that set it is its second column.
  */
 const TARGETS = [
-  "turns-ms-few", "turns-ms-many", "turns-cpu-few", "turns-cpu-many", "turns-rss",
+  "turns-ms-few", "turns-ms-many", "turns-cpu-few", "turns-cpu-many", "turns-rss", "turns-rss-bundled",
   "throughput-raw", "throughput-sdk-small", "throughput-sdk-big", "fullfinal-rss",
   "startup-own", "startup-bundled-sdk-bundled", "startup-bundled-sdk-unbundled",
   "interrupt", "slow", "timeline"
@@ -564,15 +567,21 @@ const manySessions = async () => {
 const shortTurns = async (n: number) => {
   const timeoutMs = Math.max(120_000, n * 20)
   const params = { turns: n, events: TURNS.deltas }
+  const big = n >= TURNS.many
+  // Over the many turns, the same turns from a program shipped as one file too (`effect` inside):
+  // what V8's young generation grows to depends on how the program's modules are loaded.
+  const bundled = Path.join(root, ".tmp/bench-turns/program.mjs")
+  if (big) await bundleProgram(Path.join(root, "bench/turns-program.ts"), bundled)
+  const bundledEnv = { CLAUDE_PATH: Path.join(root, "bench/fake-cli-load.mjs"), FAKE_CLI_EVENTS: String(TURNS.deltas) }
   const r = await rounds([
     { name: "lib", run: () => runChild("lib-turns", params, { timeoutMs }) },
     { name: "sdk", run: () => runChild("sdk-turns", params, { timeoutMs }) },
-    { name: "raw", run: () => runChild("raw-turns", params, { timeoutMs }) }
+    { name: "raw", run: () => runChild("raw-turns", params, { timeoutMs }) },
+    ...(big ? [{ name: "bundled", run: () => runScript("turns-program, bundled", [bundled, String(n)], { timeoutMs, env: bundledEnv }) }] : [])
   ], PAIRS)
   const ms = ratios(r.lib!, r.sdk!, "msPerTurn")
   const cpu = ratios(r.lib!, r.sdk!, "cpuUsPerTurn")
   const rss = ratios(r.lib!, r.sdk!, "peakRssMb")
-  const big = n >= TURNS.many
   const label = `${n} short turns (${num(r.lib![0]!, "linesPerTurn")} lines each)`
   out(`${label}: ms/turn library/SDK ${summary(ms)} [≤1: ${target(median(ms) <= 1)}], library/raw ${summary(ratios(r.lib!, r.raw!, "msPerTurn"))}; ms/turn median library ${fmt(median(col(r.lib!, "msPerTurn")), 3)}, SDK ${fmt(median(col(r.sdk!, "msPerTurn")), 3)}, raw ${fmt(median(col(r.raw!, "msPerTurn")), 3)}`)
   out(`${label}: CPU/turn library/SDK ${summary(cpu)} [≤1: ${target(median(cpu) <= 1)}], library/raw ${summary(ratios(r.lib!, r.raw!, "cpuUsPerTurn"))}; µs median library ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)}, SDK ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)}, raw ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}`)
@@ -581,9 +590,15 @@ const shortTurns = async (n: number) => {
   addTarget(big ? "turns-cpu-many" : "turns-cpu-few", 21, `CPU per short turn ≤ 1.0× the SDK's (${n} turns)`, median(cpu) <= 1, `library/SDK ${summary(cpu)}; ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} vs ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} µs${short(median(cpu), 1, false)}`)
   if (big) {
     addTarget("turns-rss", 21, `peak RSS over ${n} short turns ≤ 1.0× the SDK's, no V8 flags`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB${short(median(rss), 1, false)}`)
+    const b = r.bundled!
+    const bRss = ratios(b, r.sdk!, "peakRssMb")
+    const bMs = ratios(b, r.sdk!, "msPerTurn")
+    const bCpu = ratios(b, r.sdk!, "cpuUsPerTurn")
+    out(`${label}, the library's program bundled with esbuild: peak RSS/SDK ${summary(bRss)} [≤1: ${target(median(bRss) <= 1)}], ms/turn/SDK ${summary(bMs)}, CPU/turn/SDK ${summary(bCpu)}; ${fmt(median(col(b, "peakRssMb")), 0)} MB, ${fmt(median(col(b, "msPerTurn")), 3)} ms, ${fmt(median(col(b, "cpuUsPerTurn")), 0)} µs a turn; young generation ${fmt(median(col(b, "youngGenMb")), 0)} MB`)
+    addTarget("turns-rss-bundled", 21, `peak RSS over ${n} short turns ≤ 1.0× the SDK's, no V8 flags: a program bundled with esbuild (\`docs/bundling.md\`)`, median(bRss) <= 1, `library/SDK ${summary(bRss)}; ${fmt(median(col(b, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB${short(median(bRss), 1, false)} (ms/turn ${summary(bMs)}, CPU/turn ${summary(bCpu)} of the SDK's)`)
   }
   if (median(ms) > 1 || median(cpu) > 1 || (big && median(rss) > 1)) {
-    limits.push(`- **Short turns, ${n}** (ms/turn library/SDK ${summary(ms)}, CPU/turn ${summary(cpu)}${big ? `, peak RSS ${summary(rss)}` : ""}): the library's per-turn work is ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} µs of CPU against the SDK's ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} and raw Node's ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}: on the JavaScript thread ${fmt(median(col(r.lib!, "mainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "mainThreadCpuUsPerTurn")), 0)} and ${fmt(median(col(r.raw!, "mainThreadCpuUsPerTurn")), 0)}, the rest on the process's other threads (${fmt(median(helperCpu(r.lib!)), 0)} against ${fmt(median(helperCpu(r.sdk!)), 0)} and ${fmt(median(helperCpu(r.raw!)), 0)} µs; mostly V8's optimizing compiler and GC helpers); where the JavaScript thread's goes: the CPU profile of the short turns (\`profile-turns\`). V8's young generation ends at ${fmt(median(col(r.lib!, "youngGenMb")), 0)} MB for the library, ${fmt(median(col(r.sdk!, "youngGenMb")), 0)} MB for the SDK: V8 sizes it by what survives its scavenges, and the imports alone leave it at the size given under "Where start-up goes"; heap used at the end library ${fmt(median(col(r.lib!, "heapUsedMb")), 1)} MB, SDK ${fmt(median(col(r.sdk!, "heapUsedMb")), 1)} MB.`)
+    limits.push(`- **Short turns, ${n}** (ms/turn library/SDK ${summary(ms)}, CPU/turn ${summary(cpu)}${big ? `, peak RSS ${summary(rss)}` : ""}): the library's per-turn work is ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} µs of CPU against the SDK's ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} and raw Node's ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}: on the JavaScript thread ${fmt(median(col(r.lib!, "mainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "mainThreadCpuUsPerTurn")), 0)} and ${fmt(median(col(r.raw!, "mainThreadCpuUsPerTurn")), 0)}, the rest on the process's other threads (${fmt(median(helperCpu(r.lib!)), 0)} against ${fmt(median(helperCpu(r.sdk!)), 0)} and ${fmt(median(helperCpu(r.raw!)), 0)} µs; mostly V8's optimizing compiler and GC helpers); where the JavaScript thread's goes: the CPU profile of the short turns (\`profile-turns\`). V8's young generation ends at ${fmt(median(col(r.lib!, "youngGenMb")), 0)} MB for the library, ${fmt(median(col(r.sdk!, "youngGenMb")), 0)} MB for the SDK${r.bundled === undefined ? "" : ` and ${fmt(median(col(r.bundled, "youngGenMb")), 0)} MB for the library's program bundled with esbuild (peak RSS ${fmt(median(col(r.bundled, "peakRssMb")), 0)} MB)`}: V8 sizes it by what survives its scavenges, and loading Effect and the library module by module (each module's record and source, the loader's own objects) leaves it at the size given under "Where start-up goes" before any turn, a bundled program at the SDK's; heap used at the end library ${fmt(median(col(r.lib!, "heapUsedMb")), 1)} MB, SDK ${fmt(median(col(r.sdk!, "heapUsedMb")), 1)} MB.`)
   }
   sections.push([
     `### ${label}, back to back on one session`,
@@ -592,9 +607,9 @@ const shortTurns = async (n: number) => {
     "",
     "| run | ms/turn (median) | min | max | CPU µs/turn (median) | of which the JavaScript thread | peak RSS MB (median) | V8's young generation at the end MB | heap used at the end MB |",
     "|---|---|---|---|---|---|---|---|---|",
-    ...(["lib", "sdk", "raw"] as const).map((k) => {
+    ...(["lib", "bundled", "sdk", "raw"] as const).filter((k) => r[k] !== undefined).map((k) => {
       const m = col(r[k]!, "msPerTurn")
-      const name = { lib: "library", sdk: "official SDK", raw: "raw Node" }[k]
+      const name = { lib: "library", bundled: "library, its program bundled with esbuild (`bench/turns-program.ts`)", sdk: "official SDK", raw: "raw Node" }[k]
       return `| ${name} | ${fmt(median(m), 3)} | ${fmt(Math.min(...m), 3)} | ${fmt(Math.max(...m), 3)} | ${fmt(median(col(r[k]!, "cpuUsPerTurn")), 0)} | ${fmt(median(col(r[k]!, "mainThreadCpuUsPerTurn")), 0)} | ${fmt(median(col(r[k]!, "peakRssMb")), 0)} | ${fmt(median(col(r[k]!, "youngGenMb")), 0)} | ${fmt(median(col(r[k]!, "heapUsedMb")), 1)} |`
     }),
     "",
@@ -673,6 +688,32 @@ const idleSessions = async () => {
 }
 
 /**
+ * A program of this repository bundled with the recipe's settings (`examples/bundle/build.ts`), its
+ * imports of the library (`src/*.ts`) resolved to the package as it ships (`dist`), as in a program
+ * that installed it. Only errors are printed: esbuild warns that it drops the chunks' bare imports
+ * (the package has no side effects), which it says only of a package outside node_modules.
+ */
+const bundleProgram = async (entry: string, outfile: string, external: ReadonlyArray<string> = []) => {
+  const { settings } = await import("../examples/bundle/build.ts")
+  const { build } = await import("esbuild")
+  await build({
+    ...settings,
+    entryPoints: [entry],
+    outfile,
+    external: [...external],
+    logLevel: "error",
+    plugins: [{
+      name: "library-as-shipped",
+      setup: (build) => {
+        build.onResolve({ filter: /(^|\/)src\/[\w/]+\.ts$/ }, (args) => ({
+          path: Path.join(dist, args.path.replace(/^.*src\//, "").replace(/\.ts$/, ".js"))
+        }))
+      }
+    }]
+  })
+}
+
+/**
  * Start-up of a shipped program: the library's `examples/bundle/program.ts` (one turn on the load
  * fake) bundled with esbuild (`effect` inside) and with `effect` and `@effect/platform-node` left to
  * Node (the library's modules bundled, the rest loaded as installed); the SDK's
@@ -683,22 +724,10 @@ const idleSessions = async () => {
 const bundledStartup = async () => {
   const dir = Path.join(root, ".tmp/bench-bundle")
   Fs.rmSync(dir, { recursive: true, force: true })
+  await bundleProgram(Path.join(root, "examples/bundle/program.ts"), Path.join(dir, "bundled.mjs"))
+  await bundleProgram(Path.join(root, "examples/bundle/program.ts"), Path.join(dir, "unbundled.mjs"), ["effect", "@effect/platform-node"])
   const { settings } = await import("../examples/bundle/build.ts")
   const { build: esbuild } = await import("esbuild")
-  // The recipe's program (examples/bundle/) with the recipe's settings, its imports of the library
-  // resolved to the package as it ships (`dist`), as in a program that installed it.
-  const asShipped = {
-    name: "library-as-shipped",
-    setup: (build: import("esbuild").PluginBuild) => {
-      build.onResolve({ filter: /(^|\/)src\/[\w/]+\.ts$/ }, (args) => ({
-        path: Path.join(dist, args.path.replace(/^.*src\//, "").replace(/\.ts$/, ".js"))
-      }))
-    }
-  }
-  const bundleLibrary = (outfile: string, external: ReadonlyArray<string>) =>
-    esbuild({ ...settings, entryPoints: [Path.join(root, "examples/bundle/program.ts")], outfile, external: [...external], plugins: [asShipped] })
-  await bundleLibrary(Path.join(dir, "bundled.mjs"), [])
-  await bundleLibrary(Path.join(dir, "unbundled.mjs"), ["effect", "@effect/platform-node"])
   // The SDK's program with the recipe's settings, its own entry point.
   const bundleSdk = (outfile: string, external: ReadonlyArray<string>) =>
     esbuild({ ...settings, entryPoints: [Path.join(root, "bench/sdk-program.ts")], outfile, external: [...external] })
