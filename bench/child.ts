@@ -26,8 +26,7 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import * as V8 from "node:v8"
-import { peakRssMb, turnFigures, turnsStart } from "./figures.ts"
+import { peakRssMb, report, turnFigures, turnsStart, youngGenMb } from "./figures.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const fakeCli = Path.join(root, "bench/fake-cli-load.mjs")
@@ -62,13 +61,6 @@ const params = JSON.parse(process.argv[3] ?? "{}") as {
   readonly cwd?: string
 }
 const events = params.events ?? 1000
-
-const report = (figures: Record<string, unknown>): void => {
-  const cpu = process.cpuUsage()
-  // CPU time of this process alone (user + system), start-up included: less sensitive to a busy
-  // machine than wall time.
-  process.stdout.write(JSON.stringify({ ok: true, ...figures, peakRssMb: peakRssMb(), cpuMs: (cpu.user + cpu.system) / 1000 }) + "\n")
-}
 
 const fakeEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
   FAKE_CLI_EVENTS: String(events),
@@ -713,7 +705,6 @@ const libMany = async (): Promise<void> => {
  * result), the next sent once the previous one's result is in. The first turn (start-up, the
  * session's handshake) is not counted: `msPerTurn` and `cpuUsPerTurn` are over the others.
  */
-const TURN_LINES = 9
 const libTurns = async (): Promise<void> => {
   const Effect = await import("effect/Effect")
   const Layer = await import("effect/Layer")
@@ -926,9 +917,6 @@ const sdkIdle = async (): Promise<void> => {
   for (const q of queries) q.close()
   report(figures)
 }
-
-/** V8's young generation (both semispaces), in MB. */
-const youngGenMb = () => (V8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0) / 2 ** 20
 
 /** Where start-up goes: each import's time, in this order, in a fresh process. */
 const imports = async (): Promise<void> => {

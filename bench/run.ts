@@ -45,6 +45,7 @@ const TURNS = { deltas: 13, few: quick ? 200 : 2_000, many: quick ? 2_000 : 20_0
 const IDLE = { sessions: quick ? 10 : 50 }
 const dist = Path.join(root, ".tmp/bench-dist")
 const modulesDist = Path.join(root, ".tmp/bench-dist-modules")
+const fakeCli = Path.join(root, "bench/fake-cli-load.mjs")
 const began = Date.now()
 
 type Figures = Record<string, unknown> & { readonly ok: boolean; readonly peakRssMb: number }
@@ -572,7 +573,7 @@ const shortTurns = async (n: number) => {
   // what V8's young generation grows to depends on how the program's modules are loaded.
   const bundled = Path.join(root, ".tmp/bench-turns/program.mjs")
   if (big) await bundleProgram(Path.join(root, "bench/turns-program.ts"), bundled)
-  const bundledEnv = { CLAUDE_PATH: Path.join(root, "bench/fake-cli-load.mjs"), FAKE_CLI_EVENTS: String(TURNS.deltas) }
+  const bundledEnv = { CLAUDE_PATH: fakeCli, FAKE_CLI_EVENTS: String(TURNS.deltas) }
   const r = await rounds([
     { name: "lib", run: () => runChild("lib-turns", params, { timeoutMs }) },
     { name: "sdk", run: () => runChild("sdk-turns", params, { timeoutMs }) },
@@ -738,7 +739,7 @@ const bundledStartup = async () => {
     new Promise((resolve, reject) => {
       const child = ChildProcess.spawn(process.execPath, [Path.join(dir, file), "go"], {
         cwd: root,
-        env: { ...process.env, CLAUDE_PATH: Path.join(root, "bench/fake-cli-load.mjs"), FAKE_CLI_EVENTS: "100", ...env },
+        env: { ...process.env, CLAUDE_PATH: fakeCli, FAKE_CLI_EVENTS: "100", ...env },
         stdio: ["ignore", "pipe", "pipe"]
       })
       let stdout = ""

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import { ClaudeNode } from "../src/node.ts"
-import { peakRssMb, turnFigures, turnsStart } from "./figures.ts"
+import { report, turnFigures, turnsStart } from "./figures.ts"
 
 const turns = Number(process.argv[2] ?? 100)
 
@@ -33,9 +33,7 @@ const program = Effect.gen(function*() {
   lines = 0
   const start = turnsStart()
   for (let i = 0; i < turns; i++) yield* count(session.turn("go"))
-  const figures = turnFigures(turns, lines, start)
-  const cpu = process.cpuUsage()
-  process.stdout.write(JSON.stringify({ ok: true, ...figures, peakRssMb: peakRssMb(), cpuMs: (cpu.user + cpu.system) / 1000 }) + "\n")
+  report(turnFigures(turns, lines, start))
 })
 
 ClaudeNode.runMain(program)

@@ -69,9 +69,9 @@ describe("a session's heap over many turns", { timeout: 120_000 }, () => {
   // allocates in the old generation directly stays there, dead, until a full GC. Three ways a turn
   // did that, all in docs/CONTRIBUTING.md ("Per-turn collections", "Per-turn closures"):
   // - a collection emptied with `clear()`, or a `Map` that gains and loses an entry a turn (the
-  //   turns' `touched` set and open-turn map, tracing's per-thread maps and open tool uses, an Effect `Queue`'s set of
-  //   waiting takers under `session.events`): V8 links each old table to the next, and replaces a
-  //   shrinking table with one allocated in the old generation;
+  //   turns' `touched` set and open-turn map, tracing's per-thread maps and open tool uses, an
+  //   Effect `Queue`'s set of waiting takers under `session.events`): V8 links each old table to
+  //   the next, and replaces a shrinking table with one allocated in the old generation;
   // - a closure written straight into a property (the mailbox's waiter; Effect's
   //   `Channel.fromTransform`, two channels a turn): V8 allocates it in the old generation.
   // Promoted a turn: 2.5 KB with all of them; 1.2 KB without the first; 0.7 KB with the waiter
