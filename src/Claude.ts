@@ -50,7 +50,9 @@ import type * as SessionStoreOpen from "./internal/sessionStoreOpen.ts"
 import * as McpConnection from "./internal/mcpConnection.ts"
 import * as Services from "./internal/services.ts"
 import type * as McpServers from "./McpServers.ts"
-import * as Protocol from "./Protocol.ts"
+import type * as Protocol from "./Protocol.ts"
+import * as Codec from "./protocol/codec.ts"
+import * as Control from "./protocol/control.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
 
 /**
@@ -719,7 +721,7 @@ const openSession: (
     const write = (message: Protocol.StdinMessage): Effect.Effect<void, ClaudeError.ClaudeError> =>
       Effect.suspend(() => {
         recorder?.record("send", message)
-        return connection.send(Protocol.encodeStdin(message))
+        return connection.send(Codec.encodeStdin(message))
       })
     // The CLI's version once told: it decides whether a timed-out request may be cancelled.
     let cliVersion: string | undefined
@@ -877,7 +879,7 @@ const openSession: (
       Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(Tracing.accountEmail(body))))
     )
     const initializeResult = Fiber.join(initializeAnswer).pipe(
-      Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Protocol.InitializeResponse, body))
+      Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Control.InitializeResponse, body))
     )
     // The CLI's version, once it answered `initialize`: an unsupported one (unless the program
     // accepted it) ends the session with UnsupportedCliVersion, failing every turn; a real CLI
@@ -901,7 +903,7 @@ const openSession: (
     )
     // The CLI takes tens of milliseconds to start and answer; the schema JIT compiler is loaded
     // and the decoders are compiled meanwhile.
-    yield* Effect.forkScoped(Effect.andThen(SchemaJit.load, Effect.sync(Protocol.prepareDecoders)))
+    yield* Effect.forkScoped(Effect.andThen(SchemaJit.load, Effect.sync(Codec.prepareDecoders)))
 
     const runner = yield* TurnRunner.make({
       turns,
@@ -934,19 +936,19 @@ const openSession: (
       flushStore: mirror === undefined ? Effect.void : mirror.flush,
       setModel: (model, requestOptions) =>
         Effect.map(
-          request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, Protocol.SetModelResponse, requestOptions),
+          request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, Control.SetModelResponse, requestOptions),
           (response) => response.model
         ),
       setPermissionMode: (mode, requestOptions) =>
-        Effect.asVoid(request({ subtype: "set_permission_mode", mode }, Protocol.SetPermissionModeResponse, requestOptions)),
-      mcpStatus: (requestOptions) => request({ subtype: "mcp_status" }, Protocol.McpStatusResponse, requestOptions),
+        Effect.asVoid(request({ subtype: "set_permission_mode", mode }, Control.SetPermissionModeResponse, requestOptions)),
+      mcpStatus: (requestOptions) => request({ subtype: "mcp_status" }, Control.McpStatusResponse, requestOptions),
       contextUsage: (requestOptions) =>
         request(
           {
             subtype: "get_context_usage",
             ...(requestOptions?.detail === undefined ? {} : { detail: requestOptions.detail })
           } satisfies Protocol.GetContextUsageRequest,
-          Protocol.ContextUsageResponse,
+          Control.ContextUsageResponse,
           requestOptions
         ),
       rewindFiles: (userMessageId, rewindOptions) =>
@@ -956,11 +958,11 @@ const openSession: (
             user_message_id: userMessageId,
             ...(rewindOptions?.dryRun === undefined ? {} : { dry_run: rewindOptions.dryRun })
           },
-          Protocol.RewindFilesResponse,
+          Control.RewindFilesResponse,
           rewindOptions
         ),
       stopTask: (taskId, requestOptions) =>
-        Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Protocol.StopTaskResponse, requestOptions)),
+        Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Control.StopTaskResponse, requestOptions)),
       ...Controls.make(request, mcp),
       request,
       stderr: connection.stderr,

@@ -25,7 +25,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Claude from "./Claude.ts"
 import type * as SessionStore from "./SessionStore.ts"
-import * as Sessions from "./Sessions.ts"
+import type * as Sessions from "./Sessions.ts"
 import type { Transport } from "./Transport.ts"
 
 /**
@@ -49,13 +49,12 @@ export const layer: Layer.Layer<Transport> = Claude.layerProcess
  * @category layers
  */
 export const layerSessions: Layer.Layer<Sessions.Sessions | SessionStore.SessionStore, Config.ConfigError> = Layer.unwrap(
-  // Loaded when the layer is built, not when this entry is imported: Node's services are about a
-  // hundred modules (a third of a program's start-up) that a program running sessions never uses.
-  // (`Sessions.ts` is imported statically: loaded with `import()` too, esbuild's bundle of a
-  // program broke — a module of the protocol was left uninitialized.)
+  // Loaded when the layer is built, not when this entry is imported: the sessions on disk (with
+  // `effect/Config`, `FileSystem` and `Path`) and Node's services (about a hundred modules) are
+  // a quarter of this entry's own start-up, and a program that runs sessions never uses them.
   Effect.map(
-    Effect.promise(() => import("@effect/platform-node/NodeServices")),
-    (NodeServices) => Sessions.layerDisk.pipe(Layer.provide(NodeServices.layer))
+    Effect.promise(() => Promise.all([import("./Sessions.ts"), import("@effect/platform-node/NodeServices")])),
+    ([Sessions, NodeServices]) => Sessions.layerDisk.pipe(Layer.provide(NodeServices.layer))
   )
 )
 

@@ -27,7 +27,8 @@
  */
 import * as Result from "effect/Result"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
-import * as Protocol from "./Protocol.ts"
+import type * as Protocol from "./Protocol.ts"
+import * as Codec from "./protocol/codec.ts"
 import type * as Transcript from "./Transcript.ts"
 import { isRecord, str } from "./internal/json.ts"
 
@@ -512,7 +513,7 @@ export const make = (): Builder => {
 
   const received = (msg: Json, ts: number | undefined, raw: Transcript.Line): ReadonlyArray<number> => {
     if (msg.type === "stream_event") return []
-    const decoded = Protocol.decodeMessage(msg)
+    const decoded = Codec.decodeMessage(msg)
     if (Result.isFailure(decoded)) {
       return [add({ kind: "problem", description: decoded.failure, line: JSON.stringify(raw.msg).slice(0, 4096), ts })]
     }

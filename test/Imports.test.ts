@@ -223,6 +223,29 @@ const loadedAtImport = (entry: string): Set<string> => {
   return seen
 }
 
+describe("own barrels", () => {
+  // A barrel of this library (`export * from`: Protocol.ts, index.ts, …) is for programs. Inside
+  // it, a value taken through one breaks a program bundled with esbuild: with `sideEffects: false`
+  // esbuild drops the barrel, and with it the call that initializes a module it re-exports when
+  // that module is also loaded by `import()` (esbuild issues 1490, 3357). The node entry's
+  // `layerSessions` loads Sessions.ts so: `Protocol.userTurn` was `undefined` in the bundle.
+  it("the library's modules take no value through one of its own barrels (types only)", () => {
+    const files = sourceFiles(Path.join(root, "src"))
+    const barrels = new Set(files.filter((file) => /^export \* (as \w+ )?from /m.test(Fs.readFileSync(file, "utf8"))))
+    assert.isTrue(barrels.has(Path.join(root, "src/Protocol.ts")) && barrels.has(Path.join(root, "src/index.ts")))
+    const found: Array<string> = []
+    for (const file of files) {
+      if (barrels.has(file)) continue
+      for (const specifier of staticImportsOf(file)) {
+        if (specifier.startsWith(".") && barrels.has(Path.resolve(Path.dirname(file), specifier))) {
+          found.push(`${Path.relative(root, file)}: ${specifier}`)
+        }
+      }
+    }
+    assert.deepStrictEqual(found, [])
+  })
+})
+
 describe("start-up", () => {
   it("importing Claude.ts loads none of the modules a session needs only on request, nor effect/ai, nor the schema JIT compiler", () => {
     const loaded = loadedAtImport("src/Claude.ts")

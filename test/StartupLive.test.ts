@@ -52,10 +52,6 @@ describe("start-up", () => {
     assert.isTrue(loaded.some((module) => module.endsWith("node_modules/effect/dist/ai/Tool.js")))
   })
 
-  // The node entry's `layerSessions` reads the CLI's sessions on disk: `Sessions.ts` loads the
-  // store's module and its directory stores with it.
-  const nodeLoads = ["src/SessionStore.ts", "src/internal/directoryStores.ts"]
-
   it("the package as built keeps them on request: dist's Claude.js and node.js load no chunk that holds one of them, nor effect/ai", () => {
     // Built inside the repository, so that the chunks' imports of `effect` resolve as in a package.
     Fs.mkdirSync(Path.join(root, ".tmp"), { recursive: true })
@@ -74,8 +70,7 @@ describe("start-up", () => {
         })
         assert.include(sources, entry === "Claude.js" ? "src/Claude.ts" : "src/ClaudeNode.ts")
         assert.isAbove(files.length, 1)
-        const onRequest = entry === "Claude.js" ? loadedOnRequest : loadedOnRequest.filter((module) => !nodeLoads.includes(module))
-        assert.deepStrictEqual(onRequest.filter((module) => sources.includes(module)), [], entry)
+        assert.deepStrictEqual(loadedOnRequest.filter((module) => sources.includes(module)), [], entry)
         const packages = loaded.flatMap((module) => {
           const at = module.lastIndexOf("node_modules/")
           return at === -1 ? [] : [module.slice(at + "node_modules/".length).replace(/\/dist\//, "/").replace(/\.js$/, "")]

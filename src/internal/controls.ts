@@ -11,7 +11,8 @@ import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as McpServers from "../McpServers.ts"
-import * as Protocol from "../Protocol.ts"
+import type * as Protocol from "../Protocol.ts"
+import * as Control from "../protocol/control.ts"
 import * as McpConnection from "./mcpConnection.ts"
 
 /** The session's per-call options (`Claude.RequestOptions`). */
@@ -32,7 +33,7 @@ const ack = (
   request: Request,
   body: Protocol.OutgoingRequestBody & { readonly subtype: string },
   options: RequestOptions | undefined
-) => Effect.asVoid(request(body, Protocol.AcknowledgedResponse, options))
+) => Effect.asVoid(request(body, Control.AcknowledgedResponse, options))
 
 /**
  * The methods, over the session's `request` and its in-process MCP connection (their public
@@ -69,7 +70,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
       // Served before the CLI hears of them: its first mcp_message may come before its answer.
       yield* mcp.add(registered)
       const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...servers, ...sdk } }
-      return yield* request(body, Protocol.McpSetServersResponse, options)
+      return yield* request(body, Control.McpSetServersResponse, options)
     }),
   reconnectMcpServer: (serverName: string, options?: RequestOptions) =>
     ack(request, { subtype: "mcp_reconnect", serverName } satisfies Protocol.McpReconnectRequest, options),
@@ -78,13 +79,13 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
   readMcpResource: (serverName: string, uri: string, options?: RequestOptions) =>
     request(
       { subtype: "mcp_read_resource", serverName, uri } satisfies Protocol.McpReadResourceRequest,
-      Protocol.McpReadResourceResponse,
+      Control.McpReadResourceResponse,
       options
     ),
   setMcpPermissionModeOverride: (serverName: string, mode: "default" | "auto" | null, options?: RequestOptions) =>
     request(
       { subtype: "set_mcp_permission_mode_override", serverName, mode } satisfies Protocol.SetMcpPermissionModeOverrideRequest,
-      Protocol.McpPermissionModeOverrideResponse,
+      Control.McpPermissionModeOverrideResponse,
       options
     ),
   setMaxThinkingTokens: (
@@ -108,7 +109,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
         subtype: "interrupt",
         ...(options?.cancelQueued === undefined ? {} : { cancel_queued: options.cancelQueued })
       } satisfies Protocol.InterruptRequest,
-      Protocol.InterruptResponse,
+      Control.InterruptResponse,
       options
     ),
   renameSession: (
@@ -145,22 +146,22 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
           : {}),
         ...(options?.refuseIfBusy === true ? { refuse_if_busy: true } : {})
       } satisfies Protocol.ReloadPluginsRequest,
-      Protocol.ReloadPluginsResponse,
+      Control.ReloadPluginsResponse,
       options
     )
   },
   reloadSkills: (options?: RequestOptions) =>
-    request({ subtype: "reload_skills" } satisfies Protocol.ReloadSkillsRequest, Protocol.ReloadSkillsResponse, options),
+    request({ subtype: "reload_skills" } satisfies Protocol.ReloadSkillsRequest, Control.ReloadSkillsResponse, options),
   reloadOutputStyles: (options?: RequestOptions) =>
     request(
       { subtype: "reload_output_styles" } satisfies Protocol.ReloadOutputStylesRequest,
-      Protocol.ReloadOutputStylesResponse,
+      Control.ReloadOutputStylesResponse,
       options
     ),
   applyFlagSettings: (settings: { readonly [key: string]: unknown }, options?: RequestOptions) =>
     ack(request, { subtype: "apply_flag_settings", settings } satisfies Protocol.ApplyFlagSettingsRequest, options),
   settings: (options?: RequestOptions) =>
-    request({ subtype: "get_settings" } satisfies Protocol.GetSettingsRequest, Protocol.SettingsResponse, options),
+    request({ subtype: "get_settings" } satisfies Protocol.GetSettingsRequest, Control.SettingsResponse, options),
   backgroundTasks: (options?: RequestOptions & { readonly toolUseId?: string }) =>
     Effect.map(
       request(
@@ -168,7 +169,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
           subtype: "background_tasks",
           ...(options?.toolUseId === undefined ? {} : { tool_use_id: options.toolUseId })
         } satisfies Protocol.BackgroundTasksRequest,
-        Protocol.BackgroundTasksResponse,
+        Control.BackgroundTasksResponse,
         options
       ),
       (response) => response.backgrounded ?? true
@@ -184,7 +185,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
   usage: (options?: RequestOptions & { readonly skipBehaviors?: boolean }) =>
     request(
       { subtype: "get_usage", ...(options?.skipBehaviors === true ? { skip_behaviors: true } : {}) } satisfies Protocol.GetUsageRequest,
-      Protocol.UsageResponse,
+      Control.UsageResponse,
       options
     ),
   updateSettings: (
@@ -205,27 +206,27 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
           ...(options?.maxBytes === undefined ? {} : { max_bytes: options.maxBytes }),
           ...(options?.encoding === undefined ? {} : { encoding: options.encoding })
         } satisfies Protocol.ReadFileRequest,
-        Protocol.ReadFileResponse,
+        Control.ReadFileResponse,
         options
       ),
   sideQuestion: (question: string, options?: RequestOptions): Effect.Effect<string | null, ClaudeError.ClaudeError> =>
     question.trim().length === 0
       ? invalid("sideQuestion: the question must not be empty")
       : Effect.map(
-        request({ subtype: "side_question", question } satisfies Protocol.SideQuestionRequest, Protocol.SideQuestionResponse, options),
+        request({ subtype: "side_question", question } satisfies Protocol.SideQuestionRequest, Control.SideQuestionResponse, options),
         (answer) => answer.response
       ),
   status: (options?: RequestOptions) =>
-    request({ subtype: "get_status" } satisfies Protocol.GetStatusRequest, Protocol.StatusResponse, options),
+    request({ subtype: "get_status" } satisfies Protocol.GetStatusRequest, Control.StatusResponse, options),
   exportConversation: (options?: RequestOptions) =>
     request(
       { subtype: "export_conversation" } satisfies Protocol.ExportConversationRequest,
-      Protocol.ExportConversationResponse,
+      Control.ExportConversationResponse,
       options
     ),
   listModels: (options?: RequestOptions) =>
     Effect.map(
-      request({ subtype: "list_models" } satisfies Protocol.ListModelsRequest, Protocol.ListModelsResponse, options),
+      request({ subtype: "list_models" } satisfies Protocol.ListModelsRequest, Control.ListModelsResponse, options),
       (response) => response.models
     )
 })

@@ -20,7 +20,8 @@ import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
-import * as Protocol from "../Protocol.ts"
+import type * as Protocol from "../Protocol.ts"
+import * as Codec from "../protocol/codec.ts"
 import { describeCause } from "./describeCause.ts"
 import { SmallMap } from "./smallMap.ts"
 import type { SessionTracing } from "./tracing.ts"
@@ -89,7 +90,7 @@ export const make = Effect.fnUntraced(function*(options: {
   const answer = (requestId: string, exit: Exit.Exit<unknown, ClaudeError.ClaudeError | Unsupported>) => {
     if (Exit.isSuccess(exit)) {
       const body = exit.value
-      return options.send(Protocol.controlSuccess(
+      return options.send(Codec.controlSuccess(
         requestId,
         typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
       ))
@@ -98,10 +99,10 @@ export const make = Effect.fnUntraced(function*(options: {
     if (unsupported instanceof Unsupported) {
       // The CLI's own words and code for a subtype it does not know (protocol page §3.2).
       return options.send(
-        Protocol.controlError(requestId, `Unsupported control request subtype: ${unsupported.subtype}`, "unsupported_request")
+        Codec.controlError(requestId, `Unsupported control request subtype: ${unsupported.subtype}`, "unsupported_request")
       )
     }
-    return options.send(Protocol.controlError(requestId, errorText(exit.cause as Cause.Cause<ClaudeError.ClaudeError>)))
+    return options.send(Codec.controlError(requestId, errorText(exit.cause as Cause.Cause<ClaudeError.ClaudeError>)))
   }
 
   const handle = (

@@ -14,7 +14,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "../ClaudeError.ts"
-import * as Protocol from "../Protocol.ts"
+import type * as Protocol from "../Protocol.ts"
+import * as Codec from "../protocol/codec.ts"
 
 /** The `response` of a control_response as the CLI wrote it. */
 export type ControlAnswer =
@@ -91,7 +92,7 @@ export const make = (options: {
       const timeoutDuration = timeout === undefined ? options.defaultTimeout : Duration.fromInputUnsafe(timeout)
       pending.set(requestId, { subtype: body.subtype, deferred })
       return options.send(
-        Protocol.controlRequest(requestId, body as Protocol.OutgoingRequestBody)
+        Codec.controlRequest(requestId, body as Protocol.OutgoingRequestBody)
       ).pipe(
         Effect.andThen(Deferred.await(deferred)),
         Effect.timeoutOrElse({
@@ -107,7 +108,7 @@ export const make = (options: {
           Deferred.isDoneUnsafe(deferred) || closed !== undefined || !options.cancels() ||
             (exit._tag === "Failure" && !isGiveUp(exit.cause))
             ? Effect.void
-            : options.send(Protocol.controlCancel(requestId)).pipe(Effect.ignore)
+            : options.send(Codec.controlCancel(requestId)).pipe(Effect.ignore)
         ),
         Effect.ensuring(Effect.sync(() => pending.delete(requestId))),
         Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response)),

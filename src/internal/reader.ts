@@ -22,7 +22,8 @@ import * as Exit from "effect/Exit"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { Event } from "../Events.ts"
 import * as Framing from "../Framing.ts"
-import * as Protocol from "../Protocol.ts"
+import type * as Protocol from "../Protocol.ts"
+import * as Codec from "../protocol/codec.ts"
 import type * as SessionStore from "../SessionStore.ts"
 import type { Incoming } from "./incoming.ts"
 import type { ControlAnswer, Outgoing } from "./outgoing.ts"
@@ -135,7 +136,7 @@ export class Reader {
     if (record !== undefined && (this.options.recordStreamEvents || (json as { type?: unknown } | null)?.type !== "stream_event")) {
       record("recv", json)
     }
-    const decoded = Protocol.decodeMessage(json)
+    const decoded = Codec.decodeMessage(json)
     if (decoded._tag === "Failure") {
       // `null`, a number, a string or an array is JSON too: only an object has a type.
       const object = typeof json === "object" && json !== null ? json as Record<string, unknown> : undefined

@@ -28,7 +28,9 @@ import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { Event, TurnResult } from "../Events.ts"
-import * as Protocol from "../Protocol.ts"
+import type * as Protocol from "../Protocol.ts"
+import * as Codec from "../protocol/codec.ts"
+import * as Control from "../protocol/control.ts"
 import type { Lifecycle } from "./lifecycle.ts"
 import { Mailbox } from "./mailbox.ts"
 import type { Outgoing } from "./outgoing.ts"
@@ -96,7 +98,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       const registered = turn?.(uuid) ?? newTurn(uuid, undefined, undefined)
       turns.register(registered)
       return options.ready.pipe(
-        Effect.andThen(options.write(Protocol.userTurn({ ...turnInput, uuid }))),
+        Effect.andThen(options.write(Codec.userTurn({ ...turnInput, uuid }))),
         Effect.as(uuid),
         // Not written (a failure, or the caller gave up waiting for `ready`): never left open,
         // where a CLI that echoes no uuid would give it the next turn's result.
@@ -122,7 +124,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     if (!Deferred.isDoneUnsafe(turn.started)) {
       const withdrawn = yield* outgoing.request(
         { subtype: "cancel_async_message", message_uuid: turn.uuid },
-        Protocol.CancelAsyncMessageResponse
+        Control.CancelAsyncMessageResponse
       ).pipe(Effect.map((answer) => answer.cancelled), Effect.orElseSucceed(() => false))
       if (withdrawn) {
         turns.withdraw(turn, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid })))
@@ -132,7 +134,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       yield* Deferred.await(turn.started)
     }
     if (Deferred.isDoneUnsafe(turn.result)) return
-    yield* outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse)
+    yield* outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse)
     yield* Effect.exit(Deferred.await(turn.result))
   })
 
@@ -285,7 +287,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     const running = turns.current
     return running.length > 0
       ? interruptTurn(running[0]!)
-      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Protocol.InterruptResponse, options.interruptTimeout))
+      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout))
   })
 
   return { send: (input) => write(input, "send"), turn: (input) => turn(input), run, interrupt }

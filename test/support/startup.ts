@@ -14,7 +14,8 @@ export const loadedOnRequest = [
   "src/Elicitation.ts",
   "src/UserDialogs.ts",
   "src/internal/handlerCall.ts",
-  // the session store and its mirror
+  // the sessions on disk (the node entry's \`layerSessions\`), the session store and its mirror
+  "src/Sessions.ts",
   "src/SessionStore.ts",
   "src/internal/sessionStoreOpen.ts",
   "src/internal/mirror.ts",
@@ -27,6 +28,7 @@ export const loadedOnRequest = [
 
 /**
  * The packages' modules importing `Claude.ts` does not load: `effect/ai` (for in-process servers
- * made from toolkits), the schema JIT compiler (loaded as a session opens, `internal/schemaJit.ts`).
+ * made from toolkits), the schema JIT compiler (loaded as a session opens, `internal/schemaJit.ts`),
+ * the configuration, file system and path services (the sessions on disk).
  */
-export const packagesOnRequest = /^effect\/(ai|unstable)\/|^effect\/schema\/SchemaJITCompiler$|opentelemetry/
+export const packagesOnRequest = /^effect\/(ai|unstable)\/|^effect\/schema\/SchemaJITCompiler$|^effect\/(Config|ConfigProvider|FileSystem|Path)$|opentelemetry/
