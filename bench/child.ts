@@ -26,7 +26,7 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { peakRssMb, report, turnFigures, turnsStart, youngGenMb } from "./figures.ts"
+import { peakRssMb, report, turnEnded, turnFigures, turnsStart, youngGenMb } from "./figures.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const fakeCli = Path.join(root, "bench/fake-cli-load.mjs")
@@ -725,7 +725,10 @@ const libTurns = async (): Promise<void> => {
       yield* count(session.turn("go"))
       lines = 0
       const start = turnsStart()
-      for (let i = 0; i < n; i++) yield* count(session.turn("go"))
+      for (let i = 0; i < n; i++) {
+        yield* count(session.turn("go"))
+        turnEnded(start, i + 1, n)
+      }
       return turnFigures(n, lines, start)
     }).pipe(Effect.scoped, Effect.provide(layer))
   )
@@ -773,7 +776,7 @@ const sdkTurns = async (): Promise<void> => {
       // the first turn (start-up) is not counted
       lines = 0
       start = turnsStart()
-    }
+    } else turnEnded(start, results - 1, n)
     if (results === n + 1) break
     release?.()
   }
@@ -808,7 +811,7 @@ const rawTurns = (): Promise<void> =>
       if (results === 1) {
         lines = 0
         start = turnsStart()
-      }
+      } else turnEnded(start, results - 1, n)
       if (results === n + 1) {
         figures = turnFigures(n, lines, start)
         child.stdin.end()

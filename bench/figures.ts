@@ -31,20 +31,58 @@ export const report = (figures: Record<string, unknown>): void => {
   process.stdout.write(JSON.stringify({ ok: true, ...figures, peakRssMb: peakRssMb(), cpuMs: (cpu.user + cpu.system) / 1000 }) + "\n")
 }
 
-/** Where a timed run of turns starts: the clock, the process's CPU and its main thread's. */
-export const turnsStart = () => ({ at: performance.now(), cpu: process.cpuUsage(), thread: process.threadCpuUsage() })
-export const turnFigures = (turns: number, lines: number, start: ReturnType<typeof turnsStart>) => {
-  const seconds = (performance.now() - start.at) / 1000
-  const cpu = process.cpuUsage(start.cpu)
-  const thread = process.threadCpuUsage(start.thread)
+interface Reading {
+  readonly at: number
+  readonly cpu: NodeJS.CpuUsage
+  readonly thread: NodeJS.CpuUsage
+}
+
+/** The clock, the process's CPU and its main thread's, now. */
+const read = (): Reading => ({ at: performance.now(), cpu: process.cpuUsage(), thread: process.threadCpuUsage() })
+
+/**
+ * A timed run of turns: where it started, and where its second half did (once {@link turnEnded}
+ * passed it). The second half is the run once V8 has compiled its hot code: its optimizing
+ * compiler works on helper threads through the first thousands of turns, CPU that a long-lived
+ * program pays once.
+ */
+export interface TurnsClock {
+  readonly start: Reading
+  half: Reading | undefined
+}
+
+/** Where a timed run of turns starts. */
+export const turnsStart = (): TurnsClock => ({ start: read(), half: undefined })
+
+/** Called as each timed turn ends, `done` of `turns`: the second half starts after half of them. */
+export const turnEnded = (clock: TurnsClock, done: number, turns: number): void => {
+  if (done === Math.floor(turns / 2)) clock.half = read()
+}
+
+/** A run's figures per turn, from `clock`'s start and, for the second half, from its half. */
+export const turnFigures = (turns: number, lines: number, clock: TurnsClock) => {
+  const end = read()
+  const perTurn = (from: Reading, n: number) => ({
+    ms: (end.at - from.at) / n,
+    cpuUs: (end.cpu.user - from.cpu.user + end.cpu.system - from.cpu.system) / n,
+    // The JavaScript thread's share; the rest is V8's helper threads (optimizing compiler, GC).
+    threadUs: (end.thread.user - from.thread.user + end.thread.system - from.thread.system) / n
+  })
+  const all = perTurn(clock.start, turns)
+  const second = clock.half === undefined ? undefined : perTurn(clock.half, turns - Math.floor(turns / 2))
+  const seconds = (end.at - clock.start.at) / 1000
   return {
     turns,
     linesPerTurn: lines / turns,
     seconds,
-    msPerTurn: (seconds * 1000) / turns,
-    cpuUsPerTurn: (cpu.user + cpu.system) / turns,
-    // The JavaScript thread's share; the rest is V8's helper threads (optimizing compiler, GC).
-    mainThreadCpuUsPerTurn: (thread.user + thread.system) / turns,
+    msPerTurn: all.ms,
+    cpuUsPerTurn: all.cpuUs,
+    mainThreadCpuUsPerTurn: all.threadUs,
+    ...(second === undefined ? {} : {
+      secondHalfMsPerTurn: second.ms,
+      secondHalfCpuUsPerTurn: second.cpuUs,
+      secondHalfMainThreadCpuUsPerTurn: second.threadUs
+    }),
     // V8's young generation as it ended (both semispaces): it grows with what survives its
     // scavenges, start-up included, and does not shrink while a program allocates.
     youngGenMb: youngGenMb(),

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import { ClaudeNode } from "../src/node.ts"
-import { report, turnFigures, turnsStart } from "./figures.ts"
+import { report, turnEnded, turnFigures, turnsStart } from "./figures.ts"
 
 const turns = Number(process.argv[2] ?? 100)
 
@@ -32,7 +32,10 @@ const program = Effect.gen(function*() {
   yield* count(session.turn("go"))
   lines = 0
   const start = turnsStart()
-  for (let i = 0; i < turns; i++) yield* count(session.turn("go"))
+  for (let i = 0; i < turns; i++) {
+    yield* count(session.turn("go"))
+    turnEnded(start, i + 1, turns)
+  }
   report(turnFigures(turns, lines, start))
 })
 
