@@ -42,9 +42,9 @@ const read = (): Reading => ({ at: performance.now(), cpu: process.cpuUsage(), t
 
 /**
  * A timed run of turns: where it started, and where its second half did (once {@link turnEnded}
- * passed it). The second half is the run once V8 has compiled its hot code: its optimizing
- * compiler works on helper threads through the first thousands of turns, CPU that a long-lived
- * program pays once.
+ * passed it). The second half carries less of V8's one-time compiling: its optimizing compiler
+ * works on helper threads through the first thousands of turns, CPU that a long-lived program
+ * pays once.
  */
 export interface TurnsClock {
   readonly start: Reading

@@ -175,7 +175,7 @@ const target = (ok: boolean) => (ok ? "target met" : "TARGET MISSED")
  */
 const TARGETS = [
   "turns-ms-few", "turns-ms-many", "turns-cpu-few", "turns-cpu-many", "turns-rss", "turns-rss-bundled",
-  "throughput-raw", "throughput-sdk-small", "throughput-sdk-big", "fullfinal-rss",
+  "throughput-raw", "throughput-sdk-small", "throughput-sdk-big", "fullfinal-rss", "fullfinal-rss-bundled",
   "startup-own", "startup-bundled-sdk-bundled", "startup-bundled-sdk-unbundled",
   "interrupt", "slow", "timeline"
 ] as const
@@ -571,8 +571,7 @@ const shortTurns = async (n: number) => {
   const big = n >= TURNS.many
   // Over the many turns, the same turns from a program shipped as one file too (`effect` inside):
   // what V8's young generation grows to depends on how the program's modules are loaded.
-  const bundled = Path.join(root, ".tmp/bench-turns/program.mjs")
-  if (big) await bundleProgram(Path.join(root, "bench/turns-program.ts"), bundled)
+  const bundled = big ? await turnsProgram() : ""
   const bundledEnv = { CLAUDE_PATH: fakeCli, FAKE_CLI_EVENTS: String(TURNS.deltas) }
   const r = await rounds([
     { name: "lib", run: () => runChild("lib-turns", params, { timeoutMs }) },
@@ -635,19 +634,35 @@ const shortTurns = async (n: number) => {
 const helperCpu = (runs: ReadonlyArray<Figures>): Array<number> =>
   runs.map((f) => num(f, "cpuUsPerTurn") - num(f, "mainThreadCpuUsPerTurn"))
 
-/** The 1M-event turn with its final `assistant` and `result` lines carrying the whole text. */
+/** `bench/turns-program.ts` bundled as the recipe ships a program (`effect` inside), once a run. */
+let turnsProgramBuilt: Promise<string> | undefined
+const turnsProgram = (): Promise<string> => {
+  const outfile = Path.join(root, ".tmp/bench-turns/program.mjs")
+  return turnsProgramBuilt ??= bundleProgram(Path.join(root, "bench/turns-program.ts"), outfile).then(() => outfile)
+}
+
+/**
+ * The 1M-event turn with its final `assistant` and `result` lines carrying the whole text: from
+ * the library's program loaded module by module, and bundled with esbuild (its one turn).
+ */
 const fullFinal = async (events: number) => {
   const params = { events, fullFinal: true }
+  const bundled = await turnsProgram()
+  const bundledEnv = { CLAUDE_PATH: fakeCli, FAKE_CLI_EVENTS: String(events), FAKE_CLI_FULL_ASSISTANT: "1" }
   const r = await rounds([
     { name: "lib", run: () => runChild("lib", params) },
     { name: "raw", run: () => runChild("raw", params) },
-    { name: "sdk", run: () => runChild("sdk", params) }
+    { name: "sdk", run: () => runChild("sdk", params) },
+    { name: "bundled", run: () => runScript("turns-program, bundled, one long turn", [bundled, "0"], { env: bundledEnv }) }
   ], PAIRS)
   const label = events >= 1_000_000 ? `${events / 1_000_000}M` : `${events / 1000}k`
   const rss = ratios(r.lib!, r.sdk!, "peakRssMb")
   const eps = ratios(r.lib!, r.sdk!, "eventsPerSec")
   out(`${label} events, final lines with the whole text: peak RSS library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)} [≤1: ${target(median(rss) <= 1)}]; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`)
   addTarget("fullfinal-rss", 21, `peak RSS at ${label} events with the real CLI's final lines (whole text) ≤ the SDK's`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB (\`fullfinal\`)${short(median(rss), 1, false)}`)
+  const bRss = ratios(r.bundled!, r.sdk!, "peakRssMb")
+  out(`${label} events, final lines with the whole text, the library's program bundled with esbuild: peak RSS ${fmt(median(col(r.bundled!, "peakRssMb")), 0)} MB, library/SDK ${summary(bRss)} [≤1: ${target(median(bRss) <= 1)}]`)
+  addTarget("fullfinal-rss-bundled", 21, `peak RSS at ${label} events with the real CLI's final lines (whole text) ≤ the SDK's: a program bundled with esbuild (\`docs/bundling.md\`)`, median(bRss) <= 1, `library/SDK ${summary(bRss)}; ${fmt(median(col(r.bundled!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB (\`fullfinal\`)${short(median(bRss), 1, false)}`)
   if (median(rss) > 1) {
     const semi = semiFigures
     limits.push(`- **Peak RSS at ${label} with the real CLI's final lines** (library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB vs SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, library/SDK ${summary(rss)}): ${semi === undefined ? "the young-generation run was not made (throughput)." : `on the load fake without the final text, with V8's young generation capped (\`node ${SEMI}\`, both processes) the library peaks at ${fmt(semi.lib, 0)} MB and the SDK at ${fmt(semi.sdk, 0)} MB (library/SDK ${summary(semi.ratio)}; the library at ${summary(semi.speed)} of its default events/s): what is over at default flags is V8's young generation, which grows with the allocation rate and the survivors of each scavenge, more than data the library keeps.`}`)
@@ -659,13 +674,14 @@ const fullFinal = async (events: number) => {
     "",
     "| run | events/s (median) | peak RSS MB (median) | min | max |",
     "|---|---|---|---|---|",
-    ...(["lib", "raw", "sdk"] as const).map((k) => {
+    ...(["lib", "bundled", "raw", "sdk"] as const).map((k) => {
       const m = col(r[k]!, "peakRssMb")
-      const name = { lib: "library", sdk: "official SDK", raw: "raw Node" }[k]
-      return `| ${name} | ${fmt(median(col(r[k]!, "eventsPerSec")), 0)} | ${fmt(median(m), 0)} | ${fmt(Math.min(...m), 0)} | ${fmt(Math.max(...m), 0)} |`
+      const name = { lib: "library", bundled: "library, its program bundled with esbuild (`bench/turns-program.ts`, one turn)", sdk: "official SDK", raw: "raw Node" }[k]
+      const eventsPerSec = k === "bundled" ? "(not timed)" : fmt(median(col(r[k]!, "eventsPerSec")), 0)
+      return `| ${name} | ${eventsPerSec} | ${fmt(median(m), 0)} | ${fmt(Math.min(...m), 0)} | ${fmt(Math.max(...m), 0)} |`
     }),
     "",
-    `- peak RSS library/SDK: ${summary(rss)}; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`,
+    `- peak RSS library/SDK: ${summary(rss)}; bundled/SDK: ${summary(bRss)}; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`,
     ""
   ].join("\n"))
 }

@@ -7,12 +7,14 @@
  *   node <bundle> <turns>     (CLAUDE_PATH: the load fake CLI; FAKE_CLI_EVENTS: deltas a turn)
  *
  * Prints one JSON line: the turns' figures (`bench/figures.ts`), as `bench/child.ts` reports them.
+ * With 0 turns, the first turn only (not timed): its process's peak RSS and heap, for one long
+ * turn (the 1M-event turn with the real CLI's final lines, `FAKE_CLI_FULL_ASSISTANT=1`).
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import { ClaudeNode } from "../src/node.ts"
-import { report, turnEnded, turnFigures, turnsStart } from "./figures.ts"
+import { report, turnEnded, turnFigures, turnsStart, youngGenMb } from "./figures.ts"
 
 const turns = Number(process.argv[2] ?? 100)
 
@@ -30,6 +32,7 @@ const program = Effect.gen(function*() {
   )
   // The first turn (start-up, the session's handshake) is not counted.
   yield* count(session.turn("go"))
+  if (turns === 0) return report({ lines, youngGenMb: youngGenMb(), heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20 })
   lines = 0
   const start = turnsStart()
   for (let i = 0; i < turns; i++) {
