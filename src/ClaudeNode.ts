@@ -45,16 +45,21 @@ export const layer: Layer.Layer<Transport> = Claude.layerProcess
  * `CLAUDE_CONFIG_DIR` or `~/.claude`) on Node's file system: list, read, rename, tag, fork and
  * delete them.
  *
+ * **Details**
+ *
+ * Its modules (`Sessions`, the session store, Node's file system) are loaded when the layer is
+ * built, not when this entry is imported.
+ *
  * @since 0.2.0
  * @category layers
  */
 export const layerSessions: Layer.Layer<Sessions.Sessions | SessionStore.SessionStore, Config.ConfigError> = Layer.unwrap(
   // Loaded when the layer is built, not when this entry is imported: the sessions on disk (with
   // `effect/Config`, `FileSystem` and `Path`) and Node's services (about a hundred modules) are
-  // a quarter of this entry's own start-up, and a program that runs sessions never uses them.
+  // a quarter of this entry's own start-up, and a program that only runs sessions never uses them.
   Effect.map(
     Effect.promise(() => Promise.all([import("./Sessions.ts"), import("@effect/platform-node/NodeServices")])),
-    ([Sessions, NodeServices]) => Sessions.layerDisk.pipe(Layer.provide(NodeServices.layer))
+    ([SessionsModule, NodeServices]) => SessionsModule.layerDisk.pipe(Layer.provide(NodeServices.layer))
   )
 )
 

@@ -224,7 +224,7 @@ const loadedAtImport = (entry: string): Set<string> => {
 }
 
 describe("own barrels", () => {
-  // A barrel of this library (`export * from`: Protocol.ts, index.ts, …) is for programs. Inside
+  // A barrel of this library (`export * from`, `export * as`: Protocol.ts, index.ts, …) is for programs. Inside
   // it, a value taken through one breaks a program bundled with esbuild: with `sideEffects: false`
   // esbuild drops the barrel, and with it the call that initializes a module it re-exports when
   // that module is also loaded by `import()` (esbuild issues 1490, 3357). The node entry's
@@ -258,6 +258,11 @@ describe("start-up", () => {
     assert.isTrue(loadedAtImport("src/Hooks.ts").has("src/HookEvents.ts"))
     assert.deepStrictEqual(loadedOnRequest.filter((module) => loaded.has(module)), [])
     assert.deepStrictEqual([...loaded].filter((module) => packagesOnRequest.test(module)), [])
+    // The node entry too (its `layerSessions` loads the sessions on disk when it is built).
+    const nodeEntry = loadedAtImport("src/node.ts")
+    assert.isTrue(nodeEntry.has("src/ClaudeNode.ts"))
+    assert.deepStrictEqual(loadedOnRequest.filter((module) => nodeEntry.has(module)), [])
+    assert.deepStrictEqual([...nodeEntry].filter((module) => packagesOnRequest.test(module)), [])
     // The list names modules that exist (a renamed one must be renamed there too).
     for (const module of loadedOnRequest) assert.isTrue(Fs.existsSync(Path.join(root, module)), module)
   })

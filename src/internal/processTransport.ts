@@ -229,7 +229,7 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   const named = typeof spec.executable === "string" ? spec.executable : interpreter?.command
   const executable = yield* findExecutable(named, spec.cwd)
   const graceMillis = Duration.toMillis(spec.closeGrace)
-  // The global Web Crypto, as a turn's uuid: importing \`node:crypto\` too cost start-up ~2 ms more.
+  // The global Web Crypto, as a turn's uuid: importing `node:crypto` too cost start-up ~2 ms more.
   const token = crypto.randomUUID()
   const marker = Buffer.from(`${TOKEN_VARIABLE}=${token}\0`)
   const args = [...(interpreter?.args ?? []), ...spec.args]

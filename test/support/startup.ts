@@ -14,7 +14,7 @@ export const loadedOnRequest = [
   "src/Elicitation.ts",
   "src/UserDialogs.ts",
   "src/internal/handlerCall.ts",
-  // the sessions on disk (the node entry's \`layerSessions\`), the session store and its mirror
+  // the sessions on disk (the node entry's `layerSessions`), the session store and its mirror
   "src/Sessions.ts",
   "src/SessionStore.ts",
   "src/internal/sessionStoreOpen.ts",
