@@ -9,9 +9,26 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
-import { bundle } from "../examples/bundle/build.ts"
+import { build } from "esbuild"
+import { bundle, settings } from "../examples/bundle/build.ts"
+import { projectKey } from "../src/Sessions.ts"
 
+const root = Path.resolve(import.meta.dirname, "..")
 const FAKE = Path.resolve(import.meta.dirname, "fixtures/fake-claude.mjs")
+
+/**
+ * The package as built (`scripts/build.ts`), in a fresh directory inside the repository (so that
+ * its imports of `effect` resolve as in an installed package), removed afterwards.
+ */
+const builtPackage = Effect.acquireRelease(
+  Effect.sync(() => {
+    Fs.mkdirSync(Path.join(root, ".tmp"), { recursive: true })
+    const dir = Fs.mkdtempSync(Path.join(root, ".tmp", "bundle-dist-"))
+    ChildProcess.execFileSync(process.execPath, [Path.join(root, "scripts/build.ts"), "--outdir", dir, "--js-only"], { cwd: root })
+    return dir
+  }),
+  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+)
 
 /** A fresh directory outside the repository (no node_modules above it), removed afterwards. */
 const outside = Effect.acquireRelease(
@@ -50,5 +67,66 @@ describe("bundled program", { timeout: 120_000 }, () => {
       const parsed = JSON.parse(figures!) as { events: number; firstEventMs: number }
       assert.isAbove(parsed.events, 1)
       assert.isAbove(parsed.firstEventMs, 0)
+    }))
+
+  // With `sideEffects: false`, esbuild drops a barrel, and with it the initialization of a module
+  // that is also loaded by `import()` (esbuild issues 1490, 3357): `layerSessions` loads
+  // Sessions.js so. A program taking the library through its barrels must still find every module
+  // initialized, both before the layer is built (the turn) and after (the listing).
+  it.live("a program bundled against the package as built, through the main entry's barrel, runs a turn, then builds ClaudeNode.layerSessions and lists a session from disk", () =>
+    Effect.gen(function*() {
+      const dist = yield* builtPackage
+      const dir = yield* outside
+      const outfile = Path.join(dir, "program.mjs")
+      const result = yield* Effect.promise(() =>
+        build({
+          ...settings,
+          entryPoints: [Path.join(root, "test/fixtures/bundle-sessions.ts")],
+          outfile,
+          metafile: true,
+          logLevel: "error",
+          // The library as a program gets it: the package's files, not its sources.
+          plugins: [{
+            name: "package-as-built",
+            setup: (build) => {
+              build.onResolve({ filter: /(^|\/)src\/[\w/]+\.ts$/ }, (args) => ({
+                path: Path.join(dist, args.path.replace(/^.*src\//, "").replace(/\.ts$/, ".js"))
+              }))
+            }
+          }]
+        })
+      )
+      // Every module of the library comes from the package as built, none from its sources.
+      const inputs = Object.keys(result.metafile.inputs)
+      assert.isTrue(inputs.some((input) => input.includes("bundle-dist-") && input.endsWith("Sessions.js")))
+      assert.deepStrictEqual(inputs.filter((input) => !input.includes("node_modules") && /(^|\/)src\//.test(input)), [])
+      const configDir = Path.join(dir, "config")
+      const cwd = Path.join(dir, "project")
+      const sessionId = "22222222-2222-4222-8222-222222222222"
+      Fs.mkdirSync(Path.join(configDir, "projects", projectKey(cwd)), { recursive: true })
+      Fs.writeFileSync(
+        Path.join(configDir, "projects", projectKey(cwd), `${sessionId}.jsonl`),
+        JSON.stringify({
+          type: "user",
+          uuid: "u1",
+          parentUuid: null,
+          sessionId,
+          cwd,
+          timestamp: new Date(0).toISOString(),
+          message: { role: "user", content: "Hello from disk" }
+        }) + "\n"
+      )
+      const run = ChildProcess.spawnSync(process.execPath, [outfile], {
+        cwd: dir,
+        env: { ...process.env, CLAUDE_PATH: FAKE, CLAUDE_CONFIG_DIR: configDir, SESSIONS_CWD: cwd, NODE_PATH: "" },
+        encoding: "utf8",
+        timeout: 60_000
+      })
+      assert.strictEqual(run.status, 0, run.stderr)
+      assert.deepStrictEqual(run.stdout.trim().split("\n"), [
+        "Hello from the fake model! Café → 日本語 ✓",
+        JSON.stringify(["Hello from disk"]),
+        projectKey(cwd)
+      ])
     }))
 })
