@@ -28,6 +28,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import * as FakeModel from "../src/testing/FakeModel.ts"
+import { packageAsBuilt } from "../test/support/packageAsBuilt.ts"
 import * as TimelineBench from "./timeline.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
@@ -732,14 +733,7 @@ const bundleProgram = async (entry: string, outfile: string, external: ReadonlyA
     outfile,
     external: [...external],
     logLevel: "error",
-    plugins: [{
-      name: "library-as-shipped",
-      setup: (build) => {
-        build.onResolve({ filter: /(^|\/)src\/[\w/]+\.ts$/ }, (args) => ({
-          path: Path.join(dist, args.path.replace(/^.*src\//, "").replace(/\.ts$/, ".js"))
-        }))
-      }
-    }]
+    plugins: [packageAsBuilt(dist)]
   })
 }
 

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import { build } from "esbuild"
 import { bundle, settings } from "../examples/bundle/build.ts"
 import { projectKey } from "../src/Sessions.ts"
+import { packageAsBuilt } from "./support/packageAsBuilt.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const FAKE = Path.resolve(import.meta.dirname, "fixtures/fake-claude.mjs")
@@ -86,14 +87,7 @@ describe("bundled program", { timeout: 120_000 }, () => {
           metafile: true,
           logLevel: "error",
           // The library as a program gets it: the package's files, not its sources.
-          plugins: [{
-            name: "package-as-built",
-            setup: (build) => {
-              build.onResolve({ filter: /(^|\/)src\/[\w/]+\.ts$/ }, (args) => ({
-                path: Path.join(dist, args.path.replace(/^.*src\//, "").replace(/\.ts$/, ".js"))
-              }))
-            }
-          }]
+          plugins: [packageAsBuilt(dist)]
         })
       )
       // Every module of the library comes from the package as built, none from its sources.
