@@ -224,11 +224,12 @@ const loadedAtImport = (entry: string): Set<string> => {
 }
 
 describe("own barrels", () => {
-  // A barrel of this library (`export * from`, `export * as`: Protocol.ts, index.ts, …) is for programs. Inside
-  // it, a value taken through one breaks a program bundled with esbuild: with `sideEffects: false`
-  // esbuild drops the barrel, and with it the call that initializes a module it re-exports when
-  // that module is also loaded by `import()` (esbuild issues 1490, 3357). The node entry's
-  // `layerSessions` loads Sessions.ts so: `Protocol.userTurn` was `undefined` in the bundle.
+  // A barrel of this library (`export * from`, `export * as`: Protocol.ts, index.ts, …) is for
+  // programs. Inside the library, a value taken through one breaks a program bundled with esbuild:
+  // with `sideEffects: false` esbuild drops the barrel, and with it the call that initializes a
+  // module it re-exports when that module is also loaded by `import()` (esbuild issues 1490, 3357).
+  // The node entry's `layerSessions` loads Sessions.ts so: `Protocol.userTurn` was `undefined` in
+  // the bundle.
   it("the library's modules take no value through one of its own barrels (types only)", () => {
     const files = sourceFiles(Path.join(root, "src"))
     const barrels = new Set(files.filter((file) => /^export \* (as \w+ )?from /m.test(Fs.readFileSync(file, "utf8"))))
