@@ -72,9 +72,10 @@ describe("bundled program", { timeout: 120_000 }, () => {
 
   // With `sideEffects: false`, esbuild drops a barrel, and with it the initialization of a module
   // that is also loaded by `import()` (esbuild issues 1490, 3357): `layerSessions` loads
-  // Sessions.js so. A program taking the library through its barrels must still find every module
-  // initialized, both before the layer is built (the turn) and after (the listing).
-  it.live("a program bundled against the package as built, through the main entry's barrel, runs a turn, then builds ClaudeNode.layerSessions and lists a session from disk", () =>
+  // Sessions.js so, as a session loads the hooks' and permissions' machinery. A program taking the
+  // library through its barrels must still find every module initialized, both before the layer is
+  // built (the turn) and after (the listing).
+  it.live("a program bundled against the package as built, through the main entry's barrel, runs a turn with a hook and a permission handler, then builds ClaudeNode.layerSessions and lists a session from disk", () =>
     Effect.gen(function*() {
       const dist = yield* builtPackage
       const dir = yield* outside
