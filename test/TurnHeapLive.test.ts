@@ -22,7 +22,13 @@ const prototypeUsersAfter = (turns: number, variant: "plain" | "stall") =>
     return figures.prototypeUsersBytes
   })
 
-type Variant = "promotion" | "promotion-traced" | "promotion-events" | "promotion-structured" | "promotion-tools"
+type Variant =
+  | "promotion"
+  | "promotion-traced"
+  | "promotion-events"
+  | "promotion-structured"
+  | "promotion-tools"
+  | "promotion-store"
 
 /**
  * The bytes a turn adds to the old generation over `turns` turns (the fixture's figure): what V8's
@@ -84,7 +90,8 @@ describe("a session's heap over many turns", { timeout: 120_000 }, () => {
     "promotion-traced": "under a program's tracer (spans, tracing's per-thread state)",
     "promotion-events": "with a program reading session.events",
     "promotion-structured": "with structured output (every result decoded by the session's outputFormat)",
-    "promotion-tools": "with a tool use and its result every turn"
+    "promotion-tools": "with a tool use and its result every turn",
+    "promotion-store": "with the transcript mirrored to a session store (a frame a turn, a flush a result)"
   } as const
   for (const [variant, what] of Object.entries(variants) as Array<[Variant, string]>) {
     it.effect(`what a session's turns leave dies young: no chain of V8's hash tables, no closure V8 allocates old, ${what}`, () =>
