@@ -12,22 +12,14 @@ import * as Effect from "effect/Effect"
 import { build } from "esbuild"
 import { bundle, settings } from "../examples/bundle/build.ts"
 import { projectKey } from "../src/Sessions.ts"
-import { packageAsBuilt } from "./support/packageAsBuilt.ts"
+import { buildPackage, packageAsBuilt } from "./support/packageAsBuilt.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const FAKE = Path.resolve(import.meta.dirname, "fixtures/fake-claude.mjs")
 
-/**
- * The package as built (`scripts/build.ts`), in a fresh directory inside the repository (so that
- * its imports of `effect` resolve as in an installed package), removed afterwards.
- */
+/** The package as built, removed afterwards. */
 const builtPackage = Effect.acquireRelease(
-  Effect.sync(() => {
-    Fs.mkdirSync(Path.join(root, ".tmp"), { recursive: true })
-    const dir = Fs.mkdtempSync(Path.join(root, ".tmp", "bundle-dist-"))
-    ChildProcess.execFileSync(process.execPath, [Path.join(root, "scripts/build.ts"), "--outdir", dir, "--js-only"], { cwd: root })
-    return dir
-  }),
+  Effect.sync(() => buildPackage("bundle-dist-")),
   (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
 )
 

@@ -10,6 +10,7 @@ import * as NodeChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
+import { buildPackage } from "./support/packageAsBuilt.ts"
 import { loadedOnRequest, packagesOnRequest } from "./support/startup.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
@@ -53,11 +54,8 @@ describe("start-up", () => {
   })
 
   it("the package as built keeps them on request: dist's Claude.js and node.js load no chunk that holds one of them, nor effect/ai", () => {
-    // Built inside the repository, so that the chunks' imports of `effect` resolve as in a package.
-    Fs.mkdirSync(Path.join(root, ".tmp"), { recursive: true })
-    const out = Fs.mkdtempSync(Path.join(root, ".tmp", "startup-dist-"))
+    const out = buildPackage("startup-dist-")
     try {
-      NodeChildProcess.execFileSync(process.execPath, [Path.join(root, "scripts/build.ts"), "--outdir", out, "--js-only"], { cwd: root })
       for (const entry of ["Claude.js", "node.js"]) {
         const loaded = loadedBy(Path.relative(root, Path.join(out, entry)))
         const files = loaded.filter((file) => file.startsWith(Path.relative(root, out)))
