@@ -12,8 +12,18 @@ import * as Effect from "effect/Effect"
 import * as Command from "effect/cli/Command"
 import { command } from "./viewer/command.ts"
 
-// The package's own version: package.json is next to src/ and dist/.
-const { version } = JSON.parse(Fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }
+/**
+ * The package's own manifest: the nearest `package.json` above this file, which is the package's
+ * whether this runs from `src/` or from the build (`dist/chunks/`, `scripts/build.ts`).
+ */
+const manifest = (): { readonly version: string } => {
+  for (let dir = new URL(".", import.meta.url); ; dir = new URL("..", dir)) {
+    const file = new URL("package.json", dir)
+    if (Fs.existsSync(file)) return JSON.parse(Fs.readFileSync(file, "utf8")) as { readonly version: string }
+    if (dir.pathname === "/") throw new Error(`effect-claude-code: no package.json above ${import.meta.url}`)
+  }
+}
+const { version } = manifest()
 
 command.pipe(
   Command.run({ version }),

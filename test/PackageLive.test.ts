@@ -138,7 +138,9 @@ describe("the npm package", { timeout: 400_000 }, () => {
       ) as { readonly peerDependencies?: Record<string, string> }
       assert.property(installed.peerDependencies ?? {}, "effect")
       // The package's command (`npx effect-claude-code`), linked by npm from its `bin`.
-      assert.include(run(Path.join(project, "node_modules", ".bin", "effect-claude-code"), ["--version"], project), "effect-claude-code v")
+      // Its version is the manifest's, read from the package's package.json above the built file.
+      const { version } = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as { readonly version: string }
+      assert.include(run(Path.join(project, "node_modules", ".bin", "effect-claude-code"), ["--version"], project), `effect-claude-code v${version}`)
 
       Fs.writeFileSync(Path.join(project, "main.ts"), consumer)
       Fs.writeFileSync(Path.join(project, "tsconfig.json"), JSON.stringify(consumerTsconfig))

@@ -1,0 +1,86 @@
+/**
+ * The package as built (`scripts/build.ts`): what `Claude.ts` and `ClaudeNode.ts` load statically
+ * (the core) is one file, `chunks/core.js`, and every module of `src` is in one built file only
+ * (one class, one tag, whichever entries a program imports). Not timed: the times are `npm run
+ * bench`'s ("Where start-up goes").
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as NodeChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
+import { buildPackage } from "./support/packageAsBuilt.ts"
+
+const root = Path.resolve(import.meta.dirname, "..")
+
+/** The package's files (relative to `dist`) Node loads to import each of `entries` in one fresh process. */
+const packageFilesLoadedBy = (dist: string, entries: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const script = [
+    `import * as Module from "node:module"`,
+    `const loaded = []`,
+    `Module.registerHooks({ load: (url, context, next) => { loaded.push(url); return next(url, context) } })`,
+    ...entries.map((entry) => `await import(${JSON.stringify(pathToFileURL(Path.join(dist, entry)).href)})`),
+    `process.stdout.write(JSON.stringify(loaded))`
+  ].join("\n")
+  const out = NodeChildProcess.execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, NODE_OPTIONS: "" }
+  })
+  return (JSON.parse(out) as ReadonlyArray<string>)
+    .filter((url) => url.startsWith("file:") && new URL(url).pathname.startsWith(dist + Path.sep))
+    .map((url) => Path.relative(dist, new URL(url).pathname))
+}
+
+/** Each built file's sources, by its source map (relative to the repository). */
+const sourcesByFile = (dist: string): ReadonlyMap<string, ReadonlyArray<string>> =>
+  new Map(
+    (Fs.readdirSync(dist, { recursive: true }) as Array<string>)
+      .filter((file) => file.endsWith(".js.map"))
+      .map((map) => {
+        const { sources } = JSON.parse(Fs.readFileSync(Path.join(dist, map), "utf8")) as { readonly sources: ReadonlyArray<string> }
+        const file = map.replace(/\.map$/, "")
+        return [file, sources.map((source) => Path.relative(root, Path.resolve(dist, Path.dirname(file), source)))]
+      })
+  )
+
+describe("the package as built", () => {
+  it("Claude.js and node.js load four files of it: the two entries, ClaudeNode.js and chunks/core.js", () => {
+    const dist = buildPackage("build-dist-")
+    try {
+      // Node's loader pays for every file (resolve, read, its package scope, compile): the core in
+      // one file is ~10 ms less start-up than the 21 files of one chunk per set of entries.
+      assert.deepStrictEqual(
+        [...packageFilesLoadedBy(dist, ["Claude.js", "node.js"])].sort(),
+        ["Claude.js", "ClaudeNode.js", "chunks/core.js", "node.js"]
+      )
+      const sources = sourcesByFile(dist).get("chunks/core.js") ?? []
+      for (const module of ["src/Claude.ts", "src/ClaudeNode.ts", "src/internal/turnRunner.ts", "src/protocol/codec.ts"]) {
+        assert.include(sources, module)
+      }
+    } finally {
+      Fs.rmSync(dist, { recursive: true, force: true })
+    }
+  })
+
+  it("every module of src is in one built file only, and every entry the manifest names is there", () => {
+    const dist = buildPackage("build-dist-")
+    try {
+      const where = new Map<string, Array<string>>()
+      for (const [file, sources] of sourcesByFile(dist)) {
+        for (const source of sources.filter((source) => source.startsWith("src/"))) where.set(source, [...(where.get(source) ?? []), file])
+      }
+      assert.isAbove(where.size, 60)
+      assert.deepStrictEqual([...where].filter(([, files]) => files.length > 1), [])
+      const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as {
+        readonly exports: Record<string, { readonly default: string }>
+        readonly bin: Record<string, string>
+      }
+      for (const target of [...Object.values(manifest.exports).map((e) => e.default), ...Object.values(manifest.bin)]) {
+        assert.isTrue(Fs.existsSync(Path.join(dist, Path.relative("dist", target))), target)
+      }
+    } finally {
+      Fs.rmSync(dist, { recursive: true, force: true })
+    }
+  })
+})
