@@ -418,7 +418,7 @@ const importsBreakdown = async () => {
     `| \`effect/Effect\` (and the core it pulls) | ${summary(col(r.lib!, "effectMs"), 1)} |`,
     `| \`effect/Stream\`, \`effect/Layer\`, \`effect/Schema\` | ${summary(col(r.lib!, "streamLayerSchemaMs"), 1)} |`,
     `| **the floor: the two rows above, without this library** | ${summary(floor, 1)} |`,
-    `| the library (\`effect-claude-code/Claude\` and \`effect-claude-code/node\` as they ship: \`Claude.js\`, \`node.js\` and the chunks they load; hooks, permissions, MCP servers and the store load when a session uses them) | ${summary(own, 1)} |`,
+    `| the library (\`effect-claude-code/Claude\` and \`effect-claude-code/node\` as they ship: \`Claude.js\`, \`node.js\`, \`ClaudeNode.js\` and \`chunks/core.js\`, the core in one file; hooks, permissions, MCP servers and the store load when a session uses them) | ${summary(own, 1)} |`,
     `| for comparison, the same built by tsc, one file a module (the package before \`scripts/build.ts\`) | ${summary(ownModules, 1)}; shipped − per module, per round: ${summary(r.lib!.map((f, i) => num(f, "libraryMs") - num(r.libModules![i]!, "libraryMs")), 1)} |`,
     `| **library total** | ${summary(libTotal, 1)} |`,
     `| the official SDK (\`@anthropic-ai/claude-agent-sdk\`, one bundled file) | ${summary(sdk, 1)} |`,
@@ -933,7 +933,7 @@ const clusterBench = async () => {
 }
 
 /**
- * The library as it ships (`scripts/build.ts`: esbuild, one file an entry, shared chunks) into
+ * The library as it ships (`scripts/build.ts`: esbuild, the core in one file, each entry a file) into
  * `dist`, and as tsc emits it, one file a module, into `modulesDist`: the start-up figures compare
  * the two imports, so the build's choice is measured.
  */
@@ -1018,7 +1018,7 @@ const main = async () => {
     `- machine: ${Os.type()} ${Os.release()} ${Os.arch()}, ${cpus.length} × ${cpus[0]?.model ?? "?"}, ${fmt(Os.totalmem() / 2 ** 30, 1)} GiB, load average at the end ${Os.loadavg().map((x) => fmt(x, 2)).join(" ")}`,
     `- Node ${process.version}; effect-claude-code ${pkgVersion}; effect ${version("effect")}; @effect/platform-node ${version("@effect/platform-node")}; @anthropic-ai/claude-agent-sdk ${version("@anthropic-ai/claude-agent-sdk")}; @anthropic-ai/claude-code ${version("@anthropic-ai/claude-code")}`,
     "",
-    "Method: each measurement is a fresh child Node process (`bench/child.ts`), so peak RSS (VmHWM) is that run's own. Runs alternate in rounds (the order rotates each round); every figure is the median of the per-round ratios (or differences), with min and max. The library is `src` built as the package ships it (`scripts/build.ts`: esbuild, one file an entry and shared chunks), imported as a program imports it (`effect-claude-code/Claude` and `effect-claude-code/node`: `Claude.js`, `node.js`), with `ClaudeNode.layer` (the process transport; no platform module); raw Node is `child_process.spawn` + split at `\\n` + `JSON.parse` of every line; the SDK is `query()` with `pathToClaudeCodeExecutable` and `includePartialMessages: true` (it runs a `.mjs` path with `node`). The load CLI is `bench/fake-cli-load.mjs` (deltas of ~290 bytes, 64 KiB writes, backpressure).",
+    "Method: each measurement is a fresh child Node process (`bench/child.ts`), so peak RSS (VmHWM) is that run's own. Runs alternate in rounds (the order rotates each round); every figure is the median of the per-round ratios (or differences), with min and max. The library is `src` built as the package ships it (`scripts/build.ts`: esbuild, the core that `Claude.js` and `node.js` load in one file, `chunks/core.js`, each entry a file re-exporting its module), imported as a program imports it (`effect-claude-code/Claude` and `effect-claude-code/node`: `Claude.js`, `node.js`), with `ClaudeNode.layer` (the process transport; no platform module); raw Node is `child_process.spawn` + split at `\\n` + `JSON.parse` of every line; the SDK is `query()` with `pathToClaudeCodeExecutable` and `includePartialMessages: true` (it runs a `.mjs` path with `node`). The load CLI is `bench/fake-cli-load.mjs` (deltas of ~290 bytes, 64 KiB writes, backpressure).",
     "",
     "## Targets",
     "",

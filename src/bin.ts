@@ -20,7 +20,8 @@ const manifest = (): { readonly version: string } => {
   for (let dir = new URL(".", import.meta.url); ; dir = new URL("..", dir)) {
     const file = new URL("package.json", dir)
     if (Fs.existsSync(file)) return JSON.parse(Fs.readFileSync(file, "utf8")) as { readonly version: string }
-    if (dir.pathname === "/") throw new Error(`effect-claude-code: no package.json above ${import.meta.url}`)
+    // The root (`/`, or `/C:/` on Windows) is its own parent.
+    if (new URL("..", dir).href === dir.href) throw new Error(`effect-claude-code: no package.json above ${import.meta.url}`)
   }
 }
 const { version } = manifest()

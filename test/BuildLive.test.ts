@@ -13,8 +13,8 @@ import { buildPackage } from "./support/packageAsBuilt.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
-/** The package's files (relative to `dist`) Node loads to import each of `entries` in one fresh process. */
-const packageFilesLoadedBy = (dist: string, entries: ReadonlyArray<string>): ReadonlyArray<string> => {
+/** What Node loads (URLs) to import each of `entries` in one fresh process. */
+const loadedBy = (dist: string, entries: ReadonlyArray<string>): ReadonlyArray<string> => {
   const script = [
     `import * as Module from "node:module"`,
     `const loaded = []`,
@@ -27,10 +27,14 @@ const packageFilesLoadedBy = (dist: string, entries: ReadonlyArray<string>): Rea
     encoding: "utf8",
     env: { ...process.env, NODE_OPTIONS: "" }
   })
-  return (JSON.parse(out) as ReadonlyArray<string>)
+  return JSON.parse(out) as ReadonlyArray<string>
+}
+
+/** The package's files (relative to `dist`) Node loads to import each of `entries` in one fresh process. */
+const packageFilesLoadedBy = (dist: string, entries: ReadonlyArray<string>): ReadonlyArray<string> =>
+  loadedBy(dist, entries)
     .filter((url) => url.startsWith("file:") && new URL(url).pathname.startsWith(dist + Path.sep))
     .map((url) => Path.relative(dist, new URL(url).pathname))
-}
 
 /** Each built file's sources, by its source map (relative to the repository). */
 const sourcesByFile = (dist: string): ReadonlyMap<string, ReadonlyArray<string>> =>
@@ -45,19 +49,55 @@ const sourcesByFile = (dist: string): ReadonlyMap<string, ReadonlyArray<string>>
   )
 
 describe("the package as built", () => {
-  it("Claude.js and node.js load four files of it: the two entries, ClaudeNode.js and chunks/core.js", () => {
+  it("Claude.js and node.js load five files of it, the core in one (chunks/core.js); the main entry and testing load no @effect/platform-node", () => {
     const dist = buildPackage("build-dist-")
     try {
       // Node's loader pays for every file (resolve, read, its package scope, compile): the core in
       // one file is ~10 ms less start-up than the 21 files of one chunk per set of entries.
       assert.deepStrictEqual(
         [...packageFilesLoadedBy(dist, ["Claude.js", "node.js"])].sort(),
-        ["Claude.js", "ClaudeNode.js", "chunks/core.js", "node.js"]
+        ["Claude.js", "ClaudeNode.js", "chunks/ClaudeNode.js", "chunks/core.js", "node.js"]
       )
       const sources = sourcesByFile(dist).get("chunks/core.js") ?? []
-      for (const module of ["src/Claude.ts", "src/ClaudeNode.ts", "src/internal/turnRunner.ts", "src/protocol/codec.ts"]) {
+      for (const module of ["src/Claude.ts", "src/internal/processTransport.ts", "src/internal/turnRunner.ts", "src/protocol/codec.ts"]) {
         assert.include(sources, module)
       }
+      // `@effect/platform-node` is an optional peer: only the node entry (and what it is for) loads it.
+      const platform = (entries: ReadonlyArray<string>) => loadedBy(dist, entries).filter((url) => url.includes("@effect/platform-node"))
+      assert.deepStrictEqual(platform(["index.js", "testing/index.js"]), [])
+      assert.isAbove(platform(["node.js"]).length, 0)
+    } finally {
+      Fs.rmSync(dist, { recursive: true, force: true })
+    }
+  })
+
+  it("each entry the manifest names exports, as built, the names its module exports from src", () => {
+    const dist = buildPackage("build-dist-")
+    try {
+      const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as {
+        readonly exports: Record<string, { readonly default: string }>
+      }
+      const entries = Object.values(manifest.exports).map((e) => Path.relative("dist", e.default).replace(/\.js$/, ""))
+      // One process imports each entry twice: its source (Node's type stripping) and its build.
+      const script = [
+        `const entries = ${JSON.stringify(entries)}`,
+        `const names = async (file) => Object.keys(await import(file)).sort()`,
+        `const out = {}`,
+        `for (const entry of entries) out[entry] = [`,
+        `  await names(${JSON.stringify(pathToFileURL(root).href)} + "/src/" + entry + ".ts"),`,
+        `  await names(${JSON.stringify(pathToFileURL(dist).href)} + "/" + entry + ".js")`,
+        `]`,
+        `process.stdout.write(JSON.stringify(out))`
+      ].join("\n")
+      const out = JSON.parse(NodeChildProcess.execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+        cwd: root,
+        encoding: "utf8",
+        env: { ...process.env, NODE_OPTIONS: "" }
+      })) as Record<string, readonly [ReadonlyArray<string>, ReadonlyArray<string>]>
+      assert.isAbove(Object.keys(out).length, 25)
+      for (const [entry, [source, built]] of Object.entries(out)) assert.deepStrictEqual(built, source, entry)
+      assert.include(out["Claude"]![1], "open")
+      assert.include(out["ClaudeError"]![1], "InvalidInput")
     } finally {
       Fs.rmSync(dist, { recursive: true, force: true })
     }

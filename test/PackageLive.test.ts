@@ -101,9 +101,9 @@ describe("the npm package", { timeout: 400_000 }, () => {
         Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-package-"))),
         (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
       )
-      // The build emits one ES module an entry, importing the code entries share from chunks (so
-      // that a module is loaded once, whichever entries a program uses); a barrel re-exports the
-      // entries; no `.ts` import is left anywhere.
+      // The build emits, at each path of the manifest, an ES module re-exporting its module from
+      // dist/chunks/ (each module once, whichever entries a program uses; the core, what Claude.js
+      // loads, in one file); a barrel re-exports the entries; no `.ts` import is left anywhere.
       run(npm, ["run", "build"], root)
       const index = Fs.readFileSync(Path.join(root, "dist", "index.js"), "utf8")
       assert.include(index, "export * as Claude from \"./Claude.js\"")
