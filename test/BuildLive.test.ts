@@ -10,25 +10,13 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { buildPackage } from "./support/packageAsBuilt.ts"
+import { loadedBy as loadedByFiles } from "./support/startup.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
-/** What Node loads (URLs) to import each of `entries` in one fresh process. */
-const loadedBy = (dist: string, entries: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const script = [
-    `import * as Module from "node:module"`,
-    `const loaded = []`,
-    `Module.registerHooks({ load: (url, context, next) => { loaded.push(url); return next(url, context) } })`,
-    ...entries.map((entry) => `await import(${JSON.stringify(pathToFileURL(Path.join(dist, entry)).href)})`),
-    `process.stdout.write(JSON.stringify(loaded))`
-  ].join("\n")
-  const out = NodeChildProcess.execFileSync(process.execPath, ["--input-type=module", "-e", script], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, NODE_OPTIONS: "" }
-  })
-  return JSON.parse(out) as ReadonlyArray<string>
-}
+/** What Node loads (URLs) to import each of `entries` of `dist` in one fresh process. */
+const loadedBy = (dist: string, entries: ReadonlyArray<string>): ReadonlyArray<string> =>
+  loadedByFiles(entries.map((entry) => Path.join(dist, entry)))
 
 /** The package's files (relative to `dist`) Node loads to import each of `entries` in one fresh process. */
 const packageFilesLoadedBy = (dist: string, entries: ReadonlyArray<string>): ReadonlyArray<string> =>

@@ -6,33 +6,16 @@
  * importing `Claude.ts` loads none of them. Not timed: the times are `npm run bench`'s.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as NodeChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { pathToFileURL } from "node:url"
 import { buildPackage } from "./support/packageAsBuilt.ts"
-import { loadedOnRequest, packagesOnRequest } from "./support/startup.ts"
+import { loadedBy as loadedByFiles, loadedOnRequest, packagesOnRequest } from "./support/startup.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
 /** The modules (relative to the root, or `node:` builtins) Node loads to import `module`, in a fresh process. */
-const loadedBy = (module: string): ReadonlyArray<string> => {
-  const script = [
-    `import * as Module from "node:module"`,
-    `const loaded = []`,
-    `Module.registerHooks({ load: (url, context, next) => { loaded.push(url); return next(url, context) } })`,
-    `await import(${JSON.stringify(pathToFileURL(Path.join(root, module)).href)})`,
-    `process.stdout.write(JSON.stringify(loaded))`
-  ].join("\n")
-  const out = NodeChildProcess.execFileSync(process.execPath, ["--input-type=module", "-e", script], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, NODE_OPTIONS: "" }
-  })
-  return (JSON.parse(out) as ReadonlyArray<string>).map((url) =>
-    url.startsWith("file:") ? Path.relative(root, new URL(url).pathname) : url
-  )
-}
+const loadedBy = (module: string): ReadonlyArray<string> =>
+  loadedByFiles([Path.join(root, module)]).map((url) => url.startsWith("file:") ? Path.relative(root, new URL(url).pathname) : url)
 
 describe("start-up", () => {
   it("importing Claude.ts loads none of the modules a session needs only on request, nor effect/ai, nor the schema JIT compiler", () => {
