@@ -452,12 +452,20 @@ const startupReal = async () => {
   ].join("\n"))
 }
 
+/**
+ * Rounds of the interrupt latency: twice the others. Its target is the median of per-round
+ * differences from the CLI's own time within 10 ms, and the CLI's own time to stop a tool moves by
+ * tens of ms from round to round (5 rounds gave +9.5 ms in one run and +30.8 in another, the
+ * library's own share 3.3 and 3.4 ms in both).
+ */
+const INTERRUPT_ROUNDS = 2 * PAIRS
+
 const interrupt = async () => {
   const r = await rounds([
     { name: "lib", run: () => withModel(slowToolScript(), (p) => runChild("lib-interrupt", p)) },
     { name: "raw", run: () => withModel(slowToolScript(), (p) => runChild("raw-interrupt", p)) },
     { name: "sdk", run: () => withModel(slowToolScript(), (p) => runChild("sdk-interrupt", p)) }
-  ], PAIRS)
+  ], INTERRUPT_ROUNDS)
   const d = diffs(r.lib!, r.raw!, "interruptToResultMs")
   // The library's own share: before the interrupt line reaches the writer, and after the result line is read.
   const own = r.lib!.map((f) => num(f, "interruptQueuedMs") + num(f, "interruptToResultMs") - num(f, "resultReadMs"))
@@ -471,7 +479,8 @@ const interrupt = async () => {
   sections.push([
     "### Interrupt latency, real CLI, a Bash tool running `node -e \"setTimeout(()=>{},30000)\"`",
     "",
-    "Library: from `Fiber.interrupt` of the fiber consuming `session.turn(...)` to the aborted `result` on `session.events`. SDK: from `query.interrupt()` to the `result` message. CLI's own (raw): the CLI launched with the library's exact argv and environment (`Launch.buildCommand`), from writing the `interrupt` control_request on its stdin to reading the `result` line on its stdout. Each 500 ms after the `assistant` line with the tool_use.",
+    "Library: from `Fiber.interrupt` of the fiber consuming `session.turn(...)` to the aborted `result` on `session.events`. SDK: from `query.interrupt()` to the `result` message. CLI's own (raw): the CLI launched with the library's exact argv and environment (`Launch.buildCommand`), from writing the `interrupt` control_request on its stdin to reading the `result` line on its stdout. Each 500 ms after the `assistant` line with the tool_use. " +
+      `${INTERRUPT_ROUNDS} rounds: the CLI's own time moves by tens of ms from round to round.`,
     "",
     `- library: ${summary(col(r.lib!, "interruptToResultMs"), 1)} ms (Fiber.interrupt returned after ${summary(col(r.lib!, "interruptReturnedMs"), 1)} ms). Its steps, from its transcript recorder: the interrupt request handed to the writer after ${summary(col(r.lib!, "interruptQueuedMs"), 1)} ms, the CLI's control_response read after ${summary(col(r.lib!, "responseReadMs"), 1)} ms, the result line read after ${summary(col(r.lib!, "resultReadMs"), 1)} ms`,
     `- the library's own share (interrupt → line handed to the writer, plus result line read → seen by the consumer): ${summary(own, 1)} ms; the rest is the CLI's`,
