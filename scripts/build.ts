@@ -3,8 +3,9 @@
  * source file (`tsconfig.build.json`); the JavaScript from esbuild, each module of `src` in one
  * built file only (one class, one tag, whichever entries a program imports):
  *
- * - `chunks/core.js`: the core, every module that `Claude.ts` loads by static imports, as one file; it exports what each entry and each module read from outside the core
- *   exports, under names of their own (`ClaudeError$make`);
+ * - `chunks/core.js`: the core, every module that `Claude.ts` loads by static imports, as one
+ *   file; it exports what each entry and each module read from outside the core exports, under
+ *   names of their own (`ClaudeError$make`);
  * - `chunks/*.js`: everything else (the other entries, the modules a session loads on request with
  *   `import()`, and the chunks they share), reading a core module from `./core.js`;
  * - at each path the manifest names (`exports` and `bin`): the entry, re-exporting its module's
@@ -174,7 +175,9 @@ const importedFromOutside = new Set(
     core.has(module) ? [] : input.imports.filter((i) => !i.external && core.has(i.path)).map((i) => i.path)
   )
 )
-const exported = [...core].filter((module) => importedFromOutside.has(module) || bundled.some((entry) => sourceOf(entry) === module))
+/** The source of each entry the manifest names (`src/Claude.ts`, …). */
+const entryModules = new Set(bundled.map(sourceOf))
+const exported = [...core].filter((module) => importedFromOutside.has(module) || entryModules.has(module))
 const exportsOf = exportsByEntry((await build({ ...common, entryPoints: exported, outdir, write: false, splitting: true, metafile: true })).metafile)
 const namesOf = (module: string): ReadonlyArray<string> => {
   const names = exportsOf.get(module)
@@ -183,7 +186,7 @@ const namesOf = (module: string): ReadonlyArray<string> => {
 }
 
 // The files of `chunks/` named after modules: one each, and none is the core's.
-const outside = [...new Set([...bundled.map(sourceOf).filter((module) => !core.has(module)), ...onRequest])]
+const outside = [...new Set([...[...entryModules].filter((module) => !core.has(module)), ...onRequest])]
 const chunkNames = outside.map((module) => chunkOf(module).toLowerCase())
 if (new Set(chunkNames).size !== chunkNames.length || chunkNames.includes("core")) {
   throw new Error(`two modules would have one file in chunks/ (or the core's): ${outside.join(", ")}`)
