@@ -10,7 +10,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { buildPackage } from "./support/packageAsBuilt.ts"
-import { loadedBy as loadedByFiles } from "./support/startup.ts"
+import { loadedBy as loadedByFiles } from "./support/loadProbe.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 

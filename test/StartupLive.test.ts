@@ -9,7 +9,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { buildPackage } from "./support/packageAsBuilt.ts"
-import { loadedBy as loadedByFiles, loadedOnRequest, packagesOnRequest } from "./support/startup.ts"
+import { loadedBy as loadedByFiles } from "./support/loadProbe.ts"
+import { loadedOnRequest, packagesOnRequest } from "./support/startup.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 

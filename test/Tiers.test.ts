@@ -18,6 +18,7 @@ const spawns: ReadonlyArray<{ readonly what: string; readonly pattern: RegExp }>
   { what: "Node's platform layer (a process spawner)", pattern: /from "@effect\/platform-node"/ },
   { what: "the process transport", pattern: /\blayerProcess\b|processTransport/ },
   { what: "the real-CLI helpers of test/support", pattern: /from "\.\/support\/(?:live|realCli|cliVersions)\.ts"/ },
+  { what: "the helpers of test/support that run node (the package's build, the load probe)", pattern: /from "\.\/support\/(?:packageAsBuilt|loadProbe)\.ts"/ },
   { what: "the PostgreSQL server of test/support", pattern: /from "\.\/support\/postgres\.ts"/ },
   { what: "a fake CLI process of test/fixtures", pattern: /fixtures[/"', ]+[\w-]+\.mjs|fake-claude\.mjs"|chaos-claude/ },
   { what: "the examples (they run the real CLI)", pattern: /from "\.\.\/examples\// },

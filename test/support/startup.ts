@@ -1,14 +1,8 @@
 /**
  * Start-up (issue 21): importing `Claude.ts` loads what every session uses; the modules a session
  * needs only on request are loaded by `import()` when it does (`Imports.test.ts` follows the
- * static imports, `StartupLive.test.ts` watches what Node loads, and so does `BuildLive.test.ts`
- * for the package as built).
+ * static imports, `StartupLive.test.ts` watches what Node loads).
  */
-import * as NodeChildProcess from "node:child_process"
-import * as Path from "node:path"
-import { pathToFileURL } from "node:url"
-
-/** The library's modules that importing `Claude.ts` does not load: a session loads them on request. */
 export const loadedOnRequest = [
   // in-process MCP servers, effect/ai toolkits
   "src/McpServers.ts",
@@ -38,25 +32,3 @@ export const loadedOnRequest = [
  * the configuration, file system and path services (the sessions on disk).
  */
 export const packagesOnRequest = /^effect\/(ai|unstable)\/|^effect\/schema\/SchemaJITCompiler$|^effect\/(Config|ConfigProvider|FileSystem|Path)$|opentelemetry/
-
-const root = Path.resolve(import.meta.dirname, "../..")
-
-/**
- * What Node loads (URLs, or `node:` builtins) to import each of `files` (absolute paths) in turn, in
- * one fresh process, seen by a load hook.
- */
-export const loadedBy = (files: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const script = [
-    `import * as Module from "node:module"`,
-    `const loaded = []`,
-    `Module.registerHooks({ load: (url, context, next) => { loaded.push(url); return next(url, context) } })`,
-    ...files.map((file) => `await import(${JSON.stringify(pathToFileURL(file).href)})`),
-    `process.stdout.write(JSON.stringify(loaded))`
-  ].join("\n")
-  const out = NodeChildProcess.execFileSync(process.execPath, ["--input-type=module", "-e", script], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, NODE_OPTIONS: "" }
-  })
-  return JSON.parse(out) as ReadonlyArray<string>
-}
