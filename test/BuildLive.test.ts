@@ -1,8 +1,8 @@
 /**
- * The package as built (`scripts/build.ts`): what `Claude.ts` and `ClaudeNode.ts` load statically
- * (the core) is one file, `chunks/core.js`, and every module of `src` is in one built file only
- * (one class, one tag, whichever entries a program imports). Not timed: the times are `npm run
- * bench`'s ("Where start-up goes").
+ * The package as built (`scripts/build.ts`): what `Claude.ts` loads statically (the core) is one
+ * file, `chunks/core.js`, and every module of `src` is in one built file only (one class, one tag,
+ * whichever entries a program imports). Not timed: the times are `npm run bench`'s ("Where start-up
+ * goes").
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeChildProcess from "node:child_process"
