@@ -4,7 +4,7 @@
  * whichever entries a program imports). Not timed: the times are `npm run bench`'s ("Where start-up
  * goes").
  */
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as NodeChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -13,6 +13,10 @@ import { buildPackage } from "./support/packageAsBuilt.ts"
 import { loadedBy as loadedByFiles } from "./support/loadProbe.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
+const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as {
+  readonly exports: Record<string, { readonly default: string }>
+  readonly bin: Record<string, string>
+}
 
 /** What Node loads (URLs) to import each of `entries` of `dist` in one fresh process. */
 const loadedBy = (dist: string, entries: ReadonlyArray<string>): ReadonlyArray<string> =>
@@ -37,78 +41,65 @@ const sourcesByFile = (dist: string): ReadonlyMap<string, ReadonlyArray<string>>
   )
 
 describe("the package as built", () => {
+  // Built once for the file: each test only reads it (or imports it in a process of its own).
+  let dist = ""
+  beforeAll(() => {
+    dist = buildPackage("build-dist-")
+  })
+  afterAll(() => {
+    if (dist !== "") Fs.rmSync(dist, { recursive: true, force: true })
+  })
+
   it("Claude.js and node.js load five files of it, the core in one (chunks/core.js); the main entry and testing load no @effect/platform-node", () => {
-    const dist = buildPackage("build-dist-")
-    try {
-      // Node's loader pays for every file (resolve, read, its package scope, compile): the core in
-      // one file is ~10 ms less start-up than the 21 files of one chunk per set of entries.
-      assert.deepStrictEqual(
-        [...packageFilesLoadedBy(dist, ["Claude.js", "node.js"])].sort(),
-        ["Claude.js", "ClaudeNode.js", "chunks/ClaudeNode.js", "chunks/core.js", "node.js"]
-      )
-      const sources = sourcesByFile(dist).get("chunks/core.js") ?? []
-      for (const module of ["src/Claude.ts", "src/internal/processTransport.ts", "src/internal/turnRunner.ts", "src/protocol/codec.ts"]) {
-        assert.include(sources, module)
-      }
-      // `@effect/platform-node` is an optional peer: only the node entry (and what it is for) loads it.
-      const platform = (entries: ReadonlyArray<string>) => loadedBy(dist, entries).filter((url) => url.includes("@effect/platform-node"))
-      assert.deepStrictEqual(platform(["index.js", "testing/index.js"]), [])
-      assert.isAbove(platform(["node.js"]).length, 0)
-    } finally {
-      Fs.rmSync(dist, { recursive: true, force: true })
+    // Node's loader pays for every file (resolve, read, its package scope, compile): the core in
+    // one file is ~10 ms less start-up than the 21 files of one chunk per set of entries.
+    assert.deepStrictEqual(
+      [...packageFilesLoadedBy(dist, ["Claude.js", "node.js"])].sort(),
+      ["Claude.js", "ClaudeNode.js", "chunks/ClaudeNode.js", "chunks/core.js", "node.js"]
+    )
+    const sources = sourcesByFile(dist).get("chunks/core.js") ?? []
+    for (const module of ["src/Claude.ts", "src/internal/processTransport.ts", "src/internal/turnRunner.ts", "src/protocol/codec.ts"]) {
+      assert.include(sources, module)
     }
+    // `@effect/platform-node` is an optional peer: only the node entry (and what it is for) loads it.
+    const platform = (entries: ReadonlyArray<string>) => loadedBy(dist, entries).filter((url) => url.includes("@effect/platform-node"))
+    assert.deepStrictEqual(platform(["index.js", "testing/index.js"]), [])
+    assert.isAbove(platform(["node.js"]).length, 0)
   })
 
   it("each entry the manifest names exports, as built, the names its module exports from src", () => {
-    const dist = buildPackage("build-dist-")
-    try {
-      const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as {
-        readonly exports: Record<string, { readonly default: string }>
-      }
-      const entries = Object.values(manifest.exports).map((e) => Path.relative("dist", e.default).replace(/\.js$/, ""))
-      // One process imports each entry twice: its source (Node's type stripping) and its build.
-      const script = [
-        `const entries = ${JSON.stringify(entries)}`,
-        `const names = async (file) => Object.keys(await import(file)).sort()`,
-        `const out = {}`,
-        `for (const entry of entries) out[entry] = [`,
-        `  await names(${JSON.stringify(pathToFileURL(root).href)} + "/src/" + entry + ".ts"),`,
-        `  await names(${JSON.stringify(pathToFileURL(dist).href)} + "/" + entry + ".js")`,
-        `]`,
-        `process.stdout.write(JSON.stringify(out))`
-      ].join("\n")
-      const out = JSON.parse(NodeChildProcess.execFileSync(process.execPath, ["--input-type=module", "-e", script], {
-        cwd: root,
-        encoding: "utf8",
-        env: { ...process.env, NODE_OPTIONS: "" }
-      })) as Record<string, readonly [ReadonlyArray<string>, ReadonlyArray<string>]>
-      assert.isAbove(Object.keys(out).length, 25)
-      for (const [entry, [source, built]] of Object.entries(out)) assert.deepStrictEqual(built, source, entry)
-      assert.include(out["Claude"]![1], "open")
-      assert.include(out["ClaudeError"]![1], "InvalidInput")
-    } finally {
-      Fs.rmSync(dist, { recursive: true, force: true })
-    }
+    const entries = Object.values(manifest.exports).map((e) => Path.relative("dist", e.default).replace(/\.js$/, ""))
+    // One process imports each entry twice: its source (Node's type stripping) and its build.
+    const script = [
+      `const entries = ${JSON.stringify(entries)}`,
+      `const names = async (file) => Object.keys(await import(file)).sort()`,
+      `const out = {}`,
+      `for (const entry of entries) out[entry] = [`,
+      `  await names(${JSON.stringify(pathToFileURL(root).href)} + "/src/" + entry + ".ts"),`,
+      `  await names(${JSON.stringify(pathToFileURL(dist).href)} + "/" + entry + ".js")`,
+      `]`,
+      `process.stdout.write(JSON.stringify(out))`
+    ].join("\n")
+    const out = JSON.parse(NodeChildProcess.execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, NODE_OPTIONS: "" }
+    })) as Record<string, readonly [ReadonlyArray<string>, ReadonlyArray<string>]>
+    assert.isAbove(Object.keys(out).length, 25)
+    for (const [entry, [source, built]] of Object.entries(out)) assert.deepStrictEqual(built, source, entry)
+    assert.include(out["Claude"]![1], "open")
+    assert.include(out["ClaudeError"]![1], "InvalidInput")
   })
 
   it("every module of src is in one built file only, and every entry the manifest names is there", () => {
-    const dist = buildPackage("build-dist-")
-    try {
-      const where = new Map<string, Array<string>>()
-      for (const [file, sources] of sourcesByFile(dist)) {
-        for (const source of sources.filter((source) => source.startsWith("src/"))) where.set(source, [...(where.get(source) ?? []), file])
-      }
-      assert.isAbove(where.size, 60)
-      assert.deepStrictEqual([...where].filter(([, files]) => files.length > 1), [])
-      const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as {
-        readonly exports: Record<string, { readonly default: string }>
-        readonly bin: Record<string, string>
-      }
-      for (const target of [...Object.values(manifest.exports).map((e) => e.default), ...Object.values(manifest.bin)]) {
-        assert.isTrue(Fs.existsSync(Path.join(dist, Path.relative("dist", target))), target)
-      }
-    } finally {
-      Fs.rmSync(dist, { recursive: true, force: true })
+    const where = new Map<string, Array<string>>()
+    for (const [file, sources] of sourcesByFile(dist)) {
+      for (const source of sources.filter((source) => source.startsWith("src/"))) where.set(source, [...(where.get(source) ?? []), file])
+    }
+    assert.isAbove(where.size, 60)
+    assert.deepStrictEqual([...where].filter(([, files]) => files.length > 1), [])
+    for (const target of [...Object.values(manifest.exports).map((e) => e.default), ...Object.values(manifest.bin)]) {
+      assert.isTrue(Fs.existsSync(Path.join(dist, Path.relative("dist", target))), target)
     }
   })
 })
