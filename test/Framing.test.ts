@@ -54,6 +54,51 @@ describe("Framing", () => {
     )
   })
 
+  it("decodes any bytes, split anywhere, in Buffers or plain arrays, as TextDecoder decodes each line (property)", () => {
+    // The reference: each line of the whole stream decoded alone by the WHATWG decoder (invalid
+    // bytes become U+FFFD; a byte order mark that opens a line is dropped).
+    const reference = (bytes: Uint8Array) => {
+      const lines: Array<string> = []
+      let start = 0
+      for (let i = 0; i <= bytes.length; i++) {
+        if (i < bytes.length && bytes[i] !== 10) continue
+        const line = new TextDecoder("utf-8").decode(bytes.subarray(start, i))
+        if (line !== "" && line !== "\r") lines.push(line)
+        start = i + 1
+      }
+      return lines
+    }
+    const byte = fc.oneof(
+      fc.constantFrom(10, 13, 0xEF, 0xBB, 0xBF, 0xC3, 0xA9, 0xE2, 0x86, 0x92, 0xF0, 0x9D, 0x84, 0x9E),
+      fc.integer({ min: 0, max: 255 })
+    )
+    fc.assert(
+      fc.property(fc.array(byte, { maxLength: 120 }), fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), (values, cuts, asBuffers) => {
+        const bytes = Uint8Array.from(values)
+        const chunks = splitAt(bytes, cuts).map((chunk) => asBuffers ? Buffer.from(chunk) : chunk.slice())
+        assert.deepStrictEqual(frame(chunks), reference(bytes))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("drops a byte order mark that opens a line, in one chunk or across chunks", () => {
+    const bom = "\uFEFF"
+    const bytes = encoder.encode(`${bom}{"a":1}\n${bom}{"b":2}\n`)
+    assert.deepStrictEqual(frame([bytes]), ["{\"a\":1}", "{\"b\":2}"])
+    assert.deepStrictEqual(frame(Array.from(bytes, (b) => Buffer.of(b))), ["{\"a\":1}", "{\"b\":2}"])
+  })
+
+  it("keeps a copy of an unfinished line: a producer may reuse its chunk's buffer", () => {
+    // A Buffer chunk: `Buffer#slice` is a view, not a copy.
+    const chunk = Buffer.from("{\"a\":1}\n{\"b\":")
+    const splitter = new Framing.LineSplitter()
+    const out = splitter.push(chunk)
+    chunk.fill(0x78)
+    splitter.push(Buffer.from("2}\n"), out)
+    assert.deepStrictEqual(out, ["{\"a\":1}", "{\"b\":2}"])
+  })
+
   it("arbitrary bytes never throw and keep memory bounded by the cap (property)", () => {
     fc.assert(
       fc.property(fc.array(fc.uint8Array({ maxLength: 200 }), { maxLength: 20 }), (chunks) => {
