@@ -2,8 +2,8 @@
  * NDJSON framing: bytes from the CLI's stdout to lines, and lines to bytes for its stdin.
  *
  * The splitter works on whole chunks, not per byte: it finds newlines with the native `indexOf`
- * and decodes each whole line straight from the chunk (`Buffer#toString`, V8's UTF-8 decoder:
- * no view made a line, no `TextDecoder` call), so that a line of ASCII or Latin-1 text is a
+ * and decodes each whole line straight from the chunk (`Buffer#toString` on the chunk: no view
+ * a line, no `TextDecoder` call), so that a line of ASCII or Latin-1 text is a
  * one-byte string whatever the other lines of its chunk hold. Invalid bytes become U+FFFD as
  * with `TextDecoder`, and a byte order mark that opens a line is dropped as `TextDecoder` drops
  * it. Newline (0x0A) never occurs inside a multi-byte UTF-8 sequence, so a chunk boundary that
@@ -203,7 +203,7 @@ export class LineSplitter {
       this.skipping = undefined
       return
     }
-    this.pending.push(tail)
+    if (end > 0) this.pending.push(tail)
     const total = this.pendingBytes + tail.length
     if (total > this.maxLineBytes) {
       out.push(oversized(total, this.headOfPending(), decodeFragment(lastBytes(this.pending, HEAD_BYTES))))
@@ -222,7 +222,7 @@ export class LineSplitter {
     if (end - start > this.maxLineBytes) {
       out.push(oversized(
         end - start,
-        decodeFragment(chunk.subarray(start, start + HEAD_BYTES)),
+        decodeFragment(chunk.subarray(start, Math.min(end, start + HEAD_BYTES))),
         decodeFragment(chunk.subarray(Math.max(start, end - HEAD_BYTES), end))
       ))
       return
