@@ -175,9 +175,10 @@ export class LineSplitter {
       this.skipping.tail = lastBytes([this.skipping.tail, bytes], HEAD_BYTES)
       return
     }
-    // A chunk's buffer may be reused by the producer, and a view would hold all of it: copy the
-    // tail we keep (not `Buffer#slice`, which copies nothing).
-    this.pending.push(new Uint8Array(bytes))
+    // A view, not a copy: a chunk is the producer's to give away (Node's streams allocate each
+    // read), and copying the parts of a line that spans many chunks doubled its bytes until the
+    // next GC (peak RSS 224 -> 295 MB on a 1M-event turn whose final lines hold the whole text).
+    this.pending.push(bytes)
     this.pendingBytes += bytes.length
     if (this.pendingBytes > this.maxLineBytes) {
       this.skipping = {
