@@ -22,6 +22,7 @@
 // includes Node's own boot and every import.
 const sinceStart = (): number => performance.now()
 
+import type * as Cause from "effect/Cause"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -787,6 +788,64 @@ const sdkTurns = async (): Promise<void> => {
   report(figures)
 }
 
+/**
+ * The floor of short turns on Effect, without the library: what a bare Effect program does for
+ * them with Effect's own streams and queues (`effect/process` and NodeServices, as `effect-floor`).
+ * stdout decoded, split and `JSON.parse`d into a queue, stdin fed from a queue; a turn offers its
+ * user line and takes messages until the result. Nothing is validated; no routing, no metrics.
+ */
+const effectTurns = async (): Promise<void> => {
+  const Effect = await import("effect/Effect")
+  const Queue = await import("effect/Queue")
+  const Stream = await import("effect/Stream")
+  const ChildProcessModule = await import("effect/process/ChildProcess")
+  const { ChildProcessSpawner } = await import("effect/process/ChildProcessSpawner")
+  const NodeServices = await loadNodeServices()
+  const n = params.turns ?? 100
+  const user = JSON.stringify({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null, session_id: "" }) + "\n"
+  const figures = await Effect.runPromise(
+    Effect.gen(function*() {
+      const spawner = yield* ChildProcessSpawner
+      const handle = yield* spawner.spawn(ChildProcessModule.make(fakeCli, [], { env: fakeEnv(), extendEnv: true, stdin: "pipe" }))
+      const input = yield* Queue.unbounded<string, Cause.Done>()
+      yield* Stream.fromQueue(input).pipe(Stream.encodeText, Stream.run(handle.stdin), Effect.forkScoped)
+      const messages = yield* Queue.unbounded<{ readonly type: string; readonly subtype?: string }, Cause.Done>()
+      yield* handle.stdout.pipe(
+        Stream.decodeText,
+        Stream.splitLines,
+        Stream.map((line) => JSON.parse(line) as { readonly type: string; readonly subtype?: string }),
+        Stream.orDie,
+        Stream.runIntoQueue(messages),
+        Effect.forkScoped
+      )
+      let lines = 0
+      const turn = Effect.gen(function*() {
+        yield* Queue.offer(input, user)
+        while (true) {
+          const message = yield* Effect.orDie(Queue.take(messages))
+          if (message.type === "control_response") continue
+          lines++
+          if (message.type !== "result") continue
+          if (message.subtype !== "success") return yield* Effect.die(new Error("turn failed"))
+          return
+        }
+      })
+      yield* Queue.offer(input, JSON.stringify({ type: "control_request", request_id: "init-1", request: { subtype: "initialize" } }) + "\n")
+      yield* turn
+      lines = 0
+      const start = turnsStart()
+      for (let i = 0; i < n; i++) {
+        yield* turn
+        turnEnded(start, i + 1, n)
+      }
+      const figures = turnFigures(n, lines, start)
+      yield* Queue.end(input)
+      return figures
+    }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
+  )
+  report(figures)
+}
+
 /** Plain Node: spawn, split at `\n`, `JSON.parse` every line, the next user line on each result. */
 const rawTurns = (): Promise<void> =>
   new Promise((resolve, reject) => {
@@ -978,6 +1037,7 @@ const scenarios: Record<string, () => Promise<void>> = {
   "lib-turns": libTurns,
   "sdk-turns": sdkTurns,
   "raw-turns": rawTurns,
+  "effect-turns": effectTurns,
   "lib-idle": libIdle,
   "sdk-idle": sdkIdle,
   imports,
