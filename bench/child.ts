@@ -84,6 +84,8 @@ const runRaw = (): Promise<void> =>
     let start = 0
     let pending: Array<Buffer> = []
     let result: { fake_deltas_written?: number } | undefined
+    // The clock stops at the result, as the library's and the SDK's (not at the CLI's exit).
+    let end = 0
     const line = (buf: Buffer, from: number, to: number) => {
       const msg = JSON.parse(buf.toString("utf8", from, to)) as { type: string }
       if (msg.type === "control_response") return
@@ -93,6 +95,7 @@ const runRaw = (): Promise<void> =>
       }
       count++
       if (msg.type === "result") {
+        end = performance.now()
         result = msg as never
         child.stdin.end()
       }
@@ -116,7 +119,7 @@ const runRaw = (): Promise<void> =>
       if (from < chunk.length) pending.push(chunk.subarray(from))
     })
     child.on("exit", () => {
-      const seconds = (performance.now() - start) / 1000
+      const seconds = (end - start) / 1000
       if (result === undefined) return reject(new Error("raw: no result"))
       report({ count, deltas: result.fake_deltas_written, seconds, eventsPerSec: count / seconds, firstEventMs })
       resolve()
@@ -134,6 +137,7 @@ const sdkThroughput = async (): Promise<void> => {
   let count = 0
   let firstEventMs = -1
   let start = 0
+  let end = 0
   let deltas = 0
   const q = query({
     prompt: "go",
@@ -152,11 +156,13 @@ const sdkThroughput = async (): Promise<void> => {
     }
     count++
     if (message.type === "result") {
+      // The clock stops here: leaving the loop waits for the CLI to exit (the SDK's cleanup).
+      end = performance.now()
       deltas = (message as unknown as { fake_deltas_written: number }).fake_deltas_written
       break
     }
   }
-  const seconds = (performance.now() - start) / 1000
+  const seconds = (end - start) / 1000
   report({ count, deltas, seconds, eventsPerSec: count / seconds, firstEventMs })
 }
 
@@ -176,6 +182,7 @@ const libThroughput = async (): Promise<void> => {
     let count = 0
     let firstEventMs = -1
     let start = 0
+    let end = 0
     let deltas = 0
     const see = (event: { readonly type: string }) => {
       if (count === 0) {
@@ -183,13 +190,17 @@ const libThroughput = async (): Promise<void> => {
         start = performance.now()
       }
       count++
-      if (event.type === "result") deltas = (event as unknown as { fake_deltas_written: number }).fake_deltas_written
+      if (event.type === "result") {
+        // The clock stops at the result, as raw Node's and the SDK's.
+        end = performance.now()
+        deltas = (event as unknown as { fake_deltas_written: number }).fake_deltas_written
+      }
     }
     const turn = session.turn("go")
     yield* params.consumer === "array"
       ? Stream.runForEachArray(turn, (events) => Effect.sync(() => events.forEach(see)))
       : Stream.runForEach(turn, (event) => Effect.sync(() => see(event)))
-    const seconds = (performance.now() - start) / 1000
+    const seconds = (end - start) / 1000
     return { count, deltas, seconds, eventsPerSec: count / seconds, firstEventMs }
   }).pipe(Effect.scoped, Effect.provide(layer))
   report(await Effect.runPromise(program))
@@ -768,6 +779,7 @@ const sdkTurns = async (): Promise<void> => {
   let lines = 0
   let results = 0
   let start = turnsStart()
+  let figures: ReturnType<typeof turnFigures> | undefined
   for await (const message of q) {
     lines++
     if (message.type !== "result") continue
@@ -778,10 +790,14 @@ const sdkTurns = async (): Promise<void> => {
       lines = 0
       start = turnsStart()
     } else turnEnded(start, results - 1, n)
-    if (results === n + 1) break
+    if (results === n + 1) {
+      // Taken before leaving the loop, which waits for the CLI to exit (the SDK's cleanup).
+      figures = turnFigures(n, lines, start)
+      break
+    }
     release?.()
   }
-  const figures = turnFigures(n, lines, start)
+  if (figures === undefined) throw new Error("sdk turns: no last result")
   closed = true
   release?.()
   q.close()
@@ -789,13 +805,16 @@ const sdkTurns = async (): Promise<void> => {
 }
 
 /**
- * The floor of short turns on Effect, without the library: what a bare Effect program does for
- * them with Effect's own streams and queues (`effect/process` and NodeServices, as `effect-floor`).
+ * A bare Effect program's short turns, without the library: a reference point on Effect, written
+ * as an Effect program would be with Effect's own process, streams and queues (`effect/process`
+ * and NodeServices; the library spawns with `node:child_process` and frames stdout itself).
  * stdout decoded, split and `JSON.parse`d into a queue, stdin fed from a queue; a turn offers its
- * user line and takes messages until the result. Nothing is validated; no routing, no metrics.
+ * user line and takes messages until the result. Nothing is validated (no `Schema` imported), no
+ * routing, no metrics.
  */
 const effectTurns = async (): Promise<void> => {
   const Effect = await import("effect/Effect")
+  const Fiber = await import("effect/Fiber")
   const Queue = await import("effect/Queue")
   const Stream = await import("effect/Stream")
   const ChildProcessModule = await import("effect/process/ChildProcess")
@@ -806,9 +825,11 @@ const effectTurns = async (): Promise<void> => {
   const figures = await Effect.runPromise(
     Effect.gen(function*() {
       const spawner = yield* ChildProcessSpawner
-      const handle = yield* spawner.spawn(ChildProcessModule.make(fakeCli, [], { env: fakeEnv(), extendEnv: true, stdin: "pipe" }))
+      const handle = yield* spawner.spawn(
+        ChildProcessModule.make(fakeCli, [], { env: fakeEnv(), extendEnv: true, stdin: "pipe", stderr: "inherit" })
+      )
       const input = yield* Queue.unbounded<string, Cause.Done>()
-      yield* Stream.fromQueue(input).pipe(Stream.encodeText, Stream.run(handle.stdin), Effect.forkScoped)
+      const writer = yield* Stream.fromQueue(input).pipe(Stream.encodeText, Stream.run(handle.stdin), Effect.forkScoped)
       const messages = yield* Queue.unbounded<{ readonly type: string; readonly subtype?: string }, Cause.Done>()
       yield* handle.stdout.pipe(
         Stream.decodeText,
@@ -839,7 +860,9 @@ const effectTurns = async (): Promise<void> => {
         turnEnded(start, i + 1, n)
       }
       const figures = turnFigures(n, lines, start)
+      // stdin ends once the writer has written what is queued: the CLI exits on its own.
       yield* Queue.end(input)
+      yield* Fiber.join(writer)
       return figures
     }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
   )
