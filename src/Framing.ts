@@ -2,12 +2,12 @@
  * NDJSON framing: bytes from the CLI's stdout to lines, and lines to bytes for its stdin.
  *
  * The splitter works on whole chunks, not per byte: it finds newlines with the native `indexOf`
- * and decodes each whole line straight from the chunk (`Buffer#toString` on the chunk: no view
- * a line, no `TextDecoder` call), so that a line of ASCII or Latin-1 text is a
- * one-byte string whatever the other lines of its chunk hold. Invalid bytes become U+FFFD as
- * with `TextDecoder`, and a byte order mark that opens a line is dropped as `TextDecoder` drops
- * it. Newline (0x0A) never occurs inside a multi-byte UTF-8 sequence, so a chunk boundary that
- * falls inside a character only ever lands in the kept tail.
+ * and decodes each whole line straight from its chunk (`Buffer#toString` with the line's offsets:
+ * no view made for a line, no `TextDecoder` call), so that a line of ASCII or Latin-1 text is a
+ * one-byte string whatever the other lines of its chunk hold. Invalid bytes become U+FFFD and a
+ * byte order mark that opens a line is dropped, as `TextDecoder` does. Newline (0x0A) never
+ * occurs inside a multi-byte UTF-8 sequence, so a chunk boundary that falls inside a character
+ * only ever lands in the kept tail.
  *
  * @since 0.1.0
  */
@@ -82,7 +82,7 @@ const asBuffer = (bytes: Uint8Array): Buffer =>
 
 /**
  * The UTF-8 text of `bytes[start, end)`, a leading byte order mark dropped (`TextDecoder`'s
- * default, which this replaced: measured 0.2 µs a line faster, 3% of a long turn's reading).
+ * default; this replaced it: by hand, 3.5% more events a second on a long turn).
  */
 const decodeLine = (bytes: Buffer, start: number, end: number): string =>
   bytes.toString(
