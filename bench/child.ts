@@ -162,6 +162,7 @@ const sdkThroughput = async (): Promise<void> => {
       break
     }
   }
+  if (end === 0) throw new Error("sdk: no result")
   const seconds = (end - start) / 1000
   report({ count, deltas, seconds, eventsPerSec: count / seconds, firstEventMs })
 }
@@ -200,6 +201,7 @@ const libThroughput = async (): Promise<void> => {
     yield* params.consumer === "array"
       ? Stream.runForEachArray(turn, (events) => Effect.sync(() => events.forEach(see)))
       : Stream.runForEach(turn, (event) => Effect.sync(() => see(event)))
+    if (end === 0) return yield* Effect.die(new Error("lib: no result"))
     const seconds = (end - start) / 1000
     return { count, deltas, seconds, eventsPerSec: count / seconds, firstEventMs }
   }).pipe(Effect.scoped, Effect.provide(layer))
