@@ -592,7 +592,7 @@ const shortTurns = async (n: number) => {
     { name: "sdk", run: () => runChild("sdk-turns", params, { timeoutMs }) },
     { name: "raw", run: () => runChild("raw-turns", params, { timeoutMs }) },
     // A reference on Effect: a bare Effect program's turn loop (Effect's process, streams and queues), no library.
-    { name: "floor", run: () => runChild("effect-turns", params, { timeoutMs }) },
+    { name: "bare", run: () => runChild("effect-turns", params, { timeoutMs }) },
     ...(big ? [{ name: "bundled", run: () => runScript("turns-program, bundled", [bundled, String(n)], { timeoutMs, env: bundledEnv }) }] : [])
   ], PAIRS)
   const ms = ratios(r.lib!, r.sdk!, "msPerTurn")
@@ -609,21 +609,21 @@ const shortTurns = async (n: number) => {
   const thread2 = ratios(r.lib!, r.sdk!, "secondHalfMainThreadCpuUsPerTurn")
   const steady = `ms/turn library/SDK ${summary(ms2)}, CPU/turn ${summary(cpu2)}, the JavaScript thread's CPU/turn ${summary(thread2)}`
   out(`${label}, the second half (${half}, less of V8's one-time compiling): ${steady}; CPU µs median library ${fmt(median(col(r.lib!, "secondHalfCpuUsPerTurn")), 0)}, SDK ${fmt(median(col(r.sdk!, "secondHalfCpuUsPerTurn")), 0)}, raw ${fmt(median(col(r.raw!, "secondHalfCpuUsPerTurn")), 0)}`)
-  // What the library adds to the floor is its own work; what the floor costs is Effect's.
-  const floorCpu = ratios(r.floor!, r.sdk!, "cpuUsPerTurn")
-  const floorRss = ratios(r.floor!, r.sdk!, "peakRssMb")
-  const ownCpu = diffs(r.lib!, r.floor!, "cpuUsPerTurn")
+  // A reference on Effect: the bare program's CPU and RSS against the SDK's, and what the library takes over it.
+  const bareCpu = ratios(r.bare!, r.sdk!, "cpuUsPerTurn")
+  const bareRss = ratios(r.bare!, r.sdk!, "peakRssMb")
+  const ownCpu = diffs(r.lib!, r.bare!, "cpuUsPerTurn")
   const bundledRss = r.bundled === undefined ? undefined : ratios(r.bundled, r.sdk!, "peakRssMb")
   // Every program must have read the same turns, or the per-turn figures compare different work.
   const lineCounts = new Set(Object.values(r).flatMap((runs) => runs.map((f) => num(f, "linesPerTurn"))))
   if (lineCounts.size !== 1) throw new Error(`short turns: the programs read different lines per turn (${[...lineCounts].join(", ")})`)
-  const floorText = `a bare Effect program's turn loop on \`effect/process\` (Effect's own process, streams and queues; nothing validated, no routing, no metrics; the library spawns with \`node:child_process\` and frames stdout itself) takes ${summary(floorCpu)} of the SDK's CPU a turn (${fmt(median(col(r.floor!, "cpuUsPerTurn")), 0)} µs) and peaks at ${summary(floorRss)} of its RSS (${fmt(median(col(r.floor!, "peakRssMb")), 0)} MB); the library takes ${summary(ownCpu, 0)} µs of CPU a turn more`
-  out(`${label}: ${floorText}`)
+  const bareText = `a bare Effect program's turn loop on \`effect/process\` (Effect's own process, streams and queues; nothing validated, no routing, no metrics; the library spawns with \`node:child_process\` and frames stdout itself) takes ${summary(bareCpu)} of the SDK's CPU a turn (${fmt(median(col(r.bare!, "cpuUsPerTurn")), 0)} µs) and peaks at ${summary(bareRss)} of its RSS (${fmt(median(col(r.bare!, "peakRssMb")), 0)} MB); the library takes ${summary(ownCpu, 0)} µs of CPU a turn more`
+  out(`${label}: ${bareText}`)
   out(`${label}: peak RSS library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)}${big ? ` [≤1: ${target(median(rss) <= 1)}]` : ""}`)
   addTarget(big ? "turns-ms-many" : "turns-ms-few", 21, `ms per short turn ≤ 1.0× the SDK's (${n} turns)`, median(ms) <= 1, `library/SDK ${summary(ms)}; ${fmt(median(col(r.lib!, "msPerTurn")), 3)} vs ${fmt(median(col(r.sdk!, "msPerTurn")), 3)} ms${short(median(ms), 1, false)}`)
-  addTarget(big ? "turns-cpu-many" : "turns-cpu-few", 21, `CPU per short turn ≤ 1.0× the SDK's (${n} turns)`, median(cpu) <= 1, `library/SDK ${summary(cpu)}; ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} vs ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} µs${short(median(cpu), 1, false)}; a bare Effect program (no library)/SDK ${summary(floorCpu)}`)
+  addTarget(big ? "turns-cpu-many" : "turns-cpu-few", 21, `CPU per short turn ≤ 1.0× the SDK's (${n} turns)`, median(cpu) <= 1, `library/SDK ${summary(cpu)}; ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} vs ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} µs${short(median(cpu), 1, false)}; a bare Effect program (no library)/SDK ${summary(bareCpu)}`)
   if (big) {
-    addTarget("turns-rss", 21, `peak RSS over ${n} short turns ≤ 1.0× the SDK's, no V8 flags`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB${short(median(rss), 1, false)}; a bare Effect program (no library)/SDK ${summary(floorRss)}`)
+    addTarget("turns-rss", 21, `peak RSS over ${n} short turns ≤ 1.0× the SDK's, no V8 flags`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB${short(median(rss), 1, false)}; a bare Effect program (no library)/SDK ${summary(bareRss)}`)
     const b = r.bundled!
     const bRss = ratios(b, r.sdk!, "peakRssMb")
     const bMs = ratios(b, r.sdk!, "msPerTurn")
@@ -632,7 +632,7 @@ const shortTurns = async (n: number) => {
     addTarget("turns-rss-bundled", 21, `peak RSS over ${n} short turns ≤ 1.0× the SDK's, no V8 flags: a program bundled with esbuild (\`docs/bundling.md\`)`, median(bRss) <= 1, `library/SDK ${summary(bRss)}; ${fmt(median(col(b, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB${short(median(bRss), 1, false)} (ms/turn ${summary(bMs)}, CPU/turn ${summary(bCpu)} of the SDK's)`)
   }
   if (median(ms) > 1 || median(cpu) > 1 || (big && median(rss) > 1)) {
-    limits.push(`- **Short turns, ${n}** (ms/turn library/SDK ${summary(ms)}, CPU/turn ${summary(cpu)}${big ? `, peak RSS ${summary(rss)}` : ""}): the library's per-turn work is ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} µs of CPU against the SDK's ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} and raw Node's ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}; ${floorText}${bundledRss === undefined || median(floorRss) <= 1 ? "" : `. Loaded module by module, the bare Effect program peaks over the SDK's RSS as well; the library's program bundled with esbuild peaks at ${fmt(median(bundledRss))} of the SDK's`}. On the JavaScript thread ${fmt(median(col(r.lib!, "mainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "mainThreadCpuUsPerTurn")), 0)} and ${fmt(median(col(r.raw!, "mainThreadCpuUsPerTurn")), 0)}, the rest on the process's other threads (${fmt(median(helperCpu(r.lib!)), 0)} against ${fmt(median(helperCpu(r.sdk!)), 0)} and ${fmt(median(helperCpu(r.raw!)), 0)} µs; mostly V8's optimizing compiler and GC helpers). Over the second half of the turns (${half}), where V8's one-time compiling on helper threads weighs less: ${steady} (CPU ${fmt(median(col(r.lib!, "secondHalfCpuUsPerTurn")), 0)} µs a turn against the SDK's ${fmt(median(col(r.sdk!, "secondHalfCpuUsPerTurn")), 0)}, of which the JavaScript thread ${fmt(median(col(r.lib!, "secondHalfMainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "secondHalfMainThreadCpuUsPerTurn")), 0)}); where the JavaScript thread's time goes: the CPU profile of the short turns (\`profile-turns\`). V8's young generation ends at ${fmt(median(col(r.lib!, "youngGenMb")), 0)} MB for the library, ${fmt(median(col(r.sdk!, "youngGenMb")), 0)} MB for the SDK${r.bundled === undefined ? "" : ` and ${fmt(median(col(r.bundled, "youngGenMb")), 0)} MB for the library's program bundled with esbuild (peak RSS ${fmt(median(col(r.bundled, "peakRssMb")), 0)} MB)`}: V8 sizes it by what survives its scavenges, and loading Effect and the library module by module (each module's record and source, the loader's own objects) leaves it at the size given under "Where start-up goes" before any turn, a bundled program at the SDK's; heap used at the end library ${fmt(median(col(r.lib!, "heapUsedMb")), 1)} MB, SDK ${fmt(median(col(r.sdk!, "heapUsedMb")), 1)} MB.`)
+    limits.push(`- **Short turns, ${n}** (ms/turn library/SDK ${summary(ms)}, CPU/turn ${summary(cpu)}${big ? `, peak RSS ${summary(rss)}` : ""}): the library's per-turn work is ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} µs of CPU against the SDK's ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} and raw Node's ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}; ${bareText}${bundledRss === undefined || median(bareRss) <= 1 ? "" : `. Loaded module by module, the bare Effect program peaks over the SDK's RSS as well; the library's program bundled with esbuild peaks at ${fmt(median(bundledRss))} of the SDK's`}. On the JavaScript thread ${fmt(median(col(r.lib!, "mainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "mainThreadCpuUsPerTurn")), 0)} and ${fmt(median(col(r.raw!, "mainThreadCpuUsPerTurn")), 0)}, the rest on the process's other threads (${fmt(median(helperCpu(r.lib!)), 0)} against ${fmt(median(helperCpu(r.sdk!)), 0)} and ${fmt(median(helperCpu(r.raw!)), 0)} µs; mostly V8's optimizing compiler and GC helpers). Over the second half of the turns (${half}), where V8's one-time compiling on helper threads weighs less: ${steady} (CPU ${fmt(median(col(r.lib!, "secondHalfCpuUsPerTurn")), 0)} µs a turn against the SDK's ${fmt(median(col(r.sdk!, "secondHalfCpuUsPerTurn")), 0)}, of which the JavaScript thread ${fmt(median(col(r.lib!, "secondHalfMainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "secondHalfMainThreadCpuUsPerTurn")), 0)}); where the JavaScript thread's time goes: the CPU profile of the short turns (\`profile-turns\`). V8's young generation ends at ${fmt(median(col(r.lib!, "youngGenMb")), 0)} MB for the library, ${fmt(median(col(r.sdk!, "youngGenMb")), 0)} MB for the SDK${r.bundled === undefined ? "" : ` and ${fmt(median(col(r.bundled, "youngGenMb")), 0)} MB for the library's program bundled with esbuild (peak RSS ${fmt(median(col(r.bundled, "peakRssMb")), 0)} MB)`}: V8 sizes it by what survives its scavenges, and loading Effect and the library module by module (each module's record and source, the loader's own objects) leaves it at the size given under "Where start-up goes" before any turn, a bundled program at the SDK's; heap used at the end library ${fmt(median(col(r.lib!, "heapUsedMb")), 1)} MB, SDK ${fmt(median(col(r.sdk!, "heapUsedMb")), 1)} MB.`)
   }
   sections.push([
     `### ${label}, back to back on one session`,
@@ -641,15 +641,15 @@ const shortTurns = async (n: number) => {
     "",
     "| run | ms/turn (median) | min | max | CPU µs/turn (median) | of which the JavaScript thread | peak RSS MB (median) | V8's young generation at the end MB | heap used at the end MB |",
     "|---|---|---|---|---|---|---|---|---|",
-    ...(["lib", "bundled", "sdk", "raw", "floor"] as const).filter((k) => r[k] !== undefined).map((k) => {
+    ...(["lib", "bundled", "sdk", "raw", "bare"] as const).filter((k) => r[k] !== undefined).map((k) => {
       const m = col(r[k]!, "msPerTurn")
-      const name = { lib: "library", bundled: "library, its program bundled with esbuild (`bench/turns-program.ts`)", sdk: "official SDK", raw: "raw Node", floor: "a bare Effect program, no library (`effect-turns`)" }[k]
+      const name = { lib: "library", bundled: "library, its program bundled with esbuild (`bench/turns-program.ts`)", sdk: "official SDK", raw: "raw Node", bare: "a bare Effect program, no library (`effect-turns`)" }[k]
       return `| ${name} | ${fmt(median(m), 3)} | ${fmt(Math.min(...m), 3)} | ${fmt(Math.max(...m), 3)} | ${fmt(median(col(r[k]!, "cpuUsPerTurn")), 0)} | ${fmt(median(col(r[k]!, "mainThreadCpuUsPerTurn")), 0)} | ${fmt(median(col(r[k]!, "peakRssMb")), 0)} | ${fmt(median(col(r[k]!, "youngGenMb")), 0)} | ${fmt(median(col(r[k]!, "heapUsedMb")), 1)} |`
     }),
     "",
     `- ms/turn library/SDK, per-round ratios: ${summary(ms)}; library/raw: ${summary(ratios(r.lib!, r.raw!, "msPerTurn"))}`,
     `- CPU/turn library/SDK: ${summary(cpu)}; library/raw: ${summary(ratios(r.lib!, r.raw!, "cpuUsPerTurn"))}`,
-    `- a reference on Effect: ${floorText}`,
+    `- a reference on Effect: ${bareText}`,
     `- peak RSS library/SDK: ${summary(rss)}`,
     `- CPU per turn beyond the JavaScript thread (the process's other threads: mostly V8's optimizing compiler and GC helpers), µs: library ${fmt(median(helperCpu(r.lib!)), 0)}, SDK ${fmt(median(helperCpu(r.sdk!)), 0)}, raw ${fmt(median(helperCpu(r.raw!)), 0)}`,
     `- the second half of the turns (${half}, less of V8's one-time compiling): ${steady}; CPU µs/turn library ${fmt(median(col(r.lib!, "secondHalfCpuUsPerTurn")), 0)}, SDK ${fmt(median(col(r.sdk!, "secondHalfCpuUsPerTurn")), 0)}, raw ${fmt(median(col(r.raw!, "secondHalfCpuUsPerTurn")), 0)}`,
