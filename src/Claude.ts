@@ -38,6 +38,7 @@ import * as Outgoing from "./internal/outgoing.ts"
 import * as ProcessTransport from "./internal/processTransport.ts"
 import { Reader } from "./internal/reader.ts"
 import * as SchemaJit from "./internal/schemaJit.ts"
+import * as SessionOptionsCheck from "./internal/sessionOptions.ts"
 import type * as StructuredOutput from "./internal/structuredOutput.ts"
 import { Subscribers } from "./internal/subscribers.ts"
 import { failureOf } from "./internal/turnOutcome.ts"
@@ -641,7 +642,10 @@ export interface Session<R extends TurnResult = TurnResult> {
 
 /**
  * Opens a session: spawns the CLI and sends `initialize` (with the hook registrations).
- * Hooks, Permissions and McpServers are taken from the context when provided.
+ * Hooks, Permissions and McpServers are taken from the context when provided. A bad option fails
+ * with `InvalidInput`, naming it, before anything starts: a line cap that is not a positive
+ * integer, a grace that is not a duration of zero or more, a timeout that is not one of more
+ * than zero, or a launch option `Launch.validate` refuses.
  *
  * @since 0.1.0
  * @category constructors
@@ -658,6 +662,12 @@ const openSession: (
   options?: SessionOptions
 ) => Effect.Effect<Session, ClaudeError.ClaudeError, Transport | Scope.Scope> = Effect.fn("Claude.open")(
   function*(options: SessionOptions = {}) {
+    const problems = SessionOptionsCheck.problemsOf(options)
+    if (problems.length > 0) {
+      return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
+        description: `Invalid session options: ${problems.join("; ")}`
+      })))
+    }
     const transport = yield* Transport
     const hooks = yield* Effect.serviceOption(Services.Hooks)
     const permissions = yield* Effect.serviceOption(Services.Permissions)
