@@ -306,7 +306,7 @@ const throughput = async (events: number) => {
   const rawVsSdk = ratios(r.raw!, r.sdk!, "eventsPerSec")
   const ceiling = `raw/SDK ${summary(rawVsSdk)} (raw Node: split and JSON.parse only)`
   const rss = ratios(r.lib!, r.sdk!, "peakRssMb")
-  const label = events >= 1_000_000 ? `${events / 1_000_000}M` : `${events / 1000}k`
+  const label = countLabel(events)
   out(`throughput ${label}: library/raw ${summary(vsRaw)}${big ? ` [≥${RAW_GOAL}: ${target(median(vsRaw) >= RAW_GOAL)}]` : ""}; library/SDK ${summary(vsSdk)} [≥${SDK_GOAL}: ${target(median(vsSdk) >= SDK_GOAL)}]; ${ceiling}; events/s median library ${fmt(median(col(r.lib!, "eventsPerSec")), 0)}, raw ${fmt(median(col(r.raw!, "eventsPerSec")), 0)}, SDK ${fmt(median(col(r.sdk!, "eventsPerSec")), 0)}`)
   if (big) out(`throughput ${label}, the turn read with Stream.runForEachArray: ${summary(ratios(r.libArray!, r.lib!, "eventsPerSec"))} of Stream.runForEach's events/s; /SDK ${summary(ratios(r.libArray!, r.sdk!, "eventsPerSec"))}`)
   const usPerEvent = (k: string) => fmt(median(r[k]!.map((f) => (1000 * num(f, "cpuMs")) / num(f, "count"))), 2)
@@ -358,29 +358,32 @@ const throughput = async (events: number) => {
   return r
 }
 
-/** Where the 100k target's limit is in `limits`, for {@link warmUp} to complete. */
+/** Where the small-N throughput target's limit is in `limits` (when missed), for {@link warmUp}. */
 let smallLimit: number | undefined
+
+/** `n` events as the figures name them: 100k, 1M. */
+const countLabel = (n: number) => n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`
 
 /**
  * The small N against the big one, per program, from the medians of their seconds (first event
- * to result): what each further small-N batch of events takes once warm, `(big − small)` spread
- * over its batches, and what the first batch took beyond that (V8 compiling each program's hot
- * code as it runs, the load CLI's own start): why the ratio at the small N is not the one at the
- * big N.
+ * to result): what each further small-N batch of the big run takes on average, `(big − small)`
+ * over its batches, and how much more the first batch took: why the ratio at the small N is not
+ * the one at the big N.
  */
 const warmUp = (small: Record<string, Array<Figures>>, big: Record<string, Array<Figures>>) => {
   const batches = BIG / SMALL
   const figures = (k: string) => {
     const first = median(col(small[k]!, "seconds")) * 1000
-    const warm = (median(col(big[k]!, "seconds")) * 1000 - first) / (batches - 1)
-    return { warm, extra: first - warm }
+    const further = (median(col(big[k]!, "seconds")) * 1000 - first) / (batches - 1)
+    return { further, more: first - further }
   }
   const lib = figures("lib"), raw = figures("raw"), sdk = figures("sdk")
-  const label = `${SMALL / 1000}k`
-  const bigLabel = BIG >= 1_000_000 ? `${BIG / 1_000_000}M` : `${BIG / 1000}k`
-  const text = `once warm, each further ${label} events take the library ${fmt(lib.warm, 0)} ms, raw Node ${fmt(raw.warm, 0)} ms and the SDK ${fmt(sdk.warm, 0)} ms (library/SDK ${fmt(sdk.warm / lib.warm)} at those rates, library/raw ${fmt(raw.warm / lib.warm)}); the first ${label} took beyond that: library ${fmt(lib.extra, 0)} ms, raw Node ${fmt(raw.extra, 0)} ms, SDK ${fmt(sdk.extra, 0)} ms (V8 compiling each program's hot code as it runs, the load CLI's own start; from the medians of the ${label} and ${bigLabel} runs' seconds)`
+  // A noisy quick run can leave nothing to compare.
+  if (!(lib.further > 0 && raw.further > 0 && sdk.further > 0)) return
+  const label = countLabel(SMALL)
+  const text = `on average each further ${label} events of the ${countLabel(BIG)} run take the library ${fmt(lib.further, 0)} ms, raw Node ${fmt(raw.further, 0)} ms and the SDK ${fmt(sdk.further, 0)} ms (library/SDK ${fmt(sdk.further / lib.further)} at those rates, library/raw ${fmt(raw.further / lib.further)}), and the first ${label} took more: the library ${fmt(lib.more, 0)} ms, raw Node ${fmt(raw.more, 0)} ms, the SDK ${fmt(sdk.more, 0)} ms (warming up: code V8 has not yet optimized, among other things; from the medians of the ${label} and ${countLabel(BIG)} runs' seconds)`
   out(`throughput warm-up: ${text}`)
-  if (smallLimit !== undefined) limits[smallLimit] += ` Against the ${bigLabel} run: ${text}.`
+  if (smallLimit !== undefined) limits[smallLimit] += ` Compared with the ${countLabel(BIG)} run: ${text}.`
 }
 
 const startupFake = (r: Record<string, Array<Figures>>) => {
@@ -712,7 +715,7 @@ const fullFinal = async (events: number) => {
   for (const f of r.bundled!) {
     if (!(num(f, "lines") >= events)) throw new Error(`the bundled program read ${num(f, "lines")} lines, not the ${events} events asked for`)
   }
-  const label = events >= 1_000_000 ? `${events / 1_000_000}M` : `${events / 1000}k`
+  const label = countLabel(events)
   const rss = ratios(r.lib!, r.sdk!, "peakRssMb")
   const eps = ratios(r.lib!, r.sdk!, "eventsPerSec")
   out(`${label} events, final lines with the whole text: peak RSS library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)} [≤1: ${target(median(rss) <= 1)}]; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`)

@@ -38,7 +38,7 @@ import * as Outgoing from "./internal/outgoing.ts"
 import * as ProcessTransport from "./internal/processTransport.ts"
 import { Reader } from "./internal/reader.ts"
 import * as SchemaJit from "./internal/schemaJit.ts"
-import * as SessionOptionsCheck from "./internal/sessionOptions.ts"
+import * as SessionOptionsCheck from "./internal/sessionOptionsCheck.ts"
 import type * as StructuredOutput from "./internal/structuredOutput.ts"
 import { Subscribers } from "./internal/subscribers.ts"
 import { failureOf } from "./internal/turnOutcome.ts"
@@ -108,32 +108,37 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
   readonly outputFormat?: S | undefined
   /**
    * The cap on one stdout line; a longer line is reported (with its type) and skipped, and when
-   * it is a turn's result the turn fails. Default 256 MiB (`Framing.defaultMaxLineBytes`).
+   * it is a turn's result the turn fails. A positive integer of bytes, or `Infinity` (lowered to
+   * `Framing.maxLineBytesLimit`, as any larger cap is). Default 256 MiB
+   * (`Framing.defaultMaxLineBytes`).
    */
   readonly maxLineBytes?: number | undefined
   /**
    * The whole of closing, from stdin EOF: the CLI has three fifths of it to exit by itself, then
-   * gets SIGTERM, then SIGKILL at its end. Default 5 seconds.
+   * gets SIGTERM, then SIGKILL at its end. A finite duration, zero or more. Default 5 seconds.
    */
   readonly closeGrace?: Duration.Input | undefined
-  /** The default deadline of a control request. Default 60 seconds. */
+  /** The default deadline of a control request; a positive duration. Default 60 seconds. */
   readonly controlTimeout?: Duration.Input | undefined
-  /** The deadline of `initialize`, which waits for the CLI to start. Default 120 seconds. */
+  /**
+   * The deadline of `initialize`, which waits for the CLI to start; a positive duration. Default
+   * 120 seconds.
+   */
   readonly initializeTimeout?: Duration.Input | undefined
   /**
    * The whole of interrupting a turn: withdrawing it or sending `interrupt`, and waiting for its
-   * `result`. Default 10 seconds.
+   * `result`. A positive duration. Default 10 seconds.
    */
   readonly interruptTimeout?: Duration.Input | undefined
   /**
    * Fails a turn with `Stalled` when the CLI writes nothing for this long during it, at that
-   * moment; the turn is then interrupted on the CLI. Off by default.
+   * moment; the turn is then interrupted on the CLI. A positive duration; off by default.
    */
   readonly stallTimeout?: Duration.Input | undefined
   /**
    * A deadline for a whole turn: when it passes, the turn fails with `TurnTimedOut` and is
    * interrupted on the CLI; the session stays usable. Output does not extend it (the CLI's API
-   * retries, `system/api_retry`, can last minutes). Off by default.
+   * retries, `system/api_retry`, can last minutes). A positive duration; off by default.
    */
   readonly turnTimeout?: Duration.Input | undefined
   /**
@@ -643,9 +648,8 @@ export interface Session<R extends TurnResult = TurnResult> {
 /**
  * Opens a session: spawns the CLI and sends `initialize` (with the hook registrations).
  * Hooks, Permissions and McpServers are taken from the context when provided. A bad option fails
- * with `InvalidInput`, naming it, before anything starts: a line cap that is not a positive
- * integer, a grace that is not a duration of zero or more, a timeout that is not one of more
- * than zero, or a launch option `Launch.validate` refuses.
+ * with `InvalidInput`, naming it, before anything starts: a launch option `Launch.validate`
+ * refuses, or a session option out of the range its documentation gives.
  *
  * @since 0.1.0
  * @category constructors

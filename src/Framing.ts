@@ -34,9 +34,9 @@ export const maxLineBytesLimit: number = BufferConstants.MAX_STRING_LENGTH
  * `result` repeats the final text. The official TypeScript SDK has no cap at all and delivers a
  * 100 MiB tool result; the Python SDK dies at 1 MiB. 256 MiB takes such a line with room to
  * spare, while staying at half of V8's string limit ({@link maxLineBytesLimit}), beyond which no
- * line can be decoded. What a line that size costs: its text, decoded as it arrives, then that
- * text in one string and the parsed object, about three times its text at the peak, and only
- * while it is read. Lower it (`maxLineBytes`) where memory is tight; a line over the cap is
+ * line can be decoded. What a line that size costs, counting its copies: its text, decoded as it
+ * arrives, then that text in one string and the parsed object, about three times its text at the
+ * peak, and only while it is read. Lower it (`maxLineBytes`) where memory is tight; a line over the cap is
  * reported as an {@link Oversized} frame, with its message type when the line's head or tail
  * shows it.
  *
@@ -120,8 +120,8 @@ const decodeFragment = (bytes: Uint8Array): string => new TextDecoder("utf-8").d
 /**
  * The line begun in an earlier chunk, its bytes decoded as they arrive, so that a long line is
  * held as its text alone. Before, a line's chunks were kept to its end, then joined
- * (`Buffer.concat`, a second copy of its bytes) and decoded: by hand, on a 1M-event turn whose
- * final lines hold the whole text, peak RSS went from 276 MB to 235 MB (the SDK's: 246 MB).
+ * (`Buffer.concat`, a second copy of its bytes) and decoded; `npm run bench` measures the peak RSS
+ * of a turn whose final lines hold the whole text (`fullfinal`).
  */
 interface OpenLine {
   /** Its length in bytes so far. */
@@ -149,8 +149,8 @@ interface OpenLine {
 export class LineSplitter {
   private open: OpenLine | undefined = undefined
   // `ignoreBOM`: Node 24's streaming decoder drops a mark that follows a cut sequence opening the
-  // stream (the property test found it); a mark that opens a line is dropped by `joinLine`, as
-  // `decodeLine` does.
+  // stream (`Framing.test.ts`'s "decodes any bytes" property found it); a mark that opens a line is
+  // dropped by `joinLine`, as `decodeLine` does.
   private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true })
 
   /** The cap in force: the one given, lowered to {@link maxLineBytesLimit}. */
@@ -205,6 +205,7 @@ export class LineSplitter {
     line.texts.push(this.decoder.decode(bytes, { stream: true }))
   }
 
+  /** Counts `bytes` into the open line and keeps its first and last 2 KiB up to date. */
   private addBytes(line: OpenLine, bytes: Uint8Array): void {
     line.bytes += bytes.length
     if (line.head.length < HEAD_BYTES) {
@@ -223,6 +224,7 @@ export class LineSplitter {
     this.open = undefined
     const last = chunk.subarray(0, end)
     const texts = line.texts
+    // Not `<=`: a `NaN` cap caps nothing here, as in `keep` and `emitChecked`.
     if (texts !== undefined && !(line.bytes + last.length > this.maxLineBytes)) {
       texts.push(this.decoder.decode(last)) // the last piece: also ends the decoder's stream
       this.emit(joinLine(texts), out)
@@ -258,7 +260,7 @@ export class LineSplitter {
   }
 }
 
-/** The text of a line decoded piece by piece, a byte order mark that opens it dropped. */
+/** The text of a line decoded piece by piece, a byte order mark that opens it dropped (in `texts`). */
 const joinLine = (texts: Array<string>): string => {
   const first = texts.findIndex((text) => text.length > 0)
   if (first !== -1 && texts[first]!.charCodeAt(0) === 0xFEFF) texts[first] = texts[first]!.slice(1)

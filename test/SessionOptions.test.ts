@@ -39,18 +39,24 @@ describe("the session's own options", () => {
   it.effect("a bad line cap or duration is InvalidInput naming it, before any CLI starts", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [Claude.SessionOptions, string]> = [
-        [{ maxLineBytes: Number.NaN }, "maxLineBytes must be a positive integer of bytes (got NaN)"],
-        [{ maxLineBytes: 0 }, "maxLineBytes must be a positive integer of bytes (got 0)"],
-        [{ maxLineBytes: -1 }, "maxLineBytes must be a positive integer of bytes (got -1)"],
-        [{ maxLineBytes: 1.5 }, "maxLineBytes must be a positive integer of bytes (got 1.5)"],
-        [{ closeGrace: Number.NaN }, "closeGrace must be a duration of zero or more (got NaN)"],
-        [{ closeGrace: "-1 seconds" }, "closeGrace must be a duration of zero or more (got \"-1 seconds\")"],
-        [{ closeGrace: loose("5 secs") }, "closeGrace must be a duration of zero or more (got \"5 secs\")"],
-        [{ controlTimeout: 0 }, "controlTimeout must be a duration of more than zero (got 0)"],
-        [{ initializeTimeout: Number.NaN }, "initializeTimeout must be a duration of more than zero (got NaN)"],
-        [{ interruptTimeout: -5 }, "interruptTimeout must be a duration of more than zero (got -5)"],
-        [{ stallTimeout: loose({}) }, "stallTimeout must be a duration of more than zero (got [object Object])"],
-        [{ turnTimeout: loose("soon") }, "turnTimeout must be a duration of more than zero (got \"soon\")"]
+        [{ maxLineBytes: Number.NaN }, "maxLineBytes must be a positive integer of bytes, or Infinity (got NaN)"],
+        [{ maxLineBytes: 0 }, "maxLineBytes must be a positive integer of bytes, or Infinity (got 0)"],
+        [{ maxLineBytes: -1 }, "maxLineBytes must be a positive integer of bytes, or Infinity (got -1)"],
+        [{ maxLineBytes: 1.5 }, "maxLineBytes must be a positive integer of bytes, or Infinity (got 1.5)"],
+        [{ closeGrace: Number.NaN }, "closeGrace must be a finite duration of zero or more (got NaN)"],
+        [{ closeGrace: "-1 seconds" }, "closeGrace must be a finite duration of zero or more (got \"-1 seconds\")"],
+        [{ closeGrace: loose("5 secs") }, "closeGrace must be a finite duration of zero or more (got \"5 secs\")"],
+        [{ closeGrace: "Infinity" }, "closeGrace must be a finite duration of zero or more (got \"Infinity\")"],
+        // Objects and pairs Effect reads as zero: a misspelt unit, no unit, a NaN.
+        [{ closeGrace: loose({ second: 30 }) }, "closeGrace must be a finite duration of zero or more (got { second: 30 })"],
+        [{ closeGrace: {} }, "closeGrace must be a finite duration of zero or more (got {})"],
+        [{ controlTimeout: [Number.NaN, 0] }, "controlTimeout must be a positive duration (got [NaN, 0])"],
+        [{ controlTimeout: 0 }, "controlTimeout must be a positive duration (got 0)"],
+        [{ initializeTimeout: Number.NaN }, "initializeTimeout must be a positive duration (got NaN)"],
+        [{ interruptTimeout: -5 }, "interruptTimeout must be a positive duration (got -5)"],
+        [{ interruptTimeout: { seconds: Number.NaN } }, "interruptTimeout must be a positive duration (got { seconds: NaN })"],
+        [{ stallTimeout: 0n }, "stallTimeout must be a positive duration, or unset for none (got 0n)"],
+        [{ turnTimeout: loose("soon") }, "turnTimeout must be a positive duration, or unset for none (got \"soon\")"]
       ]
       for (const [options, expected] of cases) {
         const description = yield* refusal(options)
@@ -64,22 +70,21 @@ describe("the session's own options", () => {
       const description = yield* refusal({ maxLineBytes: -1, turnTimeout: 0 })
       assert.strictEqual(
         description,
-        "Invalid session options: maxLineBytes must be a positive integer of bytes (got -1); " +
-          "turnTimeout must be a duration of more than zero (got 0)"
+        "Invalid session options: maxLineBytes must be a positive integer of bytes, or Infinity (got -1); " +
+          "turnTimeout must be a positive duration, or unset for none (got 0)"
       )
     }))
 
-  it.effect("takes the edges that mean something: no grace, no deadline on control requests, a smaller cap", () =>
+  it.effect("takes the edges that mean something: no grace, no deadline on control requests, no cap but V8's", () =>
     Effect.gen(function*() {
-      const { launches, layer } = cli()
-      const result = yield* Claude.query("Hi", {
-        maxLineBytes: 1024 * 1024,
-        closeGrace: 0,
-        controlTimeout: "Infinity",
-        turnTimeout: "10 seconds",
-        stallTimeout: 60_000
-      }).pipe(Effect.provide(layer))
-      assert.strictEqual(result.subtype, "success")
-      assert.lengthOf(launches, 1)
+      for (const options of [
+        { maxLineBytes: Number.POSITIVE_INFINITY, closeGrace: 0, controlTimeout: "Infinity", turnTimeout: "10 seconds" },
+        { maxLineBytes: 1024 * 1024, closeGrace: { seconds: 2 }, stallTimeout: 60_000, interruptTimeout: [5, 0] }
+      ] satisfies ReadonlyArray<Claude.SessionOptions>) {
+        const { launches, layer } = cli()
+        const result = yield* Claude.query("Hi", options).pipe(Effect.provide(layer))
+        assert.strictEqual(result.subtype, "success")
+        assert.lengthOf(launches, 1)
+      }
     }))
 })

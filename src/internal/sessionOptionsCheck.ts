@@ -1,0 +1,87 @@
+/**
+ * The session's own options, those `Claude.open` reads itself rather than passing to the CLI (the
+ * line cap, the grace and the timeouts), checked before anything starts: a bad one is an
+ * `InvalidInput` that names it. Unchecked, a `NaN` cap capped nothing, a duration Effect cannot
+ * read was a defect, and `NaN`, a negative duration or an object without a known unit (`{}`,
+ * `{ second: 30 }`) acted as zero: every request timed out at once, the CLI was killed at once.
+ */
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
+
+/** The options checked here, as `Claude.open` takes them. */
+export interface Checked {
+  readonly maxLineBytes?: number | undefined
+  readonly closeGrace?: Duration.Input | undefined
+  readonly controlTimeout?: Duration.Input | undefined
+  readonly initializeTimeout?: Duration.Input | undefined
+  readonly interruptTimeout?: Duration.Input | undefined
+  readonly stallTimeout?: Duration.Input | undefined
+  readonly turnTimeout?: Duration.Input | undefined
+}
+
+/** Deadlines the session always has: zero would end what they bound before it starts. */
+const deadlines = ["controlTimeout", "initializeTimeout", "interruptTimeout"] as const
+/** Deadlines that are off unless set. */
+const optionalDeadlines = ["stallTimeout", "turnTimeout"] as const
+
+/** The units of Effect's duration objects (`{ seconds: 30 }`). */
+const units = new Set(["weeks", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds"])
+
+const isFiniteNumber = (u: unknown): boolean => typeof u === "number" && Number.isFinite(u)
+
+/** `input` as the program wrote it: `"5 secs"`, `5n`, `[NaN, 0]`, `{ second: 30 }`. */
+const shown = (input: unknown): string => {
+  if (typeof input === "string") return JSON.stringify(input)
+  if (typeof input === "bigint") return `${input}n`
+  if (Array.isArray(input)) return `[${input.map(shown).join(", ")}]`
+  if (typeof input === "object" && input !== null && !Duration.isDuration(input)) {
+    const entries = Object.entries(input).map(([key, value]) => `${key}: ${shown(value)}`)
+    return entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`
+  }
+  return String(input)
+}
+
+/**
+ * The duration `input` says, when it says one: Effect reads `NaN`, an empty object, an object
+ * whose keys are not units and a pair holding `NaN` as zero, and those are refused here.
+ */
+const durationOf = (input: Duration.Input): Duration.Duration | undefined => {
+  if (typeof input === "number" && Number.isNaN(input)) return undefined
+  if (Array.isArray(input) && !(input.length === 2 && input.every(isFiniteNumber))) return undefined
+  if (typeof input === "object" && input !== null && !Array.isArray(input) && !Duration.isDuration(input)) {
+    const entries = Object.entries(input)
+    if (entries.length === 0 || !entries.every(([unit, value]) => units.has(unit) && isFiniteNumber(value))) return undefined
+  }
+  return Option.getOrUndefined(Duration.fromInput(input))
+}
+
+const isPositive = (duration: Duration.Duration | undefined): boolean =>
+  duration !== undefined && !Duration.isNegative(duration) && !Duration.isZero(duration)
+
+/** What is wrong with `options`, a clause each; empty when nothing is. */
+export const problemsOf = (options: Checked): Array<string> => {
+  const problems: Array<string> = []
+  const cap = options.maxLineBytes
+  // Infinity is taken: a cap over V8's longest string is lowered to it (`Framing.maxLineBytesLimit`).
+  if (cap !== undefined && !(cap > 0 && (Number.isSafeInteger(cap) || cap === Number.POSITIVE_INFINITY))) {
+    problems.push(`maxLineBytes must be a positive integer of bytes, or Infinity (got ${shown(cap)})`)
+  }
+  const grace = options.closeGrace === undefined ? undefined : durationOf(options.closeGrace)
+  // Finite: at its end the CLI is killed, so that no process outlives the session.
+  if (options.closeGrace !== undefined && (grace === undefined || Duration.isNegative(grace) || !Duration.isFinite(grace))) {
+    problems.push(`closeGrace must be a finite duration of zero or more (got ${shown(options.closeGrace)})`)
+  }
+  for (const name of deadlines) {
+    const input = options[name]
+    if (input !== undefined && !isPositive(durationOf(input))) {
+      problems.push(`${name} must be a positive duration (got ${shown(input)})`)
+    }
+  }
+  for (const name of optionalDeadlines) {
+    const input = options[name]
+    if (input !== undefined && !isPositive(durationOf(input))) {
+      problems.push(`${name} must be a positive duration, or unset for none (got ${shown(input)})`)
+    }
+  }
+  return problems
+}
