@@ -4,11 +4,10 @@
  * The splitter works on whole chunks, not per byte: it finds newlines with the native `indexOf`
  * and decodes each whole line straight from its chunk (`Buffer#toString` with the line's offsets:
  * no view made for a line, no `TextDecoder` call), so that a line of ASCII or Latin-1 text is a
- * one-byte string whatever the other lines of its chunk hold. A line that spans chunks is decoded
- * piece by piece as its chunks arrive, with a streaming decoder, and its texts joined at its end.
- * Invalid bytes become U+FFFD and a byte order mark that opens a line is dropped, as `TextDecoder`
- * does. Newline (0x0A) never occurs inside a multi-byte UTF-8 sequence, so a chunk boundary that
- * falls inside a character only ever lands in the open line, where the decoder carries it.
+ * one-byte string whatever the other lines of its chunk hold. Invalid bytes become U+FFFD and a
+ * byte order mark that opens a line is dropped, as `TextDecoder` does. Newline (0x0A) never
+ * occurs inside a multi-byte UTF-8 sequence, so a chunk boundary that falls inside a character
+ * only ever lands in the kept tail.
  *
  * @since 0.1.0
  */
@@ -34,11 +33,10 @@ export const maxLineBytesLimit: number = BufferConstants.MAX_STRING_LENGTH
  * `result` repeats the final text. The official TypeScript SDK has no cap at all and delivers a
  * 100 MiB tool result; the Python SDK dies at 1 MiB. 256 MiB takes such a line with room to
  * spare, while staying at half of V8's string limit ({@link maxLineBytesLimit}), beyond which no
- * line can be decoded. What a line that size costs, counting its copies: its text, decoded as it
- * arrives, then that text in one string and the parsed object, about three times its text at the
- * peak, and only while it is read. Lower it (`maxLineBytes`) where memory is tight; a line over the cap is
- * reported as an {@link Oversized} frame, with its message type when the line's head or tail
- * shows it.
+ * line can be decoded. What a line that size costs: its bytes while it arrives, then its text
+ * and its parsed object, about three to four times its size at the peak, and only while it is
+ * read. Lower it (`maxLineBytes`) where memory is tight; a line over the cap is reported as an
+ * {@link Oversized} frame, with its message type when the line's head or tail shows it.
  *
  * @since 0.1.0
  * @category constants
@@ -46,10 +44,10 @@ export const maxLineBytesLimit: number = BufferConstants.MAX_STRING_LENGTH
 export const defaultMaxLineBytes = 256 * 1024 * 1024
 
 /**
- * A line longer than the cap, never held whole: once it passed the cap, its bytes were only
- * counted. `head` and `tail` are its first and last 2 KiB, for the error report, and `type` is
- * its message's top-level `type` when the head or the tail shows it (see {@link lineType}): a
- * `user` or `assistant` line names it first, a `result` line near its end, after the result text.
+ * A line longer than the cap. Its bytes were dropped as they arrived (never buffered whole);
+ * `head` and `tail` keep its first and last 2 KiB for the error report, and `type` is its
+ * message's top-level `type` when the head or the tail shows it (see {@link lineType}): a `user`
+ * or `assistant` line names it first, a `result` line near its end, after the result text.
  *
  * @since 0.1.0
  * @category models
@@ -118,40 +116,19 @@ const lastBytes = (parts: ReadonlyArray<Uint8Array>, limit: number): Uint8Array 
 const decodeFragment = (bytes: Uint8Array): string => new TextDecoder("utf-8").decode(bytes)
 
 /**
- * The line begun in an earlier chunk, its bytes decoded as they arrive, so that a long line is
- * held as its text alone. Before, a line's chunks were kept to its end, then joined
- * (`Buffer.concat`, a second copy of its bytes) and decoded; `npm run bench` measures the peak RSS
- * of a turn whose final lines hold the whole text (`fullfinal`).
- */
-interface OpenLine {
-  /** Its length in bytes so far. */
-  bytes: number
-  /** Its first {@link HEAD_BYTES} bytes (copied), for the report of a line over the cap. */
-  head: Uint8Array
-  /** Its last {@link HEAD_BYTES} bytes (copied), for the same report. */
-  tail: Uint8Array
-  /** Its text so far, piece by piece; `undefined` once it is over the cap (then only counted). */
-  texts: Array<string> | undefined
-}
-
-/**
  * A stateful splitter of bytes into lines. One per stream; `push` each chunk, then `end` once.
  *
- * Invariants: `open` is the line begun in an earlier chunk, its text decoded so far by `decoder`
- * (a character cut between two chunks is carried in the decoder); once the line passes
- * `maxLineBytes` its text is dropped and its bytes counted until the next newline, keeping only
- * its first and last 2 KiB, so memory stays bounded by the cap. The decoder is mid-stream only
- * while `open.texts` is defined: every path that drops the text or ends the line ends its stream.
+ * Invariants: `pending` holds the bytes of the current unfinished line, `pendingBytes` their
+ * total; once that total passes `maxLineBytes` the splitter drops bytes until the next newline
+ * (`skipping`), keeping only the head, so memory stays bounded by the cap.
  *
  * @since 0.1.0
  * @category constructors
  */
 export class LineSplitter {
-  private open: OpenLine | undefined = undefined
-  // `ignoreBOM`: Node 24's streaming decoder drops a mark that follows a cut sequence opening the
-  // stream (`Framing.test.ts`'s "decodes any bytes" property found it); a mark that opens a line is
-  // dropped by `joinLine`, as `decodeLine` does.
-  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true })
+  private pending: Array<Uint8Array> = []
+  private pendingBytes = 0
+  private skipping: { bytes: number; head: string; tail: Uint8Array } | undefined = undefined
 
   /** The cap in force: the one given, lowered to {@link maxLineBytesLimit}. */
   readonly maxLineBytes: number
@@ -188,51 +165,57 @@ export class LineSplitter {
 
   /** Flushes a last line that had no trailing newline. */
   end(out: Array<Frame> = []): Array<Frame> {
-    if (this.open !== undefined) this.finishOpenLine(Buffer.alloc(0), 0, out)
+    if (this.skipping !== undefined || this.pendingBytes > 0) this.finishOpenLine(Buffer.alloc(0), 0, out)
     return out
   }
 
-  /** Adds `bytes` (no newline in them) to the open line, opening one if none is. */
   private keep(bytes: Uint8Array): void {
-    const line = this.open ??= { bytes: 0, head: new Uint8Array(0), tail: new Uint8Array(0), texts: [] }
-    this.addBytes(line, bytes)
-    if (line.texts === undefined) return
-    if (line.bytes > this.maxLineBytes) {
-      line.texts = undefined
-      this.decoder.decode() // resets it for the next line
+    if (this.skipping !== undefined) {
+      this.skipping.bytes += bytes.length
+      this.skipping.tail = lastBytes([this.skipping.tail, bytes], HEAD_BYTES)
       return
     }
-    line.texts.push(this.decoder.decode(bytes, { stream: true }))
-  }
-
-  /** Counts `bytes` into the open line and keeps its first and last 2 KiB up to date. */
-  private addBytes(line: OpenLine, bytes: Uint8Array): void {
-    line.bytes += bytes.length
-    if (line.head.length < HEAD_BYTES) {
-      line.head = Buffer.concat([line.head, bytes.subarray(0, HEAD_BYTES - line.head.length)])
+    // A view, not a copy: a chunk is the producer's to give away (Node's streams allocate each
+    // read), and copying the parts of a line that spans many chunks doubled its bytes until the
+    // next GC (peak RSS 224 -> 295 MB on a 1M-event turn whose final lines hold the whole text).
+    this.pending.push(bytes)
+    this.pendingBytes += bytes.length
+    if (this.pendingBytes > this.maxLineBytes) {
+      this.skipping = {
+        bytes: this.pendingBytes,
+        head: this.headOfPending(),
+        tail: lastBytes(this.pending, HEAD_BYTES)
+      }
+      this.pending = []
+      this.pendingBytes = 0
     }
-    line.tail = lastBytes([line.tail, bytes], HEAD_BYTES)
   }
 
   /** Ends the open line with `chunk[0, end)`. */
   private finishOpenLine(chunk: Buffer, end: number, out: Array<Frame>): void {
-    const line = this.open
-    if (line === undefined) {
+    if (this.skipping === undefined && this.pendingBytes === 0) {
       if (end > 0) this.emitChecked(chunk, 0, end, out)
       return
     }
-    this.open = undefined
-    const last = chunk.subarray(0, end)
-    const texts = line.texts
-    // Not `<=`: a `NaN` cap caps nothing here, as in `keep` and `emitChecked`.
-    if (texts !== undefined && !(line.bytes + last.length > this.maxLineBytes)) {
-      texts.push(this.decoder.decode(last)) // the last piece: also ends the decoder's stream
-      this.emit(joinLine(texts), out)
+    const tail = chunk.subarray(0, end)
+    if (this.skipping !== undefined) {
+      const { bytes, head } = this.skipping
+      out.push(oversized(bytes + tail.length, head, decodeFragment(lastBytes([this.skipping.tail, tail], HEAD_BYTES))))
+      this.skipping = undefined
       return
     }
-    if (texts !== undefined) this.decoder.decode() // resets it for the next line
-    this.addBytes(line, last)
-    out.push(oversized(line.bytes, decodeFragment(line.head), decodeFragment(line.tail)))
+    if (end > 0) this.pending.push(tail)
+    const total = this.pendingBytes + tail.length
+    if (total > this.maxLineBytes) {
+      out.push(oversized(total, this.headOfPending(), decodeFragment(lastBytes(this.pending, HEAD_BYTES))))
+      this.pending = []
+      this.pendingBytes = 0
+      return
+    }
+    const line = this.decodePending()
+    this.pending = []
+    this.pendingBytes = 0
+    this.emit(line, out)
   }
 
   /** Emits the line `chunk[start, end)`, or an {@link Oversized} frame for it. */
@@ -258,13 +241,32 @@ export class LineSplitter {
     if (line.length === 0 || (line.length === 1 && line === "\r")) return
     out.push(line)
   }
-}
 
-/** The text of a line decoded piece by piece, a byte order mark that opens it dropped (in `texts`). */
-const joinLine = (texts: Array<string>): string => {
-  const first = texts.findIndex((text) => text.length > 0)
-  if (first !== -1 && texts[first]!.charCodeAt(0) === 0xFEFF) texts[first] = texts[first]!.slice(1)
-  return texts.join("")
+  private headOfPending(): string {
+    const parts: Array<Uint8Array> = []
+    let size = 0
+    for (const part of this.pending) {
+      if (size >= HEAD_BYTES) break
+      parts.push(part)
+      size += part.length
+    }
+    // A fresh decoder: the head may end inside a character, which becomes U+FFFD.
+    return new TextDecoder("utf-8").decode(Buffer.concat(parts).subarray(0, HEAD_BYTES))
+  }
+
+  /**
+   * The open line's text, its pieces joined then decoded at once. Tried instead, and measured by
+   * hand: decoding each piece as it came (a streaming `TextDecoder`, the texts joined at the end),
+   * which holds no second copy of the bytes. On a 1M-event turn whose final lines hold the whole
+   * text, peak RSS went from 276 to 236 MB loaded module by module, but from about 180 to 270 MB
+   * bundled; a 100 MiB ASCII line peaked at 525 MB instead of 487, a 100 MiB CJK one at 360
+   * instead of 420. The text of a decoded piece lives in V8's heap, where a long line's is held
+   * outside it; which is lower depends on when V8 collects, so neither way wins everywhere.
+   */
+  private decodePending(): string {
+    const bytes = this.pending.length === 1 ? asBuffer(this.pending[0]!) : Buffer.concat(this.pending)
+    return decodeLine(bytes, 0, bytes.length)
+  }
 }
 
 // -----------------------------------------------------------------------------

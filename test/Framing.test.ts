@@ -90,8 +90,8 @@ describe("Framing", () => {
     assert.deepStrictEqual(frame([bytes]), ["{\"a\":1}", "{\"b\":2}"])
     assert.deepStrictEqual(frame(Array.from(bytes, (b) => Buffer.of(b))), ["{\"a\":1}", "{\"b\":2}"])
     // A mark after a cut character does not open the line: it stays, in one chunk or in two
-    // (Node 24's streaming decoder drops a mark that follows a cut sequence opening the stream;
-    // the property test found it).
+    // (Node 24's streaming TextDecoder drops it unless `ignoreBOM` is set: found by the property
+    // test on a version that decoded a line's pieces as they came).
     const cut = Uint8Array.of(0xEF, 0xBB, 0xEF, 0xBB, 0xBF, 10)
     assert.deepStrictEqual(frame([cut]), ["\uFFFD\uFEFF"])
     assert.deepStrictEqual(frame([cut.subarray(0, 2), cut.subarray(2)]), ["\uFFFD\uFEFF"])
@@ -142,9 +142,10 @@ describe("Framing", () => {
       const oversized = out[1] as Framing.Oversized
       assert.strictEqual(oversized._tag, "Oversized")
       assert.strictEqual(oversized.bytes, 1000)
-      // The line's own first and last 2 KiB (all of it here), none of the next line's, whether it
-      // came in one chunk or in pieces that passed the cap long before its end.
-      assert.strictEqual(oversized.head, big)
+      // The line's own bytes, none of the next line's (the cap is under the 2 KiB kept): all of it
+      // when it came in one chunk, else what came before the cap was passed, and its end.
+      if (chunks.length === 1) assert.strictEqual(oversized.head, big)
+      assert.isTrue(big.startsWith(oversized.head) && oversized.head.length > 100)
       assert.strictEqual(oversized.tail, big)
       assert.strictEqual(out[2], "b")
     }
