@@ -8,21 +8,25 @@
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 
-/** The options checked here, as `Claude.open` takes them. */
-export interface Checked {
-  readonly maxLineBytes?: number | undefined
-  readonly closeGrace?: Duration.Input | undefined
-  readonly controlTimeout?: Duration.Input | undefined
-  readonly initializeTimeout?: Duration.Input | undefined
-  readonly interruptTimeout?: Duration.Input | undefined
-  readonly stallTimeout?: Duration.Input | undefined
-  readonly turnTimeout?: Duration.Input | undefined
-}
+/**
+ * The options checked here, as `Claude.open` takes them (its `SessionOptions`, which this module
+ * may not import: internal modules stay below the facade).
+ */
+export type Checked =
+  & { readonly maxLineBytes?: number | undefined }
+  & { readonly [Name in "closeGrace" | (typeof deadlines)[number][0]]?: Duration.Input | undefined }
 
-/** Deadlines the session always has: zero would end what they bound before it starts. */
-const deadlines = ["controlTimeout", "initializeTimeout", "interruptTimeout"] as const
-/** Deadlines that are off unless set. */
-const optionalDeadlines = ["stallTimeout", "turnTimeout"] as const
+/**
+ * The deadlines, each positive (zero would end what it bounds before it starts), with what its
+ * message adds: the two that are off by default can be left unset instead.
+ */
+const deadlines = [
+  ["controlTimeout", ""],
+  ["initializeTimeout", ""],
+  ["interruptTimeout", ""],
+  ["stallTimeout", ", or unset for none"],
+  ["turnTimeout", ", or unset for none"]
+] as const
 
 /** The units of Effect's duration objects (`{ seconds: 30 }`). */
 const units = new Set(["weeks", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds", "nanoseconds"])
@@ -71,16 +75,10 @@ export const problemsOf = (options: Checked): Array<string> => {
   if (options.closeGrace !== undefined && (grace === undefined || Duration.isNegative(grace) || !Duration.isFinite(grace))) {
     problems.push(`closeGrace must be a finite duration of zero or more (got ${shown(options.closeGrace)})`)
   }
-  for (const name of deadlines) {
+  for (const [name, orUnset] of deadlines) {
     const input = options[name]
     if (input !== undefined && !isPositive(durationOf(input))) {
-      problems.push(`${name} must be a positive duration (got ${shown(input)})`)
-    }
-  }
-  for (const name of optionalDeadlines) {
-    const input = options[name]
-    if (input !== undefined && !isPositive(durationOf(input))) {
-      problems.push(`${name} must be a positive duration, or unset for none (got ${shown(input)})`)
+      problems.push(`${name} must be a positive duration${orUnset} (got ${shown(input)})`)
     }
   }
   return problems
