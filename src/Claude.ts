@@ -293,7 +293,10 @@ export type Event = Events.Event
  * @category options
  */
 export interface RequestOptions {
-  /** The request's deadline (default: the session's `controlTimeout`). */
+  /**
+   * The request's deadline (default: the session's `controlTimeout`); a positive duration, else
+   * the request fails with `InvalidInput` and nothing is sent.
+   */
   readonly timeout?: Duration.Input | undefined
 }
 

@@ -87,4 +87,27 @@ describe("the session's own options", () => {
         assert.lengthOf(launches, 1)
       }
     }))
+
+  it.effect("a control request's own timeout is checked the same way, and a bad one sends nothing", () =>
+    Effect.gen(function*() {
+      const { launches, layer } = cli()
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open()
+        for (const [timeout, shownAs] of [[0, "0"], [Number.NaN, "NaN"], [loose("soon"), "\"soon\""], [{}, "{}"]] as const) {
+          const exit = yield* Effect.exit(session.setModel("opus", { timeout }))
+          const error = Exit.isFailure(exit) ? exit.cause.reasons.find(Cause.isFailReason)?.error : undefined
+          assert.isTrue(ClaudeError.isClaudeError(error))
+          const reason = (error as ClaudeError.ClaudeError).reason
+          assert.strictEqual(reason._tag, "InvalidInput")
+          assert.strictEqual(
+            (reason as ClaudeError.InvalidInput).description,
+            `Invalid request options: timeout must be a positive duration (got ${shownAs})`
+          )
+        }
+        // A turn after them: its result comes once the CLI has read what was written before it.
+        yield* session.run("Hi")
+        const sent = launches[0]!.received.filter((m) => m.type === "control_request").map((m) => (m.request as { subtype: string }).subtype)
+        assert.deepStrictEqual(sent, ["initialize"])
+      }).pipe(Effect.provide(layer))
+    }))
 })

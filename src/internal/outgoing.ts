@@ -16,6 +16,7 @@ import * as Schema from "effect/Schema"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as Codec from "../protocol/codec.ts"
+import { deadlineProblem } from "./sessionOptionsCheck.ts"
 
 /** The `response` of a control_response as the CLI wrote it. */
 export type ControlAnswer =
@@ -87,6 +88,12 @@ export const make = (options: {
   const request: Outgoing["request"] = (body, responseSchema, timeout) =>
     Effect.suspend(() => {
       if (closed !== undefined) return Effect.fail(closed)
+      const problem = timeout === undefined ? undefined : deadlineProblem("timeout", timeout)
+      if (problem !== undefined) {
+        return Effect.fail(
+          ClaudeError.make(new ClaudeError.InvalidInput({ description: `Invalid request options: ${problem}` }))
+        )
+      }
       const requestId = `req_${++counter}_${prefix}`
       const deferred = Deferred.makeUnsafe<unknown, ClaudeError.ClaudeError>()
       const timeoutDuration = timeout === undefined ? options.defaultTimeout : Duration.fromInputUnsafe(timeout)

@@ -1,9 +1,10 @@
 /**
  * The session's own options, those `Claude.open` reads itself rather than passing to the CLI (the
- * line cap, the grace and the timeouts), checked before anything starts: a bad one is an
- * `InvalidInput` that names it. Unchecked, a `NaN` cap capped nothing, a duration Effect cannot
- * read was a defect, and `NaN`, a negative duration or an object without a known unit (`{}`,
- * `{ second: 30 }`) acted as zero: every request timed out at once, the CLI was killed at once.
+ * line cap, the grace and the timeouts), checked before anything starts, and a control request's
+ * own deadline before it is sent: a bad one is an `InvalidInput` that names it. Unchecked, a `NaN`
+ * cap capped nothing, a duration Effect cannot read was a defect, and `NaN`, a negative duration
+ * or an object without a known unit (`{}`, `{ second: 30 }`) acted as zero: every request timed
+ * out at once, the CLI was killed at once.
  */
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
@@ -76,10 +77,15 @@ export const problemsOf = (options: Checked): Array<string> => {
     problems.push(`closeGrace must be a finite duration of zero or more (got ${shown(options.closeGrace)})`)
   }
   for (const [name, orUnset] of deadlines) {
-    const input = options[name]
-    if (input !== undefined && !isPositive(durationOf(input))) {
-      problems.push(`${name} must be a positive duration${orUnset} (got ${shown(input)})`)
-    }
+    const problem = options[name] === undefined ? undefined : deadlineProblem(name, options[name], orUnset)
+    if (problem !== undefined) problems.push(problem)
   }
   return problems
 }
+
+/**
+ * What is wrong with the deadline `input` given as `name`, if anything: also for the deadline
+ * of one control request (`RequestOptions.timeout`).
+ */
+export const deadlineProblem = (name: string, input: Duration.Input, orUnset = ""): string | undefined =>
+  isPositive(durationOf(input)) ? undefined : `${name} must be a positive duration${orUnset} (got ${shown(input)})`
