@@ -258,10 +258,11 @@ export class LineSplitter {
    * The open line's text, its pieces joined then decoded at once. Tried instead, and measured by
    * hand: decoding each piece as it came (a streaming `TextDecoder`, the texts joined at the end),
    * which holds no second copy of the bytes. On a 1M-event turn whose final lines hold the whole
-   * text, peak RSS went from 276 to 236 MB loaded module by module, but from about 180 to 270 MB
-   * bundled; a 100 MiB ASCII line peaked at 525 MB instead of 487, a 100 MiB CJK one at 360
-   * instead of 420. The text of a decoded piece lives in V8's heap, where a long line's is held
-   * outside it; which is lower depends on when V8 collects, so neither way wins everywhere.
+   * text, peak RSS went from 276 to 236 MB loaded module by module, but from 177-231 to 240-273 MB
+   * bundled (medians of three series); a 100 MiB ASCII line peaked at 525 MB instead of 487, a
+   * 100 MiB CJK one at 360 instead of 420. The text of a decoded piece lives in V8's heap, where a
+   * long line's is held outside it; which is lower depends on when V8 collects, so neither way
+   * wins everywhere.
    */
   private decodePending(): string {
     const bytes = this.pending.length === 1 ? asBuffer(this.pending[0]!) : Buffer.concat(this.pending)
