@@ -60,9 +60,6 @@ const durationOf = (input: Duration.Input): Duration.Duration | undefined => {
   return Option.getOrUndefined(Duration.fromInput(input))
 }
 
-const isPositive = (duration: Duration.Duration | undefined): boolean =>
-  duration !== undefined && !Duration.isNegative(duration) && !Duration.isZero(duration)
-
 /** What is wrong with `options`, a clause each; empty when nothing is. */
 export const problemsOf = (options: Checked): Array<string> => {
   const problems: Array<string> = []
@@ -77,7 +74,8 @@ export const problemsOf = (options: Checked): Array<string> => {
     problems.push(`closeGrace must be a finite duration of zero or more (got ${shown(options.closeGrace)})`)
   }
   for (const [name, orUnset] of deadlines) {
-    const problem = options[name] === undefined ? undefined : deadlineProblem(name, options[name], orUnset)
+    const input = options[name]
+    const problem = input === undefined ? undefined : deadlineProblem(name, input, orUnset)
     if (problem !== undefined) problems.push(problem)
   }
   return problems
@@ -87,5 +85,9 @@ export const problemsOf = (options: Checked): Array<string> => {
  * What is wrong with the deadline `input` given as `name`, if anything: also for the deadline
  * of one control request (`RequestOptions.timeout`).
  */
-export const deadlineProblem = (name: string, input: Duration.Input, orUnset = ""): string | undefined =>
-  isPositive(durationOf(input)) ? undefined : `${name} must be a positive duration${orUnset} (got ${shown(input)})`
+export const deadlineProblem = (name: string, input: Duration.Input, orUnset = ""): string | undefined => {
+  const duration = durationOf(input)
+  return duration !== undefined && Duration.isPositive(duration)
+    ? undefined
+    : `${name} must be a positive duration${orUnset} (got ${shown(input)})`
+}
