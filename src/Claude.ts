@@ -737,8 +737,21 @@ const openSession: (
     const recorder = options.transcript
     const write = (message: Protocol.StdinMessage): Effect.Effect<void, ClaudeError.ClaudeError> =>
       Effect.suspend(() => {
+        // A value JSON cannot hold (a BigInt, a cycle) is the caller's to hear of: nothing is sent.
+        let line: string
+        try {
+          line = Codec.encodeStdin(message)
+        } catch (error) {
+          return Effect.fail(ClaudeError.make(
+            new ClaudeError.InvalidInput({
+              description: `A ${message.type} line for the CLI cannot be written as JSON, so it was not sent: ${
+                error instanceof Error ? error.message : String(error)
+              }`
+            })
+          ))
+        }
         recorder?.record("send", message)
-        return connection.send(Codec.encodeStdin(message))
+        return connection.send(line)
       })
     // The CLI's version once told: it decides whether a timed-out request may be cancelled.
     let cliVersion: string | undefined

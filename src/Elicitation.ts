@@ -36,7 +36,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { type CallFailure as HandlerCallFailure, captureHandler, guard } from "./internal/handlerCall.ts"
+import { type CallFailure as HandlerCallFailure, captureHandler, guard, writable } from "./internal/handlerCall.ts"
 import { Elicitation } from "./internal/services.ts"
 
 // -----------------------------------------------------------------------------
@@ -387,6 +387,7 @@ const respondWire = Effect.fn("Elicitation.respond")(function*(
         Effect.mapError((error): CallFailure => ({ action: "decline", failure: "invalid_answer", error, cause: Cause.fail(error) }))
       )
     ),
+    Effect.flatMap((body) => writable(body, `elicitation handler for ${server}`)),
     Effect.result
   )
   if (answered._tag === "Success") return answered.success

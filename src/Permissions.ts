@@ -40,7 +40,8 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { type CallFailure, captureHandler, guard } from "./internal/handlerCall.ts"
+import { type CallFailure, captureHandler, guard, writable } from "./internal/handlerCall.ts"
+import { isRecord } from "./internal/json.ts"
 import {
   CanUseToolRequest,
   type PermissionAllow,
@@ -296,10 +297,10 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
     Effect.andThen(
       guard(Effect.suspend(() => service.decide(request)), "can_use_tool", `permission handler for ${describeRequest(request)}`)
     ),
-    // A bare allow is sent with the request's original input as `updatedInput`.
-    Effect.map((result): unknown =>
-      (result as { behavior?: unknown }).behavior === "allow" &&
-        (result as { updatedInput?: unknown }).updatedInput === undefined
+    // A bare allow is sent with the request's original input as `updatedInput`. Anything but an
+    // object (a handler that returned nothing) goes on as it is, to be denied by the check below.
+    Effect.map((result: unknown): unknown =>
+      isRecord(result) && result.behavior === "allow" && result.updatedInput === undefined
         ? { ...result, updatedInput: request.input }
         : result
     ),
@@ -313,6 +314,7 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
         }))
       )
     ),
+    Effect.flatMap((body) => writable(body, `permission handler for ${describeRequest(request)}`)),
     Effect.result
   )
   if (answered._tag === "Success") return answered.success as Record<string, unknown>

@@ -25,7 +25,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { type CallFailure, captureHandler, guard } from "./internal/handlerCall.ts"
+import { type CallFailure, captureHandler, guard, writable } from "./internal/handlerCall.ts"
 import { UserDialogs } from "./internal/services.ts"
 
 // -----------------------------------------------------------------------------
@@ -241,6 +241,7 @@ const showWire = Effect.fn("UserDialogs.show")(function*(
         }))
       )
     ),
+    Effect.flatMap((result) => writable(result, `dialog handler for ${kind}`)),
     Effect.result
   )
   if (answered._tag === "Success") {

@@ -9,6 +9,8 @@
  * - {@link guard}: classifies what the handler itself did wrong (failed, died, interrupted
  *   itself, timed out) for the report. Interrupting the caller's fiber (a
  *   `control_cancel_request`) never reaches `catchCause`: it stays an interruption.
+ * - {@link writable}: an answer that passed its schema but cannot be written as JSON is an
+ *   invalid one, refused like any other.
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -20,6 +22,7 @@ import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as HandlerFailure from "../HandlerFailure.ts"
 import { describeCause } from "./describeCause.ts"
+import { jsonWriteError } from "./json.ts"
 
 /** A failed call, before it is answered. */
 export interface CallFailure {
@@ -77,3 +80,18 @@ export const guard = <A>(effect: Effect.Effect<A, unknown>, subtype: string, who
       invalid(`The ${who} ${how === "interrupted" ? "was interrupted" : how}: ${describeCause(cause)}`)
     return Effect.fail({ failure: kind, error, cause })
   })
+
+/**
+ * `answer`, when it can be written as JSON; else the `invalid_answer` of the handler named `who`.
+ * The answers' schemas take any value where the CLI takes any JSON (`updatedInput`, a dialog's
+ * `result`): a BigInt or a cycle there passed them, then failed the write, and the CLI got no
+ * answer at all.
+ */
+export const writable = <A>(answer: A, who: string): Effect.Effect<A, CallFailure> => {
+  const error = jsonWriteError(answer)
+  return error === undefined ? Effect.succeed(answer) : Effect.fail({
+    failure: "invalid_answer",
+    error: invalid(`The ${who} gave an answer that cannot be written as JSON: ${error.message}`),
+    cause: Cause.fail(error)
+  })
+}

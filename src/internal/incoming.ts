@@ -93,7 +93,15 @@ export const make = Effect.fnUntraced(function*(options: {
       return options.send(Codec.controlSuccess(
         requestId,
         typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
-      ))
+      )).pipe(
+        // An answer that cannot be written (a value JSON cannot hold, in a handler's answer that
+        // no check covers): the CLI still gets one, an error, and never waits on it.
+        Effect.catch((error) =>
+          error.reason._tag === "InvalidInput"
+            ? options.send(Codec.controlError(requestId, error.message))
+            : Effect.fail(error)
+        )
+      )
     }
     const unsupported = exit.cause.reasons.find(Cause.isFailReason)?.error
     if (unsupported instanceof Unsupported) {
@@ -135,7 +143,12 @@ export const make = Effect.fnUntraced(function*(options: {
         if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return annotated
         return Effect.andThen(annotated, answer(requestId, exit))
       }),
-      Effect.ignore,
+      // Not sent: the session is closing (stdin closed), or a defect, which is logged.
+      Effect.catchCause((cause) =>
+        Cause.hasDies(cause)
+          ? Effect.logWarning(`Answering the CLI's ${subtype} request ${requestId} failed`, cause)
+          : Effect.void
+      ),
       Effect.withSpan(named.name, {
         attributes: named.attributes,
         ...(parent === undefined ? {} : { parent })

@@ -19,6 +19,19 @@ export const stringify = (value: unknown, indent?: number): string => {
   }
 }
 
+/**
+ * Why `value` cannot be written as JSON (a BigInt, a cycle, a `toJSON` that throws), if it
+ * cannot: what `JSON.stringify` threw.
+ */
+export const jsonWriteError = (value: unknown): Error | undefined => {
+  try {
+    JSON.stringify(value)
+    return undefined
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error))
+  }
+}
+
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** A UUID in its 8-4-4-4-12 hexadecimal form (either case), as the CLI's session and message ids. */
