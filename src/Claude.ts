@@ -809,7 +809,8 @@ const openSession: (
 
     // ---- reading ----------------------------------------------------------------------------------
     const usage = new TurnUsageTracker()
-    const failedTurns = options.errorResults ?? "fail"
+    // Only "return" returns failed results (checked at open; anything else fails closed).
+    const failedTurns = options.errorResults === "return" ? "return" : "fail"
     const turns = new Turns({
       toTurnResult: (result, userMessageUuids) => ({
         ...result,

@@ -36,7 +36,7 @@ const refusal = (options: Claude.SessionOptions) =>
 const loose = (input: unknown) => input as Duration.Input
 
 describe("the session's own options", () => {
-  it.effect("a bad line cap or duration is InvalidInput naming it, before any CLI starts", () =>
+  it.effect("a bad line cap, duration or choice is InvalidInput naming it, before any CLI starts", () =>
     Effect.gen(function*() {
       const cases: ReadonlyArray<readonly [Claude.SessionOptions, string]> = [
         [{ maxLineBytes: Number.NaN }, "maxLineBytes must be a positive integer of bytes, or Infinity (got NaN)"],
@@ -56,7 +56,10 @@ describe("the session's own options", () => {
         [{ interruptTimeout: -5 }, "interruptTimeout must be a positive duration (got -5)"],
         [{ interruptTimeout: { seconds: Number.NaN } }, "interruptTimeout must be a positive duration (got { seconds: NaN })"],
         [{ stallTimeout: 0n }, "stallTimeout must be a positive duration, or unset for none (got 0n)"],
-        [{ turnTimeout: loose("soon") }, "turnTimeout must be a positive duration, or unset for none (got \"soon\")"]
+        [{ turnTimeout: loose("soon") }, "turnTimeout must be a positive duration, or unset for none (got \"soon\")"],
+        // A misspelt choice: `errorResults` read it as "return", so failed turns came back as results.
+        [{ errorResults: "failed" as "fail" }, 'errorResults must be "fail" or "return" (got "failed")'],
+        [{ cliVersionPolicy: { onUnsupported: "warning" as "warn" } }, 'cliVersionPolicy.onUnsupported must be "fail" or "warn" (got "warning")']
       ]
       for (const [options, expected] of cases) {
         const description = yield* refusal(options)

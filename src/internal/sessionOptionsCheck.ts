@@ -1,10 +1,11 @@
 /**
  * The session's own options, those `Claude.open` reads itself rather than passing to the CLI (the
- * line cap, the grace and the timeouts), checked before anything starts, and a control request's
- * own deadline before it is sent: a bad one is an `InvalidInput` that names it. Unchecked, a `NaN`
- * cap capped nothing, a duration Effect cannot read was a defect, and `NaN`, a negative duration
- * or an object without a known unit (`{}`, `{ second: 30 }`) acted as zero: every request timed
- * out at once, the CLI was killed at once.
+ * line cap, the grace, the timeouts and the two choices), checked before anything starts, and a
+ * control request's own deadline before it is sent: a bad one is an `InvalidInput` that names it.
+ * Unchecked, a `NaN` cap capped nothing, a duration Effect cannot read was a defect, and `NaN`, a
+ * negative duration or an object without a known unit (`{}`, `{ second: 30 }`) acted as zero:
+ * every request timed out at once, the CLI was killed at once. A misspelt `errorResults` read as
+ * `"return"`: failed turns came back as results.
  */
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
@@ -16,6 +17,7 @@ import * as Option from "effect/Option"
 export type Checked =
   & { readonly maxLineBytes?: number | undefined }
   & { readonly [Name in "closeGrace" | (typeof deadlines)[number][0]]?: Duration.Input | undefined }
+  & { readonly errorResults?: unknown; readonly cliVersionPolicy?: { readonly onUnsupported?: unknown } | undefined }
 
 /**
  * The deadlines, each positive (zero would end what it bounds before it starts), with what its
@@ -77,6 +79,14 @@ export const problemsOf = (options: Checked): Array<string> => {
     const input = options[name]
     const problem = input === undefined ? undefined : deadlineProblem(name, input, orUnset)
     if (problem !== undefined) problems.push(problem)
+  }
+  const { errorResults } = options
+  if (errorResults !== undefined && errorResults !== "fail" && errorResults !== "return") {
+    problems.push(`errorResults must be "fail" or "return" (got ${shown(errorResults)})`)
+  }
+  const onUnsupported = options.cliVersionPolicy?.onUnsupported
+  if (onUnsupported !== undefined && onUnsupported !== "fail" && onUnsupported !== "warn") {
+    problems.push(`cliVersionPolicy.onUnsupported must be "fail" or "warn" (got ${shown(onUnsupported)})`)
   }
   return problems
 }
