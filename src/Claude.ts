@@ -884,8 +884,14 @@ const openSession: (
     )
 
     // ---- operations ---------------------------------------------------------------------------
+    // After `endInput` or the close nothing reaches the CLI: `SessionClosed`, as for a turn, not the
+    // reason its clean exit at EOF left (`ProcessExited`, code 0).
     const request: Session["request"] = (body, responseSchema, requestOptions) =>
-      outgoing.request(body, responseSchema, requestOptions?.timeout)
+      Effect.suspend(() =>
+        lifecycle.inputOpen
+          ? outgoing.request(body, responseSchema, requestOptions?.timeout)
+          : lifecycle.failure(body.subtype)
+      )
 
     // Sent first, before any user turn. Its body is decoded only for those who ask for it, so
     // an answer that breaks the schema fails `initializeResult`, not the session.

@@ -285,9 +285,10 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
 
   const interrupt = Effect.suspend(() => {
     const running = turns.current
-    return running.length > 0
-      ? interruptTurn(running[0]!)
-      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout))
+    if (running.length > 0) return interruptTurn(running[0]!)
+    return lifecycle.inputOpen
+      ? Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout))
+      : lifecycle.failure("interrupt")
   })
 
   return { send: (input) => write(input, "send"), turn: (input) => turn(input), run, interrupt }
