@@ -36,6 +36,8 @@ export interface Outgoing {
   ) => Effect.Effect<S["Type"], ClaudeError.ClaudeError>
   /** Completes the request a control_response answers; false when no request has that id. */
   readonly complete: (requestId: string, answer: ControlAnswer) => boolean
+  /** Fails the request an unreadable control_response answers, naming it; false when none has that id. */
+  readonly fail: (requestId: string, problem: ClaudeError.ProtocolViolation) => boolean
   /** Fails every pending request and refuses new ones. */
   readonly failAll: (error: ClaudeError.ClaudeError) => void
 }
@@ -152,11 +154,23 @@ export const make = (options: {
     return true
   }
 
+  const fail = (requestId: string, problem: ClaudeError.ProtocolViolation): boolean => {
+    const entry = pending.get(requestId)
+    if (entry === undefined) return false
+    pending.delete(requestId)
+    const description = `The CLI's answer to ${entry.subtype} breaks the protocol: ${problem.description}`
+    Deferred.doneUnsafe(
+      entry.deferred,
+      Exit.fail(ClaudeError.make(new ClaudeError.ProtocolViolation({ description, line: problem.line })))
+    )
+    return true
+  }
+
   const failAll = (error: ClaudeError.ClaudeError): void => {
     closed ??= error
     for (const entry of pending.values()) Deferred.doneUnsafe(entry.deferred, Exit.fail(error))
     pending.clear()
   }
 
-  return { request, complete, failAll }
+  return { request, complete, fail, failAll }
 }

@@ -146,7 +146,17 @@ export class Reader {
         const description = `The library could not read this request: ${decoded.failure}`
         this.controls.push(() => this.options.incoming.reject(object!.request_id, description))
       }
-      this.problem(violation(decoded.failure, frame), messageType)
+      const problem = violation(decoded.failure, frame)
+      const answered = messageType === "control_response" && typeof object!.response === "object" &&
+          object!.response !== null
+        ? (object!.response as { readonly request_id?: unknown }).request_id
+        : undefined
+      if (typeof answered === "string") {
+        // Still the answer to its request, only unreadable: that request fails with it now, not
+        // with ControlTimeout at its deadline (the CLI did answer).
+        this.controls.push(() => this.options.outgoing.fail(answered, problem))
+      }
+      this.problem(problem, messageType)
       return
     }
     const message = decoded.success
