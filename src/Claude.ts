@@ -849,6 +849,7 @@ const openSession: (
       if (reader.unmatchedAnswers > 0) {
         yield* Effect.logDebug(`${reader.unmatchedAnswers} control responses answered no pending request`)
       }
+      yield* lifecycle.awaitLateExit
     })
     yield* connection.incoming.pipe(
       Stream.runForEachArray((chunks) => {

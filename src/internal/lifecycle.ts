@@ -93,6 +93,17 @@ export class Lifecycle {
   })
 
   /**
+   * After {@link onStdoutEnd}: a process still alive then (its stdout closed early, or held open
+   * by another process) ends `ended` (and so `Session.exit`) when it does exit, not only at the
+   * close.
+   */
+  readonly awaitLateExit: Effect.Effect<void> = Effect.suspend(() =>
+    Deferred.isDoneUnsafe(this.ended)
+      ? Effect.void
+      : Effect.flatMap(this.connection.exit, (status) => Deferred.succeed(this.ended, status))
+  )
+
+  /**
    * The error of an operation that cannot be done: `SessionClosed` when the program ended the
    * input (or closed the session), else the reason of the CLI's death, once known.
    */
