@@ -751,7 +751,8 @@ const openSession: (
           ))
         }
         recorder?.record("send", message)
-        return connection.send(line)
+        // Handed over whole or not at all (see `Connection.send`).
+        return Effect.uninterruptible(connection.send(line))
       })
     // The CLI's version once told: it decides whether a timed-out request may be cancelled.
     let cliVersion: string | undefined

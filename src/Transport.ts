@@ -94,7 +94,12 @@ export interface Connection {
    * tail of stderr is also kept for the exit status (`stderrTail`).
    */
   readonly stderr: Stream.Stream<string>
-  /** Writes one line (the newline is added here). */
+  /**
+   * Writes one line (the newline is added here). The session runs it uninterruptibly, so that a
+   * line is handed over whole or not at all: a wait after the line was handed over (for a full
+   * pipe to drain) is to be marked `Effect.interruptible`, and once the line is handed over it
+   * counts as written even when that wait is interrupted. A failure means it was not written.
+   */
   readonly send: (line: string) => Effect.Effect<void, ClaudeError>
   /** Ends stdin: the CLI finishes its running turn, then exits. Idempotent. */
   readonly endInput: Effect.Effect<void>

@@ -393,9 +393,10 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
           return Effect.fail(ClaudeError.make(new ClaudeError.SessionClosed({ operation: "send" })))
         }
         // Written now, in order; only a full pipe buffer (a large message, a CLI that does not
-        // read) makes the caller wait, until it drains or the pipe closes.
+        // read) makes the caller wait, until it drains or the pipe closes. That wait may be
+        // interrupted (the session runs `send` uninterruptibly): the line is handed over already.
         if (stdin.write(line + "\n") || stdin.destroyed) return Effect.void
-        return Effect.callback<void>((resume) => {
+        return Effect.interruptible(Effect.callback<void>((resume) => {
           const done = () => {
             stdin.removeListener("drain", done)
             stdin.removeListener("close", done)
@@ -407,7 +408,7 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
             stdin.removeListener("drain", done)
             stdin.removeListener("close", done)
           })
-        })
+        }))
       }),
     endInput,
     exit: Deferred.await(exited)

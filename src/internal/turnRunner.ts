@@ -85,8 +85,12 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     : Effect.map(Effect.serviceOption(Tracer.ParentSpan), (parent) =>
       Option.isSome(parent) ? {} : { parent: options.tracing!.sessionSpan })
 
-  /** Registers `turn` (if any) and writes the user message; on failure the turn is withdrawn. */
-  const write = (input: TurnInput, operation: string, turn?: (uuid: string) => Turn) =>
+  /**
+   * Registers `turn` (if any) and writes the user message; a turn not written is withdrawn. One
+   * interrupted once its line was handed over (while a full pipe drains) is the CLI's: it is
+   * given to `written`, for the caller to interrupt on the CLI.
+   */
+  const write = (input: TurnInput, operation: string, turn?: (uuid: string) => Turn, written?: (turn: Turn) => void) =>
     Effect.suspend((): Effect.Effect<string, ClaudeError.ClaudeError> => {
       if (!lifecycle.inputOpen || lifecycle.reason !== undefined) return lifecycle.failure(operation)
       const turnInput = typeof input === "string" ? { text: input } : input
@@ -97,15 +101,22 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       if (turns.isOpen(uuid)) return Effect.fail(invalid(`uuid ${uuid} is the uuid of a turn that has not ended`))
       const registered = turn?.(uuid) ?? newTurn(uuid, undefined, undefined)
       turns.register(registered)
+      let handedOver = false
       return options.ready.pipe(
-        Effect.andThen(options.write(Codec.userTurn({ ...turnInput, uuid }))),
+        // Uninterruptible up to the transport's wait for a full pipe to drain, so that an
+        // interruption finds the line either handed over or not written at all.
+        Effect.andThen(Effect.uninterruptible(Effect.suspend(() => {
+          handedOver = true
+          return options.write(Codec.userTurn({ ...turnInput, uuid }))
+        }))),
         Effect.as(uuid),
         // Not written (a failure, or the caller gave up waiting for `ready`): never left open,
         // where a CLI that echoes no uuid would give it the next turn's result.
         Effect.onInterrupt(() =>
-          Effect.sync(() =>
-            turns.withdraw(registered, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: registered.uuid })))
-          )
+          Effect.sync(() => {
+            if (handedOver) written?.(registered)
+            else turns.withdraw(registered, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: registered.uuid })))
+          })
         ),
         Effect.catch((error) => {
           turns.withdraw(registered, error)
@@ -234,7 +245,9 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     options.tracing?.spans.turnStarted(span, input)
     const queue = new Mailbox<Event, ClaudeError.ClaudeError>()
     let registered: Turn | undefined
-    const uuid = yield* restore(write(input, operation, (uuid) => registered = newTurn(uuid, queue, span)))
+    const uuid = yield* restore(
+      write(input, operation, (uuid) => registered = newTurn(uuid, queue, span), (turn) => current = turn)
+    )
     span.attribute("claude.user_message_uuid", uuid)
     // Settled from here only: a turn not written was withdrawn by `write`.
     current = registered!
