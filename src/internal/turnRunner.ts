@@ -155,9 +155,9 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       Effect.timeoutOption(options.interruptTimeout),
       Effect.flatMap((done) => {
         if (Option.isSome(done)) return Effect.void
-        // Given up: the turn is forgotten, so its late result (if any) goes to `events` only and
-        // never ends a later turn.
-        turns.withdraw(turn, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid })))
+        // Given up: the turn ends here, and its late result (if any) goes to `events` only and
+        // never ends a later turn (`Turns.giveUp`).
+        turns.giveUp(turn, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid })))
         return Effect.logWarning(
           `the interrupted turn ${turn.uuid} did not end within ${Duration.format(options.interruptTimeout)}`
         )

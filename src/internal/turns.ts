@@ -19,6 +19,9 @@
  *   CLI turn belongs to the oldest user turn that has not ended. Its limit: messages the CLI
  *   merges into one turn (queued during an interrupted turn) get one result, which ends only the
  *   oldest of them; the others wait for a result of their own (bound them with `turnTimeout`).
+ *   A written turn the library gave up on (its interrupt ran past `interruptTimeout`) keeps its
+ *   place there as a stand-in that delivers nowhere, so that its late lines and result never go
+ *   to the next turn.
  * - A turn's events reach its queue in the order the CLI wrote them, the result last; the queue
  *   then ends (or fails, when the turn failed). Results are completed after the batch that holds
  *   them is published.
@@ -124,6 +127,34 @@ export class Turns {
   withdraw(turn: Turn, error: ClaudeError.ClaudeError): void {
     if (!this.forget(turn)) return
     this.running = this.running.filter((t) => t !== turn)
+    this.end(turn, Exit.fail(error))
+    // Outside the reader's read: settled now.
+    this.publish()
+    this.complete()
+  }
+
+  /**
+   * Ends a written turn the library stopped waiting for (its interrupt ran past its deadline)
+   * with `error`. The CLI may still run it: one that echoes uuids tells its late lines apart, one
+   * that echoes none serves turns first in, first out, so a stand-in keeps the turn's place there
+   * and takes its CLI turn's lines and result, for no one.
+   */
+  giveUp(turn: Turn, error: ClaudeError.ClaudeError): void {
+    const index = this.open.indexOf(turn)
+    if (index === -1) return
+    if (this.echoes) return this.withdraw(turn, error)
+    const standIn: Turn = {
+      uuid: turn.uuid,
+      queue: undefined,
+      span: undefined,
+      result: Deferred.makeUnsafe(),
+      started: Deferred.isDoneUnsafe(turn.started) ? turn.started : Deferred.makeUnsafe(),
+      abandoned: true,
+      batch: []
+    }
+    this.open[index] = standIn
+    const running = this.running.indexOf(turn)
+    if (running !== -1) this.running[running] = standIn
     this.end(turn, Exit.fail(error))
     // Outside the reader's read: settled now.
     this.publish()
