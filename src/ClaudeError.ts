@@ -432,9 +432,11 @@ export class StructuredOutputInvalid extends Schema.TaggedError<StructuredOutput
 /**
  * A turn of a session with an `outputFormat` whose result carries no structured output: the
  * model answered in text although the CLI asked it (once more) to call its `StructuredOutput`
- * tool, or the result was a failed one returned as data (`errorResults: "return"`). When the
- * model called the tool with values the JSON Schema refused until the CLI gave up, the turn
- * fails with `LimitReached` (`error_max_structured_output_retries`) instead. Carries the result.
+ * tool, the turn was interrupted before it did (`session.interrupt`: the result's
+ * `terminal_reason` is `aborted_*`, and the message says so), or the result was a failed one
+ * returned as data (`errorResults: "return"`). When the model called the tool with values the
+ * JSON Schema refused until the CLI gave up, the turn fails with `LimitReached`
+ * (`error_max_structured_output_retries`) instead. Carries the result.
  *
  * @since 0.2.0
  * @category reasons
@@ -443,7 +445,12 @@ export class StructuredOutputMissing extends Schema.TaggedError<StructuredOutput
   result: Schema.Unknown
 }) {
   override get message(): string {
-    return "The turn ended without structured output (the model did not call the StructuredOutput tool)"
+    const terminal = typeof this.result === "object" && this.result !== null
+      ? (this.result as { readonly terminal_reason?: unknown }).terminal_reason
+      : undefined
+    return typeof terminal === "string" && terminal.startsWith("aborted_")
+      ? `The turn was interrupted (${terminal}) before the model gave its structured output`
+      : "The turn ended without structured output (the model did not call the StructuredOutput tool)"
   }
 }
 
