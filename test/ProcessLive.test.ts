@@ -8,8 +8,10 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -247,6 +249,24 @@ describe("the process transport (fake-claude)", { timeout: 60_000 }, () => {
       assert.strictEqual(second.result?.result_index, 1)
       assert.isTrue(Option.isNone(yield* session.exit.pipe(Effect.timeoutOption("10 millis"))), "the CLI died")
     }).pipe(Effect.scoped, Effect.provide(processLayer)), 120_000)
+
+  it.live("a turn interrupted while its 4 MiB user line waits for a full pipe is interrupted on the CLI", () =>
+    Effect.gen(function*() {
+      // The CLI reads nothing for a second after initialize: the line fills the pipe and waits.
+      const session = yield* Claude.open(fake("hang-turn,deaf-at-start", { env: { FAKE_CLAUDE_DEAF_MS: "1000" } }))
+      const result = yield* Deferred.make<Claude.TurnResult>()
+      yield* Effect.forkScoped(
+        Stream.runForEach(session.events, (event) => event.type === "result" ? Deferred.succeed(result, event) : Effect.void),
+        { startImmediately: true }
+      )
+      const first = yield* Effect.forkChild(session.run("x".repeat(4 * MiB)))
+      yield* Effect.sleep("300 millis")
+      assert.isUndefined(first.pollUnsafe(), "the line did not wait for the pipe")
+      // Ends once the CLI read the line, started the turn, and ended it on the library's interrupt.
+      yield* Fiber.interrupt(first).pipe(Effect.timeout("10 seconds"))
+      const aborted = yield* Deferred.await(result).pipe(Effect.timeout("5 seconds"))
+      assert.strictEqual(aborted.terminal_reason, "aborted_streaming")
+    }).pipe(Effect.scoped, Effect.provide(processLayer)), 30_000)
 
   it.live("a missing CLI is CliNotFound with an install hint", () =>
     Effect.gen(function*() {
