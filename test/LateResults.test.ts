@@ -124,4 +124,45 @@ describe("a late aborted result after the library gave up on the interrupt", () 
         assert.strictEqual(third.result, "reply to third")
       }).pipe(Effect.provide(layer))
     }))
+  it.effect("a CLI that echoes no uuid: a turn merged into another and given up never takes the next turn's result", () =>
+    Effect.gen(function*() {
+      const layer = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          yield* FakeCli.answerInitialize(cli)
+          yield* cli.nextMatching((m) => m.type === "user")
+          yield* cli.nextMatching((m) => m.type === "user")
+          // A and B merged into one CLI turn: one result, which ends A only.
+          yield* emitAll(cli, turnLines("reply to A+B", 0.001))
+          while (true) {
+            const message = yield* cli.next
+            if (message.type === "control_request") {
+              const subtype = (message.request as Line).subtype
+              if (subtype === "cancel_async_message") {
+                yield* cli.emit(FakeCli.failure(message, "Unsupported control request subtype: cancel_async_message"))
+              } else if (subtype === "interrupt") yield* cli.emit(FakeCli.success(message, { still_queued: [] }))
+            } else if (message.type === "user") {
+              yield* emitAll(cli, turnLines("reply to C", 0.002))
+            }
+          }
+        })
+      )
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ turnTimeout: "3 seconds", interruptTimeout: "1 second" })
+        yield* session.send("A")
+        const b = yield* session.run("B").pipe(Effect.exit, Effect.forkChild)
+        yield* settle
+        // B times out (its result went to A); its interrupt waits for a start that never comes.
+        yield* TestClock.adjust("3 seconds")
+        yield* settle
+        yield* TestClock.adjust("2 seconds")
+        yield* settle
+        yield* Fiber.join(b)
+        const c = yield* session.run("C").pipe(Effect.forkChild)
+        yield* settle
+        const polled = c.pollUnsafe()
+        assert.isDefined(polled, "run C waits: B's stand-in took its result")
+        const third = yield* Fiber.join(c)
+        assert.strictEqual(third.result, "reply to C")
+      }).pipe(Effect.provide(layer))
+    }))
 })

@@ -19,9 +19,10 @@
  *   CLI turn belongs to the oldest user turn that has not ended. Its limit: messages the CLI
  *   merges into one turn (queued during an interrupted turn) get one result, which ends only the
  *   oldest of them; the others wait for a result of their own (bound them with `turnTimeout`).
- *   A written turn the library gave up on (its interrupt ran past `interruptTimeout`) keeps its
- *   place there as a stand-in that delivers nowhere, so that its late lines and result never go
- *   to the next turn.
+ *   A turn the CLI started that the library gave up on (its interrupt ran past
+ *   `interruptTimeout`) keeps its place there as a stand-in that delivers nowhere, so that its
+ *   late lines and result never go to the next turn; one it never started is withdrawn (it may
+ *   have been merged into another, and would then take the next turn's result).
  * - A turn's events reach its queue in the order the CLI wrote them, the result last; the queue
  *   then ends (or fails, when the turn failed). Results are completed after the batch that holds
  *   them is published.
@@ -135,20 +136,22 @@ export class Turns {
 
   /**
    * Ends a written turn the library stopped waiting for (its interrupt ran past its deadline)
-   * with `error`. The CLI may still run it: one that echoes uuids tells its late lines apart, one
-   * that echoes none serves turns first in, first out, so a stand-in keeps the turn's place there
-   * and takes its CLI turn's lines and result, for no one.
+   * with `error`. A CLI that echoes uuids tells its late lines apart. One that echoes none serves
+   * turns first in, first out: a turn it started owes a result (it was interrupted), so a stand-in
+   * keeps its place and takes its CLI turn's lines and result, for no one. One it never started
+   * is withdrawn: it may have been merged into another turn, whose result it had, and a stand-in
+   * would take the next turn's.
    */
   giveUp(turn: Turn, error: ClaudeError.ClaudeError): void {
     const index = this.open.indexOf(turn)
     if (index === -1) return
-    if (this.echoes) return this.withdraw(turn, error)
+    if (this.echoes || !Deferred.isDoneUnsafe(turn.started)) return this.withdraw(turn, error)
     const standIn: Turn = {
       uuid: turn.uuid,
       queue: undefined,
       span: undefined,
       result: Deferred.makeUnsafe(),
-      started: Deferred.isDoneUnsafe(turn.started) ? turn.started : Deferred.makeUnsafe(),
+      started: turn.started,
       abandoned: true,
       batch: []
     }
