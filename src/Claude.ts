@@ -923,15 +923,16 @@ const openSession: (
     // The CLI's version, once it answered `initialize`: an unsupported one (unless the program
     // accepted it) ends the session with UnsupportedCliVersion, failing every turn; a real CLI
     // gets no turn before (see `ready` below).
-    // The hooks are registered by `initialize`: without its answer, a turn would run tools that no
-    // guard saw.
+    // A CLI that refuses `initialize` (or does not answer it in time) still gets the turn, and
+    // says why on the turn; its version is then told by `claude --version`. Not with hooks: they
+    // are registered by `initialize`, and a turn would run tools no guard saw, so the session ends
+    // with that error instead (fail closed).
     const hooksRegistered = Object.keys(hookBinding?.initialize ?? {}).length > 0
+    const answered = hooksRegistered
+      ? Fiber.join(initializeAnswer)
+      : Effect.orElseSucceed(Fiber.join(initializeAnswer), () => undefined)
     const ready = yield* Effect.forkScoped(
-      Fiber.join(initializeAnswer).pipe(
-        // A CLI that refuses `initialize` (or does not answer it in time) still gets the turn, and
-        // says why on the turn; its version is then told by `claude --version`. Not with hooks:
-        // the session ends with that error instead (fail closed), and no turn is written.
-        (answer) => hooksRegistered ? answer : Effect.orElseSucceed(answer, () => undefined),
+      answered.pipe(
         Effect.flatMap((body) => CliVersion.verify(body, spec, connection, options.cliVersionPolicy)),
         Effect.tap((version) => Effect.sync(() => cliVersion = version)),
         Effect.provideService(Transport, transport),

@@ -66,7 +66,7 @@ import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
-import { jsonWriteError } from "./internal/json.ts"
+import { writable } from "./internal/handlerCall.ts"
 import * as HookEvents from "./HookEvents.ts"
 import type { HookMatcher } from "./protocol/control.ts"
 
@@ -800,18 +800,11 @@ export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): B
           )
         )
       ),
-      Effect.flatMap((encoded) => {
-        // The schemas take any value where the CLI takes any JSON (`updatedInput`): a BigInt or a
-        // cycle there passed them, then failed the write, and the CLI got no answer at all.
-        const error = jsonWriteError(encoded)
-        return error === undefined
-          ? Effect.succeed(encoded as Record<string, unknown>)
-          : Effect.fail(callFailure(
-            "invalid_answer",
-            invalid(`The ${event} hook (${callbackId}) gave an answer that cannot be written as JSON: ${error.message}`),
-            Cause.fail(error)
-          ))
-      }),
+      Effect.flatMap((encoded) =>
+        writable(encoded as Record<string, unknown>, `${event} hook (${callbackId})`).pipe(
+          Effect.mapError((failed) => callFailure(failed.failure, failed.error, failed.cause))
+        )
+      ),
       Effect.catch((failed) => answerFailure(bound, input, toolUseId, requestId, failed))
     )
   })

@@ -297,6 +297,8 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
     Effect.andThen(
       guard(Effect.suspend(() => service.decide(request)), "can_use_tool", `permission handler for ${describeRequest(request)}`)
     ),
+    // The handler's own answer (the request's input, added below, came as JSON).
+    Effect.flatMap((result) => writable(result, `permission handler for ${describeRequest(request)}`)),
     // A bare allow is sent with the request's original input as `updatedInput`. Anything but an
     // object (a handler that returned nothing) goes on as it is, to be denied by the check below.
     Effect.map((result: unknown): unknown =>
@@ -314,7 +316,6 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
         }))
       )
     ),
-    Effect.flatMap((body) => writable(body, `permission handler for ${describeRequest(request)}`)),
     Effect.result
   )
   if (answered._tag === "Success") return answered.success as Record<string, unknown>

@@ -252,18 +252,25 @@ describe("the process transport (fake-claude)", { timeout: 60_000 }, () => {
 
   it.live("a turn interrupted while its 4 MiB user line waits for a full pipe is interrupted on the CLI", () =>
     Effect.gen(function*() {
-      // The CLI reads nothing for a second after initialize: the line fills the pipe and waits.
-      const session = yield* Claude.open(fake("hang-turn,deaf-at-start", { env: { FAKE_CLAUDE_DEAF_MS: "1000" } }))
+      // The CLI reads nothing for 2 s after initialize: the line fills the pipe and waits.
+      const session = yield* Claude.open(fake("hang-turn,deaf-at-start", { env: { FAKE_CLAUDE_DEAF_MS: "2000" } }))
       const result = yield* Deferred.make<Claude.TurnResult>()
+      let startedAt: number | undefined
       yield* Effect.forkScoped(
-        Stream.runForEach(session.events, (event) => event.type === "result" ? Deferred.succeed(result, event) : Effect.void),
+        Stream.runForEach(session.events, (event) => {
+          if (event.type === "system" && event.subtype === "init") startedAt ??= Date.now()
+          return event.type === "result" ? Deferred.succeed(result, event) : Effect.void
+        }),
         { startImmediately: true }
       )
       const first = yield* Effect.forkChild(session.run("x".repeat(4 * MiB)))
       yield* Effect.sleep("300 millis")
-      assert.isUndefined(first.pollUnsafe(), "the line did not wait for the pipe")
+      const interruptedAt = Date.now()
+      // Interrupted while the line waits: the CLI has not read it, so has not started the turn.
+      assert.isUndefined(startedAt, "the CLI started the turn before the interrupt: the line did not wait")
       // Ends once the CLI read the line, started the turn, and ended it on the library's interrupt.
       yield* Fiber.interrupt(first).pipe(Effect.timeout("10 seconds"))
+      assert.isAbove(startedAt ?? 0, interruptedAt)
       const aborted = yield* Deferred.await(result).pipe(Effect.timeout("5 seconds"))
       assert.strictEqual(aborted.terminal_reason, "aborted_streaming")
     }).pipe(Effect.scoped, Effect.provide(processLayer)), 30_000)

@@ -249,7 +249,8 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       write(input, operation, (uuid) => registered = newTurn(uuid, queue, span), (turn) => current = turn)
     )
     span.attribute("claude.user_message_uuid", uuid)
-    // Settled from here only: a turn not written was withdrawn by `write`.
+    // Settled by the finalizer from here (or from `write`, when interrupted once the line was
+    // handed over); a turn not written was withdrawn by `write`.
     current = registered!
     if (options.stallTimeout !== undefined) {
       yield* Effect.forkScoped(watchStall(current, Duration.toMillis(options.stallTimeout)))
@@ -297,11 +298,12 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     )
 
   const interrupt = Effect.suspend(() => {
+    // After `endInput` nothing reaches the CLI: `SessionClosed`, as for a turn.
+    if (!lifecycle.inputOpen) return lifecycle.failure("interrupt")
     const running = turns.current
-    if (running.length > 0) return interruptTurn(running[0]!)
-    return lifecycle.inputOpen
-      ? Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout))
-      : lifecycle.failure("interrupt")
+    return running.length > 0
+      ? interruptTurn(running[0]!)
+      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout))
   })
 
   return { send: (input) => write(input, "send"), turn: (input) => turn(input), run, interrupt }
