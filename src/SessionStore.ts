@@ -21,6 +21,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
+import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as DirectoryStores from "./internal/directoryStores.ts"
@@ -341,8 +342,9 @@ export const makeDirectory: (
         )
       )
 
-    // The uuids of each file this store appended to, and how many bytes of it were read for them.
-    const known = new Map<string, { uuids: Set<string>; read: number }>()
+    // The uuids of each file this store appended to, how many bytes of it were read for them, and
+    // whether those bytes end inside a line (a write cut short: the CLI's, or a failed one here).
+    const known = new Map<string, { uuids: Set<string>; read: number; midLine: boolean }>()
     const uuidsOf = Effect.fnUntraced(function*(file: string) {
       const size = yield* fs.stat(file).pipe(
         Effect.map((info) => Number(info.size)),
@@ -351,7 +353,7 @@ export const makeDirectory: (
       )
       let state = known.get(file)
       if (state === undefined || size < state.read) {
-        state = { uuids: new Set(), read: 0 }
+        state = { uuids: new Set(), read: 0, midLine: false }
         known.set(file, state)
       }
       if (size > state.read) {
@@ -364,10 +366,28 @@ export const makeDirectory: (
             })
           )
         )
+        const last = yield* fs.stream(file, { offset: size - 1, bytesToRead: 1 }).pipe(
+          Stream.runCollect,
+          Effect.mapError(failed(name, `read ${file}`))
+        )
+        state.midLine = last[0]?.[0] !== 0x0a
         state.read = size
       }
       return state
     })
+    /**
+     * One append at a time per file: the uuids a batch skips are those of the file once the
+     * appends before it are written (concurrent ones each wrote a uuid both found missing).
+     */
+    const locks = new Map<string, Semaphore.Semaphore>()
+    const lockOf = (file: string): Semaphore.Semaphore => {
+      let lock = locks.get(file)
+      if (lock === undefined) {
+        lock = Semaphore.makeUnsafe(1)
+        locks.set(file, lock)
+      }
+      return lock
+    }
 
     const listProject = (projectKey: string): Effect.Effect<Array<StoredSession>, ClaudeError.ClaudeError> =>
       Effect.gen(function*() {
@@ -397,9 +417,11 @@ export const makeDirectory: (
       })
 
     // One generator function per store, not one per append (docs/CONTRIBUTING.md).
-    const append = Effect.fnUntraced(function*(key: SessionKey, entries: ReadonlyArray<Entry>) {
-      if (entries.length === 0) return
-      const file = yield* fileOf(key)
+    const append = (key: SessionKey, entries: ReadonlyArray<Entry>): Effect.Effect<void, ClaudeError.ClaudeError> =>
+      entries.length === 0
+        ? Effect.void
+        : Effect.flatMap(fileOf(key), (file) => Semaphore.withPermit(lockOf(file), appendTo(file, entries)))
+    const appendTo = Effect.fnUntraced(function*(file: string, entries: ReadonlyArray<Entry>) {
       yield* fs.makeDirectory(path.dirname(file), { recursive: true }).pipe(
         Effect.mapError(failed(name, `append to ${file}`))
       )
@@ -417,13 +439,17 @@ export const makeDirectory: (
         fresh.push(entry)
       }
       if (fresh.length === 0) return
-      const bytes = new TextEncoder().encode(fresh.map((entry) => JSON.stringify(entry) + "\n").join(""))
+      // After a line cut short, the batch starts on a line of its own: glued to it, the first
+      // entry would be read back as part of one unreadable line.
+      const text = fresh.map((entry) => JSON.stringify(entry) + "\n").join("")
+      const bytes = new TextEncoder().encode(state.midLine ? "\n" + text : text)
       yield* fs.writeFile(file, bytes, { flag: "a", mode: 0o600 }).pipe(
         Effect.tapError(() => Effect.sync(() => known.delete(file))),
         Effect.mapError(failed(name, `append to ${file}`))
       )
       for (const uuid of added) state.uuids.add(uuid)
       state.read += bytes.length
+      state.midLine = false
     })
 
     const store = SessionStore.of({
@@ -436,7 +462,18 @@ export const makeDirectory: (
           : fs.readDirectory(projects).pipe(
             Effect.catchIf(isNotFound, () => Effect.succeed([] as Array<string>)),
             Effect.mapError(failed(name, `list ${projects}`)),
-            Effect.flatMap((keys) => Effect.forEach(keys, listProject, { concurrency: 4 })),
+            // What else `projects/` holds (a stray file, a name no key has, a directory that
+            // cannot be read) is no project: listed as none, as the CLI's SDK does, never a
+            // failure of the whole list.
+            Effect.flatMap((keys) =>
+              Effect.forEach(keys.filter(isPlainPart), (key) =>
+                fs.stat(path.join(projects, key)).pipe(
+                  Effect.flatMap((info) => info.type === "Directory" ? listProject(key) : Effect.succeed([])),
+                  Effect.catch((error) =>
+                    Effect.as(Effect.logDebug(`${name}: ${key} in ${projects} is not listed: ${error.message}`), [])
+                  )
+                ), { concurrency: 4 })
+            ),
             Effect.map((all) => all.flat())
           ),
       listSubkeys: (key) =>
