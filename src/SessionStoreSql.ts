@@ -132,6 +132,9 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
         yield* sql`INSERT INTO ${entries} ${sql.insert(chunk)} ON CONFLICT DO NOTHING`
       }
     }
+    // Listed are the sessions with a main transcript, as the other stores list them: a session with
+    // a subagent's entries alone (its main batches not landed yet) is not one to resume.
+    if (key.subpath !== undefined && key.subpath !== "") return
     yield* sql`INSERT INTO ${sessions} ${
       sql.insert({ project_key: key.projectKey, session_id: key.sessionId, mtime })
     } ON CONFLICT (project_key, session_id) DO UPDATE SET mtime = excluded.mtime`

@@ -647,10 +647,10 @@ export const makeWith: (
 
     const keyOfCwd = (cwd: string): Effect.Effect<string> => {
       const resolved = Option.isSome(path) ? path.value.resolve(cwd) : cwd
-      if (Option.isNone(fs)) return Effect.succeed(projectKeyOf(resolved))
+      if (Option.isNone(fs)) return Effect.succeed(projectKeyOf(ProjectKey.keyedCwd(resolved)))
       return fs.value.realPath(resolved).pipe(
         Effect.orElseSucceed(() => resolved),
-        Effect.map(projectKeyOf)
+        Effect.map((dir) => projectKeyOf(ProjectKey.keyedCwd(dir)))
       )
     }
 
@@ -693,14 +693,18 @@ export const makeWith: (
       // Newest first, reading only as many sessions as the page needs (a session without a title is skipped).
       const page: Array<SessionInfo> = []
       let skipped = 0
+      // A session id in two projects (a copied config directory) is listed once, its newest copy,
+      // as the official SDK lists it.
+      const listed = new Set<string>()
       for (const s of stored) {
         if (limit !== undefined && page.length >= limit) break
-        if (!isUuid(s.sessionId)) continue
+        if (!isUuid(s.sessionId) || listed.has(s.sessionId)) continue
         const info = yield* summarize(s).pipe(
           // A session deleted between the listing and its read is not listed.
           Effect.catchIf((e) => e.reason._tag === "SessionNotFound", () => Effect.succeed(undefined))
         )
         if (info === undefined) continue
+        listed.add(s.sessionId)
         if (skipped < offset) {
           skipped++
           continue

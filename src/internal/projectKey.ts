@@ -63,6 +63,12 @@ export const forEnvironment = (cwd: string, env: Environment): string => {
 }
 
 /**
+ * A resolved working directory as the CLI keys it: NFC-normalized on macOS only (whose file
+ * system gives names decomposed), as it is elsewhere; the CLI and its SDK do the same.
+ */
+export const keyedCwd = (dir: string): string => process.platform === "darwin" ? dir.normalize("NFC") : dir
+
+/**
  * The CLI's config directory: `CLAUDE_CONFIG_DIR` when set and not empty, else `<home>/.claude`
  * (`home` is the user's home directory, `HOME` on POSIX), NFC-normalized as the CLI does.
  */

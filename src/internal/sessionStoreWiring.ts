@@ -53,7 +53,7 @@ export const locate = (
   return {
     configDir,
     projectsDir: Path.join(configDir, "projects"),
-    projectKey: ProjectKey.forEnvironment(real.normalize("NFC"), environment)
+    projectKey: ProjectKey.forEnvironment(ProjectKey.keyedCwd(real), environment)
   }
 }
 
