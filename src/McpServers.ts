@@ -61,6 +61,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
+import { jsonWriteError } from "./internal/json.ts"
 import * as Rpc from "./internal/mcpJsonRpc.ts"
 import { McpServers } from "./internal/services.ts"
 
@@ -589,6 +590,14 @@ const toToolResult = (content: ToolContent): Effect.Effect<ToolResult> =>
       : { content: [content] }
   ).pipe(
     Effect.mapError((error) => new Error(`the handler returned an invalid result: ${error.message}`)),
+    // `structuredContent` takes any value: one JSON cannot write (a BigInt, a cycle) would fail the
+    // answer's write, and the CLI would get no JSON-RPC response.
+    Effect.flatMap((result) => {
+      const error = jsonWriteError(result)
+      return error === undefined
+        ? Effect.succeed(result)
+        : Effect.fail(new Error(`the handler returned a result JSON cannot write: ${error.message}`))
+    }),
     Effect.orDie
   )
 
@@ -935,6 +944,17 @@ const toolkitTool = (
     // The schema services are among the handler services the server needs; erased here.
     AiTool.failureResultSchema(aiTool) as unknown as Schema.Codec<unknown, unknown>
   )
+  // The arguments come in the JSON form `tools/list` advertised (the JSON codec of the parameters:
+  // `null` for an absent optional field, an ISO string for a Date), and the toolkit decodes the
+  // parameters' encoded form: read from the one into the other first. Arguments that do not read
+  // go as they came, for the toolkit to refuse (and report) as it does. A dynamic tool's own JSON
+  // Schema is taken as it is.
+  const readJson = Schema.decodeUnknownEffect(
+    Schema.toCodecJson(Schema.toEncoded(aiTool.parametersSchema as unknown as Schema.Codec<unknown, unknown>))
+  )
+  const fromJson = AiTool.isDynamic(aiTool) && aiTool.jsonSchema !== undefined
+    ? Effect.succeed
+    : (args: unknown) => readJson(args).pipe(Effect.orElseSucceed(() => args))
   const report = (meta: CallMeta | undefined, params: unknown, isFailure: boolean, encodedResult: unknown) =>
     onResult === undefined
       ? Effect.void
@@ -956,7 +976,8 @@ const toolkitTool = (
     call: (args, meta) =>
       Effect.gen(function*() {
         const handlers = yield* kit
-        const outcome = yield* handlers.handle(aiTool.name, args as never, meta?.toolUseId).pipe(
+        const params = yield* fromJson(args)
+        const outcome = yield* handlers.handle(aiTool.name, params as never, meta?.toolUseId).pipe(
           Effect.flatMap((results) => Stream.runLast(Stream.filter(results, (result) => !result.preliminary))),
           Effect.result
         )

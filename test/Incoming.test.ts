@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
+import * as ClaudeError from "../src/ClaudeError.ts"
 import type * as Protocol from "../src/Protocol.ts"
 import * as Incoming from "../src/internal/incoming.ts"
 
@@ -69,5 +70,32 @@ describe("Incoming", () => {
       yield* settle
       assert.strictEqual(calls, 3)
       assert.strictEqual(sent.length, 1)
+    }))
+  it.effect("an answer the session cannot write still gets the CLI one answer: an error naming why", () =>
+    Effect.gen(function*() {
+      const sent: Array<Protocol.StdinMessage> = []
+      const scope = yield* Scope.make()
+      const incoming = yield* Incoming.make({
+        handlers: { odd: () => Effect.succeed({ count: 1n }) },
+        // As the session's write: a line JSON cannot write is InvalidInput, and is not sent.
+        send: (message) =>
+          Effect.suspend(() => {
+            try {
+              JSON.stringify(message)
+            } catch (error) {
+              return Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: `cannot be written: ${String(error)}` })))
+            }
+            sent.push(message)
+            return Effect.void
+          })
+      }).pipe(Scope.provide(scope))
+      incoming.dispatch("c", { subtype: "odd" }, undefined)
+      yield* settle
+      assert.strictEqual(sent.length, 1)
+      const response = (sent[0] as { readonly response: { readonly subtype: string; readonly request_id: string; readonly error?: string } }).response
+      assert.strictEqual(response.subtype, "error")
+      assert.strictEqual(response.request_id, "c")
+      assert.include(response.error, "cannot be written")
+      yield* Scope.close(scope, Exit.void)
     }))
 })

@@ -3,8 +3,9 @@
  * closed"): a permission handler that returns nothing, and answers holding a value JSON cannot
  * write (a BigInt, a cycle). Each was refused at once and reported as a `handler_failed` event;
  * before, the first died (no report) and the others got the CLI no answer at all, so it waited
- * (a `can_use_tool` for as long as the turn ran). An answer no handler's check covers (an MCP
- * tool's `structuredContent`) still gets the CLI an error answer.
+ * (a `can_use_tool` for as long as the turn ran). An MCP tool's `structuredContent` JSON cannot
+ * write is the tool's failure, an `isError` result (`test/Incoming.test.ts` has the backstop: an
+ * answer no check covers gets the CLI an error answer).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -118,7 +119,7 @@ describe("a guard's answer that is no usable answer", () => {
       assert.deepStrictEqual(failures, [["request_user_dialog", "invalid_answer", "cancelled"]])
     }))
 
-  it.live("an MCP tool result that cannot be written still gets the CLI an answer: an error", () =>
+  it.live("an MCP tool result JSON cannot write is an isError result the model reads", () =>
     Effect.gen(function*() {
       const odd = McpServers.tool({
         name: "odd",
@@ -130,10 +131,9 @@ describe("a guard's answer that is no usable answer", () => {
         (cli) => FakeCli.callMcpTool(cli, "byre", "odd", {}, within),
         McpServers.layer(McpServers.server("byre", { version: "0.0.1", tools: [odd] }))
       )
-      assert.isTrue(Exit.isFailure(exit))
-      const error = (exit as Exit.Failure<unknown, ClaudeError.ClaudeError>).cause.reasons
-        .flatMap((reason) => reason._tag === "Fail" ? [reason.error] : [])[0]
-      assert.strictEqual(error?.reason._tag, "ControlRejected", String(exit))
-      assert.include(error?.message, "cannot be written as JSON")
+      assert.isTrue(Exit.isSuccess(exit), `no JSON-RPC result: ${String(exit)}`)
+      const result = (exit as Exit.Success<{ isError?: boolean; content: ReadonlyArray<{ text?: string }> }>).value
+      assert.isTrue(result.isError)
+      assert.include(result.content[0]?.text, "JSON cannot write")
     }))
 })
