@@ -166,6 +166,13 @@ const enumOf = (definition: Record<string, unknown>): ReadonlyArray<string> | un
 
 const num = (value: unknown): number | undefined => typeof value === "number" ? value : undefined
 
+/** How many characters (code points) `text` has. */
+const codePoints = (text: string): number => {
+  let count = 0
+  for (const _ of text) count++
+  return count
+}
+
 const fieldSchema = (definition: unknown): Field => {
   if (!isRecord(definition)) return Schema.Unknown as Field
   switch (definition.type) {
@@ -174,8 +181,14 @@ const fieldSchema = (definition: unknown): Field => {
       let schema = values !== undefined && values.length > 0 ? Schema.Literals(values) as Schema.Codec<string> : Schema.String
       const min = num(definition.minLength)
       const max = num(definition.maxLength)
-      if (min !== undefined) schema = schema.check(Schema.isMinLength(min))
-      if (max !== undefined) schema = schema.check(Schema.isMaxLength(max))
+      // JSON Schema counts a string's characters (code points), not its UTF-16 units: an emoji
+      // is one (as the MCP SDK's validator counts it).
+      if (min !== undefined) {
+        schema = schema.check(Schema.makeFilter((s: string) => codePoints(s) >= min || `a string of at least ${min} characters`))
+      }
+      if (max !== undefined) {
+        schema = schema.check(Schema.makeFilter((s: string) => codePoints(s) <= max || `a string of at most ${max} characters`))
+      }
       return schema as Field
     }
     case "number":
