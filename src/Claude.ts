@@ -727,10 +727,11 @@ const openSession: (
         subscribers.wake()
       })
     const connection = yield* transport.open({ ...spec, args: command.args })
-    const lifecycle = new Lifecycle(connection, closeGrace, exitContext(options))
+    // The session's secrets stay out of the stderr the library logs and puts in errors.
+    const lifecycle = new Lifecycle(connection, closeGrace, { ...exitContext(options), redact: (text) => tracing.redact(text) })
     // The CLI's stderr, as it comes, in the log (debug).
     yield* connection.stderr.pipe(
-      Stream.runForEach((line) => Effect.logDebug(`claude stderr: ${line}`)),
+      Stream.runForEach((line) => Effect.logDebug(`claude stderr: ${tracing.redact(line)}`)),
       Effect.forkScoped
     )
 

@@ -58,8 +58,10 @@ const streamEvent = (event: Record<string, unknown>, index: number) => ({
   uuid: `se-${index}`
 })
 
+/** The turn's `system/init`, announcing the tools it uses (as the real CLI's lists them all). */
 const init = (uuid: string) => ({
-  ...FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: uuid })[0]
+  ...FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: uuid })[0],
+  tools: ["Bash", "Read", "mcp__byre__echo"]
 })
 
 /**

@@ -13,6 +13,8 @@ export interface ExitContext {
   readonly permissionMode: PermissionMode | undefined
   /** The `IS_SANDBOX` value in the CLI's environment, if any. */
   readonly sandboxVariable: string | undefined
+  /** Takes the session's secrets out of the stderr tail (a CLI may print what it was given). */
+  readonly redact?: ((text: string) => string) | undefined
 }
 
 /**
@@ -31,15 +33,16 @@ const rootBypassRefusal = /--dangerously-skip-permissions cannot be used with ro
  * - Anything else: `ProcessExited` with the code, the signal and the stderr tail.
  */
 export const explainExit = (status: ExitStatus, context: ExitContext): ClaudeError.Reason => {
-  if (rootBypassRefusal.test(status.stderrTail)) {
+  const stderrTail = context.redact?.(status.stderrTail) ?? status.stderrTail
+  if (rootBypassRefusal.test(stderrTail)) {
     return new ClaudeError.BypassRefused({
       permissionMode: context.permissionMode ?? null,
       sandboxVariable: context.sandboxVariable ?? null,
       exitCode: status.code,
-      stderrTail: status.stderrTail
+      stderrTail
     })
   }
-  return new ClaudeError.ProcessExited({ exitCode: status.code, signal: status.signal, stderrTail: status.stderrTail })
+  return new ClaudeError.ProcessExited({ exitCode: status.code, signal: status.signal, stderrTail })
 }
 
 /**

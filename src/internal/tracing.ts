@@ -49,8 +49,9 @@ export interface TracingOptions {
   readonly secrets: ReadonlyArray<string>
 }
 
+/** A tool use not yet answered: its span (none with tracing off) and its name (for the metrics). */
 interface ToolUse {
-  readonly span: Tracer.Span
+  readonly span: Tracer.Span | undefined
   readonly name: string
 }
 
@@ -99,6 +100,8 @@ export class SessionTracing {
   /** The prompts of the turns that run, when content is on. */
   private readonly prompts = new SmallMap<Tracer.Span, string>()
   private model: string | undefined
+  /** The tools the CLI announced (its last `system/init`); unknown before one. */
+  private toolNames: ReadonlySet<string> | undefined
   private conversationId: string | undefined
   /** Each metric's series: an instance and the context it is updated in (see `count`). */
   private readonly series = new Map<
@@ -123,9 +126,15 @@ export class SessionTracing {
   redact(value: unknown): string {
     let text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value)
     for (const secret of this.secrets) {
-      if (text.includes(secret)) text = text.split(secret).join(REDACTED)
-      const escaped = JSON.stringify(secret).slice(1, -1)
-      if (escaped !== secret && text.includes(escaped)) text = text.split(escaped).join(REDACTED)
+      // As it is, and as JSON text escapes it once, twice, three times (JSON text inside a JSON
+      // string, as a tool's printed config inside its result).
+      let form = secret
+      for (let depth = 0; depth < 4; depth++) {
+        if (text.includes(form)) text = text.split(form).join(REDACTED)
+        const escaped = JSON.stringify(form).slice(1, -1)
+        if (escaped === form) break
+        form = escaped
+      }
     }
     return text
   }
@@ -258,6 +267,7 @@ export class SessionTracing {
 
   private init(init: Protocol.SystemInit, running: ReadonlyArray<Turn>): void {
     const { sessionSpan } = this.options
+    this.toolNames = new Set(init.tools)
     if (this.conversationId === undefined) {
       this.conversationId = init.session_id
       sessionSpan.attribute("gen_ai.conversation.id", init.session_id)
@@ -340,7 +350,12 @@ export class SessionTracing {
       if (block.type !== "tool_use") continue
       const use = block as Protocol.ToolUseBlock
       this.toolUsesThisTurn++
-      if (!this.options.enabled || this.tools.has(use.id)) continue
+      if (this.tools.has(use.id)) continue
+      // Kept with tracing off too: `claude.tool.calls` names the tool when its result comes.
+      if (!this.options.enabled) {
+        this.tools.set(use.id, { span: undefined, name: use.name })
+        continue
+      }
       const mcp = use.name.startsWith("mcp__") ? use.name.split("__")[1] : undefined
       const span = this.open(`execute_tool ${use.name}`, this.parentIn(thread, running), {
         "gen_ai.operation.name": "execute_tool",
@@ -367,7 +382,11 @@ export class SessionTracing {
       const { is_error, tool_use_id } = block as { readonly tool_use_id: string; readonly is_error?: boolean | null }
       const tool = this.tools.get(tool_use_id)
       const failed = is_error === true
-      const toolName = tool?.name ?? "unknown"
+      // A name the model made up (the CLI refused the use, and announced no tool of that name) is
+      // not a series of its own: the metric's attributes stay few whatever the model writes. A use
+      // that succeeded was of a real tool (an MCP server's added later, `Agent` that init lists
+      // as `Task`).
+      const toolName = tool === undefined ? "unknown" : failed && !this.announced(tool.name) ? "other" : tool.name
       const outcome = failed ? "error" : "ok"
       this.count(Metrics.toolCalls, `${toolName}\u0000${outcome}`, 1, () => ({
         "gen_ai.tool.name": toolName,
@@ -382,6 +401,7 @@ export class SessionTracing {
       this.marks.delete(tool_use_id)
       if (tool === undefined) continue
       this.tools.delete(tool_use_id)
+      if (tool.span === undefined) continue
       const meta = this.observed ? event.tool_result_meta?.find((m) => m.id === tool_use_id) : undefined
       if (meta?.permission_decision !== undefined) {
         tool.span.attribute("claude.permission.decision", meta.permission_decision.decision)
@@ -403,10 +423,16 @@ export class SessionTracing {
     this.marks.set(thread, this.options.now())
   }
 
+  /** Whether the CLI announced a tool of this name (any name, before it announced its tools). */
+  private announced(name: string): boolean {
+    return this.toolNames === undefined || this.toolNames.has(name)
+  }
+
   /** Ends the spans of the calls and tools still open; a tool's says it did not finish. */
   private endOpen(): void {
     this.calls.drain((call) => this.end(call.span))
     this.tools.drain((tool) => {
+      if (tool.span === undefined) return
       tool.span.attribute("claude.tool.unfinished", true)
       this.end(tool.span)
     })
@@ -491,8 +517,8 @@ export class SessionTracing {
   parentOf(request: Record<string, unknown>, running: ReadonlyArray<Turn>): Tracer.AnySpan {
     const toolUseId = this.toolUseIdOf(request)
     if (toolUseId !== undefined) {
-      const tool = this.tools.get(toolUseId)
-      if (tool !== undefined) return tool.span
+      const span = this.tools.get(toolUseId)?.span
+      if (span !== undefined) return span
     }
     if (request.subtype === "mcp_message") {
       // A tools/call without the CLI's tool-use id: the open use of that tool.
@@ -500,7 +526,7 @@ export class SessionTracing {
       const params = isRecord(message.params) ? message.params : {}
       if (message.method === "tools/call" && typeof params.name === "string") {
         const name = `mcp__${String(request.server_name)}__${params.name}`
-        for (const tool of this.tools.values()) if (tool.name === name) return tool.span
+        for (const tool of this.tools.values()) if (tool.name === name && tool.span !== undefined) return tool.span
       }
     }
     if (running.length === 0 && this.ownTurn === undefined) return this.options.sessionSpan
