@@ -178,12 +178,14 @@ export const make: (options?: Options) => Effect.Effect<LanguageModel.LanguageMo
 )(function*(options: Options = {}) {
   const transport = yield* Transport
   const tracker = new Conversations()
-  const stream = (providerOptions: LanguageModel.ProviderOptions) =>
-    streamParts(options, providerOptions, tracker).pipe(Stream.provideService(Transport, transport))
+  const stream = (providerOptions: LanguageModel.ProviderOptions, text: TextSource) =>
+    streamParts(options, providerOptions, tracker, text).pipe(Stream.provideService(Transport, transport))
   return yield* LanguageModel.make({
+    // The whole answer: its text from the CLI's complete messages, so that an attempt the CLI
+    // abandoned mid-stream (and retried) is not part of it.
     generateText: (providerOptions) =>
-      Effect.map(Stream.runCollect(stream(providerOptions)), (parts) => collapse(Array.from(parts))),
-    streamText: stream
+      Effect.map(Stream.runCollect(stream(providerOptions, "messages")), (parts) => collapse(Array.from(parts))),
+    streamText: (providerOptions) => stream(providerOptions, "deltas")
   })
 })
 
@@ -261,13 +263,14 @@ const isSessionGone = (error: unknown): boolean =>
 const streamParts = (
   options: Options,
   providerOptions: LanguageModel.ProviderOptions,
-  tracker: Conversations
+  tracker: Conversations,
+  text: TextSource
 ): Stream.Stream<Response.StreamPartEncoded, AiError.AiError, IdGenerator.IdGenerator | Transport> => {
   const resume = resumeOf(options, providerOptions, tracker)
   const stream = resume === undefined
-    ? streamTurn(options, providerOptions, tracker, undefined)
-    : streamTurn(options, providerOptions, tracker, resume).pipe(
-      Stream.catchIf(isSessionGone, () => streamTurn(options, providerOptions, tracker, undefined))
+    ? streamTurn(options, providerOptions, tracker, undefined, text)
+    : streamTurn(options, providerOptions, tracker, resume, text).pipe(
+      Stream.catchIf(isSessionGone, () => streamTurn(options, providerOptions, tracker, undefined, text))
     )
   return Stream.mapError(stream, (error) =>
     ClaudeError.isClaudeError(error) ? fromClaudeError(methodOf(providerOptions), error) : error)
@@ -277,19 +280,21 @@ const streamTurn = (
   options: Options,
   providerOptions: LanguageModel.ProviderOptions,
   tracker: Conversations,
-  resumed: Resume | undefined
+  resumed: Resume | undefined,
+  text: TextSource
 ): Stream.Stream<
   Response.StreamPartEncoded,
   AiError.AiError | ClaudeError.ClaudeError,
   IdGenerator.IdGenerator | Transport
-> => Stream.unwrap(openTurn(options, providerOptions, tracker, resumed))
+> => Stream.unwrap(openTurn(options, providerOptions, tracker, resumed, text))
 
 // One generator function for the module, not one per call (docs/CONTRIBUTING.md).
 const openTurn = Effect.fnUntraced(function*(
   options: Options,
   providerOptions: LanguageModel.ProviderOptions,
   tracker: Conversations,
-  resumed: Resume | undefined
+  resumed: Resume | undefined,
+  text: TextSource
 ) {
   const { conversation, toolServerName = "toolkit", ...sessionOptions } = options
   const method = methodOf(providerOptions)
@@ -301,7 +306,7 @@ const openTurn = Effect.fnUntraced(function*(
     ? []
     : providerOptions.tools.filter((tool) => !Tool.isProviderDefined(tool))
   const reported = new Set(providerOptions.tools.filter(Tool.isProviderDefined).map((tool) => tool.name))
-  const results = new Map<string, McpServers.ToolkitCallResult>()
+  const results = new ToolkitResults()
   const services = yield* Effect.context<never>()
   const missing = userTools.filter((tool) => !services.mapUnsafe.has(tool.id))
   if (missing.length > 0) {
@@ -321,10 +326,7 @@ const openTurn = Effect.fnUntraced(function*(
       ...(yield* McpServers.registerAll([
         McpServers.toolkit(toolServerName, Toolkit.make(...userTools), {
           alwaysLoad: true,
-          onResult: (result) =>
-            Effect.sync(() => {
-              if (result.toolUseId !== undefined) results.set(result.toolUseId, result)
-            })
+          onResult: (result) => Effect.sync(() => results.add(result))
         }) as McpServers.Server<unknown>
       ]) as Effect.Effect<ReadonlyArray<McpServers.RegisteredServer>>)
     ]
@@ -354,7 +356,7 @@ const openTurn = Effect.fnUntraced(function*(
     Effect.provideService(McpServers.McpServers, mcpServers),
     Scope.provide(sessionScope)
   )
-  const state = new MappingState(prefix, userTools.map((tool) => tool.name), reported, results, jsonSchema !== undefined)
+  const state = new MappingState(prefix, userTools.map((tool) => tool.name), reported, results, jsonSchema !== undefined, text)
   return session.turn(rendered.input).pipe(
     Stream.flatMap((event) => Stream.fromIterable(state.map(event))),
     Stream.tap((part) =>
@@ -492,30 +494,73 @@ const messageText = (message: Prompt.Message, imagesSent = false): string => {
 
 type Part = Response.StreamPartEncoded
 
+/**
+ * Where a call's text comes from: the stream's deltas as they come (`streamText`; a message the
+ * CLI did not stream, as a retry after a stream broke off, from its `assistant` line), or the
+ * complete `assistant` lines alone (`generateText`: an attempt abandoned mid-stream is not part of
+ * the answer).
+ */
+type TextSource = "deltas" | "messages"
+
+/**
+ * What the toolkit's handlers gave, for the `tool_result` lines: by the CLI's tool-use id, else
+ * (a call without the CLI's `_meta` id) first in, first out per tool.
+ */
+class ToolkitResults {
+  private readonly byId = new Map<string, McpServers.ToolkitCallResult>()
+  private readonly unattributed = new Map<string, Array<McpServers.ToolkitCallResult>>()
+
+  add(result: McpServers.ToolkitCallResult): void {
+    if (result.toolUseId !== undefined) {
+      this.byId.set(result.toolUseId, result)
+      return
+    }
+    const queue = this.unattributed.get(result.name)
+    if (queue === undefined) this.unattributed.set(result.name, [result])
+    else queue.push(result)
+  }
+
+  /** The result of the use `id` of the tool `name`; undefined when its handler gave none. */
+  take(id: string, name: string): McpServers.ToolkitCallResult | undefined {
+    const result = this.byId.get(id)
+    if (result !== undefined) {
+      this.byId.delete(id)
+      return result
+    }
+    return this.unattributed.get(name)?.shift()
+  }
+}
+
 class MappingState {
   sessionId: string | undefined
   private message = 0
   private readonly open = new Map<number, "text" | "reasoning">()
-  private readonly calls = new Map<string, string>()
+  /** The tool name of each use reported, and whether it is the toolkit's. */
+  private readonly calls = new Map<string, { readonly name: string; readonly toolkit: boolean }>()
+  /** The ids of the messages the CLI streamed (their text came as deltas). */
+  private readonly streamed = new Set<string>()
 
   readonly prefix: string
   readonly toolkitNames: ReadonlyArray<string>
   readonly reported: ReadonlySet<string>
-  readonly results: ReadonlyMap<string, McpServers.ToolkitCallResult>
+  readonly results: ToolkitResults
   readonly structured: boolean
+  readonly text: TextSource
 
   constructor(
     prefix: string,
     toolkitNames: ReadonlyArray<string>,
     reported: ReadonlySet<string>,
-    results: ReadonlyMap<string, McpServers.ToolkitCallResult>,
-    structured: boolean
+    results: ToolkitResults,
+    structured: boolean,
+    text: TextSource
   ) {
     this.prefix = prefix
     this.toolkitNames = toolkitNames
     this.reported = reported
     this.results = results
     this.structured = structured
+    this.text = text
   }
 
   private blockId(index: number): string {
@@ -555,10 +600,14 @@ class MappingState {
 
   private streamEvent(event: Protocol.StreamEvent["event"]): ReadonlyArray<Part> {
     switch (event.type) {
-      case "message_start":
+      case "message_start": {
         this.message++
+        const id = (event as { readonly message?: { readonly id?: unknown } }).message?.id
+        if (typeof id === "string") this.streamed.add(id)
         return []
+      }
       case "content_block_start": {
+        if (this.text === "messages") return []
         const block = (event as { readonly content_block: { readonly type: string } }).content_block
         const index = (event as { readonly index: number }).index
         if (block.type === "text" && !this.structured) {
@@ -600,13 +649,32 @@ class MappingState {
 
   private assistant(event: Protocol.AssistantMessage): ReadonlyArray<Part> {
     const parts: Array<Part> = []
-    for (const block of event.message.content) {
-      if (block.type !== "tool_use") continue
-      const name = this.toolName(block.name)
-      if (name === undefined) continue
-      this.calls.set(block.id, name)
-      parts.push({ type: "tool-call", id: block.id, name, params: block.input, providerExecuted: true })
-    }
+    // Its text from this line when it did not come as deltas.
+    const textHere = this.text === "messages" || !this.streamed.has(event.message.id)
+    if (textHere) this.message++
+    event.message.content.forEach((block, index) => {
+      if (block.type === "tool_use") {
+        const use = block as Protocol.ToolUseBlock
+        const name = this.toolName(use.name)
+        if (name === undefined) return
+        this.calls.set(use.id, { name, toolkit: use.name.startsWith(this.prefix) })
+        parts.push({ type: "tool-call", id: use.id, name, params: use.input, providerExecuted: true })
+        return
+      }
+      if (!textHere) return
+      const id = this.blockId(index)
+      if (block.type === "text" && !this.structured) {
+        const text = (block as Protocol.TextBlock).text
+        parts.push({ type: "text-start", id }, { type: "text-delta", id, delta: text }, { type: "text-end", id })
+      } else if (block.type === "thinking") {
+        const thinking = (block as { readonly thinking?: unknown }).thinking
+        if (typeof thinking !== "string") return
+        parts.push({ type: "reasoning-start", id }, { type: "reasoning-delta", id, delta: thinking }, {
+          type: "reasoning-end",
+          id
+        })
+      }
+    })
     return parts
   }
 
@@ -616,9 +684,10 @@ class MappingState {
     const parts: Array<Part> = []
     for (const block of content) {
       if (block.type !== "tool_result") continue
-      const name = this.calls.get(block.tool_use_id)
-      if (name === undefined) continue
-      const recorded = this.results.get(block.tool_use_id)
+      const call = this.calls.get(block.tool_use_id)
+      if (call === undefined) continue
+      const { name } = call
+      const recorded = call.toolkit ? this.results.take(block.tool_use_id, name) : undefined
       parts.push(
         recorded !== undefined
           ? {
@@ -627,6 +696,18 @@ class MappingState {
             name,
             isFailure: recorded.isFailure,
             result: recorded.encodedResult,
+            providerExecuted: true
+          }
+          : call.toolkit
+          // No result of its handler (a hook or the permission handler denied the use, the CLI
+          // refused it): a failure of the call the toolkit's failure schema reads, with the CLI's
+          // words, never its raw text decoded as the tool's success.
+          ? {
+            type: "tool-result",
+            id: block.tool_use_id,
+            name,
+            isFailure: true,
+            result: { type: "execution-denied", reason: toolResultText(block.content) },
             providerExecuted: true
           }
           : {

@@ -190,12 +190,23 @@ describe("ClaudeCodeLanguageModel", () => {
         session_id: sessionId,
         uuid: `think-${i}`
       })
+      const usage = { input_tokens: 1, output_tokens: 1 }
+      const thinkingMessage = { id: "msg_think", type: "message", role: "assistant", model: "claude-fake-1", stop_reason: null, stop_sequence: null, usage }
       const cli = recordingCli((_text, _index, cli) =>
         emitAll(cli, [
+          streamEvent({ type: "message_start", message: { ...thinkingMessage, content: [] } }, 0),
           streamEvent({ type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } }, 1),
           streamEvent({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "Let me " } }, 2),
           streamEvent({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "think." } }, 3),
           streamEvent({ type: "content_block_stop", index: 0 }, 4),
+          // As the CLI writes each block of a message once it is complete.
+          {
+            type: "assistant",
+            message: { ...thinkingMessage, content: [{ type: "thinking", thinking: "Let me think.", signature: "" }] },
+            parent_tool_use_id: null,
+            session_id: sessionId,
+            uuid: "think-assistant"
+          },
           // A subagent's text is not the answer.
           streamEvent({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, 5, "toolu_task"),
           streamEvent({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "sub" } }, 6, "toolu_task"),
