@@ -16,6 +16,7 @@ import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
 import * as ClaudeCodeLanguageModel from "../src/ClaudeCodeLanguageModel.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { assistantLine, toolResultLine } from "./support/toolLines.ts"
 import type { Transport } from "../src/Transport.ts"
 
 const sessionId = "11111111-1111-4111-8111-111111111111"
@@ -28,30 +29,10 @@ const GetWeather = Tool.make("GetWeather", {
 const Weather = Toolkit.make(GetWeather)
 const WeatherHandlers = Weather.toLayer({ GetWeather: ({ city }) => Effect.succeed({ celsius: city.length }) })
 
-const assistantToolUse = (id: string, name: string, input: unknown) => ({
-  type: "assistant",
-  message: {
-    id: `msg_${id}`,
-    type: "message",
-    role: "assistant",
-    model: "claude-fake-1",
-    content: [{ type: "tool_use", id, name, input }],
-    stop_reason: "tool_use",
-    stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 }
-  },
-  parent_tool_use_id: null,
-  session_id: sessionId,
-  uuid: `${id}-assistant`
-})
+const assistantToolUse = (id: string, name: string, input: unknown) =>
+  assistantLine(sessionId, `msg_${id}`, [{ type: "tool_use", id, name, input }], { stopReason: "tool_use" })
 
-const userToolResult = (id: string, content: string, isError = false) => ({
-  type: "user",
-  message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content, is_error: isError }] },
-  parent_tool_use_id: null,
-  session_id: sessionId,
-  uuid: `${id}-result`
-})
+const userToolResult = (id: string, content: string, isError = false) => toolResultLine(sessionId, id, content, isError)
 
 const cliWith = (script: (cli: FakeCli.FakeCliHandle) => Effect.Effect<void, unknown>) =>
   FakeCli.layer(FakeCli.conversation({ sessionId, onUser: (_text, _index, cli) => script(cli) }))

@@ -14,28 +14,16 @@ import * as Claude from "../src/Claude.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as Tracing from "../src/Tracing.ts"
 import { exitTexts, makeSecrets, occurrences, withCapturedLogs } from "./support/secrets.ts"
+import { assistantLine, toolResultLine } from "./support/toolLines.ts"
 import { attributeTexts, collectSpans, metricSnapshots } from "./support/spans.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 const usage = { input_tokens: 100, output_tokens: 20 }
 
-const assistant = (id: string, content: ReadonlyArray<Record<string, unknown>>, uuid: string) => ({
-  type: "assistant",
-  message: { id, type: "message", role: "assistant", model: "claude-fake-1", content, stop_reason: null, stop_sequence: null, usage },
-  parent_tool_use_id: null,
-  session_id: SESSION,
-  uuid: `${id}-line`,
-  user_message_uuid: uuid,
-  user_message_uuids: [uuid]
-})
+const assistant = (id: string, content: ReadonlyArray<Record<string, unknown>>, uuid: string) =>
+  assistantLine(SESSION, id, content, { usage, userMessageUuid: uuid })
 
-const toolResult = (toolUseId: string, content: unknown, isError = false) => ({
-  type: "user",
-  message: { role: "user", content: [{ type: "tool_result", tool_use_id: toolUseId, content, is_error: isError }] },
-  parent_tool_use_id: null,
-  session_id: SESSION,
-  uuid: `${toolUseId}-result`
-})
+const toolResult = (toolUseId: string, content: unknown, isError = false) => toolResultLine(SESSION, toolUseId, content, isError)
 
 /** One turn: a Bash use whose result is `output` (an MCP-style array of text blocks), then text. */
 const bashTurnCli = (output: unknown) =>

@@ -25,6 +25,7 @@ import * as McpServers from "../src/McpServers.ts"
 import * as Permissions from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as Tracing from "../src/Tracing.ts"
+import { assistantLine, toolResultLine } from "./support/toolLines.ts"
 import { attributeTexts, chain, collectSpans, metricSnapshots, named, only, parentName } from "./support/spans.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
@@ -32,23 +33,10 @@ const PROMPT = "List the files, then echo hi"
 
 const usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 5, cache_read_input_tokens: 7 }
 
-const assistant = (id: string, content: ReadonlyArray<Record<string, unknown>>, uuid: string) => ({
-  type: "assistant",
-  message: { id, type: "message", role: "assistant", model: "claude-fake-1", content, stop_reason: null, stop_sequence: null, usage },
-  parent_tool_use_id: null,
-  session_id: SESSION,
-  uuid: `${id}-line`,
-  user_message_uuid: uuid,
-  user_message_uuids: [uuid]
-})
+const assistant = (id: string, content: ReadonlyArray<Record<string, unknown>>, uuid: string) =>
+  assistantLine(SESSION, id, content, { usage, userMessageUuid: uuid })
 
-const toolResult = (toolUseId: string, content: string, isError = false) => ({
-  type: "user",
-  message: { role: "user", content: [{ type: "tool_result", tool_use_id: toolUseId, content, is_error: isError }] },
-  parent_tool_use_id: null,
-  session_id: SESSION,
-  uuid: `${toolUseId}-result`
-})
+const toolResult = (toolUseId: string, content: string, isError = false) => toolResultLine(SESSION, toolUseId, content, isError)
 
 const streamEvent = (event: Record<string, unknown>, index: number) => ({
   type: "stream_event",
