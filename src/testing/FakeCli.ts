@@ -602,14 +602,27 @@ const decodeAnswer = <S extends Schema.Top & { readonly DecodingServices: never 
     )
   )
 
-/** A CLI matcher (`Bash`, `Edit|Write`, `*`, none) against a tool name, as the CLI reads it. */
+/** The tools a matcher names under another name (`Task`, the former name of `Agent`). */
+const toolAliases: Readonly<Record<string, string>> = { Task: "Agent" }
+
+/**
+ * A CLI matcher against a tool name, as CLI 2.1.332 reads it for the tool events: `*` or none
+ * matches every tool; names (letters, digits, `_`, `-`, separated by `|` or `,`) are compared
+ * exactly, `Task` naming `Agent` too; anything else is a regular expression, not anchored
+ * (`mcp__.*__write` matches `mcp__fs__write_file`), and one that does not compile matches nothing.
+ */
 const matches = (matcher: unknown, toolName: string | undefined): boolean => {
   if (toolName === undefined || matcher === undefined || matcher === null || matcher === "" || matcher === "*") return true
   const text = String(matcher)
+  if (/^[a-zA-Z0-9_|, -]+$/.test(text)) {
+    return text.split(/[|,]/).map((name) => name.trim()).some((name) =>
+      name !== "" && (name === toolName || toolAliases[name] === toolName)
+    )
+  }
   try {
-    return new RegExp(`^(?:${text})$`).test(toolName)
+    return new RegExp(text).test(toolName)
   } catch {
-    return text === toolName
+    return false
   }
 }
 
