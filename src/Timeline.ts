@@ -30,7 +30,7 @@ import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import type * as Protocol from "./Protocol.ts"
 import * as Codec from "./protocol/codec.ts"
 import type * as Transcript from "./Transcript.ts"
-import { isRecord, str } from "./internal/json.ts"
+import { isRecord, str, stringify } from "./internal/json.ts"
 
 /**
  * What the `system/init` line told about the session.
@@ -387,14 +387,14 @@ const num = (u: unknown): number | undefined => (typeof u === "number" && Number
 /** The text of a message's content: a string, or its text blocks (images as `[image]`). */
 const contentText = (content: unknown): string => {
   if (typeof content === "string") return content
-  if (!Array.isArray(content)) return content === undefined || content === null ? "" : JSON.stringify(content)
+  if (!Array.isArray(content)) return content === undefined || content === null ? "" : stringify(content)
   const parts: Array<string> = []
   for (const block of content) {
     if (!isRecord(block)) continue
     if (block.type === "text" && typeof block.text === "string") parts.push(block.text)
     else if (block.type === "image") parts.push("[image]")
     else if (block.type === "tool_result") parts.push(contentText(block.content))
-    else parts.push(JSON.stringify(block))
+    else parts.push(stringify(block))
   }
   return parts.join("\n")
 }
@@ -515,7 +515,7 @@ export const make = (): Builder => {
     if (msg.type === "stream_event") return []
     const decoded = Codec.decodeMessage(msg)
     if (Result.isFailure(decoded)) {
-      return [add({ kind: "problem", description: decoded.failure, line: JSON.stringify(raw.msg).slice(0, 4096), ts })]
+      return [add({ kind: "problem", description: decoded.failure, line: stringify(raw.msg).slice(0, 4096), ts })]
     }
     const subagent = str(msg.parent_tool_use_id)
     switch (msg.type) {
@@ -647,7 +647,7 @@ export const make = (): Builder => {
     const msg = line.msg
     if (!isRecord(msg)) {
       if (line.dir === "send") return []
-      return [add({ kind: "problem", description: "not a JSON object", line: JSON.stringify(msg).slice(0, 4096), ts: line.ts })]
+      return [add({ kind: "problem", description: "not a JSON object", line: stringify(msg).slice(0, 4096), ts: line.ts })]
     }
     return line.dir === "send" ? sent(msg, line.ts) : received(msg, line.ts, line)
   }

@@ -67,7 +67,7 @@ const systemGist = (message: unknown): string => {
     string,
     unknown
   >
-  return JSON.stringify(rest) ?? ""
+  return stringify(rest)
 }
 
 const decision = (answer: Timeline.Answer | undefined): string =>
@@ -200,7 +200,7 @@ document.getElementById("collapse").onclick=function(){all(false)};
 var body=document.body;if(body.dataset.follow!=="1"||typeof EventSource==="undefined")return;
 var live=document.getElementById("live");live.textContent="following";
 var es=new EventSource("events?v="+body.dataset.version);
-es.onmessage=function(e){var m=JSON.parse(e.data);var near=window.innerHeight+window.scrollY>=document.body.scrollHeight-80;
+es.onmessage=function(e){var m=JSON.parse(e.data);if(m.reload){location.reload();return}var near=window.innerHeight+window.scrollY>=document.body.scrollHeight-80;
 m.parts.forEach(function(p){var t=document.createElement("template");t.innerHTML=p.html;var el=document.getElementById(p.id);
 if(el)el.replaceWith(t.content);else document.getElementById("turns").appendChild(t.content)});
 body.dataset.version=m.version;if(near)window.scrollTo(0,document.body.scrollHeight)};

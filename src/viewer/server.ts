@@ -250,6 +250,11 @@ const routes = Effect.fnUntraced(function*(options: ServeOptions) {
 export const serve: (options: ServeOptions) => Effect.Effect<Served, ClaudeError.ClaudeError, Scope.Scope> = Effect.fn(
   "Viewer.serve"
 )(function*(options: ServeOptions) {
+  const port = options.port ?? 0
+  // Node throws on a port out of range (a defect, not a failure): refused here instead.
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    return yield* invalid(`cannot serve on 127.0.0.1:${port}: a port is a whole number from 0 to 65535`)
+  }
   const app = yield* routes(options)
   const server = NodeHttpServer.layer(() => Http.createServer(), {
     host: "127.0.0.1",
