@@ -520,14 +520,21 @@ class ToolkitResults {
     else queue.push(result)
   }
 
-  /** The result of the use `id` of the tool `name`; undefined when its handler gave none. */
-  take(id: string, name: string): McpServers.ToolkitCallResult | undefined {
+  /**
+   * The result of the use `id` of the tool `name` with `params`; undefined when its handler gave
+   * none. Without the CLI's id, the first result of that tool with the same parameters.
+   */
+  take(id: string, name: string, params: unknown): McpServers.ToolkitCallResult | undefined {
     const result = this.byId.get(id)
     if (result !== undefined) {
       this.byId.delete(id)
       return result
     }
-    return this.unattributed.get(name)?.shift()
+    const queue = this.unattributed.get(name)
+    if (queue === undefined) return undefined
+    const wanted = stringify(params)
+    const at = queue.findIndex((candidate) => stringify(candidate.params) === wanted)
+    return at === -1 ? undefined : queue.splice(at, 1)[0]
   }
 }
 
@@ -536,7 +543,7 @@ class MappingState {
   private message = 0
   private readonly open = new Map<number, "text" | "reasoning">()
   /** The tool name of each use reported, and whether it is the toolkit's. */
-  private readonly calls = new Map<string, { readonly name: string; readonly toolkit: boolean }>()
+  private readonly calls = new Map<string, { readonly name: string; readonly toolkit: boolean; readonly params: unknown }>()
   /** The ids of the messages the CLI streamed (their text came as deltas). */
   private readonly streamed = new Set<string>()
 
@@ -649,15 +656,18 @@ class MappingState {
 
   private assistant(event: Protocol.AssistantMessage): ReadonlyArray<Part> {
     const parts: Array<Part> = []
-    // Its text from this line when it did not come as deltas.
-    const textHere = this.text === "messages" || !this.streamed.has(event.message.id)
+    // Its text from this line when it did not come as deltas; never the CLI's own line for an API
+    // error (`<synthetic>`, `is_api_error_message`), which the turn's failure reports.
+    const synthetic = event.is_api_error_message === true || event.error !== undefined ||
+      event.message.model === "<synthetic>"
+    const textHere = !synthetic && (this.text === "messages" || !this.streamed.has(event.message.id))
     if (textHere) this.message++
     event.message.content.forEach((block, index) => {
       if (block.type === "tool_use") {
         const use = block as Protocol.ToolUseBlock
         const name = this.toolName(use.name)
         if (name === undefined) return
-        this.calls.set(use.id, { name, toolkit: use.name.startsWith(this.prefix) })
+        this.calls.set(use.id, { name, toolkit: use.name.startsWith(this.prefix), params: use.input })
         parts.push({ type: "tool-call", id: use.id, name, params: use.input, providerExecuted: true })
         return
       }
@@ -687,7 +697,7 @@ class MappingState {
       const call = this.calls.get(block.tool_use_id)
       if (call === undefined) continue
       const { name } = call
-      const recorded = call.toolkit ? this.results.take(block.tool_use_id, name) : undefined
+      const recorded = call.toolkit ? this.results.take(block.tool_use_id, name, call.params) : undefined
       parts.push(
         recorded !== undefined
           ? {

@@ -370,7 +370,9 @@ export const makeDirectory: (
           Stream.runCollect,
           Effect.mapError(failed(name, `read ${file}`))
         )
-        state.midLine = last[0]?.[0] !== 0x0a
+        // Nothing read (the file cut short meanwhile): a line of its own is not needed.
+        const byte = last[0]?.[0]
+        state.midLine = byte !== undefined && byte !== 0x0a
         state.read = size
       }
       return state
@@ -470,7 +472,7 @@ export const makeDirectory: (
                 fs.stat(path.join(projects, key)).pipe(
                   Effect.flatMap((info) => info.type === "Directory" ? listProject(key) : Effect.succeed([])),
                   Effect.catch((error) =>
-                    Effect.as(Effect.logDebug(`${name}: ${key} in ${projects} is not listed: ${error.message}`), [])
+                    Effect.as(Effect.logWarning(`${name}: ${key} in ${projects} is not listed: ${error.message}`), [])
                   )
                 ), { concurrency: 4 })
             ),

@@ -94,39 +94,70 @@ describe("ClaudeCodeLanguageModel: results and text the handler or the stream di
       }
     }))
 
-  it.effect("a message the CLI re-sent without streaming after an SSE error mid-stream (as recorded in testdata m8): the answer's text is the response's text", () =>
+  // The lines of testdata/protocol/m8: an attempt streamed up to "partial ", cut by an SSE error,
+  // then the CLI's retry, not streamed (only its assistant line carries the answer).
+  const retriedCli = () => {
+    const base = { session_id: sessionId, parent_tool_use_id: null }
+    const streamEvent = (event: Record<string, unknown>, i: number) => ({ type: "stream_event", event, ...base, uuid: `se-${i}` })
+    const usage = { input_tokens: 10, output_tokens: 5 }
+    return cliWith((cli) =>
+      Effect.gen(function*() {
+        const [init] = FakeCli.textTurn({ sessionId, text: "" })
+        yield* cli.emit(init)
+        yield* cli.emit(streamEvent({
+          type: "message_start",
+          message: { id: "msg_attempt", type: "message", role: "assistant", model: "claude-fake-1", content: [], stop_reason: null, stop_sequence: null, usage }
+        }, 1))
+        yield* cli.emit(streamEvent({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, 2))
+        yield* cli.emit(streamEvent({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "partial " } }, 3))
+        yield* cli.emit(streamEvent({ type: "content_block_stop", index: 0 }, 4))
+        yield* cli.emit(streamEvent({ type: "message_stop" }, 5))
+        yield* cli.emit(assistantLine(sessionId, "msg_retry", [{ type: "text", text: "Recovered after errors." }], { usage, stopReason: "end_turn" }))
+        yield* cli.emit(FakeCli.result({ sessionId, text: "Recovered after errors." }))
+      })
+    )
+  }
+
+  it.effect("a message the CLI re-sent without streaming after an SSE error mid-stream (as recorded in testdata m8): generateText's text is the response's", () =>
     Effect.gen(function*() {
-      const base = { session_id: sessionId, parent_tool_use_id: null }
-      const streamEvent = (event: Record<string, unknown>, i: number) => ({ type: "stream_event", event, ...base, uuid: `se-${i}` })
-      const usage = { input_tokens: 10, output_tokens: 5 }
+      const response = yield* LanguageModel.generateText({ prompt: "hello" }).pipe(Effect.provide(modelOn(retriedCli())))
+      assert.strictEqual(response.text, "Recovered after errors.")
+    }))
+
+  it.effect("the same in streamText: the retried message comes whole, once, after the broken-off attempt's delta", () =>
+    Effect.gen(function*() {
+      const parts = yield* LanguageModel.streamText({ prompt: "hello" }).pipe(Stream.runCollect, Effect.provide(modelOn(retriedCli())))
+      const deltas = parts.flatMap((part) => part.type === "text-delta" ? [part.delta] : [])
+      assert.deepStrictEqual(deltas, ["partial ", "Recovered after errors."])
+    }))
+
+  it.effect("streamText: the CLI's own line for an API error (<synthetic>) is no text of the model; the stream fails", () =>
+    Effect.gen(function*() {
       const transport = cliWith((cli) =>
         Effect.gen(function*() {
-          const [init] = FakeCli.textTurn({ sessionId, text: "" })
-          yield* cli.emit(init)
-          // The streamed attempt, cut by an SSE error after "partial " (the CLI 2.1 lines of m8).
-          yield* cli.emit(streamEvent({
-            type: "message_start",
-            message: { id: "msg_attempt", type: "message", role: "assistant", model: "claude-fake-1", content: [], stop_reason: null, stop_sequence: null, usage }
-          }, 1))
-          yield* cli.emit(streamEvent({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, 2))
-          yield* cli.emit(streamEvent({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "partial " } }, 3))
-          yield* cli.emit(streamEvent({ type: "content_block_stop", index: 0 }, 4))
-          yield* cli.emit(streamEvent({ type: "message_stop" }, 5))
-          // The retry, not streamed: only the assistant line carries the answer.
+          yield* cli.emit(FakeCli.textTurn({ sessionId, text: "" })[0])
+          // As testdata/protocol/m2 (an API error 500): never streamed.
           yield* cli.emit({
-            type: "assistant",
-            message: {
-              id: "msg_retry", type: "message", role: "assistant", model: "claude-fake-1",
-              content: [{ type: "text", text: "Recovered after errors." }], stop_reason: "end_turn", stop_sequence: null, usage
-            },
-            ...base,
-            uuid: "retry-assistant"
+            ...assistantLine(sessionId, "3f6c1c3e-0a4b-4c59-9a55-1d3c4c6e2b11", [{ type: "text", text: "API Error: 500 Internal server error" }]),
+            error: "server_error",
+            is_api_error_message: true
           })
-          yield* cli.emit(FakeCli.result({ sessionId, text: "Recovered after errors." }))
+          // An API error's result: `success` with `is_error` (as the CLI writes it).
+          yield* cli.emit({
+            ...FakeCli.result({ sessionId, text: "API Error: 500 Internal server error", terminalReason: "api_error" }),
+            is_error: true,
+            api_error_status: 500
+          })
         })
       )
-      const response = yield* LanguageModel.generateText({ prompt: "hello" }).pipe(Effect.provide(modelOn(transport)))
-      assert.strictEqual(response.text, "Recovered after errors.")
+      const parts: Array<string> = []
+      const exit = yield* LanguageModel.streamText({ prompt: "hello" }).pipe(
+        Stream.runForEach((part) => Effect.sync(() => void (part.type === "text-delta" && parts.push(part.delta)))),
+        Effect.provide(modelOn(transport)),
+        Effect.exit
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      assert.deepStrictEqual(parts, [])
     }))
 
   it.effect("streamText ended early: the CLI turn is interrupted and the session's CLI ended (no session left behind)", () =>

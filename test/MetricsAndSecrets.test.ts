@@ -101,7 +101,11 @@ describe("metrics and secrets", () => {
           yield* FakeCli.answerInitialize(cli, {})
           const user = yield* cli.nextMatching((m) => m.type === "user")
           const uuid = String(user.uuid)
-          yield* cli.emit(FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: uuid })[0])
+          // As the CLI's init lists them: the `Agent` tool under its former name, `Task`.
+          yield* cli.emit({ ...FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: uuid })[0], tools: ["Task", "Bash"] })
+          // A real tool's use that failed keeps its name.
+          yield* cli.emit(assistant("msg_agent", [{ type: "tool_use", id: "toolu_agent", name: "Agent", input: {} }], uuid))
+          yield* cli.emit(toolResult("toolu_agent", "The subagent failed: timeout", true))
           for (let i = 0; i < made; i++) {
             const id = `toolu_${i}`
             yield* cli.emit(assistant(`msg_${i}`, [{ type: "tool_use", id, name: `lookup_${i}`, input: {} }], uuid))
@@ -117,6 +121,8 @@ describe("metrics and secrets", () => {
         return yield* metricSnapshots("claude.tool.calls")
       }).pipe(Effect.scoped, Effect.provide(transport), collected.provide, Effect.provide(Logger.layer([])))
       assert.isBelow(tools.length, 50, `${tools.length} series of claude.tool.calls`)
+      const names = tools.map((series) => (series.attributes as Record<string, string>)["gen_ai.tool.name"])
+      assert.includeMembers(names, ["Agent", "other"])
     }))
 
   it.live("a secret the CLI writes on its stderr stays out of the logs and of the turn span's exit", () =>

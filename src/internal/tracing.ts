@@ -382,11 +382,15 @@ export class SessionTracing {
       const { is_error, tool_use_id } = block as { readonly tool_use_id: string; readonly is_error?: boolean | null }
       const tool = this.tools.get(tool_use_id)
       const failed = is_error === true
-      // A name the model made up (the CLI refused the use, and announced no tool of that name) is
-      // not a series of its own: the metric's attributes stay few whatever the model writes. A use
-      // that succeeded was of a real tool (an MCP server's added later, `Agent` that init lists
-      // as `Task`).
-      const toolName = tool === undefined ? "unknown" : failed && !this.announced(tool.name) ? "other" : tool.name
+      // A name the model made up (the CLI refused the use as no tool it has, and announced none of
+      // that name) is not a series of its own: the metric's attributes stay few whatever the
+      // model writes. Any other use was of a real tool (an MCP server's connected later, `Agent`,
+      // which init lists as `Task`).
+      const toolName = tool === undefined
+        ? "unknown"
+        : failed && !this.announced(tool.name) && noSuchTool.test(toolResultText(block))
+        ? "other"
+        : tool.name
       const outcome = failed ? "error" : "ok"
       this.count(Metrics.toolCalls, `${toolName}\u0000${outcome}`, 1, () => ({
         "gen_ai.tool.name": toolName,
@@ -667,4 +671,15 @@ export const make = (
 export const accountEmail = (body: unknown): string | undefined => {
   const account = isRecord(body) && isRecord(body.account) ? body.account : undefined
   return str(account?.email)
+}
+
+/** The CLI's answer to a use of a tool it does not have (CLI 2.1: `No such tool available: X`). */
+const noSuchTool = /No such tool available/
+
+/** The text of a `tool_result` block (a string, or text blocks). */
+const toolResultText = (block: unknown): string => {
+  const content = (block as { readonly content?: unknown }).content
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return ""
+  return content.map((part) => (isRecord(part) && typeof part.text === "string" ? part.text : "")).join("")
 }
