@@ -555,6 +555,11 @@ export const layer = (
       yield* Effect.orDie(ledger.load)
       let opened = 0
       let current: Claude.Session | undefined
+      /**
+       * Whether `current` holds an attempt its caller abandoned before its result (its prompt,
+       * perhaps a partial answer): the next turn, even a first attempt, must not run on it.
+       */
+      let tainted = false
       // Turns being run by this entity now, by uuid: a duplicate delivery joins the first.
       const inflight = new Map<string, Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>>()
       // Answers given for turns whose outcome the ledger did not take: given again, never run again.
@@ -638,6 +643,7 @@ export const layer = (
         opened++
         mine = session
         current = session
+        tainted = false
         return session
         // The layer's services (the Transport, Hooks, Permissions, ...) under the resource's own
         // Scope, which the RcRef provides: the CLI lives as long as the resource, not the entity.
@@ -734,6 +740,8 @@ export const layer = (
         let stored = false
         if (result === undefined && failure === undefined && Exit.isFailure(exit)) {
           // Interrupted (or a defect) before a result: the turn may not have run; nothing recorded.
+          // The CLI open now may hold it, so no later turn runs there (`forgetAbandoned`).
+          if (current !== undefined) tainted = true
           verdict = exit as Exit.Exit<never, ClaudeError.ClaudeError>
         } else {
           const flushed = result === undefined
@@ -860,13 +868,14 @@ export const layer = (
         })
 
       /**
-       * Before an attempt after the first: a CLI open here holds the abandoned attempt (its prompt,
-       * perhaps an interrupted answer), so it is closed and reopened, resumed where the
-       * conversation holds no abandoned attempt. Not while another call holds it (logged).
+       * Before an attempt after the first, or any attempt once a caller abandoned one on the CLI
+       * open here: that CLI holds the abandoned attempt (its prompt, perhaps an interrupted
+       * answer), so it is closed and reopened, resumed where the conversation holds no abandoned
+       * attempt. Not while another call holds it (logged).
        */
       const forgetAbandoned = (attempt: number) =>
         Effect.suspend(() => {
-          if (attempt === 1 || current === undefined) return Effect.void
+          if (current === undefined || (attempt === 1 && !tainted)) return Effect.void
           if (holders > 0) {
             return Effect.logWarning(
               `session ${sessionId}: a turn runs again while its CLI is in use; the conversation keeps the earlier attempt`

@@ -395,6 +395,33 @@ describe("ClaudeSessionEntity", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a new turn after an attempt its caller abandoned runs on a reopened CLI too: the model never sees the abandoned prompt", () => {
+    const world = makeWorld()
+    const { layer } = cluster(world)
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      yield* session.Run({ uuid: uuid(1), prompt: "first" })
+      const gate = yield* Deferred.make<void>()
+      world.gates.set("abandoned", gate)
+      const reading = yield* Effect.forkChild(Stream.runCollect(session.Turn({ uuid: uuid(2), prompt: "abandoned" })), {
+        startImmediately: true
+      })
+      yield* TestClock.adjust(10)
+      yield* Effect.forkChild(Fiber.interrupt(reading), { startImmediately: true })
+      yield* TestClock.adjust("15 seconds")
+      world.gates.delete("abandoned")
+      yield* Deferred.succeed(gate, undefined)
+      yield* TestClock.adjust(10)
+      // Another turn, its first attempt: not on the CLI that holds the abandoned one (before, it
+      // ran there, and a later resume dropped it from the conversation with that attempt).
+      const next = yield* session.Run({ uuid: uuid(3), prompt: "next" })
+      assert.strictEqual(next.attempt, 1)
+      assert.strictEqual(next.text, "echo: next (after 1 turns)")
+      assert.deepStrictEqual(world.resumedAt, [undefined, `${S1}-assistant-1`])
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("with lostTurns: fail, such a turn is answered TurnLost, once, and never run", () => {
     const world = makeWorld()
     const { layer, store } = cluster(world, { lostTurns: "fail" })
