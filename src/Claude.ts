@@ -628,7 +628,11 @@ export interface Session<R extends TurnResult = TurnResult> {
   readonly exportConversation: (
     options?: RequestOptions
   ) => Effect.Effect<Protocol.ExportConversationResponse, ClaudeError.ClaudeError>
-  /** Any control request, for subtypes the library does not name yet. */
+  /**
+   * Any control request, for subtypes the library does not name yet. Its answer is what
+   * `responseSchema` decodes it to (a `Schema.Class` instance, the schema's own keys), fields the
+   * schema does not know left out.
+   */
   readonly request: <S extends Schema.Top & { readonly DecodingServices: never }>(
     body: {
       /** The control request's `subtype`. */
@@ -757,10 +761,13 @@ const openSession: (
       })
     // The CLI's version once told: it decides whether a timed-out request may be cancelled.
     let cliVersion: string | undefined
+    // Until the version is checked, no cancel is sent: the CLI may be one that exits on it (2.1.0,
+    // whose `initialize` names no version: `claude --version` tells it, later).
+    let versionChecked = false
     const outgoing = Outgoing.make({
       send: write,
       defaultTimeout: Duration.fromInputUnsafe(options.controlTimeout ?? "60 seconds"),
-      cancels: () => CliVersion.acceptsControlCancel(cliVersion)
+      cancels: () => versionChecked && CliVersion.acceptsControlCancel(cliVersion)
     })
 
     // ---- the CLI's requests ---------------------------------------------------------------------
@@ -889,12 +896,15 @@ const openSession: (
     // ---- operations ---------------------------------------------------------------------------
     // After `endInput` or the close nothing reaches the CLI: `SessionClosed`, as for a turn, not the
     // reason its clean exit at EOF left (`ProcessExited`, code 0).
-    const request: Session["request"] = (body, responseSchema, requestOptions) =>
+    // The library's own requests keep the answer's fields their schemas do not know; the caller's
+    // (`session.request`) get what their schema decodes to, as it is (a class, renamed keys).
+    const requestWith = (asDecoded: boolean): Session["request"] => (body, responseSchema, requestOptions) =>
       Effect.suspend(() =>
         lifecycle.inputOpen
-          ? outgoing.request(body, responseSchema, requestOptions?.timeout)
+          ? outgoing.request(body, responseSchema, requestOptions?.timeout, asDecoded)
           : lifecycle.failure(body.subtype)
       )
+    const request = requestWith(false)
 
     // Sent first, before any user turn. Its body is decoded only for those who ask for it, so
     // an answer that breaks the schema fails `initializeResult`, not the session.
@@ -935,7 +945,12 @@ const openSession: (
     const ready = yield* Effect.forkScoped(
       answered.pipe(
         Effect.flatMap((body) => CliVersion.verify(body, spec, connection, options.cliVersionPolicy)),
-        Effect.tap((version) => Effect.sync(() => cliVersion = version)),
+        Effect.tap((version) =>
+          Effect.sync(() => {
+            cliVersion = version
+            versionChecked = true
+          })
+        ),
         Effect.provideService(Transport, transport),
         Effect.tapError((error) =>
           Effect.andThen(lifecycle.abort(error), Effect.sync(() => {
@@ -1009,7 +1024,7 @@ const openSession: (
       stopTask: (taskId, requestOptions) =>
         Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Control.StopTaskResponse, requestOptions)),
       ...Controls.make(request, mcp),
-      request,
+      request: requestWith(true),
       stderr: connection.stderr,
       endInput: lifecycle.endInput,
       exit: Deferred.await(lifecycle.ended)

@@ -121,6 +121,24 @@ const parseOrThrow = (text: string): Version =>
   })
 
 /**
+ * What is wrong with `range`, if anything: its ends must be versions (`x.y.z`), `floor` below
+ * `below`.
+ *
+ * @since 0.2.0
+ * @category comparison
+ */
+export const rangeProblem = (range: Range): string | undefined => {
+  const floor = parse(String(range.floor))
+  const below = parse(String(range.below))
+  if (Option.isNone(floor) || Option.isNone(below)) {
+    return `a range's floor and below must be versions x.y.z (got ${JSON.stringify(range.floor)} and ${JSON.stringify(range.below)})`
+  }
+  return compare(floor.value, below.value) < 0
+    ? undefined
+    : `a range's floor must be below its below (got ${range.floor} and ${range.below})`
+}
+
+/**
  * Whether `version` is in `range` (default {@link supported}).
  *
  * @since 0.1.0
@@ -181,6 +199,10 @@ export const check: (
 ) => Effect.Effect<void, ClaudeError.ClaudeError> = Effect.fn("CliVersion.check")(
   function*(version: string | undefined, options?: Policy | undefined) {
     const range = options?.range ?? supported
+    const problem = rangeProblem(range)
+    if (problem !== undefined) {
+      return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: `Invalid cliVersionPolicy: ${problem}` })))
+    }
     const parsed = version === undefined ? Option.none() : parse(version)
     if (Option.isNone(parsed)) {
       yield* Effect.logDebug(`the claude CLI's version is unknown (${version ?? "not reported"}): not checked`)

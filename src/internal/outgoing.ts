@@ -29,10 +29,16 @@ interface Pending {
 }
 
 export interface Outgoing {
+  /**
+   * Sends a request and decodes its answer with `responseSchema`. The library's own (structural)
+   * schemas keep the fields they do not know; `asDecoded` gives the decoded value as it is (a
+   * caller's schema: a class instance, renamed keys).
+   */
   readonly request: <S extends Schema.Top & { readonly DecodingServices: never }>(
     body: { readonly subtype: string } & Record<string, unknown>,
     responseSchema: S,
-    timeout?: Duration.Input
+    timeout?: Duration.Input,
+    asDecoded?: boolean
   ) => Effect.Effect<S["Type"], ClaudeError.ClaudeError>
   /** Completes the request a control_response answers; false when no request has that id. */
   readonly complete: (requestId: string, answer: ControlAnswer) => boolean
@@ -56,10 +62,11 @@ const withUnknownFields = <A>(raw: unknown, decoded: A): A =>
 export const decodeResponse = <S extends Schema.Top & { readonly DecodingServices: never }>(
   subtype: string,
   schema: S,
-  response: unknown
+  response: unknown,
+  asDecoded = false
 ): Effect.Effect<S["Type"], ClaudeError.ClaudeError> =>
   Schema.decodeUnknownEffect(schema)(response ?? {}).pipe(
-    Effect.map((decoded) => withUnknownFields(response, decoded)),
+    Effect.map((decoded) => asDecoded ? decoded : withUnknownFields(response, decoded)),
     Effect.mapError((issue) =>
       ClaudeError.make(
         new ClaudeError.ProtocolViolation({
@@ -87,7 +94,7 @@ export const make = (options: {
   let counter = 0
   let closed: ClaudeError.ClaudeError | undefined
 
-  const request: Outgoing["request"] = (body, responseSchema, timeout) =>
+  const request: Outgoing["request"] = (body, responseSchema, timeout, asDecoded) =>
     Effect.suspend(() => {
       if (closed !== undefined) return Effect.fail(closed)
       const problem = timeout === undefined ? undefined : deadlineProblem("timeout", timeout)
@@ -120,7 +127,7 @@ export const make = (options: {
             : options.send(Codec.controlCancel(requestId)).pipe(Effect.ignore)
         ),
         Effect.ensuring(Effect.sync(() => pending.delete(requestId))),
-        Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response)),
+        Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response, asDecoded)),
         // Its span: see `Tracing.ts` for the names and attributes.
         Effect.tapError((error) =>
           Effect.annotateCurrentSpan({ "claude.error.reason": error.reason._tag, "error.type": error.reason._tag })

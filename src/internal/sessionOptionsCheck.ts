@@ -9,6 +9,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
+import * as CliVersion from "../CliVersion.ts"
 
 /**
  * The options checked here, as `Claude.open` takes them (its `SessionOptions`, which this module
@@ -17,7 +18,10 @@ import * as Option from "effect/Option"
 export type Checked =
   & { readonly maxLineBytes?: number | undefined }
   & { readonly [Name in "closeGrace" | (typeof deadlines)[number][0]]?: Duration.Input | undefined }
-  & { readonly errorResults?: unknown; readonly cliVersionPolicy?: { readonly onUnsupported?: unknown } | undefined }
+  & {
+    readonly errorResults?: unknown
+    readonly cliVersionPolicy?: { readonly onUnsupported?: unknown; readonly range?: CliVersion.Range | undefined } | undefined
+  }
 
 /**
  * The deadlines, each positive (zero would end what it bounds before it starts), with what its
@@ -88,6 +92,9 @@ export const problemsOf = (options: Checked): Array<string> => {
   if (onUnsupported !== undefined && onUnsupported !== "fail" && onUnsupported !== "warn") {
     problems.push(`cliVersionPolicy.onUnsupported must be "fail" or "warn" (got ${shown(onUnsupported)})`)
   }
+  const range = options.cliVersionPolicy?.range
+  const rangeProblem = range === undefined ? undefined : CliVersion.rangeProblem(range)
+  if (rangeProblem !== undefined) problems.push(`cliVersionPolicy.range: ${rangeProblem}`)
   return problems
 }
 
