@@ -242,6 +242,14 @@ export interface Recorder {
    * @since 0.2.0
    */
   readonly streamEvents?: boolean | undefined
+  /**
+   * Given the session's secrets (the `Redacted` values of its environment, an `apiKey`) before
+   * any line: what the recorder writes must not hold them (a tool that prints its environment).
+   * `Transcript`'s recorders replace them with `[redacted]`, as the account e-mail.
+   *
+   * @since 0.2.0
+   */
+  readonly secrets?: ((values: ReadonlyArray<string>) => void) | undefined
 }
 
 /**
@@ -740,6 +748,7 @@ const openSession: (
     )
 
     const recorder = options.transcript
+    recorder?.secrets?.(Tracing.secretsOf(command.env))
     const write = (message: Protocol.StdinMessage): Effect.Effect<void, ClaudeError.ClaudeError> =>
       Effect.suspend(() => {
         // A value JSON cannot hold (a BigInt, a cycle) is the caller's to hear of: nothing is sent.

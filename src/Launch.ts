@@ -707,7 +707,9 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (options.forkSession === true) args.push("--fork-session")
   if (options.continueConversation === true) args.push("--continue")
   if (typeof options.systemPrompt === "string") args.push(...valueFlag("--system-prompt", options.systemPrompt))
-  const append = typeof options.systemPrompt === "object" ? options.systemPrompt.append : options.appendSystemPrompt
+  // A preset's `append`, or `appendSystemPrompt` (with or without a preset: validate refuses both).
+  const append = (typeof options.systemPrompt === "object" ? options.systemPrompt.append : undefined) ??
+    options.appendSystemPrompt
   if (append !== undefined) {
     args.push(...valueFlag("--append-system-prompt", append))
   }

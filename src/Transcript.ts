@@ -19,9 +19,10 @@
  * ```
  *
  * Recording never slows the session: `record` only enqueues (unbounded), and a fiber writes.
- * The account e-mail from the `initialize` answer is replaced with `[redacted]` in every line;
- * lines are held back until that answer is seen (or the recorder closes), so even the lines
- * written before it are redacted. A failing sink never ends the session: the failure is logged
+ * The account e-mail from the `initialize` answer and the session's secrets (the `Redacted` values
+ * of its environment, given through `Recorder.secrets`) are replaced with `[redacted]` in every
+ * line, also escaped inside JSON text in a string; lines are held back until that answer is seen
+ * (or the recorder closes), so even the lines written before it are redacted. A failing sink never ends the session: the failure is logged
  * and kept in `failure`, and the lines after it are dropped. Closing the scope flushes what is
  * queued, waiting at most `flushTimeout`.
  *
@@ -135,19 +136,38 @@ const initializeAnswer = (message: unknown, ids: ReadonlySet<string>): Option.Op
 }
 
 /**
+ * The forms of `secret` in a line's JSON text: inside a string (JSON escapes are per character),
+ * and inside JSON text inside a string, escaped again (a tool's printed config), up to three times.
+ */
+const needlesOf = (secret: string): Array<string> => {
+  const needles: Array<string> = []
+  let form = secret
+  for (let depth = 0; depth < 3; depth++) {
+    form = JSON.stringify(form).slice(1, -1)
+    if (!needles.includes(form)) needles.push(form)
+  }
+  return needles
+}
+
+/**
  * The redacting line encoder: turns entries into lines, holding them back until the e-mail of
- * the `initialize` answer is known (or known absent). `finish` releases what is held.
+ * the `initialize` answer is known (or known absent), and replacing the e-mail and the session's
+ * secrets (`secrets`) with `[redacted]`. `finish` releases what is held.
  */
 const makeEncoder = () => {
   const initializeIds = new Set<string>()
   let settled = false
-  let needle: string | undefined
+  const needles: Array<string> = []
   const held: Array<Entry> = []
   const encode = (entry: Entry): string => {
-    const line = JSON.stringify({ dir: entry.dir, ts: entry.ts, msg: entry.msg }) + "\n"
-    return needle === undefined ? line : line.split(needle).join(REDACTED)
+    let line = JSON.stringify({ dir: entry.dir, ts: entry.ts, msg: entry.msg }) + "\n"
+    for (const needle of needles) if (line.includes(needle)) line = line.split(needle).join(REDACTED)
+    return line
   }
   return {
+    secrets: (values: ReadonlyArray<string>): void => {
+      for (const value of values) if (value.length > 0) needles.push(...needlesOf(value))
+    },
     push: (entry: Entry): ReadonlyArray<string> => {
       if (settled) return [encode(entry)]
       if (entry.dir === "send") {
@@ -159,8 +179,7 @@ const makeEncoder = () => {
         const answer = initializeAnswer(entry.msg, initializeIds)
         if (Option.isSome(answer)) {
           settled = true
-          // The e-mail as it appears inside a JSON string (JSON escapes are per character).
-          needle = answer.value === undefined ? undefined : JSON.stringify(answer.value).slice(1, -1)
+          if (answer.value !== undefined) needles.push(...needlesOf(answer.value))
           return held.splice(0).map(encode)
         }
       }
@@ -235,6 +254,7 @@ export const toSink: <E>(
         Queue.offerUnsafe(queue, { dir, ts: clock.currentTimeMillisUnsafe(), msg })
       },
       streamEvents,
+      secrets: encoder.secrets,
       failure: Effect.sync(() => Option.fromUndefinedOr(failure))
     }
     return recorder

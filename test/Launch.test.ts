@@ -636,4 +636,17 @@ describe("findExecutable", () => {
       assert.include(message, "npm install @anthropic-ai/claude-code")
       assert.include(message, "`executable` option")
     }))
+  // Found by an audit: the preset without its own `append` dropped `appendSystemPrompt`.
+  it.effect("appendSystemPrompt with the claude_code preset (no append of its own) reaches the CLI", () =>
+    Effect.gen(function*() {
+      const options: Launch.LaunchOptions = {
+        systemPrompt: { type: "preset", preset: "claude_code" },
+        appendSystemPrompt: "Always answer in French."
+      }
+      yield* Launch.validate(options, noWiring)
+      const { args } = Launch.buildCommand(options, noWiring)
+      const at = args.indexOf("--append-system-prompt")
+      assert.notStrictEqual(at, -1, args.join(" "))
+      assert.strictEqual(args[at + 1], "Always answer in French.")
+    }))
 })

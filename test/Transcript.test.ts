@@ -195,7 +195,36 @@ describe("Replay", { timeout: 30_000 }, () => {
         }
       },
       { dir: "send", msg: { type: "control_request", request_id: "recorded-init", request: { subtype: "initialize", hooks: {} } } },
-      { dir: "send", msg: { type: "control_response", response: { subtype: "success", request_id: "cli-1", response: {} } } },
+      // The library's answer as it writes it (a replay compares the body: a handler that answers
+      // otherwise is a mismatch).
+      {
+        dir: "send",
+        msg: {
+          type: "control_response",
+          response: {
+            subtype: "success",
+            request_id: "cli-1",
+            response: {
+              mcp_response: {
+                jsonrpc: "2.0",
+                id: 1,
+                result: {
+                  tools: [{
+                    name: "echo",
+                    description: "Echo",
+                    inputSchema: {
+                      type: "object",
+                      properties: { text: { type: "string" } },
+                      required: ["text"],
+                      additionalProperties: true
+                    }
+                  }]
+                }
+              }
+            }
+          }
+        }
+      },
       {
         dir: "recv",
         msg: FakeCli.success({ request_id: "recorded-init" }, {

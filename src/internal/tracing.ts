@@ -644,6 +644,15 @@ export class SessionTracing {
   }
 }
 
+/** The values of `env` that are `Redacted`: the session's secrets. */
+export const secretsOf = (env: Readonly<Record<string, Launch.EnvValue>>): Array<string> => {
+  const secrets: Array<string> = []
+  for (const value of Object.values(env)) {
+    if (Redacted.isRedacted(value) && Redacted.value(value).length > 0) secrets.push(Redacted.value(value))
+  }
+  return secrets
+}
+
 /**
  * The tracing of a session whose span is `sessionSpan`, with the program's `Tracer`, metric
  * registry and `TraceContent`; the `Redacted` values of `env` are its secrets.
@@ -654,8 +663,7 @@ export const make = (
 ): Effect.Effect<SessionTracing> =>
   Effect.gen(function*() {
     const clock = yield* Clock.Clock
-    const secrets: Array<string> = []
-    for (const value of Object.values(env)) if (Redacted.isRedacted(value)) secrets.push(Redacted.value(value))
+    const secrets = secretsOf(env)
     return new SessionTracing({
       tracer: yield* Tracer.Tracer,
       enabled: yield* References.TracerEnabled,

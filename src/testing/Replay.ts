@@ -9,7 +9,9 @@
  * - a `control_request` by its `subtype` (its `request_id` is mapped, so the recorded
  *   `control_response`s are rewritten to the library's id);
  * - a `control_response` (the library answering the CLI) by its `request_id` (the CLI's requests
- *   are played with their recorded ids) and its `subtype`;
+ *   are played with their recorded ids), its `subtype` and its body (the decision of a
+ *   permission or hook handler, an MCP tool's result, an error's text): a handler that now
+ *   answers otherwise is a mismatch;
  * - a `user` turn by its content (text and images); its recorded uuid is mapped to the one the
  *   library wrote, in every `recv` line played after it (the CLI echoes it as
  *   `user_message_uuid(s)` and `command_uuid`, by which the library matches a turn's events);
@@ -50,7 +52,8 @@ const sendKey = (message: unknown): string => {
       return `control_request/${String(asRecord(m.request).subtype)}`
     case "control_response": {
       const response = asRecord(m.response)
-      return `control_response/${String(response.request_id)}/${String(response.subtype)}`
+      const body = response.subtype === "success" ? response.response : response.error
+      return `control_response/${String(response.request_id)}/${String(response.subtype)}/${JSON.stringify(body ?? null)}`
     }
     case "control_cancel_request":
       return "control_cancel_request"

@@ -1,0 +1,57 @@
+/**
+ * A transcript holds no secret of the session: a CLI line that carries one (a Bash tool printing
+ * `$GITHUB_TOKEN`, the API key) is written with `[redacted]`, as the account e-mail is (README,
+ * "Secrets"). Before, only the e-mail was replaced (found by an audit).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Claude from "../src/Claude.ts"
+import * as Transcript from "../src/Transcript.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+
+const EMAIL = "someone@example.com"
+const API_KEY = "sk-test-secret-0123456789abcdef"
+const TOKEN = "ghp_testsecret0123456789abcdef"
+
+describe("secrets in transcripts", () => {
+  it.live("a secret the CLI echoes is redacted in the transcript, as the e-mail is", () =>
+    Effect.gen(function*() {
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-secrets-"))
+      const file = Path.join(dir, "t.ndjson")
+      const cli = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          const initialize = yield* cli.nextMatching((m) => m.type === "control_request")
+          yield* cli.emit(FakeCli.success(initialize, {
+            commands: [],
+            models: [],
+            account: { email: EMAIL }
+          }))
+          yield* cli.nextMatching((m) => m.type === "user")
+          const text = `env says ANTHROPIC_API_KEY=${API_KEY} GITHUB_TOKEN=${TOKEN} for ${EMAIL}`
+          for (const line of FakeCli.textTurn({ sessionId: "s-1", text })) yield* cli.emit(line)
+          return yield* Effect.exit(cli.next).pipe(Effect.as(0))
+        })
+      )
+      yield* Effect.scoped(Effect.gen(function*() {
+        const recorder = yield* Transcript.toFile(file)
+        const session = yield* Claude.open({
+          apiKey: Redacted.make(API_KEY),
+          env: { GITHUB_TOKEN: TOKEN },
+          transcript: recorder,
+          closeGrace: "1 second"
+        })
+        const result = yield* session.run("print the env")
+        assert.include(result.result, "env says")
+      })).pipe(Effect.provide(cli))
+      const text = Fs.readFileSync(file, "utf8")
+      Fs.rmSync(dir, { recursive: true, force: true })
+      assert.include(text, "env says")
+      assert.notInclude(text, EMAIL, "the e-mail is redacted (control)")
+      assert.notInclude(text, API_KEY, "the apiKey (Redacted) reached the transcript in clear")
+      assert.notInclude(text, TOKEN, "GITHUB_TOKEN (a default secret name) reached the transcript in clear")
+    }))
+})
