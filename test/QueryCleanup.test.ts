@@ -1,4 +1,4 @@
-/** Audit: the one-shots leave no CLI behind however they end. */
+/** The one-shots (`Claude.query`, `Claude.queryStream`) leave no CLI behind however they end: interrupted, timed out, or done. */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -20,7 +20,7 @@ const hangingCli = () => {
   return { counts, layer }
 }
 
-describe("audit: query", () => {
+describe("query", () => {
   it.live("query interrupted mid-turn ends its CLI", () =>
     Effect.gen(function*() {
       const { counts, layer } = hangingCli()
