@@ -100,8 +100,11 @@ export class SessionTracing {
   /** The prompts of the turns that run, when content is on. */
   private readonly prompts = new SmallMap<Tracer.Span, string>()
   private model: string | undefined
-  /** The tools the CLI announced (its last `system/init`); unknown before one. */
-  private toolNames: ReadonlySet<string> | undefined
+  /**
+   * The tools the CLI announced (its last `system/init`); unknown before one. Kept as the line's
+   * own array, read only for a refused use: nothing is built a turn.
+   */
+  private toolNames: ReadonlyArray<string> | undefined
   private conversationId: string | undefined
   /** Each metric's series: an instance and the context it is updated in (see `count`). */
   private readonly series = new Map<
@@ -267,7 +270,7 @@ export class SessionTracing {
 
   private init(init: Protocol.SystemInit, running: ReadonlyArray<Turn>): void {
     const { sessionSpan } = this.options
-    this.toolNames = new Set(init.tools)
+    this.toolNames = init.tools
     if (this.conversationId === undefined) {
       this.conversationId = init.session_id
       sessionSpan.attribute("gen_ai.conversation.id", init.session_id)
@@ -429,7 +432,7 @@ export class SessionTracing {
 
   /** Whether the CLI announced a tool of this name (any name, before it announced its tools). */
   private announced(name: string): boolean {
-    return this.toolNames === undefined || this.toolNames.has(name)
+    return this.toolNames === undefined || this.toolNames.includes(name)
   }
 
   /** Ends the spans of the calls and tools still open; a tool's says it did not finish. */
