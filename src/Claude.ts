@@ -729,7 +729,8 @@ const openSession: (
     // The session's own span, open as long as the session: handler calls made outside any turn
     // are parented to it.
     const sessionSpan = yield* Effect.makeSpanScoped("claude.session", { root: false })
-    const tracing = yield* Tracing.make(sessionSpan, command.env)
+    const secrets = Tracing.secretsOf(command.env, [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
+    const tracing = yield* Tracing.make(sessionSpan, secrets)
     const spec = { executable: options.executable, env: command.env, cwd: options.cwd, closeGrace }
     const subscribers = new Subscribers<Event>()
     const mirror = storeModule === undefined || store === undefined || storeOptions === undefined
@@ -748,7 +749,7 @@ const openSession: (
     )
 
     const recorder = options.transcript
-    recorder?.secrets?.(Tracing.secretsOf(command.env))
+    recorder?.secrets?.(secrets)
     const write = (message: Protocol.StdinMessage): Effect.Effect<void, ClaudeError.ClaudeError> =>
       Effect.suspend(() => {
         // A value JSON cannot hold (a BigInt, a cycle) is the caller's to hear of: nothing is sent.

@@ -740,7 +740,9 @@ export const layer = (
         let stored = false
         if (result === undefined && failure === undefined && Exit.isFailure(exit)) {
           // Interrupted (or a defect) before a result: the turn may not have run; nothing recorded.
-          // The CLI open now may hold it, so no later turn runs there (`forgetAbandoned`).
+          // It may be in the CLI's conversation (its line written, no event of it read yet), so no
+          // later turn runs there (`forgetAbandoned`). Erring on the safe side: an attempt that
+          // never reached the CLI (interrupted while waiting for its turn) costs a reopen too.
           if (current !== undefined) tainted = true
           verdict = exit as Exit.Exit<never, ClaudeError.ClaudeError>
         } else {
@@ -878,7 +880,7 @@ export const layer = (
           if (current === undefined || (attempt === 1 && !tainted)) return Effect.void
           if (holders > 0) {
             return Effect.logWarning(
-              `session ${sessionId}: a turn runs again while its CLI is in use; the conversation keeps the earlier attempt`
+              `session ${sessionId}: its CLI holds an abandoned attempt but another call uses it; the conversation keeps that attempt`
             )
           }
           return resource.close

@@ -4,6 +4,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Claude from "../src/Claude.ts"
+import type * as CliVersion from "../src/CliVersion.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 
@@ -61,7 +62,8 @@ describe("the session's own options", () => {
         [{ errorResults: "failed" as "fail" }, 'errorResults must be "fail" or "return" (got "failed")'],
         [{ cliVersionPolicy: { onUnsupported: "warning" as "warn" } }, 'cliVersionPolicy.onUnsupported must be "fail" or "warn" (got "warning")'],
         [{ cliVersionPolicy: { range: { floor: "2.1", below: "2.2" } } }, 'cliVersionPolicy.range: a range\'s floor and below must be versions x.y.z (got "2.1" and "2.2")'],
-        [{ cliVersionPolicy: { range: { floor: "2.2.0", below: "2.1.0" } } }, "cliVersionPolicy.range: a range's floor must be below its below (got 2.2.0 and 2.1.0)"]
+        [{ cliVersionPolicy: { range: { floor: "2.2.0", below: "2.1.0" } } }, "cliVersionPolicy.range: a range's floor must be below its below (got 2.2.0 and 2.1.0)"],
+        [{ cliVersionPolicy: { range: null as unknown as CliVersion.Range } }, "cliVersionPolicy.range: it must be { floor, below } (got null)"]
       ]
       for (const [options, expected] of cases) {
         const description = yield* refusal(options)

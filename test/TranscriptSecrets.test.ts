@@ -10,6 +10,7 @@ import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Claude from "../src/Claude.ts"
+import { secretsOf } from "../src/internal/tracing.ts"
 import * as Transcript from "../src/Transcript.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 
@@ -54,4 +55,14 @@ describe("secrets in transcripts", () => {
       assert.notInclude(text, API_KEY, "the apiKey (Redacted) reached the transcript in clear")
       assert.notInclude(text, TOKEN, "GITHUB_TOKEN (a default secret name) reached the transcript in clear")
     }))
+  it("the session's secrets: its env's Redacted values and the host's values it inherits, 8 characters or more, longest first", () => {
+    const secrets = secretsOf(
+      { OWN: Redacted.make("sk-own-secret-01"), PLAIN: "not a secret", SHORT: Redacted.make("list"), GH_TOKEN: Redacted.make("ghp_own_value_0") },
+      ["GH_TOKEN", "GITHUB_TOKEN", "ANTHROPIC_API_KEY"],
+      { GH_TOKEN: "ghp_host_value_ignored", GITHUB_TOKEN: "ghp_inherited_0123", ANTHROPIC_API_KEY: "short" }
+    )
+    // A short value ("list") would turn every such word of every line into [redacted]; the host's
+    // GH_TOKEN is not the CLI's (env sets its own).
+    assert.deepStrictEqual(secrets, ["ghp_inherited_0123", "sk-own-secret-01", "ghp_own_value_0"])
+  })
 })

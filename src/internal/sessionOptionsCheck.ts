@@ -92,8 +92,12 @@ export const problemsOf = (options: Checked): Array<string> => {
   if (onUnsupported !== undefined && onUnsupported !== "fail" && onUnsupported !== "warn") {
     problems.push(`cliVersionPolicy.onUnsupported must be "fail" or "warn" (got ${shown(onUnsupported)})`)
   }
-  const range = options.cliVersionPolicy?.range
-  const rangeProblem = range === undefined ? undefined : CliVersion.rangeProblem(range)
+  const range: unknown = options.cliVersionPolicy?.range
+  const rangeProblem = range === undefined
+    ? undefined
+    : typeof range !== "object" || range === null
+    ? `it must be { floor, below } (got ${shown(range)})`
+    : CliVersion.rangeProblem(range as CliVersion.Range)
   if (rangeProblem !== undefined) problems.push(`cliVersionPolicy.range: ${rangeProblem}`)
   return problems
 }

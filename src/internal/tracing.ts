@@ -647,26 +647,38 @@ export class SessionTracing {
   }
 }
 
-/** The values of `env` that are `Redacted`: the session's secrets. */
-export const secretsOf = (env: Readonly<Record<string, Launch.EnvValue>>): Array<string> => {
-  const secrets: Array<string> = []
-  for (const value of Object.values(env)) {
-    if (Redacted.isRedacted(value) && Redacted.value(value).length > 0) secrets.push(Redacted.value(value))
+/** Secrets shorter than this are left alone: a short word in every line is noise, not a secret. */
+const minSecretLength = 8
+
+/**
+ * The session's secrets: the `Redacted` values of its `env`, and the host's values of the secret
+ * variables (`secretNames`) the CLI inherits from it (an `ANTHROPIC_API_KEY` of the host's own),
+ * longest first (a secret holding another is replaced whole).
+ */
+export const secretsOf = (
+  env: Readonly<Record<string, Launch.EnvValue>>,
+  secretNames: ReadonlyArray<string>,
+  host: Readonly<Record<string, string | undefined>> = process.env
+): Array<string> => {
+  const secrets = new Set<string>()
+  for (const value of Object.values(env)) if (Redacted.isRedacted(value)) secrets.add(Redacted.value(value))
+  for (const name of secretNames) {
+    const inherited = host[name]
+    if (!Object.hasOwn(env, name) && inherited !== undefined) secrets.add(inherited)
   }
-  return secrets
+  return [...secrets].filter((secret) => secret.length >= minSecretLength).sort((a, b) => b.length - a.length)
 }
 
 /**
  * The tracing of a session whose span is `sessionSpan`, with the program's `Tracer`, metric
- * registry and `TraceContent`; the `Redacted` values of `env` are its secrets.
+ * registry and `TraceContent`, keeping `secrets` ({@link secretsOf}) out of what it writes.
  */
 export const make = (
   sessionSpan: Tracer.Span,
-  env: Readonly<Record<string, Launch.EnvValue>>
+  secrets: ReadonlyArray<string>
 ): Effect.Effect<SessionTracing> =>
   Effect.gen(function*() {
     const clock = yield* Clock.Clock
-    const secrets = secretsOf(env)
     return new SessionTracing({
       tracer: yield* Tracer.Tracer,
       enabled: yield* References.TracerEnabled,

@@ -9,9 +9,10 @@
  * - a `control_request` by its `subtype` (its `request_id` is mapped, so the recorded
  *   `control_response`s are rewritten to the library's id);
  * - a `control_response` (the library answering the CLI) by its `request_id` (the CLI's requests
- *   are played with their recorded ids), its `subtype` and its body (the decision of a
- *   permission or hook handler, an MCP tool's result, an error's text): a handler that now
- *   answers otherwise is a mismatch;
+ *   are played with their recorded ids), its `subtype` and the decision it carries (a
+ *   permission's or a dialog's `behavior`, an elicitation's `action`, a hook's `decision`,
+ *   `continue` and `permissionDecision`, whether an MCP answer is an error): a handler that now
+ *   decides otherwise is a mismatch, one whose words or values vary from run to run is not;
  * - a `user` turn by its content (text and images); its recorded uuid is mapped to the one the
  *   library wrote, in every `recv` line played after it (the CLI echoes it as
  *   `user_message_uuid(s)` and `command_uuid`, by which the library matches a turn's events);
@@ -44,6 +45,19 @@ type Json = Record<string, unknown>
 
 const asRecord = (u: unknown): Json => (u !== null && typeof u === "object" ? u as Json : {})
 
+/** What an answer to the CLI decides, its words and values aside (see the module's comment). */
+const decisionOf = (body: unknown): string => {
+  const answer = asRecord(body)
+  if (answer.behavior !== undefined) return `behavior ${String(answer.behavior)}`
+  if (answer.action !== undefined) return `action ${String(answer.action)}`
+  if (answer.mcp_response !== undefined) {
+    const rpc = asRecord(answer.mcp_response)
+    return rpc.error !== undefined ? "mcp error" : asRecord(rpc.result).isError === true ? "mcp isError" : "mcp result"
+  }
+  const specific = asRecord(answer.hookSpecificOutput)
+  return `hook ${String(answer.decision)} ${String(answer.continue)} ${String(specific.permissionDecision)}`
+}
+
 /** The key a `send` is matched by. */
 const sendKey = (message: unknown): string => {
   const m = asRecord(message)
@@ -52,8 +66,8 @@ const sendKey = (message: unknown): string => {
       return `control_request/${String(asRecord(m.request).subtype)}`
     case "control_response": {
       const response = asRecord(m.response)
-      const body = response.subtype === "success" ? response.response : response.error
-      return `control_response/${String(response.request_id)}/${String(response.subtype)}/${JSON.stringify(body ?? null)}`
+      const decision = response.subtype === "success" ? decisionOf(response.response) : ""
+      return `control_response/${String(response.request_id)}/${String(response.subtype)}/${decision}`
     }
     case "control_cancel_request":
       return "control_cancel_request"
