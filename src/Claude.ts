@@ -772,7 +772,8 @@ const openSession: (
     // The CLI's version once told: it decides whether a timed-out request may be cancelled.
     let cliVersion: string | undefined
     // Until the version is checked, no cancel is sent: the CLI may be one that exits on it (2.1.0,
-    // whose `initialize` names no version: `claude --version` tells it, later).
+    // whose `initialize` names no version: `claude --version` tells it, later). A request given up
+    // before then is not cancelled at all; its late answer, if any, matches nothing and is dropped.
     let versionChecked = false
     const outgoing = Outgoing.make({
       send: write,
