@@ -157,7 +157,12 @@ describe("the real CLI", { timeout: 120_000 }, () => {
       })
       yield* Effect.sleep("300 millis")
       void toolRunning
-      const results = session.events.pipe(Stream.filter((e) => e.type === "result"), Stream.runHead, Effect.forkChild)
+      // Subscribed now, before the interrupt: a fiber started later could miss the aborted result.
+      const results = session.events.pipe(
+        Stream.filter((e) => e.type === "result"),
+        Stream.runHead,
+        Effect.forkChild({ startImmediately: true })
+      )
       const resultFiber = yield* results
       const before = yield* Clock.currentTimeMillis
       yield* Fiber.interrupt(fiber)
@@ -184,7 +189,12 @@ describe("the real CLI", { timeout: 120_000 }, () => {
         Effect.forkChild
       )
       while (deltas < 10) yield* Effect.sleep("20 millis")
-      const resultFiber = yield* session.events.pipe(Stream.filter((e) => e.type === "result"), Stream.runHead, Effect.forkChild)
+      // Subscribed now, before the interrupt: a fiber started later could miss the aborted result.
+      const resultFiber = yield* session.events.pipe(
+        Stream.filter((e) => e.type === "result"),
+        Stream.runHead,
+        Effect.forkChild({ startImmediately: true })
+      )
       const before = yield* Clock.currentTimeMillis
       yield* Fiber.interrupt(fiber)
       const elapsed = (yield* Clock.currentTimeMillis) - before
