@@ -958,15 +958,18 @@ export const layer = (
         Turn: ({ payload }) => turn(payload),
         Send: ({ payload }) => send(payload),
         Interrupt: () => current === undefined ? Effect.void : current.interrupt,
+        // A live CLI takes the setting first; only one it accepted is kept for the next CLIs (a
+        // refused model or mode would otherwise be launched with, on any runner).
         SetModel: ({ payload }) =>
           Effect.gen(function*() {
+            const resolved = current === undefined ? payload.model : yield* current.setModel(payload.model)
             yield* ledger.setting({ model: payload.model }, yield* Clock.currentTimeMillis)
-            return current === undefined ? payload.model : yield* current.setModel(payload.model)
+            return resolved
           }),
         SetPermissionMode: ({ payload }) =>
           Effect.gen(function*() {
-            yield* ledger.setting({ permissionMode: payload.mode }, yield* Clock.currentTimeMillis)
             if (current !== undefined) yield* current.setPermissionMode(payload.mode)
+            yield* ledger.setting({ permissionMode: payload.mode }, yield* Clock.currentTimeMillis)
           }),
         Status: () =>
           Effect.sync(() =>

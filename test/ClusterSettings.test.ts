@@ -1,0 +1,81 @@
+/**
+ * The cluster entity keeps a model or permission mode for the next CLIs only once the live CLI
+ * accepted it. Before, a refused one was recorded first, and the next CLI (after an idle close,
+ * `Close` or a runner change) was launched with it, a refused `bypassPermissions` included (found
+ * by an audit).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as TestRunner from "effect/cluster/TestRunner"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import { TestClock } from "effect/testing"
+import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+import * as SessionStore from "../src/SessionStore.ts"
+
+const S1 = "11111111-1111-4111-8111-111111111111"
+const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0")}`
+
+describe("a refused setting", () => {
+  it.effect("a SetModel or SetPermissionMode the CLI refuses is not the setting of the next CLI", () => {
+    const spawns: Array<string | undefined> = []
+    const modes: Array<string | undefined> = []
+    const transport = FakeCli.layer((cli) =>
+      Effect.gen(function*() {
+        const args = cli.spec.args
+        const resume = args.find((a) => a.startsWith("--resume="))
+        const sessionId = resume !== undefined ? resume.slice("--resume=".length) : args[args.indexOf("--session-id") + 1]!
+        const modelArg = args.find((a) => a.startsWith("--model"))
+        modes.push(args.includes("--permission-mode") ? args[args.indexOf("--permission-mode") + 1] : args.find((a) => a.startsWith("--permission-mode=")))
+        spawns.push(
+          modelArg === undefined ? undefined : modelArg.includes("=") ? modelArg.split("=")[1] : args[args.indexOf(modelArg) + 1]
+        )
+        return yield* FakeCli.conversation({
+          sessionId,
+          onControl: (request, cli) => {
+            const body = request.request as Record<string, unknown>
+            if (body.subtype === "set_permission_mode" && body.mode === "bypassPermissions") {
+              return cli.emit(FakeCli.failure(request, "bypassPermissions is not allowed"))
+            }
+            if (body.subtype === "set_model" && body.model === "no-such-model") {
+              return cli.emit(FakeCli.failure(request, "model no-such-model not found"))
+            }
+            return cli.emit(FakeCli.success(request, body.subtype === "set_model" ? { model: body.model } : {}))
+          },
+          onUser: (text, _i, cli, message) =>
+            Effect.forEach(
+              FakeCli.textTurn({ sessionId, text: `echo ${text}`, userMessageUuid: typeof message.uuid === "string" ? message.uuid : undefined }),
+              (line) => cli.emit(line),
+              { discard: true }
+            )
+        })(cli)
+      })
+    )
+    const memory = Effect.runSync(SessionStore.makeMemory)
+    const layer = ClaudeSessionEntity.layer({}).pipe(
+      Layer.provideMerge(TestRunner.layer),
+      Layer.provide(transport),
+      Layer.provide(Layer.succeed(SessionStore.SessionStore, memory))
+    )
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      yield* session.Run({ uuid: uuid(1), prompt: "one" })
+      const refused = yield* Effect.exit(session.SetModel({ model: "no-such-model" }))
+      assert.isTrue(Exit.isFailure(refused), "the CLI refused the model")
+      yield* session.Close()
+      yield* TestClock.adjust(1)
+      yield* session.Run({ uuid: uuid(2), prompt: "two" })
+      const refusedMode = yield* Effect.exit(session.SetPermissionMode({ mode: "bypassPermissions" }))
+      assert.isTrue(Exit.isFailure(refusedMode), "the CLI refused the mode")
+      yield* session.Close()
+      yield* TestClock.adjust(1)
+      yield* session.Run({ uuid: uuid(3), prompt: "three" })
+      // The refused mode must not be passed to the next CLI.
+      assert.deepStrictEqual(modes, [undefined, undefined, undefined], "permission modes")
+      // The refused model must not be passed to the next CLI.
+      assert.deepStrictEqual(spawns, [undefined, undefined, undefined], "models")
+    }).pipe(Effect.provide(layer))
+  })
+})
