@@ -6,7 +6,8 @@
  * - **Prompt.** The prompt's system messages become the session's system prompt (else
  *   `options.systemPrompt`, else Claude Code's own). By default every call is a fresh session:
  *   the last user message is the turn (its PNG, JPEG, GIF and WebP images as image blocks, other
- *   files named only), earlier messages go before it as a transcript. With
+ *   files named only; a message of images alone gets a word for them), earlier messages go before
+ *   it as a transcript, one JSON object a message (no message's text passes for another's). With
  *   `conversation: "resume"`, a call that continues a conversation this model answered (a
  *   `Chat`'s next turn) resumes that CLI session by its id and sends only the new user
  *   message: the agent keeps its own context (its tool calls, files read) and the history is not
@@ -245,9 +246,9 @@ const resumeOf = (
   tracker: Conversations
 ): Resume | undefined => {
   if (options.conversation !== "resume") return undefined
-  if (providerOptions.previousResponseId !== undefined && providerOptions.incrementalPrompt !== undefined) {
-    return { sessionId: providerOptions.previousResponseId, messages: providerOptions.incrementalPrompt.content }
-  }
+  // Always the library's own record, never `effect/ai`'s `ResponseIdTracker` (`previousResponseId`):
+  // that one keeps an id per message object, so two Chats sharing a history (or a fork) would
+  // resume whichever session answered last, and see each other's turns.
   return tracker.prepare(providerOptions.prompt.content)
 }
 
@@ -449,19 +450,22 @@ const renderPrompt = (all: ReadonlyArray<Prompt.Message>, toSend: ReadonlyArray<
   const rest = toSend.filter((message) => message.role !== "system")
   const last = rest.at(-1)
   const earlier = last?.role === "user" ? rest.slice(0, -1) : rest
-  const ask = last?.role === "user" ? messageText(last, true) : "Continue."
+  const images = last === undefined ? [] : imagesOf(last)
+  const text = last?.role === "user" ? messageText(last, true) : "Continue."
+  // A turn needs text: a message of images alone gets a word for them.
+  const ask = text.trim() === "" && images.length > 0 ? "(see the image)" : text
+  // One JSON object a message: no message's text can pass for another message (a user's
+  // "\n\nAssistant: ..." stays inside its own string).
   const input = earlier.length === 0
     ? ask
-    : `The conversation so far:\n\n${earlier.map((message) => `${roleName(message.role)}: ${messageText(message)}`).join("\n\n")}\n\nNow: ${ask}`
-  const images = last === undefined ? [] : imagesOf(last)
+    : `The conversation so far, one message a line as JSON:\n${
+      earlier.map((message) => JSON.stringify({ role: message.role, content: messageText(message) })).join("\n")
+    }\n\nNow: ${ask}`
   return {
     system: systems.length === 0 ? undefined : systems.join("\n\n"),
     input: images.length === 0 ? input : { text: input, images }
   }
 }
-
-const roleName = (role: Prompt.Message["role"]): string =>
-  role === "user" ? "User" : role === "assistant" ? "Assistant" : role === "tool" ? "Tool" : "System"
 
 const messageText = (message: Prompt.Message, imagesSent = false): string => {
   if (message.role === "system") return message.content
@@ -471,11 +475,12 @@ const messageText = (message: Prompt.Message, imagesSent = false): string => {
       case "text":
         lines.push(part.text)
         break
+      // With the call's id on both: parallel calls of one tool stay paired with their results.
       case "tool-call":
-        lines.push(`[called ${part.name} with ${stringify(part.params)}]`)
+        lines.push(`[called ${part.name} (call ${part.id}) with ${stringify(part.params)}]`)
         break
       case "tool-result":
-        lines.push(`[${part.name} ${part.isFailure ? "failed with" : "returned"} ${stringify(part.result)}]`)
+        lines.push(`[${part.name} (call ${part.id}) ${part.isFailure ? "failed with" : "returned"} ${stringify(part.result)}]`)
         break
       case "file":
         // The turn's own images go as image blocks; other files, and earlier images, are named only.

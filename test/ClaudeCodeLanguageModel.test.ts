@@ -323,8 +323,8 @@ describe("ClaudeCodeLanguageModel", () => {
       }).pipe(Effect.provide(modelOn(cli.transport)))
       assert.lengthOf(cli.launches, 2)
       assert.strictEqual(argValue(cli.launches[1]!, "--resume"), undefined)
-      assert.include(cli.users[1]!, "User: My name is Ada.")
-      assert.include(cli.users[1]!, "Assistant: answer 1")
+      assert.include(cli.users[1]!, JSON.stringify({ role: "user", content: "My name is Ada." }))
+      assert.include(cli.users[1]!, JSON.stringify({ role: "assistant", content: "answer 1" }))
       assert.include(cli.users[1]!, "What is my name?")
     }))
 
@@ -405,7 +405,7 @@ describe("ClaudeCodeLanguageModel", () => {
         return yield* chat.generateText({ prompt: "What is my name?" })
       }).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
       assert.deepStrictEqual(launches.map((spec) => argValue(spec, "--resume")), [undefined, "session-1", undefined])
-      assert.include(users[1]!, "User: My name is Ada.")
+      assert.include(users[1]!, JSON.stringify({ role: "user", content: "My name is Ada." }))
       assert.include(second.text, "What is my name?")
     }))
 
