@@ -178,7 +178,7 @@ export const make: (options?: Options) => Effect.Effect<LanguageModel.LanguageMo
   "ClaudeCodeLanguageModel.make"
 )(function*(options: Options = {}) {
   const transport = yield* Transport
-  const tracker = new Conversations()
+  const tracker = conversations
   const stream = (providerOptions: LanguageModel.ProviderOptions, text: TextSource) =>
     streamParts(options, providerOptions, tracker, text).pipe(Stream.provideService(Transport, transport))
   return yield* LanguageModel.make({
@@ -415,6 +415,14 @@ class Conversations {
     return { sessionId: answered.sessionId, messages: messages.slice(lastAssistant + 1), answered: key }
   }
 }
+
+/**
+ * One record for every model of the program: a model built for each call (`Effect.provide` around
+ * each `generateText`, an `ExecutionPlan`) resumes what another answered. Weakly held, so nothing
+ * outlives the conversations; a session of another `cwd` is one the CLI does not find, and a fresh
+ * one takes its place.
+ */
+const conversations = new Conversations()
 
 // -----------------------------------------------------------------------------
 // Prompt → turn

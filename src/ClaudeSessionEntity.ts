@@ -650,6 +650,19 @@ export const layer = (
       }).pipe(Effect.updateContext((own: Context.Context<Scope.Scope>) => Context.merge(context, own)))
 
       // Acquired lazily (never here), so making it cannot fail.
+      /**
+       * Records an accepted setting for the next CLIs; when the ledger fails, `undo` takes it back on
+       * the live CLI, and that CLI is reopened (with the ledger's settings) before the next turn.
+       */
+      const keepSetting = (settings: { readonly model?: string; readonly permissionMode?: string }, undo: Effect.Effect<unknown, unknown> | undefined) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => ledger.setting(settings, now)).pipe(
+          Effect.tapError(() =>
+            undo === undefined ? Effect.void : Effect.andThen(Effect.ignore(undo), Effect.sync(() => {
+              tainted = true
+            }))
+          )
+        )
+
       const resource = yield* Effect.orDie(EntityResource.make({
         acquire: open,
         idleTimeToLive: options.idleTimeToLive ?? "5 minutes"
@@ -959,17 +972,24 @@ export const layer = (
         Send: ({ payload }) => send(payload),
         Interrupt: () => current === undefined ? Effect.void : current.interrupt,
         // A live CLI takes the setting first; only one it accepted is kept for the next CLIs (a
-        // refused model or mode would otherwise be launched with, on any runner).
+        // refused model or mode would otherwise be launched with, on any runner). One the ledger
+        // could not keep is taken back on that CLI, which is reopened before the next turn anyway:
+        // the caller heard it failed, so no turn may run with it.
         SetModel: ({ payload }) =>
           Effect.gen(function*() {
-            const resolved = current === undefined ? payload.model : yield* current.setModel(payload.model)
-            yield* ledger.setting({ model: payload.model }, yield* Clock.currentTimeMillis)
+            const live = current
+            const resolved = live === undefined ? payload.model : yield* live.setModel(payload.model)
+            yield* keepSetting({ model: payload.model }, live?.setModel(ledger.settings.model))
             return resolved
           }),
         SetPermissionMode: ({ payload }) =>
           Effect.gen(function*() {
-            if (current !== undefined) yield* current.setPermissionMode(payload.mode)
-            yield* ledger.setting({ permissionMode: payload.mode }, yield* Clock.currentTimeMillis)
+            const live = current
+            if (live !== undefined) yield* live.setPermissionMode(payload.mode)
+            yield* keepSetting(
+              { permissionMode: payload.mode },
+              live?.setPermissionMode((ledger.settings.permissionMode ?? "default") as Launch.PermissionMode)
+            )
           }),
         Status: () =>
           Effect.sync(() =>

@@ -10,15 +10,17 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
+import * as ClaudeError from "../src/ClaudeError.ts"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as SessionStore from "../src/SessionStore.ts"
+import type { Transport } from "../src/Transport.ts"
 
 const S1 = "11111111-1111-4111-8111-111111111111"
 const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0")}`
 
-describe("a refused setting", () => {
-  it.effect("a SetModel or SetPermissionMode the CLI refuses is not the setting of the next CLI", () => {
+/** A fake CLI that refuses the model "no-such-model" and the mode bypassPermissions; records each launch's model and mode. */
+const settingsCli = () => {
     const spawns: Array<string | undefined> = []
     const modes: Array<string | undefined> = []
     const transport = FakeCli.layer((cli) =>
@@ -52,12 +54,21 @@ describe("a refused setting", () => {
         })(cli)
       })
     )
-    const memory = Effect.runSync(SessionStore.makeMemory)
-    const layer = ClaudeSessionEntity.layer({}).pipe(
-      Layer.provideMerge(TestRunner.layer),
-      Layer.provide(transport),
-      Layer.provide(Layer.succeed(SessionStore.SessionStore, memory))
-    )
+  return { spawns, modes, transport }
+}
+
+/** The entity on `transport` over `store`, under a test runner. */
+const entityOn = (transport: Layer.Layer<Transport>, store: SessionStore.SessionStore["Service"]) =>
+  ClaudeSessionEntity.layer({}).pipe(
+    Layer.provideMerge(TestRunner.layer),
+    Layer.provide(transport),
+    Layer.provide(Layer.succeed(SessionStore.SessionStore, store))
+  )
+
+describe("a refused setting", () => {
+  it.effect("a SetModel or SetPermissionMode the CLI refuses is not the setting of the next CLI", () => {
+    const { spawns, modes, transport } = settingsCli()
+    const layer = entityOn(transport, Effect.runSync(SessionStore.makeMemory))
     return Effect.gen(function*() {
       yield* TestClock.adjust(1)
       const session = (yield* ClaudeSessionEntity.client)(S1)
@@ -77,5 +88,31 @@ describe("a refused setting", () => {
       // The refused model must not be passed to the next CLI.
       assert.deepStrictEqual(spawns, [undefined, undefined, undefined], "models")
     }).pipe(Effect.provide(layer))
+  })
+  it.effect("an accepted mode is the next CLI's; one the ledger could not keep is taken back and the CLI reopened without it", () => {
+    const { modes, transport } = settingsCli()
+    const memory = Effect.runSync(SessionStore.makeMemory)
+    // The ledger refuses to keep the mode plan: after the CLI accepted it.
+    const store = SessionStore.SessionStore.of({
+      ...memory,
+      append: (key, entries) =>
+        entries.some((entry) => entry.type === "settings" && entry.permissionMode === "plan")
+          ? Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({ store: "test", operation: "append", description: "down" })))
+          : memory.append(key, entries)
+    })
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      yield* session.Run({ uuid: uuid(1), prompt: "one" })
+      yield* session.SetPermissionMode({ mode: "acceptEdits" })
+      yield* session.Close()
+      yield* TestClock.adjust(1)
+      yield* session.Run({ uuid: uuid(2), prompt: "two" })
+      const unkept = yield* Effect.exit(session.SetPermissionMode({ mode: "plan" }))
+      assert.isTrue(Exit.isFailure(unkept), "the ledger did not keep it")
+      // The next turn runs on a CLI reopened with the kept mode, not the one the caller heard fail.
+      yield* session.Run({ uuid: uuid(3), prompt: "three" })
+      assert.deepStrictEqual(modes, [undefined, "acceptEdits", "acceptEdits"])
+    }).pipe(Effect.provide(entityOn(transport, store)))
   })
 })

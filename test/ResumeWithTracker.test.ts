@@ -68,4 +68,12 @@ describe("resume with a ResponseIdTracker in the context", () => {
       }).pipe(withTracker, Effect.provide(model(transport)))
       assert.deepStrictEqual(resumed(launches), [undefined, "session-1", undefined])
     }))
+  it.effect("a Chat whose model is provided to each call (a layer built per call) still resumes its session", () =>
+    Effect.gen(function*() {
+      const { launches, transport } = sessionPerLaunch()
+      const chat = yield* Chat.empty
+      yield* chat.generateText({ prompt: "A1" }).pipe(Effect.provide(model(transport)))
+      yield* chat.generateText({ prompt: "A2" }).pipe(Effect.provide(model(transport)))
+      assert.deepStrictEqual(resumed(launches), [undefined, "session-1"])
+    }).pipe(withTracker))
 })
