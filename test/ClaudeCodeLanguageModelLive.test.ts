@@ -215,7 +215,7 @@ describe("effect/ai on Claude Code (real CLI, fake model)", () => {
       assert.strictEqual(answer.text, "Your name is Ada.")
       const requests = yield* setup.model.messageRequests
       // The fresh session got the first turn as a transcript.
-      assert.include(FakeModel.lastUserText(requests.at(-1)!), "User: My name is Ada.")
+      assert.include(FakeModel.lastUserText(requests.at(-1)!), JSON.stringify({ role: "user", content: "My name is Ada." }))
     }).pipe(Effect.scoped))
 
   it.live("interrupting streamText's consumer interrupts the CLI turn; the next call works", () =>
