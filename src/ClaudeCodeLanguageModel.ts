@@ -178,9 +178,8 @@ export const make: (options?: Options) => Effect.Effect<LanguageModel.LanguageMo
   "ClaudeCodeLanguageModel.make"
 )(function*(options: Options = {}) {
   const transport = yield* Transport
-  const tracker = conversations
   const stream = (providerOptions: LanguageModel.ProviderOptions, text: TextSource) =>
-    streamParts(options, providerOptions, tracker, text).pipe(Stream.provideService(Transport, transport))
+    streamParts(options, providerOptions, conversations, text).pipe(Stream.provideService(Transport, transport))
   return yield* LanguageModel.make({
     // The whole answer: its text from the CLI's complete messages, so that an attempt the CLI
     // abandoned mid-stream (and retried) is not part of it.

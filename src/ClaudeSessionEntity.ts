@@ -649,12 +649,14 @@ export const layer = (
         // Scope, which the RcRef provides: the CLI lives as long as the resource, not the entity.
       }).pipe(Effect.updateContext((own: Context.Context<Scope.Scope>) => Context.merge(context, own)))
 
-      // Acquired lazily (never here), so making it cannot fail.
       /**
        * Records an accepted setting for the next CLIs; when the ledger fails, `undo` takes it back on
        * the live CLI, and that CLI is reopened (with the ledger's settings) before the next turn.
        */
-      const keepSetting = (settings: { readonly model?: string; readonly permissionMode?: string }, undo: Effect.Effect<unknown, unknown> | undefined) =>
+      const keepSetting = (
+        settings: { readonly model?: string; readonly permissionMode?: string },
+        undo: Effect.Effect<unknown, unknown> | undefined
+      ) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => ledger.setting(settings, now)).pipe(
           Effect.tapError(() =>
             undo === undefined ? Effect.void : Effect.andThen(Effect.ignore(undo), Effect.sync(() => {
@@ -663,6 +665,7 @@ export const layer = (
           )
         )
 
+      // Acquired lazily (never here), so making it cannot fail.
       const resource = yield* Effect.orDie(EntityResource.make({
         acquire: open,
         idleTimeToLive: options.idleTimeToLive ?? "5 minutes"
