@@ -20,6 +20,7 @@ import * as ClaudeCodeLanguageModel from "../src/ClaudeCodeLanguageModel.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { assistantLine, toolResultLine } from "./support/toolLines.ts"
+import { argValue, interleave, resumed, sessionPerLaunch } from "./support/resumedSessions.ts"
 import type { LaunchSpec } from "../src/Transport.ts"
 
 const sessionId = "11111111-1111-4111-8111-111111111111"
@@ -53,37 +54,6 @@ const textReply = (text: (prompt: string, index: number) => string, chunks = 1) 
 
 const modelOn = <E, R>(transport: Layer.Layer<import("../src/Transport.ts").Transport, E, R>, options?: ClaudeCodeLanguageModel.Options) =>
   ClaudeCodeLanguageModel.layer(options).pipe(Layer.provide(transport))
-
-const argValue = (spec: LaunchSpec, flag: string): string | undefined => {
-  const index = spec.args.indexOf(flag)
-  if (index >= 0) return spec.args[index + 1]
-  return spec.args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1)
-}
-
-/** A CLI that starts session-<n> on its n-th launch, or goes on with the session it resumes. */
-const sessionPerLaunch = () => {
-  const launches: Array<LaunchSpec> = []
-  const transport = FakeCli.layer((cli) => {
-    launches.push(cli.spec)
-    const resumed = argValue(cli.spec, "--resume")
-    return FakeCli.conversation({ sessionId: resumed ?? `session-${launches.length}` })(cli)
-  })
-  return { launches, transport }
-}
-
-/** The session each launch resumed. */
-const resumed = (launches: ReadonlyArray<LaunchSpec>) => launches.map((spec) => argValue(spec, "--resume"))
-
-/** Two Chats made by `chat`, taking turns: A1, B1, A2, B2. */
-const interleave = <E, R>(chat: Effect.Effect<Chat.Chat, E, R>) =>
-  Effect.gen(function*() {
-    const a = yield* chat
-    const b = yield* chat
-    yield* a.generateText({ prompt: "A1" })
-    yield* b.generateText({ prompt: "B1" })
-    yield* a.generateText({ prompt: "A2" })
-    yield* b.generateText({ prompt: "B2" })
-  })
 
 // A toolkit with one tool of ours and Claude Code's Bash.
 const GetWeather = Tool.make("GetWeather", {

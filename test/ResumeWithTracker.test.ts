@@ -12,37 +12,12 @@ import * as Chat from "effect/ai/Chat"
 import * as Prompt from "effect/ai/Prompt"
 import * as ResponseIdTracker from "effect/ai/ResponseIdTracker"
 import * as ClaudeCodeLanguageModel from "../src/ClaudeCodeLanguageModel.ts"
-import * as FakeCli from "../src/testing/FakeCli.ts"
-import type { LaunchSpec } from "../src/Transport.ts"
+import { interleave, resumed, sessionPerLaunch } from "./support/resumedSessions.ts"
 
-const argValue = (spec: LaunchSpec, flag: string): string | undefined => {
-  const index = spec.args.indexOf(flag)
-  if (index >= 0) return spec.args[index + 1]
-  return spec.args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1)
-}
-const sessionPerLaunch = () => {
-  const launches: Array<LaunchSpec> = []
-  const transport = FakeCli.layer((cli) => {
-    launches.push(cli.spec)
-    const resumed = argValue(cli.spec, "--resume")
-    return FakeCli.conversation({ sessionId: resumed ?? `session-${launches.length}` })(cli)
-  })
-  return { launches, transport }
-}
-const resumed = (launches: ReadonlyArray<LaunchSpec>) => launches.map((spec) => argValue(spec, "--resume"))
 const model = (transport: ReturnType<typeof sessionPerLaunch>["transport"]) =>
   ClaudeCodeLanguageModel.layer({ conversation: "resume" }).pipe(Layer.provide(transport))
 const withTracker = Effect.provideServiceEffect(ResponseIdTracker.ResponseIdTracker, ResponseIdTracker.make)
 
-const interleave = <E, R>(chat: Effect.Effect<Chat.Chat, E, R>) =>
-  Effect.gen(function*() {
-    const a = yield* chat
-    const b = yield* chat
-    yield* a.generateText({ prompt: "A1" })
-    yield* b.generateText({ prompt: "B1" })
-    yield* a.generateText({ prompt: "A2" })
-    yield* b.generateText({ prompt: "B2" })
-  })
 
 describe("resume with a ResponseIdTracker in the context", () => {
   it.effect("two Chats from one history each start their own session, not the other's", () =>
