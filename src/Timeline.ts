@@ -317,27 +317,40 @@ export interface Summary {
 }
 
 /**
- * One user turn: its prompt, what happened, and how it ended (`summary` is absent while it
- * runs, or when the transcript ends before its result).
+ * One turn: a user turn (its prompt), or a turn the CLI started by itself (`origin`); what
+ * happened, and how it ended (`summary` is absent while it runs, or when the transcript ends
+ * before its result).
  *
  * @since 0.2.0
  * @category models
  */
 export interface Turn {
-  /** 1-based, in the order the prompts were sent. */
+  /** 1-based, in the order the turns began (a prompt sent, or a turn the CLI started). */
   readonly index: number
-  /** The prompt's text (images as `[image]`). */
+  /** The prompt's text (images as `[image]`); empty for a turn the CLI started by itself. */
   readonly prompt: string
-  /** When the prompt was sent. */
+  /** When the prompt was sent, or the CLI started the turn. */
   readonly ts?: number | undefined
+  /**
+   * Set on a turn the CLI started by itself, with no prompt (a background task it was told of
+   * finished): what started it, the `kind` of its result's `origin` (`task-notification`, …), or
+   * `unknown` until that result is read.
+   *
+   * @since 0.3.0
+   */
+  readonly origin?: string | undefined
   /** What happened, in order. */
   readonly items: ReadonlyArray<Item>
   /** How it ended. */
   readonly summary?: Summary | undefined
   /** The turn whose result answered this prompt too (the CLI merged queued prompts into one turn). */
   readonly mergedInto?: number | undefined
-  /** `running` until its result; `error` when the result says so or an error was reported. */
-  readonly status: "running" | "ok" | "error"
+  /**
+   * `running` until its result; `error` when the result says so or an error was reported;
+   * `cancelled` when the prompt was withdrawn before it ran (`cancel_async_message`, or the CLI's
+   * `command_lifecycle` `cancelled`).
+   */
+  readonly status: "running" | "ok" | "error" | "cancelled"
 }
 
 /**
@@ -439,6 +452,10 @@ export const make = (): Builder => {
   /** The turn index of each item that is answered later (0: the preamble). */
   const turnOf = new Map<Item, number>()
   const usage = new TurnUsageTracker()
+  /** The turn the CLI started by itself that runs now: the lines that name no turn are its. */
+  let automatic: MutableTurn | undefined
+  /** Whether the CLI echoes the prompts' uuids (then a `system/init` naming none is its own turn). */
+  let echoes = false
 
   /** The turns a line names (`user_message_uuid(s)`, which the CLI echoes since 2.1). */
   const named = (msg: Json): ReadonlyArray<MutableTurn> => {
@@ -447,6 +464,7 @@ export const make = (): Builder => {
       : typeof msg.user_message_uuid === "string"
       ? [msg.user_message_uuid]
       : []
+    if (ids.length > 0) echoes = true
     const out: Array<MutableTurn> = []
     for (const id of ids) {
       const turn = typeof id === "string" ? byUuid.get(id) : undefined
@@ -454,9 +472,28 @@ export const make = (): Builder => {
     }
     return out
   }
-  /** The turn a line read belongs to: the one it names, else the oldest open one, else the last one. */
+  /**
+   * The turn a line read belongs to: the one it names, else the turn the CLI started by itself,
+   * else the oldest open one, else the last one.
+   */
   const current = (msg?: Json): MutableTurn | undefined =>
-    (msg === undefined ? undefined : named(msg)[0]) ?? open[0] ?? turns[turns.length - 1]
+    (msg === undefined ? undefined : named(msg)[0]) ?? automatic ?? open[0] ?? turns[turns.length - 1]
+  /** A turn the CLI starts by itself: it has no prompt, and is no user turn's. */
+  const startAutomatic = (ts: number | undefined): MutableTurn => {
+    const turn: MutableTurn = { index: turns.length + 1, prompt: "", origin: "unknown", ts, items: [], status: "running" }
+    turns.push(turn)
+    automatic = turn
+    return turn
+  }
+  /** A prompt withdrawn before it ran: it ends, and later lines are no longer its. */
+  const withdraw = (uuid: string | undefined): ReadonlyArray<number> => {
+    const turn = uuid === undefined ? undefined : byUuid.get(uuid)
+    const at = turn === undefined ? -1 : open.indexOf(turn)
+    if (turn === undefined || at === -1) return []
+    open.splice(at, 1)
+    turn.status = "cancelled"
+    return [turn.index]
+  }
   const add = (item: Item, msg?: Json): number => {
     const turn = current(msg)
     if (turn === undefined) {
@@ -491,24 +528,31 @@ export const make = (): Builder => {
         return [add(item)]
       }
       case "control_response":
-        return [answered(msg, ts)]
+        return answered(msg, ts)
       default:
         return []
     }
   }
 
-  const answered = (msg: Json, ts: number | undefined): number => {
+  const answered = (msg: Json, ts: number | undefined): ReadonlyArray<number> => {
     const response = isRecord(msg.response) ? msg.response : {}
     const requestId = str(response.request_id) ?? ""
     const item = requests.get(requestId)
-    if (item === undefined) return 0
+    if (item === undefined) return [0]
     requests.delete(requestId)
     const ok = response.subtype !== "error"
     const body = ok ? response.response : response.error
     item.decision = { ok, summary: ok ? answerSummary(item.kind, body) : "error", body, ts }
     const index = turnOfRequest(item)
     if (!ok && index > 0) turns[index - 1]!.status = "error"
-    return index
+    // The CLI withdrew the queued prompt the program asked it to.
+    if (
+      ok && item.kind === "control" && item.subtype === "cancel_async_message" && isRecord(item.request) &&
+      isRecord(body) && body.cancelled === true
+    ) {
+      return [index, ...withdraw(str(item.request.message_uuid))]
+    }
+    return [index]
   }
 
   const received = (msg: Json, ts: number | undefined, raw: Transcript.Line): ReadonlyArray<number> => {
@@ -521,13 +565,16 @@ export const make = (): Builder => {
     switch (msg.type) {
       case "system": {
         if (msg.subtype === "init") {
+          // A CLI turn for no prompt: none is waiting, or the CLI echoes uuids and names none.
+          const own = named(msg).length === 0 && (open.length === 0 || echoes)
+          automatic = own ? startAutomatic(ts) : undefined
           session.sessionId = str(msg.session_id)
           session.model = str(msg.model)
           session.cwd = str(msg.cwd)
           session.cliVersion = str(msg.claude_code_version)
           session.permissionMode = str(msg.permissionMode)
           session.tools = Array.isArray(msg.tools) ? msg.tools.length : 0
-          return [0]
+          return own ? [0, automatic!.index] : [0]
         }
         return [add({ kind: "system", subtype: str(msg.subtype) ?? "?", message: msg, ts }, msg)]
       }
@@ -594,14 +641,31 @@ export const make = (): Builder => {
         return [add(item)]
       }
       case "control_response":
-        return [answered(msg, ts)]
+        return answered(msg, ts)
+      case "control_cancel_request": {
+        // The CLI no longer waits for this answer (its turn was interrupted).
+        const requestId = str(msg.request_id) ?? ""
+        const item = requests.get(requestId)
+        if (item === undefined) return []
+        requests.delete(requestId)
+        item.decision = { ok: false, summary: "cancelled", body: undefined, ts }
+        return [turnOfRequest(item)]
+      }
+      case "command_lifecycle":
+        echoes = true
+        return msg.state === "cancelled" ? withdraw(str(msg.command_uuid)) : []
       case "result": {
         const result = decoded.success as Protocol.ResultMessage
         const share = usage.next(result)
         timeline.totalCostUsd = result.total_cost_usd
-        // The turns it answers: the ones it names (queued prompts the CLI merged), else the oldest open one.
+        // The turns it answers: the ones it names (queued prompts the CLI merged, or folded into
+        // a turn the CLI started by itself), else the CLI's own turn, else the oldest open one.
+        // A result with `origin` is never a prompt's own: it ends the CLI's own turn.
         const answers = named(msg)
-        const turn = answers[0] ?? open[0] ?? turns[turns.length - 1]
+        const own = automatic ?? (result.origin !== undefined ? startAutomatic(ts) : undefined)
+        automatic = undefined
+        if (own !== undefined && isRecord(result.origin)) own.origin = str(result.origin.kind) ?? "unknown"
+        const turn = own ?? answers[0] ?? open[0] ?? turns[turns.length - 1]
         if (turn === undefined) return [0]
         const changed = [turn.index]
         for (const t of answers.length === 0 ? [turn] : answers) {

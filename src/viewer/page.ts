@@ -73,20 +73,29 @@ const systemGist = (message: unknown): string => {
 const decision = (answer: Timeline.Answer | undefined): string =>
   answer === undefined
     ? `<span class="badge pending">no answer</span>`
-    : `<span class="badge ${answer.ok ? escapeHtml(answer.summary) : "error"}">${escapeHtml(answer.summary)}</span>`
+    : `<span class="badge ${answer.ok || answer.summary === "cancelled" ? escapeHtml(answer.summary) : "error"}">${
+      escapeHtml(answer.summary)
+    }</span>`
+
+/**
+ * The end of an item's class attribute: a subagent's item (`subagent`: the tool use that runs it)
+ * is marked, and names that tool use on hover.
+ */
+const sub = (subagent: string | undefined): string =>
+  subagent === undefined ? `"` : ` sub" title="subagent of ${escapeHtml(subagent)}"`
 
 const item = (it: Timeline.Item, start: number | undefined): string => {
   const at = offset(it.ts, start)
   switch (it.kind) {
     case "text":
-      return `<div class="item text${it.subagent === undefined ? "" : " sub"}">${at}${block(it.text)}</div>`
+      return `<div class="item text${sub(it.subagent)}>${at}${block(it.text)}</div>`
     case "thinking":
-      return `<div class="item thinking">${at}${block(it.text)}</div>`
+      return `<div class="item thinking${sub(it.subagent)}>${at}${block(it.text)}</div>`
     case "tool": {
       const result = it.result === undefined
         ? `<div class="result pending">no result yet</div>`
         : `<div class="result${it.result.isError ? " error" : ""}">${block(it.result.text)}</div>`
-      return `<div class="item tool">${at}<b class="name" title="${escapeHtml(it.id)}">${escapeHtml(it.name)}</b>${jsonBlock(it.input)}${result}</div>`
+      return `<div class="item tool${sub(it.subagent)}>${at}<b class="name" title="${escapeHtml(it.id)}">${escapeHtml(it.name)}</b>${jsonBlock(it.input)}${result}</div>`
     }
     case "permission":
       return `<div class="item permission">${at}<b>${escapeHtml(it.toolName)}</b> ${decision(it.decision)}${jsonBlock(it.decision?.body ?? it.input)}</div>`
@@ -115,6 +124,9 @@ const summary = (s: Timeline.Summary | undefined, turn: Timeline.Turn): string =
   if (s === undefined && turn.mergedInto !== undefined) {
     return `<span class="badge ${turn.status}">answered with turn ${turn.mergedInto}</span>`
   }
+  if (s === undefined && turn.status === "cancelled") {
+    return `<span class="badge cancelled">cancelled before it ran</span>`
+  }
   if (s === undefined) return `<span class="badge running">${turn.status === "error" ? "error, running" : "running"}</span>`
   return [
     `<span class="badge ${s.isError ? "error" : "ok"}">${
@@ -127,6 +139,11 @@ const summary = (s: Timeline.Summary | undefined, turn: Timeline.Turn): string =
   ].join("")
 }
 
+const prompt = (turn: Timeline.Turn): string =>
+  turn.origin === undefined
+    ? `<div class="prompt">${block(turn.prompt)}</div>`
+    : `<div class="prompt cli"><span class="dim">started by the CLI, not by a prompt (${escapeHtml(turn.origin)})</span></div>`
+
 /**
  * One turn as a `<section id="turn-N">`.
  *
@@ -136,7 +153,7 @@ const summary = (s: Timeline.Summary | undefined, turn: Timeline.Turn): string =
 export const renderTurn = (turn: Timeline.Turn): string => {
   const items: Array<string> = []
   for (const it of turn.items) items.push(item(it, turn.ts))
-  return `<section class="turn ${turn.status}" id="turn-${turn.index}"><h2>Turn ${turn.index}${turn.ts === undefined ? "" : `<span class="at">${clock(turn.ts)}</span>`}${summary(turn.summary, turn)}</h2><div class="prompt">${block(turn.prompt)}</div>${items.join("")}</section>`
+  return `<section class="turn ${turn.status}" id="turn-${turn.index}"><h2>Turn ${turn.index}${turn.ts === undefined ? "" : `<span class="at">${clock(turn.ts)}</span>`}${summary(turn.summary, turn)}</h2>${prompt(turn)}${items.join("")}</section>`
 }
 
 /**
@@ -180,7 +197,8 @@ summary{cursor:pointer;font:12px ui-monospace,monospace;padding:2px 0}
 .item.error,.item.problem,.result.error{border-left-color:var(--err)}.item.error pre,.item.problem pre{color:var(--err)}
 .item.permission,.item.hook{border-left-color:var(--warn)}.item.thinking pre{font-style:italic;color:var(--dim)}
 .item::before,.prompt::before,.result::before{font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--dim);margin-right:6px}
-.prompt::before{content:"user"}.item.text::before{content:"assistant"}.item.text.sub::before{content:"assistant (subagent)"}.item.thinking::before{content:"thinking"}
+.prompt::before{content:"user"}.prompt.cli::before{content:"CLI"}.item.text::before{content:"assistant"}.item.text.sub::before{content:"assistant (subagent)"}.item.thinking::before{content:"thinking"}
+.item.thinking.sub::before{content:"thinking (subagent)"}.item.tool.sub::before{content:"tool (subagent)"}.item.sub{border-left-style:dashed}
 .item.tool::before{content:"tool"}.result::before{content:"result"}.result.error::before{content:"error"}.item.permission::before{content:"permission"}
 .item.hook::before{content:"hook"}.item.control.send::before{content:"control → CLI"}.item.control.recv::before{content:"control ← CLI"}
 .item.system::before{content:"system"}.item.error::before{content:"error"}.item.problem::before{content:"protocol problem"}
@@ -188,7 +206,7 @@ summary{cursor:pointer;font:12px ui-monospace,monospace;padding:2px 0}
 .result{margin:4px 0 0 8px}.label{font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--dim);margin-right:6px}
 .at{font:11px ui-monospace,monospace;color:var(--dim);margin-right:6px}.dim{color:var(--dim);font-size:12px}
 .badge{font-size:11px;padding:1px 6px;border-radius:8px;border:1px solid var(--line)}
-.badge.ok,.badge.allow,.badge.continue{color:var(--ok)}.badge.error,.badge.deny,.badge.stop{color:var(--err)}.badge.running,.badge.pending,.badge.ask{color:var(--warn)}
+.badge.ok,.badge.allow,.badge.continue{color:var(--ok)}.badge.error,.badge.deny,.badge.stop{color:var(--err)}.badge.running,.badge.pending,.badge.ask{color:var(--warn)}.badge.cancelled{color:var(--dim)}.turn.cancelled{border-left-color:var(--line)}
 .prompt pre{background:transparent;border:1px solid var(--line)}.cost{font-weight:600}.facts span{white-space:nowrap}
 nav{display:flex;gap:8px;align-items:center;position:sticky;top:0;background:var(--bg);padding:4px 0;border-bottom:1px solid var(--line)}
 button{font:12px system-ui;padding:2px 8px}`

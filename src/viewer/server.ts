@@ -90,6 +90,21 @@ export const load: (
     return { builder, bytes: end, rest: buffer.toString("utf8", end) }
   })
 
+/**
+ * {@link load} of a transcript read once, as a whole: a last line without its newline is read if
+ * it is whole, else shown as a problem (the recorder stopped while writing it: what came before
+ * is still worth reading).
+ */
+const loadWhole = (path: string) =>
+  Effect.map(load(path, { partial: true }), ({ builder, rest }) => {
+    if (rest.trim() !== "") {
+      const line = decodeLine(rest)
+      if (Option.isSome(line)) builder.push(line.value)
+      else builder.problem("the transcript's last line is cut off (no newline): the recorder stopped while writing it", rest)
+    }
+    return builder
+  })
+
 const decodeTranscriptLine = Schema.decodeUnknownOption(Transcript.Line)
 const decodeLine = (raw: string): Option.Option<Transcript.Line> => {
   try {
@@ -221,7 +236,7 @@ const local = (
 /** The routes: the page, and with `follow` its event stream. */
 const routes = Effect.fnUntraced(function*(options: ServeOptions) {
   if (options.follow !== true) {
-    const { builder } = yield* load(options.path)
+    const builder = yield* loadWhole(options.path)
     const html = Page.renderPage(builder.timeline, { title: Path.basename(options.path) })
     return HttpRouter.add("GET", "/", local(() => Effect.succeed(htmlResponse(html))))
   }
@@ -279,7 +294,7 @@ export const serve: (options: ServeOptions) => Effect.Effect<Served, ClaudeError
 export const writeHtml: (path: string, out: string) => Effect.Effect<void, ClaudeError.ClaudeError> = Effect.fn(
   "Viewer.writeHtml"
 )(function*(path: string, out: string) {
-  const { builder } = yield* load(path)
+  const builder = yield* loadWhole(path)
   const html = Page.renderPage(builder.timeline, { title: Path.basename(path) })
   yield* Effect.tryPromise({
     try: async () => {

@@ -1,0 +1,184 @@
+/**
+ * The timeline (`src/Timeline.ts`) and its page (`src/viewer/`) on what the CLI writes around
+ * the prompts: a turn it starts by itself, a queued prompt withdrawn, a request it cancels, a
+ * subagent's items, and a transcript whose recorder died mid-line. Two read real CLI 2.1.332
+ * recordings from testdata/protocol (`{"t","dir","msg"}`, plus `meta` lines that are not
+ * transcript lines), turned into transcript lines here.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Timeline from "../src/Timeline.ts"
+import type * as Transcript from "../src/Transcript.ts"
+import * as Page from "../src/viewer/page.ts"
+import * as Server from "../src/viewer/server.ts"
+import { makeTempDir } from "./support/tempDir.ts"
+
+const protocol = Path.resolve(import.meta.dirname, "../testdata/protocol")
+
+/** A protocol recording as transcript lines (its `t` as `ts`; its `meta` lines left out). */
+const recording = (name: string): ReadonlyArray<Transcript.Line> => {
+  const out: Array<Transcript.Line> = []
+  for (const raw of Fs.readFileSync(Path.join(protocol, name), "utf8").split("\n")) {
+    if (raw.trim() === "") continue
+    const line = JSON.parse(raw) as { readonly t: number; readonly dir: string; readonly msg: unknown }
+    if (line.dir === "send" || line.dir === "recv") out.push({ dir: line.dir, ts: line.t, msg: line.msg })
+  }
+  return out
+}
+
+const send = (msg: unknown, ts: number): Transcript.Line => ({ dir: "send", ts, msg })
+const recv = (msg: unknown, ts: number): Transcript.Line => ({ dir: "recv", ts, msg })
+
+const SESSION = "11111111-2222-4333-8444-555555555555"
+const A = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
+const B = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
+const C = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
+
+const user = (content: string, uuid: string) => ({
+  type: "user",
+  message: { role: "user", content },
+  parent_tool_use_id: null,
+  session_id: "",
+  uuid
+})
+const assistant = (content: ReadonlyArray<unknown>, extra: Record<string, unknown> = {}) => ({
+  type: "assistant",
+  message: { id: "msg_1", type: "message", role: "assistant", model: "m", content, stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } },
+  parent_tool_use_id: null,
+  session_id: SESSION,
+  uuid: `a-${Math.random()}`,
+  ...extra
+})
+const result = (cost: number, extra: Record<string, unknown> = {}) => ({
+  type: "result",
+  subtype: "success",
+  is_error: false,
+  session_id: SESSION,
+  uuid: `r-${cost}`,
+  num_turns: 1,
+  duration_ms: 100,
+  duration_api_ms: 50,
+  total_cost_usd: cost,
+  usage: { input_tokens: 10, output_tokens: 5 },
+  modelUsage: {},
+  permission_denials: [],
+  result: "done",
+  ...extra
+})
+const lifecycle = (commandUuid: string, state: string) => ({
+  type: "command_lifecycle",
+  command_uuid: commandUuid,
+  state,
+  uuid: `l-${commandUuid}-${state}`,
+  session_id: SESSION
+})
+
+describe("the timeline", () => {
+  it("an automatic turn's result (origin: a background agent finished) does not replace the summary of the user turn before it", () => {
+    // Real CLI 2.1.332: the user turn's result at t=689 ($0.00142 so far), then the CLI runs a
+    // turn of its own when the background agent is done, whose result (t=1235) has `origin`.
+    const timeline = Timeline.fromLines(recording("c4-subagent-background.ndjson"))
+    const first = timeline.turns[0]!
+    assert.strictEqual(first.prompt, "Use a subagent")
+    assert.strictEqual(first.summary?.ts, 689, "the user turn's summary is its own result's, not the automatic turn's")
+    assert.closeTo(first.summary?.costUsd ?? -1, 0.00142, 1e-9)
+    // The CLI's own turn is an entry of its own, with what started it and its own result.
+    const own = timeline.turns[1]!
+    assert.strictEqual(timeline.turns.length, 2)
+    assert.strictEqual(own.origin, "task-notification")
+    assert.strictEqual(own.prompt, "")
+    assert.strictEqual(own.summary?.ts, 1235)
+    assert.strictEqual(own.status, "ok")
+    assert.include(Page.renderTurn(own), "started by the CLI, not by a prompt (task-notification)")
+  })
+
+  it("a queued prompt the CLI withdrew (cancel_async_message, command_lifecycle cancelled) ends, and a later turn's permission request goes to that later turn", () => {
+    const timeline = Timeline.fromLines([
+      send(user("first", A), 1_000),
+      recv(lifecycle(A, "started"), 1_010),
+      send(user("second", B), 1_100),
+      recv(lifecycle(B, "queued"), 1_110),
+      send({ type: "control_request", request_id: "req_2_x", request: { subtype: "cancel_async_message", message_uuid: B } }, 1_200),
+      recv({ type: "control_response", response: { subtype: "success", request_id: "req_2_x", response: { cancelled: true } } }, 1_210),
+      recv(lifecycle(B, "cancelled"), 1_210),
+      recv(assistant([{ type: "text", text: "reply to first" }], { user_message_uuids: [A] }), 1_300),
+      recv(result(0.01, { user_message_uuids: [A] }), 1_400),
+      send(user("third", C), 2_000),
+      recv(lifecycle(C, "started"), 2_010),
+      recv(assistant([{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "ls" } }], { user_message_uuids: [C] }), 2_100),
+      recv({ type: "control_request", request_id: "p-1", request: { subtype: "can_use_tool", tool_name: "Bash", input: { command: "ls" }, tool_use_id: "toolu_1" } }, 2_200),
+      send({ type: "control_response", response: { subtype: "success", request_id: "p-1", response: { behavior: "allow", updatedInput: { command: "ls" } } } }, 2_210),
+      recv(result(0.02, { user_message_uuids: [C] }), 2_400)
+    ])
+    const [, second, third] = timeline.turns
+    assert.strictEqual(second!.prompt, "second")
+    assert.strictEqual(second!.status, "cancelled", "the withdrawn prompt never runs: it is not shown running forever")
+    assert.include(Page.renderTurn(second!), "cancelled before it ran")
+    assert.isFalse(second!.items.some((i) => i.kind === "permission"), "turn 2 (withdrawn) got turn 3's permission request")
+    assert.isTrue(third!.items.some((i) => i.kind === "permission"), "turn 3's permission request is in turn 3")
+  })
+
+  it("a queued prompt withdrawn on a CLI that writes no command_lifecycle lines ends at the answer {cancelled: true}", () => {
+    const timeline = Timeline.fromLines([
+      send(user("first", A), 1_000),
+      send(user("second", B), 1_100),
+      send({ type: "control_request", request_id: "req_2_x", request: { subtype: "cancel_async_message", message_uuid: B } }, 1_200),
+      recv({ type: "control_response", response: { subtype: "success", request_id: "req_2_x", response: { cancelled: true } } }, 1_210),
+      recv(result(0.01), 1_400)
+    ])
+    const [first, second] = timeline.turns
+    assert.strictEqual(second!.status, "cancelled")
+    assert.strictEqual(first!.status, "ok")
+    assert.strictEqual(first!.summary?.ts, 1_400, "the result is the first prompt's")
+  })
+
+  it("a permission request the CLI cancelled (control_cancel_request) is shown cancelled, not waiting for the program's answer", () => {
+    // Real CLI 2.1.332: a can_use_tool request left unanswered, an interrupt, then the CLI's
+    // control_cancel_request for it (line 22).
+    const timeline = Timeline.fromLines(recording("l3-cancel-can-use-tool-unanswered.ndjson"))
+    const permission = timeline.turns[0]!.items.find((i): i is Timeline.PermissionItem => i.kind === "permission")
+    assert.isDefined(permission)
+    assert.isDefined(permission!.decision, "the cancel line was dropped: the request still reads as pending")
+    assert.strictEqual(permission!.decision?.summary, "cancelled")
+  })
+})
+
+describe("the page", () => {
+  it("a subagent's tool call and thinking are told apart from the main agent's (as its text is)", () => {
+    const render = (block: unknown, parent: string | null) => {
+      const timeline = Timeline.fromLines([
+        send(user("go", A), 1_000),
+        recv(assistant([block], { parent_tool_use_id: parent }), 1_000)
+      ])
+      return Page.renderTurn(timeline.turns[0]!)
+    }
+    const blocks = {
+      "text (already told apart)": { type: "text", text: "done" },
+      "tool call": { type: "tool_use", id: "toolu_same", name: "Bash", input: { command: "rm -rf build" } },
+      "thinking": { type: "thinking", thinking: "let me think", signature: "" }
+    }
+    const same = Object.entries(blocks).filter(([, block]) => render(block, "toolu_agent") === render(block, null)).map(([name]) => name)
+    assert.deepStrictEqual(same, [], "shown exactly as the main agent's when a subagent (parent_tool_use_id) wrote it")
+  })
+
+  it.effect("--html of a transcript whose last line was cut (the recorder died mid-write) writes the page of what is there, with a note", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-audit-")
+      const path = Path.join(dir, "t.ndjson")
+      const whole = [
+        send(user("kept prompt", A), 1_000),
+        recv(assistant([{ type: "text", text: "kept answer" }], { user_message_uuids: [A] }), 1_100),
+        recv(result(0.01, { user_message_uuids: [A] }), 1_200)
+      ].map((l) => JSON.stringify(l)).join("\n")
+      Fs.writeFileSync(path, `${whole}\n{"dir":"recv","ts":1300,"msg":{"type":"assis`)
+      const out = Path.join(dir, "out.html")
+      const exit = yield* Effect.exit(Server.writeHtml(path, out))
+      assert.isTrue(Exit.isSuccess(exit), "the whole page was refused for one cut line")
+      const html = Fs.readFileSync(out, "utf8")
+      assert.include(html, "kept answer")
+      assert.include(html, "protocol problem")
+    }))
+})
