@@ -25,6 +25,7 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as DirectoryStores from "./internal/directoryStores.ts"
+import { entryTexts } from "./internal/entryTexts.ts"
 
 /**
  * Names one transcript: a session's main transcript (no `subpath`), or one of its subagents'
@@ -193,7 +194,7 @@ export const makeMemory: Effect.Effect<SessionStore["Service"]> = Effect.sync(()
   return SessionStore.of({
     name,
     append: (key, entries) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      Effect.flatMap(Effect.zip(entryTexts(name, entries), Clock.currentTimeMillis), ([texts, now]) =>
         Effect.sync(() => {
           const id = keyString(key)
           let transcript = transcripts.get(id)
@@ -201,13 +202,14 @@ export const makeMemory: Effect.Effect<SessionStore["Service"]> = Effect.sync(()
             transcript = { key, entries: [], uuids: new Set(), mtime: 0, size: 0 }
             transcripts.set(id, transcript)
           }
-          for (const entry of entries) {
+          for (let i = 0; i < entries.length; i++) {
+            const entry = entries[i]!
             if (entry.uuid !== undefined) {
               if (transcript.uuids.has(entry.uuid)) continue
               transcript.uuids.add(entry.uuid)
             }
             transcript.entries.push(entry)
-            transcript.size += JSON.stringify(entry).length + 1
+            transcript.size += texts[i]!.length + 1
           }
           lastMtime = Math.max(now, lastMtime + 1)
           transcript.mtime = lastMtime
@@ -443,7 +445,7 @@ export const makeDirectory: (
       if (fresh.length === 0) return
       // After a line cut short, the batch starts on a line of its own: glued to it, the first
       // entry would be read back as part of one unreadable line.
-      const text = fresh.map((entry) => JSON.stringify(entry) + "\n").join("")
+      const text = (yield* entryTexts(name, fresh)).map((line) => line + "\n").join("")
       const bytes = new TextEncoder().encode(state.midLine ? "\n" + text : text)
       yield* fs.writeFile(file, bytes, { flag: "a", mode: 0o600 }).pipe(
         Effect.tapError(() => Effect.sync(() => known.delete(file))),

@@ -2,8 +2,8 @@
  * The `SessionStore` on Effect's SQL clients (`effect/sql`): sessions in a database, so a session
  * run on one machine can be listed, read and resumed on another.
  *
- * - `layer` runs on any `SqlClient` in the context (SQLite and PostgreSQL are tested; the SQL is
- *   plain enough for others).
+ * - `layer` runs on the `SqlClient` in the context: SQLite or PostgreSQL, both tested (MySQL and
+ *   SQL Server are not supported: the statements use `ON CONFLICT`).
  * - `layerSqlite` is the default that needs no server: an embedded SQLite database in one file, on
  *   Node's built-in `node:sqlite` (nothing native to build). The Effect 4 SQLite client for Node
  *   is `@effect/sql-sqlite-node`, but its only Effect 4 releases (4.0.0-beta.x, the newest
@@ -18,7 +18,8 @@
  * Two tables, created by the layer when missing (`<prefix>entries`, `<prefix>sessions`; the
  * prefix is `claude_session_` unless told): one row per entry with a sequence column that keeps
  * the order of appends, a unique index on `(project, session, subpath, uuid)` so a retried batch
- * never duplicates a line (rows without a uuid are never deduplicated), and one row per session
+ * never duplicates a line (rows without a uuid are never deduplicated; a uuid a text column would
+ * not keep as it is, with NUL or a lone surrogate, is stored as its JSON text), and one row per session
  * with its last modification time for `list`. `load` reads in pages of `pageSize` rows (by
  * sequence, not offset), so a session of any size streams in bounded memory.
  *
@@ -34,6 +35,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
+import { entryTexts } from "./internal/entryTexts.ts"
 import * as sqliteNode from "./internal/sqliteNode.ts"
 import * as SessionStore from "./SessionStore.ts"
 
@@ -44,7 +46,11 @@ import * as SessionStore from "./SessionStore.ts"
  * @category models
  */
 export interface Options {
-  /** Prefix of the two tables' names; letters, digits and `_` only. Default `claude_session_`. */
+  /**
+   * Prefix of the two tables' names; letters, digits and `_` only, at most 51 characters (the
+   * longest name made from it, its unique index's, then fits PostgreSQL's 63). Default
+   * `claude_session_`.
+   */
   readonly tablePrefix?: string | undefined
   /** Rows per page when `load` streams a transcript. Default 500. */
   readonly pageSize?: number | undefined
@@ -53,6 +59,35 @@ export interface Options {
 }
 
 const insertChunk = 200
+
+/**
+ * The longest table prefix: PostgreSQL cuts names at 63 bytes, so that a longer prefix would
+ * give the unique index (`<prefix>entries_uuid`) the entries table's own name, and two prefixes
+ * alike in their first 63 characters the same tables.
+ */
+const maxPrefix = 63 - "entries_uuid".length
+
+/**
+ * The `uuid` column's value: the uuid itself when a text column keeps it as it is, else its JSON
+ * text. PostgreSQL's text refuses NUL, and a driver writes a lone surrogate as U+FFFD (two such
+ * uuids would be one). One-to-one: a uuid kept as it is never starts with `"`, its JSON text
+ * always does.
+ */
+const uuidColumn = (uuid: string): string =>
+  !textRefused.test(uuid) && !uuid.startsWith("\"") ? uuid : JSON.stringify(uuid)
+
+/** NUL, or a lone surrogate (with the `u` flag a pair is one code point; one alone is `Cs`). */
+const textRefused = /[\p{Cs}\0]/u
+
+/** Why `key` is no session key (the contract: a subpath is absent or not empty), if it is not. */
+const keyProblem = (key: Partial<SessionStore.SessionKey>): string | undefined => {
+  for (const [part, value] of [["projectKey", key.projectKey], ["sessionId", key.sessionId], ["subpath", key.subpath]] as const) {
+    if (value === undefined) continue
+    if (value === "") return `its ${part} is empty`
+    if (textRefused.test(value)) return `its ${part} holds NUL or a lone surrogate`
+  }
+  return undefined
+}
 
 const describeSql = (error: SqlError.SqlError): string => {
   const cause = error.reason.cause
@@ -93,6 +128,9 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) {
     return yield* Effect.fail(badOptions(`tablePrefix must be letters, digits and _, got ${JSON.stringify(prefix)}`))
   }
+  if (prefix.length > maxPrefix) {
+    return yield* Effect.fail(badOptions(`tablePrefix must be at most ${maxPrefix} characters, got ${prefix.length}`))
+  }
   const pageSize = options.pageSize ?? 500
   if (!Number.isInteger(pageSize) || pageSize < 1) {
     return yield* Effect.fail(badOptions(`pageSize must be a positive integer, got ${pageSize}`))
@@ -120,36 +158,49 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
     for (const statement of ddl) yield* statement
   })).pipe(Effect.mapError(failed(name, "create its tables")))
 
+  const checkKey = (key: Partial<SessionStore.SessionKey>): Effect.Effect<void, ClaudeError.ClaudeError> => {
+    const problem = keyProblem(key)
+    return problem === undefined ? Effect.void : Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
+      description: `${name}: ${JSON.stringify(key)} is not a session key: ${problem}`
+    })))
+  }
+
   // One generator function per store, not one per append (docs/CONTRIBUTING.md).
   const insertRows = Effect.fnUntraced(function*(
     key: SessionStore.SessionKey,
     rows: ReadonlyArray<{ readonly project_key: string; readonly session_id: string; readonly subpath: string; readonly uuid: string | null; readonly entry: string }>,
     mtime: number
   ) {
+    // The session's row first, as `delete` does: on PostgreSQL its row lock orders an append and
+    // a delete of the session, so that a delete never misses entries an append is writing and
+    // leaves them listed nowhere. Listed are the sessions with a main transcript, as the other
+    // stores list them: a session with a subagent's entries alone (its main batches not landed
+    // yet) is not one to resume.
+    if (key.subpath === undefined) {
+      yield* sql`INSERT INTO ${sessions} ${
+        sql.insert({ project_key: key.projectKey, session_id: key.sessionId, mtime })
+      } ON CONFLICT (project_key, session_id) DO UPDATE SET mtime = excluded.mtime`
+    }
     for (let i = 0; i < rows.length; i += insertChunk) {
       const chunk = rows.slice(i, i + insertChunk)
       if (Arr.isArrayNonEmpty(chunk)) {
         yield* sql`INSERT INTO ${entries} ${sql.insert(chunk)} ON CONFLICT DO NOTHING`
       }
     }
-    // Listed are the sessions with a main transcript, as the other stores list them: a session with
-    // a subagent's entries alone (its main batches not landed yet) is not one to resume.
-    if (key.subpath !== undefined && key.subpath !== "") return
-    yield* sql`INSERT INTO ${sessions} ${
-      sql.insert({ project_key: key.projectKey, session_id: key.sessionId, mtime })
-    } ON CONFLICT (project_key, session_id) DO UPDATE SET mtime = excluded.mtime`
   })
 
   const append = Effect.fn("SessionStoreSql.append")(
     function*(key: SessionStore.SessionKey, batch: ReadonlyArray<SessionStore.Entry>) {
+      yield* checkKey(key)
       if (batch.length === 0) return
+      const texts = yield* entryTexts(name, batch)
       const subpath = key.subpath ?? ""
-      const rows = batch.map((entry) => ({
+      const rows = batch.map((entry, i) => ({
         project_key: key.projectKey,
         session_id: key.sessionId,
         subpath,
-        uuid: typeof entry.uuid === "string" ? entry.uuid : null,
-        entry: JSON.stringify(entry)
+        uuid: typeof entry.uuid === "string" ? uuidColumn(entry.uuid) : null,
+        entry: texts[i]!
       }))
       const mtime = yield* Clock.currentTimeMillis
       yield* sql.withTransaction(insertRows(key, rows, mtime)).pipe(Effect.mapError(failed(name, "append")))
@@ -181,6 +232,9 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
   }
 
   const load = (key: SessionStore.SessionKey): Stream.Stream<SessionStore.Entry, ClaudeError.ClaudeError> =>
+    Stream.unwrap(Effect.as(checkKey(key), loadPages(key)))
+
+  const loadPages = (key: SessionStore.SessionKey): Stream.Stream<SessionStore.Entry, ClaudeError.ClaudeError> =>
     Stream.paginate(-1, (after: number) =>
       Effect.gen(function*() {
         const rows = yield* page(key, Math.max(after, 0))
@@ -209,6 +263,7 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
 
   const listSubkeys = Effect.fn("SessionStoreSql.listSubkeys")(
     function*(key: { readonly projectKey: string; readonly sessionId: string }) {
+      yield* checkKey(key)
       const rows = yield* sql<{ readonly subpath: string }>`SELECT DISTINCT subpath FROM ${entries} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId} AND subpath <> ''`
         .pipe(Effect.mapError(failed(name, "listSubkeys")))
       return rows.map((row) => row.subpath)
@@ -216,11 +271,13 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
   )
 
   const delete_ = Effect.fn("SessionStoreSql.delete")(function*(key: SessionStore.SessionKey) {
+    yield* checkKey(key)
     yield* sql.withTransaction(
       key.subpath === undefined
         ? Effect.andThen(
-          sql`DELETE FROM ${entries} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId}`,
-          sql`DELETE FROM ${sessions} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId}`
+          // The session's row first, as `append` does (see there).
+          sql`DELETE FROM ${sessions} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId}`,
+          sql`DELETE FROM ${entries} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId}`
         )
         : sql`DELETE FROM ${entries} WHERE project_key = ${key.projectKey} AND session_id = ${key.sessionId} AND subpath = ${key.subpath}`
     ).pipe(Effect.mapError(failed(name, "delete")))
