@@ -368,11 +368,16 @@ export interface Session<R extends TurnResult = TurnResult> {
   readonly flushStore: Effect.Effect<void, ClaudeError.ClaudeError>
   /** Switches the model for later turns; returns the model the CLI resolved (`haiku` → an id). */
   readonly setModel: (model?: string, options?: RequestOptions) => Effect.Effect<string, ClaudeError.ClaudeError>
-  /** Switches the permission mode for later tool calls. */
+  /**
+   * Switches the permission mode for later tool calls; returns the mode now in effect, as the
+   * CLI answers it, which is not always the one asked for (a mode the settings impose, a switch
+   * overtaken by another): keep that one, not the argument. `undefined` when the CLI names none
+   * (or one this library does not know).
+   */
   readonly setPermissionMode: (
     mode: Launch.PermissionMode,
     options?: RequestOptions
-  ) => Effect.Effect<void, ClaudeError.ClaudeError>
+  ) => Effect.Effect<Launch.PermissionMode | undefined, ClaudeError.ClaudeError>
   /** The MCP servers the CLI knows and their state. */
   readonly mcpStatus: (options?: RequestOptions) => Effect.Effect<Protocol.McpStatusResponse, ClaudeError.ClaudeError>
   /**
@@ -658,6 +663,16 @@ export interface Session<R extends TurnResult = TurnResult> {
   readonly endInput: Effect.Effect<void>
   /** Waits for the CLI to exit. */
   readonly exit: Effect.Effect<ExitStatus>
+}
+
+/**
+ * The mode a `set_permission_mode` answer names, as a {@link Launch.PermissionMode}: the CLI calls
+ * `default` `manual` there (as the official SDK reads it); a mode this library does not know is
+ * none.
+ */
+const modeInEffect = (mode: string | undefined): Launch.PermissionMode | undefined => {
+  const named = mode === "manual" ? "default" : mode
+  return Launch.permissionModes.find((known) => known === named)
 }
 
 /**
@@ -1011,7 +1026,10 @@ const openSession: (
           (response) => response.model
         ),
       setPermissionMode: (mode, requestOptions) =>
-        Effect.asVoid(request({ subtype: "set_permission_mode", mode }, Control.SetPermissionModeResponse, requestOptions)),
+        Effect.map(
+          request({ subtype: "set_permission_mode", mode }, Control.SetPermissionModeResponse, requestOptions),
+          (response) => modeInEffect(response.mode)
+        ),
       mcpStatus: (requestOptions) => request({ subtype: "mcp_status" }, Control.McpStatusResponse, requestOptions),
       contextUsage: (requestOptions) =>
         request(

@@ -988,9 +988,24 @@ export const layer = (
         SetPermissionMode: ({ payload }) =>
           Effect.gen(function*() {
             const live = current
-            if (live !== undefined) yield* live.setPermissionMode(payload.mode)
+            // As a live CLI refuses it, so without one: a switch to bypassPermissions in a session
+            // not launched in that mode (the next CLI would be launched in it, no guard asked).
+            if (
+              live === undefined && payload.mode === "bypassPermissions" &&
+              options.session?.(sessionId).permissionMode !== "bypassPermissions"
+            ) {
+              return yield* Effect.fail(ClaudeError.make(
+                new ClaudeError.ControlRejected({
+                  subtype: "set_permission_mode",
+                  error: "bypassPermissions can only be switched to in a session launched in bypassPermissions",
+                  by: "host"
+                })
+              ))
+            }
+            // The mode the live CLI says is in effect is the one kept (not always the one asked).
+            const inEffect = live === undefined ? payload.mode : (yield* live.setPermissionMode(payload.mode)) ?? payload.mode
             yield* keepSetting(
-              { permissionMode: payload.mode },
+              { permissionMode: inEffect },
               live?.setPermissionMode((ledger.settings.permissionMode ?? "default") as Launch.PermissionMode)
             )
           }),

@@ -314,7 +314,7 @@ export { Elicitation }
 export const fromHandler = <E, R>(
   handler: Handler<E, R>,
   options?: ElicitationOptions
-): Effect.Effect<Elicitation["Service"], never, R> =>
+): Effect.Effect<Elicitation["Service"], ClaudeError.ClaudeError, R> =>
   Effect.map(
     captureHandler(handler, {
       subtype: "elicitation",
@@ -331,7 +331,10 @@ export const fromHandler = <E, R>(
  * @since 0.2.0
  * @category layers
  */
-export const layer = <E, R>(handler: Handler<E, R>, options?: ElicitationOptions): Layer.Layer<Elicitation, never, R> =>
+export const layer = <E, R>(
+  handler: Handler<E, R>,
+  options?: ElicitationOptions
+): Layer.Layer<Elicitation, ClaudeError.ClaudeError, R> =>
   Layer.effect(Elicitation, fromHandler(handler, options))
 
 const decodeRequest = Schema.decodeUnknownEffect(ElicitationRequest)

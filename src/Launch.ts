@@ -108,6 +108,12 @@ export interface Settings {
  *   and `-`.
  * - An array is appended verbatim, token by token.
  *
+ * Either way, `--output-format` and `--input-format` are refused (the library needs
+ * stream-json), and so are the flags of tool permissions (`--permission-mode`,
+ * `--dangerously-skip-permissions`, `--allow-dangerously-skip-permissions`,
+ * `--permission-prompt-tool`) when `permissionMode`, `permissionPromptToolName` or a
+ * `Permissions` layer sets them already: coming last, they would silently win.
+ *
  * @since 0.1.0
  * @category models
  */
@@ -554,6 +560,37 @@ export const defaultSecretEnv: ReadonlyArray<string> = [
 ]
 
 const protocolFlags = new Set(["output-format", "input-format"])
+/** The flags that set how tool permissions are decided, which the library sets itself when told to. */
+const modeFlags = new Set(["permission-mode", "dangerously-skip-permissions", "allow-dangerously-skip-permissions"])
+
+/** The flags `extraArgs` name: a record's keys, or an array's `--name` and `--name=value`. */
+const extraFlagNames = (extraArgs: ExtraArgs): ReadonlyArray<string> =>
+  isStringArray(extraArgs)
+    ? extraArgs.flatMap((arg) => (typeof arg === "string" && arg.startsWith("--") ? [arg.slice(2).split("=")[0]!] : []))
+    : Object.keys(extraArgs)
+
+/**
+ * What `extraArgs` may not set: the stream-json protocol's flags, and the flags of the
+ * permission decisions when the program set them some other way (a `permissionMode`, a prompt
+ * tool, a `Permissions` layer): the CLI takes the last of a flag it is given, and `extraArgs`
+ * come last, so such a flag would silently undo the program's choice (a
+ * `--dangerously-skip-permissions` would put the CLI in bypass mode, and no layer asked).
+ */
+const extraArgsProblems = (options: LaunchOptions, wiring: Wiring | undefined, add: (problem: string) => void): void => {
+  const layer = wiring?.permissionPromptTool === true
+  for (const name of extraFlagNames(options.extraArgs!)) {
+    if (protocolFlags.has(name)) add(`extraArgs must not set --${name}: the library needs stream-json`)
+    else if (modeFlags.has(name) && (options.permissionMode !== undefined || layer)) {
+      add(`extraArgs must not set --${name}: ${
+        layer ? "a Permissions layer decides the tools' permissions" : `permissionMode is ${options.permissionMode}`
+      }; name the mode with permissionMode alone`)
+    } else if (name === "permission-prompt-tool" && (options.permissionPromptToolName !== undefined || layer)) {
+      add(`extraArgs must not set --permission-prompt-tool: ${
+        layer ? "a Permissions layer answers the prompts" : "permissionPromptToolName names the tool"
+      }`)
+    }
+  }
+}
 const flagName = /^[A-Za-z][A-Za-z0-9-]*$/
 const envName = /^[^=\0]+$/
 
@@ -1044,10 +1081,11 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
         if (!flagName.test(name)) {
           add(`extraArgs name ${JSON.stringify(name)} must start with a letter, hold letters, digits and "-", ` +
             `and leave out the leading dashes`)
-        } else if (protocolFlags.has(name)) add(`extraArgs must not set --${name}: the library needs stream-json`)
+        }
         if (value !== null && typeof value !== "string") add(`extraArgs.${name} must be a string or null`)
       }
     }
+    if (isStringArray(options.extraArgs) || isPlainObject(options.extraArgs)) extraArgsProblems(options, wiring, add)
   }
   contextProblems(options, wiring, add)
   mcpProblems(options, wiring, add)

@@ -200,7 +200,8 @@ export interface PermissionsOptions {
   /**
    * How long the handler may take for one request. Past it the handler is interrupted and the
    * tool call is denied (a `timed_out` failure). Default: none (the CLI waits for the answer as
-   * long as the turn runs).
+   * long as the turn runs). A positive duration: anything else (`NaN`, `-1`, `{}`) fails
+   * building the service with `InvalidInput`.
    */
   readonly timeout?: Duration.Input | undefined
 }
@@ -228,7 +229,7 @@ export { Permissions }
 export const fromHandler = <E, R>(
   handler: Handler<E, R>,
   options?: PermissionsOptions
-): Effect.Effect<Permissions["Service"], never, R> =>
+): Effect.Effect<Permissions["Service"], ClaudeError.ClaudeError, R> =>
   Effect.map(
     // The built-in tools' inputs are types only (`Protocol.ToolCall`): the CLI's object is
     // passed through as it came.
@@ -248,7 +249,10 @@ export const fromHandler = <E, R>(
  * @since 0.1.0
  * @category layers
  */
-export const layer = <E, R>(handler: Handler<E, R>, options?: PermissionsOptions): Layer.Layer<Permissions, never, R> =>
+export const layer = <E, R>(
+  handler: Handler<E, R>,
+  options?: PermissionsOptions
+): Layer.Layer<Permissions, ClaudeError.ClaudeError, R> =>
   Layer.effect(Permissions, fromHandler(handler, options))
 
 /**

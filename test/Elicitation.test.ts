@@ -57,7 +57,7 @@ const reporter = () => {
   return { reports, report: (event: HandlerFailure.HandlerFailed) => void reports.push(event) }
 }
 
-const bindElicitation = (layer: Layer.Layer<Elicitation.Elicitation>, report?: HandlerFailure.Report) =>
+const bindElicitation = (layer: Layer.Layer<Elicitation.Elicitation, ClaudeError.ClaudeError>, report?: HandlerFailure.Report) =>
   Effect.map(Effect.provide(Effect.service(Elicitation.Elicitation), layer), (service) => Elicitation.bind(service, report))
 
 const bindDialogs = <E>(layer: Layer.Layer<UserDialogs.UserDialogs, E>, report?: HandlerFailure.Report) =>

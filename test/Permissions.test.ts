@@ -222,7 +222,7 @@ describe("Permissions", () => {
 
     const failures: ReadonlyArray<{
       readonly name: string
-      readonly layer: Layer.Layer<Permissions.Permissions>
+      readonly layer: Layer.Layer<Permissions.Permissions, ClaudeError.ClaudeError>
       readonly failure: HandlerFailure.FailureKind
       readonly text: string
     }> = [
@@ -391,7 +391,7 @@ describe("Permissions", () => {
   describe("on the wire: the session's answer to a failing handler (FakeCli)", () => {
     const kinds: ReadonlyArray<{
       readonly name: string
-      readonly layer: (started: Deferred.Deferred<void>) => Layer.Layer<Permissions.Permissions>
+      readonly layer: (started: Deferred.Deferred<void>) => Layer.Layer<Permissions.Permissions, ClaudeError.ClaudeError>
       readonly late: boolean
       readonly reason: string
     }> = [

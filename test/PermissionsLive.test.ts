@@ -170,7 +170,7 @@ describe("Permissions against the real CLI (permissionMode: default)", { timeout
     class PolicyDown extends Data.TaggedError("PolicyDown")<{ readonly detail: string }> {}
     const handlers: ReadonlyArray<{
       readonly name: string
-      readonly layer: (seen: Array<CanUseToolRequest>) => Layer.Layer<Permissions.Permissions>
+      readonly layer: (seen: Array<CanUseToolRequest>) => Layer.Layer<Permissions.Permissions, ClaudeError.ClaudeError>
       readonly reason: string
     }> = [
       {

@@ -309,7 +309,7 @@ describe("issue 13, defect 5: a scope and a span per handler call", () => {
    */
   const checkHandler = <ROut>(
     request: Line,
-    layer: (call: Effect.Effect<void, never, Scope.Scope>) => Layer.Layer<ROut, never, Scope.Scope>
+    layer: (call: Effect.Effect<void, never, Scope.Scope>) => Layer.Layer<ROut, ClaudeError.ClaudeError, Scope.Scope>
   ) =>
     Effect.gen(function*() {
       const finalized: Array<string> = []

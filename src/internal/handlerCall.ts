@@ -23,6 +23,7 @@ import * as ClaudeError from "../ClaudeError.ts"
 import type * as HandlerFailure from "../HandlerFailure.ts"
 import { describeCause } from "./describeCause.ts"
 import { jsonWriteError } from "./json.ts"
+import { deadlineProblem } from "./sessionOptionsCheck.ts"
 
 /** A failed call, before it is answered. */
 export interface CallFailure {
@@ -44,8 +45,11 @@ export const captureHandler = <I, A, E, R>(
     readonly timeout: Duration.Input | undefined
     readonly who: (input: I) => string
   }
-): Effect.Effect<(input: I) => Effect.Effect<A, ClaudeError.ClaudeError>, never, R> =>
-  Effect.map(Effect.context<R>(), (captured) => {
+): Effect.Effect<(input: I) => Effect.Effect<A, ClaudeError.ClaudeError>, ClaudeError.ClaudeError, R> => {
+  // Read as Effect reads it, `NaN` or `-1` was zero or less: every call timed out at once.
+  const problem = options.timeout === undefined ? undefined : deadlineProblem("timeout", options.timeout)
+  if (problem !== undefined) return Effect.fail(invalid(`The ${options.subtype} handler's ${problem}`))
+  return Effect.map(Effect.context<R>(), (captured) => {
     const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(captured)
     const timeout = options.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
     return (input: I) => {
@@ -67,6 +71,7 @@ export const captureHandler = <I, A, E, R>(
       })
     }
   })
+}
 
 /** What the handler named `who` did wrong, for the request of `subtype`; its success passes. */
 export const guard = <A>(effect: Effect.Effect<A, unknown>, subtype: string, who: string): Effect.Effect<A, CallFailure> =>
