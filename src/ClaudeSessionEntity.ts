@@ -499,6 +499,19 @@ const checkInput = (input: { readonly uuid: string; readonly prompt: string }) =
     ))
 
 /**
+ * Whether CLIs launched with `options` accept a switch to `bypassPermissions`: launched in it, or
+ * with `--allow-dangerously-skip-permissions` among their `extraArgs`.
+ */
+const allowsBypass = (options: Claude.SessionOptions): boolean => {
+  if (options.permissionMode === "bypassPermissions") return true
+  const extra = options.extraArgs
+  if (extra === undefined) return false
+  return Array.isArray(extra)
+    ? extra.includes("--allow-dangerously-skip-permissions")
+    : Object.hasOwn(extra, "allow-dangerously-skip-permissions")
+}
+
+/**
  * The entity's handlers on a runner, with the runner's limit of live CLI processes
  * (`LiveSessions`, also provided). Needs a `Transport` (the CLI), a `SessionStore` (the turn
  * ledger) and `Sharding` (a deployment layer of `ClaudeCluster`).
@@ -989,15 +1002,17 @@ export const layer = (
           Effect.gen(function*() {
             const live = current
             // As a live CLI refuses it, so without one: a switch to bypassPermissions in a session
-            // not launched in that mode (the next CLI would be launched in it, no guard asked).
+            // whose CLIs are not launched to allow it (the next CLI would be launched in it, no
+            // guard asked).
             if (
               live === undefined && payload.mode === "bypassPermissions" &&
-              options.session?.(sessionId).permissionMode !== "bypassPermissions"
+              ledger.settings.permissionMode !== "bypassPermissions" && !allowsBypass(options.session?.(sessionId) ?? {})
             ) {
               return yield* Effect.fail(ClaudeError.make(
                 new ClaudeError.ControlRejected({
                   subtype: "set_permission_mode",
-                  error: "bypassPermissions can only be switched to in a session launched in bypassPermissions",
+                  error: "bypassPermissions can only be switched to in a session launched in bypassPermissions " +
+                    "or with --allow-dangerously-skip-permissions",
                   by: "host"
                 })
               ))

@@ -290,7 +290,8 @@ export type Handler<E = never, R = never> = (request: ElicitationRequest) => Eff
 export interface ElicitationOptions {
   /**
    * How long the handler may take for one request. Past it the handler is interrupted and the
-   * elicitation is cancelled (a `timed_out` failure). Default: none.
+   * elicitation is cancelled (a `timed_out` failure). Default: none. A positive duration:
+   * anything else (`NaN`, `-1`, `{}`) fails building the service with `InvalidInput`.
    */
   readonly timeout?: Duration.Input | undefined
 }

@@ -110,9 +110,9 @@ export interface Settings {
  *
  * Either way, `--output-format` and `--input-format` are refused (the library needs
  * stream-json), and so are the flags of tool permissions (`--permission-mode`,
- * `--dangerously-skip-permissions`, `--allow-dangerously-skip-permissions`,
- * `--permission-prompt-tool`) when `permissionMode`, `permissionPromptToolName` or a
- * `Permissions` layer sets them already: coming last, they would silently win.
+ * `--dangerously-skip-permissions`, `--permission-prompt-tool`) when `permissionMode`,
+ * `permissionPromptToolName` or a `Permissions` layer sets them already: coming last, they would
+ * silently win.
  *
  * @since 0.1.0
  * @category models
@@ -560,8 +560,12 @@ export const defaultSecretEnv: ReadonlyArray<string> = [
 ]
 
 const protocolFlags = new Set(["output-format", "input-format"])
-/** The flags that set how tool permissions are decided, which the library sets itself when told to. */
-const modeFlags = new Set(["permission-mode", "dangerously-skip-permissions", "allow-dangerously-skip-permissions"])
+/**
+ * The flags that set the permission mode, which the library sets itself when told to.
+ * (`--allow-dangerously-skip-permissions` is not one: it sets no mode, only lets a later
+ * explicit switch to `bypassPermissions` through.)
+ */
+const modeFlags = new Set(["permission-mode", "dangerously-skip-permissions"])
 
 /** The flags `extraArgs` name: a record's keys, or an array's `--name` and `--name=value`. */
 const extraFlagNames = (extraArgs: ExtraArgs): ReadonlyArray<string> =>

@@ -47,9 +47,9 @@ import * as SessionStore from "./SessionStore.ts"
  */
 export interface Options {
   /**
-   * Prefix of the two tables' names; letters, digits and `_` only, at most 51 characters (the
-   * longest name made from it, its unique index's, then fits PostgreSQL's 63). Default
-   * `claude_session_`.
+   * Prefix of the two tables' names; letters, digits and `_` only, and on PostgreSQL at most 51
+   * characters (the longest name made from it, its unique index's, then fits PostgreSQL's 63).
+   * Default `claude_session_`.
    */
   readonly tablePrefix?: string | undefined
   /** Rows per page when `load` streams a transcript. Default 500. */
@@ -128,14 +128,17 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(prefix)) {
     return yield* Effect.fail(badOptions(`tablePrefix must be letters, digits and _, got ${JSON.stringify(prefix)}`))
   }
-  if (prefix.length > maxPrefix) {
-    return yield* Effect.fail(badOptions(`tablePrefix must be at most ${maxPrefix} characters, got ${prefix.length}`))
-  }
+
   const pageSize = options.pageSize ?? 500
   if (!Number.isInteger(pageSize) || pageSize < 1) {
     return yield* Effect.fail(badOptions(`pageSize must be a positive integer, got ${pageSize}`))
   }
   const dialect = sql.onDialectOrElse({ pg: () => "pg", mysql: () => "mysql", mssql: () => "mssql", orElse: () => "sqlite" })
+  if (dialect === "pg" && prefix.length > maxPrefix) {
+    return yield* Effect.fail(
+      badOptions(`tablePrefix must be at most ${maxPrefix} characters on PostgreSQL, got ${prefix.length}`)
+    )
+  }
   const name = options.name ?? dialect
   const entries = sql(`${prefix}entries`)
   const sessions = sql(`${prefix}sessions`)
@@ -171,11 +174,12 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
     rows: ReadonlyArray<{ readonly project_key: string; readonly session_id: string; readonly subpath: string; readonly uuid: string | null; readonly entry: string }>,
     mtime: number
   ) {
-    // The session's row first, as `delete` does: on PostgreSQL its row lock orders an append and
-    // a delete of the session, so that a delete never misses entries an append is writing and
-    // leaves them listed nowhere. Listed are the sessions with a main transcript, as the other
-    // stores list them: a session with a subagent's entries alone (its main batches not landed
-    // yet) is not one to resume.
+    // The session's row first, as `delete` does: on PostgreSQL its row lock orders an append to
+    // the main transcript and a delete of the session, so that a delete never removes the row
+    // while missing the entries such an append is writing (left in a session listed nowhere). A
+    // subagent's append racing a delete ends as if it came after it. Listed are the sessions with
+    // a main transcript, as the other stores list them: a session with a subagent's entries alone
+    // (its main batches not landed yet) is not one to resume.
     if (key.subpath === undefined) {
       yield* sql`INSERT INTO ${sessions} ${
         sql.insert({ project_key: key.projectKey, session_id: key.sessionId, mtime })

@@ -18,10 +18,15 @@
  * })
  * ```
  *
- * Turns are told apart as the CLI runs them: each prompt the program sends opens a turn, lines
- * read go to the oldest turn still open, and a `result` ends it (first in, first out, as queued
- * prompts run). What comes before the first prompt (the `initialize` request, MCP start-up) is
- * the timeline's `preamble`.
+ * Turns are told apart as the CLI runs them: each prompt the program sends opens a turn. A line
+ * read goes to the turn it names (`user_message_uuid(s)`, which the CLI echoes since 2.1), else
+ * to the turn the CLI started by itself, if one runs, else to the oldest turn still open; a
+ * `result` ends the turns it names, else that turn of the CLI's own, else the oldest open one
+ * (first in, first out, as queued prompts run). The CLI starts a turn by itself (after a
+ * background task finished) with a `system/init` that names no prompt while none waits (or, on
+ * a CLI that echoes uuids, while the oldest waiting one has a uuid), or with a `result` that has
+ * an `origin`. A prompt withdrawn before it ran ends `cancelled`. What comes before the first
+ * prompt (the `initialize` request, MCP start-up) is the timeline's `preamble`.
  *
  * @since 0.2.0
  */
@@ -444,6 +449,8 @@ export const make = (): Builder => {
     totalCostUsd: 0
   }
   type MutableTurn = (typeof turns)[number]
+  /** The uuid each user turn was sent with, if any. */
+  const uuidOf = new Map<MutableTurn, string>()
   /** Turns still waiting for their result, oldest first. */
   const open: Array<MutableTurn> = []
   const byUuid = new Map<string, MutableTurn>()
@@ -517,7 +524,10 @@ export const make = (): Builder => {
         turns.push(turn)
         open.push(turn)
         const uuid = str(msg.uuid)
-        if (uuid !== undefined) byUuid.set(uuid, turn)
+        if (uuid !== undefined) {
+          byUuid.set(uuid, turn)
+          uuidOf.set(turn, uuid)
+        }
         return [index]
       }
       case "control_request": {
@@ -565,8 +575,9 @@ export const make = (): Builder => {
     switch (msg.type) {
       case "system": {
         if (msg.subtype === "init") {
-          // A CLI turn for no prompt: none is waiting, or the CLI echoes uuids and names none.
-          const own = named(msg).length === 0 && (open.length === 0 || echoes)
+          // A CLI turn for no prompt: none is waiting, or the CLI echoes uuids and names none
+          // though the oldest waiting prompt has one (one sent without a uuid it cannot name).
+          const own = named(msg).length === 0 && (open.length === 0 || (echoes && uuidOf.has(open[0]!)))
           automatic = own ? startAutomatic(ts) : undefined
           session.sessionId = str(msg.session_id)
           session.model = str(msg.model)
@@ -662,12 +673,20 @@ export const make = (): Builder => {
         // a turn the CLI started by itself), else the CLI's own turn, else the oldest open one.
         // A result with `origin` is never a prompt's own: it ends the CLI's own turn.
         const answers = named(msg)
-        const own = automatic ?? (result.origin !== undefined ? startAutomatic(ts) : undefined)
+        // A result that names prompts and has no origin is theirs: a turn taken for the CLI's
+        // own ends with it, as answered by it.
+        const mistaken = result.origin === undefined && answers.length > 0 ? automatic : undefined
+        const own = mistaken !== undefined ? undefined : automatic ?? (result.origin !== undefined ? startAutomatic(ts) : undefined)
         automatic = undefined
         if (own !== undefined && isRecord(result.origin)) own.origin = str(result.origin.kind) ?? "unknown"
         const turn = own ?? answers[0] ?? open[0] ?? turns[turns.length - 1]
         if (turn === undefined) return [0]
         const changed = [turn.index]
+        if (mistaken !== undefined) {
+          mistaken.mergedInto = turn.index
+          mistaken.status = result.is_error ? "error" : "ok"
+          changed.push(mistaken.index)
+        }
         for (const t of answers.length === 0 ? [turn] : answers) {
           const at = open.indexOf(t)
           if (at !== -1) open.splice(at, 1)

@@ -40,7 +40,6 @@ describe("extraArgs and the permission flags", () => {
         [{ extraArgs: { "permission-mode": "bypassPermissions" } }, withLayer, "--permission-mode"],
         [{ extraArgs: ["--permission-prompt-tool", "mcp__policy__approve"] }, withLayer, "--permission-prompt-tool"],
         [{ permissionMode: "plan", extraArgs: ["--permission-mode=acceptEdits"] }, noLayer, "--permission-mode"],
-        [{ permissionMode: "default", extraArgs: ["--allow-dangerously-skip-permissions"] }, noLayer, "--allow-dangerously-skip-permissions"],
         [{ permissionPromptToolName: "mcp__a__b", extraArgs: { "permission-prompt-tool": "mcp__c__d" } }, noLayer, "--permission-prompt-tool"],
         // The protocol's flags, in the array form too.
         [{ extraArgs: ["--output-format", "text"] }, noLayer, "--output-format"]
@@ -58,6 +57,8 @@ describe("extraArgs and the permission flags", () => {
       yield* Launch.validate({ extraArgs: { "permission-mode": "plan" } }, noLayer)
       yield* Launch.validate({ extraArgs: ["--permission-prompt-tool", "mcp__policy__approve"] }, noLayer)
       yield* Launch.validate({ permissionMode: "plan", extraArgs: ["--effort", "high"] }, withLayer)
+      // It sets no mode: it only lets a later explicit switch to bypassPermissions through.
+      yield* Launch.validate({ permissionMode: "default", extraArgs: { "allow-dangerously-skip-permissions": null } }, withLayer)
     }))
 })
 
@@ -164,6 +165,17 @@ describe("the cluster entity's permission mode", () => {
       yield* session.Run({ uuid: uuid(1), prompt: "one" })
       assert.deepStrictEqual(modes, ["bypassPermissions"])
     }).pipe(Effect.provide(entityOn(transport, { session: () => ({ permissionMode: "bypassPermissions" }) })))
+  })
+
+  it.effect("a session launched with --allow-dangerously-skip-permissions may switch to bypassPermissions with no live CLI", () => {
+    const { modes, transport } = modeCli("bypassPermissions")
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S2)
+      yield* session.SetPermissionMode({ mode: "bypassPermissions" })
+      yield* session.Run({ uuid: uuid(1), prompt: "one" })
+      assert.deepStrictEqual(modes, ["bypassPermissions"])
+    }).pipe(Effect.provide(entityOn(transport, { session: () => ({ extraArgs: ["--allow-dangerously-skip-permissions"] }) })))
   })
 
   it.effect("the mode a live CLI says is in effect is the one kept for the next CLI", () => {

@@ -59,7 +59,7 @@ describe("the SQL store on PostgreSQL", () => {
       const tag = `p${String(counter++).padStart(3, "0")}_`
       const refused = yield* Effect.exit(withStore(pg(`${tag}${"x".repeat(52)}`), () => Effect.void))
       assert.strictEqual(reasonOf(refused)?._tag, "StoreFailed")
-      assert.include(reasonOf(refused)?.message ?? "", "tablePrefix must be at most 51 characters")
+      assert.include(reasonOf(refused)?.message ?? "", "tablePrefix must be at most 51 characters on PostgreSQL")
       const uuids = yield* withStore(pg(`${tag}${"x".repeat(51 - tag.length)}`), (store) =>
         Effect.gen(function*() {
           const batch = [{ type: "user", uuid: "u1" }, { type: "assistant", uuid: "a1" }]

@@ -95,6 +95,47 @@ describe("the timeline", () => {
     assert.include(Page.renderTurn(own), "started by the CLI, not by a prompt (task-notification)")
   })
 
+  it("a prompt sent without a uuid after one the CLI echoed is a user turn, not one the CLI started (real CLI 2.1.332)", () => {
+    const timeline = Timeline.fromLines(recording("i3-replay-user-messages.ndjson"))
+    assert.strictEqual(timeline.turns.length, 2, "no turn of the CLI's own")
+    const second = timeline.turns[1]!
+    assert.strictEqual(second.prompt, "no uuid given")
+    assert.strictEqual(second.status, "ok")
+    assert.strictEqual(second.summary?.ts, 641)
+  })
+
+  it("a result that names a prompt and has no origin is that prompt's, though an init naming none came first", () => {
+    const timeline = Timeline.fromLines([
+      send(user("first", A), 1_000),
+      recv({ type: "system", subtype: "status", status: "requesting", session_id: SESSION, uuid: "s-1", user_message_uuids: [A] }, 1_005),
+      recv({
+        type: "system",
+        subtype: "init",
+        cwd: "/fake",
+        session_id: SESSION,
+        tools: [],
+        mcp_servers: [],
+        model: "m",
+        permissionMode: "default",
+        slash_commands: [],
+        apiKeySource: "ANTHROPIC_API_KEY",
+        claude_code_version: "2.1.332",
+        output_style: "default",
+        agents: [],
+        skills: [],
+        plugins: [],
+        uuid: "i-1"
+      }, 1_010),
+      recv(assistant([{ type: "text", text: "reply" }]), 1_100),
+      recv(result(0.01, { user_message_uuids: [A] }), 1_200)
+    ])
+    const [first, taken] = timeline.turns
+    assert.strictEqual(first!.summary?.ts, 1_200)
+    assert.strictEqual(first!.status, "ok")
+    assert.strictEqual(taken!.mergedInto, 1, "the turn taken for the CLI's own ends, answered with the prompt's")
+    assert.strictEqual(taken!.status, "ok")
+  })
+
   it("a queued prompt the CLI withdrew (cancel_async_message, command_lifecycle cancelled) ends, and a later turn's permission request goes to that later turn", () => {
     const timeline = Timeline.fromLines([
       send(user("first", A), 1_000),
@@ -180,5 +221,15 @@ describe("the page", () => {
       const html = Fs.readFileSync(out, "utf8")
       assert.include(html, "kept answer")
       assert.include(html, "protocol problem")
+    }))
+
+  it.effect("--html of a file that is no transcript (one whole JSON line, no newline) is still InvalidInput", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-timeline-")
+      const path = Path.join(dir, "notes.json")
+      Fs.writeFileSync(path, `{"hello":"world"}`)
+      const error = yield* Effect.flip(Server.writeHtml(path, Path.join(dir, "out.html")))
+      assert.strictEqual(error.reason._tag, "InvalidInput")
+      assert.include(error.message, "is not a transcript")
     }))
 })

@@ -96,13 +96,20 @@ export const load: (
  * is still worth reading).
  */
 const loadWhole = (path: string) =>
-  Effect.map(load(path, { partial: true }), ({ builder, rest }) => {
-    if (rest.trim() !== "") {
-      const line = decodeLine(rest)
-      if (Option.isSome(line)) builder.push(line.value)
-      else builder.problem("the transcript's last line is cut off (no newline): the recorder stopped while writing it", rest)
+  Effect.flatMap(load(path, { partial: true }), ({ builder, rest }) => {
+    if (rest.trim() === "") return Effect.succeed(builder)
+    let json: unknown
+    try {
+      json = JSON.parse(rest)
+    } catch {
+      builder.problem("the transcript's last line is cut off (no newline): the recorder stopped while writing it", rest)
+      return Effect.succeed(builder)
     }
-    return builder
+    // Whole JSON, only without its newline: a transcript line, or no transcript (as `load` says).
+    const line = decodeTranscriptLine(json)
+    if (Option.isNone(line)) return Effect.fail(invalid(`${path} is not a transcript: its last line is not a transcript line`))
+    builder.push(line.value)
+    return Effect.succeed(builder)
   })
 
 const decodeTranscriptLine = Schema.decodeUnknownOption(Transcript.Line)
