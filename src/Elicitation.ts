@@ -38,6 +38,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { type CallFailure as HandlerCallFailure, captureHandler, guard, writable } from "./internal/handlerCall.ts"
 import { Elicitation } from "./internal/services.ts"
+import { formatCheck } from "./internal/stringFormats.ts"
 
 // -----------------------------------------------------------------------------
 // schemas
@@ -188,6 +189,12 @@ const fieldSchema = (definition: unknown): Field => {
       }
       if (max !== undefined) {
         schema = schema.check(Schema.makeFilter((s: string) => codePoints(s) <= max || `a string of at most ${max} characters`))
+      }
+      // The server checks `format` (`email`, `uri`, `date`, `date-time`): content it would
+      // refuse is declined here, never sent as accepted.
+      const format = formatCheck(definition.format)
+      if (format !== undefined) {
+        schema = schema.check(Schema.makeFilter((s: string) => format(s) || `a string in the format ${String(definition.format)}`))
       }
       return schema as Field
     }

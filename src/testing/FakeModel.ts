@@ -652,12 +652,14 @@ export const systemText = (request: RecordedRequest): string =>
 // Wire shapes of the answers
 // ---------------------------------------------------------------------------------------------
 
+/** `s` in `parts` pieces of whole characters (code points): the API never sends half of one. */
 const splitInto = (s: string, parts: number): ReadonlyArray<string> => {
   if (s === "") return []
-  const n = Math.max(1, Math.min(Math.floor(parts), s.length))
-  const size = Math.ceil(s.length / n)
+  const chars = Array.from(s)
+  const n = Math.max(1, Math.min(Math.floor(parts), chars.length))
+  const size = Math.ceil(chars.length / n)
   const out: Array<string> = []
-  for (let i = 0; i < s.length; i += size) out.push(s.slice(i, i + size))
+  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(""))
   return out
 }
 

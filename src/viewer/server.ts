@@ -10,6 +10,7 @@ import * as Http from "node:http"
 import * as Path from "node:path"
 import { StringDecoder } from "node:string_decoder"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -58,7 +59,16 @@ export interface Served {
 
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+/**
+ * What went wrong, in words: an error's message, else (an error that wraps another, as the HTTP
+ * server's `ServeError` does a port in use) its cause's, with Node's code (`EADDRINUSE`).
+ */
+const describe = (error: unknown): string => {
+  if (!(error instanceof Error)) return String(error)
+  const code = (error as { readonly code?: unknown }).code
+  const message = typeof code === "string" && !error.message.includes(code) ? `${error.message} (${code})` : error.message
+  return message !== "" || error.cause === undefined ? message : describe(error.cause)
+}
 
 /**
  * Reads a transcript file and builds its timeline; fails with `InvalidInput` when the file
@@ -112,6 +122,13 @@ const loadWhole = (path: string) =>
     return Effect.succeed(builder)
   })
 
+/** Whether `a` and `b` are one file (either name, a link to it); `false` when `b` does not exist yet. */
+const sameFile = (a: string, b: string): Effect.Effect<boolean> =>
+  Effect.promise(async () => {
+    const [x, y] = await Promise.all([Fs.promises.stat(a).catch(() => undefined), Fs.promises.stat(b).catch(() => undefined)])
+    return x !== undefined && y !== undefined && x.dev === y.dev && x.ino === y.ino
+  })
+
 const decodeTranscriptLine = Schema.decodeUnknownOption(Transcript.Line)
 const decodeLine = (raw: string): Option.Option<Transcript.Line> => {
   try {
@@ -138,6 +155,8 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
   let offset = state.bytes
   let decoder = new StringDecoder("utf8")
   let pending = ""
+  /** Whether the last poll failed (its warning is given once). */
+  let failing = false
 
   const parts = (indexes: Iterable<number>): Update["parts"] => {
     const timeline = state.builder.timeline
@@ -170,19 +189,23 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
     PubSub.publishUnsafe(pubsub, { version, parts: parts(changed) })
   }
 
-  const poll = Effect.tryPromise(async () => {
-    const stat = await Fs.promises.stat(path)
-    if (stat.size < offset) return "replaced" as const
-    if (stat.size === offset) return ""
-    const handle = await Fs.promises.open(path, "r")
-    try {
-      const buffer = Buffer.alloc(stat.size - offset)
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset)
-      offset += bytesRead
-      return decoder.write(buffer.subarray(0, bytesRead))
-    } finally {
-      await handle.close()
-    }
+  const poll = Effect.tryPromise({
+    try: async () => {
+      const stat = await Fs.promises.stat(path)
+      if (stat.size < offset) return "replaced" as const
+      if (stat.size === offset) return ""
+      const handle = await Fs.promises.open(path, "r")
+      try {
+        const buffer = Buffer.alloc(stat.size - offset)
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset)
+        offset += bytesRead
+        return decoder.write(buffer.subarray(0, bytesRead))
+      } finally {
+        await handle.close()
+      }
+    },
+    // Node's own error (its code, `ENOENT`, says why), for the warning.
+    catch: (error) => error
   }).pipe(
     Effect.flatMap((text) => {
       if (text !== "replaced") return Effect.sync(() => text === "" ? undefined : apply(text))
@@ -196,7 +219,21 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
         PubSub.publishUnsafe(pubsub, { version, parts: [], reload: true })
       }))
     }),
-    Effect.catchCause((cause) => Effect.logWarning("the transcript could not be read again", cause))
+    Effect.tap(() =>
+      Effect.suspend(() => {
+        if (!failing) return Effect.void
+        failing = false
+        return Effect.logInfo(`the transcript ${path} can be read again`)
+      })
+    ),
+    // Once while reads fail (the file removed, say), not on every poll: the reason, no stack.
+    Effect.catchCause((cause) =>
+      Effect.suspend(() => {
+        if (failing) return Effect.void
+        failing = true
+        return Effect.logWarning(`the transcript ${path} cannot be read (${describe(Cause.squash(cause))}); still trying`)
+      })
+    )
   )
   yield* poll.pipe(
     Effect.repeat(Schedule.spaced(Duration.fromInputUnsafe(options.pollInterval ?? "200 millis"))),
@@ -301,6 +338,8 @@ export const serve: (options: ServeOptions) => Effect.Effect<Served, ClaudeError
 export const writeHtml: (path: string, out: string) => Effect.Effect<void, ClaudeError.ClaudeError> = Effect.fn(
   "Viewer.writeHtml"
 )(function*(path: string, out: string) {
+  // The page in place of the recording would lose the recording for good.
+  if (yield* sameFile(path, out)) return yield* invalid(`--html ${out} is the transcript itself: name another file`)
   const builder = yield* loadWhole(path)
   const html = Page.renderPage(builder.timeline, { title: Path.basename(path) })
   yield* Effect.tryPromise({
