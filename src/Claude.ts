@@ -676,6 +676,27 @@ const modeInEffect = (mode: string | undefined): Launch.PermissionMode | undefin
 }
 
 /**
+ * `initialize`'s answer, when the CLI put the session's hooks in place: not when it says it did
+ * not (`hooks_applied: false`), nor, when the program asked for `onFailure: "block"`, when it
+ * does not say it honors that (`hook_on_failure_supported`).
+ */
+const hooksInPlace = (body: unknown, blockAsked: boolean): Effect.Effect<unknown, ClaudeError.ClaudeError> => {
+  const answer = typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
+  const refused = (error: string) =>
+    Effect.fail(ClaudeError.make(new ClaudeError.ControlRejected({ subtype: "initialize", error, by: "host" })))
+  if (answer.hooks_applied === false) {
+    return refused("the CLI did not put the session's hooks in place (hooks_applied: false), so no turn runs without them")
+  }
+  if (blockAsked && answer.hook_on_failure_supported !== true) {
+    return refused(
+      `the CLI does not honor onFailure: "block" on hooks (its initialize answer lacks hook_on_failure_supported), ` +
+        `so a hook that fails would not block; update Claude Code, or remove onFailure: "block"`
+    )
+  }
+  return Effect.succeed(body)
+}
+
+/**
  * Opens a session: spawns the CLI and sends `initialize` (with the hook registrations).
  * Hooks, Permissions and McpServers are taken from the context when provided. A bad option fails
  * with `InvalidInput`, naming it, before anything starts: a launch option `Launch.validate`
@@ -964,9 +985,11 @@ const openSession: (
     // says why on the turn; its version is then told by `claude --version`. Not with hooks: they
     // are registered by `initialize`, and a turn would run tools no guard saw, so the session ends
     // with that error instead (fail closed).
+    // Nor when the CLI says it did not put them in place, or does not honor an `onFailure:
+    // "block"` the program asked for (a failed callback would let the action run).
     const hooksRegistered = Object.keys(hookBinding?.initialize ?? {}).length > 0
     const answered = hooksRegistered
-      ? Fiber.join(initializeAnswer)
+      ? Effect.flatMap(Fiber.join(initializeAnswer), (body) => hooksInPlace(body, hookBinding!.blockAsked))
       : Effect.orElseSucceed(Fiber.join(initializeAnswer), () => undefined)
     const ready = yield* Effect.forkScoped(
       answered.pipe(

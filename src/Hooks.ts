@@ -66,7 +66,7 @@ import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
-import { writable } from "./internal/handlerCall.ts"
+import { answerBy, writable } from "./internal/handlerCall.ts"
 import * as HookEvents from "./HookEvents.ts"
 import type { HookMatcher } from "./protocol/control.ts"
 
@@ -158,6 +158,11 @@ export interface HookOptions {
    *
    * Either way the failure is logged and reported ({@link HandlerFailure.HandlerFailed}). Set
    * `"continue"` on a guard to let the action through when the guard itself is broken.
+   *
+   * Named explicitly, `"block"` also asks the CLI to honor it: a CLI whose `initialize` answer
+   * lacks `hook_on_failure_supported` (before 2.1.332) gets no turn (`ControlRejected`), as the
+   * official SDK refuses it. Left to its default, a guard still runs there: the library answers
+   * it by its deadline (with its refusal on a failure), before the CLI's own.
    */
   readonly onFailure?: "block" | "continue" | undefined
 }
@@ -256,6 +261,13 @@ export type InitializeMatcher = HookMatcher
 export interface Bound {
   /** The `hooks` field of `initialize`: `{ <Event>: [{ matcher, hookCallbackIds, timeout? }] }`. */
   readonly initialize: Record<string, Array<InitializeMatcher>>
+  /**
+   * Whether a registration names `onFailure: "block"` itself: then a CLI that does not honor it
+   * (its `initialize` answer lacks `hook_on_failure_supported`) gets no turn, as the official SDK
+   * refuses the session. (A guard's default is to fail closed as well; on such a CLI the library
+   * still answers it before the CLI's own deadline, with its refusal.)
+   */
+  readonly blockAsked: boolean
   /**
    * Answers a `hook_callback` request: finds the registration by `callback_id`, decodes `input`
    * with the event's schema, runs the handler (in a scope of its own, under the caller's span)
@@ -808,7 +820,11 @@ export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): B
       Effect.catch((failed) => answerFailure(bound, input, toolUseId, requestId, failed))
     )
   })
-  return { initialize, dispatch }
+  return {
+    initialize,
+    blockAsked: hooks.registrations.some((registration) => registration.onFailure === "block"),
+    dispatch
+  }
 }
 
 const refusedWhat = (event: string): string =>
@@ -845,11 +861,8 @@ const runHandler = (
   const deadline = bound.deadline
   if (deadline === undefined) return handled
   const timeoutMillis = Duration.toMillis(deadline)
-  return Effect.timeoutOrElse(handled, {
-    duration: deadline,
-    orElse: () => {
-      const error = ClaudeError.make(new ClaudeError.ControlTimeout({ subtype: "hook_callback", timeoutMillis }))
-      return Effect.fail(callFailure("timed_out", error, Cause.fail(error)))
-    }
+  return answerBy(handled, deadline, () => {
+    const error = ClaudeError.make(new ClaudeError.ControlTimeout({ subtype: "hook_callback", timeoutMillis }))
+    return Effect.fail(callFailure("timed_out", error, Cause.fail(error)))
   })
 }

@@ -16,6 +16,7 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
@@ -62,16 +63,36 @@ export const captureHandler = <I, A, E, R>(
             : invalid(`The ${options.who(input)} failed: ${describeCause(Cause.fail(error))}`)
         )
       ) as Effect.Effect<A, ClaudeError.ClaudeError>
-      return timeout === undefined ? run : Effect.timeoutOrElse(run, {
-        duration: timeout,
-        orElse: () =>
-          Effect.fail(ClaudeError.make(
-            new ClaudeError.ControlTimeout({ subtype: options.subtype, timeoutMillis: Duration.toMillis(timeout) })
-          ))
-      })
+      return timeout === undefined ? run : answerBy(run, timeout, () =>
+        Effect.fail(ClaudeError.make(
+          new ClaudeError.ControlTimeout({ subtype: options.subtype, timeoutMillis: Duration.toMillis(timeout) })
+        )))
     }
   })
 }
+
+/**
+ * `handler`'s outcome, or `orElse`'s at `deadline` without waiting for the handler to stop: one
+ * stuck where it cannot be interrupted (an `acquireRelease`'s acquire waiting on a server) is
+ * interrupted in the background, so that the CLI still gets its answer before its own deadline.
+ * Interrupting this (a `control_cancel_request`: nobody waits for an answer) interrupts the
+ * handler and waits for it to stop, its finalizers run.
+ */
+export const answerBy = <A, E, A2, E2>(
+  handler: Effect.Effect<A, E>,
+  deadline: Duration.Duration,
+  orElse: () => Effect.Effect<A2, E2>
+): Effect.Effect<A | A2, E | E2> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDetach(handler, { startImmediately: true }), (fiber) =>
+      restore(Effect.timeoutOrElse(Fiber.join(fiber), {
+        duration: deadline,
+        orElse: () => Effect.andThen(interruptInBackground(fiber), orElse())
+      })).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber))))
+  )
+
+const interruptInBackground = (fiber: Fiber.Fiber<unknown, unknown>): Effect.Effect<void> =>
+  Effect.asVoid(Effect.forkDetach(Fiber.interrupt(fiber)))
 
 /** What the handler named `who` did wrong, for the request of `subtype`; its success passes. */
 export const guard = <A>(effect: Effect.Effect<A, unknown>, subtype: string, who: string): Effect.Effect<A, CallFailure> =>

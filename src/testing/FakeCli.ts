@@ -268,6 +268,8 @@ export const answerInitialize = (cli: FakeCliHandle, response: Record<string, un
       claude_code_version: "2.1.332",
       current_permission_mode: "bypassPermissions",
       capabilities: [],
+      hooks_applied: true,
+      hook_on_failure_supported: true,
       ...response
     }))
     return request

@@ -1,0 +1,145 @@
+/**
+ * Guards that are in place, and answered in time: a CLI that says it did not put the hooks in
+ * place (`hooks_applied: false`) or does not honor an `onFailure: "block"` the program asked for
+ * (no `hook_on_failure_supported`, as the official SDK refuses it) gets no turn; a guard (or a
+ * permission handler) stuck where it cannot be interrupted is still refused at its deadline, not
+ * once it finishes (after the CLI's own deadline). Each was wrong before (found by an audit).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import { TestClock } from "effect/testing"
+import * as Claude from "../src/Claude.ts"
+import * as ClaudeError from "../src/ClaudeError.ts"
+import * as Hooks from "../src/Hooks.ts"
+import * as Permissions from "../src/Permissions.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+import { Transport } from "../src/Transport.ts"
+
+const SESSION = "guards-in-place"
+
+const preToolUse = {
+  session_id: "00000000-0000-4000-8000-000000000000",
+  transcript_path: "t.jsonl",
+  cwd: "/",
+  hook_event_name: "PreToolUse",
+  tool_name: "Bash",
+  tool_input: { command: "rm -rf /" },
+  tool_use_id: "toolu_1"
+}
+
+/** `layer`'s CLI with a process id, as a real one has (turns wait for `initialize`). */
+const asProcess = (layer: Layer.Layer<Transport>) =>
+  Layer.effect(
+    Transport,
+    Effect.map(Effect.service(Transport), (fake) =>
+      Transport.of({ open: (spec) => Effect.map(fake.open(spec), (connection) => ({ ...connection, pid: 4242 })) }))
+  ).pipe(Layer.provide(layer))
+
+/** A CLI that answers `initialize` with `response`, then every user line with a success result. */
+const answering = (response: Record<string, unknown>, users: { count: number }) =>
+  FakeCli.layer((cli) =>
+    Effect.gen(function*() {
+      yield* FakeCli.answerInitialize(cli, response)
+      while (true) {
+        yield* cli.nextMatching((m) => m.type === "user")
+        users.count++
+        yield* cli.emit(FakeCli.result({ sessionId: SESSION }))
+      }
+    })
+  )
+
+const guard = Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash" }, () => Effect.succeed(Hooks.deny("never"))))
+const blockingGuard = Hooks.layer(
+  Hooks.on("PreToolUse", { matcher: "Bash", onFailure: "block" }, () => Effect.succeed(Hooks.deny("never")))
+)
+
+const runOnce = (transport: Layer.Layer<Transport>, hooks: Layer.Layer<Hooks.Hooks> = guard) =>
+  Effect.gen(function*() {
+    const session = yield* Claude.open()
+    return yield* session.run("rm -rf /")
+  }).pipe(Effect.scoped, Effect.provide([asProcess(transport), hooks]), Effect.provide(Logger.layer([])), Effect.exit)
+
+const rejectedWith = <A, E>(exit: Exit.Exit<A, E>): string | undefined => {
+  if (Exit.isSuccess(exit)) return undefined
+  const fail = exit.cause.reasons.find((r) => r._tag === "Fail")
+  return fail?._tag === "Fail" && ClaudeError.isClaudeError(fail.error) && fail.error.reason._tag === "ControlRejected"
+    ? fail.error.reason.message
+    : undefined
+}
+
+describe("guards in place and in time", () => {
+  it.effect("a CLI that answers initialize with hooks_applied: false gets no turn (its guards are not in place)", () =>
+    Effect.gen(function*() {
+      const users = { count: 0 }
+      const exit = yield* runOnce(answering({ hooks_applied: false, hook_on_failure_supported: true }, users))
+      assert.strictEqual(users.count, 0, "the CLI got the user line although it ignored the PreToolUse guard")
+      assert.include(rejectedWith(exit) ?? "", "hooks_applied: false")
+    }))
+
+  it.effect("a CLI whose initialize answer lacks hook_on_failure_supported gets no turn when a guard sets onFailure: block", () =>
+    Effect.gen(function*() {
+      const users = { count: 0 }
+      const exit = yield* runOnce(answering({ hooks_applied: true, hook_on_failure_supported: undefined }, users), blockingGuard)
+      assert.strictEqual(users.count, 0, "the CLI got the user line although it ignores onFailure: block")
+      assert.include(rejectedWith(exit) ?? "", "hook_on_failure_supported")
+    }))
+
+  it.effect("a guard with its default (fails closed, answered by the library) still runs on a CLI without hook_on_failure_supported (2.1.0, 2.1.200)", () =>
+    Effect.gen(function*() {
+      const users = { count: 0 }
+      const exit = yield* runOnce(answering({ hooks_applied: undefined, hook_on_failure_supported: undefined }, users))
+      assert.strictEqual(users.count, 1)
+      assert.isTrue(Exit.isSuccess(exit))
+    }))
+
+  it.effect("a PreToolUse guard stuck in an uninterruptible region is still refused at its deadline", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const bound = Hooks.bind(
+        yield* Effect.provide(
+          Effect.service(Hooks.Hooks),
+          Hooks.layer(Hooks.on("PreToolUse", { timeout: "5 seconds" }, () =>
+            // e.g. the acquire of an acquireRelease (uninterruptible) waiting on a policy server
+            Effect.uninterruptible(Effect.as(Deferred.await(gate), Hooks.allowWith({ command: "rm -rf /" })))))
+        )
+      )
+      // The CLI is told 10 s; the library promises its refusal at 5 s, before the CLI gives up.
+      assert.strictEqual(bound.initialize.PreToolUse![0]!.timeout, 10)
+      const fiber = yield* Effect.forkChild(bound.dispatch("hook_0", preToolUse, "toolu_1"))
+      yield* TestClock.adjust("9 seconds")
+      const answeredByThen = fiber.pollUnsafe() !== undefined
+      yield* Deferred.succeed(gate, undefined)
+      const answer = yield* Fiber.join(fiber)
+      assert.isTrue(answeredByThen, "no answer 4 s past the deadline: the CLI's own timeout (10 s) comes first")
+      assert.strictEqual(
+        (answer.hookSpecificOutput as { permissionDecision?: string } | undefined)?.permissionDecision,
+        "deny",
+        "the handler's allow was sent although it came after its deadline"
+      )
+    }).pipe(Effect.provide(Logger.layer([]))))
+
+  it.effect("a permission handler stuck in an uninterruptible region is still denied at its deadline", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const permissions = Permissions.bind(
+        yield* Effect.provide(
+          Effect.service(Permissions.Permissions),
+          Permissions.layer(() => Effect.uninterruptible(Effect.as(Deferred.await(gate), Permissions.allow())), { timeout: "5 seconds" })
+        )
+      )
+      const fiber = yield* Effect.forkChild(
+        permissions.decide({ subtype: "can_use_tool", tool_name: "Bash", input: { command: "rm -rf /" }, tool_use_id: "toolu_1" })
+      )
+      yield* TestClock.adjust("6 seconds")
+      const answeredByThen = fiber.pollUnsafe() !== undefined
+      yield* Deferred.succeed(gate, undefined)
+      const answer = yield* Fiber.join(fiber)
+      assert.isTrue(answeredByThen, "no answer past the deadline")
+      assert.strictEqual(answer.behavior, "deny")
+    }).pipe(Effect.provide(Logger.layer([]))))
+})
