@@ -218,17 +218,24 @@ export class SessionClosed extends Schema.TaggedError<SessionClosed>()("SessionC
 }
 
 /**
- * A user turn the CLI dropped from its queue before it ran: withdrawn by the program (a turn
- * interrupted while still queued) or by an `interrupt` that cancelled queued messages.
+ * A user turn that ends without its result: the CLI dropped it from its queue before it ran
+ * (withdrawn by the program, a turn interrupted while still queued, or by an `interrupt` that
+ * cancelled queued messages), or, with `gaveUpAfterMillis`, the library gave up waiting for the
+ * result of its interrupt (`interruptTimeout`): the turn may have run, and the CLI may still
+ * finish it.
  *
  * @since 0.1.0
  * @category reasons
  */
 export class TurnCancelled extends Schema.TaggedError<TurnCancelled>()("TurnCancelled", {
-  uuid: Schema.String
+  uuid: Schema.String,
+  /** Set when the library gave up on the turn's interrupt after this long. @since 0.3.0 */
+  gaveUpAfterMillis: Schema.optionalKey(Schema.Number)
 }) {
   override get message(): string {
-    return `The CLI cancelled the user message ${this.uuid} before its turn ran`
+    return this.gaveUpAfterMillis === undefined
+      ? `The CLI cancelled the user message ${this.uuid} before its turn ran`
+      : `The turn of the user message ${this.uuid} was given up: its interrupt brought no result within ${this.gaveUpAfterMillis} ms (the CLI may still finish it)`
   }
 }
 
@@ -448,8 +455,13 @@ export class StructuredOutputMissing extends Schema.TaggedError<StructuredOutput
     const terminal = typeof this.result === "object" && this.result !== null
       ? (this.result as { readonly terminal_reason?: unknown }).terminal_reason
       : undefined
-    return typeof terminal === "string" && terminal.startsWith("aborted_")
-      ? `The turn was interrupted (${terminal}) before the model gave its structured output`
+    if (typeof terminal === "string" && terminal.startsWith("aborted_")) {
+      return `The turn was interrupted (${terminal}) before the model gave its structured output`
+    }
+    // A hook that stopped the turn (`hook_stopped`, `stop_hook_prevented`), or another end the
+    // CLI names: said as it is, not blamed on the model.
+    return typeof terminal === "string" && terminal !== "completed"
+      ? `The turn ended (${terminal}) before the model gave its structured output`
       : "The turn ended without structured output (the model did not call the StructuredOutput tool)"
   }
 }

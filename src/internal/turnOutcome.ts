@@ -1,7 +1,9 @@
 /**
  * Whether a turn failed, and why, read from its `result` as the CLI 2.1 writes it: `is_error`,
  * `subtype`, `terminal_reason`, `api_error_status`, `api_error_type` and the result text. An API
- * error comes back as `subtype: "success"` with `is_error: true`, so `subtype` alone says nothing.
+ * error comes back as `subtype: "success"` with `is_error: true`, so `subtype` alone says nothing;
+ * a limit's subtype (`error_max_turns`, …) is a failure even with `is_error: false`, as CLI 2.1.0
+ * writes it.
  * A turn that was interrupted (`terminal_reason` `aborted_*`) is not a failure: the program (or
  * its user) asked for it.
  */
@@ -18,7 +20,9 @@ const describe = (result: TurnResult): string =>
 
 /** The failure a result stands for; undefined when the turn succeeded or was interrupted. */
 export const failureOf = (result: TurnResult): ClaudeError.ClaudeError | undefined => {
-  if (!result.is_error) return undefined
+  // A limit's subtype stopped the turn short whatever `is_error` says: CLI 2.1.0 writes its error
+  // subtypes with `is_error: false`.
+  if (!result.is_error && !limitSubtypes.has(result.subtype)) return undefined
   const terminal = result.terminal_reason
   if (terminal !== undefined && terminal.startsWith("aborted_")) return undefined
   const description = describe(result)

@@ -157,7 +157,12 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         if (Option.isSome(done)) return Effect.void
         // Given up: the turn ends here, and its late result (if any) goes to `events` only and
         // never ends a later turn (`Turns.giveUp`).
-        turns.giveUp(turn, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid })))
+        turns.giveUp(
+          turn,
+          ClaudeError.make(
+            new ClaudeError.TurnCancelled({ uuid: turn.uuid, gaveUpAfterMillis: Duration.toMillis(options.interruptTimeout) })
+          )
+        )
         return Effect.logWarning(
           `the interrupted turn ${turn.uuid} did not end within ${Duration.format(options.interruptTimeout)}`
         )
