@@ -19,7 +19,7 @@
  * ```
  *
  * Turns are told apart as the CLI runs them: each prompt the program sends opens a turn. A line
- * read goes to the turn it names (`user_message_uuid(s)`, which the CLI echoes since 2.1), else
+ * read goes to the turn it names (`user_message_uuid(s)`, which newer CLIs echo, 2.1.332 among them), else
  * to the turn the CLI started by itself, if one runs, else to the oldest turn still open; a
  * `result` ends the turns it names, else that turn of the CLI's own, else the oldest open one
  * (first in, first out, as queued prompts run). The CLI starts a turn by itself (after a

@@ -89,6 +89,15 @@ describe("guards in place and in time", () => {
       assert.include(rejectedWith(exit) ?? "", "hook_on_failure_supported")
     }))
 
+  it.effect("onFailure: block on an event that is no guard (nothing asked of the CLI) still runs on a CLI without hook_on_failure_supported", () =>
+    Effect.gen(function*() {
+      const users = { count: 0 }
+      const hooks = Hooks.layer(Hooks.on("PostToolUse", { onFailure: "block" }, () => Effect.succeed(Hooks.allow())))
+      const exit = yield* runOnce(answering({ hooks_applied: undefined, hook_on_failure_supported: undefined }, users), hooks)
+      assert.strictEqual(users.count, 1)
+      assert.isTrue(Exit.isSuccess(exit))
+    }))
+
   it.effect("a guard with its default (fails closed, answered by the library) still runs on a CLI without hook_on_failure_supported (2.1.0, 2.1.200)", () =>
     Effect.gen(function*() {
       const users = { count: 0 }

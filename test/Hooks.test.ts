@@ -812,22 +812,27 @@ describe("Hooks", () => {
         assert.deepStrictEqual(finalized, ["call", "call"])
       }))
 
-    it.effect("a handler runs under the caller's span, not the span its layer was built in", () =>
-      Effect.gen(function*() {
-        const spans: Array<string> = []
-        const layer = Hooks.layer(Hooks.on("Stop", () =>
-          Effect.gen(function*() {
-            let span: Tracer.AnySpan | undefined = yield* Effect.currentSpan
-            while (span !== undefined) {
-              spans.push(span._tag === "Span" ? span.name : "external")
-              span = span._tag === "Span" ? Option.getOrUndefined(span.parent) : undefined
-            }
-            return Hooks.allow()
-          })))
-        const hooks = yield* Effect.provide(currentHooks, layer).pipe(Effect.withSpan("layer-build"))
-        yield* Hooks.bind(hooks).dispatch("hook_0", fixture("Stop").input, undefined).pipe(Effect.withSpan("the-turn"))
-        assert.deepStrictEqual(spans, ["Hooks.dispatch", "the-turn"])
-      }))
+    // Stop has no deadline; a guard has one (its handler runs in a fiber of its own, `answerBy`).
+    for (const event of ["Stop", "PreToolUse"] as const) {
+      it.effect(`a handler runs under the caller's span, not the span its layer was built in (${event})`, () =>
+        Effect.gen(function*() {
+          const spans: Array<string> = []
+          const layer = Hooks.layer(Hooks.on(event, () =>
+            Effect.gen(function*() {
+              let span: Tracer.AnySpan | undefined = yield* Effect.currentSpan
+              while (span !== undefined) {
+                spans.push(span._tag === "Span" ? span.name : "external")
+                span = span._tag === "Span" ? Option.getOrUndefined(span.parent) : undefined
+              }
+              return Hooks.allow()
+            })))
+          const hooks = yield* Effect.provide(currentHooks, layer).pipe(Effect.withSpan("layer-build"))
+          const bound = Hooks.bind(hooks)
+          assert.strictEqual(bound.initialize[event]![0]!.timeout !== undefined, event === "PreToolUse")
+          yield* bound.dispatch("hook_0", fixture(event).input, undefined).pipe(Effect.withSpan("the-turn"))
+          assert.deepStrictEqual(spans, ["Hooks.dispatch", "the-turn"])
+        }))
+    }
   })
 
   describe("one schema per wire object", () => {

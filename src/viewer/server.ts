@@ -63,11 +63,14 @@ const invalid = (description: string) => ClaudeError.make(new ClaudeError.Invali
  * What went wrong, in words: an error's message, else (an error that wraps another, as the HTTP
  * server's `ServeError` does a port in use) its cause's, with Node's code (`EADDRINUSE`).
  */
-const describe = (error: unknown): string => {
+const describe = (error: unknown, depth = 0): string => {
   if (!(error instanceof Error)) return String(error)
+  // An empty message: the cause says it (a few levels at most; a cause may be its own).
+  const text = error.message !== "" || error.cause === undefined || depth >= 4
+    ? error.message
+    : describe(error.cause, depth + 1)
   const code = (error as { readonly code?: unknown }).code
-  const message = typeof code === "string" && !error.message.includes(code) ? `${error.message} (${code})` : error.message
-  return message !== "" || error.cause === undefined ? message : describe(error.cause)
+  return typeof code !== "string" || text.includes(code) ? text : text === "" ? code : `${text} (${code})`
 }
 
 /**
