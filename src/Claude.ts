@@ -335,7 +335,9 @@ export interface Session<R extends TurnResult = TurnResult> {
   readonly events: Stream.Stream<Event, ClaudeError.ClaudeError>
   /**
    * Writes a user message and returns its uuid at once (the CLI queues it if a turn runs). Its
-   * turn's events and result reach `events`.
+   * turn's events and result reach `events`. On a CLI that echoes no uuid (2.1.0, 2.1.200) it
+   * waits until no message of the session is waiting there: such a CLI merges queued messages
+   * into one turn with one result, which could not be told apart.
    */
   readonly send: (input: TurnInput) => Effect.Effect<string, ClaudeError.ClaudeError>
   /**
@@ -366,7 +368,10 @@ export interface Session<R extends TurnResult = TurnResult> {
    * @since 0.2.0
    */
   readonly flushStore: Effect.Effect<void, ClaudeError.ClaudeError>
-  /** Switches the model for later turns; returns the model the CLI resolved (`haiku` → an id). */
+  /**
+   * Switches the model for later turns; returns the model the CLI resolved (`haiku` → an id), or,
+   * from a CLI that names none (2.1.0, 2.1.200), the one asked for (`"default"` for none).
+   */
   readonly setModel: (model?: string, options?: RequestOptions) => Effect.Effect<string, ClaudeError.ClaudeError>
   /**
    * Switches the permission mode for later tool calls; returns the mode now in effect, as the
@@ -1046,7 +1051,9 @@ const openSession: (
       setModel: (model, requestOptions) =>
         Effect.map(
           request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, Control.SetModelResponse, requestOptions),
-          (response) => response.model
+          // An older CLI names none: the model asked for is the one it switched to (`undefined`:
+          // back to the default, which it does not name either).
+          (response) => response.model ?? model ?? "default"
         ),
       setPermissionMode: (mode, requestOptions) =>
         Effect.map(

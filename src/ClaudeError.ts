@@ -458,6 +458,13 @@ export class StructuredOutputMissing extends Schema.TaggedError<StructuredOutput
     if (typeof terminal === "string" && terminal.startsWith("aborted_")) {
       return `The turn was interrupted (${terminal}) before the model gave its structured output`
     }
+    // CLI 2.1.0 writes no terminal reason: an interrupted turn is `error_during_execution`.
+    const subtype = typeof this.result === "object" && this.result !== null
+      ? (this.result as { readonly subtype?: unknown }).subtype
+      : undefined
+    if (terminal === undefined && subtype === "error_during_execution") {
+      return "The turn was interrupted before the model gave its structured output"
+    }
     // A hook that stopped the turn (`hook_stopped`, `stop_hook_prevented`), or another end the
     // CLI names: said as it is, not blamed on the model.
     return typeof terminal === "string" && terminal !== "completed"

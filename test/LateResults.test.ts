@@ -4,7 +4,8 @@
  * written; the late result must end the turn it belongs to, not the next one. Before, the given-up
  * turn left the first-in-first-out line of turns, so its late result ended the next `run`, and
  * every later turn was one result behind. The same on a CLI that echoes uuids (2.1.332) is the
- * control.
+ * control. And such a CLI is written one message at a time: two messages queued while a turn runs
+ * are merged by it into one turn with one result, which could not be told apart.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -124,45 +125,48 @@ describe("a late aborted result after the library gave up on the interrupt", () 
         assert.strictEqual(third.result, "reply to third")
       }).pipe(Effect.provide(layer))
     }))
-  it.effect("a CLI that echoes no uuid: a turn merged into another and given up never takes the next turn's result", () =>
+  it.effect("a CLI that echoes no uuid never holds two messages (it would merge them): B is written once A's result is in", () =>
     Effect.gen(function*() {
+      const aStarted = yield* Deferred.make<void>()
+      const finishA = yield* Deferred.make<void>()
+      const users: Array<string> = []
       const layer = FakeCli.layer((cli) =>
         Effect.gen(function*() {
           yield* FakeCli.answerInitialize(cli)
-          yield* cli.nextMatching((m) => m.type === "user")
-          yield* cli.nextMatching((m) => m.type === "user")
-          // A and B merged into one CLI turn: one result, which ends A only.
-          yield* emitAll(cli, turnLines("reply to A+B", 0.001))
+          const text = (m: Line) => String((m.message as { content: unknown }).content)
+          users.push(text(yield* cli.nextMatching((m) => m.type === "user")))
+          const a = turnLines("reply to A", 0.001)
+          yield* emitAll(cli, a.slice(0, 2))
+          yield* Deferred.succeed(aStarted, undefined)
+          // Whatever is written while A runs is what the CLI would merge.
+          const during = yield* Effect.raceFirst(
+            Effect.map(cli.nextMatching((m) => m.type === "user"), (m) => [text(m)]),
+            Effect.as(Deferred.await(finishA), [])
+          )
+          users.push(...during.map((t) => `${t} (while A ran)`))
+          yield* Deferred.await(finishA)
+          yield* emitAll(cli, a.slice(2))
           while (true) {
-            const message = yield* cli.next
-            if (message.type === "control_request") {
-              const subtype = (message.request as Line).subtype
-              if (subtype === "cancel_async_message") {
-                yield* cli.emit(FakeCli.failure(message, "Unsupported control request subtype: cancel_async_message"))
-              } else if (subtype === "interrupt") yield* cli.emit(FakeCli.success(message, { still_queued: [] }))
-            } else if (message.type === "user") {
-              yield* emitAll(cli, turnLines("reply to C", 0.002))
-            }
+            const message = yield* cli.nextMatching((m) => m.type === "user")
+            users.push(text(message))
+            yield* emitAll(cli, turnLines(`reply to ${text(message)}`, 0.001 * (users.length + 1)))
           }
         })
       )
       yield* Effect.gen(function*() {
-        const session = yield* Claude.open({ turnTimeout: "3 seconds", interruptTimeout: "1 second" })
+        const session = yield* Claude.open()
         yield* session.send("A")
-        const b = yield* session.run("B").pipe(Effect.exit, Effect.forkChild)
+        yield* Deferred.await(aStarted)
+        const b = yield* session.run("B").pipe(Effect.forkChild)
+        const c = yield* session.send("C").pipe(Effect.forkChild)
         yield* settle
-        // B times out (its result went to A); its interrupt waits for a start that never comes.
-        yield* TestClock.adjust("3 seconds")
-        yield* settle
-        yield* TestClock.adjust("2 seconds")
-        yield* settle
-        yield* Fiber.join(b)
-        const c = yield* session.run("C").pipe(Effect.forkChild)
-        yield* settle
-        const polled = c.pollUnsafe()
-        assert.isDefined(polled, "run C waits: B's stand-in took its result")
-        const third = yield* Fiber.join(c)
-        assert.strictEqual(third.result, "reply to C")
+        assert.deepStrictEqual(users, ["A"], "B and C wait while A runs")
+        yield* Deferred.succeed(finishA, undefined)
+        assert.strictEqual((yield* Fiber.join(b)).result, "reply to B")
+        yield* Fiber.join(c)
+        const d = yield* session.run("D")
+        assert.strictEqual(d.result, "reply to D")
+        assert.deepStrictEqual(users, ["A", "B", "C", "D"], "one message at a time, in order")
       }).pipe(Effect.provide(layer))
     }))
 })

@@ -394,8 +394,11 @@ describe("Session against the in-memory fake CLI", () => {
     }).pipe(Effect.provide(FakeCli.layer((cli) =>
       Effect.gen(function*() {
         yield* FakeCli.answerInitialize(cli)
-        // The first turn never ends: it stays open.
-        for (let i = 0; i < 2; i++) users.push(yield* cli.nextMatching((m) => m.type === "user"))
+        // The first turn never ends: it stays open. Its init echoes its uuid, as CLI 2.1.332 does
+        // (a CLI that echoes none gets no second message while a turn of the session is open).
+        users.push(yield* cli.nextMatching((m) => m.type === "user"))
+        yield* cli.emit(FakeCli.textTurn({ sessionId: SESSION, text: "x", userMessageUuid: uuid })[0])
+        users.push(yield* cli.nextMatching((m) => m.type === "user"))
         yield* Deferred.succeed(seen, undefined)
         return yield* Effect.never
       })

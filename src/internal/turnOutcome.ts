@@ -18,6 +18,27 @@ const describe = (result: TurnResult): string =>
     ? result.result
     : (result.errors ?? []).join("; ") || `${result.subtype}, ${result.terminal_reason ?? "no terminal reason"}`
 
+const apiErrorText = /^API Error: (\d{3})\b/
+
+/** The HTTP status of an `API Error: <status> <body>` result text, as CLI 2.1.0 writes it. */
+const statusInText = (text: string): number | null => {
+  const match = apiErrorText.exec(text)
+  return match === null ? null : Number(match[1])
+}
+
+/** The `error.type` of that text's JSON body (`api_error`, `overloaded_error`, …), if it has one. */
+const errorTypeInText = (text: string): string | null => {
+  const body = text.replace(apiErrorText, "").trim()
+  try {
+    const parsed: unknown = JSON.parse(body)
+    const error = typeof parsed === "object" && parsed !== null ? (parsed as { readonly error?: unknown }).error : undefined
+    const type = typeof error === "object" && error !== null ? (error as { readonly type?: unknown }).type : undefined
+    return typeof type === "string" ? type : null
+  } catch {
+    return null
+  }
+}
+
 /** The failure a result stands for; undefined when the turn succeeded or was interrupted. */
 export const failureOf = (result: TurnResult): ClaudeError.ClaudeError | undefined => {
   // A limit's subtype stopped the turn short whatever `is_error` says: CLI 2.1.0 writes its error
@@ -26,7 +47,9 @@ export const failureOf = (result: TurnResult): ClaudeError.ClaudeError | undefin
   const terminal = result.terminal_reason
   if (terminal !== undefined && terminal.startsWith("aborted_")) return undefined
   const description = describe(result)
-  const status = result.api_error_status ?? null
+  // CLI 2.1.0 writes neither `terminal_reason` nor `api_error_status`: the API's status is in the
+  // text it writes, `API Error: 500 {...}`.
+  const status = result.api_error_status ?? (terminal === undefined ? statusInText(description) : null)
   // No credentials at all: the CLI makes no request, so there is no HTTP status. A key the API
   // refused is an ApiError with status 401 (its `errorType` is `authentication_error`).
   if (status === null && /not logged in|please run \/login/i.test(description)) {
@@ -40,9 +63,8 @@ export const failureOf = (result: TurnResult): ClaudeError.ClaudeError | undefin
     return ClaudeError.make(new ClaudeError.LimitReached({ result, limit: limitSubtypes.has(result.subtype) ? result.subtype : terminal! }))
   }
   if (terminal === "api_error" || status !== null) {
-    return ClaudeError.make(
-      new ClaudeError.ApiError({ result, status, errorType: result.api_error_type ?? null, description })
-    )
+    const errorType = result.api_error_type ?? (result.api_error_status === undefined ? errorTypeInText(description) : null)
+    return ClaudeError.make(new ClaudeError.ApiError({ result, status, errorType, description }))
   }
   return ClaudeError.make(new ClaudeError.TurnFailed({ result, description }))
 }

@@ -90,15 +90,27 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
    * interrupted once its line was handed over (while a full pipe drains) is the CLI's: it is
    * given to `written`, for the caller to interrupt on the CLI.
    */
-  const write = (input: TurnInput, operation: string, turn?: (uuid: string) => Turn, written?: (turn: Turn) => void) =>
+  const write = (
+    input: TurnInput,
+    operation: string,
+    turn?: (uuid: string) => Turn,
+    written?: (turn: Turn) => void
+  ): Effect.Effect<string, ClaudeError.ClaudeError> =>
     Effect.suspend((): Effect.Effect<string, ClaudeError.ClaudeError> => {
       if (!lifecycle.inputOpen || lifecycle.reason !== undefined) return lifecycle.failure(operation)
       const turnInput = typeof input === "string" ? { text: input } : input
       const problem = userTurnProblem(turnInput)
       if (problem !== undefined) return Effect.fail(invalid(problem))
-      const uuid = turnInput.uuid ?? crypto.randomUUID()
       // Two open turns under one uuid: the CLI's echoes could not tell them apart.
-      if (turns.isOpen(uuid)) return Effect.fail(invalid(`uuid ${uuid} is the uuid of a turn that has not ended`))
+      if (turnInput.uuid !== undefined && turns.isOpen(turnInput.uuid)) {
+        return Effect.fail(invalid(`uuid ${turnInput.uuid} is the uuid of a turn that has not ended`))
+      }
+      // A CLI that echoes no uuid gets one message at a time (`Turns.whenWritable`): checked and
+      // registered in one step, so that of two writers woken together one goes, one waits again.
+      if (!turns.writable()) {
+        return Effect.andThen(Deferred.await(turns.whenWritable()), write(input, operation, turn, written))
+      }
+      const uuid = turnInput.uuid ?? crypto.randomUUID()
       const registered = turn?.(uuid) ?? newTurn(uuid, undefined, undefined)
       turns.register(registered)
       let handedOver = false

@@ -16,13 +16,13 @@
  *   they are), and to none while it is an automatic turn (a `system/init` that names no user
  *   message, from a CLI that echoes uuids) until a user message is folded into it.
  * - A CLI that echoes nothing (2.1.0, 2.1.200, a scripted fake) is served first in, first out: a
- *   CLI turn belongs to the oldest user turn that has not ended. Its limit: messages the CLI
- *   merges into one turn (queued during an interrupted turn) get one result, which ends only the
- *   oldest of them; the others wait for a result of their own (bound them with `turnTimeout`).
- *   A turn the CLI started that the library gave up on (its interrupt ran past
- *   `interruptTimeout`) keeps its place there as a stand-in that delivers nowhere, so that its
- *   late lines and result never go to the next turn; one it never started is withdrawn (it may
- *   have been merged into another, and would then take the next turn's result).
+ *   CLI turn belongs to the oldest user turn that has not ended. Such a CLI merges the messages
+ *   queued while a turn runs into one turn with one result, which could not be told apart: so a
+ *   user message is written to it only once no turn of the library's is waiting there
+ *   ({@link Turns.whenWritable}; one the library gave up on aside), and the CLI never holds two.
+ *   A turn the library gave up on (its interrupt ran past `interruptTimeout`) keeps its place
+ *   there as a stand-in that delivers nowhere, so that its late lines and result never go to the
+ *   next turn (started or not: nothing was merged into it).
  * - A turn's events reach its queue in the order the CLI wrote them, the result last; the queue
  *   then ends (or fails, when the turn failed). Results are completed after the batch that holds
  *   them is published.
@@ -108,6 +108,8 @@ export class Turns {
   private readonly touched: Array<Turn> = []
   private readonly waking: Array<Mailbox<Event, ClaudeError.ClaudeError>> = []
   private readonly endings: Array<{ readonly turn: Turn; readonly exit: Exit.Exit<TurnResult, ClaudeError.ClaudeError> }> = []
+  /** Writers waiting for {@link whenWritable}; woken (all, to check again) when it may hold. */
+  private writers: Array<Deferred.Deferred<void>> = []
 
   private readonly options: TurnsOptions
 
@@ -117,6 +119,34 @@ export class Turns {
 
   register(turn: Turn): void {
     this.open.push(turn)
+  }
+
+  /**
+   * Whether a user message may be written now: always on a CLI that echoes uuids; on one that
+   * echoes none (or has not yet), once no written turn is open there but those the library gave
+   * up on (their stand-ins), so that the CLI never holds two messages it would merge.
+   */
+  writable(): boolean {
+    if (this.echoes) return true
+    for (let i = 0; i < this.open.length; i++) if (!this.open[i]!.abandoned) return false
+    return true
+  }
+
+  /**
+   * Done the next time {@link writable} may have become true (a turn ended, the CLI echoed a
+   * uuid, the session ended): a writer checks again, and registers its turn in the same step.
+   */
+  whenWritable(): Deferred.Deferred<void> {
+    const waiter = Deferred.makeUnsafe<void>()
+    this.writers.push(waiter)
+    return waiter
+  }
+
+  private wakeWriters(): void {
+    if (this.writers.length === 0 || !this.writable()) return
+    const writers = this.writers
+    this.writers = []
+    for (let i = 0; i < writers.length; i++) Deferred.doneUnsafe(writers[i]!, Exit.void)
   }
 
   /** Whether a turn written with `uuid` has not ended. */
@@ -137,15 +167,14 @@ export class Turns {
   /**
    * Ends a written turn the library stopped waiting for (its interrupt ran past its deadline)
    * with `error`. A CLI that echoes uuids tells its late lines apart. One that echoes none serves
-   * turns first in, first out: a turn it started owes a result (it was interrupted), so a stand-in
-   * keeps its place and takes its CLI turn's lines and result, for no one. One it never started
-   * is withdrawn: it may have been merged into another turn, whose result it had, and a stand-in
-   * would take the next turn's.
+   * turns first in, first out: the turn owes a result (it was interrupted, or will run: it was
+   * written alone, so nothing merged it), so a stand-in keeps its place and takes its CLI turn's
+   * lines and result, for no one.
    */
   giveUp(turn: Turn, error: ClaudeError.ClaudeError): void {
     const index = this.open.indexOf(turn)
     if (index === -1) return
-    if (this.echoes || !Deferred.isDoneUnsafe(turn.started)) return this.withdraw(turn, error)
+    if (this.echoes) return this.withdraw(turn, error)
     const standIn: Turn = {
       uuid: turn.uuid,
       queue: undefined,
@@ -198,7 +227,9 @@ export class Turns {
             this.running = []
             this.automatic = true
             this.between = false
-          } else {
+          } else if (this.between || this.running.length === 0) {
+            // A CLI that echoes nothing: the oldest waiting turn, unless a line read since the
+            // last result (a background task's) started it already.
             this.startOldest()
           }
         } else if (this.echoes && this.running.length === 0 && !this.automatic && isPromptHookLine(event)) {
@@ -259,6 +290,7 @@ export class Turns {
       Deferred.doneUnsafe(turn.result, exit)
     }
     this.endings.length = 0
+    this.wakeWriters()
     if (this.waking.length === 0) return
     // A copy: a consumer resumed here may call back in (withdraw, report) and wake again.
     const waking = this.waking.splice(0)

@@ -1236,13 +1236,13 @@ export interface InterruptResponse extends Schema.Schema.Type<typeof InterruptRe
 
 /**
  * The answer to `set_model`: the resolved model id (`haiku` → `claude-haiku-5-5`; unknown names
- * are accepted as is).
+ * are accepted as is). CLIs before 2.1.332 (2.1.0, 2.1.200) answer a bare success, with no body.
  *
  * @since 0.1.0
  * @category response bodies
  */
 export const SetModelResponse = Schema.Struct({
-  model: Schema.String
+  model: opt(Schema.String)
 })
 
 /**
