@@ -89,9 +89,12 @@ describe("older CLIs (2.1.0, 2.1.200)", () => {
           // cancel_async_message), and runs B only later, after the library gave up on it.
           const cancel = yield* cli.nextMatching((m) => m.type === "control_request")
           yield* cli.emit(FakeCli.failure(cancel, "Unsupported control request subtype: cancel_async_message"))
-          yield* cli.nextMatching(isUser)
           yield* Deferred.await(runB)
-          yield* emitAll(cli, turnLines("reply to B", 0.002))
+          // B starts; C, waiting for that, is written meanwhile.
+          const b = turnLines("reply to B", 0.002)
+          yield* cli.emit(b[0]!)
+          yield* cli.nextMatching(isUser)
+          yield* emitAll(cli, b.slice(1))
           yield* emitAll(cli, turnLines("reply to C", 0.003))
           return yield* Effect.never
         })
@@ -107,7 +110,7 @@ describe("older CLIs (2.1.0, 2.1.200)", () => {
         yield* TestClock.adjust("2 seconds")
         yield* settle
         assert.strictEqual(errorOf(yield* Fiber.join(b))?.reason._tag, "TurnTimedOut")
-        // C is written before the CLI gets to B.
+        // C waits until the CLI gets to B.
         const c = yield* session.run("C").pipe(Effect.forkChild)
         yield* settle
         yield* Deferred.succeed(runB, undefined)
@@ -129,13 +132,13 @@ describe("older CLIs (2.1.0, 2.1.200)", () => {
           yield* answerInitializeOld(cli)
           yield* cli.nextMatching(isUser)
           yield* Deferred.succeed(bWritten, undefined)
-          // The CLI is slow to start B and cannot withdraw it: the library gives B up, and X
-          // (a send) is written meanwhile. Then a background Bash task ends by itself (the
-          // recorded 2.1.200 line) just before B's turn starts; X's turn follows.
+          // The CLI is slow to start B and cannot withdraw it: the library gives B up. Then a
+          // background Bash task ends by itself (the recorded 2.1.200 line), which the library
+          // takes for B's start: X (a send) is written; B's turn follows, then X's.
           const cancel = yield* cli.nextMatching((m) => m.type === "control_request")
           yield* cli.emit(FakeCli.failure(cancel, "Unsupported control request subtype: cancel_async_message"))
-          yield* cli.nextMatching(isUser)
           yield* cli.emit(fixture("task_updated-without-ids"))
+          yield* cli.nextMatching(isUser)
           yield* emitAll(cli, FakeCli.textTurn({ sessionId: SESSION, text: "reply to B", totalCostUsd: 0.001 }))
           yield* emitAll(cli, FakeCli.textTurn({ sessionId: SESSION, text: "reply to X", totalCostUsd: 0.002 }))
           return yield* Effect.never

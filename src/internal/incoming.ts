@@ -23,6 +23,7 @@ import * as ClaudeError from "../ClaudeError.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as Codec from "../protocol/codec.ts"
 import { describeCause } from "./describeCause.ts"
+import { ServingTheCli } from "./services.ts"
 import { SmallMap } from "./smallMap.ts"
 import type { SessionTracing } from "./tracing.ts"
 
@@ -124,7 +125,7 @@ export const make = Effect.fnUntraced(function*(options: {
         Effect.andThen(Effect.fail(new Unsupported(subtype)))
       )
     }
-    return Effect.scoped(Effect.suspend(() => handler(request, requestId)))
+    return Effect.scoped(Effect.suspend(() => handler(request, requestId))).pipe(Effect.provideService(ServingTheCli, true))
   }
 
   const dispatch: Incoming["dispatch"] = (requestId, request, parent) => {

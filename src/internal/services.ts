@@ -144,3 +144,13 @@ export class UserDialogs extends Context.Service<UserDialogs, {
   /** Answers one `request_user_dialog`. */
   readonly show: (request: UserDialogRequest) => Effect.Effect<UserDialogResult, ClaudeError.ClaudeError>
 }>()("effect-claude-code/UserDialogs") {}
+
+/**
+ * True in the fibers that serve a request of the CLI (a hook, a permission, an MCP tool call, a
+ * dialog): the CLI waits for them. A user message such a fiber writes on a CLI that takes one
+ * message at a time would wait for the turn that waits for it (`TurnRunner`).
+ */
+export const ServingTheCli: Context.Reference<boolean> = Context.Reference<boolean>(
+  "effect-claude-code/internal/ServingTheCli",
+  { defaultValue: () => false }
+)

@@ -6,7 +6,10 @@
  *   `Turns` before it is written, so its events and result can only go to it.
  * - `turn`s are written one after another (the next once the previous one's stream has ended),
  *   so each is a turn of its own on the CLI; the wait for that is interruptible. `send` writes at
- *   once: the CLI queues the message.
+ *   once (the CLI queues the message), but to a CLI that echoes no uuid, which would merge queued
+ *   messages into one turn: there every message waits until none of the session's is waiting on
+ *   the CLI (`Turns.writable`), within the turn's `turnTimeout`; one written from a handler the
+ *   CLI waits for fails instead (it would wait for itself).
  * - Interrupting a turn touches that turn alone: one still queued on the CLI is withdrawn
  *   (`cancel_async_message`), one that runs is interrupted (`interrupt`) and its result awaited;
  *   the whole is bounded by `interruptTimeout`. Nothing is sent once its result is in.
@@ -32,6 +35,7 @@ import type * as Protocol from "../Protocol.ts"
 import * as Codec from "../protocol/codec.ts"
 import * as Control from "../protocol/control.ts"
 import type { Lifecycle } from "./lifecycle.ts"
+import { ServingTheCli } from "./services.ts"
 import { Mailbox } from "./mailbox.ts"
 import type { Outgoing } from "./outgoing.ts"
 import type { SessionTracing } from "./tracing.ts"
@@ -90,11 +94,38 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
    * interrupted once its line was handed over (while a full pipe drains) is the CLI's: it is
    * given to `written`, for the caller to interrupt on the CLI.
    */
+  /**
+   * Waits until {@link Turns.writable} may hold, up to `deadline` (epoch millis: the turn's
+   * `turnTimeout`, which covers the wait). Fails at once in a fiber that serves the CLI: the turn
+   * it would wait for is waiting for it.
+   */
+  const whenWritable = (deadline: number | undefined) =>
+    Effect.flatMap(Effect.service(ServingTheCli), (serving): Effect.Effect<void, ClaudeError.ClaudeError> => {
+      if (serving) {
+        return Effect.fail(invalid(
+          "a user message written while the CLI waits for this handler, on a CLI that takes one message at a time " +
+            "(it echoes no uuid), would wait for the turn that waits for the handler: write it after the handler answered"
+        ))
+      }
+      const waiter = turns.whenWritable()
+      const wait = Effect.onInterrupt(Deferred.await(waiter), () => Effect.sync(() => turns.forgetWaiter(waiter)))
+      if (deadline === undefined) return wait
+      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.timeoutOrElse(wait, {
+          duration: Duration.millis(Math.max(0, deadline - now)),
+          orElse: () =>
+            Effect.fail(ClaudeError.make(
+              new ClaudeError.TurnTimedOut({ timeoutMillis: Duration.toMillis(options.turnTimeout ?? Duration.zero) })
+            ))
+        }))
+    })
+
   const write = (
     input: TurnInput,
     operation: string,
     turn?: (uuid: string) => Turn,
-    written?: (turn: Turn) => void
+    written?: (turn: Turn) => void,
+    deadline?: number
   ): Effect.Effect<string, ClaudeError.ClaudeError> =>
     Effect.suspend((): Effect.Effect<string, ClaudeError.ClaudeError> => {
       if (!lifecycle.inputOpen || lifecycle.reason !== undefined) return lifecycle.failure(operation)
@@ -108,7 +139,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       // A CLI that echoes no uuid gets one message at a time (`Turns.whenWritable`): checked and
       // registered in one step, so that of two writers woken together one goes, one waits again.
       if (!turns.writable()) {
-        return Effect.andThen(Deferred.await(turns.whenWritable()), write(input, operation, turn, written))
+        return Effect.andThen(whenWritable(deadline), write(input, operation, turn, written, deadline))
       }
       const uuid = turnInput.uuid ?? crypto.randomUUID()
       const registered = turn?.(uuid) ?? newTurn(uuid, undefined, undefined)
@@ -262,8 +293,12 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     options.tracing?.spans.turnStarted(span, input)
     const queue = new Mailbox<Event, ClaudeError.ClaudeError>()
     let registered: Turn | undefined
+    // One deadline for the turn, from here: it covers a wait to be written (`whenWritable`).
+    const deadline = options.turnTimeout === undefined
+      ? undefined
+      : clock.currentTimeMillisUnsafe() + Duration.toMillis(options.turnTimeout)
     const uuid = yield* restore(
-      write(input, operation, (uuid) => registered = newTurn(uuid, queue, span), (turn) => current = turn)
+      write(input, operation, (uuid) => registered = newTurn(uuid, queue, span), (turn) => current = turn, deadline)
     )
     span.attribute("claude.user_message_uuid", uuid)
     // Settled by the finalizer from here (or from `write`, when interrupted once the line was
@@ -272,10 +307,10 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     if (options.stallTimeout !== undefined) {
       yield* Effect.forkScoped(watchStall(current, Duration.toMillis(options.stallTimeout)))
     }
-    if (options.turnTimeout !== undefined) {
+    if (options.turnTimeout !== undefined && deadline !== undefined) {
       const timeoutMillis = Duration.toMillis(options.turnTimeout)
       yield* Effect.forkScoped(Effect.andThen(
-        Effect.sleep(options.turnTimeout),
+        Effect.sleep(Duration.millis(Math.max(0, deadline - clock.currentTimeMillisUnsafe()))),
         abandon(current, ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis })))
       ))
     }

@@ -124,11 +124,16 @@ export class Turns {
   /**
    * Whether a user message may be written now: always on a CLI that echoes uuids; on one that
    * echoes none (or has not yet), once no written turn is open there but those the library gave
-   * up on (their stand-ins), so that the CLI never holds two messages it would merge.
+   * up on once the CLI started them (their stand-ins), so that the CLI never holds two messages
+   * it would merge.
    */
   writable(): boolean {
     if (this.echoes) return true
-    for (let i = 0; i < this.open.length; i++) if (!this.open[i]!.abandoned) return false
+    for (let i = 0; i < this.open.length; i++) {
+      const turn = this.open[i]!
+      // One given up on that the CLI has not started yet still waits there.
+      if (!turn.abandoned || !Deferred.isDoneUnsafe(turn.started)) return false
+    }
     return true
   }
 
@@ -140,6 +145,12 @@ export class Turns {
     const waiter = Deferred.makeUnsafe<void>()
     this.writers.push(waiter)
     return waiter
+  }
+
+  /** Forgets a waiter that stopped waiting (its writer was interrupted). */
+  forgetWaiter(waiter: Deferred.Deferred<void>): void {
+    const index = this.writers.indexOf(waiter)
+    if (index !== -1) this.writers.splice(index, 1)
   }
 
   private wakeWriters(): void {
@@ -180,7 +191,8 @@ export class Turns {
       queue: undefined,
       span: undefined,
       result: Deferred.makeUnsafe(),
-      started: turn.started,
+      // Its own when the CLI has not started it: ending the turn marks the turn's started.
+      started: Deferred.isDoneUnsafe(turn.started) ? turn.started : Deferred.makeUnsafe(),
       abandoned: true,
       batch: []
     }
