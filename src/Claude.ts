@@ -866,7 +866,7 @@ const openSession: (
       const binding = (yield* loadUserDialogs).bind(userDialogs.value, report)
       handlers.request_user_dialog = (request, requestId) => binding.show(request, requestId)
     }
-    const incoming = yield* Incoming.make({ handlers, send: write, tracing })
+    const incoming = yield* Incoming.make({ handlers, send: write, tracing, session: lifecycle })
 
     // ---- reading ----------------------------------------------------------------------------------
     const usage = new TurnUsageTracker()
@@ -1085,7 +1085,8 @@ const openSession: (
       ...Controls.make(request, mcp),
       request: requestWith(true),
       stderr: connection.stderr,
-      endInput: lifecycle.endInput,
+      // Writers waiting for their turn on the CLI learn at once that there is none.
+      endInput: Effect.andThen(lifecycle.endInput, Effect.sync(() => turns.wakeWriters(true))),
       exit: Deferred.await(lifecycle.ended)
     }
     return session

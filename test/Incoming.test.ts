@@ -28,6 +28,7 @@ describe("Incoming", () => {
       const scope = yield* Scope.make()
       let calls = 0
       const incoming = yield* Incoming.make({
+        session: {},
         handlers: {
           work: (request, requestId) =>
             Effect.gen(function*() {
@@ -76,6 +77,7 @@ describe("Incoming", () => {
       const sent: Array<Protocol.StdinMessage> = []
       const scope = yield* Scope.make()
       const incoming = yield* Incoming.make({
+        session: {},
         handlers: { odd: () => Effect.succeed({ count: 1n }) },
         // As the session's write: a line JSON cannot write is InvalidInput, and is not sent.
         send: (message) =>

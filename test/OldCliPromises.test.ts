@@ -90,11 +90,14 @@ describe("older CLIs (2.1.0, 2.1.200)", () => {
           const cancel = yield* cli.nextMatching((m) => m.type === "control_request")
           yield* cli.emit(FakeCli.failure(cancel, "Unsupported control request subtype: cancel_async_message"))
           yield* Deferred.await(runB)
-          // B starts; C, waiting for that, is written meanwhile.
+          // B starts, and is interrupted then; C, waiting for B's result, is written after it.
           const b = turnLines("reply to B", 0.002)
           yield* cli.emit(b[0]!)
-          yield* cli.nextMatching(isUser)
+          const interrupt = yield* cli.nextMatching((m) => m.type === "control_request")
+          assert.strictEqual((interrupt.request as Line).subtype, "interrupt")
+          yield* cli.emit(FakeCli.success(interrupt, {}))
           yield* emitAll(cli, b.slice(1))
+          yield* cli.nextMatching(isUser)
           yield* emitAll(cli, turnLines("reply to C", 0.003))
           return yield* Effect.never
         })
@@ -110,7 +113,7 @@ describe("older CLIs (2.1.0, 2.1.200)", () => {
         yield* TestClock.adjust("2 seconds")
         yield* settle
         assert.strictEqual(errorOf(yield* Fiber.join(b))?.reason._tag, "TurnTimedOut")
-        // C waits until the CLI gets to B.
+        // C waits until the CLI is done with B.
         const c = yield* session.run("C").pipe(Effect.forkChild)
         yield* settle
         yield* Deferred.succeed(runB, undefined)

@@ -64,6 +64,8 @@ export const make = Effect.fnUntraced(function*(options: {
   readonly send: (message: Protocol.StdinMessage) => Effect.Effect<void, ClaudeError.ClaudeError>
   /** Names each call's span and gives its attributes (the decision, or why it failed). */
   readonly tracing?: SessionTracing | undefined
+  /** The session's identity, in the mark of the fibers that serve the CLI (`ServingTheCli`). */
+  readonly session: object
 }): Effect.fn.Return<Incoming, never, Scope.Scope> {
   // The fibers running, by key (a few at a time, one a request: `smallMap.ts`); none is started
   // once the scope is closing.
@@ -125,7 +127,14 @@ export const make = Effect.fnUntraced(function*(options: {
         Effect.andThen(Effect.fail(new Unsupported(subtype)))
       )
     }
-    return Effect.scoped(Effect.suspend(() => handler(request, requestId))).pipe(Effect.provideService(ServingTheCli, true))
+    // The CLI waits for this call (and for nothing its fibers do once it answered).
+    const serving = { session: options.session, open: true }
+    return Effect.scoped(Effect.suspend(() => handler(request, requestId))).pipe(
+      Effect.provideService(ServingTheCli, serving),
+      Effect.ensuring(Effect.sync(() => {
+        serving.open = false
+      }))
+    )
   }
 
   const dispatch: Incoming["dispatch"] = (requestId, request, parent) => {

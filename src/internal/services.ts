@@ -145,12 +145,19 @@ export class UserDialogs extends Context.Service<UserDialogs, {
   readonly show: (request: UserDialogRequest) => Effect.Effect<UserDialogResult, ClaudeError.ClaudeError>
 }>()("effect-claude-code/UserDialogs") {}
 
+/** A request of the CLI being served: whose session, and whether the CLI still waits for it. */
+export interface ServingRequest {
+  readonly session: object
+  open: boolean
+}
+
 /**
- * True in the fibers that serve a request of the CLI (a hook, a permission, an MCP tool call, a
- * dialog): the CLI waits for them. A user message such a fiber writes on a CLI that takes one
- * message at a time would wait for the turn that waits for it (`TurnRunner`).
+ * Set in the fibers that serve a request of the CLI (a hook, a permission, an MCP tool call, a
+ * dialog), and in those they fork: while `open`, the CLI waits for them. A user message such a
+ * fiber writes to its own session, on a CLI that takes one message at a time, would wait for
+ * the turn that waits for it (`TurnRunner`).
  */
-export const ServingTheCli: Context.Reference<boolean> = Context.Reference<boolean>(
+export const ServingTheCli: Context.Reference<ServingRequest | undefined> = Context.Reference<ServingRequest | undefined>(
   "effect-claude-code/internal/ServingTheCli",
-  { defaultValue: () => false }
+  { defaultValue: () => undefined }
 )

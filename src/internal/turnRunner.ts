@@ -101,7 +101,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
    */
   const whenWritable = (deadline: number | undefined) =>
     Effect.flatMap(Effect.service(ServingTheCli), (serving): Effect.Effect<void, ClaudeError.ClaudeError> => {
-      if (serving) {
+      if (serving !== undefined && serving.open && serving.session === lifecycle) {
         return Effect.fail(invalid(
           "a user message written while the CLI waits for this handler, on a CLI that takes one message at a time " +
             "(it echoes no uuid), would wait for the turn that waits for the handler: write it after the handler answered"
@@ -192,6 +192,16 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     yield* Effect.exit(Deferred.await(turn.result))
   })
 
+  /** Interrupts `standIn`'s CLI turn once the CLI starts it, in the session's scope; never fails. */
+  const interruptWhenStarted = (standIn: Turn): Effect.Effect<void> =>
+    Effect.asVoid(Effect.forkIn(
+      Deferred.await(standIn.started).pipe(
+        Effect.andThen(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout)),
+        Effect.catchCause((cause) => Effect.logWarning(`interrupting the given-up turn ${standIn.uuid} failed`, cause))
+      ),
+      options.scope
+    ))
+
   /** {@link interruptOnCli}, bounded by `interruptTimeout`; never fails. */
   const interruptTurn = (turn: Turn): Effect.Effect<void> =>
     interruptOnCli(turn).pipe(
@@ -200,15 +210,18 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         if (Option.isSome(done)) return Effect.void
         // Given up: the turn ends here, and its late result (if any) goes to `events` only and
         // never ends a later turn (`Turns.giveUp`).
-        turns.giveUp(
+        const standIn = turns.giveUp(
           turn,
           ClaudeError.make(
             new ClaudeError.TurnCancelled({ uuid: turn.uuid, gaveUpAfterMillis: Duration.toMillis(options.interruptTimeout) })
           )
         )
-        return Effect.logWarning(
+        const warned = Effect.logWarning(
           `the interrupted turn ${turn.uuid} did not end within ${Duration.format(options.interruptTimeout)}`
         )
+        // Not started yet (a CLI that cannot withdraw it): interrupted when it starts, so that it
+        // does not run through; nothing is written meanwhile (`Turn.interruptOnStart`).
+        return standIn?.interruptOnStart === true ? Effect.andThen(warned, interruptWhenStarted(standIn)) : warned
       }),
       Effect.catchCause((cause) => Effect.logWarning(`interrupting turn ${turn.uuid} failed`, cause))
     )

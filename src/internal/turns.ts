@@ -54,6 +54,12 @@ export interface Turn {
   readonly span: Tracer.AnySpan | undefined
   /** Set when the library stopped caring for the turn's events (stalled, timed out). */
   abandoned: boolean
+  /**
+   * On a stand-in for a turn given up before the CLI started it: the CLI is to interrupt it when
+   * it starts, so nothing is written until its result (the interrupt names no turn, and must not
+   * land on the next message).
+   */
+  readonly interruptOnStart?: true | undefined
   /** This read's events for the queue. */
   batch: Array<Event>
 }
@@ -131,8 +137,8 @@ export class Turns {
     if (this.echoes) return true
     for (let i = 0; i < this.open.length; i++) {
       const turn = this.open[i]!
-      // One given up on that the CLI has not started yet still waits there.
-      if (!turn.abandoned || !Deferred.isDoneUnsafe(turn.started)) return false
+      // One given up on before the CLI started it still waits there, then is to be interrupted.
+      if (!turn.abandoned || turn.interruptOnStart === true) return false
     }
     return true
   }
@@ -143,7 +149,9 @@ export class Turns {
    */
   whenWritable(): Deferred.Deferred<void> {
     const waiter = Deferred.makeUnsafe<void>()
-    this.writers.push(waiter)
+    // Writable by now (the writer may have yielded since it checked): no wake would come.
+    if (this.writable()) Deferred.doneUnsafe(waiter, Exit.void)
+    else this.writers.push(waiter)
     return waiter
   }
 
@@ -153,8 +161,9 @@ export class Turns {
     if (index !== -1) this.writers.splice(index, 1)
   }
 
-  private wakeWriters(): void {
-    if (this.writers.length === 0 || !this.writable()) return
+  /** Wakes the waiting writers to check again: when writable, or `always` (the input ended). */
+  wakeWriters(always = false): void {
+    if (this.writers.length === 0 || !(always || this.writable())) return
     const writers = this.writers
     this.writers = []
     for (let i = 0; i < writers.length; i++) Deferred.doneUnsafe(writers[i]!, Exit.void)
@@ -180,21 +189,27 @@ export class Turns {
    * with `error`. A CLI that echoes uuids tells its late lines apart. One that echoes none serves
    * turns first in, first out: the turn owes a result (it was interrupted, or will run: it was
    * written alone, so nothing merged it), so a stand-in keeps its place and takes its CLI turn's
-   * lines and result, for no one.
+   * lines and result, for no one; returned, for the caller to interrupt it on the CLI when it
+   * starts (`interruptOnStart`).
    */
-  giveUp(turn: Turn, error: ClaudeError.ClaudeError): void {
+  giveUp(turn: Turn, error: ClaudeError.ClaudeError): Turn | undefined {
     const index = this.open.indexOf(turn)
-    if (index === -1) return
-    if (this.echoes) return this.withdraw(turn, error)
+    if (index === -1) return undefined
+    if (this.echoes) {
+      this.withdraw(turn, error)
+      return undefined
+    }
+    const started = Deferred.isDoneUnsafe(turn.started)
     const standIn: Turn = {
       uuid: turn.uuid,
       queue: undefined,
       span: undefined,
       result: Deferred.makeUnsafe(),
       // Its own when the CLI has not started it: ending the turn marks the turn's started.
-      started: Deferred.isDoneUnsafe(turn.started) ? turn.started : Deferred.makeUnsafe(),
+      started: started ? turn.started : Deferred.makeUnsafe(),
       abandoned: true,
-      batch: []
+      batch: [],
+      ...(started ? {} : { interruptOnStart: true as const })
     }
     this.open[index] = standIn
     const running = this.running.indexOf(turn)
@@ -203,6 +218,7 @@ export class Turns {
     // Outside the reader's read: settled now.
     this.publish()
     this.complete()
+    return standIn
   }
 
   /** The user turns the CLI runs now (empty between turns and during an automatic turn). */
