@@ -26,7 +26,10 @@
  * The program must write what the recorded one wrote, in an order the recording allows: a
  * program that waits for a line the recording only has after a later `send` (awaiting
  * `initializeResult` before the first turn, when the recorded program sent the turn at once)
- * waits for it until its own deadline. At stdin EOF the playable lines are written and stdout
+ * waits for it until its own deadline. So does a session replaying a recording in which messages
+ * were written while a turn ran, to a CLI that echoed no uuid: the session now writes such a CLI
+ * one message at a time (it waits for the turn's result, which the recording has only after
+ * those messages); record it again. At stdin EOF the playable lines are written and stdout
  * ends (exit code 0); lines gated by `send`s that never came are not played.
  *
  * @since 0.1.0
