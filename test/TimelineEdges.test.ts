@@ -11,6 +11,7 @@ import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Timeline from "../src/Timeline.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
 import type * as Transcript from "../src/Transcript.ts"
 import * as Page from "../src/viewer/page.ts"
 import * as Server from "../src/viewer/server.ts"
@@ -108,24 +109,8 @@ describe("the timeline", () => {
     const timeline = Timeline.fromLines([
       send(user("first", A), 1_000),
       recv({ type: "system", subtype: "status", status: "requesting", session_id: SESSION, uuid: "s-1", user_message_uuids: [A] }, 1_005),
-      recv({
-        type: "system",
-        subtype: "init",
-        cwd: "/fake",
-        session_id: SESSION,
-        tools: [],
-        mcp_servers: [],
-        model: "m",
-        permissionMode: "default",
-        slash_commands: [],
-        apiKeySource: "ANTHROPIC_API_KEY",
-        claude_code_version: "2.1.332",
-        output_style: "default",
-        agents: [],
-        skills: [],
-        plugins: [],
-        uuid: "i-1"
-      }, 1_010),
+      // An init that names no prompt (FakeCli's, without `user_message_uuids`).
+      recv(FakeCli.textTurn({ sessionId: SESSION, text: "" })[0], 1_010),
       recv(assistant([{ type: "text", text: "reply" }]), 1_100),
       recv(result(0.01, { user_message_uuids: [A] }), 1_200)
     ])

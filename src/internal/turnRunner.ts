@@ -35,9 +35,9 @@ import type * as Protocol from "../Protocol.ts"
 import * as Codec from "../protocol/codec.ts"
 import * as Control from "../protocol/control.ts"
 import type { Lifecycle } from "./lifecycle.ts"
-import { ServingTheCli } from "./services.ts"
 import { Mailbox } from "./mailbox.ts"
 import type { Outgoing } from "./outgoing.ts"
+import { ServingTheCli } from "./services.ts"
 import type { SessionTracing } from "./tracing.ts"
 import type { Turn, Turns } from "./turns.ts"
 import { userTurnProblem } from "./userTurn.ts"
@@ -90,11 +90,6 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       Option.isSome(parent) ? {} : { parent: options.tracing!.sessionSpan })
 
   /**
-   * Registers `turn` (if any) and writes the user message; a turn not written is withdrawn. One
-   * interrupted once its line was handed over (while a full pipe drains) is the CLI's: it is
-   * given to `written`, for the caller to interrupt on the CLI.
-   */
-  /**
    * Waits until {@link Turns.writable} may hold, up to `deadline` (epoch millis: the turn's
    * `turnTimeout`, which covers the wait). Fails at once in a fiber that serves the CLI: the turn
    * it would wait for is waiting for it.
@@ -120,6 +115,11 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         }))
     })
 
+  /**
+   * Registers `turn` (if any) and writes the user message; a turn not written is withdrawn. One
+   * interrupted once its line was handed over (while a full pipe drains) is the CLI's: it is
+   * given to `written`, for the caller to interrupt on the CLI.
+   */
   const write = (
     input: TurnInput,
     operation: string,

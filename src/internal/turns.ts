@@ -19,7 +19,8 @@
  *   CLI turn belongs to the oldest user turn that has not ended. Such a CLI merges the messages
  *   queued while a turn runs into one turn with one result, which could not be told apart: so a
  *   user message is written to it only once no turn of the library's is waiting there
- *   ({@link Turns.whenWritable}; one the library gave up on aside), and the CLI never holds two.
+ *   ({@link Turns.whenWritable}; one the library gave up on once the CLI started it aside), and
+ *   the CLI never holds two.
  *   A turn the library gave up on (its interrupt ran past `interruptTimeout`) keeps its place
  *   there as a stand-in that delivers nowhere, so that its late lines and result never go to the
  *   next turn (started or not: nothing was merged into it).
