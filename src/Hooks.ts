@@ -159,10 +159,11 @@ export interface HookOptions {
    * Either way the failure is logged and reported ({@link HandlerFailure.HandlerFailed}). Set
    * `"continue"` on a guard to let the action through when the guard itself is broken.
    *
-   * Named explicitly on a guard event, `"block"` also asks the CLI to honor it: a CLI whose `initialize` answer
-   * lacks `hook_on_failure_supported` (before 2.1.332) gets no turn (`ControlRejected`), as the
-   * official SDK refuses it. Left to its default, a guard still runs there: the library answers
-   * it by its deadline (with its refusal on a failure), before the CLI's own.
+   * Named explicitly on a guard event, `"block"` also asks the CLI to honor it: a CLI whose
+   * `initialize` answer lacks `hook_on_failure_supported` (before 2.1.332) gets no turn
+   * (`ControlRejected`), as the official SDK refuses it. Left to its default, a guard still runs
+   * there: the library answers it by its deadline (with its refusal on a failure), before the
+   * CLI's own.
    */
   readonly onFailure?: "block" | "continue" | undefined
 }
@@ -262,10 +263,10 @@ export interface Bound {
   /** The `hooks` field of `initialize`: `{ <Event>: [{ matcher, hookCallbackIds, timeout? }] }`. */
   readonly initialize: Record<string, Array<InitializeMatcher>>
   /**
-   * Whether a guard's registration names `onFailure: "block"` itself: then a CLI that does not honor it
-   * (its `initialize` answer lacks `hook_on_failure_supported`) gets no turn, as the official SDK
-   * refuses the session. (A guard's default is to fail closed as well; on such a CLI the library
-   * still answers it before the CLI's own deadline, with its refusal.)
+   * Whether a guard's registration names `onFailure: "block"` itself: then a CLI that does not
+   * honor it (its `initialize` answer lacks `hook_on_failure_supported`) gets no turn, as the
+   * official SDK refuses the session. (A guard's default is to fail closed as well; on such a CLI
+   * the library still answers it before the CLI's own deadline, with its refusal.)
    */
   readonly blockAsked: boolean
   /**
@@ -823,7 +824,9 @@ export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): B
   return {
     initialize,
     // Only where it is asked of the CLI: on another event `"block"` changes nothing.
-    blockAsked: hooks.registrations.some((registration) => registration.onFailure === "block" && failsClosed(registration)),
+    blockAsked: hooks.registrations.some((registration) =>
+      registration.onFailure === "block" && failsClosed(registration)
+    ),
     dispatch
   }
 }
