@@ -48,6 +48,7 @@ import { Turns } from "./internal/turns.ts"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import * as Launch from "./Launch.ts"
 import type * as SessionStoreOpen from "./internal/sessionStoreOpen.ts"
+import { isRecord } from "./internal/json.ts"
 import * as McpConnection from "./internal/mcpConnection.ts"
 import * as Services from "./internal/services.ts"
 import type * as McpServers from "./McpServers.ts"
@@ -686,7 +687,7 @@ const modeInEffect = (mode: string | undefined): Launch.PermissionMode | undefin
  * does not say it honors that (`hook_on_failure_supported`).
  */
 const hooksInPlace = (body: unknown, blockAsked: boolean): Effect.Effect<unknown, ClaudeError.ClaudeError> => {
-  const answer = typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
+  const answer = isRecord(body) ? body : {}
   const refused = (error: string) =>
     Effect.fail(ClaudeError.make(new ClaudeError.ControlRejected({ subtype: "initialize", error, by: "host" })))
   if (answer.hooks_applied === false) {

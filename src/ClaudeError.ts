@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { isRecord } from "./internal/json.ts"
 
 /**
  * No `claude` executable was found where the library looked.
@@ -229,7 +230,7 @@ export class SessionClosed extends Schema.TaggedError<SessionClosed>()("SessionC
  */
 export class TurnCancelled extends Schema.TaggedError<TurnCancelled>()("TurnCancelled", {
   uuid: Schema.String,
-  /** Set when the library gave up on the turn's interrupt after this long. @since 0.3.0 */
+  /** Set when the library gave up on the turn's interrupt after this long. @since 0.2.0 */
   gaveUpAfterMillis: Schema.optionalKey(Schema.Number)
 }) {
   override get message(): string {
@@ -452,17 +453,13 @@ export class StructuredOutputMissing extends Schema.TaggedError<StructuredOutput
   result: Schema.Unknown
 }) {
   override get message(): string {
-    const terminal = typeof this.result === "object" && this.result !== null
-      ? (this.result as { readonly terminal_reason?: unknown }).terminal_reason
-      : undefined
+    const result = isRecord(this.result) ? this.result : {}
+    const terminal = result.terminal_reason
     if (typeof terminal === "string" && terminal.startsWith("aborted_")) {
       return `The turn was interrupted (${terminal}) before the model gave its structured output`
     }
     // CLI 2.1.0 writes no terminal reason: an interrupted turn is `error_during_execution`.
-    const subtype = typeof this.result === "object" && this.result !== null
-      ? (this.result as { readonly subtype?: unknown }).subtype
-      : undefined
-    if (terminal === undefined && subtype === "error_during_execution") {
+    if (terminal === undefined && result.subtype === "error_during_execution") {
       return "The turn was interrupted before the model gave its structured output"
     }
     // A hook that stopped the turn (`hook_stopped`, `stop_hook_prevented`), or another end the

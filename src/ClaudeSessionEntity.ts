@@ -499,19 +499,6 @@ const checkInput = (input: { readonly uuid: string; readonly prompt: string }) =
     ))
 
 /**
- * Whether CLIs launched with `options` accept a switch to `bypassPermissions`: launched in it, or
- * with `--allow-dangerously-skip-permissions` among their `extraArgs`.
- */
-const allowsBypass = (options: Claude.SessionOptions): boolean => {
-  if (options.permissionMode === "bypassPermissions") return true
-  const extra = options.extraArgs
-  if (extra === undefined) return false
-  return Array.isArray(extra)
-    ? extra.includes("--allow-dangerously-skip-permissions")
-    : Object.hasOwn(extra, "allow-dangerously-skip-permissions")
-}
-
-/**
  * The entity's handlers on a runner, with the runner's limit of live CLI processes
  * (`LiveSessions`, also provided). Needs a `Transport` (the CLI), a `SessionStore` (the turn
  * ledger) and `Sharding` (a deployment layer of `ClaudeCluster`).
@@ -1006,7 +993,7 @@ export const layer = (
             // guard asked).
             if (
               live === undefined && payload.mode === "bypassPermissions" &&
-              ledger.settings.permissionMode !== "bypassPermissions" && !allowsBypass(options.session?.(sessionId) ?? {})
+              ledger.settings.permissionMode !== "bypassPermissions" && !Launch.allowsBypassSwitch(options.session?.(sessionId) ?? {})
             ) {
               return yield* Effect.fail(ClaudeError.make(
                 new ClaudeError.ControlRejected({

@@ -574,6 +574,18 @@ const extraFlagNames = (extraArgs: ExtraArgs): ReadonlyArray<string> =>
     : Object.keys(extraArgs)
 
 /**
+ * Whether a CLI launched with `options` accepts a switch to `bypassPermissions` at run time: one
+ * launched in that mode (the library adds `--allow-dangerously-skip-permissions` then), or with
+ * that flag among its `extraArgs`.
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const allowsBypassSwitch = (options: LaunchOptions): boolean =>
+  options.permissionMode === "bypassPermissions" ||
+  (options.extraArgs !== undefined && extraFlagNames(options.extraArgs).includes("allow-dangerously-skip-permissions"))
+
+/**
  * What `extraArgs` may not set: the stream-json protocol's flags, and the flags of the
  * permission decisions when the program set them some other way (a `permissionMode`, a prompt
  * tool, a `Permissions` layer): the CLI takes the last of a flag it is given, and `extraArgs`

@@ -25,7 +25,7 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as DirectoryStores from "./internal/directoryStores.ts"
-import { entryTexts } from "./internal/entryTexts.ts"
+import { entryTexts, subpathGiven } from "./internal/storeInputs.ts"
 
 /**
  * Names one transcript: a session's main transcript (no `subpath`), or one of its subagents'
@@ -194,7 +194,9 @@ export const makeMemory: Effect.Effect<SessionStore["Service"]> = Effect.sync(()
   return SessionStore.of({
     name,
     append: (key, entries) =>
-      Effect.flatMap(Effect.zip(entryTexts(name, entries), Clock.currentTimeMillis), ([texts, now]) =>
+      Effect.flatMap(
+        Effect.zip(Effect.andThen(subpathGiven(name, key), entryTexts(name, entries)), Clock.currentTimeMillis),
+        ([texts, now]) =>
         Effect.sync(() => {
           const id = keyString(key)
           let transcript = transcripts.get(id)
@@ -216,6 +218,7 @@ export const makeMemory: Effect.Effect<SessionStore["Service"]> = Effect.sync(()
         })),
     load: (key) =>
       Stream.suspend(() => {
+        if (key.subpath === "") return Stream.unwrap(Effect.as(subpathGiven(name, key), Stream.empty))
         const transcript = transcripts.get(keyString(key))
         return transcript === undefined
           ? Stream.fail(notFound(key.sessionId, name))
@@ -236,12 +239,12 @@ export const makeMemory: Effect.Effect<SessionStore["Service"]> = Effect.sync(()
         )
       ),
     delete: (key) =>
-      Effect.sync(() => {
+      Effect.andThen(subpathGiven(name, key), Effect.sync(() => {
         for (const [id, t] of transcripts) {
           if (t.key.projectKey !== key.projectKey || t.key.sessionId !== key.sessionId) continue
           if (key.subpath === undefined || t.key.subpath === key.subpath) transcripts.delete(id)
         }
-      })
+      }))
   })
 })
 

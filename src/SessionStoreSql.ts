@@ -35,7 +35,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
-import { entryTexts } from "./internal/entryTexts.ts"
+import { entryTexts, subpathGiven } from "./internal/storeInputs.ts"
 import * as sqliteNode from "./internal/sqliteNode.ts"
 import * as SessionStore from "./SessionStore.ts"
 
@@ -79,10 +79,10 @@ const uuidColumn = (uuid: string): string =>
 /** NUL, or a lone surrogate (with the `u` flag a pair is one code point; one alone is `Cs`). */
 const textRefused = /[\p{Cs}\0]/u
 
-/** Why `key` is no session key (the contract: a subpath is absent or not empty), if it is not. */
+/** Why `key` cannot be a row's key (NUL, a lone surrogate, an empty part), if it cannot. */
 const keyProblem = (key: Partial<SessionStore.SessionKey>): string | undefined => {
   for (const [part, value] of [["projectKey", key.projectKey], ["sessionId", key.sessionId], ["subpath", key.subpath]] as const) {
-    if (value === undefined) continue
+    if (value === undefined || value === "" && part === "subpath") continue
     if (value === "") return `its ${part} is empty`
     if (textRefused.test(value)) return `its ${part} holds NUL or a lone surrogate`
   }
@@ -163,7 +163,7 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
 
   const checkKey = (key: Partial<SessionStore.SessionKey>): Effect.Effect<void, ClaudeError.ClaudeError> => {
     const problem = keyProblem(key)
-    return problem === undefined ? Effect.void : Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
+    return problem === undefined ? subpathGiven(name, key) : Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
       description: `${name}: ${JSON.stringify(key)} is not a session key: ${problem}`
     })))
   }

@@ -275,11 +275,11 @@ export interface ProblemItem extends ItemBase {
  * @category models
  */
 export interface Answer {
-  /** `false` for an error response. */
+  /** `false` for an error response, and for a request the CLI cancelled (no answer). */
   readonly ok: boolean
-  /** The decision in a word (`allow`, `deny`, `continue`, `ok`, `error`, …). */
+  /** The decision in a word (`allow`, `deny`, `continue`, `ok`, `error`, `cancelled`, …). */
   readonly summary: string
-  /** The answer as sent (the error's text for an error response). */
+  /** The answer as sent (the error's text for an error response; none for a cancelled request). */
   readonly body: unknown
   /** When it was sent. */
   readonly ts?: number | undefined
@@ -341,7 +341,7 @@ export interface Turn {
    * finished): what started it, the `kind` of its result's `origin` (`task-notification`, …), or
    * `unknown` until that result is read.
    *
-   * @since 0.3.0
+   * @since 0.2.0
    */
   readonly origin?: string | undefined
   /** What happened, in order. */

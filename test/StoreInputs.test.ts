@@ -60,20 +60,25 @@ describe("the session stores' inputs", () => {
       }))
   }
 
-  it.effect("sqlite: an empty subpath is refused as InvalidInput, and never reaches the main transcript", () =>
-    withStore(sqlite(), (store) =>
+  for (const [name, makeLayer] of stores) {
+    it.effect(`${name}: an empty subpath is refused as InvalidInput, and never reaches the main transcript`, () =>
       Effect.gen(function*() {
-        yield* store.append(key, [{ type: "user", uuid: "u1" }])
-        const appended = yield* Effect.exit(store.append({ ...key, subpath: "" }, [{ type: "user", uuid: "x1" }]))
-        const deleted = yield* Effect.exit(store.delete({ ...key, subpath: "" }))
-        const loadedEmpty = yield* Effect.exit(Stream.runCollect(store.load({ ...key, subpath: "" })))
-        for (const reason of [reasonOf(appended), reasonOf(deleted), reasonOf(loadedEmpty)]) {
-          assert.strictEqual(reason?._tag, "InvalidInput")
-        }
-        const loaded = yield* Stream.runCollect(store.load(key))
-        assert.deepStrictEqual(loaded.map((e) => e.uuid), ["u1"])
-        assert.deepStrictEqual((yield* store.list(key.projectKey)).map((s) => s.sessionId), ["s1"])
-      })))
+        const layer = yield* makeLayer
+        yield* withStore(layer, (store) =>
+          Effect.gen(function*() {
+            yield* store.append(key, [{ type: "user", uuid: "u1" }])
+            const appended = yield* Effect.exit(store.append({ ...key, subpath: "" }, [{ type: "user", uuid: "x1" }]))
+            const deleted = yield* Effect.exit(store.delete({ ...key, subpath: "" }))
+            const loadedEmpty = yield* Effect.exit(Stream.runCollect(store.load({ ...key, subpath: "" })))
+            for (const reason of [reasonOf(appended), reasonOf(deleted), reasonOf(loadedEmpty)]) {
+              assert.strictEqual(reason?._tag, "InvalidInput")
+            }
+            const loaded = yield* Stream.runCollect(store.load(key))
+            assert.deepStrictEqual(loaded.map((e) => e.uuid), ["u1"])
+            assert.deepStrictEqual((yield* store.list(key.projectKey)).map((s) => s.sessionId), ["s1"])
+          }))
+      }))
+  }
 
   it.effect("sqlite: a long table prefix is taken (only PostgreSQL cuts names)", () =>
     withStore(sqlite({ tablePrefix: "p".repeat(70) }), (store) =>

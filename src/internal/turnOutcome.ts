@@ -9,6 +9,7 @@
  */
 import * as ClaudeError from "../ClaudeError.ts"
 import type { TurnResult } from "../Events.ts"
+import { isRecord } from "./json.ts"
 
 const limitSubtypes = new Set(["error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"])
 const limitReasons = new Set(["max_turns", "budget_exhausted", "structured_output_retry_exhausted"])
@@ -31,8 +32,7 @@ const errorTypeInText = (text: string): string | null => {
   const body = text.replace(apiErrorText, "").trim()
   try {
     const parsed: unknown = JSON.parse(body)
-    const error = typeof parsed === "object" && parsed !== null ? (parsed as { readonly error?: unknown }).error : undefined
-    const type = typeof error === "object" && error !== null ? (error as { readonly type?: unknown }).type : undefined
+    const type = isRecord(parsed) && isRecord(parsed.error) ? parsed.error.type : undefined
     return typeof type === "string" ? type : null
   } catch {
     return null

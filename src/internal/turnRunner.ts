@@ -76,6 +76,7 @@ export interface TurnRunner {
 }
 
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
+const timedOut = (timeoutMillis: number) => ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis }))
 
 export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Effect.fn.Return<TurnRunner> {
   const { lifecycle, outgoing, turns } = options
@@ -90,11 +91,11 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       Option.isSome(parent) ? {} : { parent: options.tracing!.sessionSpan })
 
   /**
-   * Waits until {@link Turns.writable} may hold, up to `deadline` (epoch millis: the turn's
-   * `turnTimeout`, which covers the wait). Fails at once in a fiber that serves the CLI: the turn
+   * Waits until {@link Turns.writable} may hold, up to `deadline` (the turn's `turnTimeout`,
+   * which covers the wait). Fails at once in a fiber that serves the CLI: the turn
    * it would wait for is waiting for it.
    */
-  const whenWritable = (deadline: number | undefined) =>
+  const whenWritable = (deadline: { readonly at: number; readonly timeoutMillis: number } | undefined) =>
     Effect.flatMap(Effect.service(ServingTheCli), (serving): Effect.Effect<void, ClaudeError.ClaudeError> => {
       if (serving !== undefined && serving.open && serving.session === lifecycle) {
         return Effect.fail(invalid(
@@ -107,11 +108,8 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       if (deadline === undefined) return wait
       return Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.timeoutOrElse(wait, {
-          duration: Duration.millis(Math.max(0, deadline - now)),
-          orElse: () =>
-            Effect.fail(ClaudeError.make(
-              new ClaudeError.TurnTimedOut({ timeoutMillis: Duration.toMillis(options.turnTimeout ?? Duration.zero) })
-            ))
+          duration: Duration.millis(Math.max(0, deadline.at - now)),
+          orElse: () => Effect.fail(timedOut(deadline.timeoutMillis))
         }))
     })
 
@@ -125,7 +123,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     operation: string,
     turn?: (uuid: string) => Turn,
     written?: (turn: Turn) => void,
-    deadline?: number
+    deadline?: { readonly at: number; readonly timeoutMillis: number }
   ): Effect.Effect<string, ClaudeError.ClaudeError> =>
     Effect.suspend((): Effect.Effect<string, ClaudeError.ClaudeError> => {
       if (!lifecycle.inputOpen || lifecycle.reason !== undefined) return lifecycle.failure(operation)
@@ -307,9 +305,10 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     const queue = new Mailbox<Event, ClaudeError.ClaudeError>()
     let registered: Turn | undefined
     // One deadline for the turn, from here: it covers a wait to be written (`whenWritable`).
-    const deadline = options.turnTimeout === undefined
-      ? undefined
-      : clock.currentTimeMillisUnsafe() + Duration.toMillis(options.turnTimeout)
+    const deadline = options.turnTimeout === undefined ? undefined : {
+      at: clock.currentTimeMillisUnsafe() + Duration.toMillis(options.turnTimeout),
+      timeoutMillis: Duration.toMillis(options.turnTimeout)
+    }
     const uuid = yield* restore(
       write(input, operation, (uuid) => registered = newTurn(uuid, queue, span), (turn) => current = turn, deadline)
     )
@@ -320,11 +319,10 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     if (options.stallTimeout !== undefined) {
       yield* Effect.forkScoped(watchStall(current, Duration.toMillis(options.stallTimeout)))
     }
-    if (options.turnTimeout !== undefined && deadline !== undefined) {
-      const timeoutMillis = Duration.toMillis(options.turnTimeout)
+    if (deadline !== undefined) {
       yield* Effect.forkScoped(Effect.andThen(
-        Effect.sleep(Duration.millis(Math.max(0, deadline - clock.currentTimeMillisUnsafe()))),
-        abandon(current, ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis })))
+        Effect.sleep(Duration.millis(Math.max(0, deadline.at - clock.currentTimeMillisUnsafe()))),
+        abandon(current, timedOut(deadline.timeoutMillis))
       ))
     }
     return options.decodeResult === undefined ? queue.pull : decodingResult(queue.pull, options.decodeResult)
