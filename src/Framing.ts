@@ -45,7 +45,7 @@ export const defaultMaxLineBytes = 256 * 1024 * 1024
 
 /**
  * A line longer than the cap. Its bytes were dropped as they arrived (never buffered whole);
- * `head` and `tail` keep its first and last 2 KiB for the error report, and `type` is its
+ * `head` and `tail` keep its first 2 KiB and last 64 KiB, and `type` is its
  * message's top-level `type` when the head or the tail shows it (see {@link lineType}): a `user`
  * or `assistant` line names it first, a `result` line near its end, after the result text.
  *
@@ -59,7 +59,7 @@ export interface Oversized {
   readonly bytes: number
   /** The first 2 KiB of the line. */
   readonly head: string
-  /** The last 2 KiB of the line. */
+  /** The last 64 KiB of the line (where a `result`'s type is). */
   readonly tail: string
   /** The message's top-level `type`, when the head or the tail shows it. */
   readonly type: string | undefined
@@ -75,6 +75,12 @@ export type Frame = string | Oversized
 
 const NEWLINE = 10
 const HEAD_BYTES = 2048
+/**
+ * The tail kept of a line over the cap: enough to find a `result`'s type, which CLI 2.1.332
+ * writes before `begun_message_ids` (an id an API call) and `model_usage_since_last_result`
+ * (about 450 bytes a model), several KiB on a long turn.
+ */
+const TAIL_BYTES = 64 * 1024
 
 /** A Buffer view of `bytes` (no copy), for its native `indexOf` and `toString`. */
 const asBuffer = (bytes: Uint8Array): Buffer =>
@@ -172,7 +178,7 @@ export class LineSplitter {
   private keep(bytes: Uint8Array): void {
     if (this.skipping !== undefined) {
       this.skipping.bytes += bytes.length
-      this.skipping.tail = lastBytes([this.skipping.tail, bytes], HEAD_BYTES)
+      this.skipping.tail = lastBytes([this.skipping.tail, bytes], TAIL_BYTES)
       return
     }
     // A view, not a copy: a chunk is the producer's to give away (Node's streams allocate each
@@ -184,7 +190,7 @@ export class LineSplitter {
       this.skipping = {
         bytes: this.pendingBytes,
         head: this.headOfPending(),
-        tail: lastBytes(this.pending, HEAD_BYTES)
+        tail: lastBytes(this.pending, TAIL_BYTES)
       }
       this.pending = []
       this.pendingBytes = 0
@@ -200,14 +206,14 @@ export class LineSplitter {
     const tail = chunk.subarray(0, end)
     if (this.skipping !== undefined) {
       const { bytes, head } = this.skipping
-      out.push(oversized(bytes + tail.length, head, decodeFragment(lastBytes([this.skipping.tail, tail], HEAD_BYTES))))
+      out.push(oversized(bytes + tail.length, head, decodeFragment(lastBytes([this.skipping.tail, tail], TAIL_BYTES))))
       this.skipping = undefined
       return
     }
     if (end > 0) this.pending.push(tail)
     const total = this.pendingBytes + tail.length
     if (total > this.maxLineBytes) {
-      out.push(oversized(total, this.headOfPending(), decodeFragment(lastBytes(this.pending, HEAD_BYTES))))
+      out.push(oversized(total, this.headOfPending(), decodeFragment(lastBytes(this.pending, TAIL_BYTES))))
       this.pending = []
       this.pendingBytes = 0
       return
@@ -224,20 +230,15 @@ export class LineSplitter {
       out.push(oversized(
         end - start,
         decodeFragment(chunk.subarray(start, Math.min(end, start + HEAD_BYTES))),
-        decodeFragment(chunk.subarray(Math.max(start, end - HEAD_BYTES), end))
+        decodeFragment(chunk.subarray(Math.max(start, end - TAIL_BYTES), end))
       ))
       return
     }
     this.emit(decodeLine(chunk, start, end), out)
   }
 
+  /** Emits a decoded line, measured on the wire already (its bytes, not its text: U+FFFD). */
   private emit(line: string, out: Array<Frame>): void {
-    // Lines within one chunk were never measured in bytes: a string's UTF-16 length is a lower
-    // bound of its UTF-8 size, and 3x is an upper bound, so only a near-cap line costs a count.
-    if (line.length * 3 > this.maxLineBytes && Buffer.byteLength(line, "utf8") > this.maxLineBytes) {
-      out.push(oversized(Buffer.byteLength(line, "utf8"), line.slice(0, HEAD_BYTES), line.slice(-HEAD_BYTES)))
-      return
-    }
     if (line.length === 0 || (line.length === 1 && line === "\r")) return
     out.push(line)
   }

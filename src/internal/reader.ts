@@ -56,6 +56,16 @@ export interface ReaderOptions {
 const violation = (description: string, line: string) =>
   new ClaudeError.ProtocolViolation({ description, line: line.slice(0, 2048) })
 
+/** The first `"request_id":"…"` of a line's head (a request's own, or its answer's). */
+const requestIdIn = (head: string): string | undefined => {
+  const found = /"request_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1]
+  try {
+    return found === undefined ? undefined : JSON.parse(found) as string
+  } catch {
+    return undefined
+  }
+}
+
 export class Reader {
   private readonly splitter: Framing.LineSplitter
   private readonly frames: Array<Framing.Frame> = []
@@ -121,10 +131,17 @@ export class Reader {
 
   private route(frame: Framing.Frame): void {
     if (typeof frame !== "string") {
-      this.problem(
-        violation(`a line of ${frame.bytes} bytes is over the cap of ${this.splitter.maxLineBytes}`, frame.head),
-        frame.type
-      )
+      const problem = violation(`a line of ${frame.bytes} bytes is over the cap of ${this.splitter.maxLineBytes}`, frame.head)
+      // A request or an answer too long to read is still one: the CLI gets an error answer (it
+      // waits for one), the request fails now (the CLI did answer). Its id is in the line's
+      // head: the CLI writes it right after the type (`request_id`, `response.request_id`).
+      const id = frame.type === "control_request" || frame.type === "control_response" ? requestIdIn(frame.head) : undefined
+      if (id !== undefined && frame.type === "control_request") {
+        this.controls.push(() => this.options.incoming.reject(id, `The library could not read this request: ${problem.description}`))
+      } else if (id !== undefined) {
+        this.controls.push(() => this.options.outgoing.fail(id, problem))
+      }
+      this.problem(problem, frame.type)
       return
     }
     const json = Framing.parseJson(frame)
