@@ -108,8 +108,9 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
    */
   readonly outputFormat?: S | undefined
   /**
-   * The cap on one stdout line; a longer line is reported (with its type) and skipped, and when
-   * it is a turn's result the turn fails. A positive integer of bytes, or `Infinity` (lowered to
+   * The cap on one stdout line; a longer line is reported (with its type) and skipped: when it is
+   * a turn's result the turn fails, a control request of the CLI gets an error answer, and an
+   * answer to one of the session's fails that request. A positive integer of bytes, or `Infinity` (lowered to
    * `Framing.maxLineBytesLimit`, as any larger cap is). Default 256 MiB
    * (`Framing.defaultMaxLineBytes`).
    */

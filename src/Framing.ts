@@ -134,7 +134,12 @@ const decodeFragment = (bytes: Uint8Array): string => new TextDecoder("utf-8").d
 export class LineSplitter {
   private pending: Array<Uint8Array> = []
   private pendingBytes = 0
-  private skipping: { bytes: number; head: string; tail: Uint8Array } | undefined = undefined
+  /**
+   * The line over the cap being skipped: its size, its head, and the pieces of its tail (trimmed
+   * to {@link TAIL_BYTES} once they hold twice that, so that skipping costs a copy per 64 KiB
+   * read, not per chunk).
+   */
+  private skipping: { bytes: number; head: string; tail: Array<Uint8Array>; tailBytes: number } | undefined = undefined
 
   /** The cap in force: the one given, lowered to {@link maxLineBytesLimit}. */
   readonly maxLineBytes: number
@@ -177,8 +182,14 @@ export class LineSplitter {
 
   private keep(bytes: Uint8Array): void {
     if (this.skipping !== undefined) {
-      this.skipping.bytes += bytes.length
-      this.skipping.tail = lastBytes([this.skipping.tail, bytes], TAIL_BYTES)
+      const skipping = this.skipping
+      skipping.bytes += bytes.length
+      skipping.tail.push(bytes)
+      skipping.tailBytes += bytes.length
+      if (skipping.tailBytes > 2 * TAIL_BYTES) {
+        skipping.tail = [lastBytes(skipping.tail, TAIL_BYTES)]
+        skipping.tailBytes = TAIL_BYTES
+      }
       return
     }
     // A view, not a copy: a chunk is the producer's to give away (Node's streams allocate each
@@ -187,11 +198,8 @@ export class LineSplitter {
     this.pending.push(bytes)
     this.pendingBytes += bytes.length
     if (this.pendingBytes > this.maxLineBytes) {
-      this.skipping = {
-        bytes: this.pendingBytes,
-        head: this.headOfPending(),
-        tail: lastBytes(this.pending, TAIL_BYTES)
-      }
+      const tail = lastBytes(this.pending, TAIL_BYTES)
+      this.skipping = { bytes: this.pendingBytes, head: this.headOfPending(), tail: [tail], tailBytes: tail.length }
       this.pending = []
       this.pendingBytes = 0
     }
@@ -206,7 +214,7 @@ export class LineSplitter {
     const tail = chunk.subarray(0, end)
     if (this.skipping !== undefined) {
       const { bytes, head } = this.skipping
-      out.push(oversized(bytes + tail.length, head, decodeFragment(lastBytes([this.skipping.tail, tail], TAIL_BYTES))))
+      out.push(oversized(bytes + tail.length, head, decodeFragment(lastBytes([...this.skipping.tail, tail], TAIL_BYTES))))
       this.skipping = undefined
       return
     }

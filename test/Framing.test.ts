@@ -135,6 +135,22 @@ describe("Framing", () => {
     )
   })
 
+  it("a line over the cap read in small chunks keeps its last 64 KiB, where a result's type may be", () => {
+    // A result line whose type is 3 KiB from its end (CLI 2.1.332 writes fields after it).
+    const line = `{"result":"${"z".repeat(200_000)}","type":"result","after":"${"y".repeat(3000)}"}`
+    const bytes = encoder.encode(`${line}\nnext\n`)
+    for (const size of [100, 1024, 65_536]) {
+      const pieces: Array<Uint8Array> = []
+      for (let i = 0; i < bytes.length; i += size) pieces.push(bytes.subarray(i, i + size))
+      const out = frame(pieces, 10_000)
+      const oversized = out[0] as Framing.Oversized
+      assert.strictEqual(oversized.type, "result", `chunks of ${size}`)
+      assert.strictEqual(oversized.bytes, line.length)
+      assert.strictEqual(oversized.tail, line.slice(-64 * 1024))
+      assert.strictEqual(out[1], "next")
+    }
+  })
+
   it("reports a line over the cap, skips it, and goes on", () => {
     const big = "x".repeat(1000)
     for (const chunks of [[encoder.encode(`a\n${big}\nb\n`)], splitAt(encoder.encode(`a\n${big}\nb\n`), [3, 50, 500, 990])]) {
