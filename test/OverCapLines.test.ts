@@ -39,7 +39,7 @@ describe("lines over the cap", () => {
             request: {
               subtype: "can_use_tool",
               tool_name: "Write",
-              input: { file_path: "/tmp/big.txt", content: "z".repeat(5000) },
+              input: { file_path: "big.txt", content: "z".repeat(5000) },
               tool_use_id: "toolu_big"
             }
           })
