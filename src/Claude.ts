@@ -22,7 +22,7 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as CliVersion from "./CliVersion.ts"
@@ -1155,4 +1155,16 @@ export const queryStream = <S extends OutputFormat = never>(
   prompt: TurnInput,
   options?: SessionOptions<S>
 ): Stream.Stream<TurnEvent<RunResult<S>>, ClaudeError.ClaudeError, Transport> =>
-  Stream.unwrap(Effect.map(open(options), (session) => session.turn(prompt)))
+  // The session in a scope of its own, closed once the turn's stream has ended and its finalizer
+  // ran: a turn ended early is interrupted on the CLI (from the session's scope) before the
+  // session closes. Opened in the stream's scope, the session closed with it, and the interrupt
+  // was never sent.
+  Stream.unwrap(Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const session = yield* restore(Scope.provide(open(options), scope)).pipe(
+        Effect.onExit((exit) => Exit.isFailure(exit) ? Scope.close(scope, exit) : Effect.void)
+      )
+      return session.turn(prompt).pipe(Stream.onExit((exit) => Scope.close(scope, exit)))
+    })
+  ))
