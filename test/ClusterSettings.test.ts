@@ -19,8 +19,12 @@ import type { Transport } from "../src/Transport.ts"
 const S1 = "11111111-1111-4111-8111-111111111111"
 const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0")}`
 
-/** A fake CLI that refuses the model "no-such-model" and the mode bypassPermissions; records each launch's model and mode. */
-const settingsCli = () => {
+/**
+ * A fake CLI that refuses the model "no-such-model" and the mode bypassPermissions, and answers a
+ * set_permission_mode with `inEffect` as the mode now in effect when given; records each launch's
+ * model and mode.
+ */
+const settingsCli = (inEffect?: string) => {
     const spawns: Array<string | undefined> = []
     const modes: Array<string | undefined> = []
     const transport = FakeCli.layer((cli) =>
@@ -43,7 +47,14 @@ const settingsCli = () => {
             if (body.subtype === "set_model" && body.model === "no-such-model") {
               return cli.emit(FakeCli.failure(request, "model no-such-model not found"))
             }
-            return cli.emit(FakeCli.success(request, body.subtype === "set_model" ? { model: body.model } : {}))
+            return cli.emit(FakeCli.success(
+              request,
+              body.subtype === "set_model"
+                ? { model: body.model }
+                : body.subtype === "set_permission_mode" && inEffect !== undefined
+                ? { mode: inEffect }
+                : {}
+            ))
           },
           onUser: (text, _i, cli, message) =>
             Effect.forEach(
@@ -58,8 +69,12 @@ const settingsCli = () => {
 }
 
 /** The entity on `transport` over `store`, under a test runner. */
-const entityOn = (transport: Layer.Layer<Transport>, store: SessionStore.SessionStore["Service"]) =>
-  ClaudeSessionEntity.layer({}).pipe(
+const entityOn = (
+  transport: Layer.Layer<Transport>,
+  store: SessionStore.SessionStore["Service"] = Effect.runSync(SessionStore.makeMemory),
+  options: ClaudeSessionEntity.Options = {}
+) =>
+  ClaudeSessionEntity.layer(options).pipe(
     Layer.provideMerge(TestRunner.layer),
     Layer.provide(transport),
     Layer.provide(Layer.succeed(SessionStore.SessionStore, store))
@@ -114,5 +129,60 @@ describe("a refused setting", () => {
       yield* session.Run({ uuid: uuid(3), prompt: "three" })
       assert.deepStrictEqual(modes, [undefined, "acceptEdits", "acceptEdits"])
     }).pipe(Effect.provide(entityOn(transport, store)))
+  })
+})
+
+describe("the entity's permission mode (found by an audit)", () => {
+  const reasonOf = <A, E>(exit: Exit.Exit<A, E>) => {
+    if (Exit.isSuccess(exit)) return undefined
+    const fail = exit.cause.reasons.find((r) => r._tag === "Fail")
+    return fail?._tag === "Fail" && ClaudeError.isClaudeError(fail.error) ? fail.error.reason : undefined
+  }
+
+  // The next CLI was launched in it, where a live CLI refuses that switch.
+  it.effect("a switch to bypassPermissions with no live CLI is refused unless the session was launched to allow it", () => {
+    const { modes, transport } = settingsCli()
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      const refused = yield* Effect.exit(session.SetPermissionMode({ mode: "bypassPermissions" }))
+      assert.strictEqual(reasonOf(refused)?._tag, "ControlRejected")
+      assert.include(reasonOf(refused)?.message ?? "", "launched in bypassPermissions")
+      yield* session.Run({ uuid: uuid(1), prompt: "one" })
+      assert.deepStrictEqual(modes, [undefined], "the next CLI is not launched in bypass")
+    }).pipe(Effect.provide(entityOn(transport)))
+  })
+
+  for (
+    const [launched, options] of [
+      ["in bypassPermissions", { permissionMode: "bypassPermissions" }],
+      ["with --allow-dangerously-skip-permissions", { extraArgs: ["--allow-dangerously-skip-permissions"] }]
+    ] as const
+  ) {
+    it.effect(`a session launched ${launched} may switch to bypassPermissions with no live CLI`, () => {
+      const { modes, transport } = settingsCli()
+      return Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        yield* session.SetPermissionMode({ mode: "bypassPermissions" })
+        yield* session.Run({ uuid: uuid(1), prompt: "one" })
+        assert.deepStrictEqual(modes, ["bypassPermissions"])
+      }).pipe(Effect.provide(entityOn(transport, undefined, { session: () => options })))
+    })
+  }
+
+  // setPermissionMode returned nothing, and the entity kept the mode asked for.
+  it.effect("the mode a live CLI says is in effect is the one kept for the next CLI", () => {
+    const { modes, transport } = settingsCli("acceptEdits")
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      yield* session.Run({ uuid: uuid(1), prompt: "one" })
+      yield* session.SetPermissionMode({ mode: "plan" })
+      yield* session.Close()
+      yield* TestClock.adjust(1)
+      yield* session.Run({ uuid: uuid(2), prompt: "two" })
+      assert.deepStrictEqual(modes, [undefined, "acceptEdits"])
+    }).pipe(Effect.provide(entityOn(transport)))
   })
 })

@@ -3,25 +3,21 @@
  * permission flags the program set another way (the CLI takes the last, and `extraArgs` come
  * last: `--dangerously-skip-permissions` put a session with a `Permissions` layer in bypass
  * mode), `setPermissionMode` reporting the mode the CLI says is in effect (it returned nothing),
- * a handler `timeout` that is no positive duration (read as zero: every call timed out at once),
- * and the cluster entity switching to `bypassPermissions` with no live CLI (the next CLI was
- * launched in it, where a live CLI refuses the switch). Each was wrong before (found by an audit).
+ * and a handler `timeout` that is no positive duration (read as zero: every call timed out at
+ * once). Each was wrong before (found by an audit); the cluster entity's permission mode is in
+ * `ClusterSettings.test.ts`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as TestRunner from "effect/cluster/TestRunner"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
-import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as Elicitation from "../src/Elicitation.ts"
 import * as Launch from "../src/Launch.ts"
 import * as Permissions from "../src/Permissions.ts"
-import * as SessionStore from "../src/SessionStore.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-import type { Transport } from "../src/Transport.ts"
 
 const reasonOf = <A, E>(exit: Exit.Exit<A, E>) => {
   if (Exit.isSuccess(exit)) return undefined
@@ -106,89 +102,4 @@ describe("a handler's timeout", () => {
       // A positive one builds.
       yield* Layer.build(Permissions.layer(() => Effect.succeed(Permissions.allow()), { timeout: "30 seconds" })).pipe(Effect.scoped)
     }))
-})
-
-describe("the cluster entity's permission mode", () => {
-  const S1 = "11111111-1111-4111-8111-111111111111"
-  const S2 = "22222222-2222-4222-8222-222222222222"
-  const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0")}`
-
-  /** A CLI that answers set_permission_mode with `answerMode`; records each launch's mode. */
-  const modeCli = (answerMode: string) => {
-    const modes: Array<string | undefined> = []
-    const transport = FakeCli.layer((cli) =>
-      Effect.gen(function*() {
-        const args = cli.spec.args
-        const resume = args.find((a) => a.startsWith("--resume="))
-        const sessionId = resume !== undefined ? resume.slice("--resume=".length) : args[args.indexOf("--session-id") + 1]!
-        modes.push(args.includes("--permission-mode") ? args[args.indexOf("--permission-mode") + 1] : undefined)
-        return yield* FakeCli.conversation({
-          sessionId,
-          onControl: (request, cli) => cli.emit(FakeCli.success(request, { mode: answerMode })),
-          onUser: (text, _i, cli, message) =>
-            Effect.forEach(
-              FakeCli.textTurn({ sessionId, text: `echo ${text}`, userMessageUuid: typeof message.uuid === "string" ? message.uuid : undefined }),
-              (line) => cli.emit(line),
-              { discard: true }
-            )
-        })(cli)
-      })
-    )
-    return { modes, transport }
-  }
-
-  const entityOn = (transport: Layer.Layer<Transport>, options: ClaudeSessionEntity.Options = {}) =>
-    ClaudeSessionEntity.layer(options).pipe(
-      Layer.provideMerge(TestRunner.layer),
-      Layer.provide(transport),
-      Layer.provide(Layer.succeed(SessionStore.SessionStore, Effect.runSync(SessionStore.makeMemory)))
-    )
-
-  it.effect("a switch to bypassPermissions with no live CLI is refused unless the session was launched in that mode", () => {
-    const { modes, transport } = modeCli("bypassPermissions")
-    return Effect.gen(function*() {
-      yield* TestClock.adjust(1)
-      const refused = yield* Effect.exit((yield* ClaudeSessionEntity.client)(S1).SetPermissionMode({ mode: "bypassPermissions" }))
-      assert.strictEqual(reasonOf(refused)?._tag, "ControlRejected")
-      assert.include(reasonOf(refused)?.message ?? "", "launched in bypassPermissions")
-      yield* (yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(1), prompt: "one" })
-      assert.deepStrictEqual(modes, [undefined], "the next CLI is not launched in bypass")
-    }).pipe(Effect.provide(entityOn(transport)))
-  })
-
-  it.effect("a session launched in bypassPermissions may switch back to it with no live CLI", () => {
-    const { modes, transport } = modeCli("bypassPermissions")
-    return Effect.gen(function*() {
-      yield* TestClock.adjust(1)
-      const session = (yield* ClaudeSessionEntity.client)(S2)
-      yield* session.SetPermissionMode({ mode: "bypassPermissions" })
-      yield* session.Run({ uuid: uuid(1), prompt: "one" })
-      assert.deepStrictEqual(modes, ["bypassPermissions"])
-    }).pipe(Effect.provide(entityOn(transport, { session: () => ({ permissionMode: "bypassPermissions" }) })))
-  })
-
-  it.effect("a session launched with --allow-dangerously-skip-permissions may switch to bypassPermissions with no live CLI", () => {
-    const { modes, transport } = modeCli("bypassPermissions")
-    return Effect.gen(function*() {
-      yield* TestClock.adjust(1)
-      const session = (yield* ClaudeSessionEntity.client)(S2)
-      yield* session.SetPermissionMode({ mode: "bypassPermissions" })
-      yield* session.Run({ uuid: uuid(1), prompt: "one" })
-      assert.deepStrictEqual(modes, ["bypassPermissions"])
-    }).pipe(Effect.provide(entityOn(transport, { session: () => ({ extraArgs: ["--allow-dangerously-skip-permissions"] }) })))
-  })
-
-  it.effect("the mode a live CLI says is in effect is the one kept for the next CLI", () => {
-    const { modes, transport } = modeCli("acceptEdits")
-    return Effect.gen(function*() {
-      yield* TestClock.adjust(1)
-      const session = (yield* ClaudeSessionEntity.client)(S1)
-      yield* session.Run({ uuid: uuid(1), prompt: "one" })
-      yield* session.SetPermissionMode({ mode: "plan" })
-      yield* session.Close()
-      yield* TestClock.adjust(1)
-      yield* session.Run({ uuid: uuid(2), prompt: "two" })
-      assert.deepStrictEqual(modes, [undefined, "acceptEdits"])
-    }).pipe(Effect.provide(entityOn(transport)))
-  })
 })
