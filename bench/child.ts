@@ -15,7 +15,7 @@
  *   the time from the interrupt to the aborted `result`.
  * - `lib-slow`: a consumer that takes `delayMs` per stream event (`consumer`: `sleep`, waiting, or
  *   `busy`, spinning), with a Stop hook registered.
- * - `imports`: the time of each import (`which`: `lib` or `sdk`).
+ * - `imports`: the time of each import (`which`: `lib`, `lib-parts`, `sdk` or `barrel`).
  * - `lib-many`: `sessions` concurrent sessions in one process, one turn of `events` each.
  */
 // Node's `performance.now()` counts from the process's time origin (its start), so this
@@ -51,7 +51,7 @@ const params = JSON.parse(process.argv[3] ?? "{}") as {
   readonly delayMs?: number
   /** `array` (throughput only): the library's consumer reads chunks with `Stream.runForEachArray`. */
   readonly consumer?: "sleep" | "busy" | "array"
-  readonly which?: "lib" | "sdk" | "barrel"
+  readonly which?: "lib" | "lib-parts" | "sdk" | "barrel"
   readonly maxOps?: number
   readonly sessions?: number
   readonly turns?: number
@@ -1023,6 +1023,21 @@ const imports = async (): Promise<void> => {
     lap()
     await import("@effect/platform-node")
     figures.barrelMs = lap()
+  } else if (params.which === "lib-parts") {
+    // The library's share, part by part: after the floor, what it loads from
+    // @effect/platform-node (NodeRuntime, for `ClaudeNode.runMain`), imported first on its own,
+    // then the library's own files. (`node:child_process` is loaded by this harness before any
+    // scenario, so it is in none of the imports' figures, the SDK's included.)
+    await import("effect/Effect")
+    await import("effect/Stream")
+    await import("effect/Layer")
+    await import("effect/Schema")
+    lap()
+    await import("@effect/platform-node/NodeRuntime")
+    figures.nodeRuntimeMs = lap()
+    await loadClaude()
+    await loadNodeEntry()
+    figures.libraryCodeMs = lap()
   } else if (params.which === "sdk") {
     await import("@anthropic-ai/claude-agent-sdk")
     figures.sdkMs = lap()

@@ -215,6 +215,11 @@ const startup: {
     readonly sdk: ReadonlyArray<number>
     /** The library's program − a bare Effect program's, first event of a 100-event turn (ms per round). */
     readonly endToEnd: ReadonlyArray<number>
+    /** The same share part by part, imported one after the other in another process. */
+    readonly parts: {
+      readonly nodeRuntime: ReadonlyArray<number>
+      readonly code: ReadonlyArray<number>
+    }
   }
   bundled?: {
     readonly ms: number
@@ -238,7 +243,7 @@ const startupTargets = () => {
   const { fake, imports, bundled, real } = startup
   if (imports !== undefined) {
     const own = median(imports.library)
-    addTarget("startup-own", 21, "the library's own share of unbundled start-up ≤ 15 ms", own <= 15, `the import of the library as it ships, as a program imports it (\`effect-claude-code/Claude\` and \`effect-claude-code/node\`, with what they load) in a fresh process after the floor (Effect, Stream, Layer, Schema): ${summary(imports.library, 1)} ms${own <= 15 ? "" : `: ${fmt(own - 15, 0)} ms over`}. For information, end to end: the library's program − a bare Effect program that spawns through \`effect/process\` with NodeServices (modules the library's program does not load, so not the library's share) to the first event of a 100-event turn, per round ${summary(imports.endToEnd, 0)} ms (\`throughput\`, ${OWN_ROUNDS} rounds)`)
+    addTarget("startup-own", 21, "the library's own share of unbundled start-up ≤ 15 ms", own <= 15, `the import of the library as it ships, as a program imports it (\`effect-claude-code/Claude\` and \`effect-claude-code/node\`, with what they load) in a fresh process after the floor (Effect, Stream, Layer, Schema): ${summary(imports.library, 1)} ms${own <= 15 ? "" : `: ${fmt(own - 15, 0)} ms over`}; of which, imported one after the other in another process, \`@effect/platform-node/NodeRuntime\` (for \`ClaudeNode.runMain\`) ${summary(imports.parts.nodeRuntime, 1)} ms and the library's own files ${summary(imports.parts.code, 1)} ms. For information, end to end: the library's program − a bare Effect program that spawns through \`effect/process\` with NodeServices (modules the library's program does not load, so not the library's share) to the first event of a 100-event turn, per round ${summary(imports.endToEnd, 0)} ms (\`throughput\`, ${OWN_ROUNDS} rounds)`)
   }
   if (bundled !== undefined) {
     const b = median(bundled.vsSdkBundled)
@@ -427,6 +432,7 @@ const importsBreakdown = async () => {
   const r = await rounds([
     { name: "lib", run: () => runChild("imports", { which: "lib" }) },
     { name: "libModules", run: () => runChild("imports", { which: "lib" }, { env: { BENCH_DIST: modulesDist } }) },
+    { name: "libParts", run: () => runChild("imports", { which: "lib-parts" }) },
     { name: "sdk", run: () => runChild("imports", { which: "sdk" }) },
     { name: "barrel", run: () => runChild("imports", { which: "barrel" }) },
     // The library's whole share end to end: its program against a bare Effect program with the same
@@ -441,8 +447,12 @@ const importsBreakdown = async () => {
   const own = col(r.lib!, "libraryMs")
   const ownModules = col(r.libModules!, "libraryMs")
   const endToEnd = diffs(r.libStart!, r.floorStart!, "firstEventMs")
-  startup.imports = { core, floor, library: own, sdk, endToEnd }
-  out(`imports: library + effect ${summary(libTotal, 0)} ms vs SDK ${summary(sdk, 0)} ms (ratio ${summary(libTotal.map((t, i) => t / sdk[i]!))}); the floor without the library ${summary(floor, 0)} ms (/SDK ${summary(floor.map((t, i) => t / sdk[i]!))}); the library's own modules ${summary(own, 1)} ms (one file a module: ${summary(ownModules, 1)} ms); library − bare Effect program to the first event ${summary(endToEnd, 0)} ms [own modules ≤15 ms: ${target(median(own) <= 15)}]`)
+  const parts = {
+    nodeRuntime: col(r.libParts!, "nodeRuntimeMs"),
+    code: col(r.libParts!, "libraryCodeMs")
+  }
+  startup.imports = { core, floor, library: own, sdk, endToEnd, parts }
+  out(`imports: library + effect ${summary(libTotal, 0)} ms vs SDK ${summary(sdk, 0)} ms (ratio ${summary(libTotal.map((t, i) => t / sdk[i]!))}); the floor without the library ${summary(floor, 0)} ms (/SDK ${summary(floor.map((t, i) => t / sdk[i]!))}); the library's own modules ${summary(own, 1)} ms (one file a module: ${summary(ownModules, 1)} ms; part by part: NodeRuntime ${summary(parts.nodeRuntime, 1)} ms, the library's files ${summary(parts.code, 1)} ms); library − bare Effect program to the first event ${summary(endToEnd, 0)} ms [own modules ≤15 ms: ${target(median(own) <= 15)}]`)
   sections.push([
     "### Where start-up goes: imports (median ms, fresh process each)",
     "",
@@ -452,6 +462,7 @@ const importsBreakdown = async () => {
     `| \`effect/Stream\`, \`effect/Layer\`, \`effect/Schema\` | ${summary(col(r.lib!, "streamLayerSchemaMs"), 1)} |`,
     `| **the floor: the two rows above, without this library** | ${summary(floor, 1)} |`,
     `| the library (\`effect-claude-code/Claude\` and \`effect-claude-code/node\` as they ship: \`Claude.js\`, \`node.js\`, \`ClaudeNode.js\`, \`chunks/ClaudeNode.js\` and \`chunks/core.js\`, the core in one file; hooks, permissions, MCP servers and the store load when a session uses them) | ${summary(own, 1)} |`,
+    `| of which, imported one after the other in another process: \`@effect/platform-node/NodeRuntime\` (for \`ClaudeNode.runMain\`), then the library's own files (\`node:child_process\` is loaded by the harness before any import here, the SDK's included) | ${summary(parts.nodeRuntime, 1)} and ${summary(parts.code, 1)} |`,
     `| for comparison, the same built by tsc, one file a module (the package before \`scripts/build.ts\`) | ${summary(ownModules, 1)}; shipped − per module, per round: ${summary(r.lib!.map((f, i) => num(f, "libraryMs") - num(r.libModules![i]!, "libraryMs")), 1)} |`,
     `| **library total** | ${summary(libTotal, 1)} |`,
     `| the official SDK (\`@anthropic-ai/claude-agent-sdk\`, one bundled file) | ${summary(sdk, 1)} |`,
