@@ -312,7 +312,25 @@ const libInterrupt = () =>
     const Layer = await import("effect/Layer")
     const Stream = await import("effect/Stream")
     const Claude = await loadClaude()
-    const layer = (await loadNodeEntry()).ClaudeNode.layer
+    const { Transport } = await import(Path.join(dist, "Transport.js")) as typeof import("../src/Transport.ts")
+    // When the session's reader takes each chunk of stdout from the process transport (before it
+    // frames, decodes and routes the chunk's lines): the result line's chunk marks where the CLI's
+    // time ends and the library's read of the result begins.
+    let chunkTakenAt = 0
+    const timed = Layer.effect(
+      Transport,
+      Effect.map(Effect.service(Transport), (transport) =>
+        Transport.of({
+          open: (spec) =>
+            Effect.map(transport.open(spec), (connection) => ({
+              ...connection,
+              incoming: Stream.map(connection.incoming, (chunk) => {
+                chunkTakenAt = performance.now()
+                return chunk
+              })
+            }))
+        }))
+    ).pipe(Layer.provide((await loadNodeEntry()).ClaudeNode.layer))
     const figures = await Effect.runPromise(
       Effect.gen(function*() {
         // The recorder sees each line as the library writes or reads it: where the time goes.
@@ -326,7 +344,10 @@ const libInterrupt = () =>
             if (direction === "recv" && m.type === "control_response" && marks.interruptQueuedAt !== undefined) {
               marks.responseReadAt ??= performance.now()
             }
-            if (direction === "recv" && m.type === "result") marks.resultReadAt ??= performance.now()
+            if (direction === "recv" && m.type === "result") {
+              marks.resultReadAt ??= performance.now()
+              marks.resultChunkAt ??= chunkTakenAt
+            }
           }
         }
         const session = yield* Claude.open({ executable: realCli, cwd, env, permissionMode: "bypassPermissions", transcript })
@@ -360,9 +381,10 @@ const libInterrupt = () =>
           interruptQueuedMs: (marks.interruptQueuedAt ?? NaN) - before,
           responseReadMs: (marks.responseReadAt ?? NaN) - before,
           resultReadMs: (marks.resultReadAt ?? NaN) - before,
+          resultChunkMs: (marks.resultChunkAt ?? NaN) - before,
           terminal
         }
-      }).pipe(Effect.scoped, Effect.provide(layer))
+      }).pipe(Effect.scoped, Effect.provide(timed))
     )
     report(figures)
   })
