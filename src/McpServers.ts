@@ -61,6 +61,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
+import { describeCause, describeError } from "./internal/describeCause.ts"
 import { jsonWriteError } from "./internal/json.ts"
 import * as Rpc from "./internal/mcpJsonRpc.ts"
 import { McpServers } from "./internal/services.ts"
@@ -565,11 +566,11 @@ const runTool = (serverName: string, tool: Tool<unknown>, args: unknown, meta: C
       if (Result.isSuccess(failure) && !Cause.hasDies(cause)) {
         const error = failure.success
         return Effect.succeed(
-          Rpc.errorResult(error._tag === "InvalidArguments" ? error.message : errorMessage(error.error))
+          Rpc.errorResult(error._tag === "InvalidArguments" ? error.message : describeError(error.error))
         )
       }
       return Effect.logError(`Tool ${tool.name} of MCP server ${serverName} failed`, cause).pipe(
-        Effect.as(Rpc.errorResult(`Tool ${tool.name} failed: ${errorMessage(Cause.squash(cause))}`))
+        Effect.as(Rpc.errorResult(`Tool ${tool.name} failed: ${describeCause(cause)}`))
       )
     }),
     Effect.annotateLogs({ mcpServer: serverName, mcpTool: tool.name }),
@@ -601,18 +602,6 @@ const toToolResult = (content: ToolContent): Effect.Effect<ToolResult> =>
     Effect.orDie
   )
 
-const errorMessage = (error: unknown): string => {
-  if (Predicate.isString(error)) return error
-  if (Predicate.hasProperty(error, "message") && Predicate.isString(error.message) && error.message.length > 0) {
-    return error.message
-  }
-  if (Predicate.hasProperty(error, "_tag") && Predicate.isString(error._tag)) return error._tag
-  try {
-    return JSON.stringify(error) ?? String(error)
-  } catch {
-    return String(error)
-  }
-}
 
 // `LaunchEntry` and `launchEntries` are declared (and documented) in `internal/services.ts`, next
 // to the tag, so that `Claude.open` uses them without loading this module.
@@ -1012,5 +1001,5 @@ const failureMessage = (error: unknown, encoded: unknown): string => {
     return error.message
   }
   if (Predicate.isString(encoded)) return encoded
-  return encoded === undefined ? errorMessage(error) : JSON.stringify(encoded)
+  return encoded === undefined ? describeError(error) : JSON.stringify(encoded)
 }

@@ -43,6 +43,7 @@ import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import type { Recorder } from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
+import { describeError } from "./internal/describeCause.ts"
 import * as SchemaJit from "./internal/schemaJit.ts"
 
 /**
@@ -192,9 +193,6 @@ const makeEncoder = () => {
 const transcriptFailed = (description: string) =>
   ClaudeError.make(new ClaudeError.TranscriptFailed({ description }))
 
-const describe = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error) ?? String(error)
-
 /**
  * A recorder writing lines (each ending with `\n`) into `sink`. The sink runs in a fiber of the
  * scope; closing the scope ends the queue and waits (at most `flushTimeout`) for the sink to
@@ -230,7 +228,7 @@ export const toSink: <E>(
         return fail(
           ClaudeError.isClaudeError(error) && error.reason._tag === "TranscriptFailed"
             ? error
-            : transcriptFailed(describe(error))
+            : transcriptFailed(describeError(error))
         )
       }),
       Effect.forkDetach
@@ -287,14 +285,14 @@ export const toFile: (
           await Fs.promises.mkdir(Path.dirname(path), { recursive: true })
           return await Fs.promises.open(path, "w")
         },
-        catch: (error) => transcriptFailed(`cannot open ${path}: ${describe(error)}`)
+        catch: (error) => transcriptFailed(`cannot open ${path}: ${describeError(error)}`)
       }),
       (handle) => Effect.promise(() => handle.close()).pipe(Effect.ignore)
     )
     const sink = Sink.forEachArray((lines: ReadonlyArray<string>) =>
       Effect.tryPromise({
         try: () => handle.write(lines.join("")),
-        catch: (error) => transcriptFailed(`cannot write ${path}: ${describe(error)}`)
+        catch: (error) => transcriptFailed(`cannot write ${path}: ${describeError(error)}`)
       })
     )
     return yield* toSink(sink, options)
@@ -346,7 +344,7 @@ export const read: (path: string) => Effect.Effect<ReadonlyArray<Line>, ClaudeEr
   const text = yield* Effect.tryPromise({
     try: () => Fs.promises.readFile(path, "utf8"),
     catch: (error) =>
-      ClaudeError.make(new ClaudeError.InvalidInput({ description: `cannot read ${path}: ${describe(error)}` }))
+      ClaudeError.make(new ClaudeError.InvalidInput({ description: `cannot read ${path}: ${describeError(error)}` }))
   })
   // While the file was read the compiler loaded; without it the guards are interpreted, slower.
   yield* SchemaJit.load

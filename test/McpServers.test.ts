@@ -338,6 +338,24 @@ describe("McpServers", () => {
         })
       }))
 
+    it.effect("a failure without a message whose cause has one gives the model the cause's message, not {}", () =>
+      Effect.gen(function*() {
+        const tools = [
+          McpServers.tool({
+            name: "wrapped",
+            description: "",
+            input: Schema.Struct({}),
+            handler: () => Effect.fail(new Error("", { cause: new Error("disk full") }))
+          })
+        ]
+        const mcp = yield* connectTo(McpServers.layer(McpServers.server("s", { tools })))
+        const wrapped = yield* mcp.handle("s", toolsCall(1, {}, "wrapped"))
+        assert.deepStrictEqual((wrapped as { result: unknown }).result, {
+          content: [{ type: "text", text: "disk full" }],
+          isError: true
+        })
+      }))
+
     it.effect("a dying handler gives an isError result and is logged with logError", () =>
       Effect.gen(function*() {
         const logs: Array<Logger.Options<unknown>> = []

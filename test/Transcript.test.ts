@@ -108,6 +108,27 @@ describe("Transcript recording", { timeout: 30_000 }, () => {
       assert.include((reason as ClaudeError.TranscriptFailed).description, "disk full")
     }))
 
+  it.live("a sink failure without a message names its cause; one JSON cannot write (a cycle) still gives TranscriptFailed", () =>
+    Effect.gen(function*() {
+      const cyclic: Record<string, unknown> = { reason: "a cycle" }
+      cyclic.self = cyclic
+      const cases: ReadonlyArray<readonly [unknown, string]> = [
+        [new Error("", { cause: new Error("EPIPE: broken pipe") }), "EPIPE: broken pipe"],
+        [cyclic, "[object Object]"]
+      ]
+      for (const [failure, expected] of cases) {
+        const recorder = yield* Effect.scoped(Effect.gen(function*() {
+          const recorder = yield* Transcript.toSink(Sink.forEach((_: string) => Effect.fail(failure)))
+          const session = yield* Claude.open({ transcript: recorder })
+          assert.strictEqual((yield* session.run("hi")).result, "echo: hi")
+          return recorder
+        })).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({}))))
+        const reason = Option.getOrThrow(yield* recorder.failure).reason
+        assert.strictEqual(reason._tag, "TranscriptFailed")
+        assert.include((reason as ClaudeError.TranscriptFailed).description, expected)
+      }
+    }))
+
   it.live("a sink that never finishes a write blocks neither turns nor control requests; closing is bounded", () =>
     Effect.gen(function*() {
       const recorder = yield* Effect.scoped(Effect.gen(function*() {

@@ -26,6 +26,7 @@ import * as HttpServer from "effect/http/HttpServer"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as ClaudeError from "../ClaudeError.ts"
+import { describeCause, describeError } from "../internal/describeCause.ts"
 import * as Timeline from "../Timeline.ts"
 import * as Transcript from "../Transcript.ts"
 import * as Page from "./page.ts"
@@ -59,19 +60,6 @@ export interface Served {
 
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 
-/**
- * What went wrong, in words: an error's message, else (an error that wraps another, as the HTTP
- * server's `ServeError` does a port in use) its cause's, with Node's code (`EADDRINUSE`).
- */
-const describe = (error: unknown, depth = 0): string => {
-  if (!(error instanceof Error)) return String(error)
-  // An empty message: the cause says it (a few levels at most; a cause may be its own).
-  const text = error.message !== "" || error.cause === undefined || depth >= 4
-    ? error.message
-    : describe(error.cause, depth + 1)
-  const code = (error as { readonly code?: unknown }).code
-  return typeof code !== "string" || text.includes(code) ? text : text === "" ? code : `${text} (${code})`
-}
 
 /**
  * Reads a transcript file and builds its timeline; fails with `InvalidInput` when the file
@@ -89,7 +77,7 @@ export const load: (
   Effect.fn("Viewer.load")(function*(path: string, options?: { readonly partial?: boolean | undefined }) {
     const buffer = yield* Effect.tryPromise({
       try: () => Fs.promises.readFile(path),
-      catch: (error) => invalid(`cannot read the transcript ${path}: ${describe(error)}`)
+      catch: (error) => invalid(`cannot read the transcript ${path}: ${describeError(error)}`)
     })
     // In bytes: the unfinished line may end inside a character.
     const end = options?.partial === true ? buffer.lastIndexOf(0x0a) + 1 : buffer.length
@@ -234,7 +222,7 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
       Effect.suspend(() => {
         if (failing) return Effect.void
         failing = true
-        return Effect.logWarning(`the transcript ${path} cannot be read (${describe(Cause.squash(cause))}); still trying`)
+        return Effect.logWarning(`the transcript ${path} cannot be read (${describeCause(cause)}); still trying`)
       })
     )
   )
@@ -325,7 +313,7 @@ export const serve: (options: ServeOptions) => Effect.Effect<Served, ClaudeError
   })
   const context = yield* Layer.build(
     HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(Layer.provideMerge(server))
-  ).pipe(Effect.mapError((error) => invalid(`cannot serve on 127.0.0.1:${options.port ?? 0}: ${describe(error)}`)))
+  ).pipe(Effect.mapError((error) => invalid(`cannot serve on 127.0.0.1:${options.port ?? 0}: ${describeError(error)}`)))
   const address = Context.get(context, HttpServer.HttpServer).address
   return { url: `${HttpServer.formatAddress(address)}/` }
 })
@@ -350,6 +338,6 @@ export const writeHtml: (path: string, out: string) => Effect.Effect<void, Claud
       await Fs.promises.mkdir(Path.dirname(Path.resolve(out)), { recursive: true })
       await Fs.promises.writeFile(out, html)
     },
-    catch: (error) => invalid(`cannot write ${out}: ${describe(error)}`)
+    catch: (error) => invalid(`cannot write ${out}: ${describeError(error)}`)
   })
 })
