@@ -602,7 +602,6 @@ const toToolResult = (content: ToolContent): Effect.Effect<ToolResult> =>
     Effect.orDie
   )
 
-
 // `LaunchEntry` and `launchEntries` are declared (and documented) in `internal/services.ts`, next
 // to the tag, so that `Claude.open` uses them without loading this module.
 export { type LaunchEntry, launchEntries } from "./internal/services.ts"

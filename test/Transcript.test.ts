@@ -114,7 +114,7 @@ describe("Transcript recording", { timeout: 30_000 }, () => {
       cyclic.self = cyclic
       const cases: ReadonlyArray<readonly [unknown, string]> = [
         [new Error("", { cause: new Error("EPIPE: broken pipe") }), "EPIPE: broken pipe"],
-        [cyclic, "[object Object]"]
+        [cyclic, "an object with keys reason, self"]
       ]
       for (const [failure, expected] of cases) {
         const recorder = yield* Effect.scoped(Effect.gen(function*() {

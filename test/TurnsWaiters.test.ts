@@ -2,8 +2,8 @@
  * `Turns`' writers waiting to write to a CLI that echoes no uuid (one message at a time): a
  * waiter whose writer stopped waiting (interrupted, or its turn's deadline passed) is forgotten,
  * so that the session keeps nothing of it and a later wake completes only the writers still
- * waiting. The session-level behaviour (a waiting `send` interrupted, then the next one written)
- * is in `OneMessageAtATime.test.ts`; this is the bookkeeping under it.
+ * waiting. `OneMessageAtATime.test.ts` drives the waits through sessions (sends waiting behind a
+ * turn, a turn timeout during the wait); this is the bookkeeping under them.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -49,7 +49,7 @@ describe("Turns: writers waiting for a CLI that echoes no uuid", () => {
       assert.isFalse(Deferred.isDoneUnsafe(gaveUp), "the forgotten waiter is not: nothing holds it any more")
     }))
 
-  it.effect("forgetting a waiter that was already woken, or twice, leaves the other waiters alone", () =>
+  it.effect("forgetting a waiter that was already woken leaves the other waiters alone", () =>
     Effect.sync(() => {
       const turns = makeTurns()
       const first = openTurn("turn-1")
@@ -60,7 +60,6 @@ describe("Turns: writers waiting for a CLI that echoes no uuid", () => {
       const second = openTurn("turn-2")
       turns.register(second)
       const waiting = turns.whenWritable()
-      turns.forgetWaiter(woken)
       turns.forgetWaiter(woken)
       turns.withdraw(second, cancelled(second.uuid))
       assert.isTrue(Deferred.isDoneUnsafe(waiting), "the one waiting now is still woken")

@@ -10,7 +10,6 @@ import * as Http from "node:http"
 import * as Path from "node:path"
 import { StringDecoder } from "node:string_decoder"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -59,7 +58,6 @@ export interface Served {
 }
 
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
-
 
 /**
  * Reads a transcript file and builds its timeline; fails with `InvalidInput` when the file
