@@ -18,7 +18,8 @@ import * as ClaudeError from "../src/ClaudeError.ts"
 import * as Hooks from "../src/Hooks.ts"
 import * as Permissions from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-import { Transport } from "../src/Transport.ts"
+import type { Transport } from "../src/Transport.ts"
+import { asProcess } from "./support/fakeCliHost.ts"
 
 const SESSION = "guards-in-place"
 
@@ -32,13 +33,6 @@ const preToolUse = {
   tool_use_id: "toolu_1"
 }
 
-/** `layer`'s CLI with a process id, as a real one has (turns wait for `initialize`). */
-const asProcess = (layer: Layer.Layer<Transport>) =>
-  Layer.effect(
-    Transport,
-    Effect.map(Effect.service(Transport), (fake) =>
-      Transport.of({ open: (spec) => Effect.map(fake.open(spec), (connection) => ({ ...connection, pid: 4242 })) }))
-  ).pipe(Layer.provide(layer))
 
 /** A CLI that answers `initialize` with `response`, then every user line with a success result. */
 const answering = (response: Record<string, unknown>, users: { count: number }) =>

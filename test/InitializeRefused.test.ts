@@ -13,7 +13,8 @@ import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as Hooks from "../src/Hooks.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-import { Transport } from "../src/Transport.ts"
+import type { Transport } from "../src/Transport.ts"
+import { asProcess } from "./support/fakeCliHost.ts"
 
 const SESSION = "initialize-refused"
 
@@ -31,16 +32,6 @@ const refusing = (users: { count: number }) =>
     })
   )
 
-/**
- * `layer`'s CLI with a process id, as a real one has: the session writes it no user line before
- * `initialize` is answered (a fake without one is not held, its script decides the order).
- */
-const asProcess = (layer: Layer.Layer<Transport>) =>
-  Layer.effect(
-    Transport,
-    Effect.map(Effect.service(Transport), (fake) =>
-      Transport.of({ open: (spec) => Effect.map(fake.open(spec), (connection) => ({ ...connection, pid: 4242 })) }))
-  ).pipe(Layer.provide(layer))
 
 const runOnce = <R>(transport: Layer.Layer<Transport>, extra: Layer.Layer<R>) =>
   Effect.gen(function*() {

@@ -46,6 +46,18 @@ const settle = Effect.gen(function*() {
   for (let i = 0; i < 50; i++) yield* Effect.yieldNow
 })
 
+/**
+ * Past the turn's `turnTimeout` (3 s, after which the session interrupts it) and the
+ * `interruptTimeout` (1 s, after which it gives the interrupt up): the turn has failed.
+ */
+const pastTurnAndInterruptTimeouts = Effect.gen(function*() {
+  yield* settle
+  yield* TestClock.adjust("3 seconds")
+  yield* settle
+  yield* TestClock.adjust("2 seconds")
+  yield* settle
+})
+
 /** What 2.1.0 leaves out of a line (`result`: no `terminal_reason`, no `stop_reason`). */
 const as210 = (line: Line): Line => {
   const { stop_reason: _stop, terminal_reason: _terminal, ...rest } = line
@@ -107,11 +119,7 @@ describe("older CLIs (2.1.0, 2.1.200)", () => {
         assert.strictEqual((yield* session.run("A")).result, "reply to A")
         const b = yield* session.run("B").pipe(Effect.exit, Effect.forkChild)
         yield* Deferred.await(bWritten)
-        yield* settle
-        yield* TestClock.adjust("3 seconds")
-        yield* settle
-        yield* TestClock.adjust("2 seconds")
-        yield* settle
+        yield* pastTurnAndInterruptTimeouts
         assert.strictEqual(errorOf(yield* Fiber.join(b))?.reason._tag, "TurnTimedOut")
         // C waits until the CLI is done with B.
         const c = yield* session.run("C").pipe(Effect.forkChild)
@@ -157,11 +165,7 @@ describe("older CLIs (2.1.0, 2.1.200)", () => {
         )
         const b = yield* session.run({ text: "B", uuid: B }).pipe(Effect.exit, Effect.forkChild)
         yield* Deferred.await(bWritten)
-        yield* settle
-        yield* TestClock.adjust("3 seconds")
-        yield* settle
-        yield* TestClock.adjust("2 seconds")
-        yield* settle
+        yield* pastTurnAndInterruptTimeouts
         assert.strictEqual(errorOf(yield* Fiber.join(b))?.reason._tag, "TurnTimedOut")
         const x = yield* session.send("X")
         const ended = (yield* Fiber.join(results)).map((event) =>

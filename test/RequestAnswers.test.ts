@@ -12,8 +12,7 @@ import * as Logger from "effect/Logger"
 import * as Schema from "effect/Schema"
 import * as Claude from "../src/Claude.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-import * as Layer from "effect/Layer"
-import { Transport } from "../src/Transport.ts"
+import { asProcess } from "./support/fakeCliHost.ts"
 
 class Pong extends Schema.Class<Pong>("Pong")({ count: Schema.Number }) {
   get doubled() {
@@ -70,11 +69,7 @@ describe("cliVersionPolicy.range", () => {
   it.effect("with a process CLI, run fails typed (not a defect) under a range that is not two versions", () =>
     Effect.gen(function*() {
       // The fake CLI given a process id, as the real one has: turns wait for the version check.
-      const withPid = Layer.effect(
-        Transport,
-        Effect.map(Transport as unknown as Effect.Effect<Transport["Service"], never, Transport>, (inner) =>
-          Transport.of({ open: (spec) => Effect.map(inner.open(spec), (c) => ({ ...c, pid: 4242 })) }))
-      ).pipe(Layer.provide(cli({})))
+      const withPid = asProcess(cli({}))
       const exit = yield* Effect.scoped(Effect.gen(function*() {
         const session = yield* Claude.open({ cliVersionPolicy: { range: { floor: "2.1", below: "2.2" } } })
         return yield* session.run("hi")

@@ -3,31 +3,18 @@
  * SessionStoreSql.test.ts) against a throwaway server (test/support/postgres.ts: Debian's
  * PostgreSQL, a temp data directory, a free port), plus what only a server shows.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as SessionStorePg from "../src/SessionStorePg.ts"
-import { pgConnection, type Postgres, startPostgres } from "./support/postgres.ts"
+import { pgConnection, postgresForFile } from "./support/postgres.ts"
 import { sessionStoreContract } from "./support/sessionStoreContract.ts"
 
-const scope = Scope.makeUnsafe()
-let server: Postgres | undefined
+const { running } = postgresForFile()
 let counter = 0
-
-beforeAll(async () => {
-  server = await Effect.runPromise(Scope.provide(startPostgres, scope))
-}, 60_000)
-
-afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)), 60_000)
-
-const running = (): Postgres => {
-  if (server === undefined) throw new Error("the PostgreSQL server did not start")
-  return server
-}
 
 /** A fresh store: the shared server, tables of their own. */
 const fresh = (pageSize?: number) =>

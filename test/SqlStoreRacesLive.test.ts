@@ -4,49 +4,26 @@
  * text refuses (NUL) or its driver changes (lone surrogates). Each was wrong before (found by an
  * audit); what SQLite shows of the same is in `StoreInputs.test.ts`.
  */
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Scope from "effect/Scope"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as Stream from "effect/Stream"
-import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as SessionStorePg from "../src/SessionStorePg.ts"
-import { pgConnection, type Postgres, startPostgres } from "./support/postgres.ts"
+import { reasonOf } from "./support/outcomes.ts"
+import { pgConnection, postgresForFile } from "./support/postgres.ts"
+import { withStore } from "./support/sessionStoreContract.ts"
 
-const scope = Scope.makeUnsafe()
-let server: Postgres | undefined
+const { running } = postgresForFile()
 let counter = 0
-
-beforeAll(async () => {
-  server = await Effect.runPromise(Scope.provide(startPostgres, scope))
-}, 60_000)
-
-afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)), 60_000)
-
-const running = (): Postgres => {
-  if (server === undefined) throw new Error("the PostgreSQL server did not start")
-  return server
-}
 
 /** A PostgreSQL store on tables of its own. */
 const pg = (tablePrefix: string = `edges${counter++}_`) =>
   SessionStorePg.layer({ connection: pgConnection(running()), tablePrefix })
-
-const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>) => {
-  if (Exit.isSuccess(exit)) return undefined
-  const fail = exit.cause.reasons.find((r) => r._tag === "Fail")
-  return fail?._tag === "Fail" ? fail.error.reason : undefined
-}
-
-const withStore = <A, E>(
-  layer: Layer.Layer<SessionStore.SessionStore, ClaudeError.ClaudeError>,
-  f: (store: SessionStore.SessionStore["Service"]) => Effect.Effect<A, E>
-) => Effect.flatMap(Effect.service(SessionStore.SessionStore), f).pipe(Effect.provide(layer))
 
 const key = { projectKey: "-repo-app", sessionId: "s1" }
 

@@ -9,27 +9,17 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as SessionStoreSql from "../src/SessionStoreSql.ts"
+import { reasonOf } from "./support/outcomes.ts"
+import { withStore } from "./support/sessionStoreContract.ts"
 import { makeTempDir } from "./support/tempDir.ts"
 
 const key = { projectKey: "-repo-app", sessionId: "s1" }
-
-const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>) => {
-  if (Exit.isSuccess(exit)) return undefined
-  const fail = exit.cause.reasons.find((r) => r._tag === "Fail")
-  return fail?._tag === "Fail" ? fail.error.reason : undefined
-}
-
-const withStore = <A, E>(
-  layer: Layer.Layer<SessionStore.SessionStore, ClaudeError.ClaudeError>,
-  f: (store: SessionStore.SessionStore["Service"]) => Effect.Effect<A, E>
-) => Effect.flatMap(Effect.service(SessionStore.SessionStore), f).pipe(Effect.provide(layer))
 
 const sqlite = (options: SessionStoreSql.Options = {}) => SessionStoreSql.layerSqlite({ filename: ":memory:", ...options })
 

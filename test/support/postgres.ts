@@ -15,8 +15,10 @@ import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { afterAll, beforeAll } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 
 /** A running server: where to connect, as whom. */
 export interface Postgres {
@@ -133,3 +135,22 @@ export const pgConnection = (server: Postgres) => ({
   maxConnections: 4,
   connectTimeout: "10 seconds" as const
 })
+
+/**
+ * One server for the test file that calls this (at its top level): started before its tests,
+ * stopped after them. `running()` gives it, and throws when it did not start.
+ */
+export const postgresForFile = (): { readonly running: () => Postgres } => {
+  const scope = Scope.makeUnsafe()
+  let server: Postgres | undefined
+  beforeAll(async () => {
+    server = await Effect.runPromise(Scope.provide(startPostgres, scope))
+  }, 60_000)
+  afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)), 60_000)
+  return {
+    running: () => {
+      if (server === undefined) throw new Error("the PostgreSQL server did not start")
+      return server
+    }
+  }
+}

@@ -33,13 +33,19 @@ const entry = (n: number, extra: Record<string, unknown> = {}): SessionStore.Ent
 const loadAll = (store: SessionStore.SessionStore["Service"], k: SessionStore.SessionKey) =>
   Stream.runCollect(store.load(k))
 
+/** Runs `f` with the store `layer` builds. */
+export const withStore = <A, E, E2>(
+  layer: Layer.Layer<SessionStore.SessionStore, E2>,
+  f: (store: SessionStore.SessionStore["Service"]) => Effect.Effect<A, E>
+) => Effect.flatMap(Effect.service(SessionStore.SessionStore), f).pipe(Effect.provide(layer))
+
 export const sessionStoreContract = (options: ContractOptions) =>
   describe(`SessionStore contract: ${options.name}`, () => {
-    const withStore = <A, E>(f: (store: SessionStore.SessionStore["Service"]) => Effect.Effect<A, E>) =>
-      Effect.flatMap(Effect.service(SessionStore.SessionStore), f).pipe(Effect.provide(options.fresh()))
+    const withFresh = <A, E>(f: (store: SessionStore.SessionStore["Service"]) => Effect.Effect<A, E>) =>
+      withStore(options.fresh(), f)
 
     it.effect("load gives back what append wrote, deep-equal and in append order", () =>
-      withStore((store) =>
+      withFresh((store) =>
         Effect.gen(function*() {
           const first = [entry(1), entry(2, { nested: { a: [1, null, true], b: "é" } })]
           const second = [entry(3), { type: "custom-title", customTitle: "Refactor" }]
@@ -50,7 +56,7 @@ export const sessionStoreContract = (options: ContractOptions) =>
       ))
 
     it.effect("a retried batch never duplicates a line with a uuid; lines without one are appended as they come", () =>
-      withStore((store) =>
+      withFresh((store) =>
         Effect.gen(function*() {
           const batch = [entry(1), { type: "tag", tag: "x" }, entry(2)]
           yield* store.append(key("s1"), batch)
@@ -61,7 +67,7 @@ export const sessionStoreContract = (options: ContractOptions) =>
       ))
 
     it.effect("a key never written fails with SessionNotFound, not an empty stream", () =>
-      withStore((store) =>
+      withFresh((store) =>
         Effect.gen(function*() {
           yield* store.append(key("s1"), [entry(1)])
           for (const missing of [key("nope"), key("s1", "subagents/agent-none")]) {
@@ -76,7 +82,7 @@ export const sessionStoreContract = (options: ContractOptions) =>
       ))
 
     it.effect("a long session streams whole and in order", () =>
-      withStore((store) =>
+      withFresh((store) =>
         Effect.gen(function*() {
           const count = options.longSession ?? 1234
           const all = Array.from({ length: count }, (_, n) => entry(n))
@@ -90,7 +96,7 @@ export const sessionStoreContract = (options: ContractOptions) =>
     // On the live clock: a store may take its mtime from the Clock, the file system or the database,
     // and a real database's pool must not see the clock jump. The bounds allow a coarse file-system clock.
     it.live("list reports each session once with the time of its last append", () =>
-      withStore((store) =>
+      withFresh((store) =>
         Effect.gen(function*() {
           const before = yield* Clock.currentTimeMillis
           yield* store.append(key("s1"), [entry(1)])
@@ -119,7 +125,7 @@ export const sessionStoreContract = (options: ContractOptions) =>
       ))
 
     it.effect("subagent transcripts are their own keys, listed by listSubkeys", () =>
-      withStore((store) =>
+      withFresh((store) =>
         Effect.gen(function*() {
           yield* store.append(key("s1"), [entry(1)])
           yield* store.append(key("s1", "subagents/agent-a"), [entry(2)])
@@ -137,7 +143,7 @@ export const sessionStoreContract = (options: ContractOptions) =>
       ))
 
     it.effect("delete removes a session with its subagents; a subpath alone; a missing one is fine", () =>
-      withStore((store) =>
+      withFresh((store) =>
         Effect.gen(function*() {
           yield* store.append(key("s1"), [entry(1)])
           yield* store.append(key("s1", "subagents/agent-a"), [entry(2)])
