@@ -1,5 +1,6 @@
 /**
- * The one reader of the CLI's stdout: frames bytes into lines, decodes each line, and routes it.
+ * The one reader of the CLI's stdout: frames bytes into lines and parses them (`jsonLines.ts`: the
+ * whole lines of a chunk in one `JSON.parse`), decodes each line, and routes it.
  *
  * - `control_response` completes the host's request it answers;
  * - `control_request` starts its handler (forked) or, when it breaks its schema, is answered with
@@ -26,6 +27,7 @@ import type * as Protocol from "../Protocol.ts"
 import * as Codec from "../protocol/codec.ts"
 import type * as SessionStore from "../SessionStore.ts"
 import type { Incoming } from "./incoming.ts"
+import { type JsonFrame, JsonLines, ParsedRun } from "./jsonLines.ts"
 import type { ControlAnswer, Outgoing } from "./outgoing.ts"
 import type { Subscribers } from "./subscribers.ts"
 import type { SessionTracing } from "./tracing.ts"
@@ -67,8 +69,8 @@ const requestIdIn = (head: string): string | undefined => {
 }
 
 export class Reader {
-  private readonly splitter: Framing.LineSplitter
-  private readonly frames: Array<Framing.Frame> = []
+  private readonly lines: JsonLines
+  private readonly frames: Array<JsonFrame> = []
   /** The batch of one read; the subscribers' queues copy it, so the array is reused. */
   private readonly events: Array<Event> = []
   private readonly answers: Array<readonly [string, ControlAnswer]> = []
@@ -83,24 +85,31 @@ export class Reader {
 
   constructor(options: ReaderOptions) {
     this.options = options
-    this.splitter = new Framing.LineSplitter(options.maxLineBytes)
+    this.lines = new JsonLines(options.maxLineBytes)
   }
 
   /** Reads one batch of stdout chunks. */
   push(chunks: ReadonlyArray<Uint8Array>): void {
-    for (let i = 0; i < chunks.length; i++) this.splitter.push(chunks[i]!, this.frames)
+    for (let i = 0; i < chunks.length; i++) this.lines.push(chunks[i]!, this.frames)
     this.flush()
   }
 
   /** stdout ended: a last line without newline is read too. */
   end(): void {
-    this.splitter.end(this.frames)
+    this.lines.end(this.frames)
     this.flush()
   }
 
   private flush(): void {
     const { subscribers, turns } = this.options
-    for (let i = 0; i < this.frames.length; i++) this.route(this.frames[i]!)
+    for (let i = 0; i < this.frames.length; i++) {
+      const frame = this.frames[i]!
+      if (frame instanceof ParsedRun) {
+        for (let j = 0; j < frame.values.length; j++) this.routeJson(frame.values[j], frame, j)
+      } else {
+        this.route(frame)
+      }
+    }
     this.frames.length = 0
     if (this.events.length > 0) {
       subscribers.publish(this.events)
@@ -131,7 +140,7 @@ export class Reader {
 
   private route(frame: Framing.Frame): void {
     if (typeof frame !== "string") {
-      const problem = violation(`a line of ${frame.bytes} bytes is over the cap of ${this.splitter.maxLineBytes}`, frame.head)
+      const problem = violation(`a line of ${frame.bytes} bytes is over the cap of ${this.lines.splitter.maxLineBytes}`, frame.head)
       // A request or an answer too long to read is still one: the CLI gets an error answer (it
       // waits for one), the request fails now (the CLI did answer). Its id is in the line's
       // head: the CLI writes it right after the type (`request_id`, `response.request_id`).
@@ -149,6 +158,11 @@ export class Reader {
       this.skippedLines++
       return
     }
+    this.routeJson(json, frame, 0)
+  }
+
+  /** Routes a line's JSON value; `source` gives the line's text (`index` in a run) for a violation. */
+  private routeJson(json: unknown, source: string | ParsedRun, index: number): void {
     const record = this.options.record
     if (record !== undefined && (this.options.recordStreamEvents || (json as { type?: unknown } | null)?.type !== "stream_event")) {
       record("recv", json)
@@ -163,7 +177,7 @@ export class Reader {
         const description = `The library could not read this request: ${decoded.failure}`
         this.controls.push(() => this.options.incoming.reject(object!.request_id, description))
       }
-      const problem = violation(decoded.failure, frame)
+      const problem = violation(decoded.failure, typeof source === "string" ? source : source.line(index))
       const answered = messageType === "control_response" && typeof object!.response === "object" &&
           object!.response !== null
         ? (object!.response as { readonly request_id?: unknown }).request_id
