@@ -11,11 +11,12 @@
  */
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import * as Fs from "node:fs"
+import type { Stats } from "node:fs"
 import * as Path from "node:path"
 import * as ClaudeError from "./ClaudeError.ts"
 import type * as Control from "./protocol/control.ts"
 import { isUuid } from "./internal/json.ts"
+import { Fs } from "./internal/nodeFs.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -1183,7 +1184,7 @@ interface Unusable {
 
 /** `true` for an executable file, an {@link Unusable} for one that exists but is not, else `false`. */
 const checkExecutable = (file: string): true | Unusable | false => {
-  let stat: Fs.Stats
+  let stat: Stats
   try {
     stat = Fs.statSync(file)
   } catch {

@@ -17,7 +17,7 @@
  * outside its group (see `sweep`). stderr is drained into a bounded tail and a line feed.
  */
 import * as NodeChildProcess from "node:child_process"
-import * as Fs from "node:fs"
+import type { Stats } from "node:fs"
 import * as Path from "node:path"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -32,6 +32,7 @@ import * as ClaudeError from "../ClaudeError.ts"
 import { findExecutable } from "../Launch.ts"
 import { type Connection, eofShare, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 import { Mailbox } from "./mailbox.ts"
+import { Fs } from "./nodeFs.ts"
 import { makeStderrFeed } from "./stderrLines.ts"
 
 const STDERR_TAIL_BYTES = 8 * 1024
@@ -110,7 +111,7 @@ const sweep = (marker: Buffer, graceMillis: number) =>
 
 /** Why `cwd` cannot be the working directory of the CLI; undefined when it can. */
 const workingDirectoryProblem = (cwd: string): ClaudeError.BadWorkingDirectory["problem"] | undefined => {
-  let stat: Fs.Stats
+  let stat: Stats
   try {
     stat = Fs.statSync(cwd)
   } catch {

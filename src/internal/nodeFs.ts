@@ -1,0 +1,12 @@
+/**
+ * `node:fs` for the core's few synchronous calls (looking up the executable, the sweep of what a
+ * CLI left behind), taken as Node's own module object, not through an ES import.
+ *
+ * Why: the ES module Node makes for `node:fs` reads every export of it once, the lazy ones too
+ * (`ReadStream`, `promises`), which loads the file streams, `fs/promises`, readline and more:
+ * about 1.8 ms of the start-up of every program that imports the library and not `node:fs`
+ * (measured by hand, after Effect's modules; `npm run bench`, "Where start-up goes").
+ */
+import type * as NodeFs from "node:fs"
+
+export const Fs: typeof NodeFs = process.getBuiltinModule("node:fs")
