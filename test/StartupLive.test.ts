@@ -65,6 +65,7 @@ describe("start-up", () => {
         // Nor through an ES import of node:fs, whose ES module reads every export of it, the lazy
         // file streams and fs/promises too (~1.8 ms): the core takes it with process.getBuiltinModule.
         assert.notInclude(loaded, "node:fs", entry)
+        assert.notInclude(loaded, "node:fs/promises", entry)
         assert.deepStrictEqual(packages.filter((module) => packagesOnRequest.test(module)), [], entry)
       }
     } finally {

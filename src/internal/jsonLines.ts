@@ -3,23 +3,24 @@
  * one chunk parsed with one `JSON.parse`, not one a line.
  *
  * Why: a read of the CLI's stdout is up to 64 KiB, some two hundred lines on a long turn. Parsed
- * as one array (`[line,line,…]`), decoded with one `toString`, they took about a fifth less time
- * than a `toString` and a `JSON.parse` each (1.03 against 1.28 µs a line of the load fake's,
- * measured by hand); on the few larger lines of a short turn, the same within 4%. V8 makes each
- * parsed string one byte a character when it can, whatever the others hold, so a line of CJK
- * text does not make its neighbours' strings two bytes a character (the reason the splitter
- * decodes each line alone).
+ * as one array (`[line,line,…]`) and decoded with one `toString`, they cost about a fifth less
+ * than a `toString` and a `JSON.parse` each (by hand, on the load fake's lines); on the few larger
+ * lines of a short turn, the same within 4%. V8 makes each parsed string one byte a character
+ * when it can, whatever the other lines hold (the reason the splitter decodes each line alone).
  *
- * Invariants: the values come out in the order of the lines, one a line. A run is parsed whole
- * only when it is two lines or more, each opening with `{` and closing with `}` with one newline
- * between them (no empty line, no `\r`, no byte order mark), within the cap on one line and a
- * pipe's read, and its parse gives exactly one value a line; otherwise its lines go through the
- * splitter one by one, where each is parsed, skipped or reported on its own.
+ * Invariants: the values come out in the order of the lines, one a line. The run is the whole
+ * lines after a chunk's first newline; it is parsed in one piece only when each of its lines
+ * opens with `{` and closes with `}` with one newline between them (no empty line, no `\r`, no
+ * byte order mark), it fits a pipe's read and the cap on one line, and the parse gives exactly
+ * one value a line; otherwise its lines go through the splitter one by one, where each is
+ * parsed, skipped or reported on its own.
  *
  * What this does not tell apart: lines that are not JSON each on their own but were written to
- * pair up (one opening an array that a later one closes, another holding two objects) can parse
- * as values the line by line path would have skipped. The CLI writes one `JSON.stringify`d object
- * a line, and whatever could write such lines to its stdout could write those values as lines.
+ * pair up (one opening a string or an array that a later one closes, and another holding two
+ * objects, so that the count still matches) parse as values the line by line path would have
+ * skipped, and a violation among them is reported with the text of the line at its position. The
+ * CLI writes one `JSON.stringify`d object a line, and whatever could write such lines to its
+ * stdout could write those values as lines of their own.
  */
 import * as Framing from "../Framing.ts"
 
@@ -38,7 +39,11 @@ const CLOSE_ARRAY = 0x5D // ]
 const RUN_BYTES = 64 * 1024
 let scratch: Buffer | undefined
 
-/** Whole lines of one chunk, parsed together: `values[i]` is line `i`'s JSON value. */
+/**
+ * Whole lines of one chunk, parsed together: `values[i]` is line `i`'s JSON value. It reads its
+ * chunk again for {@link line}: the reader routes a run before its next read, while the chunk is
+ * as it came.
+ */
 export class ParsedRun {
   readonly values: ReadonlyArray<unknown>
   private readonly chunk: Buffer
@@ -90,12 +95,20 @@ const parseRun = (chunk: Buffer, start: number, end: number): ReadonlyArray<unkn
   return Array.isArray(values) && values.length === lines ? values : undefined
 }
 
+/** The splitter only appends frames, which are JSON frames. */
+const asFrames = (out: Array<JsonFrame>): Array<Framing.Frame> => out as Array<Framing.Frame>
+
 /** One per session's stdout, as `Framing.LineSplitter` is: `push` each chunk, then `end` once. */
 export class JsonLines {
-  readonly splitter: Framing.LineSplitter
+  private readonly splitter: Framing.LineSplitter
 
   constructor(maxLineBytes: number) {
     this.splitter = new Framing.LineSplitter(maxLineBytes)
+  }
+
+  /** The cap on one line in force (see `Framing.LineSplitter`). */
+  get maxLineBytes(): number {
+    return this.splitter.maxLineBytes
   }
 
   /** Frames one chunk; appends what it completes to `out`, in order (the splitter only appends). */
@@ -105,20 +118,20 @@ export class JsonLines {
     const last = first === -1 ? -1 : chunk.lastIndexOf(NEWLINE)
     // One newline at most: nothing to parse together.
     if (last <= first) {
-      this.splitter.push(chunk, out as Array<Framing.Frame>)
+      this.splitter.push(chunk, asFrames(out))
       return
     }
     // The line open before this chunk ends at `first`; the lines after it up to `last` are whole.
-    this.splitter.push(chunk.subarray(0, first + 1), out as Array<Framing.Frame>)
+    this.splitter.push(chunk.subarray(0, first + 1), asFrames(out))
     const start = first + 1
     const values = last - start <= this.splitter.maxLineBytes ? parseRun(chunk, start, last) : undefined
-    if (values === undefined) this.splitter.push(chunk.subarray(start, last + 1), out as Array<Framing.Frame>)
+    if (values === undefined) this.splitter.push(chunk.subarray(start, last + 1), asFrames(out))
     else out.push(new ParsedRun(values, chunk, start, last))
-    if (last + 1 < chunk.length) this.splitter.push(chunk.subarray(last + 1), out as Array<Framing.Frame>)
+    if (last + 1 < chunk.length) this.splitter.push(chunk.subarray(last + 1), asFrames(out))
   }
 
   /** stdout ended: a last line without newline is framed too. */
   end(out: Array<JsonFrame>): void {
-    this.splitter.end(out as Array<Framing.Frame>)
+    this.splitter.end(asFrames(out))
   }
 }

@@ -140,7 +140,7 @@ export class Reader {
 
   private route(frame: Framing.Frame): void {
     if (typeof frame !== "string") {
-      const problem = violation(`a line of ${frame.bytes} bytes is over the cap of ${this.lines.splitter.maxLineBytes}`, frame.head)
+      const problem = violation(`a line of ${frame.bytes} bytes is over the cap of ${this.lines.maxLineBytes}`, frame.head)
       // A request or an answer too long to read is still one: the CLI gets an error answer (it
       // waits for one), the request fails now (the CLI did answer). Its id is in the line's
       // head: the CLI writes it right after the type (`request_id`, `response.request_id`).
