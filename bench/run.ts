@@ -328,7 +328,7 @@ const throughput = async (events: number) => {
     const cpuVsSdk = ratios(r.lib!, r.sdk!, "cpuMs")
     const cpuVsRaw = ratios(r.lib!, r.raw!, "cpuMs")
     if (median(vsSdk) < SDK_GOAL || median(vsRaw) < RAW_GOAL) {
-      limits.push(`- **Throughput at ${label}** (library/SDK ${fmt(median(vsSdk))}, library/raw ${fmt(median(vsRaw))}; ${ceiling}): wall-clock events/s are bounded by two processes (the load CLI writing ~300 MB, the consumer parsing it) sharing ${Os.cpus().length} cores, so the ratio of rates understates the gap in work. The library's CPU time per ${label}-event run is ${summary(cpuVsSdk)} of the SDK's and ${summary(cpuVsRaw)} of raw Node's (start-up included). Where the library's CPU goes: see the profile (JSON.parse of every line is the floor, shared with raw Node and the SDK; then the line splitter and UTF-8 decoding; the Effect runtime and the schema checks are a few % each).`)
+      limits.push(`- **Throughput at ${label}** (library/SDK ${fmt(median(vsSdk))}, library/raw ${fmt(median(vsRaw))}; ${ceiling}): wall-clock events/s are bounded by two processes (the load CLI writing ~300 MB, the consumer parsing it) sharing ${Os.cpus().length} cores, so the ratio of rates understates the gap in work. The library's CPU time per ${label}-event run is ${summary(cpuVsSdk)} of the SDK's and ${summary(cpuVsRaw)} of raw Node's (start-up included). Where the library's CPU goes: see the profile (JSON.parse of every line is the floor, shared with raw Node and the SDK: the library parses the whole lines of each read in one call, \`parseRun\`; then the line splitter and UTF-8 decoding; the Effect runtime and the schema checks are a few % each).`)
     }
     semiFigures = {
       lib: median(col(r.libSemi!, "peakRssMb")),
