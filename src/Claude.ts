@@ -53,8 +53,7 @@ import * as McpConnection from "./internal/mcpConnection.ts"
 import * as Services from "./internal/services.ts"
 import type * as McpServers from "./McpServers.ts"
 import type * as Protocol from "./Protocol.ts"
-import * as Codec from "./protocol/codec.ts"
-import * as Control from "./protocol/control.ts"
+import * as Lines from "./protocol/lines.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
 
 /**
@@ -86,6 +85,9 @@ const loadElicitation = Effect.promise(() => import("./internal/lazy/elicitation
 const loadUserDialogs = Effect.promise(() => import("./internal/lazy/userDialogs.ts"))
 const loadStructuredOutput = Effect.promise(() => import("./internal/structuredOutput.ts"))
 const loadSessionStore = Effect.promise(() => import("./internal/sessionStoreOpen.ts"))
+// The protocol's schemas (the decoder of the CLI's lines, the schemas of control answers): every
+// session needs them, but only once its CLI is spawned, so they are built while the CLI starts.
+const loadProtocol = Effect.promise(() => import("./internal/lazy/protocol.ts"))
 
 /**
  * Options of a session: the launch options of the CLI, plus how the library drives it.
@@ -783,6 +785,9 @@ const openSession: (
         subscribers.wake()
       })
     const connection = yield* transport.open({ ...spec, args: command.args })
+    // Loaded (the first session of the process) while the CLI starts: nothing is read or written
+    // before it is in hand.
+    const protocol = yield* loadProtocol
     // The session's secrets stay out of the stderr the library logs and puts in errors.
     const lifecycle = new Lifecycle(connection, closeGrace, { ...exitContext(options), redact: (text) => tracing.redact(text) })
     // The CLI's stderr, as it comes, in the log (debug).
@@ -798,7 +803,7 @@ const openSession: (
         // A value JSON cannot hold (a BigInt, a cycle) is the caller's to hear of: nothing is sent.
         let line: string
         try {
-          line = Codec.encodeStdin(message)
+          line = Lines.encodeStdin(message)
         } catch (error) {
           return Effect.fail(ClaudeError.make(
             new ClaudeError.InvalidInput({
@@ -884,6 +889,7 @@ const openSession: (
     const sessionId = Deferred.makeUnsafe<string, ClaudeError.ClaudeError>()
     const reader = new Reader({
       maxLineBytes: options.maxLineBytes ?? Framing.defaultMaxLineBytes,
+      decodeMessage: protocol.decodeMessage,
       outgoing,
       incoming,
       turns,
@@ -983,7 +989,7 @@ const openSession: (
       Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(Tracing.accountEmail(body))))
     )
     const initializeResult = Fiber.join(initializeAnswer).pipe(
-      Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Control.InitializeResponse, body))
+      Effect.flatMap((body) => Outgoing.decodeResponse("initialize", protocol.InitializeResponse, body))
     )
     // The CLI's version, once it answered `initialize`: an unsupported one (unless the program
     // accepted it) ends the session with UnsupportedCliVersion, failing every turn; a real CLI
@@ -1019,9 +1025,10 @@ const openSession: (
     )
     // The CLI takes tens of milliseconds to start and answer; the schema JIT compiler is loaded
     // and the decoders are compiled meanwhile.
-    yield* Effect.forkScoped(Effect.andThen(SchemaJit.load, Effect.sync(Codec.prepareDecoders)))
+    yield* Effect.forkScoped(Effect.andThen(SchemaJit.load, Effect.sync(protocol.prepareDecoders)))
 
     const runner = yield* TurnRunner.make({
+      control: protocol,
       turns,
       outgoing,
       lifecycle,
@@ -1052,24 +1059,24 @@ const openSession: (
       flushStore: mirror === undefined ? Effect.void : mirror.flush,
       setModel: (model, requestOptions) =>
         Effect.map(
-          request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, Control.SetModelResponse, requestOptions),
+          request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, protocol.SetModelResponse, requestOptions),
           // An older CLI names none: the model asked for is the one it switched to (`undefined`:
           // back to the default, which it does not name either).
           (response) => response.model ?? model ?? "default"
         ),
       setPermissionMode: (mode, requestOptions) =>
         Effect.map(
-          request({ subtype: "set_permission_mode", mode }, Control.SetPermissionModeResponse, requestOptions),
+          request({ subtype: "set_permission_mode", mode }, protocol.SetPermissionModeResponse, requestOptions),
           (response) => modeInEffect(response.mode)
         ),
-      mcpStatus: (requestOptions) => request({ subtype: "mcp_status" }, Control.McpStatusResponse, requestOptions),
+      mcpStatus: (requestOptions) => request({ subtype: "mcp_status" }, protocol.McpStatusResponse, requestOptions),
       contextUsage: (requestOptions) =>
         request(
           {
             subtype: "get_context_usage",
             ...(requestOptions?.detail === undefined ? {} : { detail: requestOptions.detail })
           } satisfies Protocol.GetContextUsageRequest,
-          Control.ContextUsageResponse,
+          protocol.ContextUsageResponse,
           requestOptions
         ),
       rewindFiles: (userMessageId, rewindOptions) =>
@@ -1079,12 +1086,12 @@ const openSession: (
             user_message_id: userMessageId,
             ...(rewindOptions?.dryRun === undefined ? {} : { dry_run: rewindOptions.dryRun })
           },
-          Control.RewindFilesResponse,
+          protocol.RewindFilesResponse,
           rewindOptions
         ),
       stopTask: (taskId, requestOptions) =>
-        Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Control.StopTaskResponse, requestOptions)),
-      ...Controls.make(request, mcp),
+        Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, protocol.StopTaskResponse, requestOptions)),
+      ...Controls.make(request, mcp, protocol),
       request: requestWith(true),
       stderr: connection.stderr,
       // Writers waiting for their turn on the CLI learn at once that there is none.

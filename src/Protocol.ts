@@ -29,6 +29,7 @@
 export * from "./protocol/codec.ts"
 export * from "./protocol/content.ts"
 export * from "./protocol/control.ts"
+export * from "./protocol/lines.ts"
 export * from "./protocol/hooks.ts"
 export * from "./protocol/messages.ts"
 export * from "./protocol/permissions.ts"

@@ -58,9 +58,11 @@ describe("the package as built", () => {
       ["Claude.js", "ClaudeNode.js", "chunks/ClaudeNode.js", "chunks/core.js", "node.js"]
     )
     const sources = sourcesByFile(dist).get("chunks/core.js") ?? []
-    for (const module of ["src/Claude.ts", "src/internal/processTransport.ts", "src/internal/turnRunner.ts", "src/protocol/codec.ts"]) {
+    for (const module of ["src/Claude.ts", "src/internal/processTransport.ts", "src/internal/turnRunner.ts", "src/protocol/lines.ts"]) {
       assert.include(sources, module)
     }
+    // The protocol's schemas are not in it: a session loads them while its CLI starts.
+    assert.deepStrictEqual(sources.filter((module) => module.startsWith("src/protocol/") && module !== "src/protocol/lines.ts"), [])
     // `@effect/platform-node` is an optional peer: only the node entry (and what it is for) loads it.
     const platform = (entries: ReadonlyArray<string>) => loadedBy(dist, entries).filter((url) => url.includes("@effect/platform-node"))
     assert.deepStrictEqual(platform(["index.js", "testing/index.js"]), [])

@@ -6,8 +6,10 @@
  * importing `Claude.ts` loads none of them. Not timed: the times are `npm run bench`'s.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as NodeChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { pathToFileURL } from "node:url"
 import { buildPackage } from "./support/packageAsBuilt.ts"
 import { loadedBy as loadedByFiles } from "./support/loadProbe.ts"
 import { loadedOnRequest, packagesOnRequest } from "./support/startup.ts"
@@ -28,6 +30,42 @@ describe("start-up", () => {
     assert.isTrue(loaded.some((module) => module.endsWith("node_modules/effect/dist/Effect.js")))
     assert.deepStrictEqual(loadedOnRequest.filter((module) => loaded.includes(module)), [])
     assert.deepStrictEqual(loaded.filter((module) => /node_modules\/effect\/dist\/(ai\/|unstable\/|schema\/SchemaJITCompiler)|opentelemetry/.test(module)), [])
+  })
+
+  it("a session loads the protocol's schemas once its CLI is spawned, not before", () => {
+    // A fresh process: the load hook records what Node loads, and the transport's `open` (the
+    // spawn) puts its mark among them. Its CLI answers nothing; the session is closed at once.
+    const src = (module: string) => JSON.stringify(pathToFileURL(Path.join(root, "src", module)).href)
+    const script = [
+      `import * as Module from "node:module"`,
+      `const loaded = []`,
+      `Module.registerHooks({ load: (url, context, next) => { loaded.push(url); return next(url, context) } })`,
+      `const Effect = await import("effect/Effect")`,
+      `const Layer = await import("effect/Layer")`,
+      `const Stream = await import("effect/Stream")`,
+      `const Claude = await import(${src("Claude.ts")})`,
+      `const { Transport } = await import(${src("Transport.ts")})`,
+      `const { Mailbox } = await import(${src("internal/mailbox.ts")})`,
+      `const transport = Layer.succeed(Transport, Transport.of({ open: () => Effect.sync(() => {`,
+      `  loaded.push("spawned")`,
+      `  const out = new Mailbox()`,
+      `  return { pid: undefined, incoming: out.stream, stderr: Stream.empty, send: () => Effect.void,`,
+      `    endInput: Effect.sync(() => { out.end(); out.wake() }), exit: Effect.succeed({ code: 0, signal: null, stderrTail: "" }) }`,
+      `}) }))`,
+      `await Effect.runPromise(Claude.open({}).pipe(Effect.scoped, Effect.provide(transport)))`,
+      `process.stdout.write(JSON.stringify(loaded))`
+    ].join("\n")
+    const loaded = (JSON.parse(NodeChildProcess.execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, NODE_OPTIONS: "" }
+    })) as ReadonlyArray<string>).map((url) => url.startsWith("file:") ? Path.relative(root, new URL(url).pathname) : url)
+    const spawned = loaded.indexOf("spawned")
+    assert.isAbove(spawned, 0)
+    const protocol = loadedOnRequest.filter((module) => module.startsWith("src/protocol/") || module === "src/internal/lazy/protocol.ts")
+    assert.deepStrictEqual(protocol.filter((module) => loaded.slice(0, spawned).includes(module)), [])
+    assert.include(loaded.slice(spawned), "src/protocol/codec.ts")
+    assert.include(loaded.slice(spawned), "src/protocol/control.ts")
   })
 
   it("the check sees them where they are imported: McpServers.ts loads effect/ai", () => {

@@ -12,7 +12,7 @@ import * as Path from "node:path"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as McpServers from "../McpServers.ts"
 import type * as Protocol from "../Protocol.ts"
-import * as Control from "../protocol/control.ts"
+import type * as Control from "../protocol/control.ts"
 import * as McpConnection from "./mcpConnection.ts"
 
 /** The session's per-call options (`Claude.RequestOptions`). */
@@ -31,15 +31,16 @@ const invalid = (description: string) => ClaudeError.make(new ClaudeError.Invali
 
 const ack = (
   request: Request,
+  control: typeof Control,
   body: Protocol.OutgoingRequestBody & { readonly subtype: string },
   options: RequestOptions | undefined
-) => Effect.asVoid(request(body, Control.AcknowledgedResponse, options))
+) => Effect.asVoid(request(body, control.AcknowledgedResponse, options))
 
 /**
  * The methods, over the session's `request` and its in-process MCP connection (their public
  * signatures and docs are on `Claude.Session`, which checks them).
  */
-export const make = (request: Request, mcp: McpServers.McpConnection) => ({
+export const make = (request: Request, mcp: McpServers.McpConnection, control: typeof Control) => ({
   setMcpServers: <const Servers extends ReadonlyArray<McpServers.Server<unknown>> = readonly []>(
     servers: { readonly [name: string]: Protocol.McpExternalServerConfig },
     options?: RequestOptions & { readonly inProcess?: Servers }
@@ -70,22 +71,22 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
       // Served before the CLI hears of them: its first mcp_message may come before its answer.
       yield* mcp.add(registered)
       const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...servers, ...sdk } }
-      return yield* request(body, Control.McpSetServersResponse, options)
+      return yield* request(body, control.McpSetServersResponse, options)
     }),
   reconnectMcpServer: (serverName: string, options?: RequestOptions) =>
-    ack(request, { subtype: "mcp_reconnect", serverName } satisfies Protocol.McpReconnectRequest, options),
+    ack(request, control, { subtype: "mcp_reconnect", serverName } satisfies Protocol.McpReconnectRequest, options),
   toggleMcpServer: (serverName: string, enabled: boolean, options?: RequestOptions) =>
-    ack(request, { subtype: "mcp_toggle", serverName, enabled } satisfies Protocol.McpToggleRequest, options),
+    ack(request, control, { subtype: "mcp_toggle", serverName, enabled } satisfies Protocol.McpToggleRequest, options),
   readMcpResource: (serverName: string, uri: string, options?: RequestOptions) =>
     request(
       { subtype: "mcp_read_resource", serverName, uri } satisfies Protocol.McpReadResourceRequest,
-      Control.McpReadResourceResponse,
+      control.McpReadResourceResponse,
       options
     ),
   setMcpPermissionModeOverride: (serverName: string, mode: "default" | "auto" | null, options?: RequestOptions) =>
     request(
       { subtype: "set_mcp_permission_mode_override", serverName, mode } satisfies Protocol.SetMcpPermissionModeOverrideRequest,
-      Control.McpPermissionModeOverrideResponse,
+      control.McpPermissionModeOverrideResponse,
       options
     ),
   setMaxThinkingTokens: (
@@ -96,6 +97,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
       ? invalid(`maxThinkingTokens must be a non-negative integer or null, got ${maxThinkingTokens}`)
       : ack(
         request,
+        control,
         {
           subtype: "set_max_thinking_tokens",
           max_thinking_tokens: maxThinkingTokens,
@@ -109,7 +111,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
         subtype: "interrupt",
         ...(options?.cancelQueued === undefined ? {} : { cancel_queued: options.cancelQueued })
       } satisfies Protocol.InterruptRequest,
-      Control.InterruptResponse,
+      control.InterruptResponse,
       options
     ),
   renameSession: (
@@ -120,6 +122,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
       ? invalid("a session title must not be empty")
       : ack(
         request,
+        control,
         {
           subtype: "rename_session",
           title,
@@ -146,22 +149,22 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
           : {}),
         ...(options?.refuseIfBusy === true ? { refuse_if_busy: true } : {})
       } satisfies Protocol.ReloadPluginsRequest,
-      Control.ReloadPluginsResponse,
+      control.ReloadPluginsResponse,
       options
     )
   },
   reloadSkills: (options?: RequestOptions) =>
-    request({ subtype: "reload_skills" } satisfies Protocol.ReloadSkillsRequest, Control.ReloadSkillsResponse, options),
+    request({ subtype: "reload_skills" } satisfies Protocol.ReloadSkillsRequest, control.ReloadSkillsResponse, options),
   reloadOutputStyles: (options?: RequestOptions) =>
     request(
       { subtype: "reload_output_styles" } satisfies Protocol.ReloadOutputStylesRequest,
-      Control.ReloadOutputStylesResponse,
+      control.ReloadOutputStylesResponse,
       options
     ),
   applyFlagSettings: (settings: { readonly [key: string]: unknown }, options?: RequestOptions) =>
-    ack(request, { subtype: "apply_flag_settings", settings } satisfies Protocol.ApplyFlagSettingsRequest, options),
+    ack(request, control, { subtype: "apply_flag_settings", settings } satisfies Protocol.ApplyFlagSettingsRequest, options),
   settings: (options?: RequestOptions) =>
-    request({ subtype: "get_settings" } satisfies Protocol.GetSettingsRequest, Control.SettingsResponse, options),
+    request({ subtype: "get_settings" } satisfies Protocol.GetSettingsRequest, control.SettingsResponse, options),
   backgroundTasks: (options?: RequestOptions & { readonly toolUseId?: string }) =>
     Effect.map(
       request(
@@ -169,7 +172,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
           subtype: "background_tasks",
           ...(options?.toolUseId === undefined ? {} : { tool_use_id: options.toolUseId })
         } satisfies Protocol.BackgroundTasksRequest,
-        Control.BackgroundTasksResponse,
+        control.BackgroundTasksResponse,
         options
       ),
       (response) => response.backgrounded ?? true
@@ -181,18 +184,18 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
   ): Effect.Effect<void, ClaudeError.ClaudeError> =>
     !Number.isFinite(mtime) || mtime < 0
       ? invalid(`seedReadState: mtime must be a non-negative number of milliseconds, got ${mtime}`)
-      : ack(request, { subtype: "seed_read_state", path, mtime: Math.floor(mtime) } satisfies Protocol.SeedReadStateRequest, options),
+      : ack(request, control, { subtype: "seed_read_state", path, mtime: Math.floor(mtime) } satisfies Protocol.SeedReadStateRequest, options),
   usage: (options?: RequestOptions & { readonly skipBehaviors?: boolean }) =>
     request(
       { subtype: "get_usage", ...(options?.skipBehaviors === true ? { skip_behaviors: true } : {}) } satisfies Protocol.GetUsageRequest,
-      Control.UsageResponse,
+      control.UsageResponse,
       options
     ),
   updateSettings: (
     source: "localSettings" | "userSettings",
     settings: { readonly [key: string]: string },
     options?: RequestOptions
-  ) => ack(request, { subtype: "update_settings", source, settings } satisfies Protocol.UpdateSettingsRequest, options),
+  ) => ack(request, control, { subtype: "update_settings", source, settings } satisfies Protocol.UpdateSettingsRequest, options),
   readFile: (
     path: string,
     options?: RequestOptions & { readonly maxBytes?: number; readonly encoding?: "utf-8" | "base64" }
@@ -206,27 +209,27 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => ({
           ...(options?.maxBytes === undefined ? {} : { max_bytes: options.maxBytes }),
           ...(options?.encoding === undefined ? {} : { encoding: options.encoding })
         } satisfies Protocol.ReadFileRequest,
-        Control.ReadFileResponse,
+        control.ReadFileResponse,
         options
       ),
   sideQuestion: (question: string, options?: RequestOptions): Effect.Effect<string | null, ClaudeError.ClaudeError> =>
     question.trim().length === 0
       ? invalid("sideQuestion: the question must not be empty")
       : Effect.map(
-        request({ subtype: "side_question", question } satisfies Protocol.SideQuestionRequest, Control.SideQuestionResponse, options),
+        request({ subtype: "side_question", question } satisfies Protocol.SideQuestionRequest, control.SideQuestionResponse, options),
         (answer) => answer.response
       ),
   status: (options?: RequestOptions) =>
-    request({ subtype: "get_status" } satisfies Protocol.GetStatusRequest, Control.StatusResponse, options),
+    request({ subtype: "get_status" } satisfies Protocol.GetStatusRequest, control.StatusResponse, options),
   exportConversation: (options?: RequestOptions) =>
     request(
       { subtype: "export_conversation" } satisfies Protocol.ExportConversationRequest,
-      Control.ExportConversationResponse,
+      control.ExportConversationResponse,
       options
     ),
   listModels: (options?: RequestOptions) =>
     Effect.map(
-      request({ subtype: "list_models" } satisfies Protocol.ListModelsRequest, Control.ListModelsResponse, options),
+      request({ subtype: "list_models" } satisfies Protocol.ListModelsRequest, control.ListModelsResponse, options),
       (response) => response.models
     )
 })

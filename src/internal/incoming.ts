@@ -21,7 +21,7 @@ import type * as Scope from "effect/Scope"
 import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as Protocol from "../Protocol.ts"
-import * as Codec from "../protocol/codec.ts"
+import * as Lines from "../protocol/lines.ts"
 import { describeCause } from "./describeCause.ts"
 import { ServingTheCli } from "./services.ts"
 import { SmallMap } from "./smallMap.ts"
@@ -93,7 +93,7 @@ export const make = Effect.fnUntraced(function*(options: {
   const answer = (requestId: string, exit: Exit.Exit<unknown, ClaudeError.ClaudeError | Unsupported>) => {
     if (Exit.isSuccess(exit)) {
       const body = exit.value
-      return options.send(Codec.controlSuccess(
+      return options.send(Lines.controlSuccess(
         requestId,
         typeof body === "object" && body !== null ? body as Record<string, unknown> : {}
       )).pipe(
@@ -101,7 +101,7 @@ export const make = Effect.fnUntraced(function*(options: {
         // no check covers): the CLI still gets one, an error, and never waits on it.
         Effect.catch((error) =>
           error.reason._tag === "InvalidInput"
-            ? options.send(Codec.controlError(requestId, error.message))
+            ? options.send(Lines.controlError(requestId, error.message))
             : Effect.fail(error)
         )
       )
@@ -110,10 +110,10 @@ export const make = Effect.fnUntraced(function*(options: {
     if (unsupported instanceof Unsupported) {
       // The CLI's own words and code for a subtype it does not know (protocol page §3.2).
       return options.send(
-        Codec.controlError(requestId, `Unsupported control request subtype: ${unsupported.subtype}`, "unsupported_request")
+        Lines.controlError(requestId, `Unsupported control request subtype: ${unsupported.subtype}`, "unsupported_request")
       )
     }
-    return options.send(Codec.controlError(requestId, errorText(exit.cause as Cause.Cause<ClaudeError.ClaudeError>)))
+    return options.send(Lines.controlError(requestId, errorText(exit.cause as Cause.Cause<ClaudeError.ClaudeError>)))
   }
 
   const handle = (

@@ -15,7 +15,7 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as Protocol from "../Protocol.ts"
-import * as Codec from "../protocol/codec.ts"
+import * as Lines from "../protocol/lines.ts"
 import { deadlineProblem } from "./sessionOptionsCheck.ts"
 
 /** The `response` of a control_response as the CLI wrote it. */
@@ -108,7 +108,7 @@ export const make = (options: {
       const timeoutDuration = timeout === undefined ? options.defaultTimeout : Duration.fromInputUnsafe(timeout)
       pending.set(requestId, { subtype: body.subtype, deferred })
       return options.send(
-        Codec.controlRequest(requestId, body as Protocol.OutgoingRequestBody)
+        Lines.controlRequest(requestId, body as Protocol.OutgoingRequestBody)
       ).pipe(
         Effect.andThen(Deferred.await(deferred)),
         Effect.timeoutOrElse({
@@ -124,7 +124,7 @@ export const make = (options: {
           Deferred.isDoneUnsafe(deferred) || closed !== undefined || !options.cancels() ||
             (exit._tag === "Failure" && !isGiveUp(exit.cause))
             ? Effect.void
-            : options.send(Codec.controlCancel(requestId)).pipe(Effect.ignore)
+            : options.send(Lines.controlCancel(requestId)).pipe(Effect.ignore)
         ),
         Effect.ensuring(Effect.sync(() => pending.delete(requestId))),
         Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response, asDecoded)),

@@ -32,8 +32,8 @@ import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { Event, TurnResult } from "../Events.ts"
 import type * as Protocol from "../Protocol.ts"
-import * as Codec from "../protocol/codec.ts"
-import * as Control from "../protocol/control.ts"
+import type * as Control from "../protocol/control.ts"
+import * as Lines from "../protocol/lines.ts"
 import type { Lifecycle } from "./lifecycle.ts"
 import { Mailbox } from "./mailbox.ts"
 import type { Outgoing } from "./outgoing.ts"
@@ -46,6 +46,8 @@ import { userTurnProblem } from "./userTurn.ts"
 export type TurnInput = string | Protocol.UserTurnInput
 
 export interface TurnRunnerOptions {
+  /** The schemas of the control answers (`protocol/control.ts`, loaded as the session opens). */
+  readonly control: typeof Control
   readonly turns: Turns
   readonly outgoing: Outgoing
   readonly lifecycle: Lifecycle
@@ -79,7 +81,7 @@ const invalid = (description: string) => ClaudeError.make(new ClaudeError.Invali
 const timedOut = (timeoutMillis: number) => ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis }))
 
 export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Effect.fn.Return<TurnRunner> {
-  const { lifecycle, outgoing, turns } = options
+  const { control, lifecycle, outgoing, turns } = options
   const lock = yield* Semaphore.make(1)
   /** Done when the last abandoned turn is over on the CLI (`interruptTurn` bounds it). */
   let settling: Deferred.Deferred<void> | undefined
@@ -148,7 +150,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         // interruption finds the line either handed over or not written at all.
         Effect.andThen(Effect.uninterruptible(Effect.suspend(() => {
           handedOver = true
-          return options.write(Codec.userTurn({ ...turnInput, uuid }))
+          return options.write(Lines.userTurn({ ...turnInput, uuid }))
         }))),
         Effect.as(uuid),
         // Not written (a failure, or the caller gave up waiting for `ready`): never left open,
@@ -176,7 +178,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     if (!Deferred.isDoneUnsafe(turn.started)) {
       const withdrawn = yield* outgoing.request(
         { subtype: "cancel_async_message", message_uuid: turn.uuid },
-        Control.CancelAsyncMessageResponse
+        control.CancelAsyncMessageResponse
       ).pipe(Effect.map((answer) => answer.cancelled), Effect.orElseSucceed(() => false))
       if (withdrawn) {
         turns.withdraw(turn, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid })))
@@ -186,7 +188,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       yield* Deferred.await(turn.started)
     }
     if (Deferred.isDoneUnsafe(turn.result)) return
-    yield* outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse)
+    yield* outgoing.request({ subtype: "interrupt" }, control.InterruptResponse)
     yield* Effect.exit(Deferred.await(turn.result))
   })
 
@@ -194,7 +196,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   const interruptWhenStarted = (standIn: Turn): Effect.Effect<void> =>
     Effect.asVoid(Effect.forkIn(
       Deferred.await(standIn.started).pipe(
-        Effect.andThen(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout)),
+        Effect.andThen(outgoing.request({ subtype: "interrupt" }, control.InterruptResponse, options.interruptTimeout)),
         Effect.catchCause((cause) => Effect.logWarning(`interrupting the given-up turn ${standIn.uuid} failed`, cause))
       ),
       options.scope
@@ -366,7 +368,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     const running = turns.current
     return running.length > 0
       ? interruptTurn(running[0]!)
-      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout))
+      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, control.InterruptResponse, options.interruptTimeout))
   })
 
   return { send: (input) => write(input, "send"), turn: (input) => turn(input), run, interrupt }

@@ -23,7 +23,20 @@ export const loadedOnRequest = [
   "src/internal/directoryStores.ts",
   // structured output, the transcript recorder
   "src/internal/structuredOutput.ts",
-  "src/Transcript.ts"
+  "src/Transcript.ts",
+  // the protocol's schemas and the decoder of the CLI's lines: loaded as a session opens, once its
+  // CLI is spawned (`internal/lazy/protocol.ts`); what the session writes is `protocol/lines.ts`
+  "src/internal/lazy/protocol.ts",
+  "src/protocol/codec.ts",
+  "src/protocol/content.ts",
+  "src/protocol/control.ts",
+  "src/protocol/hooks.ts",
+  "src/protocol/internal.ts",
+  "src/protocol/messages.ts",
+  "src/protocol/permissions.ts",
+  "src/protocol/stream.ts",
+  "src/protocol/system.ts",
+  "src/protocol/tools.ts"
 ]
 
 /**

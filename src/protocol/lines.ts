@@ -1,0 +1,152 @@
+/**
+ * The lines the host writes to the CLI: user turns, control requests and answers, each a plain
+ * object built here and written as one JSON line. No schema is built here (only their types are
+ * read), so the session engine writes its lines without loading the protocol's schemas, which a
+ * session loads while its CLI starts (`internal/lazy/protocol.ts`).
+ *
+ * @since 0.2.0
+ */
+import type { ContentBlock, ImageBlock, TextBlock } from "./content.ts"
+import type { ControlCancelRequest, ControlResponse, OutgoingControlRequest, OutgoingRequestBody } from "./control.ts"
+import type { StdinMessage, StdinUserMessage, UnknownMessage } from "./messages.ts"
+
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * Writes a stdin message as one JSON line (no trailing newline). An {@link UnknownMessage} is
+ * written as its `raw` object.
+ *
+ * @since 0.1.0
+ * @category encoding
+ */
+export const encodeStdin = (message: StdinMessage | UnknownMessage): string =>
+  JSON.stringify(message.type === "unknown" ? message.raw : message)
+
+/**
+ * An image for {@link userTurn}: base64 `data` of the given media type.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export interface UserTurnImage {
+  /** The image's media type. */
+  readonly mediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp"
+  /** The image bytes, base64-encoded. */
+  readonly data: string
+}
+
+/**
+ * The input of {@link userTurn}.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export interface UserTurnInput {
+  /** The text of the turn. */
+  readonly text: string
+  /** Sent before the text, in order. */
+  readonly images?: ReadonlyArray<UserTurnImage> | undefined
+  /** Host-chosen id: turns on `command_lifecycle` lines and is the id for `rewind_files`. */
+  readonly uuid?: string | undefined
+}
+
+/**
+ * A user turn. Without images `content` is the text itself; with images it is one base64 image
+ * block per image, in order, then the text block. `parent_tool_use_id: null` and
+ * `session_id: ""` are always written (the CLI ignores both).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const userTurn = (options: UserTurnInput): StdinUserMessage => {
+  const images = options.images ?? []
+  const content: string | ReadonlyArray<ContentBlock> = images.length === 0
+    ? options.text
+    : [
+      ...images.map((image): ImageBlock => ({
+        type: "image",
+        source: { type: "base64", media_type: image.mediaType, data: image.data }
+      })),
+      { type: "text", text: options.text } satisfies TextBlock
+    ]
+  const message: StdinUserMessage = {
+    type: "user",
+    message: { role: "user", content },
+    parent_tool_use_id: null,
+    session_id: ""
+  }
+  return options.uuid === undefined ? message : { ...message, uuid: options.uuid }
+}
+
+/**
+ * A host → CLI `control_request`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const controlRequest = (requestId: string, request: OutgoingRequestBody): OutgoingControlRequest => ({
+  type: "control_request",
+  request_id: requestId,
+  request
+})
+
+/**
+ * A success `control_response` to the CLI's request `requestId`, with its body (`{}` for a bare
+ * acknowledgement).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const controlSuccess = (
+  requestId: string,
+  response: { readonly [key: string]: unknown }
+): ControlResponse => ({
+  type: "control_response",
+  response: { subtype: "success", request_id: requestId, response }
+})
+
+/**
+ * An error `control_response` to the CLI's request `requestId`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const controlError = (requestId: string, error: string, errorCode?: string): ControlResponse => ({
+  type: "control_response",
+  response: errorCode === undefined
+    ? { subtype: "error", request_id: requestId, error }
+    : { subtype: "error", request_id: requestId, error, error_code: errorCode }
+})
+
+/**
+ * The answer to a `control_request` from the CLI that did not decode (`decodeMessage` failed with
+ * `failure`), so that the CLI never waits for an answer that will not come: an error
+ * `control_response` naming the request's `request_id` and what broke. A `can_use_tool` answered
+ * so is refused by the CLI (fail closed). `undefined` when `json` is not a `control_request` with
+ * a string `request_id` (there is nobody to answer). A request of an unknown subtype decodes (as
+ * `OtherIncomingRequest`) and is not this function's: the CLI's own answer to one is an error
+ * with `error_code: "unsupported_request"`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const undecodableRequestAnswer = (json: unknown, failure: string): ControlResponse | undefined => {
+  if (!isRecord(json) || json.type !== "control_request") return undefined
+  const requestId = json.request_id
+  if (typeof requestId !== "string" || requestId.length === 0) return undefined
+  const request = json.request
+  const subtype = isRecord(request) && typeof request.subtype === "string" ? request.subtype : "control"
+  return controlError(requestId, `The host could not decode this ${subtype} request: ${failure}`)
+}
+
+/**
+ * A `control_cancel_request` withdrawing the request `requestId`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const controlCancel = (requestId: string): ControlCancelRequest => ({
+  type: "control_cancel_request",
+  request_id: requestId
+})
