@@ -56,7 +56,7 @@ export const Line = Schema.Struct({
   dir: Schema.Literals(["send", "recv"]),
   /**
    * When the line was written or read, ms since the epoch (a time a `Date` can hold: within
-   * ±8.64e15); absent in transcripts before 0.2.0.
+   * +-8.64e15); absent in transcripts before 0.2.0.
    */
   ts: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: -8.64e15, maximum: 8.64e15 }))),
   msg: Schema.Unknown

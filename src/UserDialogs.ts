@@ -42,7 +42,7 @@ import { UserDialogs } from "./internal/services.ts"
  */
 export const UserDialogRequest = Schema.Struct({
   subtype: Schema.Literal("request_user_dialog"),
-  /** Which dialog (an open set: `refusal_fallback_prompt`, …). */
+  /** Which dialog (an open set: `refusal_fallback_prompt`, ...). */
   dialog_kind: Schema.String,
   /** The dialog's data; its shape is defined per `dialog_kind`. */
   payload: Schema.Record(Schema.String, Schema.Unknown),

@@ -520,7 +520,7 @@ export class SessionTracing {
 
   // ---- control requests from the CLI ---------------------------------------------------------
 
-  /** The span a CLI → host request is handled under: its tool use's, else the turn's. */
+  /** The span a CLI-to-host request is handled under: its tool use's, else the turn's. */
   parentOf(request: Record<string, unknown>, running: ReadonlyArray<Turn>): Tracer.AnySpan {
     const toolUseId = this.toolUseIdOf(request)
     if (toolUseId !== undefined) {
@@ -553,7 +553,7 @@ export class SessionTracing {
     return undefined
   }
 
-  /** The name and attributes of the span a CLI → host request is handled in. */
+  /** The name and attributes of the span a CLI-to-host request is handled in. */
   requestSpan(requestId: string, request: Record<string, unknown>): { readonly name: string; readonly attributes: Attributes } {
     const subtype = String(request.subtype)
     const base: Attributes = {
@@ -599,7 +599,7 @@ export class SessionTracing {
     }
   }
 
-  /** The attributes of a CLI → host request's answer: the decision, or why it failed. */
+  /** The attributes of a CLI-to-host request's answer: the decision, or why it failed. */
   answered(request: Record<string, unknown>, exit: Exit.Exit<unknown, unknown>): Attributes {
     const attributes = this.answerAttributes(request, exit)
     for (const key in attributes) if (attributes[key] === undefined) delete attributes[key]
