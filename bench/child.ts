@@ -15,7 +15,7 @@
  *   the time from the interrupt to the aborted `result`.
  * - `lib-slow`: a consumer that takes `delayMs` per stream event (`consumer`: `sleep`, waiting, or
  *   `busy`, spinning), with a Stop hook registered.
- * - `imports`: the time of each import (`which`: `lib`, `lib-parts`, `sdk` or `barrel`).
+ * - `imports`: the time of each import (`which`: `lib`, `lib-parts`, `sdk`, `barrel`, or `floor`, Effect's alone), then what one scavenge makes of V8's young generation.
  * - `lib-many`: `sessions` concurrent sessions in one process, one turn of `events` each.
  */
 // Node's `performance.now()` counts from the process's time origin (its start), so this
@@ -27,6 +27,7 @@ import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as NodePerf from "node:perf_hooks"
 import { peakRssMb, report, turnEnded, turnFigures, turnsStart, youngGenMb } from "./figures.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
@@ -51,7 +52,7 @@ const params = JSON.parse(process.argv[3] ?? "{}") as {
   readonly delayMs?: number
   /** `array` (throughput only): the library's consumer reads chunks with `Stream.runForEachArray`. */
   readonly consumer?: "sleep" | "busy" | "array"
-  readonly which?: "lib" | "lib-parts" | "sdk" | "barrel"
+  readonly which?: "lib" | "lib-parts" | "sdk" | "barrel" | "floor"
   readonly maxOps?: number
   readonly sessions?: number
   readonly turns?: number
@@ -1063,6 +1064,12 @@ const imports = async (): Promise<void> => {
   } else if (params.which === "sdk") {
     await import("@anthropic-ai/claude-agent-sdk")
     figures.sdkMs = lap()
+  } else if (params.which === "floor") {
+    // The floor alone, for what its modules leave V8's young generation at (no time taken here).
+    await import("effect/Effect")
+    await import("effect/Stream")
+    await import("effect/Layer")
+    await import("effect/Schema")
   } else {
     // First the floor, what any Effect program that streams and decodes with Schema loads
     // without this library; then the library's modules as a program imports them
@@ -1079,9 +1086,31 @@ const imports = async (): Promise<void> => {
     await loadNodeEntry()
     figures.libraryMs = lap()
   }
-  // What the imports left V8's young generation at (see the short turns' figures).
+  // What the imports left V8's young generation at (see the short turns' figures), and what one
+  // scavenge makes of it when nothing more is kept: the bytes that survive a scavenge count
+  // toward its growth, and what the modules keep alive is promoted at the next one.
   figures.youngGenMb = youngGenMb()
+  await oneScavenge()
+  figures.youngGenAfterScavengeMb = youngGenMb()
   report(figures)
+}
+
+/** Allocates short-lived garbage, a little each turn of the event loop, until V8 has run one scavenge. */
+const oneScavenge = async (): Promise<void> => {
+  let scavenges = 0
+  const observer = new NodePerf.PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (((entry as { readonly detail?: unknown }).detail as { readonly kind?: number } | undefined)?.kind === NodePerf.constants.NODE_PERFORMANCE_GC_MINOR) scavenges++
+    }
+  })
+  observer.observe({ entryTypes: ["gc"] })
+  let sink = 0
+  while (scavenges === 0) {
+    for (let i = 0; i < 1000; i++) sink += [i, `x${i}`].length
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  observer.disconnect()
+  if (sink < 0) throw new Error("unreachable")
 }
 
 const scenarios: Record<string, () => Promise<void>> = {
