@@ -785,9 +785,6 @@ const openSession: (
         subscribers.wake()
       })
     const connection = yield* transport.open({ ...spec, args: command.args })
-    // Loaded (the first session of the process) while the CLI starts: nothing is read or written
-    // before it is in hand.
-    const protocol = yield* loadProtocol
     // The session's secrets stay out of the stderr the library logs and puts in errors.
     const lifecycle = new Lifecycle(connection, closeGrace, { ...exitContext(options), redact: (text) => tracing.redact(text) })
     // The CLI's stderr, as it comes, in the log (debug).
@@ -874,6 +871,33 @@ const openSession: (
       handlers.request_user_dialog = (request, requestId) => binding.show(request, requestId)
     }
     const incoming = yield* Incoming.make({ handlers, send: write, tracing, session: lifecycle })
+
+    // Sent first, before any user turn, and at once: the CLI reads it as soon as it is up, while the
+    // protocol's schemas are loaded below. Its body is decoded only for those who ask for it, so
+    // an answer that breaks the schema fails `initializeResult`, not the session.
+    const initializeAnswer = yield* Effect.forkScoped(
+      outgoing.request(
+        {
+          subtype: "initialize",
+          hooks: hookBinding?.initialize ?? {},
+          ...(jsonSchema === undefined ? {} : { jsonSchema }),
+          ...(options.agents !== undefined ? { agents: options.agents } : {}),
+          ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
+          ...(Array.isArray(options.skills) ? { skills: options.skills } : {}),
+          ...(Option.isSome(userDialogs) ? { supportedDialogKinds: userDialogs.value.kinds } : {})
+        },
+        Schema.Unknown,
+        options.initializeTimeout ?? "120 seconds"
+      ),
+      { startImmediately: true }
+    )
+    // The account e-mail of the answer is a secret of the spans too (as of transcripts).
+    yield* Effect.forkScoped(
+      Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(Tracing.accountEmail(body))))
+    )
+    // The protocol's schemas, loaded (by the first session of the process) while the CLI starts:
+    // nothing is read before they are in hand.
+    const protocol = yield* loadProtocol
 
     // ---- reading ----------------------------------------------------------------------------------
     const usage = new TurnUsageTracker()
@@ -966,28 +990,6 @@ const openSession: (
       )
     const request = requestWith(false)
 
-    // Sent first, before any user turn. Its body is decoded only for those who ask for it, so
-    // an answer that breaks the schema fails `initializeResult`, not the session.
-    const initializeAnswer = yield* Effect.forkScoped(
-      outgoing.request(
-        {
-          subtype: "initialize",
-          hooks: hookBinding?.initialize ?? {},
-          ...(jsonSchema === undefined ? {} : { jsonSchema }),
-          ...(options.agents !== undefined ? { agents: options.agents } : {}),
-          ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
-          ...(Array.isArray(options.skills) ? { skills: options.skills } : {}),
-          ...(Option.isSome(userDialogs) ? { supportedDialogKinds: userDialogs.value.kinds } : {})
-        },
-        Schema.Unknown,
-        options.initializeTimeout ?? "120 seconds"
-      ),
-      { startImmediately: true }
-    )
-    // The account e-mail of the answer is a secret of the spans too (as of transcripts).
-    yield* Effect.forkScoped(
-      Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(Tracing.accountEmail(body))))
-    )
     const initializeResult = Fiber.join(initializeAnswer).pipe(
       Effect.flatMap((body) => Outgoing.decodeResponse("initialize", protocol.InitializeResponse, body))
     )
