@@ -84,7 +84,10 @@ export interface ExitStatus {
 export interface Connection {
   /** The process id, when there is a process. */
   readonly pid: number | undefined
-  /** The CLI's stdout, as it arrives. */
+  /**
+   * The CLI's stdout, as it arrives; run once, by the session. It keeps what the CLI writes from
+   * `open` on, until it is run: a session writes `initialize` before it starts reading.
+   */
   readonly incoming: Stream.Stream<Uint8Array, ClaudeError>
   /**
    * The CLI's stderr, line by line as it arrives (without the line end; a line over 16 Ki

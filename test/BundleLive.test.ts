@@ -66,7 +66,8 @@ describe("bundled program", { timeout: 120_000 }, () => {
   // that is also loaded by `import()` (esbuild issues 1490, 3357): `layerSessions` loads
   // Sessions.js so, as a session loads the hooks' and permissions' machinery. A program taking the
   // library through its barrels must still find every module initialized, both before the layer is
-  // built (the turn) and after (the listing).
+  // built (the turn) and after (the listing), and the protocol's schemas (which a session loads with
+  // `import()`) before the session and after it.
   it.live("a program bundled against the package as built, through the main entry's barrel, runs a turn with a hook and a permission handler, then builds ClaudeNode.layerSessions and lists a session from disk", () =>
     Effect.gen(function*() {
       const dist = yield* builtPackage
@@ -111,9 +112,11 @@ describe("bundled program", { timeout: 120_000 }, () => {
       })
       assert.strictEqual(run.status, 0, run.stderr)
       assert.deepStrictEqual(run.stdout.trim().split("\n"), [
+        "Success true",
         "Hello from the fake model! Café → 日本語 ✓",
         JSON.stringify(["Hello from disk"]),
-        projectKey(cwd)
+        projectKey(cwd),
+        "Success true"
       ])
     }))
 })

@@ -32,9 +32,10 @@ describe("start-up", () => {
     assert.deepStrictEqual(loaded.filter((module) => /node_modules\/effect\/dist\/(ai\/|unstable\/|schema\/SchemaJITCompiler)|opentelemetry/.test(module)), [])
   })
 
-  it("a session loads the protocol's schemas once its CLI is spawned, not before", () => {
-    // A fresh process: the load hook records what Node loads, and the transport's `open` (the
-    // spawn) puts its mark among them. Its CLI answers nothing; the session is closed at once.
+  it("a session loads the protocol's schemas once its CLI is spawned and has initialize, not before", () => {
+    // A fresh process: the load hook records what Node loads, and the transport puts its marks
+    // among them: its `open` (the spawn) and each line written. Its CLI answers nothing; the
+    // session is closed at once.
     const src = (module: string) => JSON.stringify(pathToFileURL(Path.join(root, "src", module)).href)
     const script = [
       `import * as Module from "node:module"`,
@@ -49,7 +50,8 @@ describe("start-up", () => {
       `const transport = Layer.succeed(Transport, Transport.of({ open: () => Effect.sync(() => {`,
       `  loaded.push("spawned")`,
       `  const out = new Mailbox()`,
-      `  return { pid: undefined, incoming: out.stream, stderr: Stream.empty, send: () => Effect.void,`,
+      `  const send = (line) => Effect.sync(() => loaded.push("wrote " + (JSON.parse(line).request?.subtype ?? "a line")))`,
+      `  return { pid: undefined, incoming: out.stream, stderr: Stream.empty, send,`,
       `    endInput: Effect.sync(() => { out.end(); out.wake() }), exit: Effect.succeed({ code: 0, signal: null, stderrTail: "" }) }`,
       `}) }))`,
       `await Effect.runPromise(Claude.open({}).pipe(Effect.scoped, Effect.provide(transport)))`,
@@ -66,6 +68,10 @@ describe("start-up", () => {
     assert.deepStrictEqual(protocol.filter((module) => loaded.slice(0, spawned).includes(module)), [])
     assert.include(loaded.slice(spawned), "src/protocol/codec.ts")
     assert.include(loaded.slice(spawned), "src/protocol/control.ts")
+    // The CLI reads initialize as soon as it is up: it is not held back by the load.
+    const initialize = loaded.indexOf("wrote initialize")
+    assert.isAbove(initialize, spawned)
+    assert.isBelow(initialize, loaded.indexOf("src/protocol/codec.ts"))
   })
 
   it("the check sees them where they are imported: McpServers.ts loads effect/ai", () => {

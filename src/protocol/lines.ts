@@ -6,12 +6,10 @@
  *
  * @since 0.2.0
  */
+import { isRecord } from "../internal/json.ts"
 import type { ContentBlock, ImageBlock, TextBlock } from "./content.ts"
 import type { ControlCancelRequest, ControlResponse, OutgoingControlRequest, OutgoingRequestBody } from "./control.ts"
 import type { StdinMessage, StdinUserMessage, UnknownMessage } from "./messages.ts"
-
-const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * Writes a stdin message as one JSON line (no trailing newline). An {@link UnknownMessage} is

@@ -24,8 +24,10 @@ export const loadedOnRequest = [
   // structured output, the transcript recorder
   "src/internal/structuredOutput.ts",
   "src/Transcript.ts",
-  // the protocol's schemas and the decoder of the CLI's lines: loaded as a session opens, once its
-  // CLI is spawned (`internal/lazy/protocol.ts`); what the session writes is `protocol/lines.ts`
+  // the protocol's schemas: the decoder of the CLI's lines and the schemas of control answers
+  // (codec, control and what they import) loaded as a session opens, once its CLI is spawned and
+  // has `initialize` (`internal/lazy/protocol.ts`); tools.ts only through `Protocol.ts`. What the
+  // session writes is `protocol/lines.ts`, of the core.
   "src/internal/lazy/protocol.ts",
   "src/protocol/codec.ts",
   "src/protocol/content.ts",

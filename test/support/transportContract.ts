@@ -211,6 +211,22 @@ export const transportContract = (name: string, layer: Layer.Layer<Transport>, o
         assert.isTrue(Exit.isSuccess(ended), `incoming failed: ${String(ended)}`)
       }))
 
+    test("incoming keeps what the CLI wrote before it is run (a session writes initialize before its reader starts)", () =>
+      Effect.gen(function*() {
+        const connection = yield* open("plain")
+        yield* connection.send(initializeLine)
+        yield* connection.send(userLine(options.prompt))
+        yield* connection.endInput
+        // The CLI has answered, run the turn and exited before anything reads its stdout.
+        const status = yield* connection.exit.pipe(within(WAIT, "the exit after EOF"))
+        assert.strictEqual(status.code, 0)
+        const incoming = yield* readIncoming(connection)
+        const ended = yield* Deferred.await(incoming.ended).pipe(within(WAIT, "incoming to end"))
+        assert.isTrue(Exit.isSuccess(ended), `incoming failed: ${String(ended)}`)
+        assert.isTrue(incoming.has(isResponse), "the answer to initialize")
+        assert.strictEqual(incoming.lines.find(isResult)?.result, options.resultText)
+      }))
+
     test("send after endInput fails with SessionClosed, and nothing reaches the CLI", () =>
       Effect.gen(function*() {
         const connection = yield* open("plain")
