@@ -29,207 +29,202 @@ type Request = <S extends Schema.Top & { readonly DecodingServices: never }>(
 
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 
-const ack = (
-  request: Request,
-  control: typeof Control,
-  body: Protocol.OutgoingRequestBody & { readonly subtype: string },
-  options: RequestOptions | undefined
-) => Effect.asVoid(request(body, control.AcknowledgedResponse, options))
-
 /**
- * The methods, over the session's `request` and its in-process MCP connection (their public
- * signatures and docs are on `Claude.Session`, which checks them).
+ * The methods, over the session's `request`, its in-process MCP connection and the schemas of the
+ * control answers, loaded as the session opened (their public signatures and docs are on
+ * `Claude.Session`, which checks them).
  */
-export const make = (request: Request, mcp: McpServers.McpConnection, control: typeof Control) => ({
-  setMcpServers: <const Servers extends ReadonlyArray<McpServers.Server<unknown>> = readonly []>(
-    servers: { readonly [name: string]: Protocol.McpExternalServerConfig },
-    options?: RequestOptions & { readonly inProcess?: Servers }
-  ): Effect.Effect<
-    Protocol.McpSetServersResponse,
-    ClaudeError.ClaudeError,
-    Exclude<McpServers.Server.Services<Servers[number]>, Scope.Scope>
-  > =>
-    Effect.gen(function*() {
-      const inProcess = options?.inProcess ?? []
-      const registered = yield* McpConnection.registerAll(inProcess)
-      const sdk: Record<string, Protocol.McpSdkServerConfig> = {}
-      for (const server of registered) {
-        if (Object.hasOwn(servers, server.name)) {
-          return yield* invalid(`MCP server "${server.name}" is named both in servers and in inProcess`)
+export const make = (request: Request, mcp: McpServers.McpConnection, control: typeof Control) => {
+  /** A request answered with a bare acknowledgement. */
+  const ack = (body: Protocol.OutgoingRequestBody & { readonly subtype: string }, options: RequestOptions | undefined) =>
+    Effect.asVoid(request(body, control.AcknowledgedResponse, options))
+  return {
+    setMcpServers: <const Servers extends ReadonlyArray<McpServers.Server<unknown>> = readonly []>(
+      servers: { readonly [name: string]: Protocol.McpExternalServerConfig },
+      options?: RequestOptions & { readonly inProcess?: Servers }
+    ): Effect.Effect<
+      Protocol.McpSetServersResponse,
+      ClaudeError.ClaudeError,
+      Exclude<McpServers.Server.Services<Servers[number]>, Scope.Scope>
+    > =>
+      Effect.gen(function*() {
+        const inProcess = options?.inProcess ?? []
+        const registered = yield* McpConnection.registerAll(inProcess)
+        const sdk: Record<string, Protocol.McpSdkServerConfig> = {}
+        for (const server of registered) {
+          if (Object.hasOwn(servers, server.name)) {
+            return yield* invalid(`MCP server "${server.name}" is named both in servers and in inProcess`)
+          }
+          sdk[server.name] = { type: "sdk", name: server.name, ...(server.alwaysLoad ? { alwaysLoad: true } : {}) }
         }
-        sdk[server.name] = { type: "sdk", name: server.name, ...(server.alwaysLoad ? { alwaysLoad: true } : {}) }
-      }
-      for (const [name, config] of Object.entries(servers)) {
-        if (name.length === 0) return yield* invalid("an MCP server name must not be empty")
-        if ((config.type === undefined || config.type === "stdio") && config.command.length === 0) {
-          return yield* invalid(`MCP server "${name}": command must not be empty`)
+        for (const [name, config] of Object.entries(servers)) {
+          if (name.length === 0) return yield* invalid("an MCP server name must not be empty")
+          if ((config.type === undefined || config.type === "stdio") && config.command.length === 0) {
+            return yield* invalid(`MCP server "${name}": command must not be empty`)
+          }
+          if ((config.type === "sse" || config.type === "http") && !URL.canParse(config.url)) {
+            return yield* invalid(`MCP server "${name}": url is not a URL: ${config.url}`)
+          }
         }
-        if ((config.type === "sse" || config.type === "http") && !URL.canParse(config.url)) {
-          return yield* invalid(`MCP server "${name}": url is not a URL: ${config.url}`)
-        }
-      }
-      // Served before the CLI hears of them: its first mcp_message may come before its answer.
-      yield* mcp.add(registered)
-      const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...servers, ...sdk } }
-      return yield* request(body, control.McpSetServersResponse, options)
-    }),
-  reconnectMcpServer: (serverName: string, options?: RequestOptions) =>
-    ack(request, control, { subtype: "mcp_reconnect", serverName } satisfies Protocol.McpReconnectRequest, options),
-  toggleMcpServer: (serverName: string, enabled: boolean, options?: RequestOptions) =>
-    ack(request, control, { subtype: "mcp_toggle", serverName, enabled } satisfies Protocol.McpToggleRequest, options),
-  readMcpResource: (serverName: string, uri: string, options?: RequestOptions) =>
-    request(
-      { subtype: "mcp_read_resource", serverName, uri } satisfies Protocol.McpReadResourceRequest,
-      control.McpReadResourceResponse,
-      options
-    ),
-  setMcpPermissionModeOverride: (serverName: string, mode: "default" | "auto" | null, options?: RequestOptions) =>
-    request(
-      { subtype: "set_mcp_permission_mode_override", serverName, mode } satisfies Protocol.SetMcpPermissionModeOverrideRequest,
-      control.McpPermissionModeOverrideResponse,
-      options
-    ),
-  setMaxThinkingTokens: (
-    maxThinkingTokens: number | null,
-    options?: RequestOptions & { readonly display?: "summarized" | "omitted" | "highlights" | null }
-  ): Effect.Effect<void, ClaudeError.ClaudeError> =>
-    maxThinkingTokens !== null && (!Number.isSafeInteger(maxThinkingTokens) || maxThinkingTokens < 0)
-      ? invalid(`maxThinkingTokens must be a non-negative integer or null, got ${maxThinkingTokens}`)
-      : ack(
-        request,
-        control,
-        {
-          subtype: "set_max_thinking_tokens",
-          max_thinking_tokens: maxThinkingTokens,
-          ...(options?.display === undefined ? {} : { thinking_display: options.display })
-        } satisfies Protocol.SetMaxThinkingTokensRequest,
+        // Served before the CLI hears of them: its first mcp_message may come before its answer.
+        yield* mcp.add(registered)
+        const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...servers, ...sdk } }
+        return yield* request(body, control.McpSetServersResponse, options)
+      }),
+    reconnectMcpServer: (serverName: string, options?: RequestOptions) =>
+      ack({ subtype: "mcp_reconnect", serverName } satisfies Protocol.McpReconnectRequest, options),
+    toggleMcpServer: (serverName: string, enabled: boolean, options?: RequestOptions) =>
+      ack({ subtype: "mcp_toggle", serverName, enabled } satisfies Protocol.McpToggleRequest, options),
+    readMcpResource: (serverName: string, uri: string, options?: RequestOptions) =>
+      request(
+        { subtype: "mcp_read_resource", serverName, uri } satisfies Protocol.McpReadResourceRequest,
+        control.McpReadResourceResponse,
         options
       ),
-  interruptRequest: (options?: RequestOptions & { readonly cancelQueued?: boolean }) =>
-    request(
-      {
-        subtype: "interrupt",
-        ...(options?.cancelQueued === undefined ? {} : { cancel_queued: options.cancelQueued })
-      } satisfies Protocol.InterruptRequest,
-      control.InterruptResponse,
-      options
-    ),
-  renameSession: (
-    title: string,
-    options?: RequestOptions & { readonly source?: "host" | "remote"; readonly sessionId?: string }
-  ): Effect.Effect<void, ClaudeError.ClaudeError> =>
-    title.trim().length === 0
-      ? invalid("a session title must not be empty")
-      : ack(
-        request,
-        control,
-        {
-          subtype: "rename_session",
-          title,
-          source: options?.source ?? "host",
-          ...(options?.sessionId === undefined ? {} : { session_id: options.sessionId })
-        } satisfies Protocol.RenameSessionRequest,
+    setMcpPermissionModeOverride: (serverName: string, mode: "default" | "auto" | null, options?: RequestOptions) =>
+      request(
+        { subtype: "set_mcp_permission_mode_override", serverName, mode } satisfies Protocol.SetMcpPermissionModeOverrideRequest,
+        control.McpPermissionModeOverrideResponse,
         options
       ),
-  reloadPlugins: (
-    options?: RequestOptions & {
-      readonly holdOnCacheImpact?: boolean
-      readonly addPlugins?: ReadonlyArray<string>
-      readonly refuseIfBusy?: boolean
-    }
-  ): Effect.Effect<Protocol.ReloadPluginsResponse, ClaudeError.ClaudeError> => {
-    const relative = options?.addPlugins?.find((path) => !Path.isAbsolute(path))
-    if (relative !== undefined) return invalid(`reloadPlugins: addPlugins takes absolute paths, got ${relative}`)
-    return request(
-      {
-        subtype: "reload_plugins",
-        ...(options?.holdOnCacheImpact === true ? { hold_on_cache_impact: true } : {}),
-        ...(options?.addPlugins !== undefined && options.addPlugins.length > 0
-          ? { add_plugins: options.addPlugins.map((path) => ({ type: "local" as const, path })) }
-          : {}),
-        ...(options?.refuseIfBusy === true ? { refuse_if_busy: true } : {})
-      } satisfies Protocol.ReloadPluginsRequest,
-      control.ReloadPluginsResponse,
-      options
-    )
-  },
-  reloadSkills: (options?: RequestOptions) =>
-    request({ subtype: "reload_skills" } satisfies Protocol.ReloadSkillsRequest, control.ReloadSkillsResponse, options),
-  reloadOutputStyles: (options?: RequestOptions) =>
-    request(
-      { subtype: "reload_output_styles" } satisfies Protocol.ReloadOutputStylesRequest,
-      control.ReloadOutputStylesResponse,
-      options
-    ),
-  applyFlagSettings: (settings: { readonly [key: string]: unknown }, options?: RequestOptions) =>
-    ack(request, control, { subtype: "apply_flag_settings", settings } satisfies Protocol.ApplyFlagSettingsRequest, options),
-  settings: (options?: RequestOptions) =>
-    request({ subtype: "get_settings" } satisfies Protocol.GetSettingsRequest, control.SettingsResponse, options),
-  backgroundTasks: (options?: RequestOptions & { readonly toolUseId?: string }) =>
-    Effect.map(
+    setMaxThinkingTokens: (
+      maxThinkingTokens: number | null,
+      options?: RequestOptions & { readonly display?: "summarized" | "omitted" | "highlights" | null }
+    ): Effect.Effect<void, ClaudeError.ClaudeError> =>
+      maxThinkingTokens !== null && (!Number.isSafeInteger(maxThinkingTokens) || maxThinkingTokens < 0)
+        ? invalid(`maxThinkingTokens must be a non-negative integer or null, got ${maxThinkingTokens}`)
+        : ack(
+          {
+            subtype: "set_max_thinking_tokens",
+            max_thinking_tokens: maxThinkingTokens,
+            ...(options?.display === undefined ? {} : { thinking_display: options.display })
+          } satisfies Protocol.SetMaxThinkingTokensRequest,
+          options
+        ),
+    interruptRequest: (options?: RequestOptions & { readonly cancelQueued?: boolean }) =>
       request(
         {
-          subtype: "background_tasks",
-          ...(options?.toolUseId === undefined ? {} : { tool_use_id: options.toolUseId })
-        } satisfies Protocol.BackgroundTasksRequest,
-        control.BackgroundTasksResponse,
+          subtype: "interrupt",
+          ...(options?.cancelQueued === undefined ? {} : { cancel_queued: options.cancelQueued })
+        } satisfies Protocol.InterruptRequest,
+        control.InterruptResponse,
         options
       ),
-      (response) => response.backgrounded ?? true
-    ),
-  seedReadState: (
-    path: string,
-    mtime: number,
-    options?: RequestOptions
-  ): Effect.Effect<void, ClaudeError.ClaudeError> =>
-    !Number.isFinite(mtime) || mtime < 0
-      ? invalid(`seedReadState: mtime must be a non-negative number of milliseconds, got ${mtime}`)
-      : ack(request, control, { subtype: "seed_read_state", path, mtime: Math.floor(mtime) } satisfies Protocol.SeedReadStateRequest, options),
-  usage: (options?: RequestOptions & { readonly skipBehaviors?: boolean }) =>
-    request(
-      { subtype: "get_usage", ...(options?.skipBehaviors === true ? { skip_behaviors: true } : {}) } satisfies Protocol.GetUsageRequest,
-      control.UsageResponse,
-      options
-    ),
-  updateSettings: (
-    source: "localSettings" | "userSettings",
-    settings: { readonly [key: string]: string },
-    options?: RequestOptions
-  ) => ack(request, control, { subtype: "update_settings", source, settings } satisfies Protocol.UpdateSettingsRequest, options),
-  readFile: (
-    path: string,
-    options?: RequestOptions & { readonly maxBytes?: number; readonly encoding?: "utf-8" | "base64" }
-  ): Effect.Effect<Protocol.ReadFileResponse, ClaudeError.ClaudeError> =>
-    options?.maxBytes !== undefined && (!Number.isSafeInteger(options.maxBytes) || options.maxBytes <= 0)
-      ? invalid(`readFile: maxBytes must be a positive integer, got ${options.maxBytes}`)
-      : request(
+    renameSession: (
+      title: string,
+      options?: RequestOptions & { readonly source?: "host" | "remote"; readonly sessionId?: string }
+    ): Effect.Effect<void, ClaudeError.ClaudeError> =>
+      title.trim().length === 0
+        ? invalid("a session title must not be empty")
+        : ack(
+          {
+            subtype: "rename_session",
+            title,
+            source: options?.source ?? "host",
+            ...(options?.sessionId === undefined ? {} : { session_id: options.sessionId })
+          } satisfies Protocol.RenameSessionRequest,
+          options
+        ),
+    reloadPlugins: (
+      options?: RequestOptions & {
+        readonly holdOnCacheImpact?: boolean
+        readonly addPlugins?: ReadonlyArray<string>
+        readonly refuseIfBusy?: boolean
+      }
+    ): Effect.Effect<Protocol.ReloadPluginsResponse, ClaudeError.ClaudeError> => {
+      const relative = options?.addPlugins?.find((path) => !Path.isAbsolute(path))
+      if (relative !== undefined) return invalid(`reloadPlugins: addPlugins takes absolute paths, got ${relative}`)
+      return request(
         {
-          subtype: "read_file",
-          path,
-          ...(options?.maxBytes === undefined ? {} : { max_bytes: options.maxBytes }),
-          ...(options?.encoding === undefined ? {} : { encoding: options.encoding })
-        } satisfies Protocol.ReadFileRequest,
-        control.ReadFileResponse,
+          subtype: "reload_plugins",
+          ...(options?.holdOnCacheImpact === true ? { hold_on_cache_impact: true } : {}),
+          ...(options?.addPlugins !== undefined && options.addPlugins.length > 0
+            ? { add_plugins: options.addPlugins.map((path) => ({ type: "local" as const, path })) }
+            : {}),
+          ...(options?.refuseIfBusy === true ? { refuse_if_busy: true } : {})
+        } satisfies Protocol.ReloadPluginsRequest,
+        control.ReloadPluginsResponse,
+        options
+      )
+    },
+    reloadSkills: (options?: RequestOptions) =>
+      request({ subtype: "reload_skills" } satisfies Protocol.ReloadSkillsRequest, control.ReloadSkillsResponse, options),
+    reloadOutputStyles: (options?: RequestOptions) =>
+      request(
+        { subtype: "reload_output_styles" } satisfies Protocol.ReloadOutputStylesRequest,
+        control.ReloadOutputStylesResponse,
         options
       ),
-  sideQuestion: (question: string, options?: RequestOptions): Effect.Effect<string | null, ClaudeError.ClaudeError> =>
-    question.trim().length === 0
-      ? invalid("sideQuestion: the question must not be empty")
-      : Effect.map(
-        request({ subtype: "side_question", question } satisfies Protocol.SideQuestionRequest, control.SideQuestionResponse, options),
-        (answer) => answer.response
+    applyFlagSettings: (settings: { readonly [key: string]: unknown }, options?: RequestOptions) =>
+      ack({ subtype: "apply_flag_settings", settings } satisfies Protocol.ApplyFlagSettingsRequest, options),
+    settings: (options?: RequestOptions) =>
+      request({ subtype: "get_settings" } satisfies Protocol.GetSettingsRequest, control.SettingsResponse, options),
+    backgroundTasks: (options?: RequestOptions & { readonly toolUseId?: string }) =>
+      Effect.map(
+        request(
+          {
+            subtype: "background_tasks",
+            ...(options?.toolUseId === undefined ? {} : { tool_use_id: options.toolUseId })
+          } satisfies Protocol.BackgroundTasksRequest,
+          control.BackgroundTasksResponse,
+          options
+        ),
+        (response) => response.backgrounded ?? true
       ),
-  status: (options?: RequestOptions) =>
-    request({ subtype: "get_status" } satisfies Protocol.GetStatusRequest, control.StatusResponse, options),
-  exportConversation: (options?: RequestOptions) =>
-    request(
-      { subtype: "export_conversation" } satisfies Protocol.ExportConversationRequest,
-      control.ExportConversationResponse,
-      options
-    ),
-  listModels: (options?: RequestOptions) =>
-    Effect.map(
-      request({ subtype: "list_models" } satisfies Protocol.ListModelsRequest, control.ListModelsResponse, options),
-      (response) => response.models
-    )
-})
+    seedReadState: (
+      path: string,
+      mtime: number,
+      options?: RequestOptions
+    ): Effect.Effect<void, ClaudeError.ClaudeError> =>
+      !Number.isFinite(mtime) || mtime < 0
+        ? invalid(`seedReadState: mtime must be a non-negative number of milliseconds, got ${mtime}`)
+        : ack({ subtype: "seed_read_state", path, mtime: Math.floor(mtime) } satisfies Protocol.SeedReadStateRequest, options),
+    usage: (options?: RequestOptions & { readonly skipBehaviors?: boolean }) =>
+      request(
+        { subtype: "get_usage", ...(options?.skipBehaviors === true ? { skip_behaviors: true } : {}) } satisfies Protocol.GetUsageRequest,
+        control.UsageResponse,
+        options
+      ),
+    updateSettings: (
+      source: "localSettings" | "userSettings",
+      settings: { readonly [key: string]: string },
+      options?: RequestOptions
+    ) => ack({ subtype: "update_settings", source, settings } satisfies Protocol.UpdateSettingsRequest, options),
+    readFile: (
+      path: string,
+      options?: RequestOptions & { readonly maxBytes?: number; readonly encoding?: "utf-8" | "base64" }
+    ): Effect.Effect<Protocol.ReadFileResponse, ClaudeError.ClaudeError> =>
+      options?.maxBytes !== undefined && (!Number.isSafeInteger(options.maxBytes) || options.maxBytes <= 0)
+        ? invalid(`readFile: maxBytes must be a positive integer, got ${options.maxBytes}`)
+        : request(
+          {
+            subtype: "read_file",
+            path,
+            ...(options?.maxBytes === undefined ? {} : { max_bytes: options.maxBytes }),
+            ...(options?.encoding === undefined ? {} : { encoding: options.encoding })
+          } satisfies Protocol.ReadFileRequest,
+          control.ReadFileResponse,
+          options
+        ),
+    sideQuestion: (question: string, options?: RequestOptions): Effect.Effect<string | null, ClaudeError.ClaudeError> =>
+      question.trim().length === 0
+        ? invalid("sideQuestion: the question must not be empty")
+        : Effect.map(
+          request({ subtype: "side_question", question } satisfies Protocol.SideQuestionRequest, control.SideQuestionResponse, options),
+          (answer) => answer.response
+        ),
+    status: (options?: RequestOptions) =>
+      request({ subtype: "get_status" } satisfies Protocol.GetStatusRequest, control.StatusResponse, options),
+    exportConversation: (options?: RequestOptions) =>
+      request(
+        { subtype: "export_conversation" } satisfies Protocol.ExportConversationRequest,
+        control.ExportConversationResponse,
+        options
+      ),
+    listModels: (options?: RequestOptions) =>
+      Effect.map(
+        request({ subtype: "list_models" } satisfies Protocol.ListModelsRequest, control.ListModelsResponse, options),
+        (response) => response.models
+      )
+  }
+}
