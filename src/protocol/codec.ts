@@ -1,5 +1,6 @@
 /**
- * Decoding and encoding of protocol lines.
+ * Decoding of protocol lines (and `encodeMessage`, for a fake CLI); the lines the host writes are
+ * built in `lines.ts`, which needs none of the schemas.
  *
  * Every wire schema is structural (`Encoded` is `Type`, no transformations), so a value that
  * passes a schema's guard IS its decoded value: the decoders below validate with a precompiled
