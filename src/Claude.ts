@@ -1,59 +1,36 @@
 /**
  * A Claude Code session: the `claude` CLI as a scoped resource.
  *
- * `open` is wiring: it spawns the CLI through the `Transport` service and joins the modules that
- * do the work (`internal/reader.ts` reads and routes, `internal/turns.ts` matches events to the
- * user turn that caused them, `internal/turnRunner.ts` writes and interrupts turns,
- * `internal/incoming.ts` and `internal/outgoing.ts` are the two halves of the control channel,
- * `internal/lifecycle.ts` says how the session ends). Closing the scope ends the process (stdin
- * EOF, then SIGTERM, then SIGKILL, within `closeGrace` in all). Every turn is a `Stream` of its
- * own events that ends with its `result`; interrupting the fiber that consumes it interrupts that
- * turn on the CLI and waits for its `result`, so the session stays usable.
+ * `open` checks the options, builds the command and spawns the CLI through the `Transport`
+ * service; the session engine (`internal/sessionEngine.ts`, loaded with `import()` once the CLI
+ * is spawned) runs it: the reader, the turns, the two halves of the control channel, how the
+ * session ends. Closing the scope ends the process (stdin EOF, then SIGTERM, then SIGKILL, within
+ * `closeGrace` in all). Every turn is a `Stream` of its own events that ends with its `result`;
+ * interrupting the fiber that consumes it interrupts that turn on the CLI and waits for its
+ * `result`, so the session stays usable.
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
+import type * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as CliVersion from "./CliVersion.ts"
 import type * as Events from "./Events.ts"
-import * as Framing from "./Framing.ts"
-import type * as HandlerFailure from "./HandlerFailure.ts"
-import type * as Hooks from "./Hooks.ts"
-import * as Controls from "./internal/controls.ts"
-import { exitContext } from "./internal/exitReason.ts"
-import * as Incoming from "./internal/incoming.ts"
-import { Lifecycle } from "./internal/lifecycle.ts"
-import * as Outgoing from "./internal/outgoing.ts"
 import * as ProcessTransport from "./internal/processTransport.ts"
-import { Reader } from "./internal/reader.ts"
-import * as SchemaJit from "./internal/schemaJit.ts"
 import * as SessionOptionsCheck from "./internal/sessionOptionsCheck.ts"
 import type * as StructuredOutput from "./internal/structuredOutput.ts"
 import { Subscribers } from "./internal/subscribers.ts"
-import { failureOf } from "./internal/turnOutcome.ts"
-import * as Tracing from "./internal/tracing.ts"
-import * as TurnRunner from "./internal/turnRunner.ts"
-import { Turns } from "./internal/turns.ts"
-import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import * as Launch from "./Launch.ts"
 import type * as SessionStoreOpen from "./internal/sessionStoreOpen.ts"
-import { isRecord } from "./internal/json.ts"
-import * as McpConnection from "./internal/mcpConnection.ts"
 import * as Services from "./internal/services.ts"
 import type * as McpServers from "./McpServers.ts"
 import type * as Protocol from "./Protocol.ts"
-import * as Lines from "./protocol/lines.ts"
 import { type ExitStatus, Transport } from "./Transport.ts"
 
 /**
@@ -79,15 +56,11 @@ export const layer: Layer.Layer<Transport> = layerProcess
 // What a session loads only when it needs it (`import()`), so that importing this module does not
 // load it: the handlers' modules when their service is in the context (`internal/services.ts`
 // holds the tags), structured output, the session store's modules.
-const loadHooks = Effect.promise(() => import("./internal/lazy/hooks.ts"))
-const loadPermissions = Effect.promise(() => import("./internal/lazy/permissions.ts"))
-const loadElicitation = Effect.promise(() => import("./internal/lazy/elicitation.ts"))
-const loadUserDialogs = Effect.promise(() => import("./internal/lazy/userDialogs.ts"))
 const loadStructuredOutput = Effect.promise(() => import("./internal/structuredOutput.ts"))
 const loadSessionStore = Effect.promise(() => import("./internal/sessionStoreOpen.ts"))
-// The protocol's schemas (the decoder of the CLI's lines, the schemas of control answers): every
-// session needs them, but only once its CLI is spawned, so they are built while the CLI starts.
-const loadProtocol = Effect.promise(() => import("./internal/lazy/protocol.ts"))
+// The session engine, with the protocol's schemas (`internal/sessionEngine.ts`): every session
+// needs it, but only once its CLI is spawned, so it is compiled and built while the CLI starts.
+const loadEngine = Effect.promise(() => import("./internal/sessionEngine.ts"))
 
 /**
  * Options of a session: the launch options of the CLI, plus how the library drives it.
@@ -675,37 +648,6 @@ export interface Session<R extends TurnResult = TurnResult> {
 }
 
 /**
- * The mode a `set_permission_mode` answer names, as a {@link Launch.PermissionMode}: the CLI calls
- * `default` `manual` there (as the official SDK reads it); a mode this library does not know is
- * none.
- */
-const modeInEffect = (mode: string | undefined): Launch.PermissionMode | undefined => {
-  const named = mode === "manual" ? "default" : mode
-  return Launch.permissionModes.find((known) => known === named)
-}
-
-/**
- * `initialize`'s answer, when the CLI put the session's hooks in place: not when it says it did
- * not (`hooks_applied: false`), nor, when the program asked for `onFailure: "block"`, when it
- * does not say it honors that (`hook_on_failure_supported`).
- */
-const hooksInPlace = (body: unknown, blockAsked: boolean): Effect.Effect<unknown, ClaudeError.ClaudeError> => {
-  const answer = isRecord(body) ? body : {}
-  const refused = (error: string) =>
-    Effect.fail(ClaudeError.make(new ClaudeError.ControlRejected({ subtype: "initialize", error, by: "host" })))
-  if (answer.hooks_applied === false) {
-    return refused("the CLI did not put the session's hooks in place (hooks_applied: false), so no turn runs without them")
-  }
-  if (blockAsked && answer.hook_on_failure_supported !== true) {
-    return refused(
-      `the CLI does not honor onFailure: "block" on hooks (its initialize answer lacks hook_on_failure_supported), ` +
-        `so a hook that fails would not block; update Claude Code, or remove onFailure: "block"`
-    )
-  }
-  return Effect.succeed(body)
-}
-
-/**
  * Opens a session: spawns the CLI and sends `initialize` (with the hook registrations).
  * Hooks, Permissions and McpServers are taken from the context when provided. A bad option fails
  * with `InvalidInput`, naming it, before anything starts: a launch option `Launch.validate`
@@ -770,12 +712,9 @@ const openSession: (
     const launchOptions = yield* Launch.validate({ ...options, jsonSchema }, wiring)
     const closeGrace = Duration.fromInputUnsafe(options.closeGrace ?? "5 seconds")
     const command = Launch.buildCommand(launchOptions, wiring)
-    const scope = yield* Effect.scope
     // The session's own span, open as long as the session: handler calls made outside any turn
     // are parented to it.
     const sessionSpan = yield* Effect.makeSpanScoped("claude.session", { root: false })
-    const secrets = Tracing.secretsOf(command.env, [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
-    const tracing = yield* Tracing.make(sessionSpan, secrets)
     const spec = { executable: options.executable, env: command.env, cwd: options.cwd, closeGrace }
     const subscribers = new Subscribers<Event>()
     const mirror = storeModule === undefined || store === undefined || storeOptions === undefined
@@ -785,320 +724,43 @@ const openSession: (
         subscribers.wake()
       })
     const connection = yield* transport.open({ ...spec, args: command.args })
-    // The session's secrets stay out of the stderr the library logs and puts in errors.
-    const lifecycle = new Lifecycle(connection, closeGrace, { ...exitContext(options), redact: (text) => tracing.redact(text) })
-    // The CLI's stderr, as it comes, in the log (debug).
-    yield* connection.stderr.pipe(
-      Stream.runForEach((line) => Effect.logDebug(`claude stderr: ${tracing.redact(line)}`)),
-      Effect.forkScoped
-    )
-
-    const recorder = options.transcript
-    recorder?.secrets?.(secrets)
-    const write = (message: Protocol.StdinMessage): Effect.Effect<void, ClaudeError.ClaudeError> =>
-      Effect.suspend(() => {
-        // A value JSON cannot hold (a BigInt, a cycle) is the caller's to hear of: nothing is sent.
-        let line: string
-        try {
-          line = Lines.encodeStdin(message)
-        } catch (error) {
-          return Effect.fail(ClaudeError.make(
-            new ClaudeError.InvalidInput({
-              description: `A ${message.type} line for the CLI cannot be written as JSON, so it was not sent: ${
-                error instanceof Error ? error.message : String(error)
-              }`
-            })
-          ))
-        }
-        recorder?.record("send", message)
-        // Handed over whole or not at all (see `Connection.send`).
-        return Effect.uninterruptible(connection.send(line))
-      })
-    // The CLI's version once told: it decides whether a timed-out request may be cancelled.
-    let cliVersion: string | undefined
-    // Until the version is checked, no cancel is sent: the CLI may be one that exits on it (2.1.0,
-    // whose `initialize` names no version: `claude --version` tells it, later). A request given up
-    // before then is not cancelled at all; its late answer, if any, matches nothing and is dropped.
-    let versionChecked = false
-    const outgoing = Outgoing.make({
-      send: write,
-      defaultTimeout: Duration.fromInputUnsafe(options.controlTimeout ?? "60 seconds"),
-      cancels: () => versionChecked && CliVersion.acceptsControlCancel(cliVersion)
-    })
-
-    // ---- the CLI's requests ---------------------------------------------------------------------
-    // A handler that failed: the program learns of it on `events` and on the stream of the turn
-    // that runs (the answer, a refusal where it could let an action through, is the services').
-    // Called from the handler's fiber, between two reads of the reader.
-    const report = (event: HandlerFailure.HandlerFailed): void => {
-      subscribers.publish([event])
-      turns.note(event)
-      turns.publish()
-      turns.complete()
-      subscribers.wake()
-    }
-    // Without hooks, `Hooks.bind` of no hooks: nothing in `initialize`, and a `hook_callback`
-    // (which no CLI sends then) answered by it when it comes.
-    const hookBinding = Option.isNone(hooks) ? undefined : (yield* loadHooks).bind(hooks.value, report)
-    const dispatchHook = hookBinding !== undefined
-      ? hookBinding.dispatch
-      : (...args: Parameters<Hooks.Bound["dispatch"]>) =>
-        Effect.flatMap(loadHooks, (module) => module.bind(module.empty, report).dispatch(...args))
-    const mcp = yield* McpConnection.connect(mcpServers)
-    const handlers: Record<string, Incoming.Handler> = {
-      hook_callback: (request, requestId) =>
-        dispatchHook(
-          String(request.callback_id),
-          request.input,
-          typeof request.tool_use_id === "string" ? request.tool_use_id : undefined,
-          requestId
-        ),
-      mcp_message: (request) =>
-        mcp.handle(String(request.server_name), request.message).pipe(
-          Effect.map((response) => ({ mcp_response: response }))
-        )
-    }
-    if (Option.isSome(permissions)) {
-      const binding = (yield* loadPermissions).bind(permissions.value, report)
-      handlers.can_use_tool = (request, requestId) => binding.decide(request, requestId)
-    }
-    if (Option.isSome(elicitation)) {
-      const binding = (yield* loadElicitation).bind(elicitation.value, report)
-      handlers.elicitation = (request, requestId) => binding.respond(request, requestId)
-    }
-    if (Option.isSome(userDialogs)) {
-      const binding = (yield* loadUserDialogs).bind(userDialogs.value, report)
-      handlers.request_user_dialog = (request, requestId) => binding.show(request, requestId)
-    }
-    const incoming = yield* Incoming.make({ handlers, send: write, tracing, session: lifecycle })
-
-    // Sent first, before any user turn, and at once: the CLI reads it as soon as it is up, while the
-    // protocol's schemas are loaded below. Its body is decoded only for those who ask for it, so
-    // an answer that breaks the schema fails `initializeResult`, not the session.
-    const initializeAnswer = yield* Effect.forkScoped(
-      outgoing.request(
-        {
-          subtype: "initialize",
-          hooks: hookBinding?.initialize ?? {},
-          ...(jsonSchema === undefined ? {} : { jsonSchema }),
-          ...(options.agents !== undefined ? { agents: options.agents } : {}),
-          ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
-          ...(Array.isArray(options.skills) ? { skills: options.skills } : {}),
-          ...(Option.isSome(userDialogs) ? { supportedDialogKinds: userDialogs.value.kinds } : {})
-        },
-        Schema.Unknown,
-        options.initializeTimeout ?? "120 seconds"
-      ),
-      { startImmediately: true }
-    )
-    // The account e-mail of the answer is a secret of the spans too (as of transcripts).
-    yield* Effect.forkScoped(
-      Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(Tracing.accountEmail(body))))
-    )
-    // The protocol's schemas, loaded (by the first session of the process) while the CLI starts:
-    // nothing is read before they are in hand.
-    const protocol = yield* loadProtocol
-
-    // ---- reading ----------------------------------------------------------------------------------
-    const usage = new TurnUsageTracker()
-    // Only "return" returns failed results (checked at open; anything else fails closed).
-    const failedTurns = options.errorResults === "return" ? "return" : "fail"
-    const turns = new Turns({
-      toTurnResult: (result, userMessageUuids) => ({
-        ...result,
-        turn: { ...usage.next(result), kind: result.origin === undefined ? "user" : "automatic", userMessageUuids }
-      }),
-      verdict: failedTurns === "fail" ? failureOf : () => undefined
-    })
-    const sessionId = Deferred.makeUnsafe<string, ClaudeError.ClaudeError>()
-    const reader = new Reader({
-      maxLineBytes: options.maxLineBytes ?? Framing.defaultMaxLineBytes,
-      decodeMessage: protocol.decodeMessage,
-      outgoing,
-      incoming,
-      turns,
+    // The engine and the protocol's schemas are loaded (by the first session of the process) once
+    // the CLI is spawned: they are compiled and built while it starts, which takes far longer.
+    const engine = yield* (yield* loadEngine).start({
+      options,
+      transport,
+      connection,
+      spec,
+      closeGrace,
+      command,
+      jsonSchema,
+      decodeStructured,
+      sessionSpan,
       subscribers,
-      sessionId,
-      tracing,
-      record: recorder === undefined ? undefined : (direction, message) => recorder.record(direction, message),
-      recordStreamEvents: recorder?.streamEvents === true,
-      mirror
-    })
-    const clock = yield* Clock.Clock
-    let lastActivity = clock.currentTimeMillisUnsafe()
-
-    // Everything still waiting fails with the reason of the end; the event streams end (failed
-    // with `crash` when the CLI died by itself). Idempotent: the close runs it too.
-    const settleAll = (reason: ClaudeError.ClaudeError, crash: ClaudeError.ClaudeError | undefined) => {
-      outgoing.failAll(reason)
-      turns.failAll(reason)
-      if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.fail(reason))
-      subscribers.end(crash)
-    }
-    const onEnd = Effect.gen(function*() {
-      const crash = yield* lifecycle.onStdoutEnd
-      settleAll(lifecycle.reason!, crash)
-      if (reader.skippedLines > 0) yield* Effect.logDebug(`skipped ${reader.skippedLines} non-JSON lines from the CLI`)
-      if (reader.unmatchedAnswers > 0) {
-        yield* Effect.logDebug(`${reader.unmatchedAnswers} control responses answered no pending request`)
-      }
-      yield* lifecycle.awaitLateExit
-    })
-    yield* connection.incoming.pipe(
-      Stream.runForEachArray((chunks) => {
-        lastActivity = clock.currentTimeMillisUnsafe()
-        reader.push(chunks)
-        return Effect.void
-      }),
-      Effect.catchCause((cause) => {
-        // A transport that fails its stream with a ClaudeError (a replay mismatch) fails what waits.
-        const failure = cause.reasons.find(Cause.isFailReason)?.error
-        if (ClaudeError.isClaudeError(failure)) lifecycle.readFailure = failure
-        return Effect.logWarning("reading the CLI's stdout failed", cause)
-      }),
-      Effect.andThen(Effect.sync(() => reader.end()).pipe(
-        // A defect here (a bug) must still end the session below, never leave it hanging.
-        Effect.catchCause((cause) => Effect.logError("reading the CLI's last lines failed", cause))
-      )),
-      Effect.andThen(onEnd),
-      Effect.forkScoped
-    )
-    // Added after the reader, so it runs before the reader is stopped: the reader serves the
-    // CLI's last lines (a Stop hook) while the CLI exits.
-    // A CLI that has not exited by the end of the EOF share is ended by the transport: the reader
-    // is stopped before, so what waits is settled here.
-    yield* Effect.addFinalizer(() =>
-      Effect.andThen(
-        lifecycle.close,
-        Effect.sync(() => {
-          settleAll(lifecycle.reason!, undefined)
-          tracing.ended(lifecycle.reason)
-        })
-      )
-    )
-
-    // ---- operations ---------------------------------------------------------------------------
-    // After `endInput` or the close nothing reaches the CLI: `SessionClosed`, as for a turn, not the
-    // reason its clean exit at EOF left (`ProcessExited`, code 0).
-    // The library's own requests keep the answer's fields their schemas do not know; the caller's
-    // (`session.request`) get what their schema decodes to, as it is (a class, renamed keys).
-    const requestWith = (asDecoded: boolean): Session["request"] => (body, responseSchema, requestOptions) =>
-      Effect.suspend(() =>
-        lifecycle.inputOpen
-          ? outgoing.request(body, responseSchema, requestOptions?.timeout, asDecoded)
-          : lifecycle.failure(body.subtype)
-      )
-    const request = requestWith(false)
-
-    const initializeResult = Fiber.join(initializeAnswer).pipe(
-      Effect.flatMap((body) => Outgoing.decodeResponse("initialize", protocol.InitializeResponse, body))
-    )
-    // The CLI's version, once it answered `initialize`: an unsupported one (unless the program
-    // accepted it) ends the session with UnsupportedCliVersion, failing every turn; a real CLI
-    // gets no turn before (see `ready` below).
-    // A CLI that refuses `initialize` (or does not answer it in time) still gets the turn, and
-    // says why on the turn; its version is then told by `claude --version`. Not with hooks: they
-    // are registered by `initialize`, and a turn would run tools no guard saw, so the session ends
-    // with that error instead (fail closed).
-    // Nor when the CLI says it did not put them in place, or does not honor an `onFailure:
-    // "block"` the program asked for (a failed callback would let the action run).
-    const hooksRegistered = Object.keys(hookBinding?.initialize ?? {}).length > 0
-    const answered = hooksRegistered
-      ? Effect.flatMap(Fiber.join(initializeAnswer), (body) => hooksInPlace(body, hookBinding!.blockAsked))
-      : Effect.orElseSucceed(Fiber.join(initializeAnswer), () => undefined)
-    const ready = yield* Effect.forkScoped(
-      answered.pipe(
-        Effect.flatMap((body) => CliVersion.verify(body, spec, connection, options.cliVersionPolicy)),
-        Effect.tap((version) =>
-          Effect.sync(() => {
-            cliVersion = version
-            versionChecked = true
-          })
-        ),
-        Effect.provideService(Transport, transport),
-        Effect.tapError((error) =>
-          Effect.andThen(lifecycle.abort(error), Effect.sync(() => {
-            outgoing.failAll(error)
-            turns.failAll(error)
-          }))
-        )
-      ),
-      { startImmediately: true }
-    )
-    // The CLI takes tens of milliseconds to start and answer; the schema JIT compiler is loaded
-    // and the decoders are compiled meanwhile.
-    yield* Effect.forkScoped(Effect.andThen(SchemaJit.load, Effect.sync(protocol.prepareDecoders)))
-
-    const runner = yield* TurnRunner.make({
-      control: protocol,
-      turns,
-      outgoing,
-      lifecycle,
-      write,
-      // A real CLI gets no user line before it answered `initialize` (its hooks are then in place)
-      // and its version passed; the CLI reads no line before it is up anyway. Fakes and replays
-      // (no process) are not held: their scripts decide the order.
-      ready: connection.pid === undefined ? Effect.void : Effect.asVoid(Fiber.join(ready)),
-      scope,
-      interruptTimeout: Duration.fromInputUnsafe(options.interruptTimeout ?? "10 seconds"),
-      stallTimeout: options.stallTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.stallTimeout),
-      turnTimeout: options.turnTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.turnTimeout),
-      lastActivity: () => lastActivity,
-      tracing: { sessionSpan, spans: tracing },
-      decodeResult: decodeStructured
+      mirror,
+      hooks,
+      permissions,
+      elicitation,
+      userDialogs,
+      mcpServers
     })
 
     const session: Session = {
       pid: connection.pid,
-      sessionId: Deferred.await(sessionId),
-      initializeResult,
-      cliVersion: Fiber.join(ready),
+      sessionId: engine.sessionId,
+      initializeResult: engine.initializeResult,
+      cliVersion: engine.cliVersion,
       events: Stream.unwrap(Effect.map(subscribers.subscribe, (subscriber) => subscriber.mailbox.stream)),
-      send: runner.send,
-      turn: runner.turn,
-      run: runner.run,
-      interrupt: runner.interrupt,
+      send: engine.runner.send,
+      turn: engine.runner.turn,
+      run: engine.runner.run,
+      interrupt: engine.runner.interrupt,
       flushStore: mirror === undefined ? Effect.void : mirror.flush,
-      setModel: (model, requestOptions) =>
-        Effect.map(
-          request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, protocol.SetModelResponse, requestOptions),
-          // An older CLI names none: the model asked for is the one it switched to (`undefined`:
-          // back to the default, which it does not name either).
-          (response) => response.model ?? model ?? "default"
-        ),
-      setPermissionMode: (mode, requestOptions) =>
-        Effect.map(
-          request({ subtype: "set_permission_mode", mode }, protocol.SetPermissionModeResponse, requestOptions),
-          (response) => modeInEffect(response.mode)
-        ),
-      mcpStatus: (requestOptions) => request({ subtype: "mcp_status" }, protocol.McpStatusResponse, requestOptions),
-      contextUsage: (requestOptions) =>
-        request(
-          {
-            subtype: "get_context_usage",
-            ...(requestOptions?.detail === undefined ? {} : { detail: requestOptions.detail })
-          } satisfies Protocol.GetContextUsageRequest,
-          protocol.ContextUsageResponse,
-          requestOptions
-        ),
-      rewindFiles: (userMessageId, rewindOptions) =>
-        request(
-          {
-            subtype: "rewind_files",
-            user_message_id: userMessageId,
-            ...(rewindOptions?.dryRun === undefined ? {} : { dry_run: rewindOptions.dryRun })
-          },
-          protocol.RewindFilesResponse,
-          rewindOptions
-        ),
-      stopTask: (taskId, requestOptions) =>
-        Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, protocol.StopTaskResponse, requestOptions)),
-      ...Controls.make(request, mcp, protocol),
-      request: requestWith(true),
+      ...engine.controls,
+      request: engine.requestDecoded,
       stderr: connection.stderr,
-      // Writers waiting for their turn on the CLI learn at once that there is none.
-      endInput: Effect.andThen(lifecycle.endInput, Effect.sync(() => turns.wakeWriters(true))),
-      exit: Deferred.await(lifecycle.ended)
+      endInput: engine.endInput,
+      exit: engine.exit
     }
     return session
   }

@@ -11,6 +11,7 @@ import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { buildPackage } from "./support/packageAsBuilt.ts"
 import { loadedBy as loadedByFiles } from "./support/loadProbe.ts"
+import { loadedAfterSpawn } from "./support/startup.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const manifest = JSON.parse(Fs.readFileSync(Path.join(root, "package.json"), "utf8")) as {
@@ -58,11 +59,12 @@ describe("the package as built", () => {
       ["Claude.js", "ClaudeNode.js", "chunks/ClaudeNode.js", "chunks/core.js", "node.js"]
     )
     const sources = sourcesByFile(dist).get("chunks/core.js") ?? []
-    for (const module of ["src/Claude.ts", "src/internal/processTransport.ts", "src/internal/turnRunner.ts", "src/protocol/lines.ts"]) {
+    for (const module of ["src/Claude.ts", "src/internal/processTransport.ts", "src/Launch.ts"]) {
       assert.include(sources, module)
     }
-    // The protocol's schemas are not in it: a session loads them while its CLI starts.
-    assert.deepStrictEqual(sources.filter((module) => module.startsWith("src/protocol/") && module !== "src/protocol/lines.ts"), [])
+    // The session engine and the protocol's schemas are not in it: a session loads them while its
+    // CLI starts.
+    assert.deepStrictEqual(sources.filter((module) => module.startsWith("src/protocol/") || loadedAfterSpawn.includes(module)), [])
     // `@effect/platform-node` is an optional peer: only the node entry (and what it is for) loads it.
     const platform = (entries: ReadonlyArray<string>) => loadedBy(dist, entries).filter((url) => url.includes("@effect/platform-node"))
     assert.deepStrictEqual(platform(["index.js", "testing/index.js"]), [])

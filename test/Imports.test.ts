@@ -250,13 +250,14 @@ describe("own barrels", () => {
 describe("start-up", () => {
   it("importing Claude.ts loads none of the modules a session needs only on request, nor effect/ai, nor the schema JIT compiler", () => {
     const loaded = loadedAtImport("src/Claude.ts")
-    // The walk itself: it follows static imports (the tags' module, the reader, the launch)…
-    for (const module of ["src/internal/services.ts", "src/internal/reader.ts", "src/Launch.ts", "effect/Effect"]) {
+    // The walk itself: it follows static imports (the tags' module, the options' check, the launch)…
+    for (const module of ["src/internal/services.ts", "src/internal/sessionOptionsCheck.ts", "src/Launch.ts", "effect/Effect"]) {
       assert.isTrue(loaded.has(module), module)
     }
     // …and sees the modules on request where they are imported statically.
     assert.isTrue(loadedAtImport("src/McpServers.ts").has("effect/ai/Tool"))
     assert.isTrue(loadedAtImport("src/Hooks.ts").has("src/HookEvents.ts"))
+    assert.isTrue(loadedAtImport("src/internal/sessionEngine.ts").has("src/internal/reader.ts"))
     assert.deepStrictEqual(loadedOnRequest.filter((module) => loaded.has(module)), [])
     assert.deepStrictEqual([...loaded].filter((module) => packagesOnRequest.test(module)), [])
     // The node entry too (its `layerSessions` loads the sessions on disk when it is built).

@@ -12,7 +12,7 @@ import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { buildPackage } from "./support/packageAsBuilt.ts"
 import { loadedBy as loadedByFiles } from "./support/loadProbe.ts"
-import { loadedOnRequest, packagesOnRequest } from "./support/startup.ts"
+import { loadedAfterSpawn, loadedOnRequest, packagesOnRequest } from "./support/startup.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
@@ -26,13 +26,13 @@ describe("start-up", () => {
     // The hook sees the library's modules and Effect's.
     assert.include(loaded, "src/Claude.ts")
     assert.include(loaded, "src/internal/services.ts")
-    assert.include(loaded, "src/internal/reader.ts")
+    assert.include(loaded, "src/internal/processTransport.ts")
     assert.isTrue(loaded.some((module) => module.endsWith("node_modules/effect/dist/Effect.js")))
     assert.deepStrictEqual(loadedOnRequest.filter((module) => loaded.includes(module)), [])
     assert.deepStrictEqual(loaded.filter((module) => /node_modules\/effect\/dist\/(ai\/|unstable\/|schema\/SchemaJITCompiler)|opentelemetry/.test(module)), [])
   })
 
-  it("a session loads the protocol's schemas once its CLI is spawned and has initialize, not before", () => {
+  it("a session loads its engine and the protocol's schemas once its CLI is spawned, not before", () => {
     // A fresh process: the load hook records what Node loads, and the transport puts its marks
     // among them: its `open` (the spawn) and each line written. Its CLI answers nothing; the
     // session is closed at once.
@@ -64,14 +64,13 @@ describe("start-up", () => {
     })) as ReadonlyArray<string>).map((url) => url.startsWith("file:") ? Path.relative(root, new URL(url).pathname) : url)
     const spawned = loaded.indexOf("spawned")
     assert.isAbove(spawned, 0)
-    const protocol = loadedOnRequest.filter((module) => module.startsWith("src/protocol/") || module === "src/internal/lazy/protocol.ts")
-    assert.deepStrictEqual(protocol.filter((module) => loaded.slice(0, spawned).includes(module)), [])
-    assert.include(loaded.slice(spawned), "src/protocol/codec.ts")
-    assert.include(loaded.slice(spawned), "src/protocol/control.ts")
-    // The CLI reads initialize as soon as it is up: it is not held back by the load.
-    const initialize = loaded.indexOf("wrote initialize")
-    assert.isAbove(initialize, spawned)
-    assert.isBelow(initialize, loaded.indexOf("src/protocol/codec.ts"))
+    // The engine and the schemas (`support/startup.ts`): every session loads them, whatever its
+    // options; the handlers', the store's, structured output's only with those.
+    assert.isAbove(loadedAfterSpawn.length, 20)
+    assert.deepStrictEqual(loadedAfterSpawn.filter((module) => loaded.slice(0, spawned).includes(module)), [])
+    assert.deepStrictEqual(loadedAfterSpawn.filter((module) => !loaded.slice(spawned).includes(module)), [])
+    // The session ran: it wrote `initialize` (once its engine was in hand).
+    assert.isAbove(loaded.indexOf("wrote initialize"), loaded.indexOf("src/internal/sessionEngine.ts"))
   })
 
   it("the check sees them where they are imported: McpServers.ts loads effect/ai", () => {

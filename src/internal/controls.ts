@@ -1,8 +1,8 @@
 /**
- * The session's named control requests added in 0.2.0 (issue 15): each builds its typed request
- * body, checks what the CLI would take badly (`InvalidInput`, nothing sent) and decodes the
- * answer with its schema (a broken answer is `ProtocolViolation`, an error answer
- * `ControlRejected`).
+ * The session's named control requests (`setModel`, `stopTask`, those added in 0.2.0 by issue 15,
+ * …): each builds its typed request body, checks what the CLI would take badly (`InvalidInput`,
+ * nothing sent) and decodes the answer with its schema (a broken answer is `ProtocolViolation`,
+ * an error answer `ControlRejected`).
  */
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -10,18 +10,19 @@ import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
 import * as ClaudeError from "../ClaudeError.ts"
+import * as Launch from "../Launch.ts"
 import type * as McpServers from "../McpServers.ts"
 import type * as Protocol from "../Protocol.ts"
-import type * as Control from "../protocol/control.ts"
+import * as Control from "../protocol/control.ts"
 import * as McpConnection from "./mcpConnection.ts"
 
 /** The session's per-call options (`Claude.RequestOptions`). */
-interface RequestOptions {
+export interface RequestOptions {
   readonly timeout?: Duration.Input | undefined
 }
 
 /** The session's `request` (`Claude.Session["request"]`). */
-type Request = <S extends Schema.Top & { readonly DecodingServices: never }>(
+export type Request = <S extends Schema.Top & { readonly DecodingServices: never }>(
   body: { readonly subtype: string } & Record<string, unknown>,
   responseSchema: S,
   options?: RequestOptions
@@ -30,15 +31,61 @@ type Request = <S extends Schema.Top & { readonly DecodingServices: never }>(
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 
 /**
- * The methods, over the session's `request`, its in-process MCP connection and the schemas of the
- * control answers, loaded as the session opened (their public signatures and docs are on
- * `Claude.Session`, which checks them).
+ * The mode a `set_permission_mode` answer names, as a `Launch.PermissionMode`: the CLI calls
+ * `default` `manual` there (as the official SDK reads it); a mode this library does not know is
+ * none.
  */
-export const make = (request: Request, mcp: McpServers.McpConnection, control: typeof Control) => {
+const modeInEffect = (mode: string | undefined): Launch.PermissionMode | undefined => {
+  const named = mode === "manual" ? "default" : mode
+  return Launch.permissionModes.find((known) => known === named)
+}
+
+/**
+ * The methods, over the session's `request` and its in-process MCP connection (their public
+ * signatures and docs are on `Claude.Session`, which checks them).
+ */
+export const make = (request: Request, mcp: McpServers.McpConnection) => {
   /** A request answered with a bare acknowledgement. */
   const ack = (body: Protocol.OutgoingRequestBody & { readonly subtype: string }, options: RequestOptions | undefined) =>
-    Effect.asVoid(request(body, control.AcknowledgedResponse, options))
+    Effect.asVoid(request(body, Control.AcknowledgedResponse, options))
   return {
+    setModel: (model?: string, options?: RequestOptions): Effect.Effect<string, ClaudeError.ClaudeError> =>
+      Effect.map(
+        request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, Control.SetModelResponse, options),
+        // An older CLI names none: the model asked for is the one it switched to (`undefined`:
+        // back to the default, which it does not name either).
+        (response) => response.model ?? model ?? "default"
+      ),
+    setPermissionMode: (
+      mode: Launch.PermissionMode,
+      options?: RequestOptions
+    ): Effect.Effect<Launch.PermissionMode | undefined, ClaudeError.ClaudeError> =>
+      Effect.map(
+        request({ subtype: "set_permission_mode", mode }, Control.SetPermissionModeResponse, options),
+        (response) => modeInEffect(response.mode)
+      ),
+    mcpStatus: (options?: RequestOptions) => request({ subtype: "mcp_status" }, Control.McpStatusResponse, options),
+    contextUsage: (options?: RequestOptions & { readonly detail?: "summary" | "full" }) =>
+      request(
+        {
+          subtype: "get_context_usage",
+          ...(options?.detail === undefined ? {} : { detail: options.detail })
+        } satisfies Protocol.GetContextUsageRequest,
+        Control.ContextUsageResponse,
+        options
+      ),
+    rewindFiles: (userMessageId: string, options?: RequestOptions & { readonly dryRun?: boolean }) =>
+      request(
+        {
+          subtype: "rewind_files",
+          user_message_id: userMessageId,
+          ...(options?.dryRun === undefined ? {} : { dry_run: options.dryRun })
+        },
+        Control.RewindFilesResponse,
+        options
+      ),
+    stopTask: (taskId: string, options?: RequestOptions): Effect.Effect<void, ClaudeError.ClaudeError> =>
+      Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Control.StopTaskResponse, options)),
     setMcpServers: <const Servers extends ReadonlyArray<McpServers.Server<unknown>> = readonly []>(
       servers: { readonly [name: string]: Protocol.McpExternalServerConfig },
       options?: RequestOptions & { readonly inProcess?: Servers }
@@ -69,7 +116,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection, control: t
         // Served before the CLI hears of them: its first mcp_message may come before its answer.
         yield* mcp.add(registered)
         const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...servers, ...sdk } }
-        return yield* request(body, control.McpSetServersResponse, options)
+        return yield* request(body, Control.McpSetServersResponse, options)
       }),
     reconnectMcpServer: (serverName: string, options?: RequestOptions) =>
       ack({ subtype: "mcp_reconnect", serverName } satisfies Protocol.McpReconnectRequest, options),
@@ -78,13 +125,13 @@ export const make = (request: Request, mcp: McpServers.McpConnection, control: t
     readMcpResource: (serverName: string, uri: string, options?: RequestOptions) =>
       request(
         { subtype: "mcp_read_resource", serverName, uri } satisfies Protocol.McpReadResourceRequest,
-        control.McpReadResourceResponse,
+        Control.McpReadResourceResponse,
         options
       ),
     setMcpPermissionModeOverride: (serverName: string, mode: "default" | "auto" | null, options?: RequestOptions) =>
       request(
         { subtype: "set_mcp_permission_mode_override", serverName, mode } satisfies Protocol.SetMcpPermissionModeOverrideRequest,
-        control.McpPermissionModeOverrideResponse,
+        Control.McpPermissionModeOverrideResponse,
         options
       ),
     setMaxThinkingTokens: (
@@ -107,7 +154,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection, control: t
           subtype: "interrupt",
           ...(options?.cancelQueued === undefined ? {} : { cancel_queued: options.cancelQueued })
         } satisfies Protocol.InterruptRequest,
-        control.InterruptResponse,
+        Control.InterruptResponse,
         options
       ),
     renameSession: (
@@ -143,22 +190,22 @@ export const make = (request: Request, mcp: McpServers.McpConnection, control: t
             : {}),
           ...(options?.refuseIfBusy === true ? { refuse_if_busy: true } : {})
         } satisfies Protocol.ReloadPluginsRequest,
-        control.ReloadPluginsResponse,
+        Control.ReloadPluginsResponse,
         options
       )
     },
     reloadSkills: (options?: RequestOptions) =>
-      request({ subtype: "reload_skills" } satisfies Protocol.ReloadSkillsRequest, control.ReloadSkillsResponse, options),
+      request({ subtype: "reload_skills" } satisfies Protocol.ReloadSkillsRequest, Control.ReloadSkillsResponse, options),
     reloadOutputStyles: (options?: RequestOptions) =>
       request(
         { subtype: "reload_output_styles" } satisfies Protocol.ReloadOutputStylesRequest,
-        control.ReloadOutputStylesResponse,
+        Control.ReloadOutputStylesResponse,
         options
       ),
     applyFlagSettings: (settings: { readonly [key: string]: unknown }, options?: RequestOptions) =>
       ack({ subtype: "apply_flag_settings", settings } satisfies Protocol.ApplyFlagSettingsRequest, options),
     settings: (options?: RequestOptions) =>
-      request({ subtype: "get_settings" } satisfies Protocol.GetSettingsRequest, control.SettingsResponse, options),
+      request({ subtype: "get_settings" } satisfies Protocol.GetSettingsRequest, Control.SettingsResponse, options),
     backgroundTasks: (options?: RequestOptions & { readonly toolUseId?: string }) =>
       Effect.map(
         request(
@@ -166,7 +213,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection, control: t
             subtype: "background_tasks",
             ...(options?.toolUseId === undefined ? {} : { tool_use_id: options.toolUseId })
           } satisfies Protocol.BackgroundTasksRequest,
-          control.BackgroundTasksResponse,
+          Control.BackgroundTasksResponse,
           options
         ),
         (response) => response.backgrounded ?? true
@@ -182,7 +229,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection, control: t
     usage: (options?: RequestOptions & { readonly skipBehaviors?: boolean }) =>
       request(
         { subtype: "get_usage", ...(options?.skipBehaviors === true ? { skip_behaviors: true } : {}) } satisfies Protocol.GetUsageRequest,
-        control.UsageResponse,
+        Control.UsageResponse,
         options
       ),
     updateSettings: (
@@ -203,27 +250,27 @@ export const make = (request: Request, mcp: McpServers.McpConnection, control: t
             ...(options?.maxBytes === undefined ? {} : { max_bytes: options.maxBytes }),
             ...(options?.encoding === undefined ? {} : { encoding: options.encoding })
           } satisfies Protocol.ReadFileRequest,
-          control.ReadFileResponse,
+          Control.ReadFileResponse,
           options
         ),
     sideQuestion: (question: string, options?: RequestOptions): Effect.Effect<string | null, ClaudeError.ClaudeError> =>
       question.trim().length === 0
         ? invalid("sideQuestion: the question must not be empty")
         : Effect.map(
-          request({ subtype: "side_question", question } satisfies Protocol.SideQuestionRequest, control.SideQuestionResponse, options),
+          request({ subtype: "side_question", question } satisfies Protocol.SideQuestionRequest, Control.SideQuestionResponse, options),
           (answer) => answer.response
         ),
     status: (options?: RequestOptions) =>
-      request({ subtype: "get_status" } satisfies Protocol.GetStatusRequest, control.StatusResponse, options),
+      request({ subtype: "get_status" } satisfies Protocol.GetStatusRequest, Control.StatusResponse, options),
     exportConversation: (options?: RequestOptions) =>
       request(
         { subtype: "export_conversation" } satisfies Protocol.ExportConversationRequest,
-        control.ExportConversationResponse,
+        Control.ExportConversationResponse,
         options
       ),
     listModels: (options?: RequestOptions) =>
       Effect.map(
-        request({ subtype: "list_models" } satisfies Protocol.ListModelsRequest, control.ListModelsResponse, options),
+        request({ subtype: "list_models" } satisfies Protocol.ListModelsRequest, Control.ListModelsResponse, options),
         (response) => response.models
       )
   }

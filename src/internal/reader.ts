@@ -24,7 +24,7 @@ import * as ClaudeError from "../ClaudeError.ts"
 import type { Event } from "../Events.ts"
 import * as Framing from "../Framing.ts"
 import type * as Protocol from "../Protocol.ts"
-import type { decodeMessage } from "../protocol/codec.ts"
+import { decodeMessage } from "../protocol/codec.ts"
 import type * as SessionStore from "../SessionStore.ts"
 import type { Incoming } from "./incoming.ts"
 import { type JsonFrame, JsonLines, ParsedRun } from "./jsonLines.ts"
@@ -35,8 +35,6 @@ import type { Turns } from "./turns.ts"
 
 export interface ReaderOptions {
   readonly maxLineBytes: number
-  /** The decoder of the CLI's lines (`protocol/codec.ts`, loaded as the session opens). */
-  readonly decodeMessage: typeof decodeMessage
   readonly outgoing: Outgoing
   readonly incoming: Incoming
   readonly turns: Turns
@@ -169,7 +167,7 @@ export class Reader {
     if (record !== undefined && (this.options.recordStreamEvents || (json as { type?: unknown } | null)?.type !== "stream_event")) {
       record("recv", json)
     }
-    const decoded = this.options.decodeMessage(json)
+    const decoded = decodeMessage(json)
     if (decoded._tag === "Failure") {
       // `null`, a number, a string or an array is JSON too: only an object has a type.
       const object = typeof json === "object" && json !== null ? json as Record<string, unknown> : undefined

@@ -32,7 +32,7 @@ import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { Event, TurnResult } from "../Events.ts"
 import type * as Protocol from "../Protocol.ts"
-import type * as Control from "../protocol/control.ts"
+import * as Control from "../protocol/control.ts"
 import * as Lines from "../protocol/lines.ts"
 import type { Lifecycle } from "./lifecycle.ts"
 import { Mailbox } from "./mailbox.ts"
@@ -46,8 +46,6 @@ import { userTurnProblem } from "./userTurn.ts"
 export type TurnInput = string | Protocol.UserTurnInput
 
 export interface TurnRunnerOptions {
-  /** The schemas of the control answers (`protocol/control.ts`, loaded as the session opens). */
-  readonly control: typeof Control
   readonly turns: Turns
   readonly outgoing: Outgoing
   readonly lifecycle: Lifecycle
@@ -81,7 +79,7 @@ const invalid = (description: string) => ClaudeError.make(new ClaudeError.Invali
 const timedOut = (timeoutMillis: number) => ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis }))
 
 export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Effect.fn.Return<TurnRunner> {
-  const { control, lifecycle, outgoing, turns } = options
+  const { lifecycle, outgoing, turns } = options
   const lock = yield* Semaphore.make(1)
   /** Done when the last abandoned turn is over on the CLI (`interruptTurn` bounds it). */
   let settling: Deferred.Deferred<void> | undefined
@@ -178,7 +176,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     if (!Deferred.isDoneUnsafe(turn.started)) {
       const withdrawn = yield* outgoing.request(
         { subtype: "cancel_async_message", message_uuid: turn.uuid },
-        control.CancelAsyncMessageResponse
+        Control.CancelAsyncMessageResponse
       ).pipe(Effect.map((answer) => answer.cancelled), Effect.orElseSucceed(() => false))
       if (withdrawn) {
         turns.withdraw(turn, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid })))
@@ -188,7 +186,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       yield* Deferred.await(turn.started)
     }
     if (Deferred.isDoneUnsafe(turn.result)) return
-    yield* outgoing.request({ subtype: "interrupt" }, control.InterruptResponse)
+    yield* outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse)
     yield* Effect.exit(Deferred.await(turn.result))
   })
 
@@ -196,7 +194,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   const interruptWhenStarted = (standIn: Turn): Effect.Effect<void> =>
     Effect.asVoid(Effect.forkIn(
       Deferred.await(standIn.started).pipe(
-        Effect.andThen(outgoing.request({ subtype: "interrupt" }, control.InterruptResponse, options.interruptTimeout)),
+        Effect.andThen(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout)),
         Effect.catchCause((cause) => Effect.logWarning(`interrupting the given-up turn ${standIn.uuid} failed`, cause))
       ),
       options.scope
@@ -368,7 +366,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     const running = turns.current
     return running.length > 0
       ? interruptTurn(running[0]!)
-      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, control.InterruptResponse, options.interruptTimeout))
+      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout))
   })
 
   return { send: (input) => write(input, "send"), turn: (input) => turn(input), run, interrupt }

@@ -1,0 +1,422 @@
+/**
+ * The session engine: what runs a session once its CLI is spawned. `Claude.open` checks the
+ * options, builds the command, opens the transport (the spawn), then loads this module with
+ * `import()` and calls {@link start}: the engine (its reader, turns, control channel, tracing)
+ * and the protocol's schemas are compiled and built while the CLI starts, which takes far longer,
+ * not when a program imports the library (issue 21: the library's own share of start-up).
+ *
+ * `start` joins the modules that do the work: `reader.ts` reads and routes, `turns.ts` matches
+ * events to the user turn that caused them, `turnRunner.ts` writes and interrupts turns,
+ * `incoming.ts` and `outgoing.ts` are the two halves of the control channel, `lifecycle.ts` says
+ * how the session ends. It returns the parts `Claude.open` makes the public `Session` of.
+ *
+ * Ordering (see each step): `initialize` is written before anything is read, with the hooks'
+ * registrations; the reader is forked before the close's finalizer is added, so the finalizer
+ * runs first and the reader serves the CLI's last lines while it exits; a real CLI gets no user
+ * line before `initialize` is answered and its version passed.
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import type * as Tracer from "effect/Tracer"
+import * as ClaudeError from "../ClaudeError.ts"
+import * as CliVersion from "../CliVersion.ts"
+import type * as Events from "../Events.ts"
+import * as Framing from "../Framing.ts"
+import type * as HandlerFailure from "../HandlerFailure.ts"
+import type * as Hooks from "../Hooks.ts"
+import * as Launch from "../Launch.ts"
+import type * as Protocol from "../Protocol.ts"
+import * as Codec from "../protocol/codec.ts"
+import * as Control from "../protocol/control.ts"
+import * as Lines from "../protocol/lines.ts"
+import { type Connection, type LaunchSpec, Transport } from "../Transport.ts"
+import * as Controls from "./controls.ts"
+import { exitContext } from "./exitReason.ts"
+import * as Incoming from "./incoming.ts"
+import { isRecord } from "./json.ts"
+import { Lifecycle } from "./lifecycle.ts"
+import * as McpConnection from "./mcpConnection.ts"
+import type { Mirror } from "./mirror.ts"
+import * as Outgoing from "./outgoing.ts"
+import { Reader } from "./reader.ts"
+import * as SchemaJit from "./schemaJit.ts"
+import type * as Services from "./services.ts"
+import type { Subscribers } from "./subscribers.ts"
+import * as Tracing from "./tracing.ts"
+import { failureOf } from "./turnOutcome.ts"
+import * as TurnRunner from "./turnRunner.ts"
+import { Turns } from "./turns.ts"
+import { TurnUsageTracker } from "./turnUsage.ts"
+
+// The handlers' modules, loaded when their service is in the context (`services.ts` holds the tags).
+const loadHooks = Effect.promise(() => import("./lazy/hooks.ts"))
+const loadPermissions = Effect.promise(() => import("./lazy/permissions.ts"))
+const loadElicitation = Effect.promise(() => import("./lazy/elicitation.ts"))
+const loadUserDialogs = Effect.promise(() => import("./lazy/userDialogs.ts"))
+
+/** The session options the engine reads (`Claude.SessionOptions`, which checked them). */
+export interface EngineOptions extends
+  Pick<Launch.LaunchOptions, "permissionMode" | "env" | "secretEnv" | "agents" | "forwardSubagentText" | "skills">
+{
+  readonly maxLineBytes?: number | undefined
+  readonly controlTimeout?: Duration.Input | undefined
+  readonly initializeTimeout?: Duration.Input | undefined
+  readonly interruptTimeout?: Duration.Input | undefined
+  readonly stallTimeout?: Duration.Input | undefined
+  readonly turnTimeout?: Duration.Input | undefined
+  readonly errorResults?: "fail" | "return" | undefined
+  readonly cliVersionPolicy?: CliVersion.Policy | undefined
+  /** `Claude.Recorder`. */
+  readonly transcript?: {
+    readonly record: (direction: "send" | "recv", message: unknown) => void
+    readonly streamEvents?: boolean | undefined
+    readonly secrets?: ((values: ReadonlyArray<string>) => void) | undefined
+  } | undefined
+}
+
+/** What `Claude.open` hands over once the CLI is spawned. */
+export interface EngineInput {
+  readonly options: EngineOptions
+  readonly transport: Transport["Service"]
+  readonly connection: Connection
+  /** How the CLI was spawned (`claude --version` is run with the same). */
+  readonly spec: Omit<LaunchSpec, "args">
+  readonly closeGrace: Duration.Duration
+  readonly command: Launch.Command
+  readonly jsonSchema: Record<string, unknown> | undefined
+  readonly decodeStructured: TurnRunner.TurnRunnerOptions["decodeResult"]
+  readonly sessionSpan: Tracer.Span
+  readonly subscribers: Subscribers<Events.Event>
+  readonly mirror: Mirror | undefined
+  readonly hooks: Option.Option<Services.Hooks["Service"]>
+  readonly permissions: Option.Option<Services.Permissions["Service"]>
+  readonly elicitation: Option.Option<Services.Elicitation["Service"]>
+  readonly userDialogs: Option.Option<Services.UserDialogs["Service"]>
+  readonly mcpServers: Services.McpServers["Service"]
+}
+
+/**
+ * `initialize`'s answer, when the CLI put the session's hooks in place: not when it says it did
+ * not (`hooks_applied: false`), nor, when the program asked for `onFailure: "block"`, when it
+ * does not say it honors that (`hook_on_failure_supported`).
+ */
+const hooksInPlace = (body: unknown, blockAsked: boolean): Effect.Effect<unknown, ClaudeError.ClaudeError> => {
+  const answer = isRecord(body) ? body : {}
+  const refused = (error: string) =>
+    Effect.fail(ClaudeError.make(new ClaudeError.ControlRejected({ subtype: "initialize", error, by: "host" })))
+  if (answer.hooks_applied === false) {
+    return refused("the CLI did not put the session's hooks in place (hooks_applied: false), so no turn runs without them")
+  }
+  if (blockAsked && answer.hook_on_failure_supported !== true) {
+    return refused(
+      `the CLI does not honor onFailure: "block" on hooks (its initialize answer lacks hook_on_failure_supported), ` +
+        `so a hook that fails would not block; update Claude Code, or remove onFailure: "block"`
+    )
+  }
+  return Effect.succeed(body)
+}
+
+/**
+ * Starts the engine on a spawned CLI, in the session's scope: writes `initialize`, forks the
+ * reader, and returns what the session's methods are made of.
+ */
+export const start = Effect.fnUntraced(function*(input: EngineInput) {
+  const {
+    options,
+    transport,
+    connection,
+    spec,
+    closeGrace,
+    command,
+    jsonSchema,
+    decodeStructured,
+    sessionSpan,
+    subscribers,
+    mirror,
+    hooks,
+    permissions,
+    elicitation,
+    userDialogs,
+    mcpServers
+  } = input
+  const scope: Scope.Scope = yield* Effect.scope
+  const secrets = Tracing.secretsOf(command.env, [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
+  const tracing = yield* Tracing.make(sessionSpan, secrets)
+  // The session's secrets stay out of the stderr the library logs and puts in errors.
+  const lifecycle = new Lifecycle(connection, closeGrace, { ...exitContext(options), redact: (text) => tracing.redact(text) })
+  // The CLI's stderr, as it comes, in the log (debug).
+  yield* connection.stderr.pipe(
+    Stream.runForEach((line) => Effect.logDebug(`claude stderr: ${tracing.redact(line)}`)),
+    Effect.forkScoped
+  )
+
+  const recorder = options.transcript
+  recorder?.secrets?.(secrets)
+  const write = (message: Protocol.StdinMessage): Effect.Effect<void, ClaudeError.ClaudeError> =>
+    Effect.suspend(() => {
+      // A value JSON cannot hold (a BigInt, a cycle) is the caller's to hear of: nothing is sent.
+      let line: string
+      try {
+        line = Lines.encodeStdin(message)
+      } catch (error) {
+        return Effect.fail(ClaudeError.make(
+          new ClaudeError.InvalidInput({
+            description: `A ${message.type} line for the CLI cannot be written as JSON, so it was not sent: ${
+              error instanceof Error ? error.message : String(error)
+            }`
+          })
+        ))
+      }
+      recorder?.record("send", message)
+      // Handed over whole or not at all (see `Connection.send`).
+      return Effect.uninterruptible(connection.send(line))
+    })
+  // The CLI's version once told: it decides whether a timed-out request may be cancelled.
+  let cliVersion: string | undefined
+  // Until the version is checked, no cancel is sent: the CLI may be one that exits on it (2.1.0,
+  // whose `initialize` names no version: `claude --version` tells it, later). A request given up
+  // before then is not cancelled at all; its late answer, if any, matches nothing and is dropped.
+  let versionChecked = false
+  const outgoing = Outgoing.make({
+    send: write,
+    defaultTimeout: Duration.fromInputUnsafe(options.controlTimeout ?? "60 seconds"),
+    cancels: () => versionChecked && CliVersion.acceptsControlCancel(cliVersion)
+  })
+
+  // ---- the CLI's requests ---------------------------------------------------------------------
+  // A handler that failed: the program learns of it on `events` and on the stream of the turn
+  // that runs (the answer, a refusal where it could let an action through, is the services').
+  // Called from the handler's fiber, between two reads of the reader.
+  const report = (event: HandlerFailure.HandlerFailed): void => {
+    subscribers.publish([event])
+    turns.note(event)
+    turns.publish()
+    turns.complete()
+    subscribers.wake()
+  }
+  // Without hooks, `Hooks.bind` of no hooks: nothing in `initialize`, and a `hook_callback`
+  // (which no CLI sends then) answered by it when it comes.
+  const hookBinding = Option.isNone(hooks) ? undefined : (yield* loadHooks).bind(hooks.value, report)
+  const dispatchHook = hookBinding !== undefined
+    ? hookBinding.dispatch
+    : (...args: Parameters<Hooks.Bound["dispatch"]>) =>
+      Effect.flatMap(loadHooks, (module) => module.bind(module.empty, report).dispatch(...args))
+  const mcp = yield* McpConnection.connect(mcpServers)
+  const handlers: Record<string, Incoming.Handler> = {
+    hook_callback: (request, requestId) =>
+      dispatchHook(
+        String(request.callback_id),
+        request.input,
+        typeof request.tool_use_id === "string" ? request.tool_use_id : undefined,
+        requestId
+      ),
+    mcp_message: (request) =>
+      mcp.handle(String(request.server_name), request.message).pipe(
+        Effect.map((response) => ({ mcp_response: response }))
+      )
+  }
+  if (Option.isSome(permissions)) {
+    const binding = (yield* loadPermissions).bind(permissions.value, report)
+    handlers.can_use_tool = (request, requestId) => binding.decide(request, requestId)
+  }
+  if (Option.isSome(elicitation)) {
+    const binding = (yield* loadElicitation).bind(elicitation.value, report)
+    handlers.elicitation = (request, requestId) => binding.respond(request, requestId)
+  }
+  if (Option.isSome(userDialogs)) {
+    const binding = (yield* loadUserDialogs).bind(userDialogs.value, report)
+    handlers.request_user_dialog = (request, requestId) => binding.show(request, requestId)
+  }
+  const incoming = yield* Incoming.make({ handlers, send: write, tracing, session: lifecycle })
+
+  // Sent first, before any user turn, and at once: the CLI reads it as soon as it is up. Its body is decoded only for those who ask for it, so
+  // an answer that breaks the schema fails `initializeResult`, not the session.
+  const initializeAnswer = yield* Effect.forkScoped(
+    outgoing.request(
+      {
+        subtype: "initialize",
+        hooks: hookBinding?.initialize ?? {},
+        ...(jsonSchema === undefined ? {} : { jsonSchema }),
+        ...(options.agents !== undefined ? { agents: options.agents } : {}),
+        ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
+        ...(Array.isArray(options.skills) ? { skills: options.skills } : {}),
+        ...(Option.isSome(userDialogs) ? { supportedDialogKinds: userDialogs.value.kinds } : {})
+      },
+      Schema.Unknown,
+      options.initializeTimeout ?? "120 seconds"
+    ),
+    { startImmediately: true }
+  )
+  // The account e-mail of the answer is a secret of the spans too (as of transcripts).
+  yield* Effect.forkScoped(
+    Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(Tracing.accountEmail(body))))
+  )
+
+  // ---- reading ----------------------------------------------------------------------------------
+  const usage = new TurnUsageTracker()
+  // Only "return" returns failed results (checked at open; anything else fails closed).
+  const failedTurns = options.errorResults === "return" ? "return" : "fail"
+  const turns = new Turns({
+    toTurnResult: (result, userMessageUuids) => ({
+      ...result,
+      turn: { ...usage.next(result), kind: result.origin === undefined ? "user" : "automatic", userMessageUuids }
+    }),
+    verdict: failedTurns === "fail" ? failureOf : () => undefined
+  })
+  const sessionId = Deferred.makeUnsafe<string, ClaudeError.ClaudeError>()
+  const reader = new Reader({
+    maxLineBytes: options.maxLineBytes ?? Framing.defaultMaxLineBytes,
+    outgoing,
+    incoming,
+    turns,
+    subscribers,
+    sessionId,
+    tracing,
+    record: recorder === undefined ? undefined : (direction, message) => recorder.record(direction, message),
+    recordStreamEvents: recorder?.streamEvents === true,
+    mirror
+  })
+  const clock = yield* Clock.Clock
+  let lastActivity = clock.currentTimeMillisUnsafe()
+
+  // Everything still waiting fails with the reason of the end; the event streams end (failed
+  // with `crash` when the CLI died by itself). Idempotent: the close runs it too.
+  const settleAll = (reason: ClaudeError.ClaudeError, crash: ClaudeError.ClaudeError | undefined) => {
+    outgoing.failAll(reason)
+    turns.failAll(reason)
+    if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.fail(reason))
+    subscribers.end(crash)
+  }
+  const onEnd = Effect.gen(function*() {
+    const crash = yield* lifecycle.onStdoutEnd
+    settleAll(lifecycle.reason!, crash)
+    if (reader.skippedLines > 0) yield* Effect.logDebug(`skipped ${reader.skippedLines} non-JSON lines from the CLI`)
+    if (reader.unmatchedAnswers > 0) {
+      yield* Effect.logDebug(`${reader.unmatchedAnswers} control responses answered no pending request`)
+    }
+    yield* lifecycle.awaitLateExit
+  })
+  yield* connection.incoming.pipe(
+    Stream.runForEachArray((chunks) => {
+      lastActivity = clock.currentTimeMillisUnsafe()
+      reader.push(chunks)
+      return Effect.void
+    }),
+    Effect.catchCause((cause) => {
+      // A transport that fails its stream with a ClaudeError (a replay mismatch) fails what waits.
+      const failure = cause.reasons.find(Cause.isFailReason)?.error
+      if (ClaudeError.isClaudeError(failure)) lifecycle.readFailure = failure
+      return Effect.logWarning("reading the CLI's stdout failed", cause)
+    }),
+    Effect.andThen(Effect.sync(() => reader.end()).pipe(
+      // A defect here (a bug) must still end the session below, never leave it hanging.
+      Effect.catchCause((cause) => Effect.logError("reading the CLI's last lines failed", cause))
+    )),
+    Effect.andThen(onEnd),
+    Effect.forkScoped
+  )
+  // Added after the reader, so it runs before the reader is stopped: the reader serves the
+  // CLI's last lines (a Stop hook) while the CLI exits.
+  // A CLI that has not exited by the end of the EOF share is ended by the transport: the reader
+  // is stopped before, so what waits is settled here.
+  yield* Effect.addFinalizer(() =>
+    Effect.andThen(
+      lifecycle.close,
+      Effect.sync(() => {
+        settleAll(lifecycle.reason!, undefined)
+        tracing.ended(lifecycle.reason)
+      })
+    )
+  )
+
+  const initializeResult = Fiber.join(initializeAnswer).pipe(
+    Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Control.InitializeResponse, body))
+  )
+  // The CLI's version, once it answered `initialize`: an unsupported one (unless the program
+  // accepted it) ends the session with UnsupportedCliVersion, failing every turn; a real CLI
+  // gets no turn before (see `ready` below).
+  // A CLI that refuses `initialize` (or does not answer it in time) still gets the turn, and
+  // says why on the turn; its version is then told by `claude --version`. Not with hooks: they
+  // are registered by `initialize`, and a turn would run tools no guard saw, so the session ends
+  // with that error instead (fail closed).
+  // Nor when the CLI says it did not put them in place, or does not honor an `onFailure:
+  // "block"` the program asked for (a failed callback would let the action run).
+  const hooksRegistered = Object.keys(hookBinding?.initialize ?? {}).length > 0
+  const answered = hooksRegistered
+    ? Effect.flatMap(Fiber.join(initializeAnswer), (body) => hooksInPlace(body, hookBinding!.blockAsked))
+    : Effect.orElseSucceed(Fiber.join(initializeAnswer), () => undefined)
+  const ready = yield* Effect.forkScoped(
+    answered.pipe(
+      Effect.flatMap((body) => CliVersion.verify(body, spec, connection, options.cliVersionPolicy)),
+      Effect.tap((version) =>
+        Effect.sync(() => {
+          cliVersion = version
+          versionChecked = true
+        })
+      ),
+      Effect.provideService(Transport, transport),
+      Effect.tapError((error) =>
+        Effect.andThen(lifecycle.abort(error), Effect.sync(() => {
+          outgoing.failAll(error)
+          turns.failAll(error)
+        }))
+      )
+    ),
+    { startImmediately: true }
+  )
+  // The CLI takes tens of milliseconds to start and answer; the schema JIT compiler is loaded
+  // and the decoders are compiled meanwhile.
+  yield* Effect.forkScoped(Effect.andThen(SchemaJit.load, Effect.sync(Codec.prepareDecoders)))
+
+  const runner = yield* TurnRunner.make({
+    turns,
+    outgoing,
+    lifecycle,
+    write,
+    // A real CLI gets no user line before it answered `initialize` (its hooks are then in place)
+    // and its version passed; the CLI reads no line before it is up anyway. Fakes and replays
+    // (no process) are not held: their scripts decide the order.
+    ready: connection.pid === undefined ? Effect.void : Effect.asVoid(Fiber.join(ready)),
+    scope,
+    interruptTimeout: Duration.fromInputUnsafe(options.interruptTimeout ?? "10 seconds"),
+    stallTimeout: options.stallTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.stallTimeout),
+    turnTimeout: options.turnTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.turnTimeout),
+    lastActivity: () => lastActivity,
+    tracing: { sessionSpan, spans: tracing },
+    decodeResult: decodeStructured
+  })
+
+  // ---- operations ---------------------------------------------------------------------------
+  // After `endInput` or the close nothing reaches the CLI: `SessionClosed`, as for a turn, not the
+  // reason its clean exit at EOF left (`ProcessExited`, code 0).
+  // The library's own requests keep the answer's fields their schemas do not know; the caller's
+  // (`session.request`) get what their schema decodes to, as it is (a class, renamed keys).
+  const requestWith = (asDecoded: boolean): Controls.Request => (body, responseSchema, requestOptions) =>
+    Effect.suspend(() =>
+      lifecycle.inputOpen
+        ? outgoing.request(body, responseSchema, requestOptions?.timeout, asDecoded)
+        : lifecycle.failure(body.subtype)
+    )
+  return {
+    runner,
+    /** `session.request`: the caller's schema decodes the answer as it is. */
+    requestDecoded: requestWith(true),
+    /** The named control requests, over the library's own `request`. */
+    controls: Controls.make(requestWith(false), mcp),
+    sessionId: Deferred.await(sessionId),
+    initializeResult,
+    cliVersion: Fiber.join(ready),
+    // Writers waiting for their turn on the CLI learn at once that there is none.
+    endInput: Effect.andThen(lifecycle.endInput, Effect.sync(() => turns.wakeWriters(true))),
+    exit: Deferred.await(lifecycle.ended)
+  }
+})
