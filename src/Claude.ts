@@ -54,8 +54,7 @@ export const layerProcess: Layer.Layer<Transport> = ProcessTransport.layer
 export const layer: Layer.Layer<Transport> = layerProcess
 
 // What a session loads only when it needs it (`import()`), so that importing this module does not
-// load it: the handlers' modules when their service is in the context (`internal/services.ts`
-// holds the tags), structured output, the session store's modules.
+// load it: structured output, the session store's modules (the engine loads the handlers').
 const loadStructuredOutput = Effect.promise(() => import("./internal/structuredOutput.ts"))
 const loadSessionStore = Effect.promise(() => import("./internal/sessionStoreOpen.ts"))
 // The session engine, with the protocol's schemas (`internal/sessionEngine.ts`): every session

@@ -1,8 +1,8 @@
 /**
- * The session's named control requests (`setModel`, `stopTask`, those added in 0.2.0 by issue 15,
- * …): each builds its typed request body, checks what the CLI would take badly (`InvalidInput`,
- * nothing sent) and decodes the answer with its schema (a broken answer is `ProtocolViolation`,
- * an error answer `ControlRejected`).
+ * The session's named control requests (`setModel`, `stopTask`, those added in 0.2.0 by issue 15):
+ * each builds its typed request body, checks what the CLI would take badly (`InvalidInput`, nothing
+ * sent) and decodes the answer with its schema (a broken answer is `ProtocolViolation`, an error
+ * answer `ControlRejected`).
  */
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"

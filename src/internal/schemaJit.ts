@@ -3,8 +3,8 @@
  * modules and ~50 KB of JavaScript), loaded apart from the protocol, so that importing the library
  * does not load it. The guards of `protocol/codec.ts` use it once it is loaded, and the interpreter
  * until then (the same answers, about ten times slower): the first guard that finds it missing
- * starts loading it (`import()`), and a session waits for it while the CLI starts (`Claude.open`,
- * before `Protocol.prepareDecoders`). A program that decodes in one synchronous run (a
+ * starts loading it (`import()`), and a session loads it while the CLI starts, then compiles its
+ * decoders (`sessionEngine.ts`, then `prepareDecoders`). A program that decodes in one synchronous run (a
  * micro-benchmark) waits for {@link load} first.
  */
 import * as Effect from "effect/Effect"

@@ -38,7 +38,7 @@ import type * as Protocol from "../Protocol.ts"
 import * as Codec from "../protocol/codec.ts"
 import * as Control from "../protocol/control.ts"
 import * as Lines from "../protocol/lines.ts"
-import { type Connection, type LaunchSpec, Transport } from "../Transport.ts"
+import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 import * as Controls from "./controls.ts"
 import { exitContext } from "./exitReason.ts"
 import * as Incoming from "./incoming.ts"
@@ -125,11 +125,26 @@ const hooksInPlace = (body: unknown, blockAsked: boolean): Effect.Effect<unknown
   return Effect.succeed(body)
 }
 
+/** What `Claude.open` makes the public `Session` of (the fields of the same names there). */
+export interface Engine {
+  /** `send`, `turn`, `run`, `interrupt`. */
+  readonly runner: TurnRunner.TurnRunner
+  /** `session.request`: the caller's schema decodes the answer as it is. */
+  readonly requestDecoded: Controls.Request
+  /** The named control requests, over the library's own `request`. */
+  readonly controls: ReturnType<typeof Controls.make>
+  readonly sessionId: Effect.Effect<string, ClaudeError.ClaudeError>
+  readonly initializeResult: Effect.Effect<Protocol.InitializeResponse, ClaudeError.ClaudeError>
+  readonly cliVersion: Effect.Effect<string | undefined, ClaudeError.ClaudeError>
+  readonly endInput: Effect.Effect<void>
+  readonly exit: Effect.Effect<ExitStatus>
+}
+
 /**
  * Starts the engine on a spawned CLI, in the session's scope: writes `initialize`, forks the
  * reader, and returns what the session's methods are made of.
  */
-export const start = Effect.fnUntraced(function*(input: EngineInput) {
+export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.Return<Engine, never, Scope.Scope> {
   const {
     options,
     transport,
@@ -238,8 +253,10 @@ export const start = Effect.fnUntraced(function*(input: EngineInput) {
   }
   const incoming = yield* Incoming.make({ handlers, send: write, tracing, session: lifecycle })
 
-  // Sent first, before any user turn, and at once: the CLI reads it as soon as it is up. Its body is decoded only for those who ask for it, so
-  // an answer that breaks the schema fails `initializeResult`, not the session.
+  // Sent first, before any user turn and before anything is read: the CLI reads it as soon as it
+  // is up (the engine is loaded in far less time than the CLI takes to start). Its body is decoded
+  // only for those who ask for it, so an answer that breaks the schema fails `initializeResult`,
+  // not the session.
   const initializeAnswer = yield* Effect.forkScoped(
     outgoing.request(
       {
@@ -408,9 +425,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput) {
     )
   return {
     runner,
-    /** `session.request`: the caller's schema decodes the answer as it is. */
     requestDecoded: requestWith(true),
-    /** The named control requests, over the library's own `request`. */
     controls: Controls.make(requestWith(false), mcp),
     sessionId: Deferred.await(sessionId),
     initializeResult,

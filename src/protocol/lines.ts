@@ -1,8 +1,7 @@
 /**
  * The lines the host writes to the CLI: user turns, control requests and answers, each a plain
  * object built here and written as one JSON line. No schema is built here (only their types are
- * read), so the session engine writes its lines without loading the protocol's schemas, which a
- * session loads while its CLI starts (with `internal/sessionEngine.ts`).
+ * read).
  *
  * @since 0.2.0
  */
