@@ -7,8 +7,8 @@
  *
  * `start` joins the modules that do the work: `reader.ts` reads and routes, `turns.ts` matches
  * events to the user turn that caused them, `turnRunner.ts` writes and interrupts turns,
- * `incoming.ts` and `outgoing.ts` are the two halves of the control channel, `lifecycle.ts` says
- * how the session ends. It returns the parts `Claude.open` makes the public `Session` of.
+ * `incoming.ts` and `outgoing.ts` are the two halves of the control channel (`hostHandlers.ts`
+ * makes the handlers of the first), `lifecycle.ts` says how the session ends. It returns the parts `Claude.open` makes the public `Session` of.
  *
  * Ordering (see each step): `initialize` is written before anything is read, with the hooks'
  * registrations; the reader is forked before the close's finalizer is added, so the finalizer
@@ -32,7 +32,6 @@ import * as CliVersion from "../CliVersion.ts"
 import type * as Events from "../Events.ts"
 import * as Framing from "../Framing.ts"
 import type * as HandlerFailure from "../HandlerFailure.ts"
-import type * as Hooks from "../Hooks.ts"
 import * as Launch from "../Launch.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as Codec from "../protocol/codec.ts"
@@ -41,27 +40,20 @@ import * as Lines from "../protocol/lines.ts"
 import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 import * as Controls from "./controls.ts"
 import { exitContext } from "./exitReason.ts"
+import * as HostHandlers from "./hostHandlers.ts"
 import * as Incoming from "./incoming.ts"
 import { isRecord } from "./json.ts"
 import { Lifecycle } from "./lifecycle.ts"
-import * as McpConnection from "./mcpConnection.ts"
 import type { Mirror } from "./mirror.ts"
 import * as Outgoing from "./outgoing.ts"
 import { Reader } from "./reader.ts"
 import * as SchemaJit from "./schemaJit.ts"
-import type * as Services from "./services.ts"
 import type { Subscribers } from "./subscribers.ts"
 import * as Tracing from "./tracing.ts"
 import { failureOf } from "./turnOutcome.ts"
 import * as TurnRunner from "./turnRunner.ts"
 import { Turns } from "./turns.ts"
 import { TurnUsageTracker } from "./turnUsage.ts"
-
-// The handlers' modules, loaded when their service is in the context (`services.ts` holds the tags).
-const loadHooks = Effect.promise(() => import("./lazy/hooks.ts"))
-const loadPermissions = Effect.promise(() => import("./lazy/permissions.ts"))
-const loadElicitation = Effect.promise(() => import("./lazy/elicitation.ts"))
-const loadUserDialogs = Effect.promise(() => import("./lazy/userDialogs.ts"))
 
 /** The session options the engine reads (`Claude.SessionOptions`, which checked them). */
 export interface EngineOptions extends
@@ -83,8 +75,8 @@ export interface EngineOptions extends
   } | undefined
 }
 
-/** What `Claude.open` hands over once the CLI is spawned. */
-export interface EngineInput {
+/** What `Claude.open` hands over once the CLI is spawned (with the services it found). */
+export interface EngineInput extends HostHandlers.HostServices {
   readonly options: EngineOptions
   readonly transport: Transport["Service"]
   readonly connection: Connection
@@ -97,11 +89,6 @@ export interface EngineInput {
   readonly sessionSpan: Tracer.Span
   readonly subscribers: Subscribers<Events.Event>
   readonly mirror: Mirror | undefined
-  readonly hooks: Option.Option<Services.Hooks["Service"]>
-  readonly permissions: Option.Option<Services.Permissions["Service"]>
-  readonly elicitation: Option.Option<Services.Elicitation["Service"]>
-  readonly userDialogs: Option.Option<Services.UserDialogs["Service"]>
-  readonly mcpServers: Services.McpServers["Service"]
 }
 
 /**
@@ -157,11 +144,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     sessionSpan,
     subscribers,
     mirror,
-    hooks,
-    permissions,
-    elicitation,
-    userDialogs,
-    mcpServers
+    userDialogs
   } = input
   const scope: Scope.Scope = yield* Effect.scope
   const secrets = Tracing.secretsOf(command.env, [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
@@ -218,39 +201,8 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     turns.complete()
     subscribers.wake()
   }
-  // Without hooks, `Hooks.bind` of no hooks: nothing in `initialize`, and a `hook_callback`
-  // (which no CLI sends then) answered by it when it comes.
-  const hookBinding = Option.isNone(hooks) ? undefined : (yield* loadHooks).bind(hooks.value, report)
-  const dispatchHook = hookBinding !== undefined
-    ? hookBinding.dispatch
-    : (...args: Parameters<Hooks.Bound["dispatch"]>) =>
-      Effect.flatMap(loadHooks, (module) => module.bind(module.empty, report).dispatch(...args))
-  const mcp = yield* McpConnection.connect(mcpServers)
-  const handlers: Record<string, Incoming.Handler> = {
-    hook_callback: (request, requestId) =>
-      dispatchHook(
-        String(request.callback_id),
-        request.input,
-        typeof request.tool_use_id === "string" ? request.tool_use_id : undefined,
-        requestId
-      ),
-    mcp_message: (request) =>
-      mcp.handle(String(request.server_name), request.message).pipe(
-        Effect.map((response) => ({ mcp_response: response }))
-      )
-  }
-  if (Option.isSome(permissions)) {
-    const binding = (yield* loadPermissions).bind(permissions.value, report)
-    handlers.can_use_tool = (request, requestId) => binding.decide(request, requestId)
-  }
-  if (Option.isSome(elicitation)) {
-    const binding = (yield* loadElicitation).bind(elicitation.value, report)
-    handlers.elicitation = (request, requestId) => binding.respond(request, requestId)
-  }
-  if (Option.isSome(userDialogs)) {
-    const binding = (yield* loadUserDialogs).bind(userDialogs.value, report)
-    handlers.request_user_dialog = (request, requestId) => binding.show(request, requestId)
-  }
+  // Each handler from its service (`hostHandlers.ts`); the hooks' registrations go in `initialize`.
+  const { handlers, hooks: hookBinding, mcp } = yield* HostHandlers.bind(input, report)
   const incoming = yield* Incoming.make({ handlers, send: write, tracing, session: lifecycle })
 
   // Sent first, before any user turn and before anything is read: the CLI reads it as soon as it

@@ -22,6 +22,7 @@ export const loadedAfterSpawn = [
   "src/internal/userTurn.ts",
   "src/internal/outgoing.ts",
   "src/internal/incoming.ts",
+  "src/internal/hostHandlers.ts",
   "src/internal/controls.ts",
   "src/internal/mcpConnection.ts",
   "src/internal/lifecycle.ts",
