@@ -23,6 +23,19 @@ export const freePort: Effect.Effect<number> = Effect.callback<number>((resume) 
 
 export { isAlive } from "../../test/support/live.ts"
 
+/**
+ * Removes a runner's HOME, retrying while files appear in it (a CLI that still writes there as it
+ * exits); false when it could not, never a throw from a process's exit handler.
+ */
+const removeHome = (home: string): boolean => {
+  try {
+    Fs.rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** A runner process of scripts/cluster/runner.ts, killed with the scope if still running. */
 export const spawnRunner = (
   options: {
@@ -56,8 +69,11 @@ export const spawnRunner = (
         stderr = (stderr + String(chunk)).slice(-4000)
       })
       child.on("exit", (code, signal) => {
-        if (home !== undefined) Fs.rmSync(home, { recursive: true, force: true })
+        // Exited first: a removal that fails must not leave `exited` undone (the release and the
+        // tests wait for it). The CLIs of a runner may still write to its HOME as they exit
+        // (ENOTEMPTY): what is left is removed again at the release.
         Deferred.doneUnsafe(exited, Exit.void)
+        if (home !== undefined) removeHome(home)
         if (!Deferred.isDoneUnsafe(ready)) {
           Deferred.doneUnsafe(ready, Exit.die(new Error(`runner ${options.port} exited (${code ?? signal}): ${stderr}`)))
         }
@@ -70,7 +86,7 @@ export const spawnRunner = (
         // Again at the end: the CLIs of a killed runner may write to its HOME while they exit.
         return Effect.andThen(
           Deferred.await(runner.exited),
-          Effect.sync(() => runner.home !== undefined && Fs.rmSync(runner.home, { recursive: true, force: true }))
+          Effect.sync(() => runner.home !== undefined && removeHome(runner.home))
         )
       })
   )
