@@ -11,6 +11,7 @@ import * as Readline from "node:readline"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Schedule from "effect/Schedule"
 
 export const freePort: Effect.Effect<number> = Effect.callback<number>((resume) => {
   const server = Net.createServer()
@@ -23,18 +24,25 @@ export const freePort: Effect.Effect<number> = Effect.callback<number>((resume) 
 
 export { isAlive } from "../../test/support/live.ts"
 
-/**
- * Removes a runner's HOME, retrying while files appear in it (a CLI that still writes there as it
- * exits); false when it could not, never a throw from a process's exit handler.
- */
+/** Removes a runner's HOME once; false when it could not (a CLI still writing there as it exits). */
 const removeHome = (home: string): boolean => {
   try {
-    Fs.rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 })
+    Fs.rmSync(home, { recursive: true, force: true })
     return true
   } catch {
     return false
   }
 }
+
+/**
+ * Removes a runner's HOME, again every 100 ms for up to 5 s while its CLIs, exiting, still write
+ * there; a warning names it if it is still there then.
+ */
+const removeHomeAtLast = (home: string): Effect.Effect<void> =>
+  Effect.suspend(() => removeHome(home) ? Effect.void : Effect.fail("not yet")).pipe(
+    Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 50 }),
+    Effect.catch(() => Effect.logWarning(`runner HOME ${home} could not be removed: its CLIs still write there`))
+  )
 
 /** A runner process of scripts/cluster/runner.ts, killed with the scope if still running. */
 export const spawnRunner = (
@@ -68,10 +76,16 @@ export const spawnRunner = (
       child.stderr!.on("data", (chunk) => {
         stderr = (stderr + String(chunk)).slice(-4000)
       })
+      // A spawn that fails emits "error" and no "exit": the runner is over all the same.
+      child.on("error", (error) => {
+        Deferred.doneUnsafe(exited, Exit.void)
+        if (home !== undefined) removeHome(home)
+        Deferred.doneUnsafe(ready, Exit.die(error))
+      })
       child.on("exit", (code, signal) => {
         // Exited first: a removal that fails must not leave `exited` undone (the release and the
         // tests wait for it). The CLIs of a runner may still write to its HOME as they exit
-        // (ENOTEMPTY): what is left is removed again at the release.
+        // (ENOTEMPTY): what is left is removed at the release.
         Deferred.doneUnsafe(exited, Exit.void)
         if (home !== undefined) removeHome(home)
         if (!Deferred.isDoneUnsafe(ready)) {
@@ -86,7 +100,7 @@ export const spawnRunner = (
         // Again at the end: the CLIs of a killed runner may write to its HOME while they exit.
         return Effect.andThen(
           Deferred.await(runner.exited),
-          Effect.sync(() => runner.home !== undefined && removeHome(runner.home))
+          runner.home === undefined ? Effect.void : removeHomeAtLast(runner.home)
         )
       })
   )

@@ -8,7 +8,8 @@
  * `start` joins the modules that do the work: `reader.ts` reads and routes, `turns.ts` matches
  * events to the user turn that caused them, `turnRunner.ts` writes and interrupts turns,
  * `incoming.ts` and `outgoing.ts` are the two halves of the control channel (`hostHandlers.ts`
- * makes the handlers of the first), `lifecycle.ts` says how the session ends. It returns the parts `Claude.open` makes the public `Session` of.
+ * makes the handlers of the first), `lifecycle.ts` says how the session ends. It returns the parts
+ * `Claude.open` makes the public `Session` of.
  *
  * Ordering (see each step): `initialize` is written before anything is read, with the hooks'
  * registrations; the reader is forked before the close's finalizer is added, so the finalizer
