@@ -39,11 +39,11 @@ import * as Codec from "../protocol/codec.ts"
 import * as Control from "../protocol/control.ts"
 import * as Lines from "../protocol/lines.ts"
 import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
+import * as CliAccepted from "./cliAccepted.ts"
 import * as Controls from "./controls.ts"
 import { exitContext } from "./exitReason.ts"
 import * as HostHandlers from "./hostHandlers.ts"
 import * as Incoming from "./incoming.ts"
-import { isRecord } from "./json.ts"
 import { Lifecycle } from "./lifecycle.ts"
 import type { Mirror } from "./mirror.ts"
 import * as Outgoing from "./outgoing.ts"
@@ -90,27 +90,6 @@ export interface EngineInput extends HostHandlers.HostServices {
   readonly sessionSpan: Tracer.Span
   readonly subscribers: Subscribers<Events.Event>
   readonly mirror: Mirror | undefined
-}
-
-/**
- * `initialize`'s answer, when the CLI put the session's hooks in place: not when it says it did
- * not (`hooks_applied: false`), nor, when the program asked for `onFailure: "block"`, when it
- * does not say it honors that (`hook_on_failure_supported`).
- */
-const hooksInPlace = (body: unknown, blockAsked: boolean): Effect.Effect<unknown, ClaudeError.ClaudeError> => {
-  const answer = isRecord(body) ? body : {}
-  const refused = (error: string) =>
-    Effect.fail(ClaudeError.make(new ClaudeError.ControlRejected({ subtype: "initialize", error, by: "host" })))
-  if (answer.hooks_applied === false) {
-    return refused("the CLI did not put the session's hooks in place (hooks_applied: false), so no turn runs without them")
-  }
-  if (blockAsked && answer.hook_on_failure_supported !== true) {
-    return refused(
-      `the CLI does not honor onFailure: "block" on hooks (its initialize answer lacks hook_on_failure_supported), ` +
-        `so a hook that fails would not block; update Claude Code, or remove onFailure: "block"`
-    )
-  }
-  return Effect.succeed(body)
 }
 
 /** What `Claude.open` makes the public `Session` of (the fields of the same names there). */
@@ -311,22 +290,11 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   const initializeResult = Fiber.join(initializeAnswer).pipe(
     Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Control.InitializeResponse, body))
   )
-  // The CLI's version, once it answered `initialize`: an unsupported one (unless the program
-  // accepted it) ends the session with UnsupportedCliVersion, failing every turn; a real CLI
-  // gets no turn before (see `ready` below).
-  // A CLI that refuses `initialize` (or does not answer it in time) still gets the turn, and
-  // says why on the turn; its version is then told by `claude --version`. Not with hooks: they
-  // are registered by `initialize`, and a turn would run tools no guard saw, so the session ends
-  // with that error instead (fail closed).
-  // Nor when the CLI says it did not put them in place, or does not honor an `onFailure:
-  // "block"` the program asked for (a failed callback would let the action run).
-  const hooksRegistered = Object.keys(hookBinding?.initialize ?? {}).length > 0
-  const answered = hooksRegistered
-    ? Effect.flatMap(Fiber.join(initializeAnswer), (body) => hooksInPlace(body, hookBinding!.blockAsked))
-    : Effect.orElseSucceed(Fiber.join(initializeAnswer), () => undefined)
+  // The CLI's version, once it answered `initialize`, or why it gets no turn
+  // (`cliAccepted.ts`): that ends the session, failing every turn; a real CLI gets no turn
+  // before (see the runner's `ready` below).
   const ready = yield* Effect.forkScoped(
-    answered.pipe(
-      Effect.flatMap((body) => CliVersion.verify(body, spec, connection, options.cliVersionPolicy)),
+    CliAccepted.check(Fiber.join(initializeAnswer), hookBinding, spec, connection, options.cliVersionPolicy).pipe(
       Effect.tap((version) =>
         Effect.sync(() => {
           cliVersion = version

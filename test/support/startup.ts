@@ -23,6 +23,7 @@ export const loadedAfterSpawn = [
   "src/internal/outgoing.ts",
   "src/internal/incoming.ts",
   "src/internal/hostHandlers.ts",
+  "src/internal/cliAccepted.ts",
   "src/internal/controls.ts",
   "src/internal/mcpConnection.ts",
   "src/internal/lifecycle.ts",
