@@ -730,7 +730,6 @@ const openSession: (
       transport,
       connection,
       spec,
-      closeGrace,
       command,
       jsonSchema,
       decodeStructured,

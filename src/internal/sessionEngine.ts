@@ -81,9 +81,8 @@ export interface EngineInput extends HostHandlers.HostServices {
   readonly options: EngineOptions
   readonly transport: Transport["Service"]
   readonly connection: Connection
-  /** How the CLI was spawned (`claude --version` is run with the same). */
+  /** How the CLI was spawned (`claude --version` is run with the same), with its `closeGrace`. */
   readonly spec: Omit<LaunchSpec, "args">
-  readonly closeGrace: Duration.Duration
   readonly command: Launch.Command
   readonly jsonSchema: Record<string, unknown> | undefined
   readonly decodeStructured: TurnRunner.TurnRunnerOptions["decodeResult"]
@@ -117,7 +116,6 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     transport,
     connection,
     spec,
-    closeGrace,
     command,
     jsonSchema,
     decodeStructured,
@@ -130,7 +128,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   const secrets = Tracing.secretsOf(command.env, [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
   const tracing = yield* Tracing.make(sessionSpan, secrets)
   // The session's secrets stay out of the stderr the library logs and puts in errors.
-  const lifecycle = new Lifecycle(connection, closeGrace, { ...exitContext(options), redact: (text) => tracing.redact(text) })
+  const lifecycle = new Lifecycle(connection, spec.closeGrace, { ...exitContext(options), redact: (text) => tracing.redact(text) })
   // The CLI's stderr, as it comes, in the log (debug).
   yield* connection.stderr.pipe(
     Stream.runForEach((line) => Effect.logDebug(`claude stderr: ${tracing.redact(line)}`)),
