@@ -518,6 +518,24 @@ describe("Session against the in-memory fake CLI", () => {
     }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({
       onControl: (request, cli) => cli.emit(FakeCli.success(request, { ok: true }))
     })))))
+
+  it.effect("a transcript recorder that is a class instance is called as its method, both ways", () =>
+    Effect.gen(function*() {
+      class Lines implements Claude.Recorder {
+        readonly lines: Array<string> = []
+        record(direction: "send" | "recv", message: unknown) {
+          this.lines.push(`${direction} ${(message as { type: string }).type}`)
+        }
+      }
+      const recorder = new Lines()
+      const session = yield* Claude.open({ transcript: recorder })
+      yield* session.run("hello")
+      assert.deepStrictEqual(recorder.lines.filter((line) => line.startsWith("send")), [
+        "send control_request",
+        "send user"
+      ])
+      assert.include(recorder.lines, "recv result")
+    }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({ sessionId: SESSION })))))
 })
 
 describe("handing events to consumers", () => {

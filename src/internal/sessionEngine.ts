@@ -5,23 +5,21 @@
  * and the protocol's schemas are compiled and built while the CLI starts, which takes far longer,
  * not when a program imports the library (issue 21: the library's own share of start-up).
  *
- * `start` joins the modules that do the work: `reader.ts` reads and routes, `turns.ts` matches
+ * `start` joins the modules that do the work: `stdinWriter.ts` writes every line, `reader.ts`
+ * reads and routes and `readLoop.ts` feeds it for the life of the session, `turns.ts` matches
  * events to the user turn that caused them, `turnRunner.ts` writes and interrupts turns,
  * `incoming.ts` and `outgoing.ts` are the two halves of the control channel (`hostHandlers.ts`
  * makes the handlers of the first), `lifecycle.ts` says how the session ends. It returns the parts
  * `Claude.open` makes the public `Session` of.
  *
  * Ordering (see each step): `initialize` is written before anything is read, with the hooks'
- * registrations; the reader is forked before the close's finalizer is added, so the finalizer
- * runs first and the reader serves the CLI's last lines while it exits; a real CLI gets no user
- * line before `initialize` is answered and its version passed.
+ * registrations; the read loop is forked before the close's finalizer is added (`readLoop.ts`),
+ * so the close runs first and the reader serves the CLI's last lines while it exits; a real CLI
+ * gets no user line before `initialize` is answered and its version passed.
  */
-import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -37,7 +35,6 @@ import * as Launch from "../Launch.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as Codec from "../protocol/codec.ts"
 import * as Control from "../protocol/control.ts"
-import * as Lines from "../protocol/lines.ts"
 import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 import * as CliAccepted from "./cliAccepted.ts"
 import * as Controls from "./controls.ts"
@@ -47,8 +44,10 @@ import * as Incoming from "./incoming.ts"
 import { Lifecycle } from "./lifecycle.ts"
 import type { Mirror } from "./mirror.ts"
 import * as Outgoing from "./outgoing.ts"
+import * as ReadLoop from "./readLoop.ts"
 import { Reader } from "./reader.ts"
 import * as SchemaJit from "./schemaJit.ts"
+import * as StdinWriter from "./stdinWriter.ts"
 import type { Subscribers } from "./subscribers.ts"
 import * as Tracing from "./tracing.ts"
 import { failureOf } from "./turnOutcome.ts"
@@ -137,25 +136,11 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
 
   const recorder = options.transcript
   recorder?.secrets?.(secrets)
-  const write = (message: Protocol.StdinMessage): Effect.Effect<void, ClaudeError.ClaudeError> =>
-    Effect.suspend(() => {
-      // A value JSON cannot hold (a BigInt, a cycle) is the caller's to hear of: nothing is sent.
-      let line: string
-      try {
-        line = Lines.encodeStdin(message)
-      } catch (error) {
-        return Effect.fail(ClaudeError.make(
-          new ClaudeError.InvalidInput({
-            description: `A ${message.type} line for the CLI cannot be written as JSON, so it was not sent: ${
-              error instanceof Error ? error.message : String(error)
-            }`
-          })
-        ))
-      }
-      recorder?.record("send", message)
-      // Handed over whole or not at all (see `Connection.send`).
-      return Effect.uninterruptible(connection.send(line))
-    })
+  // Called as the recorder's method: a recorder may be a class instance.
+  const record = recorder === undefined
+    ? undefined
+    : (direction: "send" | "recv", message: unknown) => recorder.record(direction, message)
+  const write = StdinWriter.make(connection, record)
   // The CLI's version once told: it decides whether a timed-out request may be cancelled.
   let cliVersion: string | undefined
   // Until the version is checked, no cancel is sent: the CLI may be one that exits on it (2.1.0,
@@ -189,15 +174,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   // not the session.
   const initializeAnswer = yield* Effect.forkScoped(
     outgoing.request(
-      {
-        subtype: "initialize",
-        hooks: hookBinding?.initialize ?? {},
-        ...(jsonSchema === undefined ? {} : { jsonSchema }),
-        ...(options.agents !== undefined ? { agents: options.agents } : {}),
-        ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
-        ...(Array.isArray(options.skills) ? { skills: options.skills } : {}),
-        ...(Option.isSome(userDialogs) ? { supportedDialogKinds: userDialogs.value.kinds } : {})
-      },
+      initializeRequest(options, hookBinding?.initialize ?? {}, jsonSchema, userDialogs),
       Schema.Unknown,
       options.initializeTimeout ?? "120 seconds"
     ),
@@ -228,62 +205,21 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     subscribers,
     sessionId,
     tracing,
-    record: recorder === undefined ? undefined : (direction, message) => recorder.record(direction, message),
+    record,
     recordStreamEvents: recorder?.streamEvents === true,
     mirror
   })
-  const clock = yield* Clock.Clock
-  let lastActivity = clock.currentTimeMillisUnsafe()
-
-  // Everything still waiting fails with the reason of the end; the event streams end (failed
-  // with `crash` when the CLI died by itself). Idempotent: the close runs it too.
-  const settleAll = (reason: ClaudeError.ClaudeError, crash: ClaudeError.ClaudeError | undefined) => {
-    outgoing.failAll(reason)
-    turns.failAll(reason)
-    if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.fail(reason))
-    subscribers.end(crash)
-  }
-  const onEnd = Effect.gen(function*() {
-    const crash = yield* lifecycle.onStdoutEnd
-    settleAll(lifecycle.reason!, crash)
-    if (reader.skippedLines > 0) yield* Effect.logDebug(`skipped ${reader.skippedLines} non-JSON lines from the CLI`)
-    if (reader.unmatchedAnswers > 0) {
-      yield* Effect.logDebug(`${reader.unmatchedAnswers} control responses answered no pending request`)
-    }
-    yield* lifecycle.awaitLateExit
+  // The read loop, and the session's close (`readLoop.ts`).
+  const { lastActivity } = yield* ReadLoop.start({
+    connection,
+    reader,
+    lifecycle,
+    outgoing,
+    turns,
+    sessionId,
+    subscribers,
+    tracing
   })
-  yield* connection.incoming.pipe(
-    Stream.runForEachArray((chunks) => {
-      lastActivity = clock.currentTimeMillisUnsafe()
-      reader.push(chunks)
-      return Effect.void
-    }),
-    Effect.catchCause((cause) => {
-      // A transport that fails its stream with a ClaudeError (a replay mismatch) fails what waits.
-      const failure = cause.reasons.find(Cause.isFailReason)?.error
-      if (ClaudeError.isClaudeError(failure)) lifecycle.readFailure = failure
-      return Effect.logWarning("reading the CLI's stdout failed", cause)
-    }),
-    Effect.andThen(Effect.sync(() => reader.end()).pipe(
-      // A defect here (a bug) must still end the session below, never leave it hanging.
-      Effect.catchCause((cause) => Effect.logError("reading the CLI's last lines failed", cause))
-    )),
-    Effect.andThen(onEnd),
-    Effect.forkScoped
-  )
-  // Added after the reader, so it runs before the reader is stopped: the reader serves the
-  // CLI's last lines (a Stop hook) while the CLI exits.
-  // A CLI that has not exited by the end of the EOF share is ended by the transport: the reader
-  // is stopped before, so what waits is settled here.
-  yield* Effect.addFinalizer(() =>
-    Effect.andThen(
-      lifecycle.close,
-      Effect.sync(() => {
-        settleAll(lifecycle.reason!, undefined)
-        tracing.ended(lifecycle.reason)
-      })
-    )
-  )
 
   const initializeResult = Fiber.join(initializeAnswer).pipe(
     Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Control.InitializeResponse, body))
@@ -326,7 +262,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     interruptTimeout: Duration.fromInputUnsafe(options.interruptTimeout ?? "10 seconds"),
     stallTimeout: options.stallTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.stallTimeout),
     turnTimeout: options.turnTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.turnTimeout),
-    lastActivity: () => lastActivity,
+    lastActivity,
     tracing: { sessionSpan, spans: tracing },
     decodeResult: decodeStructured
   })
@@ -353,4 +289,23 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     endInput: Effect.andThen(lifecycle.endInput, Effect.sync(() => turns.wakeWriters(true))),
     exit: Deferred.await(lifecycle.ended)
   }
+})
+
+/**
+ * The `initialize` request: the hooks' registrations, the structured output's schema, the
+ * subagents, the skills and the host's dialogs, each only when the session has them.
+ */
+const initializeRequest = (
+  options: EngineOptions,
+  hooks: NonNullable<Control.InitializeRequest["hooks"]>,
+  jsonSchema: Record<string, unknown> | undefined,
+  userDialogs: EngineInput["userDialogs"]
+): { readonly subtype: "initialize" } & Record<string, unknown> => ({
+  subtype: "initialize",
+  hooks,
+  ...(jsonSchema === undefined ? {} : { jsonSchema }),
+  ...(options.agents !== undefined ? { agents: options.agents } : {}),
+  ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
+  ...(Array.isArray(options.skills) ? { skills: options.skills } : {}),
+  ...(Option.isSome(userDialogs) ? { supportedDialogKinds: userDialogs.value.kinds } : {})
 })

@@ -12,6 +12,7 @@
  */
 export const loadedAfterSpawn = [
   "src/internal/sessionEngine.ts",
+  "src/internal/readLoop.ts",
   "src/internal/reader.ts",
   "src/internal/jsonLines.ts",
   "src/Framing.ts",
@@ -20,6 +21,7 @@ export const loadedAfterSpawn = [
   "src/internal/turnOutcome.ts",
   "src/internal/turnUsage.ts",
   "src/internal/userTurn.ts",
+  "src/internal/stdinWriter.ts",
   "src/internal/outgoing.ts",
   "src/internal/incoming.ts",
   "src/internal/hostHandlers.ts",

@@ -1,0 +1,108 @@
+/**
+ * Reading the CLI's stdout for the life of a session, and what its end settles.
+ *
+ * Invariants:
+ * - The read loop is forked before the close's finalizer is added: a scope runs its finalizers
+ *   last first, so the close (stdin EOF, then the transport's signals) runs while the loop still
+ *   serves the CLI's last lines (a Stop hook) as it exits, and the loop is stopped after.
+ * - Whichever ends first, stdout or the session's scope, everything still waiting fails with the
+ *   lifecycle's reason and the event streams end (failed with the reason when the CLI died by
+ *   itself); `settle` is idempotent, both ends run it.
+ * - A transport that fails its stream with a `ClaudeError` (a replay mismatch) is the reason of
+ *   the end; a defect in reading the last lines is logged and the session still ends, never hangs.
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as ClaudeError from "../ClaudeError.ts"
+import type * as Events from "../Events.ts"
+import type { Connection } from "../Transport.ts"
+import type { Lifecycle } from "./lifecycle.ts"
+import type { Outgoing } from "./outgoing.ts"
+import type { Reader } from "./reader.ts"
+import type { Subscribers } from "./subscribers.ts"
+import type { SessionTracing } from "./tracing.ts"
+import type { Turns } from "./turns.ts"
+
+export interface ReadLoopInput {
+  readonly connection: Connection
+  readonly reader: Reader
+  readonly lifecycle: Lifecycle
+  readonly outgoing: Outgoing
+  readonly turns: Turns
+  /** The session's id, failed with the reason if the CLI never told it. */
+  readonly sessionId: Deferred.Deferred<string, ClaudeError.ClaudeError>
+  readonly subscribers: Subscribers<Events.Event>
+  readonly tracing: SessionTracing
+}
+
+export interface ReadLoop {
+  /** When the CLI last wrote anything (epoch millis): what a turn's stall is measured from. */
+  readonly lastActivity: () => number
+}
+
+/** Forks the read loop in the session's scope and adds the close, in that order (see above). */
+export const start = Effect.fnUntraced(function*(input: ReadLoopInput): Effect.fn.Return<ReadLoop, never, Scope.Scope> {
+  const { connection, lifecycle, reader } = input
+  const clock = yield* Clock.Clock
+  let lastActivity = clock.currentTimeMillisUnsafe()
+
+  yield* connection.incoming.pipe(
+    Stream.runForEachArray((chunks) => {
+      lastActivity = clock.currentTimeMillisUnsafe()
+      reader.push(chunks)
+      return Effect.void
+    }),
+    Effect.catchCause((cause) => {
+      const failure = cause.reasons.find(Cause.isFailReason)?.error
+      if (ClaudeError.isClaudeError(failure)) lifecycle.readFailure = failure
+      return Effect.logWarning("reading the CLI's stdout failed", cause)
+    }),
+    Effect.andThen(Effect.sync(() => reader.end()).pipe(
+      Effect.catchCause((cause) => Effect.logError("reading the CLI's last lines failed", cause))
+    )),
+    Effect.andThen(stdoutEnded(input)),
+    Effect.forkScoped
+  )
+  // A CLI that has not exited by the end of the EOF share is ended by the transport: the loop is
+  // stopped before, so what waits is settled here.
+  yield* Effect.addFinalizer(() =>
+    Effect.andThen(
+      lifecycle.close,
+      Effect.sync(() => {
+        settle(input, lifecycle.reason!, undefined)
+        input.tracing.ended(lifecycle.reason)
+      })
+    )
+  )
+  return { lastActivity: () => lastActivity }
+})
+
+/** stdout ended: the lifecycle tells why, what waits is settled, and the CLI's exit awaited. */
+const stdoutEnded = (input: ReadLoopInput) =>
+  Effect.gen(function*() {
+    const { lifecycle, reader } = input
+    const crash = yield* lifecycle.onStdoutEnd
+    settle(input, lifecycle.reason!, crash)
+    if (reader.skippedLines > 0) yield* Effect.logDebug(`skipped ${reader.skippedLines} non-JSON lines from the CLI`)
+    if (reader.unmatchedAnswers > 0) {
+      yield* Effect.logDebug(`${reader.unmatchedAnswers} control responses answered no pending request`)
+    }
+    yield* lifecycle.awaitLateExit
+  })
+
+/** Fails what waits with `reason`; the event streams end, failed with `crash` if there is one. */
+const settle = (
+  { outgoing, sessionId, subscribers, turns }: ReadLoopInput,
+  reason: ClaudeError.ClaudeError,
+  crash: ClaudeError.ClaudeError | undefined
+): void => {
+  outgoing.failAll(reason)
+  turns.failAll(reason)
+  if (!Deferred.isDoneUnsafe(sessionId)) Deferred.doneUnsafe(sessionId, Exit.fail(reason))
+  subscribers.end(crash)
+}
