@@ -22,7 +22,7 @@ import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as SessionStorePg from "../src/SessionStorePg.ts"
 import * as SessionStoreSql from "../src/SessionStoreSql.ts"
 import { shardingConfig } from "../scripts/cluster/config.ts"
-import { freePort, spawnRunner } from "../scripts/cluster/processes.ts"
+import { freePort, spawnRunner, stopRunners } from "../scripts/cluster/processes.ts"
 import * as StoreFake from "../scripts/cluster/storeFake.ts"
 import { startPostgres } from "../test/support/postgres.ts"
 
@@ -80,8 +80,7 @@ const clusterScenario = (url: string, runnerCount: number) =>
         (id, prompt) => client(id).Run({ uuid: crypto.randomUUID(), prompt })
       )
     }).pipe(Effect.provide(Client))
-    for (const runner of runners) runner.child.kill("SIGTERM")
-    yield* Effect.forEach(runners, (runner) => Deferred.await(runner.exited), { discard: true })
+    yield* stopRunners(runners)
     return figures
   }))
 

@@ -27,7 +27,7 @@ import * as SessionStorePg from "../src/SessionStorePg.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { startPostgres } from "../test/support/postgres.ts"
 import { shardingConfig } from "./cluster/config.ts"
-import { cliProcesses, freePort, isAlive, spawnRunner } from "./cluster/processes.ts"
+import { cliProcesses, freePort, isAlive, spawnRunner, stopRunners } from "./cluster/processes.ts"
 
 const SESSIONS = 20
 const prompts = ["hello", "what did I say?", "and before that?"] as const
@@ -125,8 +125,7 @@ const main = Effect.gen(function*() {
   yield* say(`sessions per runner at first: ${[...perRunner].map(([r, n]) => `${r} ${n}`).join(", ")}`)
   yield* say(`turns: ${rounds.flat().length} answered, each once; ${retried} run again after the kill (attempt 2, reported)`)
 
-  for (const runner of runners) runner.child.kill("SIGTERM")
-  yield* Effect.forEach(runners, (runner) => Deferred.await(runner.exited), { discard: true })
+  yield* stopRunners(runners)
   const left = runners.filter((runner) => isAlive(runner.child.pid!)).length
   yield* say(`runner processes left: ${left}`)
   if (!fakeCli) {

@@ -29,7 +29,7 @@ import * as SessionStore from "../src/SessionStore.ts"
 import * as SessionStorePg from "../src/SessionStorePg.ts"
 import * as SessionStoreSql from "../src/SessionStoreSql.ts"
 import { shardingConfig } from "../scripts/cluster/config.ts"
-import { isAlive, freePort, spawnRunner } from "../scripts/cluster/processes.ts"
+import { isAlive, freePort, spawnRunner, stopRunners } from "../scripts/cluster/processes.ts"
 import * as StoreFake from "../scripts/cluster/storeFake.ts"
 import { pgConnection, startPostgres } from "./support/postgres.ts"
 import { makeTempDir } from "./support/tempDir.ts"
@@ -211,8 +211,7 @@ describe("ClusterLive", () => {
       }).pipe(Effect.provide(Client))
 
       // The other runners stop on SIGTERM; no runner process is left.
-      for (const runner of runners) runner.child.kill("SIGTERM")
-      yield* Effect.forEach(runners, (runner) => Deferred.await(runner.exited), { discard: true })
+      yield* stopRunners(runners)
       for (const runner of runners) assert.isFalse(isAlive(runner.child.pid!), `runner ${runner.port} is gone`)
     }), 240_000)
 })

@@ -24,7 +24,7 @@ import * as SessionStorePg from "../src/SessionStorePg.ts"
 import * as SessionStoreSql from "../src/SessionStoreSql.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { shardingConfig } from "../scripts/cluster/config.ts"
-import { cliProcesses, freePort, spawnRunner } from "../scripts/cluster/processes.ts"
+import { cliProcesses, freePort, spawnRunner, stopRunners } from "../scripts/cluster/processes.ts"
 import { isAlive, live, processLayer } from "./support/live.ts"
 import { startPostgres } from "./support/postgres.ts"
 import { makeTempDir } from "./support/tempDir.ts"
@@ -194,8 +194,7 @@ describe("ClaudeSessionEntity on the real CLI", () => {
         }
         for (const o of round3) assert.notStrictEqual(o.runner, victimAddress)
       }).pipe(Effect.provide(Client))
-      for (const runner of runners) runner.child.kill("SIGTERM")
-      yield* Effect.forEach(runners, (runner) => Deferred.await(runner.exited), { discard: true })
+      yield* stopRunners(runners)
       // The killed runner's CLIs saw their stdin end and exited; the others were closed.
       let left = cliProcesses()
       for (let i = 0; i < 40 && left.length > 0; i++) {

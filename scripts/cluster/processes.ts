@@ -9,6 +9,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Readline from "node:readline"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
@@ -104,6 +105,33 @@ export const spawnRunner = (
         )
       })
   )
+
+/** What `stopRunners` needs of a runner (one of `spawnRunner`). */
+export interface StoppableRunner {
+  readonly port: number
+  readonly child: ChildProcess.ChildProcess
+  readonly exited: Deferred.Deferred<void>
+}
+
+/**
+ * Stops runners with SIGTERM, all at once, and waits for each to exit for up to `within`: one
+ * that has not exited by then fails the caller, named (its scope's release then kills it).
+ */
+export const stopRunners = (
+  runners: ReadonlyArray<StoppableRunner>,
+  within: Duration.Input = "30 seconds"
+): Effect.Effect<void, Error> =>
+  Effect.suspend(() => {
+    for (const runner of runners) runner.child.kill("SIGTERM")
+    return Effect.forEach(runners, (runner) =>
+      Deferred.await(runner.exited).pipe(
+        Effect.timeoutOrElse({
+          duration: within,
+          orElse: () =>
+            Effect.fail(new Error(`runner ${runner.port} (pid ${runner.child.pid}) did not exit within ${Duration.format(Duration.fromInputUnsafe(within))} of SIGTERM`))
+        })
+      ), { concurrency: "unbounded", discard: true })
+  })
 
 /** The processes whose HOME is a runner's (`ecc-runner-home-*`, made by `spawnRunner`): the runners' CLIs. */
 export const cliProcesses = (): Array<number> =>
