@@ -521,13 +521,13 @@ describe("Session against the in-memory fake CLI", () => {
 
   it.effect("a transcript recorder that is a class instance is called as its method, both ways", () =>
     Effect.gen(function*() {
-      class Lines implements Claude.Recorder {
+      class ClassRecorder implements Claude.Recorder {
         readonly lines: Array<string> = []
         record(direction: "send" | "recv", message: unknown) {
           this.lines.push(`${direction} ${(message as { type: string }).type}`)
         }
       }
-      const recorder = new Lines()
+      const recorder = new ClassRecorder()
       const session = yield* Claude.open({ transcript: recorder })
       yield* session.run("hello")
       assert.deepStrictEqual(recorder.lines.filter((line) => line.startsWith("send")), [

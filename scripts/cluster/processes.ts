@@ -12,6 +12,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 
 export const freePort: Effect.Effect<number> = Effect.callback<number>((resume) => {
@@ -114,24 +115,26 @@ export interface StoppableRunner {
 }
 
 /**
- * Stops runners with SIGTERM, all at once, and waits for each to exit for up to `within`: one
- * that has not exited by then fails the caller, named (its scope's release then kills it).
+ * Stops runners with SIGTERM, all at once, and waits for each to exit for up to `within`: if any
+ * has not exited by then, the caller fails naming every such runner (their scopes' release then
+ * kills them).
  */
-export const stopRunners = (
-  runners: ReadonlyArray<StoppableRunner>,
-  within: Duration.Input = "30 seconds"
-): Effect.Effect<void, Error> =>
-  Effect.suspend(() => {
+export const stopRunners = Effect.fnUntraced(
+  function*(runners: ReadonlyArray<StoppableRunner>, within: Duration.Input = "30 seconds"): Effect.fn.Return<void, Error> {
     for (const runner of runners) runner.child.kill("SIGTERM")
-    return Effect.forEach(runners, (runner) =>
-      Deferred.await(runner.exited).pipe(
-        Effect.timeoutOrElse({
-          duration: within,
-          orElse: () =>
-            Effect.fail(new Error(`runner ${runner.port} (pid ${runner.child.pid}) did not exit within ${Duration.format(Duration.fromInputUnsafe(within))} of SIGTERM`))
-        })
-      ), { concurrency: "unbounded", discard: true })
-  })
+    const exited = yield* Effect.forEach(
+      runners,
+      (runner) => Effect.timeoutOption(Deferred.await(runner.exited), within),
+      { concurrency: "unbounded" }
+    )
+    const late = runners.filter((_, i) => Option.isNone(exited[i]!))
+    if (late.length === 0) return
+    const named = late.map((runner) => `runner ${runner.port} (pid ${runner.child.pid})`).join(", ")
+    return yield* Effect.fail(
+      new Error(`${named} did not exit within ${Duration.format(Duration.fromInputUnsafe(within))} of SIGTERM`)
+    )
+  }
+)
 
 /** The processes whose HOME is a runner's (`ecc-runner-home-*`, made by `spawnRunner`): the runners' CLIs. */
 export const cliProcesses = (): Array<number> =>

@@ -25,6 +25,7 @@ import * as Lines from "../protocol/lines.ts"
 import { describeCause } from "./describeCause.ts"
 import { ServingTheCli } from "./services.ts"
 import { SmallMap } from "./smallMap.ts"
+import type { Write } from "./stdinWriter.ts"
 import type { SessionTracing } from "./tracing.ts"
 
 /** A handler for one request subtype: the request body in, the success response body out. */
@@ -61,7 +62,7 @@ class Unsupported {
 export const make = Effect.fnUntraced(function*(options: {
   readonly handlers: Readonly<Record<string, Handler>>
   /** Queues one line on stdin; never waits on the CLI. */
-  readonly send: (message: Protocol.StdinMessage) => Effect.Effect<void, ClaudeError.ClaudeError>
+  readonly send: Write
   /** Names each call's span and gives its attributes (the decision, or why it failed). */
   readonly tracing?: SessionTracing | undefined
   /** The session's identity, in the mark of the fibers that serve the CLI (`ServingTheCli`). */

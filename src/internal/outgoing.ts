@@ -17,6 +17,7 @@ import * as ClaudeError from "../ClaudeError.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as Lines from "../protocol/lines.ts"
 import { deadlineProblem } from "./sessionOptionsCheck.ts"
+import type { Write } from "./stdinWriter.ts"
 
 /** The `response` of a control_response as the CLI wrote it. */
 export type ControlAnswer =
@@ -83,7 +84,7 @@ const isGiveUp = (cause: Cause.Cause<ClaudeError.ClaudeError>): boolean =>
   cause.reasons.some((reason) => Cause.isFailReason(reason) && reason.error.reason._tag === "ControlTimeout")
 
 export const make = (options: {
-  readonly send: (message: Protocol.StdinMessage) => Effect.Effect<void, ClaudeError.ClaudeError>
+  readonly send: Write
   readonly defaultTimeout: Duration.Duration
   /** False for a CLI that would exit on a `control_cancel_request` (2.1.0): none is sent then. */
   readonly cancels: () => boolean

@@ -3,8 +3,9 @@
  *
  * Invariants:
  * - The read loop is forked before the close's finalizer is added: a scope runs its finalizers
- *   last first, so the close (stdin EOF, then the transport's signals) runs while the loop still
- *   serves the CLI's last lines (a Stop hook) as it exits, and the loop is stopped after.
+ *   last first, so the close (stdin EOF, then the wait for the EOF share of `closeGrace`) runs
+ *   while the loop still serves the CLI's last lines (a Stop hook) as it exits; the loop is
+ *   stopped after, before the transport's own finalizer signals a CLI still running.
  * - Whichever ends first, stdout or the session's scope, everything still waiting fails with the
  *   lifecycle's reason and the event streams end (failed with the reason when the CLI died by
  *   itself); `settle` is idempotent, both ends run it.
@@ -40,13 +41,13 @@ export interface ReadLoopInput {
   readonly tracing: SessionTracing
 }
 
-export interface ReadLoop {
+export interface ReadLoopHandle {
   /** When the CLI last wrote anything (epoch millis): what a turn's stall is measured from. */
   readonly lastActivity: () => number
 }
 
 /** Forks the read loop in the session's scope and adds the close, in that order (see above). */
-export const start = Effect.fnUntraced(function*(input: ReadLoopInput): Effect.fn.Return<ReadLoop, never, Scope.Scope> {
+export const start = Effect.fnUntraced(function*(input: ReadLoopInput): Effect.fn.Return<ReadLoopHandle, never, Scope.Scope> {
   const { connection, lifecycle, reader } = input
   const clock = yield* Clock.Clock
   let lastActivity = clock.currentTimeMillisUnsafe()
@@ -83,17 +84,16 @@ export const start = Effect.fnUntraced(function*(input: ReadLoopInput): Effect.f
 })
 
 /** stdout ended: the lifecycle tells why, what waits is settled, and the CLI's exit awaited. */
-const stdoutEnded = (input: ReadLoopInput) =>
-  Effect.gen(function*() {
-    const { lifecycle, reader } = input
-    const crash = yield* lifecycle.onStdoutEnd
-    settle(input, lifecycle.reason!, crash)
-    if (reader.skippedLines > 0) yield* Effect.logDebug(`skipped ${reader.skippedLines} non-JSON lines from the CLI`)
-    if (reader.unmatchedAnswers > 0) {
-      yield* Effect.logDebug(`${reader.unmatchedAnswers} control responses answered no pending request`)
-    }
-    yield* lifecycle.awaitLateExit
-  })
+const stdoutEnded = Effect.fnUntraced(function*(input: ReadLoopInput) {
+  const { lifecycle, reader } = input
+  const crash = yield* lifecycle.onStdoutEnd
+  settle(input, lifecycle.reason!, crash)
+  if (reader.skippedLines > 0) yield* Effect.logDebug(`skipped ${reader.skippedLines} non-JSON lines from the CLI`)
+  if (reader.unmatchedAnswers > 0) {
+    yield* Effect.logDebug(`${reader.unmatchedAnswers} control responses answered no pending request`)
+  }
+  yield* lifecycle.awaitLateExit
+})
 
 /** Fails what waits with `reason`; the event streams end, failed with `crash` if there is one. */
 const settle = (

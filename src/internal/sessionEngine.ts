@@ -106,8 +106,8 @@ export interface Engine {
 }
 
 /**
- * Starts the engine on a spawned CLI, in the session's scope: writes `initialize`, forks the
- * reader, and returns what the session's methods are made of.
+ * Starts the engine on a spawned CLI, in the session's scope: writes `initialize`, starts the
+ * read loop (`readLoop.ts`), and returns what the session's methods are made of.
  */
 export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.Return<Engine, never, Scope.Scope> {
   const {
@@ -292,8 +292,9 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
 })
 
 /**
- * The `initialize` request: the hooks' registrations, the structured output's schema, the
- * subagents, the skills and the host's dialogs, each only when the session has them.
+ * The `initialize` request: the hooks' registrations (`{}` when none), and the structured
+ * output's schema, the subagents, `forwardSubagentText`, the skills and the host's dialog kinds,
+ * each only when the session has them.
  */
 const initializeRequest = (
   options: EngineOptions,

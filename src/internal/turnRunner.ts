@@ -38,6 +38,7 @@ import type { Lifecycle } from "./lifecycle.ts"
 import { Mailbox } from "./mailbox.ts"
 import type { Outgoing } from "./outgoing.ts"
 import { ServingTheCli } from "./services.ts"
+import type { Write } from "./stdinWriter.ts"
 import type { SessionTracing } from "./tracing.ts"
 import type { Turn, Turns } from "./turns.ts"
 import { userTurnProblem } from "./userTurn.ts"
@@ -49,7 +50,7 @@ export interface TurnRunnerOptions {
   readonly turns: Turns
   readonly outgoing: Outgoing
   readonly lifecycle: Lifecycle
-  readonly write: (message: Protocol.StdinMessage) => Effect.Effect<void, ClaudeError.ClaudeError>
+  readonly write: Write
   /** Done once user lines may be written; a failure fails the write with it. */
   readonly ready: Effect.Effect<void, ClaudeError.ClaudeError>
   /** The session's scope: where abandoned turns are interrupted; closed means closing. */
