@@ -426,20 +426,8 @@ const adoptStoreCopy = (
       )
       yield* store.append(key, missing)
     }
-    yield* removeLocalTranscript(options, sessionId)
+    yield* SessionStoreWiring.removeLocalTranscript(options, sessionId)
   })
-
-/**
- * Removes the session's transcript file from the CLI's config directory of these options: before
- * a fresh start under the same id (the CLI refuses an id whose file exists; the store's copy
- * stays, and later resumes anchor on the ledger's last finished turn, never on the lost root),
- * and before resuming a session the store holds (so the store's copy is written in its place).
- */
-const removeLocalTranscript = (options: Claude.SessionOptions, sessionId: string): Effect.Effect<void> =>
-  Effect.try(() => {
-    const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
-    Fs.rmSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`), { force: true })
-  }).pipe(Effect.catch((error) => Effect.logWarning(`session ${sessionId}: cannot remove its local transcript: ${String(error)}`)))
 
 /**
  * The uuid of the user message the CLI gets for a turn: the turn's own on its first attempt; a
@@ -628,7 +616,7 @@ export const layer = (
           yield* Effect.logWarning(
             `session ${sessionId}: its first turn was lost with its runner; the session starts anew under its id`
           )
-          yield* removeLocalTranscript(sessionOptions, sessionId)
+          yield* SessionStoreWiring.removeLocalTranscript(sessionOptions, sessionId)
         }
         const resumeAt = typeof plan === "object" ? plan.at : undefined
         const session = yield* Claude.open({

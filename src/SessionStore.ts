@@ -24,6 +24,7 @@ import * as Path from "effect/Path"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
+import { describeError } from "./internal/describeCause.ts"
 import * as DirectoryStores from "./internal/directoryStores.ts"
 import { entryTexts, subpathGiven } from "./internal/storeInputs.ts"
 
@@ -154,7 +155,7 @@ export const parseLine = (text: string, line: number): Entry => {
   try {
     parsed = JSON.parse(text)
   } catch (error) {
-    return unreadable(text, line, `not JSON (${error instanceof Error ? error.message : String(error)})`)
+    return unreadable(text, line, `not JSON (${describeError(error)})`)
   }
   return isEntry(parsed) ? parsed : unreadable(text, line, "not an object with a string `type`")
 }

@@ -276,51 +276,60 @@ describe("sessionStore: mirroring on the FakeCli", () => {
       )
     }))
 
-  it.effect("a store that dies on one transcript: that batch is retried and reported, the flush's other batches land (F2)", () =>
-    Effect.gen(function*() {
-      const seen = yield* Queue.unbounded<SessionStore.SessionKey>()
-      let deaths = 0
-      const dying = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
-        name: "dying",
-        append: (key) =>
-          Effect.suspend(() => {
-            if (key.subpath === undefined) {
-              deaths++
-              return Effect.die(new Error("driver bug"))
-            }
-            Queue.offerUnsafe(seen, key)
-            return Effect.void
-          }),
-        load: () => Stream.empty,
-        list: () => Effect.succeed([]),
-        listSubkeys: () => Effect.succeed([]),
-        delete: () => Effect.void
+  // The store's defect is named in the report whatever it is: an error's message, or a value
+  // with no message by its tag and fields.
+  for (
+    const [what, defect, named] of [
+      ["an error", new Error("driver bug"), "the store died: driver bug"],
+      ["a value with no message", { _tag: "DriverPanic", code: 7 }, `the store died: DriverPanic {"code":7}`]
+    ] as const
+  ) {
+    it.effect(`a store that dies (${what}) on one transcript: that batch is retried and reported, the flush's other batches land (F2)`, () =>
+      Effect.gen(function*() {
+        const seen = yield* Queue.unbounded<SessionStore.SessionKey>()
+        let deaths = 0
+        const dying = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
+          name: "dying",
+          append: (key) =>
+            Effect.suspend(() => {
+              if (key.subpath === undefined) {
+                deaths++
+                return Effect.die(defect)
+              }
+              Queue.offerUnsafe(seen, key)
+              return Effect.void
+            }),
+          load: () => Stream.empty,
+          list: () => Effect.succeed([]),
+          listSubkeys: () => Effect.succeed([]),
+          delete: () => Effect.void
+        }))
+        yield* Effect.gen(function*() {
+          const session = yield* Claude.open({ ...options, sessionStore: true })
+          const failures = yield* Effect.forkScoped(Stream.runCollect(Stream.take(
+            Stream.filter(session.events, (e): e is Events.MirrorFailed => e.type === "mirror_error"),
+            1
+          )), { startImmediately: true })
+          assert.strictEqual((yield* session.run("one")).result, "re: one")
+          yield* TestClock.adjust("200 millis")
+          yield* TestClock.adjust("800 millis")
+          const [failed] = yield* Fiber.join(failures)
+          assert.deepStrictEqual(failed!.key, { projectKey: "-repo-app", sessionId: SESSION })
+          assert.strictEqual(failed!.error.reason._tag, "StoreFailed")
+          assert.include(failed!.error.message, named)
+          assert.strictEqual(failed!.attempts, 3)
+          assert.strictEqual(deaths, 3)
+          assert.deepStrictEqual(yield* Queue.take(seen), {
+            projectKey: "-repo-app",
+            sessionId: SESSION,
+            subpath: "subagents/agent-a1"
+          })
+        }).pipe(
+          Effect.provide(Layer.merge(mirroringCli(() => [frame(mainFile, 1), frame(agentFile, 2)]), dying)),
+          Effect.scoped
+        )
       }))
-      yield* Effect.gen(function*() {
-        const session = yield* Claude.open({ ...options, sessionStore: true })
-        const failures = yield* Effect.forkScoped(Stream.runCollect(Stream.take(
-          Stream.filter(session.events, (e): e is Events.MirrorFailed => e.type === "mirror_error"),
-          1
-        )), { startImmediately: true })
-        assert.strictEqual((yield* session.run("one")).result, "re: one")
-        yield* TestClock.adjust("200 millis")
-        yield* TestClock.adjust("800 millis")
-        const [failed] = yield* Fiber.join(failures)
-        assert.deepStrictEqual(failed!.key, { projectKey: "-repo-app", sessionId: SESSION })
-        assert.strictEqual(failed!.error.reason._tag, "StoreFailed")
-        assert.include(failed!.error.message, "driver bug")
-        assert.strictEqual(failed!.attempts, 3)
-        assert.strictEqual(deaths, 3)
-        assert.deepStrictEqual(yield* Queue.take(seen), {
-          projectKey: "-repo-app",
-          sessionId: SESSION,
-          subpath: "subagents/agent-a1"
-        })
-      }).pipe(
-        Effect.provide(Layer.merge(mirroringCli(() => [frame(mainFile, 1), frame(agentFile, 2)]), dying)),
-        Effect.scoped
-      )
-    }))
+  }
 
   it.effect("a relative CLAUDE_CONFIG_DIR is the CLI's: relative to the session's cwd (F3)", () =>
     Effect.gen(function*() {

@@ -4,6 +4,7 @@
  * memory store and a temp directory, with the FakeCli where the session itself is needed.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -14,9 +15,10 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
-import { materialize } from "../src/internal/sessionStoreWiring.ts"
+import { locate, materialize, removeLocalTranscript } from "../src/internal/sessionStoreWiring.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { withWarnings } from "./support/outcomes.ts"
 import { makeTempDir } from "./support/tempDir.ts"
 
 const SESSION = "5e551011-0000-4000-8000-0000000000aa"
@@ -41,6 +43,28 @@ const reasonOf = (exit: Exit.Exit<unknown, ClaudeError.ClaudeError>) => {
 }
 
 describe("resuming from a session store", () => {
+  it.effect("removing a session's local transcript: the file goes; one that cannot be removed is a warning naming why", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-remove-local-")
+      const cwd = Path.join(dir, "repo")
+      Fs.mkdirSync(cwd)
+      const options = { env: { CLAUDE_CONFIG_DIR: Path.join(dir, "config") }, cwd }
+      const { projectKey: localKey, projectsDir } = locate(options.env, cwd)
+      const file = Path.join(projectsDir, localKey, `${SESSION}.jsonl`)
+      Fs.mkdirSync(Path.dirname(file), { recursive: true })
+      Fs.writeFileSync(file, jsonl([1]))
+      const removed = yield* withWarnings(removeLocalTranscript(options, SESSION))
+      assert.isTrue(Exit.isSuccess(removed.exit))
+      assert.deepStrictEqual(removed.warnings, [])
+      assert.isFalse(Fs.existsSync(file))
+      // A directory where the file would be: rmSync refuses it (EISDIR), and the warning says so.
+      Fs.mkdirSync(file)
+      const refused = yield* withWarnings(removeLocalTranscript(options, SESSION))
+      assert.isTrue(Exit.isSuccess(refused.exit), "never fails")
+      assert.strictEqual(refused.warnings.length, 1)
+      assert.match(refused.warnings[0]!, new RegExp(`^session ${SESSION}: cannot remove its local transcript: .*EISDIR`))
+    }))
+
   it.effect("a local transcript holding entries the store lacks is kept, not overwritten (F4)", () =>
     Effect.gen(function*() {
       const { projectsDir, file, store } = yield* setup
@@ -99,11 +123,15 @@ describe("resuming from a session store", () => {
   it.effect("a store that never answers fails Claude.open after 60 s with StoreFailed naming the operation (F5)", () =>
     Effect.gen(function*() {
       const { dir } = yield* setup
+      // The clock moves once the store was asked: the store's module is loaded with `import()`
+      // as the session opens, which takes real time in a fresh process, and a clock moved before
+      // the deadline is set would never reach it.
+      const asked = Deferred.makeUnsafe<void>()
       const hanging = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
         name: "hanging",
         append: () => Effect.void,
         load: () => Stream.never,
-        list: () => Effect.never,
+        list: () => Effect.andThen(Deferred.succeed(asked, undefined), Effect.never),
         listSubkeys: () => Effect.never,
         delete: () => Effect.void
       }))
@@ -111,6 +139,7 @@ describe("resuming from a session store", () => {
       const opening = yield* Effect.scoped(
         Claude.open({ env: { CLAUDE_CONFIG_DIR: dir }, resume: SESSION, sessionStore: true })
       ).pipe(Effect.provide(Layer.merge(cli, hanging)), Effect.exit, Effect.forkChild({ startImmediately: true }))
+      yield* Deferred.await(asked)
       yield* TestClock.adjust("60 seconds")
       const exit = yield* Fiber.join(opening)
       const reason = reasonOf(exit)

@@ -18,6 +18,7 @@ import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaAST from "effect/SchemaAST"
+import { describeError } from "./describeCause.ts"
 
 // -----------------------------------------------------------------------------
 // Protocol constants
@@ -248,7 +249,7 @@ export const inputJsonSchema = (input: Schema.Constraint): Result.Result<JsonSch
   try {
     document = Schema.toJsonSchemaDocument(input)
   } catch (error) {
-    return Result.fail(`its input schema has no JSON Schema: ${String(error)}`)
+    return Result.fail(`its input schema has no JSON Schema: ${describeError(error)}`)
   }
   let root: JsonSchema.JsonSchema = document.schema
   if (Predicate.isString(root.$ref)) {

@@ -33,6 +33,7 @@ import type * as Scope from "effect/Scope"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as Events from "../Events.ts"
 import type * as SessionStore from "../SessionStore.ts"
+import { describeError } from "./describeCause.ts"
 
 export interface MirrorOptions {
   readonly store: SessionStore.SessionStore["Service"]
@@ -137,7 +138,7 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
             new ClaudeError.StoreFailed({
               store: options.store.name,
               operation: "append",
-              description: `the store died: ${defect instanceof Error ? defect.message : String(defect)}`
+              description: `the store died: ${describeError(defect)}`
             })
           ))
         )

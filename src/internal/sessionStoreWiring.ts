@@ -17,6 +17,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as Launch from "../Launch.ts"
 import type * as SessionStore from "../SessionStore.ts"
+import { describeError } from "./describeCause.ts"
 import * as ProjectKey from "./projectKey.ts"
 
 /** A variable of the CLI's environment: the session's `env` over the inherited one. */
@@ -56,6 +57,25 @@ export const locate = (
     projectKey: ProjectKey.forEnvironment(ProjectKey.keyedCwd(real), environment)
   }
 }
+
+/**
+ * Removes a session's transcript file from the config directory of the CLI these options start:
+ * before a fresh start under the same id (the CLI refuses an id whose file exists) and before
+ * resuming a session the store holds (so the store's copy is written in its place). Never fails:
+ * a file that cannot be removed is a warning naming why.
+ */
+export const removeLocalTranscript = (
+  options: { readonly env?: Readonly<Record<string, Launch.EnvValue>> | undefined; readonly cwd?: string | undefined },
+  sessionId: string
+): Effect.Effect<void> =>
+  Effect.try(() => {
+    const where = locate(options.env ?? {}, options.cwd)
+    Fs.rmSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`), { force: true })
+  }).pipe(
+    Effect.catch((error) =>
+      Effect.logWarning(`session ${sessionId}: cannot remove its local transcript: ${describeError(error)}`)
+    )
+  )
 
 /** How long resuming waits for each store operation by default (the official SDK's `loadTimeoutMs`). */
 export const defaultLoadTimeout: Duration.Duration = Duration.seconds(60)

@@ -14,6 +14,7 @@ import * as ClaudeError from "../ClaudeError.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as Lines from "../protocol/lines.ts"
 import type { Connection } from "../Transport.ts"
+import { describeError } from "./describeCause.ts"
 
 /** Writes one message to the CLI's stdin. */
 export type Write = (message: Protocol.StdinMessage) => Effect.Effect<void, ClaudeError.ClaudeError>
@@ -22,7 +23,7 @@ const notJson = (message: Protocol.StdinMessage, error: unknown) =>
   ClaudeError.make(
     new ClaudeError.InvalidInput({
       description: `A ${message.type} line for the CLI cannot be written as JSON, so it was not sent: ${
-        error instanceof Error ? error.message : String(error)
+        describeError(error)
       }`
     })
   )

@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { SessionKey } from "../SessionStore.ts"
+import { describeError } from "./describeCause.ts"
 
 /** Each entry's JSON text, in order, or `InvalidInput` naming the first that has none. */
 export const entryTexts = (store: string, entries: ReadonlyArray<unknown>): Effect.Effect<Array<string>, ClaudeError.ClaudeError> =>
@@ -18,7 +19,7 @@ export const entryTexts = (store: string, entries: ReadonlyArray<unknown>): Effe
       try {
         text = JSON.stringify(entries[i])
       } catch (error) {
-        return Effect.fail(invalid(store, i, error instanceof Error ? error.message : String(error)))
+        return Effect.fail(invalid(store, i, describeError(error)))
       }
       if (text === undefined) return Effect.fail(invalid(store, i, "it is not a JSON value"))
       texts.push(text)

@@ -14,6 +14,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { TurnResult } from "../Events.ts"
+import { describeError } from "./describeCause.ts"
 import { failureOf } from "./turnOutcome.ts"
 
 /** A Schema the library can send and decode: no services needed to decode it. */
@@ -39,7 +40,7 @@ export const jsonSchemaOf = (format: unknown): Effect.Effect<Record<string, unkn
       if (Object.keys(document.definitions).length > 0) schema.$defs = document.definitions
       json = JSON.parse(JSON.stringify(schema))
     } catch (error) {
-      return Effect.fail(invalid(`its JSON Schema could not be made: ${String(error)}`))
+      return Effect.fail(invalid(`its JSON Schema could not be made: ${describeError(error)}`))
     }
     if (typeof json !== "object" || json === null || Array.isArray(json)) {
       return Effect.fail(invalid("its JSON Schema is not an object"))
