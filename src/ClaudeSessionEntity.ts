@@ -616,6 +616,8 @@ export const layer = (
           yield* Effect.logWarning(
             `session ${sessionId}: its first turn was lost with its runner; the session starts anew under its id`
           )
+          // The CLI refuses an id whose file exists. The store's copy stays, and later resumes
+          // anchor on the ledger's last finished turn, never on the lost root.
           yield* SessionStoreWiring.removeLocalTranscript(sessionOptions, sessionId)
         }
         const resumeAt = typeof plan === "object" ? plan.at : undefined

@@ -139,7 +139,9 @@ describe("resuming from a session store", () => {
       const opening = yield* Effect.scoped(
         Claude.open({ env: { CLAUDE_CONFIG_DIR: dir }, resume: SESSION, sessionStore: true })
       ).pipe(Effect.provide(Layer.merge(cli, hanging)), Effect.exit, Effect.forkChild({ startImmediately: true }))
-      yield* Deferred.await(asked)
+      // (An open that failed before asking the store ends the wait too, and fails below.)
+      yield* Effect.raceFirst(Deferred.await(asked), Effect.asVoid(Fiber.await(opening)))
+      yield* Effect.yieldNow
       yield* TestClock.adjust("60 seconds")
       const exit = yield* Fiber.join(opening)
       const reason = reasonOf(exit)

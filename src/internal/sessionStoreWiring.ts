@@ -3,7 +3,8 @@
  * directory, as the CLI finds it from the environment the session gives it), the store key of the
  * session being resumed, and resuming from the store: the session's transcripts (main and
  * subagents) written from the store into the CLI's config directory before the CLI starts, so the
- * CLI resumes it with its own resume code.
+ * CLI resumes it with its own resume code; and removing a session's local transcript (before a
+ * fresh start under its id, or a resume from the store).
  */
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
