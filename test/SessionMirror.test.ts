@@ -48,23 +48,27 @@ const recordingStore = (failures: number) =>
   Effect.gen(function*() {
     const calls = yield* Queue.unbounded<Call & { readonly ok: boolean }>()
     let attempts = 0
-    const store = SessionStore.SessionStore.of({
-      name: "recording",
-      append: (key, entries) =>
-        Effect.suspend(() => {
-          attempts++
-          const ok = attempts > failures
-          Queue.offerUnsafe(calls, { key, uuids: entries.map((e) => e.uuid), ok })
-          return ok ? Effect.void : Effect.fail(ClaudeError.make(
-            new ClaudeError.StoreFailed({ store: "recording", operation: "append", description: `attempt ${attempts}` })
-          ))
-        }),
-      load: () => Stream.empty,
-      list: () => Effect.succeed([]),
-      listSubkeys: () => Effect.succeed([]),
-      delete: () => Effect.void
-    })
+    const store = appendOnlyStore("recording", (key, entries) =>
+      Effect.suspend(() => {
+        attempts++
+        const ok = attempts > failures
+        Queue.offerUnsafe(calls, { key, uuids: entries.map((e) => e.uuid), ok })
+        return ok ? Effect.void : Effect.fail(ClaudeError.make(
+          new ClaudeError.StoreFailed({ store: "recording", operation: "append", description: `attempt ${attempts}` })
+        ))
+      }))
     return { calls, layer: Layer.succeed(SessionStore.SessionStore)(store) }
+  })
+
+/** A store whose `append` is the test's; it holds nothing to load or list. */
+const appendOnlyStore = (name: string, append: SessionStore.SessionStore["Service"]["append"]) =>
+  SessionStore.SessionStore.of({
+    name,
+    append,
+    load: () => Stream.empty,
+    list: () => Effect.succeed([]),
+    listSubkeys: () => Effect.succeed([]),
+    delete: () => Effect.void
   })
 
 /** A CLI that writes `frames` before each turn's answer. */
@@ -249,20 +253,13 @@ describe("sessionStore: mirroring on the FakeCli", () => {
     Effect.gen(function*() {
       const seen = yield* Queue.unbounded<ReadonlyArray<string | undefined>>()
       let calls = 0
-      const dying = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
-        name: "dying",
-        append: (_key, entries) =>
-          Effect.suspend(() => {
-            calls++
-            if (calls === 1) return Effect.die(new Error("driver bug"))
-            Queue.offerUnsafe(seen, entries.map((e) => e.uuid))
-            return Effect.void
-          }),
-        load: () => Stream.empty,
-        list: () => Effect.succeed([]),
-        listSubkeys: () => Effect.succeed([]),
-        delete: () => Effect.void
-      }))
+      const dying = Layer.succeed(SessionStore.SessionStore)(appendOnlyStore("dying", (_key, entries) =>
+        Effect.suspend(() => {
+          calls++
+          if (calls === 1) return Effect.die(new Error("driver bug"))
+          Queue.offerUnsafe(seen, entries.map((e) => e.uuid))
+          return Effect.void
+        })))
       yield* Effect.gen(function*() {
         const session = yield* Claude.open({ ...options, sessionStore: true })
         assert.strictEqual((yield* session.run("one")).result, "re: one")
@@ -288,22 +285,15 @@ describe("sessionStore: mirroring on the FakeCli", () => {
       Effect.gen(function*() {
         const seen = yield* Queue.unbounded<SessionStore.SessionKey>()
         let deaths = 0
-        const dying = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
-          name: "dying",
-          append: (key) =>
-            Effect.suspend(() => {
-              if (key.subpath === undefined) {
-                deaths++
-                return Effect.die(defect)
-              }
-              Queue.offerUnsafe(seen, key)
-              return Effect.void
-            }),
-          load: () => Stream.empty,
-          list: () => Effect.succeed([]),
-          listSubkeys: () => Effect.succeed([]),
-          delete: () => Effect.void
-        }))
+        const dying = Layer.succeed(SessionStore.SessionStore)(appendOnlyStore("dying", (key) =>
+          Effect.suspend(() => {
+            if (key.subpath === undefined) {
+              deaths++
+              return Effect.die(defect)
+            }
+            Queue.offerUnsafe(seen, key)
+            return Effect.void
+          })))
         yield* Effect.gen(function*() {
           const session = yield* Claude.open({ ...options, sessionStore: true })
           const failures = yield* Effect.forkScoped(Stream.runCollect(Stream.take(
@@ -383,14 +373,7 @@ describe("sessionStore: mirroring on the FakeCli", () => {
       const logger = Logger.make<unknown, void>(({ logLevel, message }) => {
         if (logLevel === "Error") logged.push(String(Array.isArray(message) ? message.join(" ") : message))
       })
-      const hanging = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
-        name: "hanging",
-        append: () => Effect.never,
-        load: () => Stream.empty,
-        list: () => Effect.succeed([]),
-        listSubkeys: () => Effect.succeed([]),
-        delete: () => Effect.void
-      }))
+      const hanging = Layer.succeed(SessionStore.SessionStore)(appendOnlyStore("hanging", () => Effect.never))
       const closed = yield* Effect.gen(function*() {
         const session = yield* Claude.open({ ...options, sessionStore: true })
         assert.strictEqual((yield* session.run("one")).result, "re: one")
