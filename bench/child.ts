@@ -42,6 +42,8 @@ const dist = process.env.BENCH_DIST ?? Path.join(root, ".tmp/bench-dist")
 const loadClaude = () => import(Path.join(dist, "Claude.js")) as Promise<typeof import("../src/Claude.ts")>
 /** The node entry (`effect-claude-code/node`): `ClaudeNode.layer`, as the README's programs use it. */
 const loadNodeEntry = () => import(Path.join(dist, "node.js")) as Promise<typeof import("../src/node.ts")>
+/** The protocol's public module (`effect-claude-code/Protocol`): its decoder, for the short turns' floor. */
+const loadProtocol = () => import(Path.join(dist, "Protocol.js")) as Promise<typeof import("../src/Protocol.ts")>
 const loadHooks = () => import(Path.join(dist, "Hooks.js")) as Promise<typeof import("../src/Hooks.ts")>
 // The deep import (`NodeServices.layer` alone): the package's barrel loads HTTP, sockets, etc. too (~300 ms).
 const loadNodeServices = () => import("@effect/platform-node/NodeServices")
@@ -69,6 +71,10 @@ const fakeEnv = (extra: Record<string, string> = {}): Record<string, string> => 
   ...(params.fullFinal === true ? { FAKE_CLI_FULL_ASSISTANT: "1" } : {}),
   ...extra
 })
+
+/** The user line and the `initialize` request the programs without the library write themselves. */
+const userLine = JSON.stringify({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null, session_id: "" }) + "\n"
+const initializeLine = JSON.stringify({ type: "control_request", request_id: "init-1", request: { subtype: "initialize" } }) + "\n"
 
 // -----------------------------------------------------------------------------------------------
 // raw: the practical limit of plain Node
@@ -846,7 +852,6 @@ const effectTurns = async (): Promise<void> => {
   const { ChildProcessSpawner } = await import("effect/process/ChildProcessSpawner")
   const NodeServices = await loadNodeServices()
   const n = params.turns ?? 100
-  const user = JSON.stringify({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null, session_id: "" }) + "\n"
   const figures = await Effect.runPromise(
     Effect.gen(function*() {
       const spawner = yield* ChildProcessSpawner
@@ -866,7 +871,7 @@ const effectTurns = async (): Promise<void> => {
       )
       let lines = 0
       const turn = Effect.gen(function*() {
-        yield* Queue.offer(input, user)
+        yield* Queue.offer(input, userLine)
         while (true) {
           const message = yield* Effect.orDie(Queue.take(messages))
           if (message.type === "control_response") continue
@@ -876,7 +881,7 @@ const effectTurns = async (): Promise<void> => {
           return
         }
       })
-      yield* Queue.offer(input, JSON.stringify({ type: "control_request", request_id: "init-1", request: { subtype: "initialize" } }) + "\n")
+      yield* Queue.offer(input, initializeLine)
       yield* turn
       lines = 0
       const start = turnsStart()
@@ -894,6 +899,26 @@ const effectTurns = async (): Promise<void> => {
   report(figures)
 }
 
+/**
+ * Calls `line` with each line of `stdout` (its text, without the newline), then `read` once each
+ * chunk's lines are done: raw Node's framing (the short turns' raw and floor programs).
+ */
+const readLines = (stdout: NodeJS.ReadableStream, line: (text: string) => void, read: () => void = () => {}): void => {
+  let pending = ""
+  stdout.setEncoding("utf8")
+  stdout.on("data", (chunk: string) => {
+    pending += chunk
+    let from = 0
+    let nl: number
+    while ((nl = pending.indexOf("\n", from)) !== -1) {
+      line(pending.slice(from, nl))
+      from = nl + 1
+    }
+    pending = pending.slice(from)
+    read()
+  })
+}
+
 /** Plain Node: spawn, split at `\n`, `JSON.parse` every line, the next user line on each result. */
 const rawTurns = (): Promise<void> =>
   new Promise((resolve, reject) => {
@@ -902,13 +927,11 @@ const rawTurns = (): Promise<void> =>
       env: { ...process.env, ...fakeEnv() },
       stdio: ["pipe", "pipe", "inherit"]
     })
-    const user = JSON.stringify({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null, session_id: "" }) + "\n"
     let lines = 0
     let results = 0
     let start = turnsStart()
     let figures: ReturnType<typeof turnFigures> | undefined
-    let pending = ""
-    const line = (text: string) => {
+    readLines(child.stdout, (text) => {
       const msg = JSON.parse(text) as { type: string; subtype?: string }
       if (msg.type === "control_response") return
       lines++
@@ -922,27 +945,86 @@ const rawTurns = (): Promise<void> =>
       if (results === n + 1) {
         figures = turnFigures(n, lines, start)
         child.stdin.end()
-      } else child.stdin.write(user)
-    }
-    child.stdout.setEncoding("utf8")
-    child.stdout.on("data", (chunk: string) => {
-      pending += chunk
-      let from = 0
-      let nl: number
-      while ((nl = pending.indexOf("\n", from)) !== -1) {
-        line(pending.slice(from, nl))
-        from = nl + 1
-      }
-      pending = pending.slice(from)
+      } else child.stdin.write(userLine)
     })
     child.on("exit", () => {
       if (figures === undefined) return reject(new Error("raw turns: no last result"))
       report(figures)
       resolve()
     })
-    child.stdin.write(JSON.stringify({ type: "control_request", request_id: "init-1", request: { subtype: "initialize" } }) + "\n")
-    child.stdin.write(user)
+    child.stdin.write(initializeLine)
+    child.stdin.write(userLine)
   })
+
+/**
+ * A validated Effect stream without the library's session engine: what any program on this stack
+ * that hands each turn as an Effect `Stream` of checked messages spends at least. The CLI spawned
+ * with `node:child_process` (as the library does), stdout split and parsed as raw Node's loop
+ * does, each line checked by the library's public decoder (`Protocol.decodeMessage`), the checked
+ * messages of each read handed to one waiting reader at once (as the library's mailbox does), a
+ * turn that reader's `Stream` up to its result, read with `Stream.runForEach`; the user line is
+ * written as the turn's stream starts. Left out is the engine: turns matched to their user
+ * messages, the control channel, the ordering and interruption rules, spans and metrics.
+ */
+const floorTurns = async (): Promise<void> => {
+  const Effect = await import("effect/Effect")
+  const Stream = await import("effect/Stream")
+  const Protocol = await loadProtocol()
+  type Message = import("../src/Protocol.ts").Message
+  const n = params.turns ?? 100
+  const child = ChildProcess.spawn(process.execPath, [fakeCli], {
+    env: { ...process.env, ...fakeEnv() },
+    stdio: ["pipe", "pipe", "inherit"]
+  })
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
+  let queued: Array<Message> = []
+  let waiting: (() => void) | undefined
+  const take = (): [Message, ...Array<Message>] => {
+    const messages = queued as [Message, ...Array<Message>]
+    queued = []
+    return messages
+  }
+  readLines(child.stdout, (text) => {
+    const decoded = Protocol.decodeMessage(JSON.parse(text))
+    if (decoded._tag === "Failure") throw new Error(`floor turns: a line failed its schema: ${decoded.failure}`)
+    if (decoded.success.type !== "control_response") queued.push(decoded.success)
+  }, () => {
+    if (waiting === undefined || queued.length === 0) return
+    const wake = waiting
+    waiting = undefined
+    wake()
+  })
+  const pull = Effect.suspend(() =>
+    queued.length > 0 ? Effect.succeed(take()) : Effect.callback<[Message, ...Array<Message>]>((resume) => {
+      waiting = () => resume(Effect.succeed(take()))
+    })
+  )
+  const turn = Stream.suspend(() => {
+    child.stdin.write(userLine)
+    return Stream.fromPull(Effect.succeed(pull))
+  }).pipe(Stream.takeUntil((message) => message.type === "result"))
+  let lines = 0
+  const count = Stream.runForEach((message: Message) =>
+    Effect.sync(() => {
+      lines++
+      if (message.type === "result" && message.subtype !== "success") throw new Error("turn failed")
+    })
+  )
+  child.stdin.write(initializeLine)
+  const figures = await Effect.runPromise(Effect.gen(function*() {
+    yield* count(turn)
+    lines = 0
+    const start = turnsStart()
+    for (let i = 0; i < n; i++) {
+      yield* count(turn)
+      turnEnded(start, i + 1, n)
+    }
+    return turnFigures(n, lines, start)
+  }))
+  child.stdin.end()
+  await exited
+  report(figures)
+}
 
 // -----------------------------------------------------------------------------------------------
 // idle sessions: memory per open session
@@ -1129,6 +1211,7 @@ const scenarios: Record<string, () => Promise<void>> = {
   "lib-turns": libTurns,
   "sdk-turns": sdkTurns,
   "raw-turns": rawTurns,
+  "floor-turns": floorTurns,
   "effect-turns": effectTurns,
   "lib-idle": libIdle,
   "sdk-idle": sdkIdle,
