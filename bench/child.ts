@@ -80,6 +80,33 @@ const initializeLine = JSON.stringify({ type: "control_request", request_id: "in
 // raw: the practical limit of plain Node
 // -----------------------------------------------------------------------------------------------
 
+/**
+ * Raw Node's framing: calls `line` with each line of `stdout` (its text, without the newline), then
+ * `read` once each chunk's lines are done. A line split across chunks is joined from its pieces
+ * once its newline comes (never a string grown chunk by chunk, which V8 flattens on every search).
+ */
+const readLines = (stdout: NodeJS.ReadableStream, line: (text: string) => void, read: () => void = () => {}): void => {
+  let pending: Array<Buffer> = []
+  stdout.on("data", (chunk: Buffer) => {
+    let from = 0
+    let nl = chunk.indexOf(10)
+    if (nl !== -1 && pending.length > 0) {
+      pending.push(chunk.subarray(0, nl))
+      line(Buffer.concat(pending).toString("utf8"))
+      pending = []
+      from = nl + 1
+      nl = chunk.indexOf(10, from)
+    }
+    while (nl !== -1) {
+      line(chunk.toString("utf8", from, nl))
+      from = nl + 1
+      nl = chunk.indexOf(10, from)
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from))
+    read()
+  })
+}
+
 const runRaw = (): Promise<void> =>
   new Promise((resolve, reject) => {
     const child = ChildProcess.spawn(process.execPath, [fakeCli], {
@@ -89,12 +116,11 @@ const runRaw = (): Promise<void> =>
     let count = 0
     let firstEventMs = -1
     let start = 0
-    let pending: Array<Buffer> = []
     let result: { fake_deltas_written?: number } | undefined
     // The clock stops at the result, as the library's and the SDK's (not at the CLI's exit).
     let end = 0
-    const line = (buf: Buffer, from: number, to: number) => {
-      const msg = JSON.parse(buf.toString("utf8", from, to)) as { type: string }
+    readLines(child.stdout, (text) => {
+      const msg = JSON.parse(text) as { type: string }
       if (msg.type === "control_response") return
       if (count === 0) {
         firstEventMs = sinceStart()
@@ -106,24 +132,6 @@ const runRaw = (): Promise<void> =>
         result = msg as never
         child.stdin.end()
       }
-    }
-    child.stdout.on("data", (chunk: Buffer) => {
-      let from = 0
-      let nl = chunk.indexOf(10)
-      if (nl !== -1 && pending.length > 0) {
-        pending.push(chunk.subarray(0, nl))
-        const whole = Buffer.concat(pending)
-        pending = []
-        line(whole, 0, whole.length)
-        from = nl + 1
-        nl = chunk.indexOf(10, from)
-      }
-      while (nl !== -1) {
-        line(chunk, from, nl)
-        from = nl + 1
-        nl = chunk.indexOf(10, from)
-      }
-      if (from < chunk.length) pending.push(chunk.subarray(from))
     })
     child.on("exit", () => {
       const seconds = (end - start) / 1000
@@ -131,8 +139,8 @@ const runRaw = (): Promise<void> =>
       report({ count, deltas: result.fake_deltas_written, seconds, eventsPerSec: count / seconds, firstEventMs })
       resolve()
     })
-    child.stdin.write(JSON.stringify({ type: "control_request", request_id: "init-1", request: { subtype: "initialize" } }) + "\n")
-    child.stdin.write(JSON.stringify({ type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null, session_id: "" }) + "\n")
+    child.stdin.write(initializeLine)
+    child.stdin.write(userLine)
   })
 
 // -----------------------------------------------------------------------------------------------
@@ -899,26 +907,6 @@ const effectTurns = async (): Promise<void> => {
   report(figures)
 }
 
-/**
- * Calls `line` with each line of `stdout` (its text, without the newline), then `read` once each
- * chunk's lines are done: raw Node's framing (the short turns' raw and floor programs).
- */
-const readLines = (stdout: NodeJS.ReadableStream, line: (text: string) => void, read: () => void = () => {}): void => {
-  let pending = ""
-  stdout.setEncoding("utf8")
-  stdout.on("data", (chunk: string) => {
-    pending += chunk
-    let from = 0
-    let nl: number
-    while ((nl = pending.indexOf("\n", from)) !== -1) {
-      line(pending.slice(from, nl))
-      from = nl + 1
-    }
-    pending = pending.slice(from)
-    read()
-  })
-}
-
 /** Plain Node: spawn, split at `\n`, `JSON.parse` every line, the next user line on each result. */
 const rawTurns = (): Promise<void> =>
   new Promise((resolve, reject) => {
@@ -964,7 +952,9 @@ const rawTurns = (): Promise<void> =>
  * messages of each read handed to one waiting reader at once (as the library's mailbox does), a
  * turn that reader's `Stream` up to its result, read with `Stream.runForEach`; the user line is
  * written as the turn's stream starts. Left out is the engine: turns matched to their user
- * messages, the control channel, the ordering and interruption rules, spans and metrics.
+ * messages, the control channel, the ordering and interruption rules, spans and metrics. With 0
+ * turns, the first turn only (not timed): its process's peak RSS, for one long turn (as
+ * `bench/turns-program.ts`).
  */
 const floorTurns = async (): Promise<void> => {
   const Effect = await import("effect/Effect")
@@ -1013,6 +1003,7 @@ const floorTurns = async (): Promise<void> => {
   child.stdin.write(initializeLine)
   const figures = await Effect.runPromise(Effect.gen(function*() {
     yield* count(turn)
+    if (n === 0) return { lines, youngGenMb: youngGenMb(), heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20 }
     lines = 0
     const start = turnsStart()
     for (let i = 0; i < n; i++) {

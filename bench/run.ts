@@ -738,23 +738,28 @@ const fullFinal = async (events: number) => {
     { name: "lib", run: () => runChild("lib", params) },
     { name: "raw", run: () => runChild("raw", params) },
     { name: "sdk", run: () => runChild("sdk", params) },
-    { name: "bundled", run: () => runScript("turns-program, bundled, one long turn", [bundled, "0"], { env: bundledEnv }) }
+    { name: "bundled", run: () => runScript("turns-program, bundled, one long turn", [bundled, "0"], { env: bundledEnv }) },
+    // The floor under the library, loaded module by module as the library is: its one turn.
+    { name: "floor", run: () => runChild("floor-turns", { ...params, turns: 0 }) }
   ], PAIRS)
-  // The bundled program's turn must be the same turn (a wrong environment would compare another).
-  for (const f of r.bundled!) {
-    if (!(num(f, "lines") >= events)) throw new Error(`the bundled program read ${num(f, "lines")} lines, not the ${events} events asked for`)
+  // The one-turn programs' turn must be the same turn (a wrong environment would compare another).
+  for (const f of [...r.bundled!, ...r.floor!]) {
+    if (!(num(f, "lines") >= events)) throw new Error(`a one-turn program read ${num(f, "lines")} lines, not the ${events} events asked for`)
   }
   const label = countLabel(events)
   const rss = ratios(r.lib!, r.sdk!, "peakRssMb")
   const eps = ratios(r.lib!, r.sdk!, "eventsPerSec")
   out(`${label} events, final lines with the whole text: peak RSS library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)} [≤1: ${target(median(rss) <= 1)}]; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`)
-  addTarget("fullfinal-rss", 21, `peak RSS at ${label} events with the real CLI's final lines (whole text) ≤ the SDK's`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB (\`fullfinal\`)${short(median(rss), 1, false)}`)
+  addTarget("fullfinal-rss", 21, `peak RSS at ${label} events with the real CLI's final lines (whole text) ≤ the SDK's`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB (\`fullfinal\`)${short(median(rss), 1, false)}; a validated Effect stream without the session engine/SDK ${summary(ratios(r.floor!, r.sdk!, "peakRssMb"))}`)
   const bRss = ratios(r.bundled!, r.sdk!, "peakRssMb")
   out(`${label} events, final lines with the whole text, the library's program bundled with esbuild: peak RSS ${fmt(median(col(r.bundled!, "peakRssMb")), 0)} MB, library/SDK ${summary(bRss)} [≤1: ${target(median(bRss) <= 1)}]`)
+  const fRss = ratios(r.floor!, r.sdk!, "peakRssMb")
+  const floorText = `a validated Effect stream without the library's session engine, loaded module by module as the library's program is (\`floor-turns\`, one turn; see the short turns) peaks at ${fmt(median(col(r.floor!, "peakRssMb")), 0)} MB, ${summary(fRss)} of the SDK's`
+  out(`${label} events, final lines with the whole text: ${floorText}`)
   addTarget("fullfinal-rss-bundled", 21, `peak RSS at ${label} events with the real CLI's final lines (whole text) ≤ the SDK's: a program bundled with esbuild (\`docs/bundling.md\`)`, median(bRss) <= 1, `library/SDK ${summary(bRss)}; ${fmt(median(col(r.bundled!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB (\`fullfinal\`)${short(median(bRss), 1, false)}`)
   if (median(rss) > 1) {
     const semi = semiFigures
-    limits.push(`- **Peak RSS at ${label} with the real CLI's final lines** (library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB vs SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, library/SDK ${summary(rss)}): the same turn from the library's program bundled with esbuild peaks at ${fmt(median(col(r.bundled!, "peakRssMb")), 0)} MB (${summary(bRss)} of the SDK's)${median(bRss) <= 1 ? ", so what is over comes with loading Effect and the library module by module (see the short turns)" : ""}. ${semi === undefined ? "The young-generation run was not made (throughput)." : `On the load fake without the final text, with V8's young generation capped (\`node ${SEMI}\`, both processes) the library peaks at ${fmt(semi.lib, 0)} MB and the SDK at ${fmt(semi.sdk, 0)} MB (library/SDK ${summary(semi.ratio)}; the library at ${summary(semi.speed)} of its default events/s): what is over at default flags is V8's young generation, which grows with the allocation rate and the survivors of each scavenge, more than data the library keeps.`}`)
+    limits.push(`- **Peak RSS at ${label} with the real CLI's final lines** (library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB vs SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, library/SDK ${summary(rss)}): the same turn from the library's program bundled with esbuild peaks at ${fmt(median(col(r.bundled!, "peakRssMb")), 0)} MB (${summary(bRss)} of the SDK's)${median(bRss) <= 1 ? ", so what is over comes with loading Effect and the library module by module (see the short turns)" : ""}; ${floorText}. ${semi === undefined ? "The young-generation run was not made (throughput)." : `On the load fake without the final text, with V8's young generation capped (\`node ${SEMI}\`, both processes) the library peaks at ${fmt(semi.lib, 0)} MB and the SDK at ${fmt(semi.sdk, 0)} MB (library/SDK ${summary(semi.ratio)}; the library at ${summary(semi.speed)} of its default events/s): what is over at default flags is V8's young generation, which grows with the allocation rate and the survivors of each scavenge, more than data the library keeps.`}`)
   }
   sections.push([
     `### ${label} events in one turn, the final \`assistant\` and \`result\` lines with the whole text (FAKE_CLI_FULL_ASSISTANT=1)`,
@@ -763,14 +768,20 @@ const fullFinal = async (events: number) => {
     "",
     "| run | events/s (median) | peak RSS MB (median) | min | max |",
     "|---|---|---|---|---|",
-    ...(["lib", "bundled", "raw", "sdk"] as const).map((k) => {
+    ...(["lib", "bundled", "floor", "raw", "sdk"] as const).map((k) => {
       const m = col(r[k]!, "peakRssMb")
-      const name = { lib: "library", bundled: "library, its program bundled with esbuild (`bench/turns-program.ts`, one turn)", sdk: "official SDK", raw: "raw Node" }[k]
-      const eventsPerSec = k === "bundled" ? "(not timed)" : fmt(median(col(r[k]!, "eventsPerSec")), 0)
+      const name = {
+        lib: "library",
+        bundled: "library, its program bundled with esbuild (`bench/turns-program.ts`, one turn)",
+        floor: "a validated Effect stream without the session engine (`floor-turns`, one turn)",
+        sdk: "official SDK",
+        raw: "raw Node"
+      }[k]
+      const eventsPerSec = k === "bundled" || k === "floor" ? "(not timed)" : fmt(median(col(r[k]!, "eventsPerSec")), 0)
       return `| ${name} | ${eventsPerSec} | ${fmt(median(m), 0)} | ${fmt(Math.min(...m), 0)} | ${fmt(Math.max(...m), 0)} |`
     }),
     "",
-    `- peak RSS library/SDK: ${summary(rss)}; bundled/SDK: ${summary(bRss)}; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`,
+    `- peak RSS library/SDK: ${summary(rss)}; bundled/SDK: ${summary(bRss)}; a validated Effect stream without the session engine/SDK: ${summary(fRss)}; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`,
     ""
   ].join("\n"))
 }
