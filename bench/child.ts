@@ -17,18 +17,21 @@
  *   `busy`, spinning), with a Stop hook registered.
  * - `imports`: the time of each import (`which`: `lib`, `lib-parts`, `sdk`, `barrel`, or `floor`, Effect's alone), then what one scavenge makes of V8's young generation.
  * - `lib-many`: `sessions` concurrent sessions in one process, one turn of `events` each.
+ * - `lib-turns` / `sdk-turns` / `raw-turns` / `effect-turns` / `validated-turns`: `turns` short
+ *   turns of `events` deltas back to back on one session (see "short turns" below).
  */
 // Node's `performance.now()` counts from the process's time origin (its start), so this
 // includes Node's own boot and every import.
 const sinceStart = (): number => performance.now()
 
 import type * as Cause from "effect/Cause"
+import type * as Pull from "effect/Pull"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as NodePerf from "node:perf_hooks"
-import { peakRssMb, report, turnEnded, turnFigures, turnsStart, youngGenMb } from "./figures.ts"
+import { longTurnFigures, peakRssMb, report, turnEnded, turnFigures, turnsStart, youngGenMb } from "./figures.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 const fakeCli = Path.join(root, "bench/fake-cli-load.mjs")
@@ -42,7 +45,7 @@ const dist = process.env.BENCH_DIST ?? Path.join(root, ".tmp/bench-dist")
 const loadClaude = () => import(Path.join(dist, "Claude.js")) as Promise<typeof import("../src/Claude.ts")>
 /** The node entry (`effect-claude-code/node`): `ClaudeNode.layer`, as the README's programs use it. */
 const loadNodeEntry = () => import(Path.join(dist, "node.js")) as Promise<typeof import("../src/node.ts")>
-/** The protocol's public module (`effect-claude-code/Protocol`): its decoder, for the short turns' floor. */
+/** The protocol's public module (`effect-claude-code/Protocol`): its decoder, for `validated-turns`. */
 const loadProtocol = () => import(Path.join(dist, "Protocol.js")) as Promise<typeof import("../src/Protocol.ts")>
 const loadHooks = () => import(Path.join(dist, "Hooks.js")) as Promise<typeof import("../src/Hooks.ts")>
 // The deep import (`NodeServices.layer` alone): the package's barrel loads HTTP, sockets, etc. too (~300 ms).
@@ -81,7 +84,7 @@ const initializeLine = JSON.stringify({ type: "control_request", request_id: "in
 // -----------------------------------------------------------------------------------------------
 
 /**
- * Raw Node's framing: calls `line` with each line of `stdout` (its text, without the newline), then
+ * Raw Node's framing (the raw programs', and `validated-turns`'): calls `line` with each line of `stdout` (its text, without the newline), then
  * `read` once each chunk's lines are done. A line split across chunks is joined from its pieces
  * once its newline comes (never a string grown chunk by chunk, which V8 flattens on every search).
  */
@@ -945,54 +948,87 @@ const rawTurns = (): Promise<void> =>
   })
 
 /**
- * A validated Effect stream without the library's session engine: what any program on this stack
- * that hands each turn as an Effect `Stream` of checked messages spends at least. The CLI spawned
- * with `node:child_process` (as the library does), stdout split and parsed as raw Node's loop
- * does, each line checked by the library's public decoder (`Protocol.decodeMessage`), the checked
- * messages of each read handed to one waiting reader at once (as the library's mailbox does), a
- * turn that reader's `Stream` up to its result, read with `Stream.runForEach`; the user line is
- * written as the turn's stream starts. Left out is the engine: turns matched to their user
- * messages, the control channel, the ordering and interruption rules, spans and metrics. With 0
- * turns, the first turn only (not timed): its process's peak RSS, for one long turn (as
- * `bench/turns-program.ts`).
+ * A minimal validated Effect stream, no session engine: what a program on this stack that checks
+ * every line and hands each turn as an Effect `Stream` spends, written as plainly as it can be.
+ * The CLI spawned with `node:child_process` (as the library does), raw Node's framing (one
+ * `JSON.parse` a line; the library parses each read's whole lines in one), each line checked by the
+ * library's public decoder (`Protocol.decodeMessage`), the checked messages of each read handed at
+ * once to the one waiting reader, a turn one `Stream.fromPull` that writes the user line and ends
+ * after the result, read with `Stream.runForEach`. What the library does beyond it is its session
+ * engine and transport: turns matched to their user messages, the control channel, the ordering and
+ * interruption rules, spans and metrics, the user line encoded, stderr drained. The reader is
+ * written here, not the library's mailbox, which its build keeps inside. A broken run (a line that
+ * fails, the CLI gone mid-turn) dies with the reason, never reports figures. With 0 turns, the
+ * first turn only (not timed): its process's memory, for one long turn (as `bench/turns-program.ts`).
  */
-const floorTurns = async (): Promise<void> => {
+const validatedTurns = async (): Promise<void> => {
+  const { Done } = await import("effect/Cause")
   const Effect = await import("effect/Effect")
   const Stream = await import("effect/Stream")
   const Protocol = await loadProtocol()
   type Message = import("../src/Protocol.ts").Message
+  type Batch = [Message, ...Array<Message>]
   const n = params.turns ?? 100
   const child = ChildProcess.spawn(process.execPath, [fakeCli], {
     env: { ...process.env, ...fakeEnv() },
     stdio: ["pipe", "pipe", "inherit"]
   })
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()))
+  // The turn's messages read and not yet taken; whether its result is among what was read.
   let queued: Array<Message> = []
+  let resultRead = false
   let waiting: (() => void) | undefined
-  const take = (): [Message, ...Array<Message>] => {
-    const messages = queued as [Message, ...Array<Message>]
-    queued = []
-    return messages
+  let failure: unknown
+  const wake = () => {
+    if (waiting === undefined || (queued.length === 0 && failure === undefined)) return
+    const resume = waiting
+    waiting = undefined
+    resume()
+  }
+  const fail = (error: unknown) => {
+    failure ??= error
+    wake()
   }
   readLines(child.stdout, (text) => {
-    const decoded = Protocol.decodeMessage(JSON.parse(text))
-    if (decoded._tag === "Failure") throw new Error(`floor turns: a line failed its schema: ${decoded.failure}`)
-    if (decoded.success.type !== "control_response") queued.push(decoded.success)
-  }, () => {
-    if (waiting === undefined || queued.length === 0) return
-    const wake = waiting
-    waiting = undefined
-    wake()
-  })
-  const pull = Effect.suspend(() =>
-    queued.length > 0 ? Effect.succeed(take()) : Effect.callback<[Message, ...Array<Message>]>((resume) => {
-      waiting = () => resume(Effect.succeed(take()))
+    if (failure !== undefined) return
+    try {
+      const decoded = Protocol.decodeMessage(JSON.parse(text))
+      if (decoded._tag === "Failure") throw new Error(`a line failed its schema: ${decoded.failure}`)
+      const message = decoded.success
+      if (message.type === "control_response") return
+      // The load fake writes nothing between a result and the next user line: a line there would
+      // belong to no turn.
+      if (resultRead) throw new Error(`a ${message.type} line after the turn's result`)
+      queued.push(message)
+      if (message.type === "result") resultRead = true
+    } catch (error) {
+      fail(error)
+    }
+  }, wake)
+  child.on("error", fail)
+  const exited = new Promise<void>((resolve) =>
+    child.on("exit", () => {
+      fail(new Error("the CLI exited"))
+      resolve()
     })
   )
-  const turn = Stream.suspend(() => {
+  const done = Effect.fail(Done())
+  const pull: Pull.Pull<Batch> = Effect.suspend(() => {
+    if (failure !== undefined) return Effect.die(failure)
+    if (queued.length > 0) {
+      const batch = queued as Batch
+      queued = []
+      return Effect.succeed(batch)
+    }
+    if (resultRead) return done
+    return Effect.callback<Batch, Cause.Done>((resume) => {
+      waiting = () => resume(pull)
+    })
+  })
+  const turn = Stream.fromPull(Effect.sync(() => {
+    resultRead = false
     child.stdin.write(userLine)
-    return Stream.fromPull(Effect.succeed(pull))
-  }).pipe(Stream.takeUntil((message) => message.type === "result"))
+    return pull
+  }))
   let lines = 0
   const count = Stream.runForEach((message: Message) =>
     Effect.sync(() => {
@@ -1003,7 +1039,7 @@ const floorTurns = async (): Promise<void> => {
   child.stdin.write(initializeLine)
   const figures = await Effect.runPromise(Effect.gen(function*() {
     yield* count(turn)
-    if (n === 0) return { lines, youngGenMb: youngGenMb(), heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20 }
+    if (n === 0) return longTurnFigures(lines)
     lines = 0
     const start = turnsStart()
     for (let i = 0; i < n; i++) {
@@ -1202,7 +1238,7 @@ const scenarios: Record<string, () => Promise<void>> = {
   "lib-turns": libTurns,
   "sdk-turns": sdkTurns,
   "raw-turns": rawTurns,
-  "floor-turns": floorTurns,
+  "validated-turns": validatedTurns,
   "effect-turns": effectTurns,
   "lib-idle": libIdle,
   "sdk-idle": sdkIdle,

@@ -83,9 +83,15 @@ export const turnFigures = (turns: number, lines: number, clock: TurnsClock) => 
       secondHalfCpuUsPerTurn: second.cpuUs,
       secondHalfMainThreadCpuUsPerTurn: second.threadUs
     }),
-    // V8's young generation as it ended (both semispaces): it grows with what survives its
-    // scavenges, start-up included, and does not shrink while a program allocates.
-    youngGenMb: youngGenMb(),
-    heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20
+    ...memoryFigures()
   }
 }
+
+/**
+ * V8's young generation as it ends (both semispaces: it grows with what survives its scavenges,
+ * start-up included, and does not shrink while a program allocates) and the heap in use.
+ */
+const memoryFigures = () => ({ youngGenMb: youngGenMb(), heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20 })
+
+/** One long turn's figures (not timed): the lines it read, and the memory it leaves. */
+export const longTurnFigures = (lines: number) => ({ lines, ...memoryFigures() })

@@ -643,8 +643,8 @@ const shortTurns = async (n: number) => {
     { name: "raw", run: () => runChild("raw-turns", params, { timeoutMs }) },
     // A reference on Effect: a bare Effect program's turn loop (Effect's process, streams and queues), no library.
     { name: "bare", run: () => runChild("effect-turns", params, { timeoutMs }) },
-    // The floor under the library: every line validated, a Stream a turn, no session engine.
-    { name: "floor", run: () => runChild("floor-turns", params, { timeoutMs }) },
+    // A minimal validated Effect stream: every line checked, a Stream a turn, no session engine.
+    { name: "validated", run: () => runChild("validated-turns", params, { timeoutMs }) },
     ...(big ? [{ name: "bundled", run: () => runScript("turns-program, bundled", [bundled, String(n)], { timeoutMs, env: bundledEnv }) }] : [])
   ], PAIRS)
   const ms = ratios(r.lib!, r.sdk!, "msPerTurn")
@@ -669,16 +669,16 @@ const shortTurns = async (n: number) => {
   // Every program must have read the same turns, or the per-turn figures compare different work.
   const lineCounts = new Set(Object.values(r).flatMap((runs) => runs.map((f) => num(f, "linesPerTurn"))))
   if (lineCounts.size !== 1) throw new Error(`short turns: the programs read different lines per turn (${[...lineCounts].join(", ")})`)
-  const floorCpu = ratios(r.floor!, r.sdk!, "cpuUsPerTurn")
-  const floorMs = ratios(r.floor!, r.sdk!, "msPerTurn")
-  const engineCpu = diffs(r.lib!, r.floor!, "cpuUsPerTurn")
-  const floorText = `a validated Effect stream without the library's session engine (\`floor-turns\`: the CLI spawned with \`node:child_process\`, raw Node's framing, every line checked by the library's \`Protocol.decodeMessage\`, one Effect \`Stream\` a turn; no turns matched to their user messages, no control channel, no ordering or interruption rules, no spans or metrics) takes ${summary(floorCpu)} of the SDK's CPU a turn (${fmt(median(col(r.floor!, "cpuUsPerTurn")), 0)} µs) and ${summary(floorMs)} of its ms a turn: the session engine takes ${summary(engineCpu, 0)} µs of CPU a turn over it`
-  out(`${label}: ${floorText}`)
+  const validatedCpu = ratios(r.validated!, r.sdk!, "cpuUsPerTurn")
+  const validatedMs = ratios(r.validated!, r.sdk!, "msPerTurn")
+  const engineCpu = diffs(r.lib!, r.validated!, "cpuUsPerTurn")
+  const validatedText = `a minimal validated Effect stream, no session engine (\`validated-turns\`: the CLI spawned with \`node:child_process\`, one \`JSON.parse\` a line, every line checked by the library's \`Protocol.decodeMessage\`, one Effect \`Stream\` a turn; no turns matched to their user messages, no control channel, no ordering or interruption rules, no spans or metrics) takes ${summary(validatedCpu)} of the SDK's CPU a turn (${fmt(median(col(r.validated!, "cpuUsPerTurn")), 0)} µs) and ${summary(validatedMs)} of its ms a turn; the library takes ${summary(engineCpu, 0)} µs of CPU a turn more (its session engine and transport)`
+  out(`${label}: ${validatedText}`)
   const bareText = `a bare Effect program's turn loop on \`effect/process\` (Effect's own process, streams and queues; nothing validated, no routing, no metrics; the library spawns with \`node:child_process\` and frames stdout itself) takes ${summary(bareCpu)} of the SDK's CPU a turn (${fmt(median(col(r.bare!, "cpuUsPerTurn")), 0)} µs) and peaks at ${summary(bareRss)} of its RSS (${fmt(median(col(r.bare!, "peakRssMb")), 0)} MB); the library takes ${summary(ownCpu, 0)} µs of CPU a turn more`
   out(`${label}: ${bareText}`)
   out(`${label}: peak RSS library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)}${big ? ` [≤1: ${target(median(rss) <= 1)}]` : ""}`)
   addTarget(big ? "turns-ms-many" : "turns-ms-few", 21, `ms per short turn ≤ 1.0× the SDK's (${n} turns)`, median(ms) <= 1, `library/SDK ${summary(ms)}; ${fmt(median(col(r.lib!, "msPerTurn")), 3)} vs ${fmt(median(col(r.sdk!, "msPerTurn")), 3)} ms${short(median(ms), 1, false)}`)
-  addTarget(big ? "turns-cpu-many" : "turns-cpu-few", 21, `CPU per short turn ≤ 1.0× the SDK's (${n} turns)`, median(cpu) <= 1, `library/SDK ${summary(cpu)}; ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} vs ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} µs${short(median(cpu), 1, false)}; a bare Effect program (no library)/SDK ${summary(bareCpu)}; a validated Effect stream without the session engine/SDK ${summary(floorCpu)}`)
+  addTarget(big ? "turns-cpu-many" : "turns-cpu-few", 21, `CPU per short turn ≤ 1.0× the SDK's (${n} turns)`, median(cpu) <= 1, `library/SDK ${summary(cpu)}; ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} vs ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} µs${short(median(cpu), 1, false)}; a bare Effect program (no library)/SDK ${summary(bareCpu)}; a minimal validated Effect stream, no session engine/SDK ${summary(validatedCpu)}`)
   if (big) {
     addTarget("turns-rss", 21, `peak RSS over ${n} short turns ≤ 1.0× the SDK's, no V8 flags`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB${short(median(rss), 1, false)}; a bare Effect program (no library)/SDK ${summary(bareRss)}`)
     const b = r.bundled!
@@ -689,24 +689,24 @@ const shortTurns = async (n: number) => {
     addTarget("turns-rss-bundled", 21, `peak RSS over ${n} short turns ≤ 1.0× the SDK's, no V8 flags: a program bundled with esbuild (\`docs/bundling.md\`)`, median(bRss) <= 1, `library/SDK ${summary(bRss)}; ${fmt(median(col(b, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB${short(median(bRss), 1, false)} (ms/turn ${summary(bMs)}, CPU/turn ${summary(bCpu)} of the SDK's)`)
   }
   if (median(ms) > 1 || median(cpu) > 1 || (big && median(rss) > 1)) {
-    limits.push(`- **Short turns, ${n}** (ms/turn library/SDK ${summary(ms)}, CPU/turn ${summary(cpu)}${big ? `, peak RSS ${summary(rss)}` : ""}): the library's per-turn work is ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} µs of CPU against the SDK's ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} and raw Node's ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}; ${floorText}; ${bareText}${bundledRss === undefined || median(bareRss) <= 1 ? "" : `. Loaded module by module, the bare Effect program peaks over the SDK's RSS as well; the library's program bundled with esbuild peaks at ${fmt(median(bundledRss))} of the SDK's`}. On the JavaScript thread ${fmt(median(col(r.lib!, "mainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "mainThreadCpuUsPerTurn")), 0)} and ${fmt(median(col(r.raw!, "mainThreadCpuUsPerTurn")), 0)}, the rest on the process's other threads (${fmt(median(helperCpu(r.lib!)), 0)} against ${fmt(median(helperCpu(r.sdk!)), 0)} and ${fmt(median(helperCpu(r.raw!)), 0)} µs; mostly V8's optimizing compiler and GC helpers). Over the second half of the turns (${half}), where V8's one-time compiling on helper threads weighs less: ${steady} (CPU ${fmt(median(col(r.lib!, "secondHalfCpuUsPerTurn")), 0)} µs a turn against the SDK's ${fmt(median(col(r.sdk!, "secondHalfCpuUsPerTurn")), 0)}, of which the JavaScript thread ${fmt(median(col(r.lib!, "secondHalfMainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "secondHalfMainThreadCpuUsPerTurn")), 0)}); where the JavaScript thread's time goes: the CPU profile of the short turns (\`profile-turns\`). V8's young generation ends at ${fmt(median(col(r.lib!, "youngGenMb")), 0)} MB for the library, ${fmt(median(col(r.sdk!, "youngGenMb")), 0)} MB for the SDK${r.bundled === undefined ? "" : ` and ${fmt(median(col(r.bundled, "youngGenMb")), 0)} MB for the library's program bundled with esbuild (peak RSS ${fmt(median(col(r.bundled, "peakRssMb")), 0)} MB)`}: V8 sizes it by what survives its scavenges, and loading Effect module by module (each module's record and source, the loader's own objects) leaves it larger than the SDK's before any turn, and larger still one scavenge later, with or without the library (see "Where start-up goes", which measures Effect's floor alone too), a bundled program at the SDK's; heap used at the end library ${fmt(median(col(r.lib!, "heapUsedMb")), 1)} MB, SDK ${fmt(median(col(r.sdk!, "heapUsedMb")), 1)} MB.`)
+    limits.push(`- **Short turns, ${n}** (ms/turn library/SDK ${summary(ms)}, CPU/turn ${summary(cpu)}${big ? `, peak RSS ${summary(rss)}` : ""}): the library's per-turn work is ${fmt(median(col(r.lib!, "cpuUsPerTurn")), 0)} µs of CPU against the SDK's ${fmt(median(col(r.sdk!, "cpuUsPerTurn")), 0)} and raw Node's ${fmt(median(col(r.raw!, "cpuUsPerTurn")), 0)}; ${validatedText}; ${bareText}${bundledRss === undefined || median(bareRss) <= 1 ? "" : `. Loaded module by module, the bare Effect program peaks over the SDK's RSS as well; the library's program bundled with esbuild peaks at ${fmt(median(bundledRss))} of the SDK's`}. On the JavaScript thread ${fmt(median(col(r.lib!, "mainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "mainThreadCpuUsPerTurn")), 0)} and ${fmt(median(col(r.raw!, "mainThreadCpuUsPerTurn")), 0)}, the rest on the process's other threads (${fmt(median(helperCpu(r.lib!)), 0)} against ${fmt(median(helperCpu(r.sdk!)), 0)} and ${fmt(median(helperCpu(r.raw!)), 0)} µs; mostly V8's optimizing compiler and GC helpers). Over the second half of the turns (${half}), where V8's one-time compiling on helper threads weighs less: ${steady} (CPU ${fmt(median(col(r.lib!, "secondHalfCpuUsPerTurn")), 0)} µs a turn against the SDK's ${fmt(median(col(r.sdk!, "secondHalfCpuUsPerTurn")), 0)}, of which the JavaScript thread ${fmt(median(col(r.lib!, "secondHalfMainThreadCpuUsPerTurn")), 0)} against ${fmt(median(col(r.sdk!, "secondHalfMainThreadCpuUsPerTurn")), 0)}); where the JavaScript thread's time goes: the CPU profile of the short turns (\`profile-turns\`). V8's young generation ends at ${fmt(median(col(r.lib!, "youngGenMb")), 0)} MB for the library, ${fmt(median(col(r.sdk!, "youngGenMb")), 0)} MB for the SDK${r.bundled === undefined ? "" : ` and ${fmt(median(col(r.bundled, "youngGenMb")), 0)} MB for the library's program bundled with esbuild (peak RSS ${fmt(median(col(r.bundled, "peakRssMb")), 0)} MB)`}: V8 sizes it by what survives its scavenges, and loading Effect module by module (each module's record and source, the loader's own objects) leaves it larger than the SDK's before any turn, and larger still one scavenge later, with or without the library (see "Where start-up goes", which measures Effect's floor alone too), a bundled program at the SDK's; heap used at the end library ${fmt(median(col(r.lib!, "heapUsedMb")), 1)} MB, SDK ${fmt(median(col(r.sdk!, "heapUsedMb")), 1)} MB.`)
   }
   sections.push([
     `### ${label}, back to back on one session`,
     "",
-    `Each turn is ${TURNS.deltas} text deltas plus the lines around them (\`system/init\`, status, message start/stop, \`assistant\`, \`result\`); the next user message is written once the previous turn's result is read. Library: \`session.turn(text)\` read with \`Stream.runForEach\`. SDK: one \`query()\` in streaming input mode (an async iterable of user messages), the next message yielded on each \`result\`. Raw Node: spawn, split, \`JSON.parse\`, the next user line on each result. A validated Effect stream without the session engine (\`floor-turns\`): the CLI spawned with \`node:child_process\`, stdout split and parsed as raw Node's loop does, each line checked by \`Protocol.decodeMessage\`, the checked messages of each read handed to one waiting reader, a turn its \`Stream\` up to the result read with \`Stream.runForEach\`: the least a program on this stack that validates every line and hands each turn as a stream spends; what the library does beyond it is its session engine. A bare Effect program, no library (\`effect-turns\`): the CLI spawned through \`effect/process\` (NodeServices), stdout decoded, split and parsed into a \`Queue\` by Effect's streams, stdin fed from one; a turn offers its line and takes messages until the result: a reference point on Effect (the library itself spawns with \`node:child_process\` and frames stdout on its own). The first turn (start-up) is not counted. CPU is the consuming process's alone (user + system).`,
+    `Each turn is ${TURNS.deltas} text deltas plus the lines around them (\`system/init\`, status, message start/stop, \`assistant\`, \`result\`); the next user message is written once the previous turn's result is read. Library: \`session.turn(text)\` read with \`Stream.runForEach\`. SDK: one \`query()\` in streaming input mode (an async iterable of user messages), the next message yielded on each \`result\`. Raw Node: spawn, split, \`JSON.parse\`, the next user line on each result. A minimal validated Effect stream, no session engine (\`validated-turns\`): the CLI spawned with \`node:child_process\`, stdout split and parsed as raw Node's loop does (one \`JSON.parse\` a line; the library parses each read's whole lines in one), each line checked by \`Protocol.decodeMessage\`, the checked messages of each read handed at once to one waiting reader, a turn one \`Stream.fromPull\` that writes the user line and ends after the result, read with \`Stream.runForEach\`: a program on this stack that checks every line and hands each turn as a stream, written as plainly as it can be; what the library does beyond it is its session engine and transport (turns matched to their user messages, the control channel, the ordering and interruption rules, spans and metrics, the user line encoded, stderr drained). A bare Effect program, no library (\`effect-turns\`): the CLI spawned through \`effect/process\` (NodeServices), stdout decoded, split and parsed into a \`Queue\` by Effect's streams, stdin fed from one; a turn offers its line and takes messages until the result: a reference point on Effect (the library itself spawns with \`node:child_process\` and frames stdout on its own). The first turn (start-up) is not counted. CPU is the consuming process's alone (user + system).`,
     "",
     "| run | ms/turn (median) | min | max | CPU µs/turn (median) | of which the JavaScript thread | peak RSS MB (median) | V8's young generation at the end MB | heap used at the end MB |",
     "|---|---|---|---|---|---|---|---|---|",
-    ...(["lib", "bundled", "sdk", "raw", "floor", "bare"] as const).filter((k) => r[k] !== undefined).map((k) => {
+    ...(["lib", "bundled", "sdk", "raw", "validated", "bare"] as const).filter((k) => r[k] !== undefined).map((k) => {
       const m = col(r[k]!, "msPerTurn")
-      const name = { lib: "library", bundled: "library, its program bundled with esbuild (`bench/turns-program.ts`)", sdk: "official SDK", raw: "raw Node", floor: "a validated Effect stream without the session engine (`floor-turns`)", bare: "a bare Effect program, no library (`effect-turns`)" }[k]
+      const name = { lib: "library", bundled: "library, its program bundled with esbuild (`bench/turns-program.ts`)", sdk: "official SDK", raw: "raw Node", validated: "a minimal validated Effect stream, no session engine (`validated-turns`)", bare: "a bare Effect program, no library (`effect-turns`)" }[k]
       return `| ${name} | ${fmt(median(m), 3)} | ${fmt(Math.min(...m), 3)} | ${fmt(Math.max(...m), 3)} | ${fmt(median(col(r[k]!, "cpuUsPerTurn")), 0)} | ${fmt(median(col(r[k]!, "mainThreadCpuUsPerTurn")), 0)} | ${fmt(median(col(r[k]!, "peakRssMb")), 0)} | ${fmt(median(col(r[k]!, "youngGenMb")), 0)} | ${fmt(median(col(r[k]!, "heapUsedMb")), 1)} |`
     }),
     "",
     `- ms/turn library/SDK, per-round ratios: ${summary(ms)}; library/raw: ${summary(ratios(r.lib!, r.raw!, "msPerTurn"))}`,
     `- CPU/turn library/SDK: ${summary(cpu)}; library/raw: ${summary(ratios(r.lib!, r.raw!, "cpuUsPerTurn"))}`,
-    `- the floor under the session engine: ${floorText}`,
+    `- without the session engine: ${validatedText}`,
     `- a reference on Effect: ${bareText}`,
     `- peak RSS library/SDK: ${summary(rss)}`,
     `- CPU per turn beyond the JavaScript thread (the process's other threads: mostly V8's optimizing compiler and GC helpers), µs: library ${fmt(median(helperCpu(r.lib!)), 0)}, SDK ${fmt(median(helperCpu(r.sdk!)), 0)}, raw ${fmt(median(helperCpu(r.raw!)), 0)}`,
@@ -739,27 +739,27 @@ const fullFinal = async (events: number) => {
     { name: "raw", run: () => runChild("raw", params) },
     { name: "sdk", run: () => runChild("sdk", params) },
     { name: "bundled", run: () => runScript("turns-program, bundled, one long turn", [bundled, "0"], { env: bundledEnv }) },
-    // The floor under the library, loaded module by module as the library is: its one turn.
-    { name: "floor", run: () => runChild("floor-turns", { ...params, turns: 0 }) }
+    // A minimal validated Effect stream, loaded module by module as the library is: its one turn.
+    { name: "validated", run: () => runChild("validated-turns", { ...params, turns: 0 }) }
   ], PAIRS)
   // The one-turn programs' turn must be the same turn (a wrong environment would compare another).
-  for (const f of [...r.bundled!, ...r.floor!]) {
+  for (const f of [...r.bundled!, ...r.validated!]) {
     if (!(num(f, "lines") >= events)) throw new Error(`a one-turn program read ${num(f, "lines")} lines, not the ${events} events asked for`)
   }
   const label = countLabel(events)
   const rss = ratios(r.lib!, r.sdk!, "peakRssMb")
   const eps = ratios(r.lib!, r.sdk!, "eventsPerSec")
   out(`${label} events, final lines with the whole text: peak RSS library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB, SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, raw ${fmt(median(col(r.raw!, "peakRssMb")), 0)} MB; library/SDK ${summary(rss)} [≤1: ${target(median(rss) <= 1)}]; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`)
-  addTarget("fullfinal-rss", 21, `peak RSS at ${label} events with the real CLI's final lines (whole text) ≤ the SDK's`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB (\`fullfinal\`)${short(median(rss), 1, false)}; a validated Effect stream without the session engine/SDK ${summary(ratios(r.floor!, r.sdk!, "peakRssMb"))}`)
+  const vRss = ratios(r.validated!, r.sdk!, "peakRssMb")
+  addTarget("fullfinal-rss", 21, `peak RSS at ${label} events with the real CLI's final lines (whole text) ≤ the SDK's`, median(rss) <= 1, `library/SDK ${summary(rss)}; ${fmt(median(col(r.lib!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB (\`fullfinal\`)${short(median(rss), 1, false)}; a minimal validated Effect stream, no session engine/SDK ${summary(vRss)}`)
   const bRss = ratios(r.bundled!, r.sdk!, "peakRssMb")
   out(`${label} events, final lines with the whole text, the library's program bundled with esbuild: peak RSS ${fmt(median(col(r.bundled!, "peakRssMb")), 0)} MB, library/SDK ${summary(bRss)} [≤1: ${target(median(bRss) <= 1)}]`)
-  const fRss = ratios(r.floor!, r.sdk!, "peakRssMb")
-  const floorText = `a validated Effect stream without the library's session engine, loaded module by module as the library's program is (\`floor-turns\`, one turn; see the short turns) peaks at ${fmt(median(col(r.floor!, "peakRssMb")), 0)} MB, ${summary(fRss)} of the SDK's`
-  out(`${label} events, final lines with the whole text: ${floorText}`)
+  const validatedText = `a minimal validated Effect stream, no session engine, loaded module by module as the library's program is (\`validated-turns\`, one turn; see the short turns) peaks at ${fmt(median(col(r.validated!, "peakRssMb")), 0)} MB, ${summary(vRss)} of the SDK's`
+  out(`${label} events, final lines with the whole text: ${validatedText}`)
   addTarget("fullfinal-rss-bundled", 21, `peak RSS at ${label} events with the real CLI's final lines (whole text) ≤ the SDK's: a program bundled with esbuild (\`docs/bundling.md\`)`, median(bRss) <= 1, `library/SDK ${summary(bRss)}; ${fmt(median(col(r.bundled!, "peakRssMb")), 0)} vs ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB (\`fullfinal\`)${short(median(bRss), 1, false)}`)
   if (median(rss) > 1) {
     const semi = semiFigures
-    limits.push(`- **Peak RSS at ${label} with the real CLI's final lines** (library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB vs SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, library/SDK ${summary(rss)}): the same turn from the library's program bundled with esbuild peaks at ${fmt(median(col(r.bundled!, "peakRssMb")), 0)} MB (${summary(bRss)} of the SDK's)${median(bRss) <= 1 ? ", so what is over comes with loading Effect and the library module by module (see the short turns)" : ""}; ${floorText}. ${semi === undefined ? "The young-generation run was not made (throughput)." : `On the load fake without the final text, with V8's young generation capped (\`node ${SEMI}\`, both processes) the library peaks at ${fmt(semi.lib, 0)} MB and the SDK at ${fmt(semi.sdk, 0)} MB (library/SDK ${summary(semi.ratio)}; the library at ${summary(semi.speed)} of its default events/s): what is over at default flags is V8's young generation, which grows with the allocation rate and the survivors of each scavenge, more than data the library keeps.`}`)
+    limits.push(`- **Peak RSS at ${label} with the real CLI's final lines** (library ${fmt(median(col(r.lib!, "peakRssMb")), 0)} MB vs SDK ${fmt(median(col(r.sdk!, "peakRssMb")), 0)} MB, library/SDK ${summary(rss)}): the same turn from the library's program bundled with esbuild peaks at ${fmt(median(col(r.bundled!, "peakRssMb")), 0)} MB (${summary(bRss)} of the SDK's)${median(bRss) <= 1 ? ", so what is over comes with loading Effect and the library module by module (see the short turns)" : ""}; ${validatedText}. ${semi === undefined ? "The young-generation run was not made (throughput)." : `On the load fake without the final text, with V8's young generation capped (\`node ${SEMI}\`, both processes) the library peaks at ${fmt(semi.lib, 0)} MB and the SDK at ${fmt(semi.sdk, 0)} MB (library/SDK ${summary(semi.ratio)}; the library at ${summary(semi.speed)} of its default events/s): what is over at default flags is V8's young generation, which grows with the allocation rate and the survivors of each scavenge, more than data the library keeps.`}`)
   }
   sections.push([
     `### ${label} events in one turn, the final \`assistant\` and \`result\` lines with the whole text (FAKE_CLI_FULL_ASSISTANT=1)`,
@@ -768,20 +768,20 @@ const fullFinal = async (events: number) => {
     "",
     "| run | events/s (median) | peak RSS MB (median) | min | max |",
     "|---|---|---|---|---|",
-    ...(["lib", "bundled", "floor", "raw", "sdk"] as const).map((k) => {
+    ...(["lib", "bundled", "validated", "raw", "sdk"] as const).map((k) => {
       const m = col(r[k]!, "peakRssMb")
       const name = {
         lib: "library",
         bundled: "library, its program bundled with esbuild (`bench/turns-program.ts`, one turn)",
-        floor: "a validated Effect stream without the session engine (`floor-turns`, one turn)",
+        validated: "a minimal validated Effect stream, no session engine (`validated-turns`, one turn)",
         sdk: "official SDK",
         raw: "raw Node"
       }[k]
-      const eventsPerSec = k === "bundled" || k === "floor" ? "(not timed)" : fmt(median(col(r[k]!, "eventsPerSec")), 0)
+      const eventsPerSec = k === "bundled" || k === "validated" ? "(not timed)" : fmt(median(col(r[k]!, "eventsPerSec")), 0)
       return `| ${name} | ${eventsPerSec} | ${fmt(median(m), 0)} | ${fmt(Math.min(...m), 0)} | ${fmt(Math.max(...m), 0)} |`
     }),
     "",
-    `- peak RSS library/SDK: ${summary(rss)}; bundled/SDK: ${summary(bRss)}; a validated Effect stream without the session engine/SDK: ${summary(fRss)}; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`,
+    `- peak RSS library/SDK: ${summary(rss)}; bundled/SDK: ${summary(bRss)}; a minimal validated Effect stream, no session engine/SDK: ${summary(vRss)}; events/s library/SDK ${summary(eps)}, library/raw ${summary(ratios(r.lib!, r.raw!, "eventsPerSec"))}`,
     ""
   ].join("\n"))
 }

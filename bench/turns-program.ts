@@ -14,7 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import { ClaudeNode } from "../src/node.ts"
-import { report, turnEnded, turnFigures, turnsStart, youngGenMb } from "./figures.ts"
+import { longTurnFigures, report, turnEnded, turnFigures, turnsStart } from "./figures.ts"
 
 const turns = Number(process.argv[2] ?? 100)
 
@@ -32,7 +32,7 @@ const program = Effect.gen(function*() {
   )
   // The first turn (start-up, the session's handshake) is not counted.
   yield* count(session.turn("go"))
-  if (turns === 0) return report({ lines, youngGenMb: youngGenMb(), heapUsedMb: process.memoryUsage().heapUsed / 2 ** 20 })
+  if (turns === 0) return report(longTurnFigures(lines))
   lines = 0
   const start = turnsStart()
   for (let i = 0; i < turns; i++) {
