@@ -273,6 +273,23 @@ describe("McpServers", () => {
         assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))
         assert.match(String(Cause.squash((exit as Exit.Failure<unknown, unknown>).cause)), /tool "bad".*"type": "object"/)
       }))
+
+    it.effect("a tool whose input has no JSON Schema is a defect at layer build that says why", () =>
+      Effect.gen(function*() {
+        // Effect's JSON Schema generator throws on a symbol property name.
+        const bad = McpServers.tool({
+          name: "bad",
+          description: "Keyed by a symbol.",
+          input: Schema.Struct({ [Symbol.for("key")]: Schema.String }),
+          handler: () => Effect.succeed("")
+        })
+        const exit = yield* Effect.exit(connectTo(McpServers.layer(McpServers.server("s", { tools: [bad] }))))
+        assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))
+        assert.strictEqual(
+          (Cause.squash((exit as Exit.Failure<unknown, unknown>).cause) as Error).message,
+          "McpServers: tool \"bad\" of server \"s\": its input schema has no JSON Schema: Objects property names must be strings"
+        )
+      }))
   })
 
   describe("tools/call", () => {

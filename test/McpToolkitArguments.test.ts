@@ -6,7 +6,9 @@
  * string for a `Schema.Date` (found by an audit).
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Tool from "effect/ai/Tool"
@@ -48,5 +50,27 @@ describe("McpServers.toolkit arguments in the form tools/list advertises", () =>
       assert.deepStrictEqual(answer.result, {
         content: [{ type: "text", text: "- at 2025-01-01T10:00:00.000Z" }]
       })
+    }))
+
+  it.effect("a tool whose parameters JSON cannot carry is refused at layer build, naming it (not thrown by McpServers.toolkit)", () =>
+    Effect.gen(function*() {
+      // Effect's JSON codec and JSON Schema generator both throw on a symbol property name.
+      const Keyed = Tool.make("Keyed", {
+        description: "Keyed by a symbol",
+        parameters: Schema.Struct({ [Symbol.for("key")]: Schema.String }),
+        success: Schema.String
+      })
+      const KeyedKit = Toolkit.make(Keyed)
+      const server = McpServers.toolkit("kit", KeyedKit)
+      const exit = yield* Effect.exit(
+        Effect.flatMap(Effect.service(McpServers.McpServers), McpServers.connect).pipe(
+          Effect.provide(McpServers.layer(server).pipe(Layer.provide(KeyedKit.toLayer({ Keyed: () => Effect.succeed("") }))))
+        )
+      )
+      assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))
+      assert.strictEqual(
+        (Cause.squash((exit as Exit.Failure<unknown, unknown>).cause) as Error).message,
+        "McpServers: tool \"Keyed\" of server \"kit\": its input schema has no JSON Schema: Objects property names must be strings"
+      )
     }))
 })

@@ -168,6 +168,16 @@ describe("outputFormat", () => {
         assert.include(yield* refused({ outputFormat: notASchema }), "outputFormat")
       }))
 
+    it.effect("an outputFormat whose JSON Schema cannot be made, with the generator's reason", () =>
+      Effect.gen(function*() {
+        // Effect's JSON Schema generator throws on a symbol property name.
+        const symbolKeyed = Schema.Struct({ [Symbol.for("key")]: Schema.String })
+        assert.strictEqual(
+          yield* refused({ outputFormat: symbolKeyed }),
+          "Invalid outputFormat: its JSON Schema could not be made: Objects property names must be strings"
+        )
+      }))
+
     it.effect("outputFormat together with jsonSchema", () =>
       Effect.gen(function*() {
         assert.include(yield* refused({ outputFormat: Person, jsonSchema: { type: "object" } }), "not both")
