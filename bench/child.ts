@@ -84,9 +84,10 @@ const initializeLine = JSON.stringify({ type: "control_request", request_id: "in
 // -----------------------------------------------------------------------------------------------
 
 /**
- * Raw Node's framing (the raw programs', and `validated-turns`'): calls `line` with each line of `stdout` (its text, without the newline), then
- * `read` once each chunk's lines are done. A line split across chunks is joined from its pieces
- * once its newline comes (never a string grown chunk by chunk, which V8 flattens on every search).
+ * Raw Node's framing (the raw programs' and `validated-turns`'): calls `line` with each line of
+ * `stdout` (its text, without the newline), then `read` once each chunk's lines are done. A line
+ * split across chunks is joined from its pieces once its newline comes (never a string grown chunk
+ * by chunk, which V8 flattens on every search).
  */
 const readLines = (stdout: NodeJS.ReadableStream, line: (text: string) => void, read: () => void = () => {}): void => {
   let pending: Array<Buffer> = []
@@ -243,11 +244,7 @@ const effectFloor = async (): Promise<void> => {
   const program = Effect.gen(function*() {
     const spawner = yield* ChildProcessSpawner
     const handle = yield* spawner.spawn(ChildProcessModule.make(fakeCli, [], { env: fakeEnv(), extendEnv: true, stdin: "pipe" }))
-    const lines = [
-      { type: "control_request", request_id: "init-1", request: { subtype: "initialize" } },
-      { type: "user", message: { role: "user", content: "go" }, parent_tool_use_id: null, session_id: "" }
-    ].map((m) => JSON.stringify(m) + "\n")
-    yield* Stream.fromIterable(lines).pipe(Stream.encodeText, Stream.run(handle.stdin), Effect.forkScoped)
+    yield* Stream.fromIterable([initializeLine, userLine]).pipe(Stream.encodeText, Stream.run(handle.stdin), Effect.forkScoped)
     const first = yield* handle.stdout.pipe(
       Stream.decodeText,
       Stream.splitLines,
@@ -516,7 +513,7 @@ const rawInterruptWith = (args: ReadonlyArray<string>, env: Record<string, strin
           }
         }
       })
-      child.stdin.write(JSON.stringify({ type: "control_request", request_id: "init-1", request: { subtype: "initialize" } }) + "\n")
+      child.stdin.write(initializeLine)
       child.stdin.write(JSON.stringify({ type: "user", message: { role: "user", content: "run the slow command" }, parent_tool_use_id: null, session_id: "" }) + "\n")
     })
 

@@ -301,8 +301,7 @@ export const tool = <S extends Schema.Constraint, E = never, R = never>(options:
   /** Runs one call with the decoded arguments; its value becomes the tool result. */
   readonly handler: (input: S["Type"]) => Effect.Effect<ToolContent, E, R>
 }): Tool<R | S["DecodingServices"]> => {
-  // Made at the first call (see `decodingJson`).
-  let decode: ReturnType<typeof decodingJson<S>> | undefined
+  const decode = decodingJson(() => options.input)
   return {
     [ToolTypeId]: ToolTypeId,
     name: options.name,
@@ -310,7 +309,7 @@ export const tool = <S extends Schema.Constraint, E = never, R = never>(options:
     input: options.input,
     annotations: options.annotations,
     call: (args) =>
-      Effect.suspend(() => (decode ??= decodingJson(options.input))(args)).pipe(
+      decode(args).pipe(
         Effect.mapError((error): ToolCallFailure => ({ _tag: "InvalidArguments", message: error.message })),
         Effect.flatMap((input) =>
           Effect.mapError(options.handler(input), (error): ToolCallFailure => ({ _tag: "HandlerFailed", error }))
@@ -319,14 +318,21 @@ export const tool = <S extends Schema.Constraint, E = never, R = never>(options:
   }
 }
 
-/**
- * The decoder of `schema`'s JSON codec, the form `tools/list` advertises. A tool makes it at its
- * first call, not when it is defined: `Schema.toCodecJson` throws on a schema JSON cannot carry (a
- * symbol property name), and `layer` refuses such a tool first, as a defect naming the tool and its
- * server (its JSON Schema cannot be made either, `Rpc.inputJsonSchema`).
- */
-const decodingJson = <S extends Schema.Constraint>(schema: S) =>
+const jsonDecoder = <S extends Schema.Constraint>(schema: S) =>
   Schema.decodeUnknownEffect(Schema.toCodecJson(schema), { errors: "all" })
+
+/**
+ * Decodes a tool's arguments with the JSON codec of `schema()`, the form `tools/list` advertises;
+ * the codec is made at the first call, not when the tool is defined: `Schema.toCodecJson` throws on
+ * a schema JSON cannot carry (a symbol property name), and `layer` refuses such a tool first, as a
+ * defect naming the tool and its server (its JSON Schema cannot be made either,
+ * `Rpc.inputJsonSchema`).
+ */
+const decodingJson = <S extends Schema.Constraint>(schema: () => S) => {
+  let decode: ReturnType<typeof jsonDecoder<S>> | undefined
+  return (args: unknown): ReturnType<ReturnType<typeof jsonDecoder<S>>> =>
+    Effect.suspend(() => (decode ??= jsonDecoder(schema()))(args))
+}
 
 const ServerTypeId = "~effect-claude-code/McpServers/Server"
 
@@ -947,16 +953,12 @@ const toolkitTool = (
   // parameters' encoded form: read from the one into the other first. Arguments that do not read
   // go as they came, for the toolkit to refuse (and report) as it does. A dynamic tool's own JSON
   // Schema is taken as it is.
-  // Made at the first call (see `decodingJson`).
-  let readJson: ReturnType<typeof decodingJson<Schema.Codec<unknown, unknown>>> | undefined
+  const readJson = decodingJson(() =>
+    Schema.toEncoded(aiTool.parametersSchema as unknown as Schema.Codec<unknown, unknown>)
+  )
   const fromJson = AiTool.isDynamic(aiTool) && aiTool.jsonSchema !== undefined
     ? Effect.succeed
-    : (args: unknown) =>
-      Effect.suspend(() =>
-        (readJson ??= decodingJson(Schema.toEncoded(aiTool.parametersSchema as unknown as Schema.Codec<unknown, unknown>)))(
-          args
-        )
-      ).pipe(Effect.orElseSucceed(() => args))
+    : (args: unknown) => readJson(args).pipe(Effect.orElseSucceed(() => args))
   const report = (meta: CallMeta | undefined, params: unknown, isFailure: boolean, encodedResult: unknown) =>
     onResult === undefined
       ? Effect.void
