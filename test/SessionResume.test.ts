@@ -88,6 +88,38 @@ describe("resuming from a session store", () => {
       assert.deepStrictEqual(uuidsIn(Path.join(projectsDir, projectKey, SESSION, "subagents", "agent-a1.jsonl")), ["u7"])
     }).pipe(Effect.scoped))
 
+  it.effect("a store copy with a line the store could not read fails with StoreFailed naming it; nothing is written for the CLI", () =>
+    Effect.gen(function*() {
+      const { projectsDir, file, store } = yield* setup
+      yield* store.append(key, [entry(1), entry(3)])
+      // What a directory store's `load` yields for a broken line of its file: a stand-in for
+      // `Sessions.entries` to report, never a line of the CLI's.
+      const broken = SessionStore.parseLine(`{"type":"assistant","uuid":"u2","mess`, 2)
+      const damaged = SessionStore.SessionStore.of({
+        ...store,
+        load: (k) =>
+          k.subpath === undefined
+            ? store.load(k).pipe(Stream.take(1), Stream.concat(Stream.make(broken)), Stream.concat(Stream.drop(store.load(k), 1)))
+            : store.load(k)
+      })
+      const absent = yield* Effect.exit(materialize(damaged, projectsDir, key))
+      const reason = reasonOf(absent)
+      assert.strictEqual(reason?._tag, "StoreFailed")
+      assert.strictEqual(
+        (reason as ClaudeError.StoreFailed).description,
+        `its copy of session ${SESSION} holds a line it could not read (line 2: not JSON (Unterminated string in JSON at position 37 (line 1 column 38))); ` +
+          "the session was not resumed from it (materialize: false resumes from the CLI's own copy)"
+      )
+      assert.isFalse(Fs.existsSync(file), "no transcript written for the CLI")
+      assert.deepStrictEqual(Fs.readdirSync(Path.dirname(file)), [], "no temporary file left")
+      // A local copy is left as it was.
+      Fs.writeFileSync(file, jsonl([1]))
+      const local = yield* Effect.exit(materialize(damaged, projectsDir, key))
+      assert.strictEqual(reasonOf(local)?._tag, "StoreFailed")
+      assert.deepStrictEqual(uuidsIn(file), ["u1"])
+      assert.deepStrictEqual(Fs.readdirSync(Path.dirname(file)), [`${SESSION}.jsonl`])
+    }).pipe(Effect.scoped))
+
   it.effect("interrupted while writing, it leaves no temporary file behind (T5)", () =>
     Effect.gen(function*() {
       const { projectsDir, file, store } = yield* setup

@@ -18,6 +18,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as Launch from "../Launch.ts"
 import type * as SessionStore from "../SessionStore.ts"
+import { unreadableLineType } from "../SessionStore.ts"
 import { describeError } from "./describeCause.ts"
 import * as ProjectKey from "./projectKey.ts"
 
@@ -101,6 +102,14 @@ const bounded = <A, R>(
 const safeSubpath = (subpath: string): boolean =>
   subpath !== "" && !Path.isAbsolute(subpath) && !subpath.split(/[\\/]/).some((part) => part === ".." || part === "")
 
+/** Thrown out of the write of a store copy that holds a line the store could not read. */
+class Unreadable {
+  readonly line: SessionStore.UnreadableLine
+  constructor(line: SessionStore.UnreadableLine) {
+    this.line = line
+  }
+}
+
 /** What a store copy of a transcript holds: its uuids, and its lines without one (as JSON text). */
 interface Held {
   readonly uuids: Set<string>
@@ -175,12 +184,22 @@ const writeTranscript = (
             Effect.try({
               try: () => {
                 for (const entry of entries) {
+                  // A stand-in for a line the store could not read: the CLI would resume without
+                  // that line, or read the stand-in as its own. Nothing is written.
+                  if (entry.type === unreadableLineType) throw new Unreadable(entry as SessionStore.UnreadableLine)
                   if (typeof entry.uuid === "string") held.uuids.add(entry.uuid)
                   else held.others.add(JSON.stringify(entry))
                 }
                 Fs.writeSync(fd, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(""))
               },
-              catch: (cause) => failed(store.name, `cannot write ${temporary}: ${String(cause)}`)
+              catch: (cause) =>
+                cause instanceof Unreadable
+                  ? failed(
+                    store.name,
+                    `its copy of session ${key.sessionId} holds a line it could not read (${cause.line.description}); ` +
+                      "the session was not resumed from it (materialize: false resumes from the CLI's own copy)"
+                  )
+                  : failed(store.name, `cannot write ${temporary}: ${String(cause)}`)
             })
           )
         )
