@@ -207,7 +207,8 @@ export const makeMemory: Effect.Effect<SessionStore["Service"]> = Effect.sync(()
           }
           for (let i = 0; i < entries.length; i++) {
             const entry = entries[i]!
-            if (entry.uuid !== undefined) {
+            // Only a string is a uuid (the CLI's lines are untrusted JSON), as in the other stores.
+            if (typeof entry.uuid === "string") {
               if (transcript.uuids.has(entry.uuid)) continue
               transcript.uuids.add(entry.uuid)
             }

@@ -66,6 +66,18 @@ export const sessionStoreContract = (options: ContractOptions) =>
         })
       ))
 
+    it.effect("a line whose uuid is not a string (null, a number: the CLI's lines are untrusted JSON) has none: appended as it comes", () =>
+      withFresh((store) =>
+        Effect.gen(function*() {
+          const batch = [{ type: "a", uuid: null }, { type: "b", uuid: null }, { type: "c", uuid: 7 }] as unknown as Array<
+            SessionStore.Entry
+          >
+          yield* store.append(key("s1"), batch)
+          yield* store.append(key("s1"), batch.slice(2))
+          assert.deepStrictEqual((yield* loadAll(store, key("s1"))).map((e) => e.type), ["a", "b", "c", "c"])
+        })
+      ))
+
     it.effect("a key never written fails with SessionNotFound, not an empty stream", () =>
       withFresh((store) =>
         Effect.gen(function*() {
