@@ -283,12 +283,16 @@ export interface Bound {
    * (a `control_cancel_request`) interrupts the handler and is neither a failure nor reported.
    *
    * `requestId`, when given, is carried in the {@link HandlerFailure.HandlerFailed} event.
+   * `unreadable`, when given, says why the library could not read the request (a field that
+   * breaks its schema, a line over `maxLineBytes`): the handler is not run, and the call fails
+   * with `InvalidInput` saying so, answered as above (a guard's refusal).
    */
   readonly dispatch: (
     callbackId: string,
     input: unknown,
     toolUseId: string | undefined,
-    requestId?: string | undefined
+    requestId?: string | undefined,
+    unreadable?: string | undefined
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
 }
 
@@ -782,7 +786,8 @@ export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): B
     callbackId: string,
     input: unknown,
     toolUseId: string | undefined,
-    requestId?: string | undefined
+    requestId?: string | undefined,
+    unreadable?: string | undefined
   ) {
     const bound = byId.get(callbackId)
     if (bound === undefined) {
@@ -793,6 +798,10 @@ export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): B
       return yield* error
     }
     const { event } = bound.registration
+    if (unreadable !== undefined) {
+      const error = invalid(`The library could not read this request: ${unreadable}`)
+      return yield* answerFailure(bound, input, toolUseId, requestId, callFailure("invalid_input", error, Cause.fail(error)))
+    }
     return yield* bound.decodeInput(input).pipe(
       Effect.mapError((error) => {
         const claudeError = invalid(`Invalid ${event} hook input (${callbackId}): ${error.message}`)

@@ -49,12 +49,13 @@ export const bind = Effect.fnUntraced(function*(
       Effect.flatMap(loadHooks, (module) => module.bind(module.empty, report).dispatch(...args))
   const mcp = yield* McpConnection.connect(mcpServers)
   const handlers: Record<string, Incoming.Handler> = {
-    hook_callback: (request, requestId) =>
+    hook_callback: (request, requestId, unreadable) =>
       dispatchHook(
         String(request.callback_id),
         request.input,
         typeof request.tool_use_id === "string" ? request.tool_use_id : undefined,
-        requestId
+        requestId,
+        unreadable
       ),
     mcp_message: (request) =>
       mcp.handle(String(request.server_name), request.message).pipe(

@@ -31,12 +31,23 @@ import type { SessionTracing } from "./tracing.ts"
 /** A handler for one request subtype: the request body in, the success response body out. */
 export type Handler = (
   request: Record<string, unknown>,
-  requestId: string
+  requestId: string,
+  /** Why the library could not read the request, when it could not (see `dispatch`). */
+  unreadable: string | undefined
 ) => Effect.Effect<unknown, ClaudeError.ClaudeError, Scope.Scope>
 
 export interface Incoming {
   /** Runs the handler of `request` in a fiber of its own; returns at once. */
-  readonly dispatch: (requestId: string, request: Record<string, unknown>, parent: Tracer.AnySpan | undefined) => void
+  /**
+   * `unreadable`: why the library could not read the request (a `hook_callback` whose callback
+   * id it read: its hook answers it, see `reader.ts`).
+   */
+  readonly dispatch: (
+    requestId: string,
+    request: Record<string, unknown>,
+    parent: Tracer.AnySpan | undefined,
+    unreadable?: string
+  ) => void
   /** Answers a request that could not be decoded, with the reason. */
   readonly reject: (requestId: unknown, description: string) => void
   /** Interrupts the handler of `requestId`, without waiting for it. */
@@ -119,7 +130,8 @@ export const make = Effect.fnUntraced(function*(options: {
 
   const handle = (
     requestId: string,
-    request: Record<string, unknown>
+    request: Record<string, unknown>,
+    unreadable: string | undefined
   ): Effect.Effect<unknown, ClaudeError.ClaudeError | Unsupported> => {
     const subtype = String(request.subtype)
     const handler = options.handlers[subtype]
@@ -130,7 +142,7 @@ export const make = Effect.fnUntraced(function*(options: {
     }
     // The CLI waits for this call (and for nothing its fibers do once it answered).
     const serving = { session: options.session, open: true }
-    return Effect.scoped(Effect.suspend(() => handler(request, requestId))).pipe(
+    return Effect.scoped(Effect.suspend(() => handler(request, requestId, unreadable))).pipe(
       Effect.provideService(ServingTheCli, serving),
       Effect.ensuring(Effect.sync(() => {
         serving.open = false
@@ -138,14 +150,14 @@ export const make = Effect.fnUntraced(function*(options: {
     )
   }
 
-  const dispatch: Incoming["dispatch"] = (requestId, request, parent) => {
+  const dispatch: Incoming["dispatch"] = (requestId, request, parent, unreadable) => {
     const subtype = String(request.subtype)
     const { tracing } = options
     const named = tracing?.requestSpan(requestId, request) ?? {
       name: `claude.control_request ${subtype}`,
       attributes: { "claude.request_id": requestId, "claude.subtype": subtype }
     }
-    const call = handle(requestId, request).pipe(
+    const call = handle(requestId, request, unreadable).pipe(
       Effect.exit,
       // Interruption of this fiber (a control_cancel_request) skips the answer: the CLI has
       // stopped waiting for it.
@@ -172,8 +184,9 @@ export const make = Effect.fnUntraced(function*(options: {
     // The CLI matches answers by the id it sent, whatever its type; a request with no id at all
     // cannot be answered, and is only reported.
     if (requestId === undefined || requestId === null) return
+    // Under the id's own key: while a request of that id runs, it alone answers (one answer an id).
     run(
-      `invalid:${String(requestId)}`,
+      String(requestId),
       options.send({
         type: "control_response",
         response: { subtype: "error", request_id: requestId as string, error: description }

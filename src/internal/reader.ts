@@ -68,6 +68,31 @@ const requestIdIn = (head: string): string | undefined => {
   }
 }
 
+/**
+ * The callback id of a `hook_callback` the library could not read, when it can read that much:
+ * such a request still goes to its hook, which does not run its handler and answers as for a
+ * failed call: a guard with its refusal. An error answer would be the CLI's "no opinion": a CLI
+ * that does not honour `onFailure: "block"` (before 2.1.332) would run the tool.
+ */
+const hookCallbackId = (request: unknown): string | undefined => {
+  if (typeof request !== "object" || request === null) return undefined
+  const { callback_id, subtype } = request as { readonly subtype?: unknown; readonly callback_id?: unknown }
+  return subtype === "hook_callback" && typeof callback_id === "string" ? callback_id : undefined
+}
+
+/**
+ * The same from an over-cap line's head, only as the CLI writes a hook request (the subtype, then
+ * the callback id, before the input): a `callback_id` the input holds is never taken for it.
+ */
+const hookCallbackIdIn = (head: string): string | undefined => {
+  const found = /"request"\s*:\s*\{\s*"subtype"\s*:\s*"hook_callback"\s*,\s*"callback_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1]
+  try {
+    return found === undefined ? undefined : JSON.parse(found) as string
+  } catch {
+    return undefined
+  }
+}
+
 export class Reader {
   private readonly lines: JsonLines
   private readonly frames: Array<JsonFrame> = []
@@ -146,7 +171,14 @@ export class Reader {
       // head: the CLI writes it right after the type (`request_id`, `response.request_id`).
       const id = frame.type === "control_request" || frame.type === "control_response" ? requestIdIn(frame.head) : undefined
       if (id !== undefined && frame.type === "control_request") {
-        this.controls.push(() => this.options.incoming.reject(id, `The library could not read this request: ${problem.description}`))
+        const callbackId = hookCallbackIdIn(frame.head)
+        if (callbackId === undefined) {
+          this.controls.push(() => this.options.incoming.reject(id, `The library could not read this request: ${problem.description}`))
+        } else {
+          // Its hook answers it, a guard with its refusal (`hookCallbackId`).
+          const request = { subtype: "hook_callback", callback_id: callbackId }
+          this.controls.push(() => this.options.incoming.dispatch(id, request, undefined, problem.description))
+        }
       } else if (id !== undefined) {
         this.controls.push(() => this.options.outgoing.fail(id, problem))
       }
@@ -173,9 +205,18 @@ export class Reader {
       const object = typeof json === "object" && json !== null ? json as Record<string, unknown> : undefined
       const messageType = typeof object?.type === "string" ? object.type : undefined
       if (messageType === "control_request") {
-        // The CLI waits for an answer to every request: one it cannot be served gets an error.
-        const description = `The library could not read this request: ${decoded.failure}`
-        this.controls.push(() => this.options.incoming.reject(object!.request_id, description))
+        const request = object!.request
+        const requestId = object!.request_id
+        if (typeof requestId === "string" && hookCallbackId(request) !== undefined) {
+          // Its hook answers it, a guard with its refusal (`hookCallbackId`).
+          const hook = request as Record<string, unknown>
+          const parent = this.options.tracing.parentOf(hook, this.options.turns.current)
+          this.controls.push(() => this.options.incoming.dispatch(requestId, hook, parent, decoded.failure))
+        } else {
+          // The CLI waits for an answer to every request: one it cannot be served gets an error.
+          const description = `The library could not read this request: ${decoded.failure}`
+          this.controls.push(() => this.options.incoming.reject(requestId, description))
+        }
       }
       const problem = violation(decoded.failure, typeof source === "string" ? source : source.line(index))
       const answered = messageType === "control_response" && typeof object!.response === "object" &&
