@@ -90,8 +90,11 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
    */
   readonly maxLineBytes?: number | undefined
   /**
-   * The whole of closing, from stdin EOF: the CLI has three fifths of it to exit by itself, then
-   * gets SIGTERM, then SIGKILL at its end. A finite duration, zero or more. Default 5 seconds.
+   * The whole of closing the CLI, from stdin EOF: the CLI has three fifths of it to exit by
+   * itself, then gets SIGTERM, then SIGKILL at its end. Then the handlers of the CLI's requests
+   * still running are interrupted, and waited for as long again at most: one stuck where it
+   * cannot be interrupted is left to stop in the background, with a warning. A finite duration,
+   * zero or more. Default 5 seconds.
    */
   readonly closeGrace?: Duration.Input | undefined
   /** The default deadline of a control request; a positive duration. Default 60 seconds. */

@@ -12,6 +12,7 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as Scope from "effect/Scope"
 import { TestClock } from "effect/testing"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
@@ -20,6 +21,7 @@ import * as Permissions from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import type { Transport } from "../src/Transport.ts"
 import { asProcess } from "./support/fakeCliHost.ts"
+import { withWarnings } from "./support/outcomes.ts"
 
 const SESSION = "guards-in-place"
 
@@ -145,4 +147,50 @@ describe("guards in place and in time", () => {
       assert.isTrue(answeredByThen, "no answer past the deadline")
       assert.strictEqual(answer.behavior, "deny")
     }).pipe(Effect.provide(Logger.layer([]))))
+
+  // The handler's own clean-up waits for it: the session's close waits for its handlers to stop,
+  // within `closeGrace`, then leaves the stuck one (a fiber, no process) with a warning.
+  for (const kind of ["hook", "permission", "permission handler without a timeout"] as const) {
+    it.effect(`closing the session while a ${kind} is stuck in an uninterruptible region ends within closeGrace, with a warning`, () =>
+      Effect.gen(function*() {
+        const started = yield* Deferred.make<void>()
+        const stuck = Effect.uninterruptible(Effect.andThen(Deferred.succeed(started, undefined), Effect.never))
+        const request = kind === "hook"
+          ? { subtype: "hook_callback", callback_id: "hook_0", input: preToolUse, tool_use_id: "toolu_1" }
+          : { subtype: "can_use_tool", tool_name: "Bash", input: { command: "ls" }, tool_use_id: "toolu_1" }
+        const cli = FakeCli.layer((cli) =>
+          Effect.gen(function*() {
+            yield* FakeCli.answerInitialize(cli)
+            yield* cli.emit({ type: "control_request", request_id: "req-1", request })
+            return yield* Effect.never
+          })
+        )
+        const handler = kind === "hook"
+          ? Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash", timeout: "5 seconds" }, () => stuck))
+          : kind === "permission"
+          ? Permissions.layer(() => stuck, { timeout: "5 seconds" })
+          : Permissions.layer(() => stuck)
+        const scope = yield* Scope.make()
+        const closed = yield* withWarnings(Effect.gen(function*() {
+          yield* Claude.open({ closeGrace: "2 seconds" }).pipe(Scope.provide(scope), Effect.provide([cli, handler]))
+          yield* Deferred.await(started)
+          const closing = yield* Effect.forkChild(Scope.close(scope, Exit.void), { startImmediately: true })
+          for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+          // The CLI's share of closeGrace (stdin EOF, then the kill) and the handlers' wait.
+          yield* TestClock.adjust("2 seconds")
+          for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+          yield* TestClock.adjust("2 seconds")
+          for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+          assert.isDefined(closing.pollUnsafe(), `the session's close still waits on the stuck ${kind} 4 s later`)
+        }))
+        assert.isTrue(Exit.isSuccess(closed.exit), String(closed.exit))
+        const subtype = kind === "hook" ? "hook_callback" : "can_use_tool"
+        assert.include(
+          closed.warnings,
+          `closing the session: the handler of the CLI's ${subtype} request req-1 did not stop within closeGrace (2s): ` +
+            "left to stop in the background (it is where it cannot be interrupted)"
+        )
+      }))
+  }
 })
+

@@ -7,6 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
@@ -29,6 +30,7 @@ describe("Incoming", () => {
       let calls = 0
       const incoming = yield* Incoming.make({
         session: {},
+        stopWithin: Duration.seconds(5),
         handlers: {
           work: (request, requestId) =>
             Effect.gen(function*() {
@@ -78,6 +80,7 @@ describe("Incoming", () => {
       const scope = yield* Scope.make()
       const incoming = yield* Incoming.make({
         session: {},
+        stopWithin: Duration.seconds(5),
         handlers: { odd: () => Effect.succeed({ count: 1n }) },
         // As the session's write: a line JSON cannot write is InvalidInput, and is not sent.
         send: (message) =>

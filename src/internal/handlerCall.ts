@@ -76,9 +76,9 @@ export const captureHandler = <I, A, E, R>(
  * stuck where it cannot be interrupted (an `acquireRelease`'s acquire waiting on a server) is
  * interrupted in the background, so that the CLI still gets its answer before its own deadline.
  * Such a handler may outlive its session (a fiber, no process; its finalizers run when it
- * stops): waiting for it would hang the session's close. Interrupting this (a
- * `control_cancel_request`: nobody waits for an answer) interrupts the handler and waits for it
- * to stop, its finalizers run.
+ * stops). Interrupting this (a `control_cancel_request`: nobody waits for an answer; the session's
+ * close) interrupts the handler and waits for it to stop, its finalizers run; the close waits
+ * so within `closeGrace` only (`incoming.ts`).
  */
 export const answerBy = <A, E, A2, E2>(
   handler: Effect.Effect<A, E>,

@@ -3,7 +3,9 @@
  * `effect/FiberMap` does, in a few lines: that module is 25 KB of start-up), in a scope and a span
  * of its own (parented to the turn that caused it), so a `control_cancel_request` interrupts
  * exactly the handler it names. Closing the session's scope interrupts those still running and
- * waits for them.
+ * waits for them to stop, within `stopWithin` (the session's `closeGrace`): one stuck where it
+ * cannot be interrupted is then left to stop in the background (a fiber, no process), with a
+ * warning, and the close goes on.
  *
  * Invariants:
  * - Every request the CLI sends gets exactly one control_response, except one that the CLI
@@ -14,9 +16,11 @@
  *   for the handler's finalizers, and answers are queued on stdin.
  */
 import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
@@ -27,6 +31,12 @@ import { ServingTheCli } from "./services.ts"
 import { SmallMap } from "./smallMap.ts"
 import type { Write } from "./stdinWriter.ts"
 import type { SessionTracing } from "./tracing.ts"
+
+/** A request's fiber while it runs. */
+interface Running {
+  readonly fiber: Fiber.Fiber<unknown, unknown>
+  readonly subtype: string
+}
 
 /** A handler for one request subtype: the request body in, the success response body out. */
 export type Handler = (
@@ -78,27 +88,46 @@ export const make = Effect.fnUntraced(function*(options: {
   readonly tracing?: SessionTracing | undefined
   /** The session's identity, in the mark of the fibers that serve the CLI (`ServingTheCli`). */
   readonly session: object
+  /** How long closing waits for the handlers still running to stop once interrupted. */
+  readonly stopWithin: Duration.Duration
 }): Effect.fn.Return<Incoming, never, Scope.Scope> {
-  // The fibers running, by key (a few at a time, one a request: `smallMap.ts`); none is started
-  // once the scope is closing.
-  const inflight = new SmallMap<string, Fiber.Fiber<unknown, unknown>>()
+  // The fibers running, by key (a few at a time, one a request: `smallMap.ts`), each with its
+  // request's subtype; none is started once the scope is closing.
+  const inflight = new SmallMap<string, Running>()
   let closed = false
   yield* Effect.addFinalizer(() =>
     Effect.suspend(() => {
       closed = true
-      const fibers: Array<Fiber.Fiber<unknown, unknown>> = []
-      inflight.drain((fiber) => fibers.push(fiber))
-      return Fiber.interruptAll(fibers)
+      const running: Array<Running & { readonly key: string }> = []
+      inflight.drain((entry, key) => running.push({ ...entry, key }))
+      if (running.length === 0) return Effect.void
+      for (const { fiber } of running) fiber.interruptUnsafe()
+      // Waited for interruptibly: a finalizer runs uninterruptibly, and the deadline must end the wait.
+      return Effect.interruptible(Fiber.awaitAll(running.map(({ fiber }) => fiber))).pipe(
+        Effect.timeoutOption(options.stopWithin),
+        Effect.flatMap((stopped) =>
+          Option.isSome(stopped) ? Effect.void : Effect.forEach(
+            running.filter(({ fiber }) => fiber.pollUnsafe() === undefined),
+            ({ key, subtype }) =>
+              Effect.logWarning(
+                `closing the session: the handler of the CLI's ${subtype} request ${key} did not ` +
+                  `stop within closeGrace (${Duration.format(options.stopWithin)}): left to stop in the background ` +
+                  "(it is where it cannot be interrupted)"
+              ),
+            { discard: true }
+          )
+        )
+      )
     })
   )
   const runFork = Effect.runForkWith(yield* Effect.context<never>())
   /** Runs `effect` in a fiber of its own under `key`, unless one runs under it already. */
-  const run = (key: string, effect: Effect.Effect<void>): void => {
+  const run = (key: string, subtype: string, effect: Effect.Effect<void>): void => {
     if (closed || inflight.has(key)) return
     const fiber = runFork(effect)
-    inflight.set(key, fiber)
+    inflight.set(key, { fiber, subtype })
     fiber.addObserver(() => {
-      if (inflight.get(key) === fiber) inflight.delete(key)
+      if (inflight.get(key)?.fiber === fiber) inflight.delete(key)
     })
   }
 
@@ -177,7 +206,7 @@ export const make = Effect.fnUntraced(function*(options: {
         ...(parent === undefined ? {} : { parent })
       })
     )
-    run(requestId, call)
+    run(requestId, subtype, call)
   }
 
   const reject: Incoming["reject"] = (requestId, description) => {
@@ -187,6 +216,7 @@ export const make = Effect.fnUntraced(function*(options: {
     // Under the id's own key: while a request of that id runs, it alone answers (one answer an id).
     run(
       String(requestId),
+      "unreadable",
       options.send({
         type: "control_response",
         response: { subtype: "error", request_id: requestId as string, error: description }
@@ -196,7 +226,7 @@ export const make = Effect.fnUntraced(function*(options: {
 
   const cancel: Incoming["cancel"] = (requestId) => {
     // Interrupted, not awaited: a handler's clean-up runs in its own fiber, never in the reader.
-    inflight.get(requestId)?.interruptUnsafe()
+    inflight.get(requestId)?.fiber.interruptUnsafe()
   }
 
   return { dispatch, reject, cancel }

@@ -166,7 +166,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   }
   // Each handler from its service (`hostHandlers.ts`); the hooks' registrations go in `initialize`.
   const { handlers, hooks: hookBinding, mcp } = yield* HostHandlers.bind(input, report)
-  const incoming = yield* Incoming.make({ handlers, send: write, tracing, session: lifecycle })
+  const incoming = yield* Incoming.make({ handlers, send: write, tracing, session: lifecycle, stopWithin: spec.closeGrace })
 
   // Sent first, before any user turn and before anything is read: the CLI reads it as soon as it
   // is up (the engine is loaded in far less time than the CLI takes to start). Its body is decoded
