@@ -809,10 +809,18 @@ export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): B
       }),
       // The schemas are structural: the handler gets the CLI's object, extra fields included.
       Effect.andThen(runHandler(bound, input, { toolUseId, callbackId })),
-      // Checked and written by the protocol's schema of the event's answer, with
+      // JSON data as given (the schema's writing would turn a Map into `{}`), then checked and
+      // written by the protocol's schema of the event's answer, with
       // `hookSpecificOutput.hookEventName` filled in.
       Effect.flatMap((output) =>
-        bound.encodeOutput(withEventName(event, output)).pipe(
+        writable(withEventName(event, output), `${event} hook (${callbackId})`).pipe(
+          Effect.mapError((failed) => callFailure(failed.failure, failed.error, failed.cause))
+        )
+      ),
+      Effect.flatMap((output) =>
+        bound.encodeOutput(output).pipe(
+          // The JSON object the schema wrote.
+          Effect.map((encoded) => encoded as Record<string, unknown>),
           Effect.mapError((error) =>
             callFailure(
               "invalid_answer",
@@ -820,11 +828,6 @@ export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): B
               Cause.fail(error)
             )
           )
-        )
-      ),
-      Effect.flatMap((encoded) =>
-        writable(encoded as Record<string, unknown>, `${event} hook (${callbackId})`).pipe(
-          Effect.mapError((failed) => callFailure(failed.failure, failed.error, failed.cause))
         )
       ),
       Effect.catch((failed) => answerFailure(bound, input, toolUseId, requestId, failed))

@@ -92,6 +92,44 @@ describe("a guard's answer that is no usable answer", () => {
       assert.deepStrictEqual(failures, [["can_use_tool", "invalid_answer", "denied"]])
     }))
 
+  // JSON writes a Map or a Set as {} and a Date as its string: the tool would run with an input
+  // the handler never gave (found by a reviewing helper: the CLI got {"updatedInput":{}}).
+  it.live("a permission allow whose updatedInput holds what JSON would change (a Set, a Map, a Date) is denied and reported", () =>
+    Effect.gen(function*() {
+      const cases = [
+        [{ command: "ls", files: new Set(["a"]) }, "updatedInput.files is a Set, which JSON writes as {}"],
+        [new Map([["command", "rm -rf /"]]) as unknown as Record<string, unknown>, "updatedInput is a Map, which JSON writes as {}"],
+        [{ command: "ls", at: [new Date(0)] }, "updatedInput.at[0] is a Date, which JSON writes as what its toJSON gives"]
+      ] as const
+      for (const [updatedInput, why] of cases) {
+        const { exit, failures } = yield* ask(
+          (cli) => FakeCli.askPermission(cli, "Bash", { command: "ls" }, within),
+          Permissions.layer(() => Effect.succeed(Permissions.allow({ updatedInput })))
+        )
+        assert.isTrue(Exit.isSuccess(exit), `the CLI got no answer: ${String(exit)}`)
+        const decision = (exit as Exit.Success<{ behavior: string; message?: string }>).value
+        assert.strictEqual(decision.behavior, "deny", why)
+        assert.include(decision.message, `gave an answer that is not JSON data: ${why}`)
+        assert.deepStrictEqual(failures, [["can_use_tool", "invalid_answer", "denied"]])
+      }
+    }))
+
+  it.live("a PreToolUse hook's allowWith of an input holding a Map is refused and reported", () =>
+    Effect.gen(function*() {
+      const { exit, failures } = yield* ask(
+        (cli) => FakeCli.callHook(cli, "PreToolUse", { tool_name: "Bash", tool_input: { command: "ls" } } as never, within),
+        Hooks.layer(Hooks.on("PreToolUse", () => Effect.succeed(Hooks.allowWith({ command: "ls", env: new Map([["A", "1"]]) }))))
+      )
+      assert.isTrue(Exit.isSuccess(exit), `the CLI got no answer: ${String(exit)}`)
+      const output = (exit as Exit.Success<Hooks.HookOutput<"PreToolUse">>).value
+      assert.strictEqual(output.hookSpecificOutput?.permissionDecision, "deny")
+      assert.include(
+        output.hookSpecificOutput?.permissionDecisionReason,
+        "gave an answer that is not JSON data: hookSpecificOutput.updatedInput.env is a Map, which JSON writes as {}"
+      )
+      assert.deepStrictEqual(failures.map(([, failure]) => failure), ["invalid_answer"])
+    }))
+
   it.live("a PreToolUse hook's allowWith of a cyclic input is refused and reported", () =>
     Effect.gen(function*() {
       const cyclic: Record<string, unknown> = { command: "ls" }

@@ -23,7 +23,7 @@ import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as HandlerFailure from "../HandlerFailure.ts"
 import { describeCause } from "./describeCause.ts"
-import { jsonWriteError } from "./json.ts"
+import { jsonDataProblem, jsonWriteError } from "./json.ts"
 import { deadlineProblem } from "./sessionOptionsCheck.ts"
 
 /** A failed call, before it is answered. */
@@ -110,16 +110,24 @@ export const guard = <A>(effect: Effect.Effect<A, unknown>, subtype: string, who
   })
 
 /**
- * `answer`, when it can be written as JSON; else the `invalid_answer` of the handler named `who`.
- * The answers' schemas take any value where the CLI takes any JSON (`updatedInput`, a dialog's
- * `result`): a BigInt or a cycle there passed them, then failed the write, and the CLI got no
- * answer at all.
+ * `answer`, when it is JSON data (written as JSON, it reads back as given); else the
+ * `invalid_answer` of the handler named `who`. The answers' schemas take any value where the CLI
+ * takes any JSON (`updatedInput`, a dialog's `result`): a BigInt or a cycle there passed them,
+ * then failed the write, and the CLI got no answer at all; a Map went out as `{}`. Checked on the
+ * handler's own answer, before its schema writes it (which would turn the Map into `{}`).
  */
 export const writable = <A>(answer: A, who: string): Effect.Effect<A, CallFailure> => {
   const error = jsonWriteError(answer)
-  return error === undefined ? Effect.succeed(answer) : Effect.fail({
-    failure: "invalid_answer",
-    error: invalid(`The ${who} gave an answer that cannot be written as JSON: ${error.message}`),
-    cause: Cause.fail(error)
-  })
+  if (error !== undefined) {
+    return Effect.fail({
+      failure: "invalid_answer",
+      error: invalid(`The ${who} gave an answer that cannot be written as JSON: ${error.message}`),
+      cause: Cause.fail(error)
+    })
+  }
+  // Written, but not as given: a Map in `updatedInput` would reach the CLI as `{}`.
+  const problem = jsonDataProblem(answer)
+  if (problem === undefined) return Effect.succeed(answer)
+  const refused = invalid(`The ${who} gave an answer that is not JSON data: ${problem}`)
+  return Effect.fail({ failure: "invalid_answer", error: refused, cause: Cause.fail(refused) })
 }

@@ -32,6 +32,65 @@ export const jsonWriteError = (value: unknown): Error | undefined => {
   }
 }
 
+/** Objects JSON writes as `{}` whatever they hold (it reads own enumerable properties only). */
+const opaque: ReadonlyArray<new(...args: Array<never>) => object> = [Map, Set, WeakMap, WeakSet, RegExp, Error, Promise]
+
+/**
+ * Where and how `JSON.stringify` would not write `value` as given, if it would not: a Map, a Set
+ * (`{}`), an object with `toJSON` (a Date: its string), a function or symbol (left out), a
+ * non-finite number (`null`), a hole or `undefined` in an array (`null`), a typed array. A
+ * property whose value is `undefined` is left out, as absent: no problem. For the answers of the
+ * program's handlers, which the CLI acts on: a tool must never run with an input the handler did
+ * not give. `jsonWriteError` covers what JSON cannot write at all (a BigInt, a cycle).
+ */
+export const jsonDataProblem = (value: unknown): string | undefined => {
+  const visit = (v: unknown, path: string, inArray: boolean): string | undefined => {
+    const at = path === "" ? "the answer" : path
+    switch (typeof v) {
+      case "string":
+      case "boolean":
+      case "bigint":
+        return undefined
+      case "number":
+        return Number.isFinite(v) ? undefined : `${at} is ${v}, which JSON writes as null`
+      case "undefined":
+        return inArray ? `${at} is undefined, which JSON writes as null` : undefined
+      case "function":
+      case "symbol":
+        return `${at} is a ${typeof v}, which JSON ${inArray ? "writes as null" : "leaves out"}`
+    }
+    if (v === null) return undefined
+    const o = v as Record<string, unknown>
+    if (typeof o.toJSON === "function") {
+      return `${at} is ${describeObject(o)}, which JSON writes as what its toJSON gives`
+    }
+    if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer || opaque.some((type) => o instanceof type)) {
+      return `${at} is ${describeObject(o)}, which JSON writes as {}`
+    }
+    if (Array.isArray(o)) {
+      for (let i = 0; i < o.length; i++) {
+        const problem = visit(o[i], `${path}[${i}]`, true)
+        if (problem !== undefined) return problem
+      }
+      return undefined
+    }
+    for (const key of Object.keys(o)) {
+      const problem = visit(o[key], path === "" ? key : `${path}.${key}`, false)
+      if (problem !== undefined) return problem
+    }
+    return undefined
+  }
+  return visit(value, "", false)
+}
+
+/** "a Map", "a Date", "an object with toJSON". */
+const describeObject = (o: object): string => {
+  const name = (o.constructor as { readonly name?: unknown } | undefined)?.name
+  return typeof name === "string" && name !== "Object" && name !== ""
+    ? `${/^[AEIOU]/.test(name) ? "an" : "a"} ${name}`
+    : "an object with toJSON"
+}
+
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** A UUID in its 8-4-4-4-12 hexadecimal form (either case), as the CLI's session and message ids. */
