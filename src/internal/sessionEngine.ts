@@ -190,9 +190,9 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   // Only "return" returns failed results (checked at open; anything else fails closed).
   const failedTurns = options.errorResults === "return" ? "return" : "fail"
   const turns = new Turns({
-    toTurnResult: (result, userMessageUuids) => ({
+    toTurnResult: (result, userMessageUuids, automatic) => ({
       ...result,
-      turn: { ...usage.next(result), kind: result.origin === undefined ? "user" : "automatic", userMessageUuids }
+      turn: { ...usage.next(result), kind: automatic ? "automatic" : "user", userMessageUuids }
     }),
     verdict: failedTurns === "fail" ? failureOf : () => undefined
   })

@@ -186,7 +186,8 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       // Started, merged into the running turn, or an older CLI: wait until it runs.
       yield* Deferred.await(turn.started)
     }
-    if (Deferred.isDoneUnsafe(turn.result)) return
+    // Its result may be routed in the read that woke this, and completed only once it is published.
+    if (Deferred.isDoneUnsafe(turn.result) || turns.hasEnded(turn)) return
     yield* outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse)
     yield* Effect.exit(Deferred.await(turn.result))
   })
@@ -265,7 +266,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   /** When a turn's stream ends before its result: interrupt it, unless nothing is to be done. */
   const settle = (turn: Turn) =>
     Effect.suspend(() =>
-      Deferred.isDoneUnsafe(turn.result) || turn.abandoned || !lifecycle.inputOpen ||
+      Deferred.isDoneUnsafe(turn.result) || turns.hasEnded(turn) || turn.abandoned || !lifecycle.inputOpen ||
         lifecycle.reason !== undefined || options.scope.state._tag === "Closed"
         ? Effect.void
         : interruptTurn(turn)

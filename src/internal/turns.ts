@@ -14,7 +14,8 @@
  * - The lines the CLI writes between the start of a CLI turn and its result go to the user turns
  *   it runs (a background task's lines that arrive then too: the protocol does not say whose
  *   they are), and to none while it is an automatic turn (a `system/init` that names no user
- *   message, from a CLI that echoes uuids) until a user message is folded into it.
+ *   message, from a CLI that echoes uuids; or from one that echoes none while no user turn is
+ *   open: a message is registered before it is written) until a user message is folded into it.
  * - A CLI that echoes nothing (2.1.0, 2.1.200, a scripted fake) is served first in, first out: a
  *   CLI turn belongs to the oldest user turn that has not ended. Such a CLI merges the messages
  *   queued while a turn runs into one turn with one result, which could not be told apart: so a
@@ -23,7 +24,8 @@
  *   the CLI never holds two.
  *   A turn the library gave up on (its interrupt ran past `interruptTimeout`) keeps its place
  *   there as a stand-in that delivers nowhere, so that its late lines and result never go to the
- *   next turn (started or not: nothing was merged into it).
+ *   next turn (started or not: nothing was merged into it); one it abandoned (timed out,
+ *   stalled) holds back the next message until the CLI started it.
  * - A turn's events reach its queue in the order the CLI wrote them, the result last; the queue
  *   then ends (or fails, when the turn failed). Results are completed after the batch that holds
  *   them is published.
@@ -69,8 +71,12 @@ export interface Turn {
 export type Message = Exclude<Event, TurnResult | Protocol.ResultMessage> | Protocol.ResultMessage
 
 export interface TurnsOptions {
-  /** The result with its turn's usage, kind and uuids. */
-  readonly toTurnResult: (result: Protocol.ResultMessage, userMessageUuids: ReadonlyArray<string>) => TurnResult
+  /** The result with its turn's usage, kind (`automatic`: the CLI started it by itself) and uuids. */
+  readonly toTurnResult: (
+    result: Protocol.ResultMessage,
+    userMessageUuids: ReadonlyArray<string>,
+    automatic: boolean
+  ) => TurnResult
   /** How a result ends its turn's queue: cleanly, or failed after the result (a failed turn). */
   readonly verdict: (result: TurnResult) => ClaudeError.ClaudeError | undefined
 }
@@ -130,16 +136,17 @@ export class Turns {
 
   /**
    * Whether a user message may be written now: always on a CLI that echoes uuids; on one that
-   * echoes none (or has not yet), once no written turn is open there but those the library gave
-   * up on once the CLI started them (their stand-ins), so that the CLI never holds two messages
-   * it would merge.
+   * echoes none (or has not yet), once no written turn is open there but those the library
+   * stopped caring for once the CLI started them (abandoned, or given up: their stand-ins), so
+   * that the CLI never holds two messages it would merge.
    */
   writable(): boolean {
     if (this.echoes) return true
     for (let i = 0; i < this.open.length; i++) {
       const turn = this.open[i]!
-      // One given up on before the CLI started it still waits there, then is to be interrupted.
-      if (!turn.abandoned || turn.interruptOnStart === true) return false
+      // One abandoned (timed out, stalled) or given up on before the CLI started it still waits
+      // there: a message written now would be merged into its turn.
+      if (!turn.abandoned || !Deferred.isDoneUnsafe(turn.started)) return false
     }
     return true
   }
@@ -168,6 +175,14 @@ export class Turns {
     const writers = this.writers
     this.writers = []
     for (let i = 0; i < writers.length; i++) Deferred.doneUnsafe(writers[i]!, Exit.void)
+  }
+
+  /**
+   * Whether `turn` has ended for the engine: its result (or its end) was routed, though its
+   * `result` is completed only once the read is published (`complete`).
+   */
+  hasEnded(turn: Turn): boolean {
+    return !this.open.includes(turn)
   }
 
   /** Whether a turn written with `uuid` has not ended. */
@@ -252,14 +267,15 @@ export class Turns {
             this.start(this.lookup(uuids))
           } else if (this.echoes) {
             // A CLI turn that answers no user message: the CLI started it by itself.
-            this.early = []
-            this.running = []
-            this.automatic = true
-            this.between = false
+            this.startAutomatic()
           } else if (this.between || this.running.length === 0) {
             // A CLI that echoes nothing: the oldest waiting turn, unless a line read since the
-            // last result (a background task's) started it already.
-            this.startOldest()
+            // last result (a background task's) started it already. With none open, the CLI
+            // started it by itself: a user message is registered before it is written, so one
+            // written later is not what this turn answers.
+            const oldest = this.oldest()
+            if (oldest !== undefined) this.start([oldest])
+            else this.startAutomatic()
           }
         } else if (this.echoes && this.running.length === 0 && !this.automatic && isPromptHookLine(event)) {
           this.early.push(event)
@@ -361,6 +377,8 @@ export class Turns {
   /** A result ends the turns it names, and those of the CLI turn it closes. */
   private finish(result: Protocol.ResultMessage): TurnResult {
     const origin = result.origin
+    // The CLI's own turn, no user turn folded into it (it would have named one).
+    const own = origin !== undefined || (this.automatic && this.running.length === 0)
     const uuids = uuidsOf(result)
     let ended: Array<Turn>
     if (uuids !== undefined) {
@@ -368,7 +386,7 @@ export class Turns {
       this.echoes = true
       ended = this.lookup(uuids)
       for (const turn of this.running) if (!ended.includes(turn)) ended.push(turn)
-    } else if (origin !== undefined) {
+    } else if (own) {
       ended = []
     } else if (this.running.length > 0 || this.echoes) {
       ended = this.running
@@ -376,7 +394,7 @@ export class Turns {
       const oldest = this.oldest()
       ended = oldest === undefined ? [] : [oldest]
     }
-    const withUsage = this.options.toTurnResult(result, uuids ?? ended.map((turn) => turn.uuid))
+    const withUsage = this.options.toTurnResult(result, uuids ?? ended.map((turn) => turn.uuid), own)
     for (let i = 0; i < ended.length; i++) {
       const turn = ended[i]!
       this.forget(turn)
@@ -414,6 +432,14 @@ export class Turns {
       for (let i = 0; i < this.early.length; i++) this.deliver(turn, this.early[i]!)
     }
     this.early = []
+  }
+
+  /** A CLI turn the CLI started by itself: its lines go to no user turn until one is folded in. */
+  private startAutomatic(): void {
+    this.early = []
+    this.running = []
+    this.automatic = true
+    this.between = false
   }
 
   private startOldest(): void {
