@@ -433,3 +433,70 @@ export const parseJson = (line: string): unknown => {
     return undefined
   }
 }
+
+/**
+ * The `type` of what a transcript records for a line over the cap ({@link OversizedLine}).
+ *
+ * @since 0.2.0
+ * @category transcripts
+ */
+export const oversizedLineType = "effect-claude-code/oversized-line"
+
+/**
+ * What a transcript records for a line over the cap, whose bytes were never kept: its size, its
+ * message type when its head or tail shows it, its head and its tail. A replay plays a line of
+ * that size with that head and tail again ({@link oversizedLineChunks}), over the same cap.
+ *
+ * @since 0.2.0
+ * @category transcripts
+ */
+export interface OversizedLine {
+  /** Tells it apart from the CLI's messages ({@link oversizedLineType}). */
+  readonly type: typeof oversizedLineType
+  /** The line's whole length in bytes. */
+  readonly bytes: number
+  /** The message's top-level `type`, when the head or the tail shows it. */
+  readonly messageType?: string
+  /** The first 2 KiB of the line. */
+  readonly head: string
+  /** The last 64 KiB of the line. */
+  readonly tail: string
+}
+
+/**
+ * The {@link OversizedLine} a transcript records for `frame`.
+ *
+ * @since 0.2.0
+ * @category transcripts
+ */
+export const toOversizedLine = (frame: Oversized): OversizedLine => ({
+  type: oversizedLineType,
+  bytes: frame.bytes,
+  ...(frame.type === undefined ? {} : { messageType: frame.type }),
+  head: frame.head,
+  tail: frame.tail
+})
+
+/** What a recorded line's middle is played as: spaces (its bytes were never kept). */
+const FILL = Buffer.alloc(64 * 1024, 0x20)
+
+/**
+ * A recorded {@link OversizedLine} played again, without its newline, in pieces: its head, spaces
+ * where its middle was, its tail; `bytes` long in all, so framed as the same {@link Oversized}
+ * (head, tail and type) under the same cap. A line no longer than the tail is the tail itself;
+ * a head and tail that overlap (a line under 66 KiB) are joined where they meet.
+ *
+ * @since 0.2.0
+ * @category transcripts
+ */
+export const oversizedLineChunks = (line: OversizedLine): ReadonlyArray<Uint8Array> => {
+  const tail = Buffer.from(line.tail)
+  if (tail.length >= line.bytes) return [tail.subarray(tail.length - line.bytes)]
+  const head = Buffer.from(line.head).subarray(0, line.bytes - tail.length)
+  const chunks: Array<Uint8Array> = [head]
+  for (let left = line.bytes - head.length - tail.length; left > 0; left -= FILL.length) {
+    chunks.push(left >= FILL.length ? FILL : FILL.subarray(0, left))
+  }
+  chunks.push(tail)
+  return chunks
+}

@@ -5,7 +5,9 @@
  * (`npx effect-claude-code view <transcript.ndjson>`, {@link Timeline}).
  *
  * `ts` is when the line was written or read, in milliseconds since the epoch (the `Clock`'s
- * time). Transcripts recorded before 0.2.0 have no `ts`; they still parse and replay.
+ * time). Transcripts recorded before 0.2.0 have no `ts`; they still parse and replay. A line over
+ * the session's `maxLineBytes`, whose bytes are never kept, is recorded as what is known of it
+ * (`Framing.OversizedLine`), which a replay plays as a line of its size again.
  *
  * ```ts
  * import * as Effect from "effect/Effect"

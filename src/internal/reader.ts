@@ -165,6 +165,11 @@ export class Reader {
 
   private route(frame: Framing.Frame): void {
     if (typeof frame !== "string") {
+      // Its bytes were never kept: the transcript gets what is known of it, for a replay.
+      const record = this.options.record
+      if (record !== undefined && (this.options.recordStreamEvents || frame.type !== "stream_event")) {
+        record("recv", Framing.toOversizedLine(frame))
+      }
       const problem = violation(`a line of ${frame.bytes} bytes is over the cap of ${this.lines.maxLineBytes}`, frame.head)
       // A request or an answer too long to read is still one: the CLI gets an error answer (it
       // waits for one), the request fails now (the CLI did answer). Its id is in the line's

@@ -41,6 +41,7 @@ import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
+import * as Framing from "../Framing.ts"
 import * as Transcript from "../Transcript.ts"
 import { type Connection, type ExitStatus, Transport } from "../Transport.ts"
 
@@ -82,6 +83,7 @@ const sendKey = (message: unknown): string => {
 }
 
 const encoder = new TextEncoder()
+const NEWLINE = encoder.encode("\n")
 
 const show = (message: unknown): string => {
   const text = JSON.stringify(message) ?? String(message)
@@ -115,6 +117,19 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
         const line = lines[nextRecv]!
         if (line.dir === "send") {
           if (!matched[nextRecv]) break
+          nextRecv++
+          continue
+        }
+        if (asRecord(line.msg).type === Framing.oversizedLineType) {
+          // A line over the cap, played as one of its size with its head and tail.
+          const overCap = line.msg as Framing.OversizedLine
+          const withUuids = (text: string) => {
+            for (const [recorded, now] of uuids) text = text.replaceAll(recorded, now)
+            return text
+          }
+          const played = { ...overCap, head: withUuids(overCap.head), tail: withUuids(overCap.tail) }
+          for (const chunk of Framing.oversizedLineChunks(played)) Queue.offerUnsafe(stdout, chunk)
+          Queue.offerUnsafe(stdout, NEWLINE)
           nextRecv++
           continue
         }
