@@ -477,8 +477,8 @@ export const toOversizedLine = (frame: Oversized): OversizedLine => ({
   tail: frame.tail
 })
 
-/** What a recorded line's middle is played as: spaces (its bytes were never kept). */
-const FILL = Buffer.alloc(64 * 1024, 0x20)
+/** What a recorded line's middle is played as: spaces (its bytes were never kept); made on first use. */
+let fill: Buffer | undefined
 
 /**
  * A recorded {@link OversizedLine} played again, without its newline, in pieces: its head, spaces
@@ -494,8 +494,9 @@ export const oversizedLineChunks = (line: OversizedLine): ReadonlyArray<Uint8Arr
   if (tail.length >= line.bytes) return [tail.subarray(tail.length - line.bytes)]
   const head = Buffer.from(line.head).subarray(0, line.bytes - tail.length)
   const chunks: Array<Uint8Array> = [head]
-  for (let left = line.bytes - head.length - tail.length; left > 0; left -= FILL.length) {
-    chunks.push(left >= FILL.length ? FILL : FILL.subarray(0, left))
+  const spaces = fill ??= Buffer.alloc(64 * 1024, 0x20)
+  for (let left = line.bytes - head.length - tail.length; left > 0; left -= spaces.length) {
+    chunks.push(left >= spaces.length ? spaces : spaces.subarray(0, left))
   }
   chunks.push(tail)
   return chunks

@@ -31,6 +31,7 @@
  * @since 0.2.0
  */
 import * as Result from "effect/Result"
+import * as Framing from "./Framing.ts"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import type * as Protocol from "./Protocol.ts"
 import * as Codec from "./protocol/codec.ts"
@@ -567,6 +568,13 @@ export const make = (): Builder => {
 
   const received = (msg: Json, ts: number | undefined, raw: Transcript.Line): ReadonlyArray<number> => {
     if (msg.type === "stream_event") return []
+    if (msg.type === Framing.oversizedLineType) {
+      // What a transcript keeps of a line over the cap (its bytes never were).
+      const type = str(msg.messageType)
+      const what = type === undefined ? "a line" : `${/^[aeiou]/.test(type) ? "an" : "a"} ${type} line`
+      const description = `${what} of ${num(msg.bytes) ?? "?"} bytes, over the session's maxLineBytes: not read, its bytes not kept`
+      return [add({ kind: "problem", description, line: (str(msg.head) ?? "").slice(0, 4096), ts })]
+    }
     const decoded = Codec.decodeMessage(msg)
     if (Result.isFailure(decoded)) {
       return [add({ kind: "problem", description: decoded.failure, line: stringify(raw.msg).slice(0, 4096), ts })]

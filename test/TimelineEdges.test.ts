@@ -10,6 +10,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Framing from "../src/Framing.ts"
 import * as Timeline from "../src/Timeline.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import type * as Transcript from "../src/Transcript.ts"
@@ -94,6 +95,24 @@ describe("the timeline", () => {
     assert.strictEqual(own.summary?.ts, 1235)
     assert.strictEqual(own.status, "ok")
     assert.include(Page.renderTurn(own), "started by the CLI, not by a prompt (task-notification)")
+  })
+
+  it("a line over maxLineBytes, recorded as what is known of it, is a problem of its turn naming its type and size", () => {
+    const uuid = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
+    const lines = recording("c4-subagent-background.ndjson")
+    const first = lines.findIndex((line) => line.dir === "send" && (line.msg as { type?: unknown }).type === "user")
+    const overCap: Framing.OversizedLine = {
+      type: Framing.oversizedLineType,
+      bytes: 300_000_000,
+      messageType: "assistant",
+      head: `{"type":"assistant","message":{"content":[{"type":"text","text":"${"z".repeat(3000)}`,
+      tail: `"}]},"user_message_uuid":"${uuid}"}`
+    }
+    const timeline = Timeline.fromLines([...lines.slice(0, first + 1), { dir: "recv", ts: 5, msg: overCap }])
+    const problems = timeline.turns[0]!.items.filter((item) => item.kind === "problem")
+    assert.deepStrictEqual(problems.map((item) => item.kind === "problem" ? [item.description, item.line] : []), [
+      ["an assistant line of 300000000 bytes, over the session's maxLineBytes: not read, its bytes not kept", overCap.head]
+    ])
   })
 
   it("a prompt sent without a uuid after one the CLI echoed is a user turn, not one the CLI started (real CLI 2.1.332)", () => {
