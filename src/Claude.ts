@@ -110,8 +110,9 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
    */
   readonly interruptTimeout?: Duration.Input | undefined
   /**
-   * Fails a turn with `Stalled` when the CLI writes nothing for this long during it, at that
-   * moment; the turn is then interrupted on the CLI. A positive duration; off by default.
+   * Fails a turn with `Stalled` when the CLI writes nothing for this long during it (or while it
+   * waits to be written, on a CLI that takes one message at a time), at that moment; the turn is
+   * then interrupted on the CLI. A positive duration; off by default.
    */
   readonly stallTimeout?: Duration.Input | undefined
   /**

@@ -78,6 +78,15 @@ export interface TurnRunner {
 
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 const timedOut = (timeoutMillis: number) => ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis }))
+const stalled = (idleMillis: number) => ClaudeError.make(new ClaudeError.Stalled({ idleMillis }))
+
+/** What bounds a turn's wait to be written (`whenWritable`); a `send` has none. */
+interface TurnLimits {
+  /** The turn's `turnTimeout`, counted from its start. */
+  readonly deadline?: { readonly at: number; readonly timeoutMillis: number } | undefined
+  /** The session's `stallTimeout`, in ms. */
+  readonly stallMillis?: number | undefined
+}
 
 export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Effect.fn.Return<TurnRunner> {
   const { lifecycle, outgoing, turns } = options
@@ -92,11 +101,25 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       Option.isSome(parent) ? {} : { parent: options.tracing!.sessionSpan })
 
   /**
-   * Waits until {@link Turns.writable} may hold, up to `deadline` (the turn's `turnTimeout`,
-   * which covers the wait). Fails at once in a fiber that serves the CLI: the turn
-   * it would wait for is waiting for it.
+   * Done (with the silence in ms) once the CLI has written nothing for `limit` ms, counted from
+   * `since` at the earliest.
    */
-  const whenWritable = (deadline: { readonly at: number; readonly timeoutMillis: number } | undefined) =>
+  const silence = Effect.fnUntraced(function*(limit: number, since: number) {
+    const clock = yield* Clock.Clock
+    while (true) {
+      const idle = clock.currentTimeMillisUnsafe() - Math.max(options.lastActivity(), since)
+      if (idle >= limit) return idle
+      yield* Effect.sleep(Duration.millis(limit - idle))
+    }
+  })
+
+  /**
+   * Waits until {@link Turns.writable} may hold, within the turn's limits: its `turnTimeout`'s
+   * deadline, which covers the wait, and the session's `stallTimeout` (the CLI silent that long
+   * while the turn waits: `Stalled`). Fails at once in a fiber that serves the CLI: the turn it
+   * would wait for is waiting for it.
+   */
+  const whenWritable = (limits: TurnLimits) =>
     Effect.flatMap(Effect.service(ServingTheCli), (serving): Effect.Effect<void, ClaudeError.ClaudeError> => {
       if (serving !== undefined && serving.open && serving.session === lifecycle) {
         return Effect.fail(invalid(
@@ -106,12 +129,18 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       }
       const waiter = turns.whenWritable()
       const wait = Effect.onInterrupt(Deferred.await(waiter), () => Effect.sync(() => turns.forgetWaiter(waiter)))
-      if (deadline === undefined) return wait
-      return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Effect.timeoutOrElse(wait, {
+      const { deadline, stallMillis } = limits
+      if (deadline === undefined && stallMillis === undefined) return wait
+      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const unstalled = stallMillis === undefined ? wait : Effect.raceFirst(
+          wait,
+          Effect.flatMap(silence(stallMillis, now), (idle) => Effect.fail(stalled(idle)))
+        )
+        return deadline === undefined ? unstalled : Effect.timeoutOrElse(unstalled, {
           duration: Duration.millis(Math.max(0, deadline.at - now)),
           orElse: () => Effect.fail(timedOut(deadline.timeoutMillis))
-        }))
+        })
+      })
     })
 
   /**
@@ -124,7 +153,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     operation: string,
     turn?: (uuid: string) => Turn,
     written?: (turn: Turn) => void,
-    deadline?: { readonly at: number; readonly timeoutMillis: number }
+    limits: TurnLimits = {}
   ): Effect.Effect<string, ClaudeError.ClaudeError> =>
     Effect.suspend((): Effect.Effect<string, ClaudeError.ClaudeError> => {
       if (!lifecycle.inputOpen || lifecycle.reason !== undefined) return lifecycle.failure(operation)
@@ -138,7 +167,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       // A CLI that echoes no uuid gets one message at a time (`Turns.whenWritable`): checked and
       // registered in one step, so that of two writers woken together one goes, one waits again.
       if (!turns.writable()) {
-        return Effect.andThen(whenWritable(deadline), write(input, operation, turn, written, deadline))
+        return Effect.andThen(whenWritable(limits), write(input, operation, turn, written, limits))
       }
       const uuid = turnInput.uuid ?? crypto.randomUUID()
       const registered = turn?.(uuid) ?? newTurn(uuid, undefined, undefined)
@@ -250,18 +279,9 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       )
     })
 
-  const watchStall = Effect.fnUntraced(function*(turn: Turn, limit: number) {
-    const clock = yield* Clock.Clock
-    const since = clock.currentTimeMillisUnsafe()
-    while (true) {
-      const now = clock.currentTimeMillisUnsafe()
-      const idle = now - Math.max(options.lastActivity(), since)
-      if (idle >= limit) {
-        return yield* abandon(turn, ClaudeError.make(new ClaudeError.Stalled({ idleMillis: idle })))
-      }
-      yield* Effect.sleep(Duration.millis(limit - idle))
-    }
-  })
+  const watchStall = (turn: Turn, limit: number) =>
+    Effect.flatMap(Clock.currentTimeMillis, (since) =>
+      Effect.flatMap(silence(limit, since), (idle) => abandon(turn, stalled(idle))))
 
   /** When a turn's stream ends before its result: interrupt it, unless nothing is to be done. */
   const settle = (turn: Turn) =>
@@ -312,7 +332,10 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       timeoutMillis: Duration.toMillis(options.turnTimeout)
     }
     const uuid = yield* restore(
-      write(input, operation, (uuid) => registered = newTurn(uuid, queue, span), (turn) => current = turn, deadline)
+      write(input, operation, (uuid) => registered = newTurn(uuid, queue, span), (turn) => current = turn, {
+        deadline,
+        stallMillis: options.stallTimeout === undefined ? undefined : Duration.toMillis(options.stallTimeout)
+      })
     )
     span.attribute("claude.user_message_uuid", uuid)
     // Settled by the finalizer from here (or from `write`, when interrupted once the line was
