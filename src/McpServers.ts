@@ -648,11 +648,15 @@ export interface McpConnection {
    * - Requests (`initialize`, `ping`, `tools/list`, `tools/call`) get their response; a method
    *   the server does not have gets error -32601; bad `tools/call` params or an unknown tool
    *   get error -32602. Tool failures are results with `isError: true`, never errors.
-   * - A `tools/call` runs its tool in a fiber of the connection, keyed by server and JSON-RPC id.
-   *   `notifications/cancelled` for that id interrupts it (its finalizers run); the call then
+   * - A `tools/call` runs its tool in a fiber of the connection, keyed by server, the server's
+   *   connection (the CLI restarts its ids at each `initialize`) and JSON-RPC id; a call under the
+   *   id of one still running is refused (`-32600`), the running one goes on.
+   *   `notifications/cancelled` for that id interrupts the call running under it then, if any
+   *   (its finalizers run), never a later one; the call then
    *   answers an `isError` "cancelled" result (which the CLI, having given up, ignores).
    *   Interrupting `handle` itself interrupts the tool too.
-   * - Every notification (any message without an id), known or not, is answered at once with
+   * - Every notification (any message without an id member; `"id": null` is an invalid request,
+   *   -32600), known or not, is answered at once with
    *   `{"jsonrpc":"2.0","result":{},"id":0}`: the CLI waits for an answer even to those.
    * - A message that is not JSON-RPC gets error -32600 when it has an id.
    *
@@ -674,7 +678,6 @@ const decodeInitializeParams = Schema.decodeUnknownOption(Rpc.InitializeParams)
 const decodeCallToolParams = Schema.decodeUnknownResult(Rpc.CallToolParams)
 const decodeCancelledParams = Schema.decodeUnknownOption(Rpc.CancelledParams)
 
-const callKey = (serverName: string, id: Rpc.RequestId): string => JSON.stringify([serverName, id])
 
 /**
  * Opens the JSON-RPC side for one CLI process. Tool calls still running when the scope closes
@@ -688,8 +691,14 @@ export const connect: (service: McpServers["Service"]) => Effect.Effect<McpConne
     const scope = yield* Effect.scope
     const calls = yield* FiberMap.make<string, ToolResult>()
     const servers = new Map(service.servers.map((server) => [server.name, server]))
+    // Each server's connections so far: the CLI restarts its ids at 0 when it reconnects a server
+    // (a new `initialize`), so an id names a call within one connection only.
+    const connections = new Map<string, number>()
+    const callKey = (serverName: string, id: Rpc.RequestId): string =>
+      JSON.stringify([serverName, connections.get(serverName) ?? 0, id])
 
     const initialize = (server: RegisteredServer, id: Rpc.RequestId, params: unknown): JsonRpcResponse => {
+      connections.set(server.name, (connections.get(server.name) ?? 0) + 1)
       const requested = Option.map(decodeInitializeParams(params), (params) => params.protocolVersion)
       return Rpc.success(id, {
         protocolVersion: Rpc.negotiateProtocolVersion(Option.getOrUndefined(requested)),
@@ -718,14 +727,20 @@ export const connect: (service: McpServers["Service"]) => Effect.Effect<McpConne
       if (tool === undefined) {
         return Rpc.failure(id, Rpc.INVALID_PARAMS, `Unknown tool: ${decoded.success.name}`)
       }
+      const key = callKey(server.name, id)
+      // An id the client reused while its call runs (MCP: never): refused, the running call goes on.
+      if (FiberMap.hasUnsafe(calls, key)) {
+        return Rpc.failure(id, Rpc.INVALID_REQUEST, `Request id ${JSON.stringify(id)} is the id of a call still running`)
+      }
       // Forked and watched in one uninterruptible step, so that interrupting `handle` never leaves
       // the tool running; started only once it is in the map, so that a cancellation can find it.
       const exit = yield* Effect.uninterruptibleMask((restore) =>
         Effect.flatMap(
-          FiberMap.run(calls, callKey(server.name, id), tool.call(decoded.success.arguments ?? {}, {
+          FiberMap.run(calls, key, tool.call(decoded.success.arguments ?? {}, {
             toolUseId: Rpc.toolUseIdOf(decoded.success._meta)
           }), {
-            startImmediately: false
+            startImmediately: false,
+            onlyIfMissing: true
           }),
           (fiber) => restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
         )
@@ -743,9 +758,14 @@ export const connect: (service: McpServers["Service"]) => Effect.Effect<McpConne
     const notify = Effect.fnUntraced(function*(server: RegisteredServer, method: string, params: unknown) {
       if (method === "notifications/cancelled") {
         const cancelled = decodeCancelledParams(params)
-        if (Option.isSome(cancelled)) {
+        // The call running under that id now, if any: looked up at once, so that a late cancel
+        // never reaches a call that takes the id after it.
+        const running = Option.isSome(cancelled)
+          ? FiberMap.getUnsafe(calls, callKey(server.name, cancelled.value.requestId))
+          : Option.none()
+        if (Option.isSome(running)) {
           // Interrupting waits for the tool's finalizers; the CLI waits for this answer. Fork it.
-          yield* Effect.forkIn(FiberMap.remove(calls, callKey(server.name, cancelled.value.requestId)), scope)
+          yield* Effect.forkIn(Fiber.interrupt(running.value), scope)
         }
       }
       return Rpc.notificationAck()

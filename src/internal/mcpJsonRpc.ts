@@ -72,9 +72,9 @@ const Request = Schema.Struct({
   params: Schema.optional(Schema.Unknown)
 })
 
+/** A message without an `id` member (JSON-RPC 2.0); one with `"id": null` is no notification. */
 const Notification = Schema.Struct({
   jsonrpc: Schema.Literal("2.0"),
-  id: Schema.optional(Schema.Null),
   method: Schema.String,
   params: Schema.optional(Schema.Unknown)
 })
@@ -102,7 +102,7 @@ export type Incoming =
   | { readonly _tag: "Request"; readonly id: RequestId; readonly method: string; readonly params: unknown }
   | { readonly _tag: "Notification"; readonly method: string; readonly params: unknown }
   | { readonly _tag: "Response" }
-  | { readonly _tag: "Invalid"; readonly id: RequestId | undefined; readonly description: string }
+  | { readonly _tag: "Invalid"; readonly id: RequestId | null | undefined; readonly description: string }
 
 /** @internal */
 export const classify = (message: unknown): Incoming => {
@@ -110,13 +110,17 @@ export const classify = (message: unknown): Incoming => {
   if (Option.isSome(request)) {
     return { _tag: "Request", id: request.value.id, method: request.value.method, params: request.value.params }
   }
-  const notification = decodeNotification(message)
+  const notification = Predicate.hasProperty(message, "id") ? Option.none() : decodeNotification(message)
   if (Option.isSome(notification)) {
     return { _tag: "Notification", method: notification.value.method, params: notification.value.params }
   }
   // A response to a request of ours. This server never sends requests, but a response needs no
   // answer, so it is acknowledged like a notification.
   if (isResponseMessage(message)) return { _tag: "Response" }
+  if (Predicate.hasProperty(message, "id") && message.id === null && Predicate.hasProperty(message, "method")) {
+    // Answered as JSON-RPC answers a request it cannot read: an error with id null.
+    return { _tag: "Invalid", id: null, description: "Invalid request: a request id is a string or a number, never null" }
+  }
   const id = Predicate.hasProperty(message, "id") && isRequestId(message.id) ? message.id : undefined
   return { _tag: "Invalid", id, description: `Not a JSON-RPC 2.0 message: ${preview(message)}` }
 }
