@@ -45,6 +45,7 @@ import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -273,7 +274,7 @@ const streamParts = (
       Stream.catchIf(isSessionGone, () => streamTurn(options, providerOptions, tracker, undefined, text))
     )
   return Stream.mapError(stream, (error) =>
-    ClaudeError.isClaudeError(error) ? fromClaudeError(methodOf(providerOptions), error) : error)
+    ClaudeError.isClaudeError(error) ? fromClaudeError(methodOf(providerOptions, text), error) : error)
 }
 
 const streamTurn = (
@@ -297,7 +298,7 @@ const openTurn = Effect.fnUntraced(function*(
   text: TextSource
 ) {
   const { conversation, toolServerName = "toolkit", ...sessionOptions } = options
-  const method = methodOf(providerOptions)
+  const method = methodOf(providerOptions, text)
   const resume = resumed?.sessionId
   const rendered = renderPrompt(providerOptions.prompt.content, resumed?.messages ?? providerOptions.prompt.content)
 
@@ -356,21 +357,32 @@ const openTurn = Effect.fnUntraced(function*(
     Effect.provideService(McpServers.McpServers, mcpServers),
     Scope.provide(sessionScope)
   )
-  const state = new MappingState(prefix, userTools.map((tool) => tool.name), reported, results, jsonSchema !== undefined, text)
+  const toolkit = new Map(userTools.map((tool) => [tool.name, paramsReader(tool)]))
+  const state = new MappingState(prefix, toolkit, reported, results, jsonSchema !== undefined, text)
+  let finished = false
   return session.turn(rendered.input).pipe(
     Stream.flatMap((event) => Stream.fromIterable(state.map(event))),
     Stream.tap((part) =>
       Effect.sync(() => {
-        if (conversation === "resume" && part.type === "finish" && state.sessionId !== undefined) {
+        if (part.type !== "finish") return
+        finished = true
+        if (conversation === "resume" && state.sessionId !== undefined) {
           tracker.mark(providerOptions.prompt.content, state.sessionId, resumed)
         }
       })
-    )
+    ),
+    // A resumed turn that ended without its result (interrupted, stalled, timed out, the CLI
+    // gone) left its message in the session, which the conversation does not hold: that session
+    // is not resumed again (the next call starts a fresh one with the whole prompt).
+    Stream.ensuring(Effect.sync(() => {
+      if (!finished && resumed !== undefined) tracker.forget(resumed)
+    }))
   )
 })
 
-const methodOf = (providerOptions: LanguageModel.ProviderOptions): string =>
-  providerOptions.responseFormat.type === "json" ? "generateObject" : "streamText"
+/** The `effect/ai` method a call serves, for its errors: `generateText` takes whole messages. */
+const methodOf = (providerOptions: LanguageModel.ProviderOptions, text: TextSource): string =>
+  providerOptions.responseFormat.type === "json" ? "generateObject" : text === "messages" ? "generateText" : "streamText"
 
 /** A prompt a CLI session answered: the exact message objects sent, in order. */
 interface Answered {
@@ -390,6 +402,11 @@ interface Answered {
  */
 class Conversations {
   private readonly answered = new WeakMap<Prompt.Message, Answered>()
+
+  /** The session `resumed` named answers its prompt no longer (a turn ran there without a result). */
+  forget(resumed: Resume): void {
+    if (resumed.answered !== undefined) this.answered.delete(resumed.answered)
+  }
 
   mark(messages: ReadonlyArray<Prompt.Message>, sessionId: string, resumed: Resume | undefined): void {
     if (resumed?.answered !== undefined) this.answered.delete(resumed.answered)
@@ -550,17 +567,47 @@ class ToolkitResults {
   }
 }
 
+/** A toolkit call's arguments read into its parameters' encoded form; undefined when they do not read. */
+type ParamsReader = (input: unknown) => { readonly params: unknown } | undefined
+
+/**
+ * Reads a toolkit call's arguments, which come in the JSON form `tools/list` advertises (`null`
+ * for an absent optional field, an ISO string for a Date), into the parameters' encoded form:
+ * what `McpServers.toolkit` gives the handler, and what `effect/ai` checks a provider-executed
+ * call's params against. A dynamic tool's own JSON Schema is taken as it is. The codec is made at
+ * the first call (`McpServers` refuses a tool whose parameters JSON cannot carry, first).
+ */
+const paramsReader = (tool: Tool.Any): ParamsReader => {
+  if (Tool.isDynamic(tool) && tool.jsonSchema !== undefined) return (input) => ({ params: input })
+  let decode: ((input: unknown) => Result.Result<unknown, unknown>) | undefined
+  return (input) => {
+    decode ??= Schema.decodeUnknownResult(
+      Schema.toCodecJson(Schema.toEncoded(tool.parametersSchema as unknown as Schema.Codec<unknown, unknown>))
+    )
+    const read = decode(input)
+    return Result.isSuccess(read) ? { params: read.success } : undefined
+  }
+}
+
 class MappingState {
   sessionId: string | undefined
   private message = 0
   private readonly open = new Map<number, "text" | "reasoning">()
-  /** The tool name of each use reported, and whether it is the toolkit's. */
-  private readonly calls = new Map<string, { readonly name: string; readonly toolkit: boolean; readonly params: unknown }>()
+  /**
+   * The tool name of each use reported, whether it is the toolkit's, and its params (the
+   * parameters' encoded form); `refused`: a toolkit call whose arguments its tool refused, left
+   * out.
+   */
+  private readonly calls = new Map<
+    string,
+    { readonly name: string; readonly toolkit: boolean; readonly params: unknown; readonly refused: boolean }
+  >()
   /** The ids of the messages the CLI streamed (their text came as deltas). */
   private readonly streamed = new Set<string>()
 
   readonly prefix: string
-  readonly toolkitNames: ReadonlyArray<string>
+  /** Each toolkit tool's reader of the arguments the CLI sends ({@link paramsReader}). */
+  readonly toolkit: ReadonlyMap<string, ParamsReader>
   readonly reported: ReadonlySet<string>
   readonly results: ToolkitResults
   readonly structured: boolean
@@ -568,14 +615,14 @@ class MappingState {
 
   constructor(
     prefix: string,
-    toolkitNames: ReadonlyArray<string>,
+    toolkit: ReadonlyMap<string, ParamsReader>,
     reported: ReadonlySet<string>,
     results: ToolkitResults,
     structured: boolean,
     text: TextSource
   ) {
     this.prefix = prefix
-    this.toolkitNames = toolkitNames
+    this.toolkit = toolkit
     this.reported = reported
     this.results = results
     this.structured = structured
@@ -590,7 +637,7 @@ class MappingState {
   private toolName(name: string): string | undefined {
     if (name.startsWith(this.prefix)) {
       const short = name.slice(this.prefix.length)
-      return this.toolkitNames.includes(short) ? short : undefined
+      return this.toolkit.has(short) ? short : undefined
     }
     return this.reported.has(name) ? name : undefined
   }
@@ -601,7 +648,14 @@ class MappingState {
         if (event.subtype === "init" && Predicate.hasProperty(event, "session_id")) {
           this.sessionId = String(event.session_id)
           const model = Predicate.hasProperty(event, "model") && Predicate.isString(event.model) ? event.model : undefined
-          return [{ type: "response-metadata", id: this.sessionId, ...(model !== undefined ? { modelId: model } : {}) }]
+          // No response `id`: with `effect/ai`'s `ResponseIdTracker` in the context, an id makes
+          // its next call "incremental", whose fallback on an `InvalidRequestError` runs the whole
+          // agent turn again (tools and all). The session id is the provider's metadata.
+          return [{
+            type: "response-metadata",
+            ...(model !== undefined ? { modelId: model } : {}),
+            metadata: { "claude-code": { sessionId: this.sessionId } }
+          }]
         }
         return []
       case "stream_event":
@@ -679,8 +733,12 @@ class MappingState {
         const use = block as Protocol.ToolUseBlock
         const name = this.toolName(use.name)
         if (name === undefined) return
-        this.calls.set(use.id, { name, toolkit: use.name.startsWith(this.prefix), params: use.input })
-        parts.push({ type: "tool-call", id: use.id, name, params: use.input, providerExecuted: true })
+        const toolkit = use.name.startsWith(this.prefix)
+        const read = toolkit ? this.toolkit.get(name)!(use.input) : { params: use.input }
+        // Arguments the tool refused: the model read why (and may call again); a call `effect/ai`
+        // would check against the parameters and fail whole is left out, with its result.
+        this.calls.set(use.id, { name, toolkit, params: read?.params ?? use.input, refused: read === undefined })
+        if (read !== undefined) parts.push({ type: "tool-call", id: use.id, name, params: read.params, providerExecuted: true })
         return
       }
       if (!textHere) return
@@ -710,6 +768,7 @@ class MappingState {
       if (call === undefined) continue
       const { name } = call
       const recorded = call.toolkit ? this.results.take(block.tool_use_id, name, call.params) : undefined
+      if (call.refused) continue
       parts.push(
         recorded !== undefined
           ? {
