@@ -45,6 +45,7 @@ import * as Rpc from "effect/rpc/Rpc"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
+import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Claude from "./Claude.ts"
@@ -440,8 +441,9 @@ const formatRunner = (address: { readonly host: string; readonly port: number })
 
 const encodeOutcome = Schema.encodeSync(TurnOutcome)
 const decodeOutcome = Schema.decodeUnknownSync(TurnOutcome)
+const readOutcome = Schema.decodeUnknownResult(TurnOutcome)
 const encodeError = Schema.encodeSync(ClaudeError.ClaudeError)
-const decodeError = Schema.decodeUnknownSync(ClaudeError.ClaudeError)
+const readError = Schema.decodeUnknownResult(ClaudeError.ClaudeError)
 
 type Recorded = NonNullable<TurnLedger.TurnRecord["outcome"]>
 
@@ -459,15 +461,32 @@ const failureOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.
 }
 
 /** Whether a recorded outcome is `TurnLost` (`lostTurns: "fail"`): no attempt of it finished. */
-const isTurnLost = (outcome: Recorded): boolean =>
-  outcome._tag === "Failure" && decodeError(outcome.error).reason._tag === "TurnLost"
+const isTurnLost = (outcome: Recorded): boolean => {
+  if (outcome._tag !== "Failure") return false
+  const error = readError(outcome.error)
+  return Result.isSuccess(error) && error.success.reason._tag === "TurnLost"
+}
 
-const answer = (outcome: Recorded): Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> =>
-  Effect.suspend(() =>
-    outcome._tag === "Success"
-      ? Effect.succeed(decodeOutcome(outcome.value))
-      : Effect.fail(decodeError(outcome.error))
-  )
+/**
+ * The answer a recorded outcome gives. One the entity cannot read is `StoreFailed` naming the
+ * turn: never run again, and never a defect, which the cluster would answer by restarting the
+ * entity and replaying the call, without end.
+ */
+const answer = (outcome: Recorded, uuid: string, store: string): Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> =>
+  Effect.suspend(() => {
+    const unreadable = (error: Schema.SchemaError) =>
+      Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({
+        store,
+        operation: "load",
+        description: `the recorded outcome of turn ${uuid} cannot be read: ${error.message}`
+      })))
+    if (outcome._tag === "Success") {
+      const read = readOutcome(outcome.value)
+      return Result.isSuccess(read) ? Effect.succeed(read.success) : unreadable(read.failure)
+    }
+    const read = readError(outcome.error)
+    return Result.isSuccess(read) ? Effect.fail(read.success) : unreadable(read.failure)
+  })
 
 const toWire = (event: Claude.Event): Record<string, unknown> => {
   if (event.type === "protocol_problem") {
@@ -540,7 +559,19 @@ export const layer = (
         sessionId,
         subpath: TurnLedger.subpath
       })
-      yield* Effect.orDie(ledger.load)
+      // Read at the first call that needs it, not while the entity is built: a build that fails
+      // is retried by the cluster without end, every call waiting. A call fails with the store's
+      // error instead, and the next one reads the ledger again.
+      let ledgerRead = false
+      const ledgerLock = yield* Semaphore.make(1)
+      const readLedger = Effect.suspend(() =>
+        ledgerRead ? Effect.void : Semaphore.withPermits(ledgerLock, 1)(Effect.suspend(() =>
+          ledgerRead ? Effect.void : Effect.tap(ledger.load, () =>
+            Effect.sync(() => {
+              ledgerRead = true
+            }))
+        ))
+      )
       let opened = 0
       let current: Claude.Session | undefined
       /**
@@ -855,7 +886,7 @@ export const layer = (
         | { readonly answered: Effect.Effect<TurnOutcome, ClaudeError.ClaudeError> }
         | { readonly run: number; readonly cli: string; readonly deferred: Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError> }
       const begin = (uuid: string): Effect.Effect<Begun, ClaudeError.ClaudeError> =>
-        Effect.suspend((): Effect.Effect<Begun, ClaudeError.ClaudeError> => {
+        Effect.andThen(readLedger, (): Effect.Effect<Begun, ClaudeError.ClaudeError> => {
           const joining = inflight.get(uuid)
           if (joining !== undefined) return Effect.succeed({ joined: joining })
           const kept = unrecorded.get(uuid)
@@ -867,8 +898,8 @@ export const layer = (
             Effect.flatMap((admitted): Effect.Effect<Begun> =>
               "recorded" in admitted
                 ? Effect.as(
-                  Effect.flatMap(Effect.exit(answer(admitted.recorded)), (exit) => release(uuid, deferred, exit)),
-                  { answered: answer(admitted.recorded) }
+                  Effect.flatMap(Effect.exit(answer(admitted.recorded, uuid, store.name)), (exit) => release(uuid, deferred, exit)),
+                  { answered: answer(admitted.recorded, uuid, store.name) }
                 )
                 : Effect.succeed({ ...admitted, deferred })
             )
@@ -970,6 +1001,7 @@ export const layer = (
         // the caller heard it failed, so no turn may run with it.
         SetModel: ({ payload }) =>
           Effect.gen(function*() {
+            yield* readLedger
             const live = current
             const resolved = live === undefined ? payload.model : yield* live.setModel(payload.model)
             yield* keepSetting({ model: payload.model }, live?.setModel(ledger.settings.model))
@@ -977,6 +1009,7 @@ export const layer = (
           }),
         SetPermissionMode: ({ payload }) =>
           Effect.gen(function*() {
+            yield* readLedger
             const live = current
             // As a live CLI refuses it, so without one: a switch to bypassPermissions in a session
             // whose CLIs are not launched to allow it (the next CLI would be launched in it, no
@@ -1001,6 +1034,7 @@ export const layer = (
               live?.setPermissionMode((ledger.settings.permissionMode ?? "default") as Launch.PermissionMode)
             )
           }),
+        // The turns the ledger holds, as read (none before a call read it, or if it cannot be read).
         Status: () =>
           Effect.sync(() =>
             new SessionStatus({

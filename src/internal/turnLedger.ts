@@ -16,8 +16,9 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import type * as ClaudeError from "../ClaudeError.ts"
+import * as ClaudeError from "../ClaudeError.ts"
 import type * as SessionStore from "../SessionStore.ts"
+import { unreadableLineType } from "../SessionStore.ts"
 
 /** The subpath of a session's ledger in the store. */
 export const subpath = "cluster/turns"
@@ -85,13 +86,45 @@ export class TurnLedger {
     }
   }
 
-  /** Reads the ledger from the store; a session never written has an empty one. */
-  readonly load: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.suspend(() =>
-    this.store.load(this.key).pipe(
-      Stream.runForEach((entry) => Effect.sync(() => this.apply(entry))),
-      Effect.catchIf((error) => error.reason._tag === "SessionNotFound", () => Effect.void)
+  /**
+   * Reads the ledger from the store (a session never written has an empty one), all or nothing:
+   * a load that fails leaves the ledger as it was, for a later one to read again. A line the
+   * store could not read fails it with `StoreFailed`: skipped, a turn it recorded as finished
+   * would run again. Only a last line cut short is left out (an append that never finished,
+   * whose caller was not answered).
+   */
+  readonly load: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.suspend(() => {
+    const entries: Array<SessionStore.Entry> = []
+    let cut: SessionStore.UnreadableLine | undefined
+    return this.store.load(this.key).pipe(
+      Stream.runForEach((entry) =>
+        Effect.suspend(() => {
+          if (cut !== undefined) return Effect.fail(this.unreadable(cut))
+          if (entry.type === unreadableLineType) cut = entry as SessionStore.UnreadableLine
+          else entries.push(entry)
+          return Effect.void
+        })
+      ),
+      Effect.catchIf((error) => error.reason._tag === "SessionNotFound", () => Effect.void),
+      Effect.andThen(Effect.sync(() => {
+        this.turns.clear()
+        this.ends.length = 0
+        this.settings = {}
+        for (const entry of entries) this.apply(entry)
+      }))
     )
-  )
+  })
+
+  private unreadable(line: SessionStore.UnreadableLine): ClaudeError.ClaudeError {
+    return ClaudeError.make(
+      new ClaudeError.StoreFailed({
+        store: this.store.name,
+        operation: "load",
+        description: `the turn ledger of session ${this.key.sessionId} holds a line it could not read ` +
+          `(${line.description}): a turn it recorded could run again`
+      })
+    )
+  }
 
   private append(entry: SessionStore.Entry): Effect.Effect<void, ClaudeError.ClaudeError> {
     return Effect.andThen(this.store.append(this.key, [entry]), Effect.sync(() => this.apply(entry)))
