@@ -605,8 +605,12 @@ export const layer = (
             ? turn.clis
             : turn.clis.slice(0, -1)
         ))
+      /** A turn whose one attempt got no CLI (it could not be opened): not in the conversation. */
+      const neverReached = (turn: TurnLedger.TurnRecord) => turn.attempts === 1 && turn.reached === false
       const finishedAny = () =>
-        [...ledger.turns.values()].some((turn) => turn.outcome !== undefined && !isTurnLost(turn.outcome))
+        [...ledger.turns.values()].some((turn) =>
+          turn.outcome !== undefined && !isTurnLost(turn.outcome) && !neverReached(turn)
+        )
 
       const open = Effect.gen(function*() {
         // At the limit, a session takes the slot of an idle one, or waits: never a process past it.
@@ -629,7 +633,7 @@ export const layer = (
         // running now (a turn lost before may have reached its CLI).
         const stored = yield* sessionExists(store, base, sessionId)
         const resuming = stored ??
-          [...ledger.turns.keys()].some((turn) => !(inflight.has(turn) && firstAttempts.has(turn)))
+          [...ledger.turns].some(([turn, record]) => !(inflight.has(turn) && firstAttempts.has(turn)) && !neverReached(record))
         const abandoned = abandonedAttempts()
         if (resuming && writesBack(base) && (yield* storeHolds(store, base, sessionId))) {
           yield* adoptStoreCopy(store, base, sessionId, abandoned)
@@ -665,10 +669,22 @@ export const layer = (
         mine = session
         current = session
         tainted = false
+        // A CLI that exits by itself (it crashed, it was killed) is no longer the session's: the
+        // next turn opens one again. Watched from the entity's scope: dropping the resource closes
+        // the scope this runs in.
+        yield* Effect.forkIn(Effect.andThen(session.exit, dropExited(session)), entityScope)
         return session
         // The layer's services (the Transport, Hooks, Permissions, ...) under the resource's own
         // Scope, which the RcRef provides: the CLI lives as long as the resource, not the entity.
       }).pipe(Effect.updateContext((own: Context.Context<Scope.Scope>) => Context.merge(context, own)))
+
+      /** Drops `session` from the resource when it is still the session's CLI (it exited). */
+      const dropExited = (session: Claude.Session): Effect.Effect<void> =>
+        Effect.suspend(() => {
+          if (current !== session) return Effect.void
+          current = undefined
+          return resource.close
+        })
 
       /**
        * Records an accepted setting for the next CLIs; when the ledger fails, `undo` takes it back on
@@ -762,9 +778,12 @@ export const layer = (
        * 2. the outcome (success, the turn's own failure, or that) is recorded in the ledger,
        *    with the turn's last assistant message (`at`) only when the flush succeeded;
        * 3. the callers are answered. An interruption before any result records nothing.
+       * `session`: the attempt's CLI; none when it could not be opened (the attempt never reached
+       * one, recorded so: such a first turn leaves no session to resume). A CLI gone (it exited)
+       * is dropped before the callers hear of it, so that the next turn opens one again.
        */
       const settle = Effect.fnUntraced(function*(
-        flushStore: Effect.Effect<void, ClaudeError.ClaudeError>,
+        session: Claude.Session | undefined,
         uuid: string,
         attempt: number,
         exit: Exit.Exit<unknown, ClaudeError.ClaudeError>,
@@ -773,6 +792,8 @@ export const layer = (
         const at = ends.get(uuid)
         ends.delete(uuid)
         const failure = failureOf(exit)
+        const gone = failure?.reason._tag === "ProcessExited" || failure?.reason._tag === "StdoutClosed"
+        if (session !== undefined && gone) yield* dropExited(session)
         let verdict: Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>
         let stored = false
         if (result === undefined && failure === undefined && Exit.isFailure(exit)) {
@@ -783,9 +804,9 @@ export const layer = (
           if (current !== undefined) tainted = true
           verdict = exit as Exit.Exit<never, ClaudeError.ClaudeError>
         } else {
-          const flushed = result === undefined
+          const flushed = result === undefined || session === undefined
             ? Exit.void
-            : yield* Effect.exit(flushStore.pipe(
+            : yield* Effect.exit(session.flushStore.pipe(
               Effect.timeoutOrElse({
                 duration: flushTimeout,
                 orElse: () =>
@@ -807,7 +828,10 @@ export const layer = (
           const recorded: Recorded = Exit.isSuccess(verdict)
             ? { _tag: "Success", value: encodeOutcome(verdict.value) }
             : { _tag: "Failure", error: encodeError(failureOf(verdict)!) }
-          const written = yield* Effect.exit(ledger.finished(uuid, recorded, yield* Clock.currentTimeMillis, stored ? at : undefined).pipe(
+          const written = yield* Effect.exit(ledger.finished(uuid, recorded, yield* Clock.currentTimeMillis, {
+            at: stored ? at : undefined,
+            reached: session !== undefined
+          }).pipe(
             Effect.timeoutOrElse({
               duration: ledgerTimeout,
               orElse: () =>
@@ -840,7 +864,7 @@ export const layer = (
         restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
       ) {
         const opened = yield* Effect.exit(restore(hold))
-        if (Exit.isFailure(opened)) return yield* settle(Effect.void, uuid, attempt, opened, undefined)
+        if (Exit.isFailure(opened)) return yield* settle(undefined, uuid, attempt, opened, undefined)
         const session = opened.value
         yield* held
         let result: Claude.TurnResult | undefined
@@ -852,7 +876,7 @@ export const layer = (
             })
           )
         )))
-        return yield* settle(session.flushStore, uuid, attempt, exit, result)
+        return yield* settle(session, uuid, attempt, exit, result)
       })
 
       /**
@@ -947,7 +971,7 @@ export const layer = (
         yield* forgetAbandoned(admitted.run)
         const opened = yield* Effect.exit(hold)
         if (Exit.isFailure(opened)) {
-          const settled = yield* Effect.exit(settle(Effect.void, input.uuid, admitted.run, opened, undefined))
+          const settled = yield* Effect.exit(settle(undefined, input.uuid, admitted.run, opened, undefined))
           return Stream.fromEffect(Effect.map(settled, outcomeEvent))
         }
         const session = opened.value
@@ -961,7 +985,7 @@ export const layer = (
             if (event.type === "result") result = event
             return toWire(event)
           }),
-          Stream.onExit((exit) => Effect.ignore(settle(session.flushStore, input.uuid, admitted.run, exit, result))),
+          Stream.onExit((exit) => Effect.ignore(settle(session, input.uuid, admitted.run, exit, result))),
           Stream.concat(Stream.fromEffect(Effect.map(Deferred.await(outcome), outcomeEvent)))
         )
       })

@@ -29,6 +29,8 @@ export interface TurnRecord {
   readonly attempts: number
   /** The uuid the CLI got for the user message of each attempt, in order. */
   readonly clis: ReadonlyArray<string>
+  /** False when its last attempt got no CLI (it could not be opened); unknown in older ledgers. */
+  readonly reached?: boolean | undefined
   /** The recorded outcome, once it finished: the encoded result or the encoded error. */
   readonly outcome?: { readonly _tag: "Success"; readonly value: unknown } | {
     readonly _tag: "Failure"
@@ -76,7 +78,12 @@ export class TurnLedger {
     } else if (entry.type === "turn_finished" && turn !== undefined) {
       const previous = this.turns.get(turn)
       const outcome = entry.outcome as TurnRecord["outcome"]
-      this.turns.set(turn, { attempts: previous?.attempts ?? 1, clis: previous?.clis ?? [turn], outcome })
+      this.turns.set(turn, {
+        attempts: previous?.attempts ?? 1,
+        clis: previous?.clis ?? [turn],
+        outcome,
+        ...(entry.reached === false ? { reached: false } : {})
+      })
       if (typeof entry.at === "string") this.ends.push(entry.at)
     } else if (entry.type === "settings") {
       const next = { ...this.settings }
@@ -148,15 +155,21 @@ export class TurnLedger {
 
   /**
    * Records the turn's outcome: from now on it is answered from here. `at`: the uuid of the
-   * turn's last assistant message, when it had one.
+   * turn's last assistant message, when it had one; `reached: false`: its attempt got no CLI.
    */
-  finished(turn: string, outcome: NonNullable<TurnRecord["outcome"]>, clock: number, at?: string) {
+  finished(
+    turn: string,
+    outcome: NonNullable<TurnRecord["outcome"]>,
+    clock: number,
+    options: { readonly at?: string | undefined; readonly reached?: boolean | undefined } = {}
+  ) {
     return this.append({
       type: "turn_finished",
       uuid: `${turn}:finished`,
       turn,
       outcome,
-      ...(at === undefined ? {} : { at }),
+      ...(options.at === undefined ? {} : { at: options.at }),
+      ...(options.reached === false ? { reached: false } : {}),
       timestamp: new Date(clock).toISOString()
     })
   }

@@ -1,0 +1,235 @@
+/**
+ * The session entity (`ClaudeSessionEntity`), where a reviewing helper found it wanting; each test
+ * failed before its fix:
+ * - bad stored data: a recorded outcome the entity could not read was a defect, which Effect
+ *   Cluster answers by restarting the entity and replaying the call, forever; a ledger the store
+ *   could not read made the entity's build die, retried forever, every call waiting; an
+ *   unreadable ledger line was skipped, so the turn it recorded as finished ran again;
+ * - a CLI that died stayed the session's CLI: every later turn failed with `ProcessExited` until
+ *   the session idled out;
+ * - a first turn whose CLI never started left the session to be resumed, though it never existed.
+ */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as TestRunner from "effect/cluster/TestRunner"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import { TestClock } from "effect/testing"
+import * as ClaudeError from "../src/ClaudeError.ts"
+import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
+import * as SessionStore from "../src/SessionStore.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+import { Transport } from "../src/Transport.ts"
+import { makeTempDir } from "./support/tempDir.ts"
+
+const S1 = "11111111-1111-4111-8111-111111111111"
+const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0")}`
+const ledgerKey = { projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }
+
+/** The ClaudeError reason's tag of an exit, "success", or what else it ended with. */
+const tagOf = <A>(exit: Exit.Exit<A, unknown>): string => {
+  if (Exit.isSuccess(exit)) return "success"
+  const fail = exit.cause.reasons.find((r) => r._tag === "Fail")
+  if (fail === undefined) return `no typed failure: ${exit.cause.reasons.map((r) => r._tag).join(",")}`
+  const error = (fail as unknown as { readonly error: unknown }).error
+  return ClaudeError.isClaudeError(error) ? error.reason._tag : String(error)
+}
+
+/** The session id a fake CLI process runs: `--resume=` or `--session-id`. */
+const sessionOf = (args: ReadonlyArray<string>) => {
+  const resume = args.find((a) => a.startsWith("--resume="))
+  return { resumed: resume !== undefined, id: resume !== undefined ? resume.slice("--resume=".length) : args[args.indexOf("--session-id") + 1]! }
+}
+
+/** A fake CLI that answers every prompt; `crash` makes it die. Counts its launches and user lines. */
+const counting = () => {
+  const state = { userLines: 0, launches: [] as Array<string> }
+  const transport = FakeCli.layer((cli) => {
+    const session = sessionOf(cli.spec.args)
+    state.launches.push(session.resumed ? "resume" : "new")
+    return FakeCli.conversation({
+      sessionId: session.id,
+      onUser: (text, _index, cli, message) =>
+        text === "crash"
+          ? Effect.andThen(cli.stderr("killed\n"), Effect.fail("crashed"))
+          : Effect.andThen(
+            Effect.sync(() => state.userLines++),
+            Effect.forEach(
+              FakeCli.textTurn({ sessionId: session.id, text: `echo ${text}`, userMessageUuid: String(message.uuid) }),
+              (line) => cli.emit(line),
+              { discard: true }
+            )
+          )
+    })(cli)
+  })
+  return { state, transport }
+}
+
+const on = (transport: Layer.Layer<Transport>, store: SessionStore.SessionStore["Service"]) =>
+  ClaudeSessionEntity.layer().pipe(
+    Layer.provideMerge(TestRunner.layer),
+    Layer.provide(transport),
+    Layer.provide(Layer.succeed(SessionStore.SessionStore, store))
+  )
+
+/** `Run(uuid(n))` forked, then 5 minutes of the TestClock: its exit, or undefined while it still waits. */
+const runWithin5Minutes = (n: number, prompt: string) =>
+  Effect.gen(function*() {
+    yield* TestClock.adjust(1)
+    const session = (yield* ClaudeSessionEntity.client)(S1)
+    const running = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(n), prompt })), { startImmediately: true })
+    for (let i = 0; i < 30; i++) yield* TestClock.adjust("10 seconds")
+    const exit = running.pollUnsafe()
+    return exit === undefined ? undefined : Exit.isSuccess(exit) ? exit.value : "the fork failed"
+  })
+
+describe("the session entity on bad stored data", () => {
+  it.effect("a finished turn whose recorded outcome cannot be read is answered StoreFailed, not run again, not a defect", () => {
+    const { state, transport } = counting()
+    const memory = Effect.runSync(SessionStore.makeMemory)
+    return Effect.gen(function*() {
+      yield* memory.append(ledgerKey, [
+        { type: "turn_started", uuid: `${uuid(1)}:started:1`, turn: uuid(1), cli: uuid(1) },
+        { type: "turn_finished", uuid: `${uuid(1)}:finished`, turn: uuid(1), outcome: { _tag: "Success", value: { text: 1 } } }
+      ])
+      const exit = yield* runWithin5Minutes(1, "one")
+      assert.strictEqual(state.userLines, 0, "the finished turn ran again")
+      assert.isDefined(exit, "Run still waiting after 5 minutes")
+      assert.strictEqual(typeof exit === "string" ? exit : tagOf(exit!), "StoreFailed")
+    }).pipe(Effect.provide(on(transport, memory)))
+  })
+
+  it.effect("a ledger the store cannot read answers each call StoreFailed (not a call that never ends); a later call reads it again", () => {
+    const { state, transport } = counting()
+    const memory = Effect.runSync(SessionStore.makeMemory)
+    let broken = true
+    const store = SessionStore.SessionStore.of({
+      ...memory,
+      load: (key) =>
+        key.subpath === "cluster/turns" && broken
+          ? Stream.fail(ClaudeError.make(new ClaudeError.StoreFailed({ store: "sqlite", operation: "load", description: "row 3 is not JSON" })))
+          : memory.load(key)
+    })
+    return Effect.gen(function*() {
+      const exit = yield* runWithin5Minutes(1, "one")
+      assert.isDefined(exit, "Run still waiting after 5 minutes")
+      assert.strictEqual(typeof exit === "string" ? exit : tagOf(exit!), "StoreFailed")
+      assert.strictEqual(state.userLines, 0)
+      broken = false
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      assert.strictEqual(tagOf(yield* Effect.exit(session.Run({ uuid: uuid(2), prompt: "two" }))), "success")
+    }).pipe(Effect.provide(on(transport, store)))
+  })
+
+  it.effect("an unreadable line in a directory store's ledger is StoreFailed: the turn it recorded as finished is not run again", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-ledger-")
+      const store = yield* SessionStore.makeDirectory(Path.join(dir, "config")).pipe(
+        Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))
+      )
+      const { state, transport } = counting()
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        assert.strictEqual((yield* session.Run({ uuid: uuid(1), prompt: "one" })).attempt, 1)
+        yield* session.Run({ uuid: uuid(2), prompt: "two" })
+      }).pipe(Effect.provide(on(transport, store)))
+      const file = Path.join(dir, "config", "projects", "cluster", S1, "cluster", "turns.jsonl")
+      const lines = Fs.readFileSync(file, "utf8").split("\n")
+      const at = lines.findIndex((line) => line.includes("turn_finished"))
+      lines[at] = lines[at]!.slice(0, 40)
+      Fs.writeFileSync(file, lines.join("\n"))
+      const exit = yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        return yield* Effect.exit((yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(1), prompt: "one" }))
+      }).pipe(Effect.provide(on(transport, store)))
+      assert.deepStrictEqual({ userLines: state.userLines, answer: tagOf(exit) }, { userLines: 2, answer: "StoreFailed" })
+    }).pipe(Effect.scoped))
+
+  it.effect("a ledger whose last line was cut (an append that never finished) is read without it", () =>
+    Effect.gen(function*() {
+      const memory = Effect.runSync(SessionStore.makeMemory)
+      const { state, transport } = counting()
+      const store = SessionStore.SessionStore.of({
+        ...memory,
+        load: (key) =>
+          key.subpath === "cluster/turns"
+            ? Stream.concat(memory.load(key), Stream.make(SessionStore.parseLine(`{"type":"turn_fin`, 3)))
+            : memory.load(key)
+      })
+      yield* memory.append(ledgerKey, [
+        { type: "turn_started", uuid: `${uuid(1)}:started:1`, turn: uuid(1), cli: uuid(1) }
+      ])
+      const exit = yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        return yield* Effect.exit((yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(2), prompt: "two" }))
+      }).pipe(Effect.provide(on(transport, store)))
+      assert.strictEqual(tagOf(exit), "success")
+      assert.strictEqual(state.userLines, 1)
+    }))
+})
+
+describe("the session entity's CLI", () => {
+  it.effect("a CLI that died is not the next turn's: the next turn opens a CLI again (resumed)", () => {
+    const { state, transport } = counting()
+    const memory = Effect.runSync(SessionStore.makeMemory)
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      assert.strictEqual(tagOf(yield* Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" }))), "success")
+      const crashed = yield* Effect.exit(session.Run({ uuid: uuid(2), prompt: "crash" }))
+      const status = yield* session.Status()
+      const next = yield* Effect.exit(session.Run({ uuid: uuid(3), prompt: "three" }))
+      assert.deepStrictEqual(
+        { crashed: tagOf(crashed), liveAfterCrash: status.live, next: tagOf(next), launches: state.launches },
+        { crashed: "ProcessExited", liveAfterCrash: false, next: "success", launches: ["new", "resume"] }
+      )
+    }).pipe(Effect.provide(on(transport, memory)))
+  })
+
+  it.effect("a first turn whose CLI never started leaves no session to resume: the next turn starts it", () => {
+    const created = new Set<string>()
+    const launches: Array<string> = []
+    let spawnFails = true
+    const fake = FakeCli.layer((cli) =>
+      Effect.gen(function*() {
+        const session = sessionOf(cli.spec.args)
+        launches.push(session.resumed ? "resume" : "new")
+        if (session.resumed && !created.has(session.id)) {
+          yield* cli.stderr(`No conversation found with session ID: ${session.id}\n`)
+          return 1
+        }
+        created.add(session.id)
+        return yield* FakeCli.conversation({ sessionId: session.id })(cli)
+      })
+    )
+    const transport = Layer.effect(
+      Transport,
+      Effect.map(Effect.provide(Transport, fake), (inner) =>
+        Transport.of({
+          open: (spec) =>
+            spawnFails
+              ? Effect.fail(ClaudeError.make(new ClaudeError.SpawnFailed({ executable: "claude", description: "EAGAIN" })))
+              : inner.open(spec)
+        }))
+    )
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      const first = yield* Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" }))
+      spawnFails = false
+      const second = yield* Effect.exit(session.Run({ uuid: uuid(2), prompt: "two" }))
+      yield* session.Close()
+      const third = yield* Effect.exit(session.Run({ uuid: uuid(3), prompt: "three" }))
+      assert.deepStrictEqual(
+        { first: tagOf(first), second: tagOf(second), third: tagOf(third), launches },
+        { first: "SpawnFailed", second: "success", third: "success", launches: ["new", "resume"] }
+      )
+    }).pipe(Effect.provide(on(transport, Effect.runSync(SessionStore.makeMemory))))
+  })
+})
