@@ -167,16 +167,71 @@ const signalGroup = (child: NodeChildProcess.ChildProcess, signal: NodeJS.Signal
   if (!hasExited(child)) child.kill(signal)
 }
 
-/** The CLI has not exited, or a member of its process group is still there. */
+/** State and process group of a pid from `/proc/<pid>/stat`; undefined once it is gone. */
+const procStat = (pid: number | string): readonly [state: string, pgrp: number] | undefined => {
+  let stat: string
+  try {
+    stat = Fs.readFileSync(`/proc/${pid}/stat`, "latin1")
+  } catch {
+    return undefined
+  }
+  // After the command name, which may hold spaces and parentheses: "S ppid pgrp ...".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3)
+  return [fields[0]!, Number(fields[2])]
+}
+
+/**
+ * The running members of process group `pgid`, zombies left out; undefined when /proc lists no
+ * member at all (no /proc, another pid namespace, `hidepid`), so that it cannot tell.
+ *
+ * A tool process the CLI started is re-parented to PID 1 when the CLI dies, and a PID 1 that does
+ * not reap leaves it a zombie for good. `kill(-pgid, 0)` still finds zombies, so the close would
+ * wait out the grace, SIGKILL and wait again for a group in which nothing runs. Cost: the members
+ * found running last time are checked first (one read while the group lives); /proc is only
+ * scanned whole when none of them runs any more.
+ */
+const runningMembers = (pgid: number, known: ReadonlyArray<number>): ReadonlyArray<number> | undefined => {
+  for (const pid of known) {
+    const stat = procStat(pid)
+    if (stat !== undefined && stat[1] === pgid && stat[0] !== "Z") return [pid]
+  }
+  let entries: Array<string>
+  try {
+    entries = Fs.readdirSync("/proc")
+  } catch {
+    return undefined
+  }
+  const running: Array<number> = []
+  let listed = false
+  for (const entry of entries) {
+    const pid = Number(entry)
+    if (!Number.isSafeInteger(pid) || pid <= 0) continue
+    const stat = procStat(entry)
+    if (stat === undefined || stat[1] !== pgid) continue
+    listed = true
+    if (stat[0] !== "Z") running.push(pid)
+  }
+  return listed ? running : undefined
+}
+
+/** The members of each CLI's group found running at the last look (see `runningMembers`). */
+const lastRunning = new WeakMap<NodeChildProcess.ChildProcess, ReadonlyArray<number>>()
+
+/** The CLI has not exited, or a member of its process group still runs (zombies do not count). */
 const groupAlive = (child: NodeChildProcess.ChildProcess): boolean => {
   if (!hasExited(child)) return true
   if (process.platform === "win32") return false
   try {
     process.kill(-child.pid!, 0)
-    return true
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
+    // ESRCH: no member left. EPERM: a member this process may not signal, or (macOS) only zombies.
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false
   }
+  if (process.platform !== "linux") return true
+  const running = runningMembers(child.pid!, lastRunning.get(child) ?? [])
+  if (running === undefined) return true
+  lastRunning.set(child, running)
+  return running.length > 0
 }
 
 /** Waits until the group is gone or `millis` passed. */
