@@ -34,6 +34,7 @@ import * as Path from "node:path"
 import * as Entity from "effect/cluster/Entity"
 import * as EntityResource from "effect/cluster/EntityResource"
 import type * as Sharding from "effect/cluster/Sharding"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
@@ -612,6 +613,10 @@ export const layer = (
           turn.outcome !== undefined && !isTurnLost(turn.outcome) && !neverReached(turn)
         )
 
+      // Held while a CLI is being opened, and by a setting while it is applied: a setting made
+      // meanwhile waits for that CLI and goes to it, not only to the ledger (the CLI was launched
+      // with the settings read before).
+      const opening = yield* Semaphore.make(1)
       const open = Effect.gen(function*() {
         // At the limit, a session takes the slot of an idle one, or waits: never a process past it.
         yield* takeSlot
@@ -676,7 +681,10 @@ export const layer = (
         return session
         // The layer's services (the Transport, Hooks, Permissions, ...) under the resource's own
         // Scope, which the RcRef provides: the CLI lives as long as the resource, not the entity.
-      }).pipe(Effect.updateContext((own: Context.Context<Scope.Scope>) => Context.merge(context, own)))
+      }).pipe(
+        Semaphore.withPermits(opening, 1),
+        Effect.updateContext((own: Context.Context<Scope.Scope>) => Context.merge(context, own))
+      )
 
       /** Drops `session` from the resource when it is still the session's CLI (it exited). */
       const dropExited = (session: Claude.Session): Effect.Effect<void> =>
@@ -931,6 +939,20 @@ export const layer = (
         })
 
       /**
+       * The outcome of the attempt a call joined. One its own caller abandoned (interrupted before
+       * its result) is `TurnCancelled` to the joiner, whose caller did not interrupt anything: a
+       * bare interruption would be stored by the cluster as the call's reply.
+       */
+      const awaitJoined = (uuid: string, joined: Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>) =>
+        Deferred.await(joined).pipe(
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.fail(ClaudeError.make(new ClaudeError.TurnCancelled({ uuid })))
+              : Effect.failCause(cause)
+          )
+        )
+
+      /**
        * Before an attempt after the first, or any attempt once a caller abandoned one on the CLI
        * open here: that CLI holds the abandoned attempt (its prompt, perhaps an interrupted
        * answer), so it is closed and reopened, resumed where the conversation holds no abandoned
@@ -950,7 +972,7 @@ export const layer = (
       const run = Effect.fnUntraced(function*(input: { readonly uuid: string; readonly prompt: string }) {
         yield* checkInput(input)
         const begun = yield* begin(input.uuid)
-        if ("joined" in begun) return yield* Deferred.await(begun.joined)
+        if ("joined" in begun) return yield* awaitJoined(input.uuid, begun.joined)
         if ("answered" in begun) return yield* begun.answered
         return yield* Effect.andThen(
           forgetAbandoned(begun.run),
@@ -961,7 +983,7 @@ export const layer = (
       const openTurn = Effect.fnUntraced(function*(input: { readonly uuid: string; readonly prompt: string }) {
         yield* checkInput(input)
         const begun = yield* begin(input.uuid)
-        if ("joined" in begun) return Stream.fromEffect(Effect.map(Deferred.await(begun.joined), outcomeEvent))
+        if ("joined" in begun) return Stream.fromEffect(Effect.map(awaitJoined(input.uuid, begun.joined), outcomeEvent))
         if ("answered" in begun) return Stream.fromEffect(Effect.map(begun.answered, outcomeEvent))
         const admitted = begun
         const outcome = begun.deferred
@@ -1030,7 +1052,7 @@ export const layer = (
             const resolved = live === undefined ? payload.model : yield* live.setModel(payload.model)
             yield* keepSetting({ model: payload.model }, live?.setModel(ledger.settings.model))
             return resolved
-          }),
+          }).pipe(Semaphore.withPermits(opening, 1)),
         SetPermissionMode: ({ payload }) =>
           Effect.gen(function*() {
             yield* readLedger
@@ -1057,7 +1079,7 @@ export const layer = (
               { permissionMode: inEffect },
               live?.setPermissionMode((ledger.settings.permissionMode ?? "default") as Launch.PermissionMode)
             )
-          }),
+          }).pipe(Semaphore.withPermits(opening, 1)),
         // The turns the ledger holds, as read (none before a call read it, or if it cannot be read).
         Status: () =>
           Effect.sync(() =>

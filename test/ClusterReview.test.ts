@@ -15,8 +15,10 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as TestRunner from "effect/cluster/TestRunner"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
@@ -25,6 +27,7 @@ import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { Transport } from "../src/Transport.ts"
+import { planResume } from "../src/internal/resumePlan.ts"
 import { makeTempDir } from "./support/tempDir.ts"
 
 const S1 = "11111111-1111-4111-8111-111111111111"
@@ -233,3 +236,127 @@ describe("the session entity's CLI", () => {
     }).pipe(Effect.provide(on(transport, Effect.runSync(SessionStore.makeMemory))))
   })
 })
+
+describe("the session entity's settings and joined callers", () => {
+  /** Real time, for forked calls of the entity to move (its runner works between real ticks). */
+  const realSleep = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+
+  it.effect("SetModel answered while the session's CLI is being opened is the model of that CLI's turns", () => {
+    const modelAtTurn: Array<string | undefined> = []
+    const fake = FakeCli.layer((cli) => {
+      const args = cli.spec.args
+      const at = args.findIndex((a) => a === "--model" || a.startsWith("--model="))
+      let model: string | undefined = at === -1 ? undefined : args[at]!.includes("=") ? args[at]!.split("=")[1] : args[at + 1]
+      const session = sessionOf(args)
+      return FakeCli.conversation({
+        sessionId: session.id,
+        onControl: (request, cli) => {
+          const body = request.request as Record<string, unknown>
+          if (body.subtype === "set_model") model = String(body.model)
+          return cli.emit(FakeCli.success(request, body.subtype === "set_model" ? { model: body.model } : {}))
+        },
+        onUser: (text, _i, cli, message) =>
+          Effect.andThen(
+            Effect.sync(() => modelAtTurn.push(model)),
+            Effect.forEach(
+              FakeCli.textTurn({ sessionId: session.id, text: `echo ${text}`, userMessageUuid: String(message.uuid) }),
+              (line) => cli.emit(line),
+              { discard: true }
+            )
+          )
+      })(cli)
+    })
+    const spawning = Effect.runSync(Deferred.make<void>())
+    let spawnRequested = 0
+    const transport = Layer.effect(
+      Transport,
+      Effect.map(Effect.provide(Transport, fake), (inner) =>
+        Transport.of({
+          open: (spec) => Effect.andThen(Effect.sync(() => spawnRequested++), Effect.andThen(Deferred.await(spawning), inner.open(spec)))
+        }))
+    )
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      const first = yield* Effect.forkChild(session.Run({ uuid: uuid(1), prompt: "one" }), { startImmediately: true })
+      for (let i = 0; i < 200 && spawnRequested === 0; i++) yield* realSleep
+      assert.strictEqual(spawnRequested, 1, "the CLI is being started")
+      const setting = yield* Effect.forkChild(session.SetModel({ model: "claude-fake-2" }), { startImmediately: true })
+      for (let i = 0; i < 20; i++) yield* realSleep
+      yield* Deferred.succeed(spawning, undefined)
+      assert.strictEqual(yield* Fiber.join(setting), "claude-fake-2")
+      yield* Fiber.join(first)
+      yield* session.Run({ uuid: uuid(2), prompt: "two" })
+      assert.deepStrictEqual(modelAtTurn.slice(1), ["claude-fake-2"], `models at each turn: ${JSON.stringify(modelAtTurn)}`)
+    }).pipe(Effect.provide(on(transport, Effect.runSync(SessionStore.makeMemory))))
+  })
+
+  it.effect("a Run that joined a Turn of the same uuid is answered with a typed failure when the Turn's reader goes away", () => {
+    const gate = Effect.runSync(Deferred.make<void>())
+    let userLines = 0
+    const transport = FakeCli.layer((cli) => {
+      const session = sessionOf(cli.spec.args)
+      return FakeCli.conversation({
+        sessionId: session.id,
+        onControl: (request, cli) => {
+          const body = request.request as Record<string, unknown>
+          return Effect.andThen(
+            cli.emit(FakeCli.success(
+              request,
+              body.subtype === "cancel_async_message" ? { cancelled: false, message_uuid: body.message_uuid } : {}
+            )),
+            body.subtype === "interrupt" ? Deferred.succeed(gate, undefined) : Effect.void
+          )
+        },
+        onUser: (_text, _i, cli, message) =>
+          Effect.gen(function*() {
+            userLines++
+            for (const line of FakeCli.textTurn({ sessionId: session.id, text: "partial", userMessageUuid: String(message.uuid) })) {
+              if (line.type === "assistant" || line.type === "result") break
+              yield* cli.emit(line)
+            }
+            yield* Effect.forkChild(Effect.andThen(
+              Deferred.await(gate),
+              cli.emit(FakeCli.result({ sessionId: session.id, subtype: "error_during_execution", terminalReason: "aborted_streaming" }))
+            ))
+          })
+      })(cli)
+    })
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      const reading = yield* Effect.forkChild(Stream.runCollect(session.Turn({ uuid: uuid(1), prompt: "long" })), { startImmediately: true })
+      for (let i = 0; i < 200 && userLines === 0; i++) yield* realSleep
+      const waiting = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "long" })), { startImmediately: true })
+      for (let i = 0; i < 20; i++) yield* realSleep
+      yield* Effect.forkChild(Fiber.interrupt(reading), { startImmediately: true })
+      for (let i = 0; i < 100 && waiting.pollUnsafe() === undefined; i++) {
+        yield* realSleep
+        yield* TestClock.adjust("500 millis")
+      }
+      const exit = waiting.pollUnsafe()
+      assert.isDefined(exit, "the Run is still waiting")
+      assert.isTrue(Exit.isSuccess(exit!), "the Run's own fiber was not interrupted")
+      assert.strictEqual(Exit.isSuccess(exit!) ? tagOf(exit.value) : "the Run's fiber failed", "TurnCancelled")
+    }).pipe(Effect.provide(on(transport, Effect.runSync(SessionStore.makeMemory))))
+  })
+})
+
+describe("the resume point", () => {
+  it("is the conversation's leaf among the clean ends, whichever turn's outcome reached the ledger last", () => {
+    const user = (uuid: string, parentUuid: string | null) => ({ type: "user", uuid, parentUuid })
+    const assistant = (uuid: string, parentUuid: string) => ({ type: "assistant", uuid, parentUuid })
+    const transcript = [
+      user("lost", null),
+      user("u1", null),
+      assistant("a1", "u1"),
+      user("u2", "a1"),
+      assistant("a2", "u2"),
+      user("u3", "a2"),
+      assistant("a3", "u3")
+    ]
+    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), ["a1", "a3", "a2"], true), { at: "a3" })
+    assert.deepStrictEqual(planResume(transcript, new Set(["lost"]), ["a1", "a2", "a3"], true), { at: "a3" })
+  })
+})
+

@@ -35,9 +35,9 @@ export const resumePoint = (
  * How a session whose ledger knows abandoned attempts (lost with a runner, now or before) is
  * opened again so that the conversation the model sees holds none of them:
  * - `whole`: the transcript holds none (or, with no finished turn to anchor on, nothing better);
- * - `{ at }`: resumed at that assistant message: the end of the latest finished turn the
- *   transcript holds (`ends`: the ledger's, in the order the turns finished), the conversation's
- *   leaf; else the last assistant message before the first abandoned prompt;
+ * - `{ at }`: resumed at that assistant message: of the finished turns' ends the transcript holds
+ *   (`ends`: the ledger's), the latest in the transcript, the conversation's leaf; else the last
+ *   assistant message before the first abandoned prompt;
  * - `fresh`: no turn finished and the abandoned first prompt has nothing before it: the session
  *   starts anew under its id (a lost first turn's prompt must not be seen twice).
  * `transcript` undefined: it cannot be read here (the ledger's last end decides).
@@ -66,7 +66,16 @@ export const planResume = (
     }
     return true
   }
-  const end = ends.findLast((uuid) => byUuid.has(uuid) && clean(uuid))
+  // The clean end latest in the conversation: the ledger records outcomes in the order they were
+  // written (a retried write can put an earlier turn's last), not in the conversation's.
+  const position = new Map<string, number>()
+  transcript.forEach((entry, index) => {
+    if (typeof entry.uuid === "string") position.set(entry.uuid, index)
+  })
+  let end: string | undefined
+  for (const uuid of ends) {
+    if (byUuid.has(uuid) && clean(uuid) && (end === undefined || position.get(uuid)! > position.get(end)!)) end = uuid
+  }
   if (end !== undefined) return { at: end }
   const point = resumePoint(transcript, abandoned)
   return point === "whole" ? "whole" : point === "none" ? (finishedAny ? "whole" : "fresh") : { at: point }
