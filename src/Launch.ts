@@ -15,7 +15,7 @@ import type { Stats } from "node:fs"
 import * as Path from "node:path"
 import * as ClaudeError from "./ClaudeError.ts"
 import type * as Control from "./protocol/control.ts"
-import { isUuid } from "./internal/json.ts"
+import { isUuid, jsonDataProblem } from "./internal/json.ts"
 import { Fs } from "./internal/nodeFs.ts"
 
 // -----------------------------------------------------------------------------
@@ -556,6 +556,14 @@ export const defaultSecretEnv: ReadonlyArray<string> = [
   "AWS_SECRET_ACCESS_KEY",
   "AWS_SESSION_TOKEN",
   "AWS_BEARER_TOKEN_BEDROCK",
+  // The other credentials the official SDK lists and the CLI reads (Foundry, Anthropic on AWS,
+  // OAuth refresh, remote sessions).
+  "ANTHROPIC_FOUNDRY_API_KEY",
+  "ANTHROPIC_FOUNDRY_AUTH_TOKEN",
+  "ANTHROPIC_AWS_API_KEY",
+  "CLAUDE_CODE_OAUTH_REFRESH_TOKEN",
+  "CLAUDE_CODE_SESSION_ACCESS_TOKEN",
+  "CLAUDE_CODE_SESSIONS_OAUTH_TOKEN",
   "GITHUB_TOKEN",
   "GH_TOKEN"
 ]
@@ -811,6 +819,79 @@ const isPlainObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
 
 const isNonNegativeInteger = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
 
+/**
+ * Why the option `name`, sent to the CLI as JSON, would not reach it as given: `JSON.stringify`
+ * throws (a BigInt, a cycle), or writes something else (a Set as `{}`, Infinity as `null`, a
+ * Date as its string; see `jsonDataProblem`). Undefined when it would.
+ */
+const jsonProblem = (name: string, value: unknown): string | undefined => {
+  try {
+    JSON.stringify(value)
+  } catch (cause) {
+    return `${name} must be JSON: ${cause instanceof Error ? cause.message : String(cause)}`
+  }
+  // Only once stringify accepted it: it refuses a cycle, which `jsonDataProblem` would follow for good.
+  const problem = jsonDataProblem({ [name]: value })
+  return problem === undefined ? undefined : `${name} must be plain JSON data: ${problem}`
+}
+
+/** True when `value` (a string, a `Redacted` string, or a list of strings) holds a NUL byte. */
+const holdsNul = (value: unknown): boolean => {
+  const revealed = Redacted.isRedacted(value) ? Redacted.value(value) : value
+  if (typeof revealed === "string") return revealed.includes("\0")
+  return Array.isArray(revealed) && revealed.some((item) => typeof item === "string" && item.includes("\0"))
+}
+
+/**
+ * The options holding a NUL byte, which cannot cross exec(2): each named as the program set it
+ * (`cwd`, not the `PWD` it becomes; `apiKey`, without its value), wrong types left to the other
+ * checks.
+ */
+const nulProblems = (options: LaunchOptions, add: (problem: string) => void): void => {
+  const check = (name: string, value: unknown) => {
+    if (holdsNul(value)) add(`${name} must not contain NUL characters`)
+  }
+  const executable: unknown = options.executable
+  if (isPlainObject(executable)) check("executable.command", executable.command)
+  else check("executable", executable)
+  const prompt: unknown = options.systemPrompt
+  if (isPlainObject(prompt)) check("systemPrompt.append", prompt.append)
+  else check("systemPrompt", prompt)
+  const named = [
+    "cwd",
+    "model",
+    "fallbackModel",
+    "resume",
+    "appendSystemPrompt",
+    "agent",
+    "permissionPromptToolName",
+    "resumeSessionAt",
+    "sessionId",
+    "allowedTools",
+    "disallowedTools",
+    "addDirs",
+    "betas",
+    "tools",
+    "skills",
+    "apiKey"
+  ] as const
+  for (const name of named) check(name, options[name])
+  const plugins: unknown = options.plugins
+  if (Array.isArray(plugins) && plugins.some((plugin) => isPlainObject(plugin) && holdsNul(plugin.path))) {
+    add("plugins must not contain NUL characters")
+  }
+  const git: unknown = options.gitIdentity
+  if (isPlainObject(git)) {
+    check("gitIdentity.name", git.name)
+    check("gitIdentity.email", git.email)
+  }
+  const env: unknown = options.env
+  if (isPlainObject(env)) for (const [name, value] of Object.entries(env)) check(`env.${name}`, value)
+  const extra: unknown = options.extraArgs
+  if (Array.isArray(extra)) check("extraArgs", extra)
+  else if (isPlainObject(extra)) for (const [name, value] of Object.entries(extra)) check(`extraArgs.${name}`, value)
+}
+
 /** The problems of the limits, models, context and session identity options. */
 const contextProblems = (options: LaunchOptions, wiring: Wiring | undefined, add: (problem: string) => void): void => {
   const list = (name: keyof LaunchOptions, value: unknown, allowed?: ReadonlyArray<string>) => {
@@ -935,6 +1016,9 @@ const contextProblems = (options: LaunchOptions, wiring: Wiring | undefined, add
           add(`${at}.permissionMode must be one of ${permissionModes.join(", ")}`)
         }
       }
+      // Sent in `initialize` as JSON.
+      const problem = jsonProblem("agents", agents)
+      if (problem !== undefined) add(problem)
     }
   }
   if (options.skills !== undefined && options.skills !== "all") {
@@ -988,6 +1072,9 @@ const mcpProblems = (options: LaunchOptions, wiring: Wiring | undefined, add: (p
       add(`${at}: in-process servers come from the McpServers layer, not from mcpServers`)
     } else add(`${at}.type must be "stdio", "sse" or "http" (got ${JSON.stringify(config.type)})`)
   }
+  // Sent in `--mcp-config` as JSON.
+  const problem = jsonProblem("mcpServers", servers)
+  if (problem !== undefined) add(problem)
 }
 
 /**
@@ -1061,11 +1148,8 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
       if (options.settings.attribution !== undefined && !isPlainObject(options.settings.attribution)) {
         add("settings.attribution must be an object")
       }
-      try {
-        JSON.stringify(options.settings)
-      } catch (cause) {
-        add(`settings must be JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
-      }
+      const problem = jsonProblem("settings", options.settings)
+      if (problem !== undefined) add(problem)
     }
   }
   if (options.env !== undefined) {
@@ -1109,14 +1193,13 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
   if (options.jsonSchema !== undefined) {
     if (!isPlainObject(options.jsonSchema)) add("jsonSchema must be a JSON Schema object")
     else {
-      try {
-        JSON.stringify(options.jsonSchema)
-      } catch (cause) {
-        add(`jsonSchema must be JSON: ${cause instanceof Error ? cause.message : String(cause)}`)
-      }
+      const problem = jsonProblem("jsonSchema", options.jsonSchema)
+      if (problem !== undefined) add(problem)
     }
   }
-  // A NUL byte cannot cross exec(2); report it here instead of as a spawn failure.
+  // A NUL byte cannot cross exec(2); report it here instead of as a spawn failure, under the
+  // option holding it. What the command holds is checked too, in case an option was missed.
+  nulProblems(options, add)
   if (problems.length === 0) {
     const command = buildCommand(options, { mcpServers: [], permissionPromptTool: false })
     if (command.args.some((arg) => arg.includes("\0"))) add("arguments must not contain NUL characters")
@@ -1133,11 +1216,13 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
  * a wrong type, an empty `model`/`fallbackModel`/`resume`/`executable`/`cwd`, a `maxTurns` that
  * is not a positive integer, an unknown `permissionMode`, `resume` together with
  * `continueConversation`, `forkSession` without either, an empty tool or directory name,
- * settings that are not JSON, a bad env name, an empty git identity, an `extraArgs` name that
- * does not start with a letter (or that sets `--output-format`/`--input-format`), a NUL byte,
- * an `mcpServers` config that is not a stdio server with a command or an SSE/HTTP server with an
- * http(s) URL, and, given the `wiring`, `bypassPermissions` together with a permission handler
- * and an `mcpServers` name also used by an in-process server.
+ * `settings`, `jsonSchema`, `agents` or `mcpServers` that JSON would not write as given (a Set,
+ * a RegExp, Infinity, a Date; named by path), a bad env name, an empty git identity, an
+ * `extraArgs` name that does not start with a letter (or that sets
+ * `--output-format`/`--input-format`), a NUL byte (named by the option holding it, a `Redacted`
+ * value not shown), an `mcpServers` config that is not a stdio server with a command or an
+ * SSE/HTTP server with an http(s) URL, and, given the `wiring`, `bypassPermissions` together
+ * with a permission handler and an `mcpServers` name also used by an in-process server.
  *
  * {@link buildCommand} stays a total function; the spawner calls this first.
  *

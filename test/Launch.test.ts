@@ -489,7 +489,7 @@ describe("validate", () => {
         [{ extraArgs: { "output-format": "json" } }, "extraArgs must not set --output-format"],
         [{ env: { "A=B": "x" } }, `env name "A=B"`],
         [{ gitIdentity: { name: "", email: "e" } }, "gitIdentity.name must be a non-empty string"],
-        [{ systemPrompt: "a\0b" }, "arguments must not contain NUL characters"],
+        [{ systemPrompt: "a\0b" }, "systemPrompt must not contain NUL characters"],
         [{ env: { X: "a\0b" } }, "env.X must not contain NUL characters"],
         [{ settings: { n: 1n } }, "settings must be JSON"],
         [{ executable: { command: " " } }, "executable.command must be a non-empty string"],

@@ -6,6 +6,7 @@
 import * as ClaudeError from "../ClaudeError.ts"
 import type { LaunchOptions, PermissionMode } from "../Launch.ts"
 import type { ExitStatus } from "../Transport.ts"
+import { TAIL_CHARS } from "./stderrLines.ts"
 
 /** What the session knows of how it started the CLI, for {@link explainExit}. */
 export interface ExitContext {
@@ -13,7 +14,10 @@ export interface ExitContext {
   readonly permissionMode: PermissionMode | undefined
   /** The `IS_SANDBOX` value in the CLI's environment, if any. */
   readonly sandboxVariable: string | undefined
-  /** Takes the session's secrets out of the stderr tail (a CLI may print what it was given). */
+  /**
+   * Takes the session's secrets out of the stderr tail (a CLI may print what it was given). The
+   * tail is cut to {@link TAIL_CHARS} after it, so that a secret the cut falls in is out whole.
+   */
   readonly redact?: ((text: string) => string) | undefined
 }
 
@@ -31,9 +35,12 @@ const rootBypassRefusal = /--dangerously-skip-permissions cannot be used with ro
  *   names the option the program set and the ways out (another user, another mode, or
  *   `IS_SANDBOX=1` on a throwaway machine).
  * - Anything else: `ProcessExited` with the code, the signal and the stderr tail.
+ *
+ * The tail reported is the last {@link TAIL_CHARS} characters of the transport's, redacted first.
  */
 export const explainExit = (status: ExitStatus, context: ExitContext): ClaudeError.Reason => {
-  const stderrTail = context.redact?.(status.stderrTail) ?? status.stderrTail
+  const redacted = context.redact?.(status.stderrTail) ?? status.stderrTail
+  const stderrTail = redacted.length > TAIL_CHARS ? redacted.slice(-TAIL_CHARS) : redacted
   if (rootBypassRefusal.test(stderrTail)) {
     return new ClaudeError.BypassRefused({
       permissionMode: context.permissionMode ?? null,

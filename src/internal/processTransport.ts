@@ -33,9 +33,13 @@ import { findExecutable } from "../Launch.ts"
 import { type Connection, eofShare, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 import { Mailbox } from "./mailbox.ts"
 import { Fs } from "./nodeFs.ts"
-import { makeStderrFeed } from "./stderrLines.ts"
+import { makeStderrFeed, TAIL_CHARS, TAIL_MARGIN } from "./stderrLines.ts"
 
-const STDERR_TAIL_BYTES = 8 * 1024
+/**
+ * The stderr kept for the exit status: the tail reported, and a margin before it, so that a secret
+ * the reported tail starts in is whole when the session redacts it (it cuts the tail after).
+ */
+const STDERR_TAIL_BYTES = TAIL_CHARS + TAIL_MARGIN
 
 /** Keeps the last `limit` bytes of what was written to it, as text. */
 class Tail {

@@ -47,6 +47,7 @@ import * as Outgoing from "./outgoing.ts"
 import * as ReadLoop from "./readLoop.ts"
 import { Reader } from "./reader.ts"
 import * as SchemaJit from "./schemaJit.ts"
+import { redactLines } from "./stderrLines.ts"
 import * as StdinWriter from "./stdinWriter.ts"
 import type { Subscribers } from "./subscribers.ts"
 import * as Tracing from "./tracing.ts"
@@ -128,9 +129,10 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   const tracing = yield* Tracing.make(sessionSpan, secrets)
   // The session's secrets stay out of the stderr the library logs and puts in errors.
   const lifecycle = new Lifecycle(connection, spec.closeGrace, { ...exitContext(options), redact: (text) => tracing.redact(text) })
-  // The CLI's stderr, as it comes, in the log (debug).
+  // The CLI's stderr, as it comes, in the log (debug); redacted across the cuts of a long line.
   yield* connection.stderr.pipe(
-    Stream.runForEach((line) => Effect.logDebug(`claude stderr: ${tracing.redact(line)}`)),
+    redactLines((text) => tracing.redact(text)),
+    Stream.runForEach((line) => Effect.logDebug(`claude stderr: ${line}`)),
     Effect.forkScoped
   )
 

@@ -13,6 +13,14 @@ export const MAX_LINE_CHARS = 16 * 1024
 export const REPLAY_LINES = 100
 /** Lines a subscriber may fall behind before the oldest are dropped. */
 export const BUFFERED_LINES = 4096
+/** The stderr an exit reports (`stderrTail`): its last this many characters, cut after redacting. */
+export const TAIL_CHARS = 8 * 1024
+/**
+ * What a transport keeps before the last {@link TAIL_CHARS}: the secrets are taken out of all it
+ * kept, then the tail is cut, so a secret the reported tail starts inside of (one no longer than
+ * this) is out whole.
+ */
+export const TAIL_MARGIN = 8 * 1024
 
 /**
  * Splits text into lines (without `\n` or `\r\n`), keeping an unfinished last line for the next
@@ -49,6 +57,32 @@ export class LineBuffer {
     if (line.length === 0) lines.push("")
   }
 }
+
+/**
+ * `lines` with `redact` applied, also across the cuts of a line over {@link MAX_LINE_CHARS}: each
+ * piece redacted alone would show a secret cut there in two clear halves. A piece of full length
+ * (which a cut may follow) is held until the next one; if a secret spans the two, the first is
+ * written only up to where that secret starts, and the rest goes with the next piece. Otherwise
+ * the pieces are written as they came. A secret longer than a piece may still be cut.
+ */
+export const redactLines = (redact: (text: string) => string) =>
+<E, R>(lines: Stream.Stream<string, E, R>): Stream.Stream<string, E, R> =>
+  Stream.mapAccum(lines, () => "", (held: string, piece: string) => {
+    const out: Array<string> = []
+    let rest = piece
+    if (held.length > 0) {
+      const text = held + piece
+      const whole = redact(text)
+      // A secret spans `at` when redacting the two sides apart differs from redacting them whole.
+      let at = held.length
+      while (at > 0 && redact(text.slice(0, at)) + redact(text.slice(at)) !== whole) at--
+      if (at > 0) out.push(redact(text.slice(0, at)))
+      rest = text.slice(at)
+    }
+    if (piece.length === MAX_LINE_CHARS) return [rest, out] as const
+    out.push(redact(rest))
+    return ["", out] as const
+  }, { onHalt: (held) => held.length > 0 ? [redact(held)] : [] })
 
 /** Where a connection writes its stderr, and the `Connection.stderr` stream that reads it. */
 export interface StderrFeed {

@@ -26,7 +26,7 @@ import * as HookEvents from "../HookEvents.ts"
 import * as Rpc from "../internal/mcpJsonRpc.ts"
 import { ControlResponse, McpMessageResponse } from "../protocol/control.ts"
 import { PermissionResult } from "../protocol/permissions.ts"
-import { makeStderrFeed } from "../internal/stderrLines.ts"
+import { makeStderrFeed, TAIL_CHARS, TAIL_MARGIN } from "../internal/stderrLines.ts"
 import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 
 /**
@@ -136,7 +136,8 @@ const makeConnection = <R>(
       emitRaw: (data) => Effect.sync(() => Queue.offerUnsafe(stdout, typeof data === "string" ? encoder.encode(data) : data)),
       stderr: (text) =>
         Effect.suspend(() => {
-          stderrText = (stderrText + text).slice(-8192)
+          // As the process transport keeps it: the reported tail and a margin, redacted whole.
+          stderrText = (stderrText + text).slice(-(TAIL_CHARS + TAIL_MARGIN))
           return stderrLines.push(text)
         }),
       closeStdout: endStdout,
