@@ -112,9 +112,11 @@ describe("the turn engine's edges", () => {
     }))
 
   for (const withOrigin of [true, false]) {
-    it.effect(`a CLI that echoes no uuid: a turn it started by itself before run(A) was written is not A's (its result ${withOrigin ? "with" : "without"} origin)`, () =>
+    it.effect(`a CLI that echoes no uuid: a turn it started by itself before run(A) is not A's, and A waits for its end (its result ${withOrigin ? "with" : "without"} origin)`, () =>
       Effect.gen(function*() {
         const autoStarted = yield* Deferred.make<void>()
+        const finishAuto = yield* Deferred.make<void>()
+        const written: Array<string> = []
         const layer = FakeCli.layer((cli) =>
           Effect.gen(function*() {
             yield* FakeCli.answerInitialize(cli)
@@ -122,14 +124,20 @@ describe("the turn engine's edges", () => {
             const auto = FakeCli.textTurn({ sessionId: SESSION, text: "automatic reply", totalCostUsd: 0.001 })
             yield* emitAll(cli, auto.slice(0, 2))
             yield* Deferred.succeed(autoStarted, undefined)
-            yield* cli.nextMatching((m) => m.type === "user")
+            // Such a CLI merges a message written now into this turn, with one result: none is.
+            const early = yield* Effect.raceFirst(
+              Effect.map(cli.nextMatching((m) => m.type === "user"), (m) => [textOf(m)]),
+              Effect.as(Deferred.await(finishAuto), [])
+            )
+            written.push(...early.map((text) => `${text} during the automatic turn`))
             const result = auto.at(-1)!
             yield* emitAll(cli, [
               ...auto.slice(2, -1),
               withOrigin ? { ...result, origin: { kind: "task-notification", producer: "session-task", runId: "r1" } } : result
             ])
-            // Then the CLI runs A (queued meanwhile).
-            yield* emitAll(cli, FakeCli.textTurn({ sessionId: SESSION, text: "reply to A", totalCostUsd: 0.002 }))
+            const a = early.length > 0 ? early[0]! : textOf(yield* cli.nextMatching((m) => m.type === "user"))
+            written.push(a)
+            yield* emitAll(cli, FakeCli.textTurn({ sessionId: SESSION, text: `reply to ${a}`, totalCostUsd: 0.002 }))
             return yield* Effect.never
           })
         )
@@ -138,10 +146,14 @@ describe("the turn engine's edges", () => {
           const seen = yield* collectEvents(session)
           yield* Deferred.await(autoStarted)
           yield* settle
-          const events = yield* session.turn("A").pipe(Stream.runCollect)
+          const a = yield* session.turn("A").pipe(Stream.runCollect, Effect.forkChild)
+          yield* settle
+          yield* Deferred.succeed(finishAuto, undefined)
+          const events = yield* Fiber.join(a)
           const texts = events.flatMap((e) =>
             e.type === "assistant" ? e.message.content.flatMap((b) => b.type === "text" ? [b.text] : []) : []
           )
+          assert.deepStrictEqual(written, ["A"], "A was written while the automatic turn ran")
           assert.strictEqual((events.at(-1) as Claude.TurnResult).result, "reply to A", "A got the automatic turn's result")
           assert.deepStrictEqual(texts, ["reply to A"], "A's stream holds the automatic turn's events")
           yield* settle

@@ -136,12 +136,14 @@ export class Turns {
 
   /**
    * Whether a user message may be written now: always on a CLI that echoes uuids; on one that
-   * echoes none (or has not yet), once no written turn is open there but those the library
-   * stopped caring for once the CLI started them (abandoned, or given up: their stand-ins), so
-   * that the CLI never holds two messages it would merge.
+   * echoes none (or has not yet), once no turn the CLI started by itself runs and no written turn
+   * is open there but those the library stopped caring for once the CLI started them (abandoned,
+   * or given up: their stand-ins), so that the CLI never holds two messages it would merge.
    */
   writable(): boolean {
     if (this.echoes) return true
+    // A turn the CLI started by itself: a message written now would be merged into it.
+    if (this.automatic) return false
     for (let i = 0; i < this.open.length; i++) {
       const turn = this.open[i]!
       // One abandoned (timed out, stalled) or given up on before the CLI started it still waits
@@ -370,6 +372,7 @@ export class Turns {
     const open = this.open.splice(0)
     for (const turn of open) this.end(turn, Exit.fail(error))
     this.running = []
+    this.automatic = false
     this.publish()
     this.complete()
   }
