@@ -119,8 +119,9 @@ export class SessionStore extends Context.Service<SessionStore, {
 export const unreadableLineType = "effect-claude-code/unreadable-line"
 
 /**
- * What `load` yields for a line it could not read: its 1-based line number, why, and its first
- * 200 characters. Never written by `append`; a store that cannot hold unreadable data never yields one.
+ * What `load` yields for a line it could not read: its 1-based line number, why, its first 200
+ * characters, and whether it was cut short. Never written by `append`; a store that cannot hold
+ * unreadable data never yields one.
  *
  * @since 0.2.0
  * @category unreadable lines
@@ -133,6 +134,11 @@ export interface UnreadableLine extends Entry {
   readonly description: string
   /** The line's first 200 characters. */
   readonly excerpt: string
+  /**
+   * True when the text ends before its JSON does (a write that never finished: the process died
+   * mid-line), not a line that is wrong where it stands.
+   */
+  readonly cut: boolean
 }
 
 /**
@@ -155,16 +161,27 @@ export const parseLine = (text: string, line: number): Entry => {
   try {
     parsed = JSON.parse(text)
   } catch (error) {
-    return unreadable(text, line, `not JSON (${describeError(error)})`)
+    return unreadable(text, line, `not JSON (${describeError(error)})`, endsEarly(text, error))
   }
-  return isEntry(parsed) ? parsed : unreadable(text, line, "not an object with a string `type`")
+  return isEntry(parsed) ? parsed : unreadable(text, line, "not an object with a string `type`", false)
 }
 
-const unreadable = (text: string, line: number, description: string): UnreadableLine => ({
+/**
+ * Whether `JSON.parse` failed at the end of `text`, which a cut line does (V8 says so: "Unexpected
+ * end of JSON input", or the error "at position" the text's length).
+ */
+const endsEarly = (text: string, error: unknown): boolean => {
+  const message = error instanceof Error ? error.message : ""
+  return message.startsWith("Unexpected end of JSON input") || message.includes(`at position ${text.length} `) ||
+    message.endsWith(`at position ${text.length}`)
+}
+
+const unreadable = (text: string, line: number, description: string, cut: boolean): UnreadableLine => ({
   type: unreadableLineType,
   line,
   description: `line ${line}: ${description}`,
-  excerpt: text.slice(0, 200)
+  excerpt: text.slice(0, 200),
+  cut
 })
 
 // ---------------------------------------------------------------------------------------------

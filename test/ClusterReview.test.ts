@@ -3,8 +3,9 @@
  * failed before its fix:
  * - bad stored data: a recorded outcome the entity could not read was a defect, which Effect
  *   Cluster answers by restarting the entity and replaying the call, forever; a ledger the store
- *   could not read made the entity's build die, retried forever, every call waiting; an
- *   unreadable ledger line was skipped, so the turn it recorded as finished ran again;
+ *   could not read made the entity's build die, retried forever, every call waiting; a damaged
+ *   ledger line was skipped, so the turn it recorded as finished ran again (a line cut short by
+ *   a crash mid-append, whose caller was never answered, is still left out, wherever it stands);
  * - a CLI that died stayed the session's CLI: every later turn failed with `ProcessExited` until
  *   the session idled out;
  * - a first turn whose CLI never started left the session to be resumed, though it never existed.
@@ -129,7 +130,7 @@ describe("the session entity on bad stored data", () => {
     }).pipe(Effect.provide(on(transport, store)))
   })
 
-  it.effect("an unreadable line in a directory store's ledger is StoreFailed: the turn it recorded as finished is not run again", () =>
+  it.effect("a damaged line in a directory store's ledger is StoreFailed: the turn it recorded as finished is not run again", () =>
     Effect.gen(function*() {
       const dir = yield* makeTempDir("ecc-ledger-")
       const store = yield* SessionStore.makeDirectory(Path.join(dir, "config")).pipe(
@@ -144,8 +145,9 @@ describe("the session entity on bad stored data", () => {
       }).pipe(Effect.provide(on(transport, store)))
       const file = Path.join(dir, "config", "projects", "cluster", S1, "cluster", "turns.jsonl")
       const lines = Fs.readFileSync(file, "utf8").split("\n")
+      // Damaged where it stands (not a write cut short, which is left out: see below).
       const at = lines.findIndex((line) => line.includes("turn_finished"))
-      lines[at] = lines[at]!.slice(0, 40)
+      lines[at] = lines[at]!.replace(`"turn_finished"`, `"turn_finished"}`)
       Fs.writeFileSync(file, lines.join("\n"))
       const exit = yield* Effect.gen(function*() {
         yield* TestClock.adjust(1)
@@ -153,6 +155,47 @@ describe("the session entity on bad stored data", () => {
       }).pipe(Effect.provide(on(transport, store)))
       assert.deepStrictEqual({ userLines: state.userLines, answer: tagOf(exit) }, { userLines: 2, answer: "StoreFailed" })
     }).pipe(Effect.scoped))
+
+  it.effect("a ledger line cut short by a crash, then appended after, is left out at every later read", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-ledger-cut-")
+      const store = yield* SessionStore.makeDirectory(Path.join(dir, "config")).pipe(
+        Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer))
+      )
+      const { state, transport } = counting()
+      const runOnNewEntity = (n: number) =>
+        Effect.gen(function*() {
+          yield* TestClock.adjust(1)
+          return yield* Effect.exit((yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(n), prompt: `p${n}` }))
+        }).pipe(Effect.provide(on(transport, store)))
+      assert.strictEqual(tagOf(yield* runOnNewEntity(1)), "success")
+      // The runner died mid-append: its last line stops halfway, with no newline.
+      const file = Path.join(dir, "config", "projects", "cluster", S1, "cluster", "turns.jsonl")
+      Fs.appendFileSync(file, `{"type":"turn_started","uuid":"x`)
+      assert.strictEqual(tagOf(yield* runOnNewEntity(2)), "success")
+      assert.strictEqual(tagOf(yield* runOnNewEntity(3)), "success", "the cut line, now amid the ledger, failed its read")
+      assert.strictEqual(state.userLines, 3)
+    }).pipe(Effect.scoped))
+
+  it.effect("a ledger whose last line is wrong where it stands (not cut short) is StoreFailed", () =>
+    Effect.gen(function*() {
+      const memory = Effect.runSync(SessionStore.makeMemory)
+      const { state, transport } = counting()
+      const store = SessionStore.SessionStore.of({
+        ...memory,
+        load: (key) =>
+          key.subpath === "cluster/turns"
+            ? Stream.concat(memory.load(key), Stream.make(SessionStore.parseLine(`{"type":"turn_finished"}}`, 2)))
+            : memory.load(key)
+      })
+      yield* memory.append(ledgerKey, [{ type: "turn_started", uuid: `${uuid(1)}:started:1`, turn: uuid(1), cli: uuid(1) }])
+      const exit = yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        return yield* Effect.exit((yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(1), prompt: "one" }))
+      }).pipe(Effect.provide(on(transport, store)))
+      assert.strictEqual(tagOf(exit), "StoreFailed")
+      assert.strictEqual(state.userLines, 0)
+    }))
 
   it.effect("a ledger whose last line was cut (an append that never finished) is read without it", () =>
     Effect.gen(function*() {

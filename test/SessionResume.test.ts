@@ -37,6 +37,16 @@ const setup = Effect.gen(function*() {
   return { dir, projectsDir, file, store }
 })
 
+/** `store` whose copy of the main transcript holds `line` after its first entry. */
+const withLine = (store: SessionStore.SessionStore["Service"], line: SessionStore.Entry) =>
+  SessionStore.SessionStore.of({
+    ...store,
+    load: (k) =>
+      k.subpath === undefined
+        ? store.load(k).pipe(Stream.take(1), Stream.concat(Stream.make(line)), Stream.concat(Stream.drop(store.load(k), 1)))
+        : store.load(k)
+  })
+
 const reasonOf = (exit: Exit.Exit<unknown, ClaudeError.ClaudeError>) => {
   const fail = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
   return fail?._tag === "Fail" ? fail.error.reason : undefined
@@ -93,21 +103,15 @@ describe("resuming from a session store", () => {
       const { projectsDir, file, store } = yield* setup
       yield* store.append(key, [entry(1), entry(3)])
       // What a directory store's `load` yields for a broken line of its file: a stand-in for
-      // `Sessions.entries` to report, never a line of the CLI's.
-      const broken = SessionStore.parseLine(`{"type":"assistant","uuid":"u2","mess`, 2)
-      const damaged = SessionStore.SessionStore.of({
-        ...store,
-        load: (k) =>
-          k.subpath === undefined
-            ? store.load(k).pipe(Stream.take(1), Stream.concat(Stream.make(broken)), Stream.concat(Stream.drop(store.load(k), 1)))
-            : store.load(k)
-      })
+      // `Sessions.entries` to report, never a line of the CLI's. One wrong where it stands.
+      const broken = SessionStore.parseLine(`{"type":"assistant","uuid":"u2"}}`, 2)
+      const damaged = withLine(store, broken)
       const absent = yield* Effect.exit(materialize(damaged, projectsDir, key))
       const reason = reasonOf(absent)
       assert.strictEqual(reason?._tag, "StoreFailed")
       assert.strictEqual(
         (reason as ClaudeError.StoreFailed).description,
-        `its copy of session ${SESSION} holds a line it could not read (line 2: not JSON (Unterminated string in JSON at position 37 (line 1 column 38))); ` +
+        `its copy of session ${SESSION} holds a line it could not read (line 2: not JSON (Unexpected non-whitespace character after JSON at position 32 (line 1 column 33))); ` +
           "the session was not resumed from it (materialize: false resumes from the CLI's own copy)"
       )
       assert.isFalse(Fs.existsSync(file), "no transcript written for the CLI")
@@ -119,6 +123,27 @@ describe("resuming from a session store", () => {
       assert.deepStrictEqual(uuidsIn(file), ["u1"])
       assert.deepStrictEqual(Fs.readdirSync(Path.dirname(file)), [`${SESSION}.jsonl`])
     }).pipe(Effect.scoped))
+
+  it.effect("a line cut short in the store copy (a write that never finished) is left out; the rest is written", () =>
+    Effect.gen(function*() {
+      const { projectsDir, file, store } = yield* setup
+      yield* store.append(key, [entry(1), entry(3)])
+      const cut = SessionStore.parseLine(`{"type":"assistant","uuid":"u2","mess`, 2)
+      assert.isTrue((cut as SessionStore.UnreadableLine).cut)
+      assert.isTrue(yield* materialize(withLine(store, cut), projectsDir, key))
+      assert.deepStrictEqual(uuidsIn(file), ["u1", "u3"])
+    }).pipe(Effect.scoped))
+
+  it("a line is cut short when its JSON ends after its text does, not when it is wrong where it stands", () => {
+    const cutOf = (text: string) => {
+      const parsed = SessionStore.parseLine(text, 1)
+      return SessionStore.isUnreadableLine(parsed) ? parsed.cut : "read"
+    }
+    assert.deepStrictEqual(
+      [`{"type":"user","uuid":"u1","message":{"content":"abc`, `{"type":"user",`, `{"type":"user","n":`, `{`, `{"type":"user"}}`, `{"type":"user" x}`, `[1,2]`, `{"type":"user"}`].map(cutOf),
+      [true, true, true, true, false, false, false, "read"]
+    )
+  })
 
   it.effect("interrupted while writing, it leaves no temporary file behind (T5)", () =>
     Effect.gen(function*() {

@@ -183,14 +183,21 @@ const writeTranscript = (
           Stream.runForEach((entries) =>
             Effect.try({
               try: () => {
+                const kept: Array<SessionStore.Entry> = []
                 for (const entry of entries) {
                   // A stand-in for a line the store could not read: the CLI would resume without
-                  // that line, or read the stand-in as its own. Nothing is written.
-                  if (entry.type === unreadableLineType) throw new Unreadable(entry as SessionStore.UnreadableLine)
+                  // that line, or read the stand-in as its own, so nothing is written. Only a line
+                  // cut short (a write that never finished, which the CLI would not read either)
+                  // is left out.
+                  if (entry.type === unreadableLineType) {
+                    if ((entry as SessionStore.UnreadableLine).cut) continue
+                    throw new Unreadable(entry as SessionStore.UnreadableLine)
+                  }
+                  kept.push(entry)
                   if (typeof entry.uuid === "string") held.uuids.add(entry.uuid)
                   else held.others.add(JSON.stringify(entry))
                 }
-                Fs.writeSync(fd, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(""))
+                Fs.writeSync(fd, kept.map((entry) => `${JSON.stringify(entry)}\n`).join(""))
               },
               catch: (cause) =>
                 cause instanceof Unreadable

@@ -97,18 +97,16 @@ export class TurnLedger {
    * Reads the ledger from the store (a session never written has an empty one), all or nothing:
    * a load that fails leaves the ledger as it was, for a later one to read again. A line the
    * store could not read fails it with `StoreFailed`: skipped, a turn it recorded as finished
-   * would run again. Only a last line cut short is left out (an append that never finished,
-   * whose caller was not answered).
+   * would run again. Only a line cut short is left out, wherever it stands (an append that never
+   * finished, whose caller was not answered; the store writes the next one on a line of its own).
    */
   readonly load: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.suspend(() => {
     const entries: Array<SessionStore.Entry> = []
-    let cut: SessionStore.UnreadableLine | undefined
     return this.store.load(this.key).pipe(
       Stream.runForEach((entry) =>
         Effect.suspend(() => {
-          if (cut !== undefined) return Effect.fail(this.unreadable(cut))
-          if (entry.type === unreadableLineType) cut = entry as SessionStore.UnreadableLine
-          else entries.push(entry)
+          if (entry.type !== unreadableLineType) entries.push(entry)
+          else if (!(entry as SessionStore.UnreadableLine).cut) return Effect.fail(this.unreadable(entry as SessionStore.UnreadableLine))
           return Effect.void
         })
       ),
