@@ -188,7 +188,8 @@ const unreadable = (text: string, line: number, description: string, cut: boolea
 // In memory
 // ---------------------------------------------------------------------------------------------
 
-const keyString = (key: SessionKey): string => `${key.projectKey}\u0000${key.sessionId}\u0000${key.subpath ?? ""}`
+/** One string a key: its parts as JSON, so that no two keys meet (a NUL in a part included). */
+const keyString = (key: SessionKey): string => JSON.stringify([key.projectKey, key.sessionId, key.subpath ?? ""])
 
 interface MemoryTranscript {
   readonly key: SessionKey
@@ -367,17 +368,34 @@ export const makeDirectory: (
       )
 
     // The uuids of each file this store appended to, how many bytes of it were read for them, and
-    // whether those bytes end inside a line (a write cut short: the CLI's, or a failed one here).
-    const known = new Map<string, { uuids: Set<string>; read: number; midLine: boolean }>()
+    // whether those bytes end inside a line (a write cut short: the CLI's, or a failed one here);
+    // with the file's identity, and the last byte read, to tell that it is still that file.
+    const known = new Map<string, { uuids: Set<string>; read: number; midLine: boolean; identity: string; lastByte: number | undefined }>()
+    /** The byte at `offset` of `file`, if it has one. */
+    const byteAt = (file: string, offset: number) =>
+      fs.stream(file, { offset, bytesToRead: 1 }).pipe(
+        Stream.runCollect,
+        Effect.map((chunks) => chunks[0]?.[0]),
+        Effect.mapError(failed(name, `read ${file}`))
+      )
     const uuidsOf = Effect.fnUntraced(function*(file: string) {
-      const size = yield* fs.stat(file).pipe(
-        Effect.map((info) => Number(info.size)),
-        Effect.catchIf(isNotFound, () => Effect.succeed(0)),
+      const info = yield* fs.stat(file).pipe(
+        Effect.map((info) => ({ size: Number(info.size), identity: `${info.dev}:${Option.getOrElse(info.ino, () => "")}` })),
+        Effect.catchIf(isNotFound, () => Effect.succeed({ size: 0, identity: "" })),
         Effect.mapError(failed(name, `append to ${file}`))
       )
+      const size = info.size
       let state = known.get(file)
-      if (state === undefined || size < state.read) {
-        state = { uuids: new Set(), read: 0, midLine: false }
+      // Read again from its start when it is not the file read before: cut short, or replaced
+      // (another store on the same directory deleted the session and wrote it anew), which its
+      // identity or the byte last read tells (a reused inode number keeps the first the same).
+      if (
+        state !== undefined &&
+        (size < state.read || info.identity !== state.identity ||
+          (state.read > 0 && (yield* byteAt(file, state.read - 1)) !== state.lastByte))
+      ) state = undefined
+      if (state === undefined) {
+        state = { uuids: new Set(), read: 0, midLine: false, identity: info.identity, lastByte: undefined }
         known.set(file, state)
       }
       if (size > state.read) {
@@ -390,13 +408,10 @@ export const makeDirectory: (
             })
           )
         )
-        const last = yield* fs.stream(file, { offset: size - 1, bytesToRead: 1 }).pipe(
-          Stream.runCollect,
-          Effect.mapError(failed(name, `read ${file}`))
-        )
         // Nothing read (the file cut short meanwhile): a line of its own is not needed.
-        const byte = last[0]?.[0]
+        const byte = yield* byteAt(file, size - 1)
         state.midLine = byte !== undefined && byte !== 0x0a
+        state.lastByte = byte
         state.read = size
       }
       return state

@@ -23,6 +23,7 @@ import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -849,9 +850,11 @@ export const makeWith: (
       const forkId = crypto.randomUUID()
       const target = { projectKey: stored.projectKey, sessionId: forkId }
       const title = options?.title?.trim() || `${(yield* summarize(stored))?.title || "Forked session"} (fork)`
-      // Pass 2: copy in batches, with fresh uuids and the new session id.
+      // Pass 2: copy in batches, with fresh uuids and the new session id, then the title; all or
+      // nothing: a copy that fails (or is interrupted) part way is removed, never left to be
+      // listed as a session of its own.
       let written = 0
-      yield* store.load(source).pipe(
+      const copy = store.load(source).pipe(
         Stream.filter((entry) =>
           typeof entry.uuid === "string" && fresh.has(entry.uuid) && entry.isSidechain !== true && written < copied
         ),
@@ -868,15 +871,19 @@ export const makeWith: (
           }
         }),
         Stream.grouped(forkBatch),
-        Stream.runForEach((batch) => store.append(target, batch))
+        Stream.runForEach((batch) => store.append(target, batch)),
+        Effect.andThen(Clock.currentTimeMillis),
+        Effect.flatMap((now) =>
+          store.append(target, [{
+            type: "custom-title",
+            customTitle: title,
+            sessionId: forkId,
+            uuid: crypto.randomUUID(),
+            timestamp: new Date(now).toISOString()
+          }])
+        )
       )
-      yield* store.append(target, [{
-        type: "custom-title",
-        customTitle: title,
-        sessionId: forkId,
-        uuid: crypto.randomUUID(),
-        timestamp: new Date(yield* Clock.currentTimeMillis).toISOString()
-      }])
+      yield* copy.pipe(Effect.onExit((exit) => Exit.isFailure(exit) ? Effect.ignore(store.delete(target)) : Effect.void))
       return forkId
     })
 
