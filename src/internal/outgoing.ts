@@ -57,13 +57,15 @@ const withUnknownFields = <A>(raw: unknown, decoded: A): A =>
 
 /**
  * Decodes the body of the CLI's answer to a `subtype` request; a body that breaks its schema is a
- * `ProtocolViolation` naming the request. Decoding drops the fields the schema does not know; the
- * answer keeps them.
+ * `ProtocolViolation` naming the request, its text redacted whole by `redact` (a CLI may echo a
+ * secret: a settings answer holds the environment), then cut. Decoding drops the fields the
+ * schema does not know; the answer keeps them.
  */
 export const decodeResponse = <S extends Schema.Top & { readonly DecodingServices: never }>(
   subtype: string,
   schema: S,
   response: unknown,
+  redact: (text: string) => string,
   asDecoded = false
 ): Effect.Effect<S["Type"], ClaudeError.ClaudeError> =>
   Schema.decodeUnknownEffect(schema)(response ?? {}).pipe(
@@ -71,8 +73,8 @@ export const decodeResponse = <S extends Schema.Top & { readonly DecodingService
     Effect.mapError((issue) =>
       ClaudeError.make(
         new ClaudeError.ProtocolViolation({
-          description: `The ${subtype} response does not match its schema: ${issue.message}`,
-          line: JSON.stringify(response ?? null).slice(0, 2048)
+          description: redact(`The ${subtype} response does not match its schema: ${issue.message}`),
+          line: redact(JSON.stringify(response ?? null)).slice(0, 2048)
         })
       )
     )
@@ -88,6 +90,8 @@ export const make = (options: {
   readonly defaultTimeout: Duration.Duration
   /** False for a CLI that would exit on a `control_cancel_request` (2.1.0): none is sent then. */
   readonly cancels: () => boolean
+  /** Takes the session's secrets out of the CLI's text the errors carry. */
+  readonly redact: (text: string) => string
 }): Outgoing => {
   const pending = new Map<string, Pending>()
   // A per-session random part keeps ids of two sessions (or a replayed transcript) apart.
@@ -128,7 +132,7 @@ export const make = (options: {
             : options.send(Lines.controlCancel(requestId)).pipe(Effect.ignore)
         ),
         Effect.ensuring(Effect.sync(() => pending.delete(requestId))),
-        Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response, asDecoded)),
+        Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response, options.redact, asDecoded)),
         // Its span: see `Tracing.ts` for the names and attributes.
         Effect.tapError((error) =>
           Effect.annotateCurrentSpan({ "claude.error.reason": error.reason._tag, "error.type": error.reason._tag })
@@ -154,7 +158,7 @@ export const make = (options: {
         : Exit.fail(ClaudeError.make(
           new ClaudeError.ControlRejected({
             subtype: entry.subtype,
-            error: answer.error ?? "(no error text)",
+            error: answer.error === undefined ? "(no error text)" : options.redact(answer.error),
             ...(answer.error_code === undefined ? {} : { errorCode: answer.error_code })
           })
         ))

@@ -55,8 +55,6 @@ export interface ReaderOptions {
   } | undefined
 }
 
-const violation = (description: string, line: string) =>
-  new ClaudeError.ProtocolViolation({ description, line: line.slice(0, 2048) })
 
 /** The first `"request_id":"…"` of a line's head (a request's own, or its answer's). */
 const requestIdIn = (head: string): string | undefined => {
@@ -155,6 +153,18 @@ export class Reader {
     for (let i = 0; i < controls.length; i++) controls[i]!()
   }
 
+  /**
+   * A line that broke the protocol, its text and why redacted whole (a CLI may echo a secret),
+   * then cut: it reaches the caller's error and the span that ends with it.
+   */
+  private violation(description: string, line: string): ClaudeError.ProtocolViolation {
+    const tracing = this.options.tracing
+    return new ClaudeError.ProtocolViolation({
+      description: tracing.redact(description),
+      line: tracing.redact(line).slice(0, 2048)
+    })
+  }
+
   private problem(error: ClaudeError.ProtocolViolation, messageType: string | undefined): void {
     const event: Event = { type: "protocol_problem", error, messageType }
     this.events.push(event)
@@ -170,7 +180,7 @@ export class Reader {
       if (record !== undefined && (this.options.recordStreamEvents || frame.type !== "stream_event")) {
         record("recv", Framing.toOversizedLine(frame))
       }
-      const problem = violation(`a line of ${frame.bytes} bytes is over the cap of ${this.lines.maxLineBytes}`, frame.head)
+      const problem = this.violation(`a line of ${frame.bytes} bytes is over the cap of ${this.lines.maxLineBytes}`, frame.head)
       // A request or an answer too long to read is still one: the CLI gets an error answer (it
       // waits for one), the request fails now (the CLI did answer). Its id is in the line's
       // head: the CLI writes it right after the type (`request_id`, `response.request_id`).
@@ -223,7 +233,7 @@ export class Reader {
           this.controls.push(() => this.options.incoming.reject(requestId, description))
         }
       }
-      const problem = violation(decoded.failure, typeof source === "string" ? source : source.line(index))
+      const problem = this.violation(decoded.failure, typeof source === "string" ? source : source.line(index))
       const answered = messageType === "control_response" && typeof object!.response === "object" &&
           object!.response !== null
         ? (object!.response as { readonly request_id?: unknown }).request_id

@@ -152,7 +152,8 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   const outgoing = Outgoing.make({
     send: write,
     defaultTimeout: Duration.fromInputUnsafe(options.controlTimeout ?? "60 seconds"),
-    cancels: () => versionChecked && CliVersion.acceptsControlCancel(cliVersion)
+    cancels: () => versionChecked && CliVersion.acceptsControlCancel(cliVersion),
+    redact: (text) => tracing.redact(text)
   })
 
   // ---- the CLI's requests ---------------------------------------------------------------------
@@ -224,7 +225,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   })
 
   const initializeResult = Fiber.join(initializeAnswer).pipe(
-    Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Control.InitializeResponse, body))
+    Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Control.InitializeResponse, body, (text) => tracing.redact(text)))
   )
   // The CLI's version, once it answered `initialize`, or why it gets no turn
   // (`cliAccepted.ts`): that ends the session, failing every turn; a real CLI gets no turn
