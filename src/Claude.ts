@@ -22,6 +22,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as CliVersion from "./CliVersion.ts"
 import type * as Events from "./Events.ts"
+import { isRecord, objectSchemaOf } from "./internal/json.ts"
 import * as ProcessTransport from "./internal/processTransport.ts"
 import * as SessionOptionsCheck from "./internal/sessionOptionsCheck.ts"
 import type * as StructuredOutput from "./internal/structuredOutput.ts"
@@ -705,7 +706,11 @@ const openSession: (
         description: "Invalid launch options: set outputFormat (a Schema) or jsonSchema (a raw JSON Schema), not both"
       })))
     }
-    let jsonSchema = options.jsonSchema
+    // A raw one with its object at the top (a top-level `$ref` resolved); one with none is refused
+    // by `validate`.
+    let jsonSchema = options.jsonSchema === undefined || !isRecord(options.jsonSchema)
+      ? options.jsonSchema
+      : (objectSchemaOf(options.jsonSchema) as Record<string, unknown> | undefined) ?? options.jsonSchema
     let decodeStructured: ReturnType<typeof StructuredOutput.decode> | undefined
     if (outputFormat !== undefined) {
       const structuredOutput = yield* loadStructuredOutput

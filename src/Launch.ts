@@ -15,7 +15,7 @@ import type { Stats } from "node:fs"
 import * as Path from "node:path"
 import * as ClaudeError from "./ClaudeError.ts"
 import type * as Control from "./protocol/control.ts"
-import { isUuid, jsonDataProblem } from "./internal/json.ts"
+import { isUuid, jsonDataProblem, objectSchemaOf } from "./internal/json.ts"
 import { Fs } from "./internal/nodeFs.ts"
 
 // -----------------------------------------------------------------------------
@@ -786,7 +786,10 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   for (const dir of options.addDirs ?? []) args.push(...valueFlag("--add-dir", dir))
   if (options.replayUserMessages === true) args.push("--replay-user-messages")
   args.push(...contextArgs(options))
-  if (options.jsonSchema !== undefined) args.push("--json-schema", JSON.stringify(options.jsonSchema))
+  if (options.jsonSchema !== undefined) {
+    // Its object at the top (a top-level `$ref` resolved), as the model's tool input schema must be.
+    args.push("--json-schema", JSON.stringify(objectSchemaOf(options.jsonSchema) ?? options.jsonSchema))
+  }
   if (wiring.sessionMirror === true) args.push("--session-mirror")
   args.push(...extraArgsList(options.extraArgs))
 
@@ -1195,6 +1198,10 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
     else {
       const problem = jsonProblem("jsonSchema", options.jsonSchema)
       if (problem !== undefined) add(problem)
+      else if (objectSchemaOf(options.jsonSchema) === undefined) {
+        add(`jsonSchema must describe an object ("type": "object" at its top): the CLI hands it to the model as a ` +
+          `tool's input, which is an object`)
+      }
     }
   }
   // A NUL byte cannot cross exec(2); report it here instead of as a spawn failure, under the

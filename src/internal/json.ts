@@ -91,6 +91,22 @@ const describeObject = (o: object): string => {
     : "an object with toJSON"
 }
 
+/**
+ * `schema` (a JSON Schema) with an object schema at its top, or undefined when it has none: a
+ * structured output's schema goes to the model as a tool's input schema, which the Messages API
+ * takes only as `"type": "object"`. A top-level `$ref` to one of its own `$defs` (a Schema with an
+ * identifier, as a `Schema.Class`) is replaced by that definition, the `$defs` kept for the refs
+ * inside it.
+ */
+export const objectSchemaOf = (schema: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> | undefined => {
+  if (schema.type === "object") return schema
+  const { $defs: defs, $ref: ref, ...rest } = schema
+  if (typeof ref !== "string" || !ref.startsWith("#/$defs/") || !isRecord(defs)) return undefined
+  // A JSON Pointer's segment: `~1` is `/`, `~0` is `~`.
+  const target = defs[ref.slice("#/$defs/".length).replaceAll("~1", "/").replaceAll("~0", "~")]
+  return isRecord(target) && target.type === "object" ? { ...rest, ...target, $defs: defs } : undefined
+}
+
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** A UUID in its 8-4-4-4-12 hexadecimal form (either case), as the CLI's session and message ids. */

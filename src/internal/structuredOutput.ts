@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import * as ClaudeError from "../ClaudeError.ts"
 import type { TurnResult } from "../Events.ts"
 import { describeError } from "./describeCause.ts"
+import { objectSchemaOf } from "./json.ts"
 import { failureOf } from "./turnOutcome.ts"
 
 /** A Schema the library can send and decode: no services needed to decode it. */
@@ -22,6 +23,10 @@ export type Format = Schema.Constraint & {
   /** Decoding needs no services. */
   readonly DecodingServices: never
 }
+
+/** Why a structured output's JSON Schema that describes no object cannot be (`objectSchemaOf`). */
+export const notAnObjectSchema = "its JSON Schema must describe an object (\"type\": \"object\" at its top): the CLI hands it to the " +
+  "model as a tool's input, which is an object; wrap the value, e.g. Schema.Struct({ value: ... })"
 
 const invalid = (description: string) =>
   ClaudeError.make(new ClaudeError.InvalidInput({ description: `Invalid outputFormat: ${description}` }))
@@ -45,7 +50,9 @@ export const jsonSchemaOf = (format: unknown): Effect.Effect<Record<string, unkn
     if (typeof json !== "object" || json === null || Array.isArray(json)) {
       return Effect.fail(invalid("its JSON Schema is not an object"))
     }
-    return Effect.succeed(json as Record<string, unknown>)
+    const object = objectSchemaOf(json as Record<string, unknown>)
+    if (object === undefined) return Effect.fail(invalid(notAnObjectSchema))
+    return Effect.succeed(object as Record<string, unknown>)
   })
 
 /**
