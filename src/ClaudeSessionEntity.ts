@@ -575,6 +575,8 @@ export const layer = (
       )
       let opened = 0
       let current: Claude.Session | undefined
+      /** The resource's CLI, from its open to its close (`current` is cleared once it exited). */
+      let acquired: Claude.Session | undefined
       /**
        * Whether `current` holds an attempt its caller abandoned before its result (its prompt,
        * perhaps a partial answer): the next turn, even a first attempt, must not run on it.
@@ -606,7 +608,7 @@ export const layer = (
             ? turn.clis
             : turn.clis.slice(0, -1)
         ))
-      /** A turn whose one attempt got no CLI (it could not be opened): not in the conversation. */
+      /** A turn whose one attempt no CLI wrote anything of: not in the conversation. */
       const neverReached = (turn: TurnLedger.TurnRecord) => turn.attempts === 1 && turn.reached === false
       const finishedAny = () =>
         [...ledger.turns.values()].some((turn) =>
@@ -628,6 +630,7 @@ export const layer = (
           Effect.andThen(Effect.sync(() => {
             live--
             if (current === mine) current = undefined
+            if (acquired === mine) acquired = undefined
             idle.delete(sessionId)
           }), slots.release(1))
         )
@@ -644,53 +647,59 @@ export const layer = (
           yield* adoptStoreCopy(store, base, sessionId, abandoned)
         }
         const prepared = options.prepare === undefined ? {} : yield* options.prepare(sessionId, resuming)
-        const { model, permissionMode } = ledger.settings
-        // An attempt lost with a runner may be in the transcript (its prompt, a partial answer):
-        // the CLI resumes where the conversation holds none (see planResume), or starts anew.
-        const sessionOptions = { ...base, ...prepared }
-        const transcript = resuming && abandoned.size > 0 ? yield* readTranscript(store, sessionOptions, sessionId) : undefined
-        const plan = resuming && abandoned.size > 0
-          ? planResume(transcript, abandoned, ledger.ends, finishedAny())
-          : "whole"
-        if (plan === "fresh") {
-          yield* Effect.logWarning(
-            `session ${sessionId}: its first turn was lost with its runner; the session starts anew under its id`
-          )
-          // The CLI refuses an id whose file exists. The store's copy stays, and later resumes
-          // anchor on the ledger's last finished turn, never on the lost root.
-          yield* SessionStoreWiring.removeLocalTranscript(sessionOptions, sessionId)
-        }
-        const resumeAt = typeof plan === "object" ? plan.at : undefined
-        const session = yield* Claude.open({
-          ...sessionOptions,
-          ...(resuming && plan !== "fresh"
-            ? { resume: sessionId, sessionId: undefined }
-            : { sessionId, resume: undefined }),
-          ...(resumeAt === undefined ? {} : { resumeSessionAt: resumeAt }),
-          ...(model === undefined ? {} : { model }),
-          ...(permissionMode === undefined ? {} : { permissionMode: permissionMode as Launch.PermissionMode })
-        })
-        opened++
-        mine = session
-        current = session
-        tainted = false
-        // A CLI that exits by itself (it crashed, it was killed) is no longer the session's: the
-        // next turn opens one again. Watched from the entity's scope: dropping the resource closes
-        // the scope this runs in.
-        yield* Effect.forkIn(Effect.andThen(session.exit, dropExited(session)), entityScope)
-        return session
+        // From the settings read to the CLI in `current`: a setting made meanwhile waits, then
+        // goes to this CLI (`opening`).
+        return yield* Semaphore.withPermits(opening, 1)(Effect.gen(function*() {
+          const { model, permissionMode } = ledger.settings
+          // An attempt lost with a runner may be in the transcript (its prompt, a partial answer):
+          // the CLI resumes where the conversation holds none (see planResume), or starts anew.
+          const sessionOptions = { ...base, ...prepared }
+          const transcript = resuming && abandoned.size > 0 ? yield* readTranscript(store, sessionOptions, sessionId) : undefined
+          const plan = resuming && abandoned.size > 0
+            ? planResume(transcript, abandoned, ledger.ends, finishedAny())
+            : "whole"
+          if (plan === "fresh") {
+            yield* Effect.logWarning(
+              `session ${sessionId}: its first turn was lost with its runner; the session starts anew under its id`
+            )
+            // The CLI refuses an id whose file exists. The store's copy stays, and later resumes
+            // anchor on the ledger's last finished turn, never on the lost root.
+            yield* SessionStoreWiring.removeLocalTranscript(sessionOptions, sessionId)
+          }
+          const resumeAt = typeof plan === "object" ? plan.at : undefined
+          const session = yield* Claude.open({
+            ...sessionOptions,
+            ...(resuming && plan !== "fresh"
+              ? { resume: sessionId, sessionId: undefined }
+              : { sessionId, resume: undefined }),
+            ...(resumeAt === undefined ? {} : { resumeSessionAt: resumeAt }),
+            ...(model === undefined ? {} : { model }),
+            ...(permissionMode === undefined ? {} : { permissionMode: permissionMode as Launch.PermissionMode })
+          })
+          opened++
+          mine = session
+          current = session
+          acquired = session
+          tainted = false
+          // A CLI that exits by itself (it crashed, it was killed) is no longer the session's: the
+          // next turn opens one again. Watched from the entity's scope, not the resource's, which
+          // dropping the resource closes.
+          yield* Effect.forkIn(Effect.andThen(session.exit, dropExited(session)), entityScope)
+          return session
+        }))
         // The layer's services (the Transport, Hooks, Permissions, ...) under the resource's own
         // Scope, which the RcRef provides: the CLI lives as long as the resource, not the entity.
-      }).pipe(
-        Semaphore.withPermits(opening, 1),
-        Effect.updateContext((own: Context.Context<Scope.Scope>) => Context.merge(context, own))
-      )
+      }).pipe(Effect.updateContext((own: Context.Context<Scope.Scope>) => Context.merge(context, own)))
 
-      /** Drops `session` from the resource when it is still the session's CLI (it exited). */
+      /**
+       * Drops `session` from the resource when it is still the resource's (it exited). Called by
+       * its watcher and by an attempt that saw it gone: the watcher's call does nothing while the
+       * resource is still being acquired, and the attempt's comes after.
+       */
       const dropExited = (session: Claude.Session): Effect.Effect<void> =>
         Effect.suspend(() => {
-          if (current !== session) return Effect.void
-          current = undefined
+          if (acquired !== session) return Effect.void
+          if (current === session) current = undefined
           return resource.close
         })
 
@@ -786,16 +795,18 @@ export const layer = (
        * 2. the outcome (success, the turn's own failure, or that) is recorded in the ledger,
        *    with the turn's last assistant message (`at`) only when the flush succeeded;
        * 3. the callers are answered. An interruption before any result records nothing.
-       * `session`: the attempt's CLI; none when it could not be opened (the attempt never reached
-       * one, recorded so: such a first turn leaves no session to resume). A CLI gone (it exited)
-       * is dropped before the callers hear of it, so that the next turn opens one again.
+       * `session`: the attempt's CLI, none when it could not be opened. `reached`: whether the CLI
+       * wrote anything of the turn (it has the prompt in its conversation); recorded, so that a
+       * first turn no CLI reached leaves no session to resume. A CLI gone (it exited) is dropped
+       * before the callers hear of it, so that the next turn opens one again.
        */
       const settle = Effect.fnUntraced(function*(
         session: Claude.Session | undefined,
         uuid: string,
         attempt: number,
         exit: Exit.Exit<unknown, ClaudeError.ClaudeError>,
-        result: Claude.TurnResult | undefined
+        result: Claude.TurnResult | undefined,
+        reached: boolean
       ): Effect.fn.Return<TurnOutcome, ClaudeError.ClaudeError> {
         const at = ends.get(uuid)
         ends.delete(uuid)
@@ -838,7 +849,7 @@ export const layer = (
             : { _tag: "Failure", error: encodeError(failureOf(verdict)!) }
           const written = yield* Effect.exit(ledger.finished(uuid, recorded, yield* Clock.currentTimeMillis, {
             at: stored ? at : undefined,
-            reached: session !== undefined
+            reached
           }).pipe(
             Effect.timeoutOrElse({
               duration: ledgerTimeout,
@@ -872,19 +883,21 @@ export const layer = (
         restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
       ) {
         const opened = yield* Effect.exit(restore(hold))
-        if (Exit.isFailure(opened)) return yield* settle(undefined, uuid, attempt, opened, undefined)
+        if (Exit.isFailure(opened)) return yield* settle(undefined, uuid, attempt, opened, undefined, false)
         const session = opened.value
         yield* held
         let result: Claude.TurnResult | undefined
+        let reached = false
         const exit = yield* Effect.exit(restore(session.turn(input).pipe(
           Stream.runForEach((event) =>
             Effect.sync(() => {
+              reached = true
               noteEnd(uuid, event)
               if (event.type === "result") result = event
             })
           )
         )))
-        return yield* settle(session, uuid, attempt, exit, result)
+        return yield* settle(session, uuid, attempt, exit, result, reached)
       })
 
       /**
@@ -993,21 +1006,23 @@ export const layer = (
         yield* forgetAbandoned(admitted.run)
         const opened = yield* Effect.exit(hold)
         if (Exit.isFailure(opened)) {
-          const settled = yield* Effect.exit(settle(undefined, input.uuid, admitted.run, opened, undefined))
+          const settled = yield* Effect.exit(settle(undefined, input.uuid, admitted.run, opened, undefined, false))
           return Stream.fromEffect(Effect.map(settled, outcomeEvent))
         }
         const session = opened.value
         let result: Claude.TurnResult | undefined
+        let reached = false
         // The events as they come; the attempt settled (in the stream's finalizer, however it
         // ends); then the outcome, which is authoritative: a `result` event before it is the
         // CLI's, and the outcome may still be `StoreFailed`.
         return session.turn({ text: input.prompt, uuid: admitted.cli }).pipe(
           Stream.map((event) => {
+            reached = true
             noteEnd(input.uuid, event)
             if (event.type === "result") result = event
             return toWire(event)
           }),
-          Stream.onExit((exit) => Effect.ignore(settle(session, input.uuid, admitted.run, exit, result))),
+          Stream.onExit((exit) => Effect.ignore(settle(session, input.uuid, admitted.run, exit, result, reached))),
           Stream.concat(Stream.fromEffect(Effect.map(Deferred.await(outcome), outcomeEvent)))
         )
       })

@@ -280,6 +280,42 @@ describe("the session entity's CLI", () => {
   })
 })
 
+describe("the session entity's first turn", () => {
+  it.effect("a first turn whose CLI died before writing anything of it leaves no session to resume: the next turn starts it", () => {
+    const created = new Set<string>()
+    const launches: Array<string> = []
+    const transport = FakeCli.layer((cli) =>
+      Effect.gen(function*() {
+        const session = sessionOf(cli.spec.args)
+        launches.push(session.resumed ? "resume" : "new")
+        if (session.resumed && !created.has(session.id)) {
+          yield* cli.stderr(`No conversation found with session ID: ${session.id}\n`)
+          return 1
+        }
+        if (launches.length === 1) {
+          // Up (initialize answered), then it dies as the prompt comes: nothing of the turn written.
+          yield* FakeCli.answerInitialize(cli)
+          yield* cli.nextMatching((m) => m.type === "user")
+          return 1
+        }
+        created.add(session.id)
+        return yield* FakeCli.conversation({ sessionId: session.id })(cli)
+      })
+    )
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      const first = yield* Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" }))
+      const second = yield* Effect.exit(session.Run({ uuid: uuid(2), prompt: "two" }))
+      assert.deepStrictEqual({ first: tagOf(first), second: tagOf(second), launches }, {
+        first: "ProcessExited",
+        second: "success",
+        launches: ["new", "new"]
+      })
+    }).pipe(Effect.provide(on(transport, Effect.runSync(SessionStore.makeMemory))))
+  })
+})
+
 describe("the session entity's settings and joined callers", () => {
   /** Real time, for forked calls of the entity to move (its runner works between real ticks). */
   const realSleep = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))

@@ -64,9 +64,10 @@ export const jsonDataProblem = (value: unknown): string | undefined => {
     if (typeof o.toJSON === "function") {
       return `${at} is ${describeObject(o)}, which JSON writes as what its toJSON gives`
     }
-    if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer || opaque.some((type) => o instanceof type)) {
-      return `${at} is ${describeObject(o)}, which JSON writes as {}`
+    if (ArrayBuffer.isView(o) || o instanceof ArrayBuffer) {
+      return `${at} is ${describeObject(o)}, which JSON does not write as its bytes`
     }
+    if (opaque.some((type) => o instanceof type)) return `${at} is ${describeObject(o)}, which JSON writes as {}`
     if (Array.isArray(o)) {
       for (let i = 0; i < o.length; i++) {
         const problem = visit(o[i], `${path}[${i}]`, true)

@@ -29,7 +29,7 @@ export interface TurnRecord {
   readonly attempts: number
   /** The uuid the CLI got for the user message of each attempt, in order. */
   readonly clis: ReadonlyArray<string>
-  /** False when its last attempt got no CLI (it could not be opened); unknown in older ledgers. */
+  /** False when no CLI wrote anything of its last attempt; unknown in older ledgers. */
   readonly reached?: boolean | undefined
   /** The recorded outcome, once it finished: the encoded result or the encoded error. */
   readonly outcome?: { readonly _tag: "Success"; readonly value: unknown } | {
@@ -153,7 +153,8 @@ export class TurnLedger {
 
   /**
    * Records the turn's outcome: from now on it is answered from here. `at`: the uuid of the
-   * turn's last assistant message, when it had one; `reached: false`: its attempt got no CLI.
+   * turn's last assistant message, when it had one; `reached: false`: no CLI wrote anything of
+   * its attempt.
    */
   finished(
     turn: string,

@@ -80,7 +80,7 @@ const invalid = (description: string) => ClaudeError.make(new ClaudeError.Invali
 const timedOut = (timeoutMillis: number) => ClaudeError.make(new ClaudeError.TurnTimedOut({ timeoutMillis }))
 const stalled = (idleMillis: number) => ClaudeError.make(new ClaudeError.Stalled({ idleMillis }))
 
-/** What bounds a turn's wait to be written (`whenWritable`); a `send` has none. */
+/** What bounds a message's wait to be written (`whenWritable`); a `send` has no deadline. */
 interface TurnLimits {
   /** The turn's `turnTimeout`, counted from its start. */
   readonly deadline?: { readonly at: number; readonly timeoutMillis: number } | undefined
@@ -394,7 +394,11 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout))
   })
 
-  return { send: (input) => write(input, "send"), turn: (input) => turn(input), run, interrupt }
+  // A `send` waits to be written within the session's `stallTimeout` too (it has no deadline).
+  const sendLimits: TurnLimits = {
+    stallMillis: options.stallTimeout === undefined ? undefined : Duration.toMillis(options.stallTimeout)
+  }
+  return { send: (input) => write(input, "send", undefined, undefined, sendLimits), turn: (input) => turn(input), run, interrupt }
 })
 
 /**
