@@ -403,8 +403,11 @@ type Json = Record<string, unknown>
 
 const num = (u: unknown): number | undefined => (typeof u === "number" && Number.isFinite(u) ? u : undefined)
 
+/** How deep tool results nested in tool results are shown; deeper, as JSON (a hostile line). */
+const MAX_NESTING = 32
+
 /** The text of a message's content: a string, or its text blocks (images as `[image]`). */
-const contentText = (content: unknown): string => {
+const contentText = (content: unknown, depth = 0): string => {
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return content === undefined || content === null ? "" : stringify(content)
   const parts: Array<string> = []
@@ -412,7 +415,7 @@ const contentText = (content: unknown): string => {
     if (!isRecord(block)) continue
     if (block.type === "text" && typeof block.text === "string") parts.push(block.text)
     else if (block.type === "image") parts.push("[image]")
-    else if (block.type === "tool_result") parts.push(contentText(block.content))
+    else if (block.type === "tool_result" && depth < MAX_NESTING) parts.push(contentText(block.content, depth + 1))
     else parts.push(stringify(block))
   }
   return parts.join("\n")
@@ -740,7 +743,14 @@ export const make = (): Builder => {
       if (line.dir === "send") return []
       return [add({ kind: "problem", description: "not a JSON object", line: stringify(msg).slice(0, 4096), ts: line.ts })]
     }
-    return line.dir === "send" ? sent(msg, line.ts) : received(msg, line.ts, line)
+    // Never a throw, whatever the line holds (a stack overflow on a hostile one): a problem item,
+    // and the lines after it are read.
+    try {
+      return line.dir === "send" ? sent(msg, line.ts) : received(msg, line.ts, line)
+    } catch (error) {
+      const description = `this line could not be shown (${error instanceof Error ? error.message : String(error)})`
+      return [add({ kind: "problem", description, line: stringify(msg).slice(0, 4096), ts: line.ts })]
+    }
   }
 
   const problem = (description: string, line: string): ReadonlyArray<number> => {

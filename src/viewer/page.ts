@@ -44,7 +44,8 @@ const countLines = (text: string): number => {
 
 /** A block of text, folded when long: its first line (or `gist`) as the summary. */
 const block = (text: string, gist?: string): string => {
-  const pre = `<pre>${escapeText(text)}</pre>`
+  // The HTML parser drops one newline right after `<pre>`: this one, not the text's own.
+  const pre = `<pre>\n${escapeText(text)}</pre>`
   if (text.length <= FOLD_CHARS && (text.length < 200 || countLines(text) <= FOLD_LINES)) return pre
   const first = (gist ?? text).slice(0, 120).split("\n")[0]!
   return `<details><summary>${escapeText(first)} … <span class="dim">(${countLines(text)} lines, ${text.length} chars)</span></summary>${pre}</details>`

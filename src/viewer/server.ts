@@ -5,6 +5,7 @@
  *
  * @since 0.2.0
  */
+import * as NodeBuffer from "node:buffer"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Path from "node:path"
@@ -59,35 +60,60 @@ export interface Served {
 
 const invalid = (description: string) => ClaudeError.make(new ClaudeError.InvalidInput({ description }))
 
+/** How many of the last bytes read a follower compares on each poll, to tell a file replaced. */
+const SEEN_BYTES = 64
+
 /**
  * Reads a transcript file and builds its timeline; fails with `InvalidInput` when the file
  * cannot be read or a line is not a transcript line. With `partial`, an unfinished last line
  * (no `\n` yet: the recorder is writing it) is left for later: `bytes` ends before it (a reader
- * going on from there decodes it once whole) and `rest` is its text so far.
+ * going on from there decodes it once whole) and `rest` is its text so far. With `lenient`, a
+ * line that is no transcript line is a problem item of the timeline, as under `--follow`.
  *
  * @since 0.2.0
  * @category reading
  */
 export const load: (
   path: string,
-  options?: { readonly partial?: boolean | undefined }
+  options?: { readonly partial?: boolean | undefined; readonly lenient?: boolean | undefined }
 ) => Effect.Effect<{ readonly builder: Timeline.Builder; readonly bytes: number; readonly rest: string }, ClaudeError.ClaudeError> =
-  Effect.fn("Viewer.load")(function*(path: string, options?: { readonly partial?: boolean | undefined }) {
+  Effect.fn("Viewer.load")(function*(
+    path: string,
+    options?: { readonly partial?: boolean | undefined; readonly lenient?: boolean | undefined }
+  ) {
     const buffer = yield* Effect.tryPromise({
       try: () => Fs.promises.readFile(path),
       catch: (error) => invalid(`cannot read the transcript ${path}: ${describeError(error)}`)
     })
     // In bytes: the unfinished line may end inside a character.
     const end = options?.partial === true ? buffer.lastIndexOf(0x0a) + 1 : buffer.length
-    const lines = yield* Transcript.parse(buffer.toString("utf8", 0, end)).pipe(
-      Effect.mapError((error) =>
-        invalid(`${path} is not a transcript: ${error.reason._tag === "InvalidInput" ? error.reason.description : error.message}`)
-      )
-    )
+    // Node's longest string: a file over it cannot be decoded (nor shown) in one piece.
+    if (end > NodeBuffer.constants.MAX_STRING_LENGTH || buffer.length - end > NodeBuffer.constants.MAX_STRING_LENGTH) {
+      return yield* Effect.fail(invalid(`the transcript ${path} is too large to show (${buffer.length} bytes)`))
+    }
+    const text = buffer.toString("utf8", 0, end)
     const builder = Timeline.make()
-    for (const line of lines) builder.push(line)
+    if (options?.lenient === true) {
+      for (const raw of text.split("\n")) if (raw.trim() !== "") pushRaw(builder, raw)
+    } else {
+      const lines = yield* Transcript.parse(text).pipe(
+        Effect.mapError((error) =>
+          invalid(`${path} is not a transcript: ${error.reason._tag === "InvalidInput" ? error.reason.description : error.message}`)
+        )
+      )
+      for (const line of lines) builder.push(line)
+    }
     return { builder, bytes: end, rest: buffer.toString("utf8", end) }
   })
+
+/** One raw line into `builder`: a transcript line, or a problem item. Its changed turns. */
+const pushRaw = (builder: Timeline.Builder, raw: string): ReadonlyArray<number> => {
+  const line = decodeLine(raw)
+  // A line the recorder is not the author of: shown as a problem (`load` refuses the file).
+  return Option.isNone(line)
+    ? builder.problem("not a transcript line (JSON {\"dir\",\"msg\"})", raw)
+    : builder.push(line.value)
+}
 
 /**
  * {@link load} of a transcript read once, as a whole: a last line without its newline is read if
@@ -142,6 +168,25 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
   const changedAt = new Map<number, number>()
   const pubsub = yield* PubSub.unbounded<Update>()
   let offset = state.bytes
+  // What tells the file read from the next: its identity, and its last bytes read.
+  let identity = ""
+  let seen: Buffer = Buffer.alloc(0)
+  /** Takes the file's identity and the bytes before `offset` (after a load). */
+  const watch = Effect.promise(async () => {
+    const stat = await Fs.promises.stat(path).catch(() => undefined)
+    identity = stat === undefined ? "" : `${stat.dev}:${stat.ino}`
+    const handle = await Fs.promises.open(path, "r").catch(() => undefined)
+    if (handle === undefined) return
+    try {
+      const start = Math.max(0, offset - SEEN_BYTES)
+      const buffer = Buffer.alloc(offset - start)
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, start)
+      seen = buffer.subarray(0, bytesRead)
+    } finally {
+      await handle.close()
+    }
+  })
+  yield* watch
   let decoder = new StringDecoder("utf8")
   let pending = ""
   /** Whether the last poll failed (its warning is given once). */
@@ -166,12 +211,7 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
     const changed = new Set<number>()
     for (const raw of complete.split("\n")) {
       if (raw.trim() === "") continue
-      const line = decodeLine(raw)
-      // A line the recorder is not the author of: shown as a problem (`load` refuses the file).
-      const indexes = Option.isNone(line)
-        ? state.builder.problem("not a transcript line (JSON {\"dir\",\"msg\"})", raw)
-        : state.builder.push(line.value)
-      for (const index of indexes) if (index > 0) changed.add(index)
+      for (const index of pushRaw(state.builder, raw)) if (index > 0) changed.add(index)
     }
     version++
     for (const index of changed) changedAt.set(index, version)
@@ -181,13 +221,21 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
   const poll = Effect.tryPromise({
     try: async () => {
       const stat = await Fs.promises.stat(path)
-      if (stat.size < offset) return "replaced" as const
-      if (stat.size === offset) return ""
+      // Another file now, or this one rewritten: shorter, or not ending as it did where it was
+      // read to (moved over it, copied over it, recorded anew at that path).
+      if (stat.size < offset || `${stat.dev}:${stat.ino}` !== identity) return "replaced" as const
       const handle = await Fs.promises.open(path, "r")
       try {
+        if (seen.length > 0) {
+          const before = Buffer.alloc(seen.length)
+          const { bytesRead } = await handle.read(before, 0, before.length, offset - seen.length)
+          if (bytesRead !== seen.length || !before.equals(seen)) return "replaced" as const
+        }
+        if (stat.size === offset) return ""
         const buffer = Buffer.alloc(stat.size - offset)
         const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset)
         offset += bytesRead
+        seen = Buffer.concat([seen, buffer.subarray(0, bytesRead)]).subarray(-SEEN_BYTES)
         return decoder.write(buffer.subarray(0, bytesRead))
       } finally {
         await handle.close()
@@ -198,7 +246,8 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
   }).pipe(
     Effect.flatMap((text) => {
       if (text !== "replaced") return Effect.sync(() => text === "" ? undefined : apply(text))
-      return load(path, { partial: true }).pipe(Effect.map((next) => {
+      // Read as the lines appended are: one that is no transcript line is a problem item.
+      return Effect.flatMap(load(path, { partial: true, lenient: true }), (next) => Effect.map(watch, () => {
         state = next
         offset = next.bytes
         pending = ""
