@@ -228,63 +228,40 @@ describe("the turn engine's edges", () => {
       }).pipe(Effect.provide(layer))
     }))
 
-  it.effect("a CLI that echoes no uuid: with stallTimeout, a run waiting to be written behind a send the CLI went silent on fails with Stalled", () =>
-    Effect.gen(function*() {
-      const users: Array<string> = []
-      const layer = FakeCli.layer((cli) =>
-        Effect.gen(function*() {
-          yield* FakeCli.answerInitialize(cli)
-          users.push(textOf(yield* cli.nextMatching((m) => m.type === "user")))
-          // X starts, then the CLI writes nothing more.
-          yield* emitAll(cli, FakeCli.textTurn({ sessionId: SESSION, text: "x" }).slice(0, 2))
-          users.push(textOf(yield* cli.nextMatching((m) => m.type === "user")))
-          return yield* Effect.never
-        })
-      )
-      yield* Effect.gen(function*() {
-        const session = yield* Claude.open({ stallTimeout: "5 seconds", interruptTimeout: "1 second" })
-        yield* session.send("X")
-        yield* settle
-        const y = yield* session.run("Y").pipe(Effect.exit, Effect.forkChild)
-        yield* settle
-        yield* TestClock.adjust("4 seconds")
-        yield* settle
-        assert.isUndefined(y.pollUnsafe(), "not stalled yet: 4 s of silence")
-        yield* TestClock.adjust("2 seconds")
-        yield* settle
-        assert.isDefined(y.pollUnsafe(), "run(Y) still waits after 6 s of silence with stallTimeout 5 s")
-        const exit = yield* Fiber.join(y)
-        const error = Exit.isFailure(exit) ? exit.cause.reasons.find(Cause.isFailReason)?.error : undefined
-        assert.strictEqual((error as { reason?: { _tag: string } } | undefined)?.reason?._tag, "Stalled", String(exit))
-        assert.deepStrictEqual(users, ["X"], "Y was never written")
-      }).pipe(Effect.provide(layer))
-    }))
-
-  it.effect("a CLI that echoes no uuid: with stallTimeout, a send waiting to be written behind a send the CLI went silent on fails with Stalled", () =>
-    Effect.gen(function*() {
-      const users: Array<string> = []
-      const layer = FakeCli.layer((cli) =>
-        Effect.gen(function*() {
-          yield* FakeCli.answerInitialize(cli)
-          users.push(textOf(yield* cli.nextMatching((m) => m.type === "user")))
-          yield* emitAll(cli, FakeCli.textTurn({ sessionId: SESSION, text: "x" }).slice(0, 2))
-          users.push(textOf(yield* cli.nextMatching((m) => m.type === "user")))
-          return yield* Effect.never
-        })
-      )
-      yield* Effect.gen(function*() {
-        const session = yield* Claude.open({ stallTimeout: "5 seconds", interruptTimeout: "1 second" })
-        yield* session.send("X")
-        yield* settle
-        const y = yield* session.send("Y").pipe(Effect.exit, Effect.forkChild)
-        yield* settle
-        yield* TestClock.adjust("6 seconds")
-        yield* settle
-        assert.isDefined(y.pollUnsafe(), "send(Y) still waits after 6 s of silence with stallTimeout 5 s")
-        const exit = yield* Fiber.join(y)
-        const error = Exit.isFailure(exit) ? exit.cause.reasons.find(Cause.isFailReason)?.error : undefined
-        assert.strictEqual((error as { reason?: { _tag: string } } | undefined)?.reason?._tag, "Stalled", String(exit))
-        assert.deepStrictEqual(users, ["X"], "Y was never written")
-      }).pipe(Effect.provide(layer))
-    }))
+  for (const operation of ["run", "send"] as const) {
+    it.effect(`a CLI that echoes no uuid: with stallTimeout, a ${operation} waiting to be written behind a send the CLI went silent on fails with Stalled`, () =>
+      Effect.gen(function*() {
+        const users: Array<string> = []
+        const layer = FakeCli.layer((cli) =>
+          Effect.gen(function*() {
+            yield* FakeCli.answerInitialize(cli)
+            users.push(textOf(yield* cli.nextMatching((m) => m.type === "user")))
+            // X starts, then the CLI writes nothing more.
+            yield* emitAll(cli, FakeCli.textTurn({ sessionId: SESSION, text: "x" }).slice(0, 2))
+            users.push(textOf(yield* cli.nextMatching((m) => m.type === "user")))
+            return yield* Effect.never
+          })
+        )
+        yield* Effect.gen(function*() {
+          const session = yield* Claude.open({ stallTimeout: "5 seconds", interruptTimeout: "1 second" })
+          yield* session.send("X")
+          yield* settle
+          const y = yield* (operation === "run" ? Effect.asVoid(session.run("Y")) : Effect.asVoid(session.send("Y"))).pipe(
+            Effect.exit,
+            Effect.forkChild
+          )
+          yield* settle
+          yield* TestClock.adjust("4 seconds")
+          yield* settle
+          assert.isUndefined(y.pollUnsafe(), "not stalled yet: 4 s of silence")
+          yield* TestClock.adjust("2 seconds")
+          yield* settle
+          assert.isDefined(y.pollUnsafe(), `${operation}(Y) still waits after 6 s of silence with stallTimeout 5 s`)
+          const exit = yield* Fiber.join(y)
+          const error = Exit.isFailure(exit) ? exit.cause.reasons.find(Cause.isFailReason)?.error : undefined
+          assert.strictEqual((error as { reason?: { _tag: string } } | undefined)?.reason?._tag, "Stalled", String(exit))
+          assert.deepStrictEqual(users, ["X"], "Y was never written")
+        }).pipe(Effect.provide(layer))
+      }))
+  }
 })
