@@ -121,4 +121,47 @@ describe("the viewer's --follow when the file is replaced", () => {
       const seen = yield* shows((path) => Fs.writeFileSync(path, promptL("NEW prompt one") + "not json\n"))
       assert.deepStrictEqual(seen, { old: false, newOne: true })
     }))
+
+  it.live("once replaced and growing, the page is told to reload once, then gets the new lines as parts", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-viewer-")
+      const path = Path.join(dir, "t.ndjson")
+      Fs.writeFileSync(path, oldText)
+      const served = yield* Server.serve({ path, follow: true, pollInterval: "20 millis" })
+      const updates: Array<{ readonly reload?: true; readonly parts: ReadonlyArray<unknown> }> = []
+      const controller = new AbortController()
+      yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
+      // The page's feed, read as it comes.
+      yield* Effect.forkScoped(Effect.promise(async () => {
+        const response = await fetch(`${served.url}events?v=1`, { signal: controller.signal })
+        const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+        let buffer = ""
+        try {
+          for (;;) {
+            const { done, value } = await reader.read()
+            if (done) return
+            buffer += value
+            for (let end = buffer.indexOf("\n\n"); end !== -1; end = buffer.indexOf("\n\n")) {
+              updates.push(JSON.parse(buffer.slice(0, end).replace(/^data: /, "")))
+              buffer = buffer.slice(end + 2)
+            }
+          }
+        } catch {
+          // aborted at the end
+        }
+      }))
+      yield* Effect.sleep("100 millis")
+      Fs.writeFileSync(Path.join(dir, "next.ndjson"), newText)
+      Fs.renameSync(Path.join(dir, "next.ndjson"), path)
+      for (let i = 0; i < 15; i++) {
+        Fs.appendFileSync(path, answerL(`more ${i}`))
+        yield* Effect.sleep("20 millis")
+      }
+      yield* Effect.sleep("300 millis")
+      const reloads = updates.filter((update) => update.reload === true).length
+      assert.strictEqual(reloads, 1, `${reloads} reloads in ${updates.length} updates`)
+      const main = mainOf(yield* Effect.promise(() => fetch(served.url).then((r) => r.text())))
+      assert.include(main, "more 14")
+    }).pipe(Effect.scoped))
 })
+

@@ -76,13 +76,31 @@ const SEEN_BYTES = 64
 export const load: (
   path: string,
   options?: { readonly partial?: boolean | undefined; readonly lenient?: boolean | undefined }
-) => Effect.Effect<{ readonly builder: Timeline.Builder; readonly bytes: number; readonly rest: string }, ClaudeError.ClaudeError> =
+) => Effect.Effect<
+  {
+    readonly builder: Timeline.Builder
+    readonly bytes: number
+    readonly rest: string
+    /** The file's identity (device and inode) and its last bytes up to `bytes`, read from one handle. */
+    readonly identity: string
+    readonly seen: Buffer
+  },
+  ClaudeError.ClaudeError
+> =
   Effect.fn("Viewer.load")(function*(
     path: string,
     options?: { readonly partial?: boolean | undefined; readonly lenient?: boolean | undefined }
   ) {
-    const buffer = yield* Effect.tryPromise({
-      try: () => Fs.promises.readFile(path),
+    const { buffer, identity } = yield* Effect.tryPromise({
+      try: async () => {
+        const handle = await Fs.promises.open(path, "r")
+        try {
+          const stat = await handle.stat()
+          return { buffer: await handle.readFile(), identity: `${stat.dev}:${stat.ino}` }
+        } finally {
+          await handle.close()
+        }
+      },
       catch: (error) => invalid(`cannot read the transcript ${path}: ${describeError(error)}`)
     })
     // In bytes: the unfinished line may end inside a character.
@@ -103,7 +121,13 @@ export const load: (
       )
       for (const line of lines) builder.push(line)
     }
-    return { builder, bytes: end, rest: buffer.toString("utf8", end) }
+    return {
+      builder,
+      bytes: end,
+      rest: buffer.toString("utf8", end),
+      identity,
+      seen: Buffer.from(buffer.subarray(Math.max(0, end - SEEN_BYTES), end))
+    }
   })
 
 /** One raw line into `builder`: a transcript line, or a problem item. Its changed turns. */
@@ -169,24 +193,8 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
   const pubsub = yield* PubSub.unbounded<Update>()
   let offset = state.bytes
   // What tells the file read from the next: its identity, and its last bytes read.
-  let identity = ""
-  let seen: Buffer = Buffer.alloc(0)
-  /** Takes the file's identity and the bytes before `offset` (after a load). */
-  const watch = Effect.promise(async () => {
-    const stat = await Fs.promises.stat(path).catch(() => undefined)
-    identity = stat === undefined ? "" : `${stat.dev}:${stat.ino}`
-    const handle = await Fs.promises.open(path, "r").catch(() => undefined)
-    if (handle === undefined) return
-    try {
-      const start = Math.max(0, offset - SEEN_BYTES)
-      const buffer = Buffer.alloc(offset - start)
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, start)
-      seen = buffer.subarray(0, bytesRead)
-    } finally {
-      await handle.close()
-    }
-  })
-  yield* watch
+  let identity = state.identity
+  let seen = state.seen
   let decoder = new StringDecoder("utf8")
   let pending = ""
   /** Whether the last poll failed (its warning is given once). */
@@ -220,12 +228,12 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
 
   const poll = Effect.tryPromise({
     try: async () => {
-      const stat = await Fs.promises.stat(path)
-      // Another file now, or this one rewritten: shorter, or not ending as it did where it was
-      // read to (moved over it, copied over it, recorded anew at that path).
-      if (stat.size < offset || `${stat.dev}:${stat.ino}` !== identity) return "replaced" as const
       const handle = await Fs.promises.open(path, "r")
       try {
+        // Another file now, or this one rewritten: shorter, or not ending as it did where it was
+        // read to (moved over it, copied over it, recorded anew at that path).
+        const stat = await handle.stat()
+        if (stat.size < offset || `${stat.dev}:${stat.ino}` !== identity) return "replaced" as const
         if (seen.length > 0) {
           const before = Buffer.alloc(seen.length)
           const { bytesRead } = await handle.read(before, 0, before.length, offset - seen.length)
@@ -235,7 +243,8 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
         const buffer = Buffer.alloc(stat.size - offset)
         const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset)
         offset += bytesRead
-        seen = Buffer.concat([seen, buffer.subarray(0, bytesRead)]).subarray(-SEEN_BYTES)
+        // A copy: the chunk read is not kept alive by it.
+        seen = Buffer.from(Buffer.concat([seen, buffer.subarray(Math.max(0, bytesRead - SEEN_BYTES), bytesRead)]).subarray(-SEEN_BYTES))
         return decoder.write(buffer.subarray(0, bytesRead))
       } finally {
         await handle.close()
@@ -247,15 +256,17 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
     Effect.flatMap((text) => {
       if (text !== "replaced") return Effect.sync(() => text === "" ? undefined : apply(text))
       // Read as the lines appended are: one that is no transcript line is a problem item.
-      return Effect.flatMap(load(path, { partial: true, lenient: true }), (next) => Effect.map(watch, () => {
+      return Effect.map(load(path, { partial: true, lenient: true }), (next) => {
         state = next
         offset = next.bytes
+        identity = next.identity
+        seen = next.seen
         pending = ""
         decoder = new StringDecoder("utf8")
         version++
         changedAt.clear()
         PubSub.publishUnsafe(pubsub, { version, parts: [], reload: true })
-      }))
+      })
     }),
     Effect.tap(() =>
       Effect.suspend(() => {
