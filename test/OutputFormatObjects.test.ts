@@ -64,6 +64,33 @@ describe("structured output's JSON Schema is an object schema", () => {
       }))
   }
 
+  it.effect("a Schema.Class named with a space or a non-ASCII letter (its $ref percent-encoded) is sent with the object at the top", () =>
+    Effect.gen(function*() {
+      class Spaced extends Schema.Class<Spaced>("My Person")({ name: Schema.String }) {}
+      class Accented extends Schema.Class<Accented>("Café")({ name: Schema.String }) {}
+      for (const format of [Spaced, Accented]) {
+        const { exit, sent } = yield* sentFor(format)
+        assert.isTrue(Exit.isSuccess(exit), String(exit))
+        assert.strictEqual(sent?.type, "object")
+      }
+    }))
+
+  it.effect("a raw draft-07 jsonSchema (its object behind a $ref into definitions, through another $ref) is sent with the object at the top", () =>
+    Effect.gen(function*() {
+      const raw = {
+        $ref: "#/definitions/Alias",
+        definitions: {
+          Alias: { $ref: "#/definitions/Person" },
+          Person: { type: "object", properties: { name: { type: "string" } } }
+        }
+      }
+      yield* Launch.validate({ jsonSchema: raw })
+      const { args } = Launch.buildCommand({ jsonSchema: raw }, { mcpServers: [], permissionPromptTool: false })
+      const sent = JSON.parse(args[args.indexOf("--json-schema") + 1]!) as Record<string, unknown>
+      assert.strictEqual(sent.type, "object")
+      assert.isUndefined(sent.$ref)
+    }))
+
   it.effect("a raw jsonSchema that does not describe an object is InvalidInput", () =>
     Effect.gen(function*() {
       const refused = yield* Effect.flip(Launch.validate({ jsonSchema: { type: "string" } }))

@@ -95,17 +95,37 @@ const describeObject = (o: object): string => {
 /**
  * `schema` (a JSON Schema) with an object schema at its top, or undefined when it has none: a
  * structured output's schema goes to the model as a tool's input schema, which the Messages API
- * takes only as `"type": "object"`. A top-level `$ref` to one of its own `$defs` (a Schema with an
- * identifier, as a `Schema.Class`) is replaced by that definition, the `$defs` kept for the refs
- * inside it.
+ * takes only as `"type": "object"`. A top-level `$ref` to one of its own definitions (`$defs`,
+ * or draft-07's `definitions`: a Schema with an identifier, as a `Schema.Class`), through other
+ * such refs, is replaced by that definition, the definitions kept for the refs inside it.
  */
 export const objectSchemaOf = (schema: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> | undefined => {
-  if (schema.type === "object") return schema
-  const { $defs: defs, $ref: ref, ...rest } = schema
-  if (typeof ref !== "string" || !ref.startsWith("#/$defs/") || !isRecord(defs)) return undefined
-  // A JSON Pointer's segment: `~1` is `/`, `~0` is `~`.
-  const target = defs[ref.slice("#/$defs/".length).replaceAll("~1", "/").replaceAll("~0", "~")]
-  return isRecord(target) && target.type === "object" ? { ...rest, ...target, $defs: defs } : undefined
+  const { $ref: ref, ...rest } = schema
+  let target: unknown = schema
+  const followed = new Set<string>()
+  for (let at = ref; typeof at === "string"; at = isRecord(target) ? target.$ref : undefined) {
+    if (followed.has(at)) return undefined
+    followed.add(at)
+    target = definitionAt(schema, at)
+  }
+  if (!isRecord(target) || target.type !== "object") return undefined
+  return target === schema ? schema : { ...rest, ...target }
+}
+
+/** The definition a local `$ref` (`#/$defs/…`, `#/definitions/…`) names in `schema`, if any. */
+const definitionAt = (schema: Readonly<Record<string, unknown>>, ref: string): unknown => {
+  const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref)
+  const defs = match === null ? undefined : schema[match[1]!]
+  if (match === null || !isRecord(defs)) return undefined
+  let name: string
+  try {
+    // A URI fragment (percent-encoded, as Effect writes an identifier with a space), then a JSON
+    // Pointer token (`~1` is `/`, `~0` is `~`).
+    name = decodeURIComponent(match[2]!).replaceAll("~1", "/").replaceAll("~0", "~")
+  } catch {
+    return undefined
+  }
+  return Object.hasOwn(defs, name) ? defs[name] : undefined
 }
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
