@@ -168,12 +168,15 @@ export const parseLine = (text: string, line: number): Entry => {
 
 /**
  * Whether `JSON.parse` failed at the end of `text`, which a cut line does (V8 says so: "Unexpected
- * end of JSON input", or the error "at position" the text's length).
+ * end of JSON input", or the error "in JSON at position" the text's length). A complete line
+ * damaged at its very end (its closing `}` lost) reads the same: no text tells the two apart.
  */
 const endsEarly = (text: string, error: unknown): boolean => {
   const message = error instanceof Error ? error.message : ""
-  return message.startsWith("Unexpected end of JSON input") || message.includes(`at position ${text.length} `) ||
-    message.endsWith(`at position ${text.length}`)
+  if (message.startsWith("Unexpected end of JSON input")) return true
+  // Anchored at the end: V8 quotes the text in other messages, which may hold these words.
+  const at = /in JSON at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(message)
+  return at !== null && Number(at[1]) === text.length
 }
 
 const unreadable = (text: string, line: number, description: string, cut: boolean): UnreadableLine => ({
@@ -370,14 +373,26 @@ export const makeDirectory: (
     // The uuids of each file this store appended to, how many bytes of it were read for them, and
     // whether those bytes end inside a line (a write cut short: the CLI's, or a failed one here);
     // with the file's identity, and the last byte read, to tell that it is still that file.
-    const known = new Map<string, { uuids: Set<string>; read: number; midLine: boolean; identity: string; lastByte: number | undefined }>()
-    /** The byte at `offset` of `file`, if it has one. */
-    const byteAt = (file: string, offset: number) =>
-      fs.stream(file, { offset, bytesToRead: 1 }).pipe(
+    const known = new Map<string, { uuids: Set<string>; read: number; midLine: boolean; identity: string; tail: Uint8Array }>()
+    /** How many of the last bytes read tell a file from one written anew under its name. */
+    const TAIL_BYTES = 64
+    /** The bytes of `file` in `[start, end)` (fewer when it is shorter); none once it is gone. */
+    const bytesAt = (file: string, start: number, end: number) =>
+      fs.stream(file, { offset: start, bytesToRead: end - start }).pipe(
         Stream.runCollect,
-        Effect.map((chunks) => chunks[0]?.[0]),
+        Effect.map((chunks) => {
+          const out = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.length, 0))
+          let at = 0
+          for (const chunk of chunks) {
+            out.set(chunk, at)
+            at += chunk.length
+          }
+          return out
+        }),
+        Effect.catchIf(isNotFound, () => Effect.succeed(new Uint8Array(0))),
         Effect.mapError(failed(name, `read ${file}`))
       )
+    const sameBytes = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((byte, i) => byte === b[i])
     const uuidsOf = Effect.fnUntraced(function*(file: string) {
       const info = yield* fs.stat(file).pipe(
         Effect.map((info) => ({ size: Number(info.size), identity: `${info.dev}:${Option.getOrElse(info.ino, () => "")}` })),
@@ -388,14 +403,14 @@ export const makeDirectory: (
       let state = known.get(file)
       // Read again from its start when it is not the file read before: cut short, or replaced
       // (another store on the same directory deleted the session and wrote it anew), which its
-      // identity or the byte last read tells (a reused inode number keeps the first the same).
+      // identity or its last bytes read tell (a reused inode number keeps the first the same).
       if (
         state !== undefined &&
         (size < state.read || info.identity !== state.identity ||
-          (state.read > 0 && (yield* byteAt(file, state.read - 1)) !== state.lastByte))
+          !sameBytes(yield* bytesAt(file, state.read - state.tail.length, state.read), state.tail))
       ) state = undefined
       if (state === undefined) {
-        state = { uuids: new Set(), read: 0, midLine: false, identity: info.identity, lastByte: undefined }
+        state = { uuids: new Set(), read: 0, midLine: false, identity: info.identity, tail: new Uint8Array(0) }
         known.set(file, state)
       }
       if (size > state.read) {
@@ -408,10 +423,11 @@ export const makeDirectory: (
             })
           )
         )
+        const tail = yield* bytesAt(file, Math.max(0, size - TAIL_BYTES), size)
         // Nothing read (the file cut short meanwhile): a line of its own is not needed.
-        const byte = yield* byteAt(file, size - 1)
+        const byte = tail.at(-1)
         state.midLine = byte !== undefined && byte !== 0x0a
-        state.lastByte = byte
+        state.tail = tail
         state.read = size
       }
       return state

@@ -22,6 +22,7 @@
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FileSystem from "effect/FileSystem"
@@ -613,6 +614,8 @@ export const projectKey = (cwd: string): string => ProjectKey.fromCwd(cwd)
 
 /** Lines of history a fork appends at a time. */
 const forkBatch = 500
+/** How long a fork that failed waits for its copy to be removed. */
+const forkCleanupTimeout = Duration.seconds(30)
 
 /**
  * Options of {@link makeWith}.
@@ -883,7 +886,17 @@ export const makeWith: (
           }])
         )
       )
-      yield* copy.pipe(Effect.onExit((exit) => Exit.isFailure(exit) ? Effect.ignore(store.delete(target)) : Effect.void))
+      yield* copy.pipe(Effect.onExit((exit) =>
+        Exit.isFailure(exit)
+          ? store.delete(target).pipe(
+            // Bounded: an interrupted fork must not wait on a store that hangs.
+            Effect.timeout(forkCleanupTimeout),
+            Effect.catchCause((cause) =>
+              Effect.logWarning(`Sessions.fork: the copy ${forkId} that failed could not be removed`, cause)
+            )
+          )
+          : Effect.void
+      ))
       return forkId
     })
 

@@ -225,7 +225,11 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   })
 
   const initializeResult = Fiber.join(initializeAnswer).pipe(
-    Effect.flatMap((body) => Outgoing.decodeResponse("initialize", Control.InitializeResponse, body, (text) => tracing.redact(text)))
+    Effect.flatMap((body) => {
+      // The account e-mail is a secret before an answer that breaks its schema is put in an error.
+      tracing.addSecret(Tracing.accountEmail(body))
+      return Outgoing.decodeResponse("initialize", Control.InitializeResponse, body, (text) => tracing.redact(text))
+    })
   )
   // The CLI's version, once it answered `initialize`, or why it gets no turn
   // (`cliAccepted.ts`): that ends the session, failing every turn; a real CLI gets no turn
