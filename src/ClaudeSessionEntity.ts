@@ -666,6 +666,11 @@ export const layer = (
             // anchor on the ledger's last finished turn, never on the lost root.
             yield* SessionStoreWiring.removeLocalTranscript(sessionOptions, sessionId)
           }
+          if (!resuming && [...ledger.turns.keys()].some((turn) => !(inflight.has(turn) && firstAttempts.has(turn)))) {
+            // Turns accepted before, none of which a CLI wrote anything of: one may still have
+            // saved its prompt, and the CLI refuses a new session under an id whose file exists.
+            yield* SessionStoreWiring.removeLocalTranscript(sessionOptions, sessionId)
+          }
           const resumeAt = typeof plan === "object" ? plan.at : undefined
           const session = yield* Claude.open({
             ...sessionOptions,

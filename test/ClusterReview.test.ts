@@ -29,6 +29,7 @@ import * as SessionStore from "../src/SessionStore.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { Transport } from "../src/Transport.ts"
 import { planResume } from "../src/internal/resumePlan.ts"
+import * as SessionStoreWiring from "../src/internal/sessionStoreWiring.ts"
 import { makeTempDir } from "./support/tempDir.ts"
 
 const S1 = "11111111-1111-4111-8111-111111111111"
@@ -314,6 +315,55 @@ describe("the session entity's first turn", () => {
       })
     }).pipe(Effect.provide(on(transport, Effect.runSync(SessionStore.makeMemory))))
   })
+})
+
+describe("the session entity's first turn, its transcript written", () => {
+  it.effect("a first turn whose CLI wrote its transcript but no line of the turn, then died: the next turn starts the session anew", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-entity-local-")
+      const cwd = Path.join(dir, "repo")
+      Fs.mkdirSync(cwd)
+      const env = { CLAUDE_CONFIG_DIR: Path.join(dir, "config") }
+      const where = SessionStoreWiring.locate(env, cwd)
+      const file = Path.join(where.projectsDir, where.projectKey, `${S1}.jsonl`)
+      const launches: Array<string> = []
+      const transport = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          const session = sessionOf(cli.spec.args)
+          launches.push(session.resumed ? "resume" : "new")
+          // As the CLI: a new session under an id whose transcript exists is refused.
+          if (!session.resumed && Fs.existsSync(file)) {
+            yield* cli.stderr(`Session ID ${session.id} is already in use.\n`)
+            return 1
+          }
+          if (launches.length === 1) {
+            // The prompt saved, then the CLI dies before writing a line of the turn.
+            yield* FakeCli.answerInitialize(cli)
+            yield* cli.nextMatching((m) => m.type === "user")
+            Fs.mkdirSync(Path.dirname(file), { recursive: true })
+            Fs.writeFileSync(file, `${JSON.stringify({ type: "user", uuid: "u1", message: { role: "user", content: "one" } })}\n`)
+            return 1
+          }
+          return yield* FakeCli.conversation({ sessionId: session.id })(cli)
+        })
+      )
+      const layer = ClaudeSessionEntity.layer({ session: () => ({ cwd, env }) }).pipe(
+        Layer.provideMerge(TestRunner.layer),
+        Layer.provide(transport),
+        Layer.provide(Layer.succeed(SessionStore.SessionStore, Effect.runSync(SessionStore.makeMemory)))
+      )
+      yield* Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        const first = yield* Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" }))
+        const second = yield* Effect.exit(session.Run({ uuid: uuid(2), prompt: "two" }))
+        assert.deepStrictEqual({ first: tagOf(first), second: tagOf(second), launches }, {
+          first: "ProcessExited",
+          second: "success",
+          launches: ["new", "new"]
+        })
+      }).pipe(Effect.provide(layer))
+    }).pipe(Effect.scoped))
 })
 
 describe("the session entity's settings and joined callers", () => {
