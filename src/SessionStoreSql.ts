@@ -184,6 +184,10 @@ export const make = Effect.fn("SessionStoreSql.make")(function*(options: Options
       yield* sql`INSERT INTO ${sessions} ${
         sql.insert({ project_key: key.projectKey, session_id: key.sessionId, mtime })
       } ON CONFLICT (project_key, session_id) DO UPDATE SET mtime = excluded.mtime`
+    } else if (dialect === "pg") {
+      // A subagent's transcript has no row to lock: a lock of the transaction's on the key keeps
+      // two appends to it from interleaving their chunks (SQLite's writer lock does already).
+      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${JSON.stringify([key.projectKey, key.sessionId, key.subpath])}))`
     }
     for (let i = 0; i < rows.length; i += insertChunk) {
       const chunk = rows.slice(i, i + insertChunk)

@@ -97,4 +97,28 @@ describe("the SQL store on PostgreSQL", () => {
         const loaded = yield* Stream.runCollect(store.load(key))
         assert.deepStrictEqual(loaded.map((e) => e.uuid), uuids)
       })), { timeout: 30_000 })
+
+  // A subagent's transcript took no lock: two appends to it at once, each inserted in chunks of
+  // 200 rows, interleaved their rows (found by a reviewing helper: 426 runs for 10 batches).
+  it.live("PG: concurrent appends from two pools keep each batch whole, in a subagent's transcript as in the main one", () =>
+    Effect.gen(function*() {
+      const tablePrefix = `batch${counter++}_`
+      const batch = (tag: string, n: number) =>
+        Array.from({ length: n }, (_, i) => ({ type: "user", uuid: `${tag}-${String(i).padStart(4, "0")}` }))
+      const report: Array<string> = []
+      for (const subpath of [undefined, "subagents/agent-x"]) {
+        const where = { ...key, ...(subpath === undefined ? {} : { subpath }) }
+        const writer = (tag: string) =>
+          withStore(pg(tablePrefix), (store) =>
+            Effect.forEach([0, 1, 2, 3], (i) => store.append(where, batch(`${tag}${i}`, 450)), { discard: true }))
+        yield* Effect.all([writer("A"), writer("B")], { concurrency: 2 })
+        const loaded = yield* withStore(pg(tablePrefix), (store) => Stream.runCollect(store.load(where)))
+        const tags = loaded.map((e) => String(e.uuid).split("-")[0])
+        let runs = tags.length === 0 ? 0 : 1
+        for (let i = 1; i < tags.length; i++) if (tags[i] !== tags[i - 1]) runs++
+        report.push(`${subpath ?? "main"}: ${loaded.length} entries, ${runs} runs`)
+      }
+      assert.deepStrictEqual(report, ["main: 3600 entries, 8 runs", "subagents/agent-x: 3600 entries, 8 runs"])
+    }), { timeout: 120_000 })
 })
+
