@@ -128,12 +128,14 @@ describe("the viewer's --follow when the file is replaced", () => {
       const path = Path.join(dir, "t.ndjson")
       Fs.writeFileSync(path, oldText)
       const served = yield* Server.serve({ path, follow: true, pollInterval: "20 millis" })
+      const page = yield* Effect.promise(() => fetch(served.url).then((r) => r.text()))
+      const query = `v=${/data-version="(\d+)"/.exec(page)![1]}&e=${/data-epoch="([^"]*)"/.exec(page)![1]}`
       const updates: Array<{ readonly reload?: true; readonly parts: ReadonlyArray<unknown> }> = []
       const controller = new AbortController()
       yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
       // The page's feed, read as it comes.
       yield* Effect.forkScoped(Effect.promise(async () => {
-        const response = await fetch(`${served.url}events?v=1`, { signal: controller.signal })
+        const response = await fetch(`${served.url}events?${query}`, { signal: controller.signal })
         const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
         let buffer = ""
         try {
@@ -163,5 +165,57 @@ describe("the viewer's --follow when the file is replaced", () => {
       const main = mainOf(yield* Effect.promise(() => fetch(served.url).then((r) => r.text())))
       assert.include(main, "more 14")
     }).pipe(Effect.scoped))
+})
+
+describe("the viewer's --follow feed for a page that connects late", () => {
+  /** The first update `events` sends a page that says it shows `query`. */
+  const firstUpdate = (url: string, query: string) =>
+    Effect.promise(async () => {
+      const controller = new AbortController()
+      try {
+        const response = await fetch(`${url}events?${query}`, { signal: controller.signal })
+        const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+        let buffer = ""
+        for (;;) {
+          const { value } = await reader.read()
+          buffer += value ?? ""
+          const end = buffer.indexOf("\n\n")
+          if (end !== -1) return JSON.parse(buffer.slice(0, end).replace(/^data: /, "")) as { reload?: true; version: number }
+        }
+      } finally {
+        controller.abort()
+      }
+    })
+  const pageOf = (url: string) => Effect.promise(() => fetch(url).then((r) => r.text()))
+  const attribute = (page: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(page)?.[1] ?? ""
+
+  it.live("a page from before the file was replaced is told to reload; one from after is not", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-viewer-")
+      const path = Path.join(dir, "t.ndjson")
+      Fs.writeFileSync(path, promptL("old 1") + answerL("old answer 1") + promptL("old 2"))
+      const served = yield* Server.serve({ path, follow: true, pollInterval: "20 millis" })
+      const before = yield* pageOf(served.url)
+      Fs.writeFileSync(path, promptL("new 1"))
+      yield* Effect.sleep("200 millis")
+      const after = yield* pageOf(served.url)
+      const query = (page: string) => `v=${attribute(page, "data-version")}&e=${attribute(page, "data-epoch")}`
+      assert.isTrue((yield* firstUpdate(served.url, query(before))).reload === true, "the older page was not told to reload")
+      assert.isUndefined((yield* firstUpdate(served.url, query(after))).reload)
+    }))
+
+  it.live("a page of another run of the viewer (restarted on its port) is told to reload", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-viewer-")
+      const path = Path.join(dir, "t.ndjson")
+      Fs.writeFileSync(path, promptL("one") + answerL("answer") + promptL("two"))
+      const first = yield* Effect.scoped(Effect.gen(function*() {
+        const served = yield* Server.serve({ path, follow: true, pollInterval: "20 millis" })
+        return yield* pageOf(served.url)
+      }))
+      const served = yield* Server.serve({ path, follow: true, pollInterval: "20 millis" })
+      const update = yield* firstUpdate(served.url, `v=${attribute(first, "data-version")}&e=${attribute(first, "data-epoch")}`)
+      assert.isTrue(update.reload === true, "the page of the earlier run was not told to reload")
+    }))
 })
 

@@ -97,9 +97,11 @@ describe("the viewer's server, following a transcript", () => {
       const served = yield* Server.serve({ path, follow: true, pollInterval: "20 millis" })
       const page = yield* Effect.promise(() => fetch(served.url).then((r) => r.text()))
       const version = Number(/data-version="(\d+)"/.exec(page)![1])
+      // The run of the viewer the page is of: a page of another is told to reload.
+      const epoch = /data-epoch="([^"]*)"/.exec(page)![1]!
       assert.include(page, "first answer")
 
-      const stream = yield* events(`${served.url}events?v=${version}`)
+      const stream = yield* events(`${served.url}events?v=${version}&e=${epoch}`)
       assert.strictEqual(stream.contentType, "text/event-stream")
       const catchUp = yield* stream.next()
       assert.deepStrictEqual(catchUp.parts.map((p) => p.id), ["turn-0"])
@@ -112,7 +114,7 @@ describe("the viewer's server, following a transcript", () => {
       assert.isAbove(update.version, version)
 
       // A page that missed it (an older version) gets the changed turns at once.
-      const late = yield* events(`${served.url}events?v=${version}`)
+      const late = yield* events(`${served.url}events?v=${version}&e=${epoch}`)
       const lateCatchUp = yield* late.next()
       assert.isTrue(lateCatchUp.parts.some((p) => p.id === "turn-2" && p.html.includes("second answer")))
 

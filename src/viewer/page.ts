@@ -218,7 +218,8 @@ document.getElementById("expand").onclick=function(){all(true)};
 document.getElementById("collapse").onclick=function(){all(false)};
 var body=document.body;if(body.dataset.follow!=="1"||typeof EventSource==="undefined")return;
 var live=document.getElementById("live");live.textContent="following";
-var es=new EventSource("events?v="+body.dataset.version);
+var es=new EventSource("events?v="+body.dataset.version+"&e="+encodeURIComponent(body.dataset.epoch||""));
+es.onopen=function(){live.textContent="following"};
 es.onmessage=function(e){var m=JSON.parse(e.data);if(m.reload){location.reload();return}var near=window.innerHeight+window.scrollY>=document.body.scrollHeight-80;
 m.parts.forEach(function(p){var t=document.createElement("template");t.innerHTML=p.html;var el=document.getElementById(p.id);
 if(el)el.replaceWith(t.content);else document.getElementById("turns").appendChild(t.content)});
@@ -238,7 +239,7 @@ export interface PageOptions {
   /** The page's title (the transcript's file name). */
   readonly title: string
   /** Connects to `events` on the page's own server and applies the updates it sends. */
-  readonly follow?: { readonly version: number } | undefined
+  readonly follow?: { readonly version: number; readonly epoch?: string | undefined } | undefined
 }
 
 /**
@@ -260,7 +261,9 @@ export const renderPage = (timeline: Timeline.Timeline, options: PageOptions): s
   ].join("; ")
   const turns: Array<string> = []
   for (const turn of timeline.turns) turns.push(renderTurn(turn))
-  const follow = options.follow === undefined ? "" : ` data-follow="1" data-version="${options.follow.version}"`
+  const follow = options.follow === undefined
+    ? ""
+    : ` data-follow="1" data-version="${options.follow.version}" data-epoch="${escapeHtml(options.follow.epoch ?? "")}"`
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">

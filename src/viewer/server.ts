@@ -6,6 +6,7 @@
  * @since 0.2.0
  */
 import * as NodeBuffer from "node:buffer"
+import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Path from "node:path"
@@ -189,6 +190,10 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
   const path = options.path
   let state = yield* load(path, { partial: true })
   let version = 1
+  /** This run of the viewer, in its pages: a page of another run is told to reload. */
+  const epoch = Crypto.randomUUID()
+  /** The version the file was last replaced at: a page from before it is told to reload. */
+  let replacedAt = 0
   const changedAt = new Map<number, number>()
   const pubsub = yield* PubSub.unbounded<Update>()
   let offset = state.bytes
@@ -264,6 +269,7 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
         pending = ""
         decoder = new StringDecoder("utf8")
         version++
+        replacedAt = version
         changedAt.clear()
         PubSub.publishUnsafe(pubsub, { version, parts: [], reload: true })
       })
@@ -290,14 +296,21 @@ const makeFollower = Effect.fnUntraced(function*(options: ServeOptions) {
   )
 
   return {
-    page: () => Page.renderPage(state.builder.timeline, { title: Path.basename(path), follow: { version } }),
-    /** The updates after `since`: the turns changed since then at once, then each change. */
-    events: (since: number): Stream.Stream<Update> =>
+    page: () => Page.renderPage(state.builder.timeline, { title: Path.basename(path), follow: { version, epoch } }),
+    /**
+     * The updates after `since` for a page of this run (`pageEpoch`): the turns changed since then
+     * at once, then each change. A page of another run (the viewer restarted), or from before the
+     * file was replaced, is told to reload: its turns are not these.
+     */
+    events: (since: number, pageEpoch: string | undefined): Stream.Stream<Update> =>
       Stream.unwrap(Effect.gen(function*() {
         const subscription = yield* PubSub.subscribe(pubsub)
+        const stale = pageEpoch !== epoch || since < replacedAt || since > version
         const missed: Array<number> = []
         for (const [index, at] of changedAt) if (at > since) missed.push(index)
-        const catchUp: Update = { version, parts: parts(missed.sort((a, b) => a - b)) }
+        const catchUp: Update = stale
+          ? { version, parts: [], reload: true }
+          : { version, parts: parts(missed.sort((a, b) => a - b)) }
         return Stream.concat(Stream.succeed(catchUp), Stream.fromSubscription(subscription))
       }))
   }
@@ -309,9 +322,11 @@ const htmlResponse = (html: string) =>
     headers: { "cache-control": "no-store", "x-content-type-options": "nosniff" }
   })
 
-const sinceOf = (request: HttpServerRequest.HttpServerRequest): number => {
-  const v = Number(new URL(request.url, "http://127.0.0.1").searchParams.get("v"))
-  return Number.isFinite(v) ? v : 0
+/** The version (`v`) and the run (`e`) of the page asking for `events`. */
+const pageOf = (request: HttpServerRequest.HttpServerRequest): { readonly since: number; readonly epoch: string | undefined } => {
+  const params = new URL(request.url, "http://127.0.0.1").searchParams
+  const v = Number(params.get("v"))
+  return { since: Number.isFinite(v) ? v : 0, epoch: params.get("e") ?? undefined }
 }
 
 /**
@@ -338,7 +353,7 @@ const routes = Effect.fnUntraced(function*(options: ServeOptions) {
     HttpRouter.add("GET", "/", local(() => Effect.sync(() => htmlResponse(follower.page())))),
     HttpRouter.add("GET", "/events", local((request) =>
       Effect.succeed(HttpServerResponse.stream(
-        follower.events(sinceOf(request)).pipe(
+        follower.events(pageOf(request).since, pageOf(request).epoch).pipe(
           Stream.map((update) => `data: ${JSON.stringify(update)}\n\n`),
           Stream.encodeText
         ),
