@@ -420,6 +420,51 @@ describe("the session entity's settings and joined callers", () => {
     }).pipe(Effect.provide(on(transport, Effect.runSync(SessionStore.makeMemory))))
   })
 
+  it.effect("a SetModel on a session waiting for a CLI slot (all busy) is answered at once, and its CLI is launched with it", () => {
+    const gate = Effect.runSync(Deferred.make<void>())
+    const models: Array<string | undefined> = []
+    const transport = FakeCli.layer((cli) => {
+      const session = sessionOf(cli.spec.args)
+      const args = cli.spec.args
+      const at = args.findIndex((a) => a === "--model" || a.startsWith("--model="))
+      models.push(at === -1 ? undefined : args[at]!.includes("=") ? args[at]!.split("=")[1] : args[at + 1])
+      return FakeCli.conversation({
+        sessionId: session.id,
+        onUser: (text, _i, cli, message) =>
+          Effect.andThen(
+            text === "hold" ? Deferred.await(gate) : Effect.void,
+            Effect.forEach(
+              FakeCli.textTurn({ sessionId: session.id, text: `echo ${text}`, userMessageUuid: String(message.uuid) }),
+              (line) => cli.emit(line),
+              { discard: true }
+            )
+          )
+      })(cli)
+    })
+    const layer = ClaudeSessionEntity.layer({ maxLiveSessions: 1 }).pipe(
+      Layer.provideMerge(TestRunner.layer),
+      Layer.provide(transport),
+      Layer.provide(Layer.succeed(SessionStore.SessionStore, Effect.runSync(SessionStore.makeMemory)))
+    )
+    const S2 = "22222222-2222-4222-8222-222222222222"
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const client = yield* ClaudeSessionEntity.client
+      // S1 holds the one slot while its turn runs; S2's turn waits for it.
+      const holding = yield* Effect.forkChild(client(S1).Run({ uuid: uuid(1), prompt: "hold" }), { startImmediately: true })
+      for (let i = 0; i < 200 && models.length === 0; i++) yield* realSleep
+      const waiting = yield* Effect.forkChild(client(S2).Run({ uuid: uuid(2), prompt: "two" }), { startImmediately: true })
+      for (let i = 0; i < 20; i++) yield* realSleep
+      const setting = yield* Effect.forkChild(client(S2).SetModel({ model: "claude-fake-2" }), { startImmediately: true })
+      for (let i = 0; i < 40 && setting.pollUnsafe() === undefined; i++) yield* realSleep
+      assert.isDefined(setting.pollUnsafe(), "SetModel waited for the CLI slot")
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(holding)
+      yield* Fiber.join(waiting)
+      assert.deepStrictEqual(models, [undefined, "claude-fake-2"])
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a Run that joined a Turn of the same uuid is answered with a typed failure when the Turn's reader goes away", () => {
     const gate = Effect.runSync(Deferred.make<void>())
     let userLines = 0
