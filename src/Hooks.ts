@@ -67,6 +67,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
 import { answerBy, writable } from "./internal/handlerCall.ts"
+import { deadlineProblem } from "./internal/sessionOptionsCheck.ts"
 import * as HookEvents from "./HookEvents.ts"
 import type { HookMatcher } from "./protocol/control.ts"
 
@@ -142,7 +143,8 @@ export interface HookOptions {
    *
    * Default: none for most events; {@link defaultGuardTimeout} for a registration that fails
    * closed (a guard event with `onFailure: "block"`), because CLI 2.1.332 on its own timeout
-   * cancels the request and refuses the action without telling the program why.
+   * cancels the request and refuses the action without telling the program why. A positive
+   * duration: anything else is `InvalidInput` when the hooks' layer is built.
    */
   readonly timeout?: Duration.Input | undefined
   /**
@@ -302,18 +304,30 @@ export interface Bound {
 
 const isHook = (u: unknown): u is Hook<unknown> => typeof u === "object" && u !== null && TypeId in u
 
+/**
+ * What is wrong with a hook's `timeout`, by hook, for {@link register} to refuse: `on` gives a
+ * hook, not an effect, and Effect reads `NaN`, `-1` or `0` as a deadline every call misses (a
+ * guard then refused every call).
+ */
+const timeoutProblems = new WeakMap<Hook<unknown>, string>()
+
 const makeHook = <R>(
   event: string,
   options: HookOptions | undefined,
   handler: (input: never, meta: HookMeta) => Effect.Effect<unknown, unknown, R>
-): Hook<R> => ({
-  [TypeId]: TypeId,
-  event,
-  matcher: options?.matcher,
-  timeout: options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout),
-  onFailure: options?.onFailure,
-  handler
-})
+): Hook<R> => {
+  const problem = options?.timeout === undefined ? undefined : deadlineProblem("timeout", options.timeout)
+  const hook: Hook<R> = {
+    [TypeId]: TypeId,
+    event,
+    matcher: options?.matcher,
+    timeout: options?.timeout === undefined || problem !== undefined ? undefined : Duration.fromInputUnsafe(options.timeout),
+    onFailure: options?.onFailure,
+    handler
+  }
+  if (problem !== undefined) timeoutProblems.set(hook, `the ${event} hook's ${problem}`)
+  return hook
+}
 
 /**
  * Registers a handler for an event, optionally with a tool-name `matcher` and a `timeout`. The
@@ -465,8 +479,12 @@ export const empty: Hooks["Service"] = { registrations: [] }
  */
 export const register = <const Hs extends ReadonlyArray<Hook<unknown>>>(
   ...hooks: Hs
-): Effect.Effect<Hooks["Service"], never, Requirements<Hs[number]>> =>
+): Effect.Effect<Hooks["Service"], ClaudeError.ClaudeError, Requirements<Hs[number]>> =>
   Effect.gen(function*() {
+    const problems = hooks.flatMap((hook) => timeoutProblems.get(hook) ?? [])
+    if (problems.length > 0) {
+      return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: `Hooks: ${problems.join("; ")}` })))
+    }
     const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(yield* Effect.context<Requirements<Hs[number]>>())
     const existing = yield* Effect.serviceOption(Hooks)
     const own: Array<Registration> = hooks.map((hook) => ({
@@ -498,11 +516,11 @@ export const register = <const Hs extends ReadonlyArray<Hook<unknown>>>(
  * @category layers
  */
 export const layer: {
-  <const Hs extends ReadonlyArray<Hook<unknown>>>(...hooks: Hs): Layer.Layer<Hooks, never, Requirements<Hs[number]>>
-  <const S extends Spec>(spec: S): Layer.Layer<Hooks, never, SpecRequirements<S>>
-} = (...args: ReadonlyArray<unknown>): Layer.Layer<Hooks, never, never> => {
+  <const Hs extends ReadonlyArray<Hook<unknown>>>(...hooks: Hs): Layer.Layer<Hooks, ClaudeError.ClaudeError, Requirements<Hs[number]>>
+  <const S extends Spec>(spec: S): Layer.Layer<Hooks, ClaudeError.ClaudeError, SpecRequirements<S>>
+} = (...args: ReadonlyArray<unknown>): Layer.Layer<Hooks, ClaudeError.ClaudeError, never> => {
   const hooks = args.length === 1 && !isHook(args[0]) ? fromSpec(args[0] as Spec) : (args as Array<Hook<unknown>>)
-  return Layer.effect(Hooks, register(...hooks) as Effect.Effect<Hooks["Service"]>)
+  return Layer.effect(Hooks, register(...hooks) as Effect.Effect<Hooks["Service"], ClaudeError.ClaudeError>)
 }
 
 /**

@@ -54,7 +54,7 @@ const blockingGuard = Hooks.layer(
   Hooks.on("PreToolUse", { matcher: "Bash", onFailure: "block" }, () => Effect.succeed(Hooks.deny("never")))
 )
 
-const runOnce = (transport: Layer.Layer<Transport>, hooks: Layer.Layer<Hooks.Hooks> = guard) =>
+const runOnce = (transport: Layer.Layer<Transport>, hooks: Layer.Layer<Hooks.Hooks, ClaudeError.ClaudeError> = guard) =>
   Effect.gen(function*() {
     const session = yield* Claude.open()
     return yield* session.run("rm -rf /")
@@ -192,5 +192,22 @@ describe("guards in place and in time", () => {
         )
       }))
   }
+
+  // Effect reads these as a deadline of zero or less: a guard whose handler needed any time was
+  // refused every call ("did not answer within 0 ms"), and a typo threw from Hooks.on (found by a
+  // reviewing helper). Permissions, Elicitation and UserDialogs refused them already.
+  it.effect("a hook timeout that is no positive duration is InvalidInput when its layer is built", () =>
+    Effect.gen(function*() {
+      for (const timeout of [Number.NaN, -1, 0, "5 secs"] as const) {
+        const built = yield* Effect.exit(Effect.provide(
+          Effect.service(Hooks.Hooks),
+          Hooks.layer(Hooks.on("PreToolUse", { timeout: timeout as never }, () => Effect.succeed(Hooks.allow())))
+        ))
+        const error = Exit.isFailure(built) ? built.cause.reasons.find((r) => r._tag === "Fail") : undefined
+        const reason = error?._tag === "Fail" ? error.error.reason : undefined
+        assert.strictEqual(reason?._tag, "InvalidInput", `${String(timeout)}: ${String(built)}`)
+        assert.include((reason as ClaudeError.InvalidInput).description, "Hooks: the PreToolUse hook's timeout must be a positive duration")
+      }
+    }))
 })
 

@@ -33,7 +33,7 @@ const refusing = (users: { count: number }) =>
   )
 
 
-const runOnce = <R>(transport: Layer.Layer<Transport>, extra: Layer.Layer<R>) =>
+const runOnce = <R>(transport: Layer.Layer<Transport>, extra: Layer.Layer<R, ClaudeError.ClaudeError>) =>
   Effect.gen(function*() {
     const session = yield* Claude.open()
     return yield* session.run("Edit the file")

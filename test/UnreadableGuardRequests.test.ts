@@ -16,6 +16,7 @@ import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import { TestClock } from "effect/testing"
 import * as Claude from "../src/Claude.ts"
+import type * as ClaudeError from "../src/ClaudeError.ts"
 import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import * as Hooks from "../src/Hooks.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
@@ -56,7 +57,7 @@ const denyAll = Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash" }, () => Ef
 /** The CLI's first answer to `lines`, with the `handler_failed` events the program saw by then. */
 const answerOf = (
   lines: ReadonlyArray<Line>,
-  options: { readonly hooks?: Layer.Layer<Hooks.Hooks>; readonly maxLineBytes?: number } = {}
+  options: { readonly hooks?: Layer.Layer<Hooks.Hooks, ClaudeError.ClaudeError>; readonly maxLineBytes?: number } = {}
 ) =>
   Effect.gen(function*() {
     const go = yield* Deferred.make<void>()
