@@ -27,6 +27,7 @@ import * as Rpc from "../internal/mcpJsonRpc.ts"
 import { ControlResponse, McpMessageResponse } from "../protocol/control.ts"
 import { PermissionResult } from "../protocol/permissions.ts"
 import { makeStderrFeed, TAIL_CHARS, TAIL_MARGIN } from "../internal/stderrLines.ts"
+import { splitText } from "../internal/textChunks.ts"
 import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 
 /**
@@ -328,8 +329,8 @@ export const textTurn = (options: {
   const echo = options.userMessageUuid === undefined
     ? {}
     : { user_message_uuid: options.userMessageUuid, user_message_uuids: [options.userMessageUuid] }
-  const chunks = Math.max(1, options.chunks ?? 1)
-  const size = Math.ceil(text.length / chunks)
+  // By code points, as the API streams text; an empty text is one empty delta.
+  const pieces = text === "" ? [""] : splitText(text, Math.max(1, options.chunks ?? 1))
   const base = { session_id: sessionId, parent_tool_use_id: null }
   const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
   const event = (e: Record<string, unknown>, i: number) => ({
@@ -338,11 +339,11 @@ export const textTurn = (options: {
     ...base,
     uuid: `${sessionId}-se-${i}`
   })
-  const deltas = Array.from({ length: chunks }, (_, i) =>
+  const deltas = pieces.map((piece, i) =>
     event({
       type: "content_block_delta",
       index: 0,
-      delta: { type: "text_delta", text: text.slice(i * size, (i + 1) * size) }
+      delta: { type: "text_delta", text: piece }
     }, i + 2))
   const cost = options.totalCostUsd ?? 0.001
   return [
@@ -365,20 +366,23 @@ export const textTurn = (options: {
       uuid: `${sessionId}-init`,
       ...(options.userMessageUuid === undefined ? {} : { user_message_uuids: [options.userMessageUuid] })
     },
-    event({
-      type: "message_start",
-      message: {
-        id: "msg_fake",
-        type: "message",
-        role: "assistant",
-        model: "claude-fake-1",
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage
-      },
+    // The echo on the line, as CLI 2.1.332 writes it, not in the API's event.
+    {
+      ...event({
+        type: "message_start",
+        message: {
+          id: "msg_fake",
+          type: "message",
+          role: "assistant",
+          model: "claude-fake-1",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage
+        }
+      }, 0),
       ...echo
-    }, 0),
+    },
     event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }, 1),
     ...deltas,
     {
@@ -397,9 +401,9 @@ export const textTurn = (options: {
       uuid: `${sessionId}-assistant`,
       ...echo
     },
-    event({ type: "content_block_stop", index: 0 }, chunks + 2),
-    event({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage }, chunks + 3),
-    event({ type: "message_stop" }, chunks + 4),
+    event({ type: "content_block_stop", index: 0 }, pieces.length + 2),
+    event({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage }, pieces.length + 3),
+    event({ type: "message_stop" }, pieces.length + 4),
     { ...result({ sessionId, text, totalCostUsd: cost, numTurns: options.numTurns ?? 1 }), ...echo }
   ]
 }

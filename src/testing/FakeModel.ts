@@ -45,6 +45,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Sse from "../internal/sse.ts"
+import { splitText } from "../internal/textChunks.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Replies
@@ -653,16 +654,6 @@ export const systemText = (request: RecordedRequest): string =>
 // ---------------------------------------------------------------------------------------------
 
 /** `s` in `parts` pieces of whole characters (code points): the API never sends half of one. */
-const splitInto = (s: string, parts: number): ReadonlyArray<string> => {
-  if (s === "") return []
-  const chars = Array.from(s)
-  const n = Math.max(1, Math.min(Math.floor(parts), chars.length))
-  const size = Math.ceil(chars.length / n)
-  const out: Array<string> = []
-  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(""))
-  return out
-}
-
 interface Resolved {
   readonly id: string
   readonly model: string
@@ -946,13 +937,13 @@ export const make: (script: Script, options?: MakeOptions) => Effect.Effect<Serv
         : { type: "tool_use", id: block.id, name: block.name, input: {} }
       yield* write(res, "content_block_start", { type: "content_block_start", index, content_block: start })
       const deltas = block.type === "text"
-        ? splitInto(block.text, chunks).map((text) => ({ type: "text_delta", text }))
+        ? splitText(block.text, chunks).map((text) => ({ type: "text_delta", text }))
         : block.type === "thinking"
         ? [
-          ...splitInto(block.thinking, chunks).map((thinking) => ({ type: "thinking_delta", thinking })),
+          ...splitText(block.thinking, chunks).map((thinking) => ({ type: "thinking_delta", thinking })),
           { type: "signature_delta", signature: block.signature }
         ]
-        : splitInto(JSON.stringify(block.input), chunks).map((partial_json) => ({
+        : splitText(JSON.stringify(block.input), chunks).map((partial_json) => ({
           type: "input_json_delta",
           partial_json
         }))

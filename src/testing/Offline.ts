@@ -102,7 +102,8 @@ const tempDir = (prefix: string): Effect.Effect<string, never, Scope.Scope> =>
  *
  * The environment is {@link FakeModel.cliEnvironment} (`HOME`, `ANTHROPIC_API_KEY=sk-test`,
  * `ANTHROPIC_BASE_URL=http://127.0.0.1:<port>`, `CLAUDE_CODE_MAX_RETRIES`, `DISABLE_TELEMETRY=1`,
- * `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`, `DISABLE_AUTOUPDATER=1`; `CLAUDECODE`,
+ * `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`, `DISABLE_AUTOUPDATER=1`, and `TMPDIR` in that HOME,
+ * so that the CLI's temporary files go with it; `CLAUDECODE`,
  * `CLAUDE_CONFIG_DIR` and other credentials removed), then `options.env` over it. `IS_SANDBOX=1`
  * is set only when this process runs as root and the session asks for `bypassPermissions`,
  * which the CLI refuses as root without it; otherwise it is removed, so a test runs as the
@@ -116,6 +117,10 @@ export const make: (script: FakeModel.Script, options?: Options) => Effect.Effec
     const { fakeModel, maxRetries, ...sessionOptions } = options
     const model = yield* FakeModel.make(script, fakeModel)
     const home = yield* tempDir("claude-offline-home-")
+    // The CLI's own temporary files (its task files, a socket) go in the HOME removed with it,
+    // not in the system's temporary directory, where they would stay.
+    const tmp = Path.join(home, "tmp")
+    Fs.mkdirSync(tmp, { mode: 0o700 })
     const cwd = sessionOptions.cwd ?? (yield* tempDir("claude-offline-cwd-"))
     const sandbox = isRoot() && sessionOptions.permissionMode === "bypassPermissions" ? "1" : undefined
     const sessionOptionsOffline: Claude.SessionOptions = {
@@ -123,6 +128,7 @@ export const make: (script: FakeModel.Script, options?: Options) => Effect.Effec
       cwd,
       env: {
         ...model.cliEnvironment(home, { maxRetries }),
+        TMPDIR: tmp,
         IS_SANDBOX: sandbox,
         ...sessionOptions.env
       }

@@ -42,6 +42,7 @@ import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
 import * as Framing from "../Framing.ts"
+import { splitText } from "../internal/textChunks.ts"
 import * as Transcript from "../Transcript.ts"
 import { type Connection, type ExitStatus, Transport } from "../Transport.ts"
 
@@ -226,13 +227,6 @@ export interface Options {
   readonly chunks?: number | undefined
 }
 
-const splitInto = (text: string, chunks: number): ReadonlyArray<string> => {
-  if (text.length === 0) return [""]
-  const size = Math.ceil(text.length / Math.max(1, chunks))
-  const out: Array<string> = []
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
-  return out
-}
 
 /**
  * The transcript with the text of each `recv` `assistant` line streamed before it as
@@ -259,7 +253,7 @@ const withStreamedText = (lines: ReadonlyArray<Transcript.Line>, chunks: number)
     const streamed = blocks.flatMap((block, index) =>
       block.type !== "text" || typeof block.text !== "string" ? [] : [
         event({ type: "content_block_start", index, content_block: { type: "text", text: "" } }),
-        ...splitInto(block.text, chunks).map((text) =>
+        ...(block.text === "" ? [""] : splitText(block.text, chunks)).map((text) =>
           event({ type: "content_block_delta", index, delta: { type: "text_delta", text } })
         ),
         event({ type: "content_block_stop", index })
