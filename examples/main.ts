@@ -109,8 +109,16 @@ const textOf = (content: Protocol.ToolResultBlock["content"]): string =>
 const seconds = (millis: number): string => `${(millis / 1000).toFixed(1)} s`
 const usd = (amount: number): string => `$${amount.toFixed(4)}`
 
-/** Prints one event of the session. Returns the result, when it is one. */
-const render = (event: Claude.Event): Claude.TurnResult | undefined => {
+/**
+ * How a prompt's turn ended, as the renderer saw it: its result, or its withdrawal before it ran
+ * (a prompt interrupted while the CLI still held it queued: it gets no result).
+ */
+type Ending =
+  | { readonly _tag: "Result"; readonly result: Claude.TurnResult }
+  | { readonly _tag: "Withdrawn"; readonly uuid: string }
+
+/** Prints one event of the session. Returns how a turn ended, when it is one that says. */
+const render = (event: Claude.Event): Ending | undefined => {
   switch (event.type) {
     case "stream_event": {
       const e = event.event
@@ -151,7 +159,13 @@ const render = (event: Claude.Event): Claude.TurnResult | undefined => {
           event.num_turns === 1 ? "" : "s"
         } · ${seconds(event.duration_ms)} · ${usd(event.turn.costUsd)} this turn · ${usd(event.total_cost_usd)} so far`
       )
-      return event
+      return { _tag: "Result", result: event }
+    }
+    case "command_lifecycle": {
+      if (event.state !== "cancelled") return undefined
+      endOfText()
+      line(yellow("✗ withdrawn before it started"))
+      return { _tag: "Withdrawn", uuid: event.command_uuid }
     }
     case "protocol_problem":
       endOfText()
@@ -423,12 +437,12 @@ const describeExit = (status: ExitStatus): string =>
  * The prompts, each one a turn interruptible with Ctrl-C; the session ends after an interrupted
  * turn when Ctrl-C was pressed twice. The turns run in a scope inside the session's, so that a
  * program interrupted another way (a closed stdout, SIGTERM) interrupts the running turn on the
- * CLI before it closes the session (see `ctrlC`).
+ * CLI before it closes the session (see `ctrlC`). Returns the results of the prompts that ran.
  */
 const runPrompts = (
   session: Claude.Session,
   prompts: ReadonlyArray<string>,
-  results: Queue.Queue<Claude.TurnResult>
+  endings: Queue.Queue<Ending>
 ): Effect.Effect<ReadonlyArray<Claude.TurnResult>, ClaudeError.ClaudeError> =>
   Effect.scoped(Effect.gen(function*() {
     let current: Fiber.Fiber<unknown, unknown> | undefined
@@ -436,18 +450,53 @@ const runPrompts = (
     const finished: Array<Claude.TurnResult> = []
     for (const text of prompts) {
       line(`\n${bold("›")} ${text}`)
-      const fiber = yield* Effect.forkScoped(session.run(text))
+      // Its own uuid, by which the renderer's endings are told apart from an automatic turn's.
+      const uuid = crypto.randomUUID()
+      const fiber = yield* Effect.forkScoped(session.run({ text, uuid }))
       current = fiber
       const exit = yield* Fiber.await(fiber)
       current = undefined
       if (Exit.isFailure(exit) && !Exit.hasInterrupts(exit)) return yield* Effect.failCause(exit.cause)
-      // The interrupted turn still ends with its (aborted) result, which the renderer prints.
-      const shown = yield* Queue.take(results).pipe(Effect.timeoutOption("5 seconds"))
-      if (Option.isSome(shown)) finished.push(shown.value)
+      // The turn has ended (an interrupted one too, within `interruptTimeout`), and its ending is
+      // in `events`: the renderer prints it and hands it over (an interrupted turn's aborted
+      // result, or its withdrawal when the CLI had not started it). Bounded for a turn the
+      // library gave up on, whose result may never come.
+      const ending = yield* Queue.take(endings).pipe(
+        Effect.repeat({ until: (ending) => endsTurn(ending, uuid) }),
+        Effect.timeoutOption("5 seconds")
+      )
+      if (Option.isSome(ending) && ending.value._tag === "Result") finished.push(ending.value.result)
       if (interrupts.quitting) return yield* Effect.interrupt
     }
     return finished
   }))
+
+/** Whether `ending` is that of the turn of the user message `uuid`. */
+const endsTurn = (ending: Ending, uuid: string): boolean =>
+  ending._tag === "Withdrawn" ? ending.uuid === uuid : ending.result.turn.userMessageUuids.includes(uuid)
+
+/**
+ * Prints the session's events as they come and runs the prompts on it; returns the results of
+ * the prompts that ran. The renderer is one fiber for the whole session (automatic turns too).
+ */
+export const converse = (
+  session: Claude.Session,
+  prompts: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<Claude.TurnResult>, ClaudeError.ClaudeError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const endings = yield* Queue.unbounded<Ending>()
+    yield* session.events.pipe(
+      Stream.runForEach((event) =>
+        Effect.suspend(() => {
+          const ending = render(event)
+          return ending === undefined ? Effect.void : Queue.offer(endings, ending)
+        })
+      ),
+      Effect.ensuring(Effect.sync(endOfText)),
+      Effect.forkScoped
+    )
+    return yield* runPrompts(session, prompts, endings)
+  })
 
 /**
  * The whole session: picks the model, opens the session, runs the prompts, and prints a closing
@@ -477,20 +526,7 @@ const demo: Effect.Effect<void, ClaudeError.ClaudeError, Scope.Scope | Transport
   opened = session
   if (debug) line(dim(`[debug] claude pid ${session.pid}`))
 
-  // One renderer for the whole session; it hands each result to the main fiber.
-  const results = yield* Queue.unbounded<Claude.TurnResult>()
-  yield* session.events.pipe(
-    Stream.runForEach((event) =>
-      Effect.suspend(() => {
-        const result = render(event)
-        return result === undefined ? Effect.void : Queue.offer(results, result)
-      })
-    ),
-    Effect.ensuring(Effect.sync(endOfText)),
-    Effect.forkScoped
-  )
-
-  const finished = yield* runPrompts(session, plan.prompts, results)
+  const finished = yield* converse(session, plan.prompts)
 
   const turns = finished.reduce((n, r) => n + r.num_turns, 0)
   const cost = finished.reduce((sum, r) => sum + r.turn.costUsd, 0)

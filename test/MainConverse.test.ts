@@ -1,0 +1,80 @@
+/**
+ * The demo's prompt loop (`converse` in examples/main.ts) on a fake CLI that behaves as 2.1.332
+ * does: a prompt interrupted with Ctrl-C while the CLI still holds it queued is withdrawn
+ * (`cancel_async_message`, a `command_lifecycle` `cancelled` line) and gets no result. The demo
+ * said so at once and went on, rather than waiting 5 seconds for a result that never comes and
+ * then counting the next one as its own. The clock here is the test clock: a wait on it never
+ * ends, so the test fails (times out) where the demo waited.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { converse } from "../examples/main.ts"
+import * as Claude from "../src/Claude.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+
+const SESSION = "11111111-2222-4333-8444-555555555555"
+
+type Line = Record<string, unknown>
+
+const lifecycle = (commandUuid: string, state: "queued" | "started" | "completed" | "cancelled"): Line => ({
+  type: "command_lifecycle",
+  command_uuid: commandUuid,
+  state,
+  uuid: `lifecycle-${commandUuid}-${state}`,
+  session_id: SESSION
+})
+
+/** What the demo prints meanwhile, caught instead of reaching the test's stdout. */
+const capturedStdout = Effect.acquireRelease(
+  Effect.sync(() => {
+    const write = process.stdout.write
+    const chunks: Array<string> = []
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      chunks.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8"))
+      return true
+    }) as typeof process.stdout.write
+    return { write, chunks }
+  }),
+  ({ write }) => Effect.sync(() => (process.stdout.write = write))
+).pipe(Effect.map(({ chunks }) => () => chunks.join("")))
+
+describe("the demo's prompts", () => {
+  it.effect("a prompt withdrawn before it started is shown as such at once, and the next prompt gets its own result", () =>
+    Effect.gen(function*() {
+      const queued = yield* Deferred.make<void>()
+      const layer = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          yield* FakeCli.answerInitialize(cli)
+          const first = String((yield* cli.nextMatching((m) => m.type === "user")).uuid)
+          yield* cli.emit(lifecycle(first, "queued"))
+          yield* Deferred.succeed(queued, undefined)
+          const request = yield* cli.nextMatching((m) => m.type === "control_request")
+          const body = request.request as Line
+          assert.deepStrictEqual([body.subtype, body.message_uuid], ["cancel_async_message", first])
+          yield* cli.emit(lifecycle(first, "cancelled"))
+          yield* cli.emit(FakeCli.success(request, { cancelled: true, message_uuid: first }))
+          const second = String((yield* cli.nextMatching((m) => m.type === "user")).uuid)
+          yield* cli.emit(lifecycle(second, "started"))
+          for (const line of FakeCli.textTurn({ sessionId: SESSION, text: "reply to two", userMessageUuid: second })) {
+            yield* cli.emit(line)
+          }
+          yield* cli.emit(lifecycle(second, "completed"))
+          return yield* Effect.never
+        })
+      )
+      yield* Effect.gen(function*() {
+        const output = yield* capturedStdout
+        const session = yield* Claude.open({ interruptTimeout: "1 hour" })
+        const fiber = yield* Effect.forkChild(converse(session, ["one", "two"]))
+        yield* Deferred.await(queued)
+        // Ctrl-C, as the terminal delivers it, while the first prompt waits on the CLI.
+        process.emit("SIGINT", "SIGINT")
+        const finished = yield* Fiber.join(fiber)
+        assert.deepStrictEqual(finished.map((result) => result.result), ["reply to two"])
+        assert.match(output(), /› one\n.*\^C interrupting the turn.*\n✗ withdrawn before it started\n\n› two\n/s)
+        assert.notInclude(output(), "✗ interrupted")
+      }).pipe(Effect.scoped, Effect.provide(layer))
+    }))
+})
