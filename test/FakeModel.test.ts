@@ -556,6 +556,32 @@ describe("FakeModel server", () => {
       assert.isAtLeast(elapsed, 290)
     }))
 
+  it.live("a request whose client hangs up before its body is complete is not recorded and takes no reply", () =>
+    Effect.gen(function*() {
+      const fake = yield* FakeModel.make([FakeModel.text("first"), FakeModel.text("second")])
+      const body = JSON.stringify(messagesBody(true))
+      // Half the body of a request that announced all of it, then the connection is gone.
+      yield* Effect.callback<void>((resume) => {
+        const socket = Net.connect(fake.port, "127.0.0.1", () => {
+          socket.write(
+            `POST /v1/messages?beta=true HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
+              `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, body.length / 2)}`,
+            () => {
+              socket.destroy()
+              resume(Effect.void)
+            }
+          )
+        })
+      })
+      // Time for the server to see the hang-up (it cannot be awaited from here).
+      yield* Effect.sleep("200 millis")
+      const events = sseEvents(yield* postMessages(fake.url))
+      const text = deltasOf(events, 0).map((d) => String((d as { readonly text?: unknown }).text)).join("")
+      assert.strictEqual(text, "first")
+      const recorded = yield* fake.requests
+      assert.deepStrictEqual(recorded.map((r) => [r.index, r.body]), [[0, messagesBody(true)]])
+    }))
+
   it("cliEnvironment points the CLI at the fake and removes what would send it elsewhere", () => {
     const env = FakeModel.cliEnvironment("http://127.0.0.1:1234", "/srv/home", { maxRetries: 3 })
     assert.strictEqual(env.ANTHROPIC_BASE_URL, "http://127.0.0.1:1234")

@@ -889,12 +889,19 @@ export const make: (script: Script, options?: MakeOptions) => Effect.Effect<Serv
     }
   }
 
-  const readBody = (req: Http.IncomingMessage): Effect.Effect<string> =>
-    Effect.callback<string>((resume) => {
+  /**
+   * The whole body, or `None` when the client went away before sending all of it: such a
+   * request is not recorded and takes no reply (a retry would otherwise get the next one).
+   */
+  const readBody = (req: Http.IncomingMessage): Effect.Effect<Option.Option<string>> =>
+    Effect.callback<Option.Option<string>>((resume) => {
       const chunks: Array<Buffer> = []
       req.on("data", (chunk: Buffer) => chunks.push(chunk))
-      req.on("end", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
-      req.on("error", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
+      req.on("end", () => resume(Effect.succeed(Option.some(Buffer.concat(chunks).toString("utf8")))))
+      req.on("error", () => resume(Effect.succeed(Option.none())))
+      req.on("close", () => {
+        if (!req.complete) resume(Effect.succeed(Option.none()))
+      })
     })
 
   /** Completes when the client goes away before the answer is complete. */
@@ -1025,7 +1032,9 @@ export const make: (script: Script, options?: MakeOptions) => Effect.Effect<Serv
 
   const handle = (req: Http.IncomingMessage, res: Http.ServerResponse): Effect.Effect<void> =>
     Effect.gen(function*() {
-      const text = yield* readBody(req)
+      const body = yield* readBody(req)
+      if (Option.isNone(body)) return yield* Effect.sync(() => res.destroy())
+      const text = body.value
       const receivedAtMillis = yield* withLiveClock(Clock.currentTimeMillis)
       type Recorded = [RecordedRequest, ReadonlyArray<RecordedRequest>]
       const request = yield* SubscriptionRef.modify(requestsRef, (requests): Recorded => {
