@@ -15,6 +15,7 @@ import type * as McpServers from "../McpServers.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as Control from "../protocol/control.ts"
 import * as McpConnection from "./mcpConnection.ts"
+import { deadlineProblem } from "./sessionOptionsCheck.ts"
 
 /** The session's per-call options (`Claude.RequestOptions`). */
 export interface RequestOptions {
@@ -95,6 +96,9 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => {
       Exclude<McpServers.Server.Services<Servers[number]>, Scope.Scope>
     > =>
       Effect.gen(function*() {
+        // Checked before anything is served: a refused call changes nothing.
+        const timeoutProblem = options?.timeout === undefined ? undefined : deadlineProblem("timeout", options.timeout)
+        if (timeoutProblem !== undefined) return yield* invalid(`Invalid request options: ${timeoutProblem}`)
         const inProcess = options?.inProcess ?? []
         const registered = yield* McpConnection.registerAll(inProcess)
         const sdk: Record<string, Protocol.McpSdkServerConfig> = {}

@@ -163,7 +163,8 @@ export const make = Effect.fnUntraced(function*(options: {
     unreadable: string | undefined
   ): Effect.Effect<unknown, ClaudeError.ClaudeError | Unsupported> => {
     const subtype = String(request.subtype)
-    const handler = options.handlers[subtype]
+    // Own keys only: a subtype such as `constructor` names no handler.
+    const handler = Object.hasOwn(options.handlers, subtype) ? options.handlers[subtype] : undefined
     if (handler === undefined) {
       return Effect.logWarning(`The CLI sent a control request the library does not handle: ${subtype}`).pipe(
         Effect.andThen(Effect.fail(new Unsupported(subtype)))

@@ -13,6 +13,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as Lines from "../protocol/lines.ts"
@@ -92,6 +93,8 @@ export const make = (options: {
   readonly cancels: () => boolean
   /** Takes the session's secrets out of the CLI's text the errors carry. */
   readonly redact: (text: string) => string
+  /** The session's scope, where cancels are written. */
+  readonly scope: Scope.Scope
 }): Outgoing => {
   const pending = new Map<string, Pending>()
   // A per-session random part keeps ids of two sessions (or a replayed transcript) apart.
@@ -124,12 +127,15 @@ export const make = (options: {
             ))
         }),
         // The caller gave up (timeout or interruption): tell the CLI, unless it already answered
-        // or is gone.
+        // or is gone. Written from the session's scope: the caller does not wait for a full pipe
+        // to drain (a CLI that stopped reading), which would hold its failure past its deadline.
         Effect.onExit((exit) =>
           Deferred.isDoneUnsafe(deferred) || closed !== undefined || !options.cancels() ||
             (exit._tag === "Failure" && !isGiveUp(exit.cause))
             ? Effect.void
-            : options.send(Lines.controlCancel(requestId)).pipe(Effect.ignore)
+            : Effect.forkIn(Effect.ignore(options.send(Lines.controlCancel(requestId))), options.scope, {
+              startImmediately: true
+            })
         ),
         Effect.ensuring(Effect.sync(() => pending.delete(requestId))),
         Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response, options.redact, asDecoded)),

@@ -153,7 +153,8 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     send: write,
     defaultTimeout: Duration.fromInputUnsafe(options.controlTimeout ?? "60 seconds"),
     cancels: () => versionChecked && CliVersion.acceptsControlCancel(cliVersion),
-    redact: (text) => tracing.redact(text)
+    redact: (text) => tracing.redact(text),
+    scope
   })
 
   // ---- the CLI's requests ---------------------------------------------------------------------
@@ -279,10 +280,16 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   // reason its clean exit at EOF left (`ProcessExited`, code 0).
   // The library's own requests keep the answer's fields their schemas do not know; the caller's
   // (`session.request`) get what their schema decodes to, as it is (a class, renamed keys).
+  // A request the transport refused (the CLI exited, its stdout not read to the end yet) fails
+  // with the session's reason, as a turn does: the CLI's `ProcessExited`, not `SessionClosed (send)`.
   const requestWith = (asDecoded: boolean): Controls.Request => (body, responseSchema, requestOptions) =>
     Effect.suspend(() =>
       lifecycle.inputOpen
-        ? outgoing.request(body, responseSchema, requestOptions?.timeout, asDecoded)
+        ? outgoing.request(body, responseSchema, requestOptions?.timeout, asDecoded).pipe(
+          Effect.catch((error) =>
+            error.reason._tag === "SessionClosed" ? lifecycle.failure(body.subtype) : Effect.fail(error)
+          )
+        )
         : lifecycle.failure(body.subtype)
     )
   return {

@@ -4,7 +4,8 @@
  * (`cancel_async_message`, a `command_lifecycle` `cancelled` line) and gets no result. The demo
  * said so at once and went on, rather than waiting 5 seconds for a result that never comes and
  * then counting the next one as its own. The clock here is the test clock: a wait on it never
- * ends, so the test fails (times out) where the demo waited.
+ * ends, so the test fails (times out) where the demo waited. A live test by its imports: the
+ * demo module loads the real CLI's wiring (it starts no process here).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
