@@ -36,7 +36,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { type CallFailure as HandlerCallFailure, captureHandler, guard, writable } from "./internal/handlerCall.ts"
+import { type CallFailure as HandlerCallFailure, captureHandler, guard, readAnswer, warnFailure, writable } from "./internal/handlerCall.ts"
 import { Elicitation } from "./internal/services.ts"
 import { formatCheck } from "./internal/stringFormats.ts"
 
@@ -412,6 +412,7 @@ const respondWire = Effect.fn("Elicitation.respond")(function*(
       )
     ),
     Effect.flatMap((body) => writable(body, `elicitation handler for ${server}`)),
+    (reading) => readAnswer(reading, `elicitation handler for ${server}`),
     Effect.result
   )
   if (answered._tag === "Success") return answered.success
@@ -421,7 +422,7 @@ const respondWire = Effect.fn("Elicitation.respond")(function*(
   const action = failed.action ?? "cancel"
   const outcome: HandlerFailure.Outcome = action === "decline" ? "declined" : "cancelled"
   const message = `The elicitation handler for ${server} failed, so the elicitation was ${outcome}: ${failed.error.message}`
-  yield* Effect.logWarning(message, failed.cause).pipe(
+  yield* warnFailure(message, failed.cause).pipe(
     Effect.annotateLogs({ mcp_server_name: server, ...(requestId !== undefined ? { request_id: requestId } : {}) })
   )
   yield* HandlerFailure.callReport(report, {

@@ -66,7 +66,7 @@ import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
-import { answerBy, writable } from "./internal/handlerCall.ts"
+import { answerBy, readAnswer, warnFailure, writable } from "./internal/handlerCall.ts"
 import { deadlineProblem } from "./internal/sessionOptionsCheck.ts"
 import * as HookEvents from "./HookEvents.ts"
 import type { HookMatcher } from "./protocol/control.ts"
@@ -788,7 +788,7 @@ export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): B
       error: failed.error,
       cause: failed.cause
     }
-    return Effect.logWarning(message, failed.cause).pipe(
+    return warnFailure(message, failed.cause).pipe(
       Effect.annotateLogs({
         hook_event: event,
         callback_id: bound.id,
@@ -848,6 +848,10 @@ export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): B
           )
         )
       ),
+      (reading) =>
+        readAnswer(reading, `${event} hook (${callbackId})`).pipe(
+          Effect.mapError((failed) => callFailure(failed.failure, failed.error, failed.cause))
+        ),
       Effect.catch((failed) => answerFailure(bound, input, toolUseId, requestId, failed))
     )
   })

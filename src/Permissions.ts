@@ -40,7 +40,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { type CallFailure, captureHandler, guard, writable } from "./internal/handlerCall.ts"
+import { type CallFailure, captureHandler, guard, readAnswer, warnFailure, writable } from "./internal/handlerCall.ts"
 import { isRecord } from "./internal/json.ts"
 import {
   CanUseToolRequest,
@@ -320,6 +320,7 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
         }))
       )
     ),
+    (reading) => readAnswer(reading, `permission handler for ${describeRequest(request)}`),
     Effect.result
   )
   if (answered._tag === "Success") return answered.success as Record<string, unknown>
@@ -328,7 +329,7 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
   const fields = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>
   const toolName = typeof fields.tool_name === "string" ? fields.tool_name : undefined
   const toolUseId = typeof fields.tool_use_id === "string" ? fields.tool_use_id : undefined
-  yield* Effect.logWarning(message, failed.cause).pipe(
+  yield* warnFailure(message, failed.cause).pipe(
     Effect.annotateLogs({
       ...(toolName !== undefined ? { tool_name: toolName } : {}),
       ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),

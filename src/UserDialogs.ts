@@ -25,7 +25,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { type CallFailure, captureHandler, guard, writable } from "./internal/handlerCall.ts"
+import { type CallFailure, captureHandler, guard, readAnswer, warnFailure, writable } from "./internal/handlerCall.ts"
 import { UserDialogs } from "./internal/services.ts"
 
 // -----------------------------------------------------------------------------
@@ -242,6 +242,7 @@ const showWire = Effect.fn("UserDialogs.show")(function*(
       )
     ),
     Effect.flatMap((result) => writable(result, `dialog handler for ${kind}`)),
+    (reading) => readAnswer(reading, `dialog handler for ${kind}`),
     Effect.result
   )
   if (answered._tag === "Success") {
@@ -253,7 +254,7 @@ const showWire = Effect.fn("UserDialogs.show")(function*(
   const toolUseId = typeof raw === "object" && raw !== null && typeof (raw as { tool_use_id?: unknown }).tool_use_id === "string"
     ? (raw as { tool_use_id: string }).tool_use_id
     : undefined
-  yield* Effect.logWarning(message, failed.cause).pipe(
+  yield* warnFailure(message, failed.cause).pipe(
     Effect.annotateLogs({ dialog_kind: kind, ...(requestId !== undefined ? { request_id: requestId } : {}) })
   )
   yield* HandlerFailure.callReport(report, {

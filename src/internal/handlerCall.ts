@@ -11,6 +11,8 @@
  *   `control_cancel_request`) never reaches `catchCause`: it stays an interruption.
  * - {@link writable}: an answer that passed its schema but cannot be written as JSON is an
  *   invalid one, refused like any other.
+ * - {@link readAnswer}, {@link warnFailure}: a defect while reading the answer, or while logging
+ *   the failure, still ends in the answer that fails closed.
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -108,6 +110,31 @@ export const guard = <A>(effect: Effect.Effect<A, unknown>, subtype: string, who
       invalid(`The ${who} ${how === "interrupted" ? "was interrupted" : how}: ${describeCause(cause)}`)
     return Effect.fail({ failure: kind, error, cause })
   })
+
+/**
+ * The reading of a handler's answer (its schema, the JSON checks) with a defect in it as the
+ * `invalid_answer` of the handler named `who`: reading an answer runs its code (a getter that
+ * throws, a revoked proxy), and a defect there skipped the answer that fails closed.
+ */
+export const readAnswer = <A>(reading: Effect.Effect<A, CallFailure>, who: string): Effect.Effect<A, CallFailure> =>
+  Effect.catchDefect(reading, (defect) => {
+    const cause = Cause.die(defect)
+    return Effect.fail({
+      failure: "invalid_answer",
+      error: invalid(`The ${who} gave an answer that cannot be read: ${describeCause(cause)}`),
+      cause
+    })
+  })
+
+/**
+ * Logs a handler's failure with its cause, or without it when the logger cannot show it (a
+ * defect whose `stack` getter throws): the refusal that follows must still be sent.
+ */
+export const warnFailure = (message: string, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
+  Effect.logWarning(message, cause).pipe(
+    Effect.catchCause(() => Effect.logWarning(`${message} (its cause cannot be shown)`)),
+    Effect.catchCause(() => Effect.void)
+  )
 
 /**
  * `answer`, when it is JSON data (written as JSON, it reads back as given); else the
