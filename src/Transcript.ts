@@ -45,7 +45,9 @@ import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import type { Recorder } from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
+import * as Framing from "./Framing.ts"
 import { describeError } from "./internal/describeCause.ts"
+import * as SecretText from "./internal/secretText.ts"
 import * as SchemaJit from "./internal/schemaJit.ts"
 
 /**
@@ -102,9 +104,6 @@ export interface RecorderOptions {
   readonly streamEvents?: boolean | undefined
 }
 
-/** The text replacing the account e-mail. */
-const REDACTED = "[redacted]"
-
 interface Entry {
   readonly dir: "send" | "recv"
   readonly ts: number
@@ -138,41 +137,115 @@ const initializeAnswer = (message: unknown, ids: ReadonlySet<string>): Option.Op
   return Option.some(typeof email === "string" && email.length > 0 ? email : undefined)
 }
 
-/**
- * The forms of `secret` in a line's JSON text: inside a string (JSON escapes are per character),
- * and inside JSON text inside a string, escaped again (a tool's printed config), up to three times.
- */
-const needlesOf = (secret: string): Array<string> => {
-  const needles: Array<string> = []
-  let form = secret
-  for (let depth = 0; depth < 3; depth++) {
-    form = JSON.stringify(form).slice(1, -1)
-    if (!needles.includes(form)) needles.push(form)
+/** A streamed part of a content block's text (its key names the block), with its field. */
+interface Delta {
+  readonly key: string
+  readonly field: "text" | "thinking" | "partial_json"
+  readonly text: string
+}
+
+const deltaFields = { text_delta: "text", thinking_delta: "thinking", input_json_delta: "partial_json" } as const
+
+const deltaOf = (entry: Entry): Delta | undefined => {
+  const msg = entry.msg as { type?: unknown; event?: unknown; parent_tool_use_id?: unknown } | null
+  if (entry.dir !== "recv" || msg === null || typeof msg !== "object" || msg.type !== "stream_event") return undefined
+  const event = msg.event as { type?: unknown; index?: unknown; delta?: unknown } | null
+  if (event === null || typeof event !== "object" || event.type !== "content_block_delta") return undefined
+  const delta = event.delta as Record<string, unknown> | null
+  if (delta === null || typeof delta !== "object" || typeof delta.type !== "string" || !Object.hasOwn(deltaFields, delta.type)) {
+    return undefined
   }
-  return needles
+  const field = deltaFields[delta.type as keyof typeof deltaFields]
+  const text = delta[field]
+  return typeof text === "string" ? { key: `${String(msg.parent_tool_use_id ?? "")}\u0000${String(event.index)}`, field, text } : undefined
+}
+
+/** `entry` (a delta of `field`) with its text replaced by `text`. */
+const withDeltaText = (entry: Entry, field: Delta["field"], text: string): Entry => {
+  const msg = entry.msg as { event: { delta: Record<string, unknown> } }
+  return { ...entry, msg: { ...msg, event: { ...msg.event, delta: { ...msg.event.delta, [field]: text } } } }
+}
+
+/**
+ * Streamed text with a secret split over several lines (`streamEvents`): a delta whose text ends
+ * with what may begin a secret is held back and joined with the next delta of its block, so that
+ * the secret is whole in one line when it is redacted. A recording has fewer, longer deltas
+ * there; their text is the same.
+ */
+const makeDeltaJoiner = (forms: ReadonlyArray<string>) => {
+  let held: { readonly entry: Entry; readonly delta: Delta } | undefined
+  return {
+    push: (entry: Entry): ReadonlyArray<Entry> => {
+      const delta = deltaOf(entry)
+      const out: Array<Entry> = []
+      if (held !== undefined && (delta === undefined || delta.key !== held.delta.key || delta.field !== held.delta.field)) {
+        out.push(held.entry)
+        held = undefined
+      }
+      if (delta === undefined) {
+        out.push(entry)
+        return out
+      }
+      const joined = held === undefined
+        ? { entry, delta }
+        : { entry: withDeltaText(entry, delta.field, held.delta.text + delta.text), delta: { ...delta, text: held.delta.text + delta.text } }
+      held = undefined
+      if (SecretText.openPrefixLength(SecretText.replaceAll(joined.delta.text, forms), forms) > 0) held = joined
+      else out.push(joined.entry)
+      return out
+    },
+    flush: (): ReadonlyArray<Entry> => {
+      const out = held === undefined ? [] : [held.entry]
+      held = undefined
+      return out
+    }
+  }
+}
+
+/**
+ * A message with the secrets in its strings replaced; the head and tail of a line over the cap,
+ * cut where its bytes were dropped, lose a part of a secret at the cut too.
+ */
+const redactMessage = (msg: unknown, forms: ReadonlyArray<string>): unknown => {
+  const redacted = SecretText.redactValue(msg, forms)
+  const marker = redacted as Partial<Framing.OversizedLine> | null
+  if (forms.length === 0 || marker === null || typeof marker !== "object" || marker.type !== Framing.oversizedLineType) {
+    return redacted
+  }
+  return {
+    ...marker,
+    ...(typeof marker.head === "string" ? { head: SecretText.redactCutEnd(marker.head, forms) } : {}),
+    ...(typeof marker.tail === "string" ? { tail: SecretText.redactCutStart(marker.tail, forms) } : {})
+  }
 }
 
 /**
  * The redacting line encoder: turns entries into lines, holding them back until the e-mail of
  * the `initialize` answer is known (or known absent), and replacing the e-mail and the session's
- * secrets (`secrets`) with `[redacted]`. `finish` releases what is held.
+ * secrets (`secrets`) with `[redacted]` in the strings of each message (a number that happens to
+ * hold a secret's digits is left as it is: the line must still parse). `finish` releases what is
+ * held.
  */
 const makeEncoder = () => {
   const initializeIds = new Set<string>()
   let settled = false
-  const needles: Array<string> = []
-  const held: Array<Entry> = []
-  const encode = (entry: Entry): string => {
-    let line = JSON.stringify({ dir: entry.dir, ts: entry.ts, msg: entry.msg }) + "\n"
-    for (const needle of needles) if (line.includes(needle)) line = line.split(needle).join(REDACTED)
-    return line
+  // Longest first: a secret holding another is replaced whole.
+  const forms: Array<string> = []
+  const addForms = (value: string) => {
+    for (const form of SecretText.formsOf(value)) if (!forms.includes(form)) forms.push(form)
+    forms.sort((a, b) => b.length - a.length)
   }
+  const held: Array<Entry> = []
+  const joiner = makeDeltaJoiner(forms)
+  const encode = (entry: Entry): string =>
+    JSON.stringify({ dir: entry.dir, ts: entry.ts, msg: redactMessage(entry.msg, forms) }) + "\n"
+  const release = (entries: ReadonlyArray<Entry>): ReadonlyArray<string> => entries.flatMap(joiner.push).map(encode)
   return {
     secrets: (values: ReadonlyArray<string>): void => {
-      for (const value of values) if (value.length > 0) needles.push(...needlesOf(value))
+      for (const value of values) if (value.length > 0) addForms(value)
     },
     push: (entry: Entry): ReadonlyArray<string> => {
-      if (settled) return [encode(entry)]
+      if (settled) return release([entry])
       if (entry.dir === "send") {
         const id = initializeRequestId(entry.msg)
         if (id !== undefined) initializeIds.add(id)
@@ -182,13 +255,13 @@ const makeEncoder = () => {
         const answer = initializeAnswer(entry.msg, initializeIds)
         if (Option.isSome(answer)) {
           settled = true
-          if (answer.value !== undefined) needles.push(...needlesOf(answer.value))
-          return held.splice(0).map(encode)
+          if (answer.value !== undefined) addForms(answer.value)
+          return release(held.splice(0))
         }
       }
       return []
     },
-    finish: (): ReadonlyArray<string> => held.splice(0).map(encode)
+    finish: (): ReadonlyArray<string> => [...release(held.splice(0)), ...joiner.flush().map(encode)]
   }
 }
 

@@ -56,17 +56,24 @@ const isObject = (u: unknown): u is Record<string, unknown> =>
 const withUnknownFields = <A>(raw: unknown, decoded: A): A =>
   isObject(raw) && isObject(decoded) ? { ...raw, ...decoded } : decoded
 
+/** Takes the session's secrets out of the CLI's text (the session's tracing). */
+export interface Redactor {
+  readonly redact: (text: string) => string
+  /** Redacts, then cuts to `max` characters, a part of a secret left at the cut replaced too. */
+  readonly redactCut: (text: string, max: number) => string
+}
+
 /**
  * Decodes the body of the CLI's answer to a `subtype` request; a body that breaks its schema is a
- * `ProtocolViolation` naming the request, its text redacted whole by `redact` (a CLI may echo a
- * secret: a settings answer holds the environment), then cut. Decoding drops the fields the
+ * `ProtocolViolation` naming the request, its text redacted whole by `redactor` (a CLI may echo
+ * a secret: a settings answer holds the environment), then cut. Decoding drops the fields the
  * schema does not know; the answer keeps them.
  */
 export const decodeResponse = <S extends Schema.Top & { readonly DecodingServices: never }>(
   subtype: string,
   schema: S,
   response: unknown,
-  redact: (text: string) => string,
+  redactor: Redactor,
   asDecoded = false
 ): Effect.Effect<S["Type"], ClaudeError.ClaudeError> =>
   Schema.decodeUnknownEffect(schema)(response ?? {}).pipe(
@@ -74,8 +81,8 @@ export const decodeResponse = <S extends Schema.Top & { readonly DecodingService
     Effect.mapError((issue) =>
       ClaudeError.make(
         new ClaudeError.ProtocolViolation({
-          description: redact(`The ${subtype} response does not match its schema: ${issue.message}`),
-          line: redact(JSON.stringify(response ?? null)).slice(0, 2048)
+          description: redactor.redact(`The ${subtype} response does not match its schema: ${issue.message}`),
+          line: redactor.redactCut(JSON.stringify(response ?? null), 2048)
         })
       )
     )
@@ -92,7 +99,7 @@ export const make = (options: {
   /** False for a CLI that would exit on a `control_cancel_request` (2.1.0): none is sent then. */
   readonly cancels: () => boolean
   /** Takes the session's secrets out of the CLI's text the errors carry. */
-  readonly redact: (text: string) => string
+  readonly redactor: Redactor
   /** The session's scope, where cancels are written. */
   readonly scope: Scope.Scope
 }): Outgoing => {
@@ -138,7 +145,7 @@ export const make = (options: {
             })
         ),
         Effect.ensuring(Effect.sync(() => pending.delete(requestId))),
-        Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response, options.redact, asDecoded)),
+        Effect.flatMap((response) => decodeResponse(body.subtype, responseSchema, response, options.redactor, asDecoded)),
         // Its span: see `Tracing.ts` for the names and attributes.
         Effect.tapError((error) =>
           Effect.annotateCurrentSpan({ "claude.error.reason": error.reason._tag, "error.type": error.reason._tag })
@@ -164,7 +171,7 @@ export const make = (options: {
         : Exit.fail(ClaudeError.make(
           new ClaudeError.ControlRejected({
             subtype: entry.subtype,
-            error: answer.error === undefined ? "(no error text)" : options.redact(answer.error),
+            error: answer.error === undefined ? "(no error text)" : options.redactor.redact(answer.error),
             ...(answer.error_code === undefined ? {} : { errorCode: answer.error_code })
           })
         ))

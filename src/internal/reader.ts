@@ -161,7 +161,7 @@ export class Reader {
     const tracing = this.options.tracing
     return new ClaudeError.ProtocolViolation({
       description: tracing.redact(description),
-      line: tracing.redact(line).slice(0, 2048)
+      line: tracing.redactCut(line, 2048)
     })
   }
 

@@ -153,7 +153,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     send: write,
     defaultTimeout: Duration.fromInputUnsafe(options.controlTimeout ?? "60 seconds"),
     cancels: () => versionChecked && CliVersion.acceptsControlCancel(cliVersion),
-    redact: (text) => tracing.redact(text),
+    redactor: tracing,
     scope
   })
 
@@ -229,7 +229,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     Effect.flatMap((body) => {
       // The account e-mail is a secret before an answer that breaks its schema is put in an error.
       tracing.addSecret(Tracing.accountEmail(body))
-      return Outgoing.decodeResponse("initialize", Control.InitializeResponse, body, (text) => tracing.redact(text))
+      return Outgoing.decodeResponse("initialize", Control.InitializeResponse, body, tracing)
     })
   )
   // The CLI's version, once it answered `initialize`, or why it gets no turn

@@ -29,6 +29,7 @@ import * as Tracing from "../Tracing.ts"
 import type { Turn } from "./turns.ts"
 import { isRecord, str } from "./json.ts"
 import * as Metrics from "./metrics.ts"
+import * as SecretText from "./secretText.ts"
 import { SmallMap } from "./smallMap.ts"
 
 const PROVIDER = "anthropic"
@@ -140,6 +141,15 @@ export class SessionTracing {
       }
     }
     return text
+  }
+
+  /**
+   * `value` as text, secrets replaced, cut to `max` characters; a part of a secret at the end
+   * (where the text was cut, here or before: the head of a line over the cap) is replaced too.
+   */
+  redactCut(value: unknown, max: number): string {
+    const forms = this.secrets.flatMap(SecretText.formsOf)
+    return SecretText.redactCutEnd(this.redact(value).slice(0, max), forms)
   }
 
   // ---- spans ---------------------------------------------------------------------------------
