@@ -104,12 +104,40 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
     let inputEnded = false
     let failed: ClaudeError.ClaudeError | undefined
 
-    const rewrite = (message: unknown): unknown => {
-      const m = asRecord(message)
-      if (m.type !== "control_response") return message
-      const response = asRecord(m.response)
-      const id = requestIds.get(String(response.request_id))
-      return id === undefined ? message : { ...m, response: { ...response, request_id: id } }
+    /**
+     * A `recv` line's text as played now: the library's request ids and the user messages' uuids
+     * recorded in it replaced by today's. Every `recv` line goes through it, an over-cap line's
+     * head and tail too: the reader reads a request id out of an over-cap answer's head to fail
+     * that request, so a recorded id there would leave the replayed request waiting.
+     */
+    const rewriteText = (text: string): string => {
+      // A `request_id` field's whole value only; the library's ids (`req_N_<random>`) have no escapes.
+      if (requestIds.size > 0) {
+        text = text.replace(/("request_id"\s*:\s*")([^"\\]*)"/g, (field, key: string, id: string) => {
+          const now = requestIds.get(id)
+          return now === undefined ? field : `${key}${now}"`
+        })
+      }
+      for (const [recorded, now] of uuids) text = text.replaceAll(recorded, now)
+      return text
+    }
+
+    /**
+     * An over-cap line rewritten (`rewriteText`), its size moved by what the rewrite added, so it
+     * is still its head, the spaces its middle was played as, and its tail.
+     */
+    const rewriteOverCap = (line: Framing.OversizedLine): Framing.OversizedLine => {
+      const headBytes = Buffer.byteLength(line.head)
+      const tailBytes = Buffer.byteLength(line.tail)
+      const head = rewriteText(line.head)
+      if (headBytes + tailBytes >= line.bytes) {
+        // Head and tail hold the whole line (they may overlap): rewrite it whole, played as its tail.
+        const whole = rewriteText(Buffer.concat(Framing.oversizedLineChunks(line)).toString())
+        return { ...line, bytes: Buffer.byteLength(whole), head, tail: whole }
+      }
+      const tail = rewriteText(line.tail)
+      const middle = line.bytes - headBytes - tailBytes
+      return { ...line, bytes: Buffer.byteLength(head) + middle + Buffer.byteLength(tail), head, tail }
     }
 
     /** Writes every `recv` line whose earlier `send`s are all matched. */
@@ -123,19 +151,13 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
         }
         if (asRecord(line.msg).type === Framing.oversizedLineType) {
           // A line over the cap, played as one of its size with its head and tail.
-          const overCap = line.msg as Framing.OversizedLine
-          const withUuids = (text: string) => {
-            for (const [recorded, now] of uuids) text = text.replaceAll(recorded, now)
-            return text
-          }
-          const played = { ...overCap, head: withUuids(overCap.head), tail: withUuids(overCap.tail) }
+          const played = rewriteOverCap(line.msg as Framing.OversizedLine)
           for (const chunk of Framing.oversizedLineChunks(played)) Queue.offerUnsafe(stdout, chunk)
           Queue.offerUnsafe(stdout, NEWLINE)
           nextRecv++
           continue
         }
-        let text = JSON.stringify(rewrite(line.msg))
-        for (const [recorded, now] of uuids) text = text.replaceAll(recorded, now)
+        const text = rewriteText(JSON.stringify(line.msg))
         Queue.offerUnsafe(stdout, encoder.encode(text + "\n"))
         nextRecv++
       }
@@ -215,12 +237,14 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
  */
 export interface Options {
   /**
-   * Streams the text of every recorded `assistant` message before it, as `stream_event` lines
-   * (`content_block_start`, `text_delta`s, `content_block_stop`), the way the CLI streams them
-   * with `--include-partial-messages` (on by default; a session with `includePartialMessages:
-   * false` gets none, as from the CLI). A recorder keeps no `stream_event`s, so without it a
-   * program that shows streamed text sees none in a replay. Default `false`: the transcript's
-   * lines only.
+   * Streams the text of each recorded `assistant` message whose text the transcript did not
+   * stream, as `stream_event` lines before it (`content_block_start`, `text_delta`s,
+   * `content_block_stop`), the way the CLI streams them with `--include-partial-messages` (on by
+   * default; a session with `includePartialMessages: false` gets none, as from the CLI). A
+   * recorder keeps no `stream_event`s unless made with `streamEvents: true`, so without this a
+   * program that shows streamed text sees none in a replay of such a transcript. A message whose
+   * recorded `text_delta`s precede it is played as recorded: its text streams once. Default
+   * `false`: the transcript's lines only.
    */
   readonly streamText?: boolean | undefined
   /** The number of `text_delta`s per text block when `streamText` is on (default 2). */
@@ -230,18 +254,33 @@ export interface Options {
 
 /**
  * The transcript with the text of each `recv` `assistant` line streamed before it as
- * `stream_event` lines.
+ * `stream_event` lines, unless the transcript streamed it: a recorded `text_delta` of the same
+ * agent (`parent_tool_use_id`) since that agent's previous `assistant` line. The CLI writes an
+ * `assistant` line per content block once the block is done, after its deltas, so those deltas
+ * are that line's (a turn's `result` ends them), and a transcript with deltas for some messages
+ * only gets the others made up.
  */
-const withStreamedText = (lines: ReadonlyArray<Transcript.Line>, chunks: number): ReadonlyArray<Transcript.Line> =>
-  lines.flatMap((line, lineIndex): ReadonlyArray<Transcript.Line> => {
+const withStreamedText = (lines: ReadonlyArray<Transcript.Line>, chunks: number): ReadonlyArray<Transcript.Line> => {
+  // The agents (by `parent_tool_use_id`) with recorded text deltas since their last `assistant` line.
+  const streaming = new Set<unknown>()
+  return lines.flatMap((line, lineIndex): ReadonlyArray<Transcript.Line> => {
     const m = asRecord(line.msg)
-    if (line.dir !== "recv" || m.type !== "assistant") return [line]
+    if (line.dir !== "recv") return [line]
+    const agent = m.parent_tool_use_id ?? null
+    if (m.type === "stream_event") {
+      const event = asRecord(m.event)
+      if (event.type === "content_block_delta" && asRecord(event.delta).type === "text_delta") streaming.add(agent)
+      return [line]
+    }
+    // A turn's end ends its deltas too (an interrupted message may have no `assistant` line).
+    if (m.type === "result") streaming.clear()
+    if (m.type !== "assistant" || streaming.delete(agent)) return [line]
     const content = asRecord(m.message).content
     const blocks = Array.isArray(content) ? content.map(asRecord) : []
     // The fields by which the library places the event in its turn, as on the assistant line.
     const envelope: Json = {
       session_id: m.session_id,
-      parent_tool_use_id: m.parent_tool_use_id ?? null,
+      parent_tool_use_id: agent,
       ...("user_message_uuid" in m ? { user_message_uuid: m.user_message_uuid } : {}),
       ...("user_message_uuids" in m ? { user_message_uuids: m.user_message_uuids } : {})
     }
@@ -261,6 +300,7 @@ const withStreamedText = (lines: ReadonlyArray<Transcript.Line>, chunks: number)
     )
     return [...streamed, line]
   })
+}
 
 /**
  * A `Transport` that plays a transcript: a file path (read when a session opens) or the lines.
