@@ -26,6 +26,8 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import { describeError } from "./internal/describeCause.ts"
 import * as DirectoryStores from "./internal/directoryStores.ts"
+import * as EntryLines from "./internal/entryLines.ts"
+import { cutText } from "./internal/textChunks.ts"
 import { entryTexts, subpathGiven } from "./internal/storeInputs.ts"
 
 /**
@@ -163,7 +165,7 @@ export const parseLine = (text: string, line: number): Entry => {
   } catch (error) {
     return unreadable(text, line, `not JSON (${describeError(error)})`, endsEarly(text, error))
   }
-  return isEntry(parsed) ? parsed : unreadable(text, line, "not an object with a string `type`", false)
+  return isEntry(parsed) ? EntryLines.remember(parsed, line) : unreadable(text, line, "not an object with a string `type`", false)
 }
 
 /**
@@ -183,7 +185,7 @@ const unreadable = (text: string, line: number, description: string, cut: boolea
   type: unreadableLineType,
   line,
   description: `line ${line}: ${description}`,
-  excerpt: text.slice(0, 200),
+  excerpt: cutText(text, 200),
   cut
 })
 

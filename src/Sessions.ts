@@ -34,6 +34,8 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as ProjectKey from "./internal/projectKey.ts"
+import * as EntryLines from "./internal/entryLines.ts"
+import { cutText } from "./internal/textChunks.ts"
 import { ApiAssistantMessage, ApiUserMessage } from "./protocol/content.ts"
 import { makeDecoder } from "./protocol/codec.ts"
 import { StringOtherThan } from "./protocol/internal.ts"
@@ -245,7 +247,8 @@ const toLine = (entry: SessionStore.Entry): Line | Problem => {
   }
   const decoded = decodeLine(entry)
   if (Result.isSuccess(decoded)) return decoded.success
-  return new Problem({ description: decoded.failure, excerpt: JSON.stringify(entry).slice(0, 200) })
+  const line = EntryLines.lineOf(entry)
+  return new Problem({ ...(line === undefined ? {} : { line }), description: decoded.failure, excerpt: cutText(JSON.stringify(entry), 200) })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -330,7 +333,7 @@ const promptOf = (entry: SessionStore.Entry, fold: Fold): string | undefined => 
     const bash = bashInput.exec(text)
     if (bash?.[1] !== undefined) return `! ${bash[1].trim()}`
     if (interruptedOrTag.test(text)) continue
-    if (text.length > 200) text = `${text.slice(0, 200).trim()}…`
+    if (text.length > 200) text = `${cutText(text, 200).trim()}…`
     return text
   }
   return undefined

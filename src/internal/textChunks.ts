@@ -13,3 +13,14 @@ export const splitText = (text: string, parts: number): ReadonlyArray<string> =>
   for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(""))
   return out
 }
+
+/**
+ * The first `max` UTF-16 code units of `text`, less a first half of a surrogate pair left last:
+ * never half a character. The official SDK's cut (it counts code units, not code points, so a
+ * character across the limit is dropped whole).
+ */
+export const cutText = (text: string, max: number): string => {
+  if (text.length <= max) return text
+  const last = text.charCodeAt(max - 1)
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max)
+}
