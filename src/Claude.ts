@@ -25,6 +25,7 @@ import type * as Events from "./Events.ts"
 import { isRecord, objectSchemaOf } from "./internal/json.ts"
 import * as ProcessTransport from "./internal/processTransport.ts"
 import * as SessionOptionsCheck from "./internal/sessionOptionsCheck.ts"
+import * as SpanExits from "./internal/spanExits.ts"
 import type * as StructuredOutput from "./internal/structuredOutput.ts"
 import { Subscribers } from "./internal/subscribers.ts"
 import * as Launch from "./Launch.ts"
@@ -722,7 +723,7 @@ const openSession: (
     const command = Launch.buildCommand(launchOptions, wiring)
     // The session's own span, open as long as the session: handler calls made outside any turn
     // are parented to it.
-    const sessionSpan = yield* Effect.makeSpanScoped("claude.session", { root: false })
+    const sessionSpan = yield* SpanExits.makeSpanScoped("claude.session")
     const spec = { executable: options.executable, env: command.env, cwd: options.cwd, closeGrace }
     const subscribers = new Subscribers<Event>()
     const mirror = storeModule === undefined || store === undefined || storeOptions === undefined
@@ -808,15 +809,17 @@ export const query: <S extends OutputFormat = never>(
   options?: SessionOptions<S>
 ) => queryOnce(prompt, options) as Effect.Effect<RunResult<S>, ClaudeError.ClaudeError, Transport>
 
+// Its span ends with the texts of a failed turn left out without `TraceContent` (as the turn's).
 const queryOnce: (
   prompt: TurnInput,
   options?: SessionOptions
-) => Effect.Effect<TurnResult, ClaudeError.ClaudeError, Transport> = Effect.fn("Claude.query")(
+) => Effect.Effect<TurnResult, ClaudeError.ClaudeError, Transport> = Effect.fnUntraced(
   function*(prompt: TurnInput, options?: SessionOptions) {
     const session = yield* openSession(options)
     return yield* session.run(prompt)
   },
-  Effect.scoped
+  Effect.scoped,
+  SpanExits.withSpan("Claude.query")
 )
 
 /**

@@ -36,6 +36,7 @@
 import * as Context from "effect/Context"
 import type * as Metric from "effect/Metric"
 import * as Metrics from "./internal/metrics.ts"
+import * as SpanExits from "./internal/spanExits.ts"
 
 /**
  * Whether spans carry content: prompts, result texts, tool inputs and outputs (secrets
@@ -51,10 +52,7 @@ import * as Metrics from "./internal/metrics.ts"
  * @since 0.2.0
  * @category references
  */
-export const TraceContent: Context.Reference<boolean> = Context.Reference<boolean>(
-  "effect-claude-code/Tracing/TraceContent",
-  { defaultValue: () => false }
-)
+export const TraceContent: Context.Reference<boolean> = SpanExits.TraceContent
 
 /**
  * How long each turn took, as the CLI reports it (`duration_ms`), in milliseconds. Attributes:

@@ -170,7 +170,11 @@ export class Reader {
     this.events.push(event)
     this.options.turns.note(event)
     // A result that cannot be read still ends its turn, as a typed failure: never a hang.
-    if (messageType === "result") this.options.turns.failCurrent(ClaudeError.make(error))
+    if (messageType === "result") {
+      const failure = ClaudeError.make(error)
+      this.options.turns.failCurrent(failure)
+      this.options.tracing.turnOver(failure)
+    }
   }
 
   private route(frame: Framing.Frame): void {

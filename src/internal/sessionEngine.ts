@@ -22,6 +22,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import type * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -85,7 +86,13 @@ export interface EngineInput extends HostHandlers.HostServices {
   readonly spec: Omit<LaunchSpec, "args">
   readonly command: Launch.Command
   readonly jsonSchema: Record<string, unknown> | undefined
-  readonly decodeStructured: TurnRunner.TurnRunnerOptions["decodeResult"]
+  /** The structured output's decoding (`internal/structuredOutput.ts`), given the session's `redact`. */
+  readonly decodeStructured:
+    | ((
+      result: Events.TurnResult,
+      redact: (text: string) => string
+    ) => Result.Result<Events.TurnResult, ClaudeError.ClaudeError>)
+    | undefined
   readonly sessionSpan: Tracer.Span
   readonly subscribers: Subscribers<Events.Event>
   readonly mirror: Mirror | undefined
@@ -127,6 +134,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   const scope: Scope.Scope = yield* Effect.scope
   const secrets = Tracing.secretsOf(command.env, [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
   const tracing = yield* Tracing.make(sessionSpan, secrets)
+  const redact = (text: string): string => tracing.redact(text)
   // The session's secrets stay out of the stderr the library logs and puts in errors.
   const lifecycle = new Lifecycle(connection, spec.closeGrace, { ...exitContext(options), redact: (text) => tracing.redact(text) })
   // The CLI's stderr, as it comes, in the log (debug); redacted across the cuts of a long line.
@@ -198,7 +206,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
       ...result,
       turn: { ...usage.next(result), kind: automatic ? "automatic" : "user", userMessageUuids }
     }),
-    verdict: failedTurns === "fail" ? failureOf : () => undefined
+    verdict: failedTurns === "fail" ? (result) => failureOf(result, redact) : () => undefined
   })
   const sessionId = Deferred.makeUnsafe<string, ClaudeError.ClaudeError>()
   const reader = new Reader({
@@ -272,7 +280,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     turnTimeout: options.turnTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.turnTimeout),
     lastActivity,
     tracing: { sessionSpan, spans: tracing },
-    decodeResult: decodeStructured
+    decodeResult: decodeStructured === undefined ? undefined : (result) => decodeStructured(result, redact)
   })
 
   // ---- operations ---------------------------------------------------------------------------

@@ -64,10 +64,13 @@ export const jsonSchemaOf = (format: unknown): Effect.Effect<Record<string, unkn
  */
 export const decode = <A>(format: Schema.ConstraintDecoder<A>) => {
   const decodeValue = Schema.decodeUnknownResult(Schema.toCodecJson(format))
-  return (result: TurnResult): Result.Result<TurnResult & { readonly structured: A }, ClaudeError.ClaudeError> => {
+  return (
+    result: TurnResult,
+    redact?: (text: string) => string
+  ): Result.Result<TurnResult & { readonly structured: A }, ClaudeError.ClaudeError> => {
     const value = result.structured_output
     if (value === undefined) {
-      return Result.fail(failureOf(result) ?? ClaudeError.make(new ClaudeError.StructuredOutputMissing({ result })))
+      return Result.fail(failureOf(result, redact) ?? ClaudeError.make(new ClaudeError.StructuredOutputMissing({ result })))
     }
     const decoded = decodeValue(value)
     return Result.isSuccess(decoded)

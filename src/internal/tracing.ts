@@ -30,6 +30,7 @@ import type { Turn } from "./turns.ts"
 import { isRecord, str } from "./json.ts"
 import * as Metrics from "./metrics.ts"
 import * as SecretText from "./secretText.ts"
+import * as SpanExits from "./spanExits.ts"
 import { SmallMap } from "./smallMap.ts"
 
 const PROVIDER = "anthropic"
@@ -307,11 +308,14 @@ export class SessionTracing {
     const current = this.calls.get(thread)
     if (current !== undefined && current.id === message.id) return current.span
     if (current !== undefined) this.end(current.span)
-    const span = this.open(`chat ${message.model}`, this.parentIn(thread, running), {
+    // The session's model for its own requests; a subagent's may run on another (its definition's
+    // `model`), which only its answer tells.
+    const requested = thread === MAIN ? this.model ?? message.model : message.model
+    const span = this.open(`chat ${requested}`, this.parentIn(thread, running), {
       "gen_ai.operation.name": "chat",
       "gen_ai.provider.name": PROVIDER,
       "gen_ai.system": PROVIDER,
-      "gen_ai.request.model": this.model ?? message.model,
+      "gen_ai.request.model": requested,
       "gen_ai.response.model": message.model,
       "gen_ai.response.id": message.id,
       "gen_ai.conversation.id": this.conversationId
@@ -649,11 +653,32 @@ export class SessionTracing {
   /** The session ends: every span still open ends, and the session span says why. */
   ended(reason: ClaudeError.ClaudeError | undefined): void {
     if (reason !== undefined) this.options.sessionSpan.attribute("claude.session.end_reason", reason.reason._tag)
+    this.turnOver(reason)
+  }
+
+  /**
+   * The running turn ended without a result that could be read (a `result` line that broke its
+   * schema or the cap, the CLI gone): what was open in it ends, its own span failed with
+   * `reason`, and the next turn starts afresh (its tool uses counted from zero, spans of its own).
+   */
+  turnOver(reason: ClaudeError.ClaudeError | undefined): void {
     this.endOpen()
-    if (this.ownTurn !== undefined) {
-      this.end(this.ownTurn)
-      this.ownTurn = undefined
+    this.toolUsesThisTurn = 0
+    this.marks.delete(MAIN)
+    const own = this.ownTurn
+    if (own === undefined) return
+    this.ownTurn = undefined
+    if (reason === undefined) return this.end(own)
+    if (this.observed) {
+      own.attribute("claude.error.reason", reason.reason._tag)
+      own.attribute("error.type", reason.reason._tag)
     }
+    this.end(own, this.spanExit(Exit.fail(reason)))
+  }
+
+  /** `exit` as the library's spans record it: the CLI's and the model's texts left out without `TraceContent`. */
+  spanExit<A, E>(exit: Exit.Exit<A, E>): Exit.Exit<A, unknown> {
+    return SpanExits.forSpan(exit, this.options.content)
   }
 }
 

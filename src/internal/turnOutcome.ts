@@ -39,14 +39,21 @@ const errorTypeInText = (text: string): string | null => {
   }
 }
 
-/** The failure a result stands for; undefined when the turn succeeded or was interrupted. */
-export const failureOf = (result: TurnResult): ClaudeError.ClaudeError | undefined => {
+/**
+ * The failure a result stands for; undefined when the turn succeeded or was interrupted. Its
+ * description is the result's text with the session's secrets taken out by `redact`: it reaches
+ * the program's error, its logs and the exits of its spans.
+ */
+export const failureOf = (
+  result: TurnResult,
+  redact: (text: string) => string = (text) => text
+): ClaudeError.ClaudeError | undefined => {
   // A limit's subtype stopped the turn short whatever `is_error` says: CLI 2.1.0 writes its error
   // subtypes with `is_error: false`.
   if (!result.is_error && !limitSubtypes.has(result.subtype)) return undefined
   const terminal = result.terminal_reason
   if (terminal !== undefined && terminal.startsWith("aborted_")) return undefined
-  const description = describe(result)
+  const description = redact(describe(result))
   // CLI 2.1.0 writes neither `terminal_reason` nor `api_error_status`: the API's status is in the
   // text it writes, `API Error: 500 {...}`.
   const status = result.api_error_status ?? (terminal === undefined ? statusInText(description) : null)

@@ -315,7 +315,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
             : Effect.succeed(undefined)
           return Effect.map(result, (result) => {
             options.tracing?.spans.turnEnded(ended, result, exit)
-            ended.end(clock.currentTimeNanosUnsafe(), exit)
+            ended.end(clock.currentTimeNanosUnsafe(), options.tracing?.spans.spanExit(exit) ?? exit)
           })
         })),
         Effect.ensuring(Semaphore.release(lock, 1))

@@ -1,0 +1,81 @@
+/**
+ * The exit a library span ends with when the program keeps content out of its traces
+ * (`Tracing.TraceContent` off): a span's exit reaches exporters whole (OpenTelemetry records its
+ * errors' messages as the span's exception and status), and the messages of some reasons are the
+ * CLI's or the model's text (a failed turn's result text, a line that broke the protocol, the
+ * CLI's error text). Those become a `ClaudeError`-named error that keeps the reason's tag only;
+ * the other reasons (ids, counts, durations) are kept as they are. Secrets never reach a span
+ * either way: the session takes them out of every such text first.
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Scope from "effect/Scope"
+import type * as Tracer from "effect/Tracer"
+import * as ClaudeError from "../ClaudeError.ts"
+
+/** `Tracing.TraceContent` (defined here, where the session's span reads it, with no metrics loaded). */
+export const TraceContent: Context.Reference<boolean> = Context.Reference<boolean>(
+  "effect-claude-code/Tracing/TraceContent",
+  { defaultValue: () => false }
+)
+
+/** The reasons whose message carries the CLI's or the model's text. */
+const textReasons: ReadonlySet<string> = new Set([
+  "TurnFailed",
+  "ApiError",
+  "PromptTooLong",
+  "NotAuthenticated",
+  "ProtocolViolation",
+  "ControlRejected"
+])
+
+/** What a span records instead of such an error: its reason, and why the rest is not there. */
+class WithheldError extends Error {
+  readonly reason: string
+  constructor(reason: string) {
+    super(`${reason} (its text is left out of traces: TraceContent is off)`)
+    this.name = "ClaudeError"
+    this.reason = reason
+  }
+}
+
+const withheld = (error: unknown): unknown =>
+  ClaudeError.isClaudeError(error) && textReasons.has(error.reason._tag) ? new WithheldError(error.reason._tag) : error
+
+/** `exit` as a span records it: with `content` off, the texts above left out. */
+export const forSpan = <A, E>(exit: Exit.Exit<A, E>, content: boolean): Exit.Exit<A, unknown> =>
+  content || Exit.isSuccess(exit) ? exit : Exit.failCause(Cause.map(exit.cause, withheld))
+
+/**
+ * A span named `name`, ended when the scope closes with the scope's exit as {@link forSpan} gives
+ * it (`Effect.makeSpanScoped`, with the texts left out).
+ */
+export const makeSpanScoped = (name: string): Effect.Effect<Tracer.Span, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const content = yield* TraceContent
+    const span = yield* Effect.makeSpan(name, { root: false })
+    yield* Effect.addFinalizer((exit) =>
+      Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.end(now, forSpan(exit, content))))
+    )
+    return span
+  })
+
+/**
+ * `effect` in a span named `name`, which ends with its exit as {@link forSpan} gives it (the
+ * span `Effect.fn` makes, with the texts left out).
+ */
+export const withSpan = (name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const content = yield* TraceContent
+      const span = yield* Effect.makeSpan(name)
+      return yield* restore(Effect.withParentSpan(effect, span)).pipe(
+        Effect.onExit((exit) =>
+          Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.end(now, forSpan(exit, content))))
+        )
+      )
+    })
+  )
