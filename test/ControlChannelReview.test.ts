@@ -8,18 +8,23 @@
  * - a control request made after the CLI exited by itself, before the read loop had seen its
  *   stdout end, failed with `SessionClosed (send)`, not with the CLI's `ProcessExited`;
  * - `setMcpServers` with a bad `timeout` refused the call but served its in-process servers
- *   already, their names taken for the rest of the session.
+ *   already, their names taken for the rest of the session;
+ * - a request still pending when the program ended the input or closed the scope failed with
+ *   the CLI's clean exit (`ProcessExited`, code 0), as if the CLI had died by itself, where the
+ *   program's own end of the session is `SessionClosed`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
@@ -186,4 +191,34 @@ describe("the control channel", () => {
         assert.isTrue(Exit.isSuccess(retry), `the corrected call failed: ${Exit.isFailure(retry) ? reasonOf(retry).message : ""}`)
       }).pipe(Effect.provide(cli), Effect.provide(Logger.layer([])))
     }))
+
+  /** A CLI that answers initialize, reads one control request, never answers it, and exits 0 at stdin EOF. */
+  const silentCli = (requested: Deferred.Deferred<void>) =>
+    FakeCli.layer((cli) =>
+      Effect.gen(function*() {
+        yield* FakeCli.answerInitialize(cli)
+        yield* cli.nextMatching((m) => m.type === "control_request")
+        yield* Deferred.succeed(requested, undefined)
+        yield* Effect.ignore(Effect.forever(cli.next))
+        return 0
+      })
+    )
+
+  for (const how of ["endInput", "the scope's close"] as const) {
+    it.effect(`a request pending at ${how} fails with SessionClosed, not the CLI's clean exit`, () =>
+      Effect.gen(function*() {
+        const requested = yield* Deferred.make<void>()
+        yield* Effect.gen(function*() {
+          const scope = yield* Scope.make()
+          const session = yield* Claude.open({ controlTimeout: "1 hour" }).pipe(Scope.provide(scope))
+          const fiber = yield* Effect.forkChild(Effect.exit(session.mcpStatus()))
+          yield* Deferred.await(requested)
+          if (how === "endInput") yield* session.endInput
+          else yield* Scope.close(scope, Exit.void)
+          const reason = reasonOf(yield* Fiber.join(fiber))
+          assert.strictEqual(reason._tag, "SessionClosed", `got ${reason._tag}: ${reason.message}`)
+          yield* Scope.close(scope, Exit.void)
+        }).pipe(Effect.provide(silentCli(requested)))
+      }))
+  }
 })

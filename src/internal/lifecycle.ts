@@ -81,7 +81,12 @@ export class Lifecycle {
    */
   readonly onStdoutEnd: Effect.Effect<ClaudeError.ClaudeError | undefined> = Effect.gen({ self: this }, function*() {
     const waited = yield* this.connection.exit.pipe(Effect.timeoutOption(this.closeGrace))
-    const cause = this.readFailure ?? (Option.isSome(waited)
+    // The clean exit the program asked for (it ended the input) is the program's end of the
+    // session: what still waited fails with `SessionClosed`, not as if the CLI had died.
+    const asked = !this.inputOpen && Option.isSome(waited) && waited.value.code === 0
+    const cause = this.readFailure ?? (asked
+      ? ClaudeError.make(new ClaudeError.SessionClosed({ operation: "the session's input ended" }))
+      : Option.isSome(waited)
       ? ClaudeError.make(explainExit(waited.value, this.exitContext))
       : ClaudeError.make(new ClaudeError.StdoutClosed({ waitedMillis: Duration.toMillis(this.closeGrace) })))
     this.die(cause)
