@@ -671,7 +671,7 @@ export const open: <S extends OutputFormat = never>(
 
 const openSession: (
   options?: SessionOptions
-) => Effect.Effect<Session, ClaudeError.ClaudeError, Transport | Scope.Scope> = Effect.fn("Claude.open")(
+) => Effect.Effect<Session, ClaudeError.ClaudeError, Transport | Scope.Scope> = Effect.fnUntraced(
   function*(options: SessionOptions = {}) {
     const problems = SessionOptionsCheck.problemsOf(options)
     if (problems.length > 0) {
@@ -771,7 +771,9 @@ const openSession: (
       exit: engine.exit
     }
     return session
-  }
+  },
+  // The CLI's text of a failed start (its stderr, a broken answer) left out without `TraceContent`.
+  SpanExits.withSpan("Claude.open")
 )
 
 /** No in-process MCP servers (`McpServers.empty`). */

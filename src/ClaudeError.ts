@@ -12,6 +12,7 @@
  */
 import * as Schema from "effect/Schema"
 import { isRecord } from "./internal/json.ts"
+import { cutText } from "./internal/textChunks.ts"
 
 /**
  * No `claude` executable was found where the library looked.
@@ -149,7 +150,7 @@ export class ProtocolViolation extends Schema.TaggedError<ProtocolViolation>()("
   line: Schema.String
 }) {
   override get message(): string {
-    return `Protocol problem: ${this.description} (line: ${this.line.slice(0, 200)})`
+    return `Protocol problem: ${this.description} (line: ${cutText(this.line, 200)})`
   }
 }
 

@@ -166,39 +166,52 @@ const withDeltaText = (entry: Entry, field: Delta["field"], text: string): Entry
   return { ...entry, msg: { ...msg, event: { ...msg.event, delta: { ...msg.event.delta, [field]: text } } } }
 }
 
+/** The block keys whose held deltas a line ends: a block's stop, its agent's message's end. */
+const blockEnds = (entry: Entry, held: ReadonlyMap<string, unknown>): ReadonlyArray<string> => {
+  const msg = entry.msg as { type?: unknown; event?: unknown; parent_tool_use_id?: unknown } | null
+  if (entry.dir !== "recv" || msg === null || typeof msg !== "object") return []
+  if (msg.type === "result") return [...held.keys()]
+  const agent = `${String(msg.parent_tool_use_id ?? "")}\u0000`
+  const ofAgent = () => [...held.keys()].filter((key) => key.startsWith(agent))
+  if (msg.type === "assistant") return ofAgent()
+  if (msg.type !== "stream_event") return []
+  const event = msg.event as { type?: unknown; index?: unknown } | null
+  if (event?.type === "content_block_stop") return [`${agent}${String(event.index)}`]
+  return event?.type === "message_stop" ? ofAgent() : []
+}
+
 /**
  * Streamed text with a secret split over several lines (`streamEvents`): a delta whose text ends
  * with what may begin a secret is held back and joined with the next delta of its block, so that
- * the secret is whole in one line when it is redacted. A recording has fewer, longer deltas
- * there; their text is the same.
+ * the secret is whole in one line when it is redacted. Other lines pass it meanwhile (another
+ * agent's deltas, a control request: a held delta is written after them); its block's end, its
+ * agent's message or the turn's result lets it go, a part of a secret left at its end replaced.
+ * A recording has fewer, longer deltas there; their text is the same.
  */
 const makeDeltaJoiner = (forms: ReadonlyArray<string>) => {
-  let held: { readonly entry: Entry; readonly delta: Delta } | undefined
+  const held = new Map<string, { readonly entry: Entry; readonly delta: Delta }>()
+  const release = (keys: ReadonlyArray<string>): Array<Entry> =>
+    keys.flatMap((key) => {
+      const joined = held.get(key)
+      if (joined === undefined) return []
+      held.delete(key)
+      return [withDeltaText(joined.entry, joined.delta.field, SecretText.redactCutEnd(joined.delta.text, forms))]
+    })
   return {
     push: (entry: Entry): ReadonlyArray<Entry> => {
       const delta = deltaOf(entry)
-      const out: Array<Entry> = []
-      if (held !== undefined && (delta === undefined || delta.key !== held.delta.key || delta.field !== held.delta.field)) {
-        out.push(held.entry)
-        held = undefined
-      }
-      if (delta === undefined) {
-        out.push(entry)
-        return out
-      }
-      const joined = held === undefined
+      if (delta === undefined) return held.size === 0 ? [entry] : [...release(blockEnds(entry, held)), entry]
+      const before = held.get(delta.key)
+      held.delete(delta.key)
+      const text = (before?.delta.text ?? "") + delta.text
+      const joined = before === undefined
         ? { entry, delta }
-        : { entry: withDeltaText(entry, delta.field, held.delta.text + delta.text), delta: { ...delta, text: held.delta.text + delta.text } }
-      held = undefined
-      if (SecretText.openPrefixLength(SecretText.replaceAll(joined.delta.text, forms), forms) > 0) held = joined
-      else out.push(joined.entry)
-      return out
+        : { entry: withDeltaText(entry, delta.field, text), delta: { ...delta, text } }
+      if (SecretText.openPrefixLength(SecretText.replaceAll(text, forms), forms) === 0) return [joined.entry]
+      held.set(delta.key, joined)
+      return []
     },
-    flush: (): ReadonlyArray<Entry> => {
-      const out = held === undefined ? [] : [held.entry]
-      held = undefined
-      return out
-    }
+    flush: (): ReadonlyArray<Entry> => release([...held.keys()])
   }
 }
 
@@ -231,14 +244,24 @@ const makeEncoder = () => {
   let settled = false
   // Longest first: a secret holding another is replaced whole.
   const forms: Array<string> = []
+  // The forms of the secrets in a line's JSON text (a string value escaped once more): a line
+  // without any is written as it is, not walked.
+  const lineForms: Array<string> = []
   const addForms = (value: string) => {
     for (const form of SecretText.formsOf(value)) if (!forms.includes(form)) forms.push(form)
     forms.sort((a, b) => b.length - a.length)
+    for (const form of SecretText.formsOf(value, 3).slice(1)) if (!lineForms.includes(form)) lineForms.push(form)
+    if (!lineForms.includes(value)) lineForms.push(value)
   }
   const held: Array<Entry> = []
   const joiner = makeDeltaJoiner(forms)
-  const encode = (entry: Entry): string =>
-    JSON.stringify({ dir: entry.dir, ts: entry.ts, msg: redactMessage(entry.msg, forms) }) + "\n"
+  const encode = (entry: Entry): string => {
+    const plain = JSON.stringify(entry.msg) as string | undefined
+    const walk = plain !== undefined && (lineForms.some((form) => plain.includes(form)) ||
+      (forms.length > 0 && (entry.msg as { type?: unknown } | null)?.type === Framing.oversizedLineType))
+    const msg = walk ? JSON.stringify(redactMessage(entry.msg, forms)) : plain
+    return `{"dir":${JSON.stringify(entry.dir)},"ts":${JSON.stringify(entry.ts)}${msg === undefined ? "" : `,"msg":${msg}`}}\n`
+  }
   const release = (entries: ReadonlyArray<Entry>): ReadonlyArray<string> => entries.flatMap(joiner.push).map(encode)
   return {
     secrets: (values: ReadonlyArray<string>): void => {

@@ -39,6 +39,8 @@ import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import type * as ClaudeError from "./ClaudeError.ts"
 import type * as Events from "./Events.ts"
+import * as ResultRedaction from "./internal/resultRedaction.ts"
+import * as SpanExits from "./internal/spanExits.ts"
 import { failureOf } from "./internal/turnOutcome.ts"
 import type * as Protocol from "./Protocol.ts"
 
@@ -105,7 +107,7 @@ interface FinalTextState {
  */
 export const finalText: <E, R>(
   events: Stream.Stream<Events.Event, E, R>
-) => Effect.Effect<string, E | ClaudeError.ClaudeError, R> = Effect.fn("Turn.finalText")(
+) => Effect.Effect<string, E | ClaudeError.ClaudeError, R> = Effect.fnUntraced(
   function*<E, R>(events: Stream.Stream<Events.Event, E, R>) {
     const state = yield* events.pipe(
       Stream.takeUntil(isResult),
@@ -113,7 +115,7 @@ export const finalText: <E, R>(
         (): FinalTextState => ({ messageId: undefined, text: "", result: undefined, failure: undefined }),
         (state, event) => {
           if (event.type === "result") {
-            return { ...state, result: event.result ?? state.result, failure: failureOf(event) }
+            return { ...state, result: event.result ?? state.result, failure: failureOf(event, ResultRedaction.redactorOf(event)) }
           }
           if (event.type !== "assistant" || event.parent_tool_use_id !== null) return state
           const text = textOf(event)
@@ -126,7 +128,9 @@ export const finalText: <E, R>(
     )
     if (state.failure !== undefined) return yield* Effect.fail(state.failure)
     return state.messageId !== undefined ? state.text : state.result ?? ""
-  }
+  },
+  // Its span leaves a failed turn's text out without `TraceContent`, as the turn's does.
+  SpanExits.withSpan("Turn.finalText")
 )
 
 /**

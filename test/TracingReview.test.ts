@@ -5,22 +5,29 @@
  *   `TraceContent` off; now the text is left out there (`internal/spanExits.ts`) and the secret
  *   out of the error itself;
  * - the span of a `send` turn stayed open after the CLI died mid-turn (with its model request
- *   and tool use) and ended "successful" only at the close; it now ends failed with the reason;
+ *   and tool use) and ended "successful" only at the close; it now ends failed with the reason,
+ *   a clean exit (code 0) of a CLI whose input was still open too;
+ * - the spans of `Turn.finalText` and of control requests, and the program's error itself (its
+ *   copy of the result), still held the text or the secret (found by a second review);
  * - after a turn whose `result` could not be read, the next turn's `claude.turn.tool_calls`
  *   counted the broken turn's tool uses and a `send` turn got no span of its own;
  * - a subagent's `chat` span named its own model but said the session's model was requested.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Util from "node:util"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import * as Claude from "../src/Claude.ts"
+import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as Tracing from "../src/Tracing.ts"
+import * as Turn from "../src/Turn.ts"
 import { makeSecrets } from "./support/secrets.ts"
 import { collectSpans, metricSnapshots, named, only, parentName } from "./support/spans.ts"
 import { assistantLine, toolResultLine } from "./support/toolLines.ts"
@@ -41,9 +48,15 @@ describe("tracing", () => {
       Effect.gen(function*() {
         const secrets = makeSecrets()
         const collected = collectSpans()
+        const exits: Array<Exit.Exit<unknown, ClaudeError.ClaudeError>> = []
         yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
           const session = yield* Claude.open({ apiKey: Redacted.make(secrets.apiKey), closeGrace: "1 second" })
-          return yield* session.run("go")
+          // The same failure read from the turn's events (no session's error in between).
+          exits.push(yield* Effect.exit(Turn.finalText(session.turn({ text: "first" }))))
+          // The session's scope closes with the turn's failure.
+          const run = yield* Effect.exit(session.run("go"))
+          exits.push(run)
+          return yield* run
         }))).pipe(
           Effect.provide(FakeCli.layer(FakeCli.conversation({
             sessionId: SESSION,
@@ -60,7 +73,18 @@ describe("tracing", () => {
           collected.provide,
           Effect.provide(Logger.layer([]))
         )
-        const spans = [only(collected.spans, "claude.turn"), only(collected.spans, "claude.session")]
+        // The program's errors: the text as the CLI wrote it (the secret out), the result too.
+        assert.strictEqual(exits.length, 2)
+        for (const exit of exits) {
+          assert.strictEqual(exit._tag, "Failure")
+          const error = exit._tag === "Failure" ? Cause.findErrorOption(exit.cause) : undefined
+          const shown = error !== undefined && error._tag === "Some" ? error.value : undefined
+          assert.include(String(shown?.message), "I could not finish")
+          assert.notInclude(JSON.stringify(shown), secrets.apiKey)
+          assert.notInclude(Util.inspect(shown, { depth: 10 }), secrets.apiKey)
+        }
+        // The turn `run` ran (the other's stream was ended by `finalText` at its result).
+        const spans = [named(collected.spans, "claude.turn")[1]!, only(collected.spans, "claude.session"), only(collected.spans, "Turn.finalText")]
         for (const span of spans) {
           const texts = recorded(span).join("\n")
           assert.strictEqual(statusOf(span), "Failure", span.name)
@@ -98,36 +122,68 @@ describe("tracing", () => {
       assert.strictEqual(parentName(only(collected.spans, "Claude.open")), "Claude.query")
     }))
 
-  it.live("a send turn's spans end, failed with the reason, once the CLI died mid-turn", () =>
+  it.live("a control request's span leaves the CLI's error text out (TraceContent off)", () =>
     Effect.gen(function*() {
       const collected = collectSpans()
-      let openOnceExited: Array<string> = []
-      yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
+      const exit = yield* Effect.scoped(Effect.gen(function*() {
         const session = yield* Claude.open({ closeGrace: "1 second" })
-        yield* session.send("go")
-        yield* session.exit
-        yield* Effect.sleep("200 millis")
-        openOnceExited = collected.spans.filter((span) => span.status._tag !== "Ended").map((span) => span.name)
-      }))).pipe(
+        return yield* Effect.exit(session.setModel("haiku"))
+      })).pipe(
         Effect.provide(FakeCli.layer((cli) =>
           Effect.gen(function*() {
             yield* FakeCli.answerInitialize(cli)
-            const uuid = String((yield* cli.nextMatching((m) => m.type === "user")).uuid)
-            yield* cli.emit(FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: uuid })[0])
-            yield* cli.emit(assistantLine(SESSION, "msg_1", [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "ls" } }], { userMessageUuid: uuid }))
-            return 1
+            const request = yield* cli.nextMatching((m) => m.type === "control_request")
+            yield* cli.emit(FakeCli.failure(request, "PRIVATE: the user's settings say no"))
+            return yield* Effect.never
           })
         )),
         collected.provide,
         Effect.provide(Logger.layer([]))
       )
-      const turn = only(collected.spans, "claude.turn")
-      assert.deepStrictEqual(openOnceExited.filter((name) => name !== "claude.session" && name !== "Claude.open"), [])
-      assert.deepStrictEqual(
-        { status: statusOf(turn), reason: turn.attributes.get("claude.error.reason") },
-        { status: "Failure", reason: "ProcessExited" }
-      )
+      assert.strictEqual(exit._tag, "Failure")
+      const span = only(collected.spans, "claude.control_request set_model")
+      assert.strictEqual(statusOf(span), "Failure")
+      assert.include(recorded(span).join("\n"), "ControlRejected")
+      assert.notInclude(recorded(span).join("\n"), "PRIVATE")
+      assert.strictEqual(span.attributes.get("claude.error.reason"), "ControlRejected")
     }))
+
+  for (const code of [1, 0]) {
+    it.live(`a send turn's spans end, failed with the reason, once the CLI exited mid-turn (code ${code})`, () =>
+      Effect.gen(function*() {
+        const collected = collectSpans()
+        let openOnceExited: Array<string> = []
+        yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
+          const session = yield* Claude.open({ closeGrace: "1 second" })
+          yield* session.send("go")
+          yield* session.exit
+          yield* Effect.sleep("200 millis")
+          openOnceExited = collected.spans.filter((span) => span.status._tag !== "Ended").map((span) => span.name)
+        }))).pipe(
+          Effect.provide(FakeCli.layer((cli) =>
+            Effect.gen(function*() {
+              yield* FakeCli.answerInitialize(cli)
+              const uuid = String((yield* cli.nextMatching((m) => m.type === "user")).uuid)
+              yield* cli.emit(FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: uuid })[0])
+              yield* cli.emit(
+                assistantLine(SESSION, "msg_1", [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "ls" } }], {
+                  userMessageUuid: uuid
+                })
+              )
+              return code
+            })
+          )),
+          collected.provide,
+          Effect.provide(Logger.layer([]))
+        )
+        const turn = only(collected.spans, "claude.turn")
+        assert.deepStrictEqual(openOnceExited.filter((name) => name !== "claude.session" && name !== "Claude.open"), [])
+        assert.deepStrictEqual(
+          { status: statusOf(turn), reason: turn.attributes.get("claude.error.reason") },
+          { status: "Failure", reason: "ProcessExited" }
+        )
+      }))
+  }
 
   const brokenResultCli = FakeCli.layer(FakeCli.conversation({
     sessionId: SESSION,

@@ -72,6 +72,47 @@ describe("secrets in a transcript, in pieces", () => {
       assert.notInclude(written, "0123456789")
     }))
 
+  it.live("nor when other lines come between its pieces (another agent's deltas, a control request)", () =>
+    Effect.gen(function*() {
+      const delta = (agent: string | null, text: string) => ({
+        type: "stream_event",
+        event: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } },
+        parent_tool_use_id: agent,
+        uuid: `delta-${text.length}-${agent}`,
+        session_id: "s-1"
+      })
+      const stop = (agent: string | null) => ({
+        type: "stream_event",
+        event: { type: "content_block_stop", index: 0 },
+        parent_tool_use_id: agent,
+        uuid: `stop-${agent}`,
+        session_id: "s-1"
+      })
+      const { file, written } = yield* record(
+        cliWith((uuid) => [
+          delta("toolu_A", `A: your key is ${API_KEY.slice(0, 25)}`),
+          delta("toolu_B", "B: hello"),
+          { type: "control_request", request_id: "req-x", request: { subtype: "unknown_thing" } },
+          delta("toolu_A", `${API_KEY.slice(25, 40)}`),
+          delta("toolu_B", " again"),
+          delta("toolu_A", `${API_KEY.slice(40)} done`),
+          stop("toolu_A"),
+          stop("toolu_B"),
+          ...FakeCli.textTurn({ sessionId: "s-1", text: "ok", userMessageUuid: uuid }).filter((line) => line.type === "result")
+        ]),
+        { apiKey: Redacted.make(API_KEY) },
+        { streamEvents: true }
+      )
+      const deltas = (yield* Transcript.read(file))
+        .map((line) => line.msg as { type?: string; parent_tool_use_id?: string; event?: { delta?: { text?: string } } })
+        .filter((msg) => msg.type === "stream_event" && msg.event?.delta?.text !== undefined)
+      const of = (agent: string) => deltas.filter((msg) => msg.parent_tool_use_id === agent).map((msg) => msg.event!.delta!.text!).join("")
+      assert.strictEqual(of("toolu_A"), "A: your key is [redacted] done")
+      assert.strictEqual(of("toolu_B"), "B: hello again")
+      assert.notInclude(written, API_KEY.slice(25, 40))
+      assert.notInclude(written, API_KEY.slice(0, 12))
+    }))
+
   it.live("a secret cut by the head of a line over the cap is not in the transcript", () =>
     Effect.gen(function*() {
       // A tool's printout, about 2 KiB in: the head kept of the line ends inside the key.

@@ -2,10 +2,12 @@
  * How a session ends, and why: one reason per death, whatever the timing.
  *
  * Invariants:
- * - `death` is set once: `ProcessExited` (code, signal, stderr tail) whenever the CLI has exited;
+ * - `death` is set once: `ProcessExited` (code, signal, stderr tail) when the CLI exited, unless
+ *   it exited cleanly (code 0) after the program had ended its input: that is the program's end
+ *   of the session, `SessionClosed`, as when the program closed the session's scope first;
  *   `StdoutClosed` when its stdout ended and the process was still alive `closeGrace` later; the
- *   transport's own failure (a replay mismatch) when reading failed; `SessionClosed` when the
- *   program closed the session's scope first. Every operation after it fails with it.
+ *   transport's own failure (a replay mismatch) when reading failed. Every operation after it
+ *   fails with it.
  * - The end of stdout is clean (the event streams end without error) when the program ended
  *   the CLI's input (or closed the scope) first, or the CLI exited with code 0; a CLI that died by
  *   itself (another code, a signal, stdout closed while alive, a failed read) fails them with the
@@ -80,10 +82,12 @@ export class Lifecycle {
    * failed), undefined when the program had ended its input.
    */
   readonly onStdoutEnd: Effect.Effect<ClaudeError.ClaudeError | undefined> = Effect.gen({ self: this }, function*() {
+    // Read when stdout ended: an input ended after that did not end this session.
+    const inputOpen = this.inputOpen
     const waited = yield* this.connection.exit.pipe(Effect.timeoutOption(this.closeGrace))
     // The clean exit the program asked for (it ended the input) is the program's end of the
     // session: what still waited fails with `SessionClosed`, not as if the CLI had died.
-    const asked = !this.inputOpen && Option.isSome(waited) && waited.value.code === 0
+    const asked = !inputOpen && Option.isSome(waited) && waited.value.code === 0
     const cause = this.readFailure ?? (asked
       ? ClaudeError.make(new ClaudeError.SessionClosed({ operation: "the session's input ended" }))
       : Option.isSome(waited)
@@ -94,7 +98,7 @@ export class Lifecycle {
     // Died by itself: a read failure, stdout closed under a live process, or an exit that was not
     // a clean one (code 0) while the program still had the input open.
     const clean = Option.isSome(waited) && waited.value.code === 0 && this.readFailure === undefined
-    return (this.inputOpen && !clean) || this.readFailure !== undefined ? cause : undefined
+    return (inputOpen && !clean) || this.readFailure !== undefined ? cause : undefined
   })
 
   /**

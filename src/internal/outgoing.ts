@@ -18,6 +18,7 @@ import * as ClaudeError from "../ClaudeError.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as Lines from "../protocol/lines.ts"
 import { deadlineProblem } from "./sessionOptionsCheck.ts"
+import * as SpanExits from "./spanExits.ts"
 import type { Write } from "./stdinWriter.ts"
 
 /** The `response` of a control_response as the CLI wrote it. */
@@ -150,7 +151,8 @@ export const make = (options: {
         Effect.tapError((error) =>
           Effect.annotateCurrentSpan({ "claude.error.reason": error.reason._tag, "error.type": error.reason._tag })
         ),
-        Effect.withSpan(`claude.control_request ${body.subtype}`, {
+        // Ends with the CLI's text left out without `TraceContent` (its error answer, a broken body).
+        SpanExits.withSpan(`claude.control_request ${body.subtype}`, {
           attributes: {
             "claude.request_id": requestId,
             "claude.subtype": body.subtype,

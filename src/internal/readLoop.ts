@@ -88,8 +88,9 @@ const stdoutEnded = Effect.fnUntraced(function*(input: ReadLoopInput) {
   const { lifecycle, reader } = input
   const crash = yield* lifecycle.onStdoutEnd
   settle(input, lifecycle.reason!, crash)
-  // The turn the CLI ran ends here, not at the close: its spans end, failed when the CLI died.
-  input.tracing.turnOver(crash)
+  // The turn the CLI ran ends here, not at the close: its spans end, failed with the session's
+  // reason (a clean exit while the program still had the input open is one too).
+  input.tracing.turnOver(lifecycle.reason)
   if (reader.skippedLines > 0) yield* Effect.logDebug(`skipped ${reader.skippedLines} non-JSON lines from the CLI`)
   if (reader.unmatchedAnswers > 0) {
     yield* Effect.logDebug(`${reader.unmatchedAnswers} control responses answered no pending request`)

@@ -15,11 +15,14 @@ const minPartLength = 4
 
 const escaped = (text: string): string => JSON.stringify(text).slice(1, -1)
 
-/** The forms of `secret` inside a string value: as it is, and JSON-escaped once and twice. */
-export const formsOf = (secret: string): ReadonlyArray<string> => {
+/**
+ * The forms of `secret` inside a string value: as it is, and JSON-escaped once and twice (`depth`
+ * times: 3 for a line's JSON text, where a string value is escaped once more).
+ */
+export const formsOf = (secret: string, depth = 2): ReadonlyArray<string> => {
   const forms = [secret]
   let form = secret
-  for (let depth = 0; depth < 2; depth++) {
+  for (let level = 0; level < depth; level++) {
     form = escaped(form)
     if (!forms.includes(form)) forms.push(form)
   }
@@ -50,16 +53,11 @@ export const redactValue = (value: unknown, forms: ReadonlyArray<string>): unkno
     }
     return copy ?? value
   }
-  let copy: Record<string, unknown> | undefined
+  // One pass: each child is redacted once (twice per level made a deep value exponential).
   const entries = Object.entries(value)
-  for (const [key, item] of entries) {
-    const redacted = redactValue(item, forms)
-    const name = replaceAll(key, forms)
-    if (redacted !== item || name !== key) copy = {}
-  }
-  if (copy === undefined) return value
-  for (const [key, item] of entries) copy[replaceAll(key, forms)] = redactValue(item, forms)
-  return copy
+  const redacted = entries.map(([key, item]) => [replaceAll(key, forms), redactValue(item, forms)] as const)
+  if (redacted.every(([key, item], i) => key === entries[i]![0] && item === entries[i]![1])) return value
+  return Object.fromEntries(redacted)
 }
 
 /**

@@ -51,6 +51,7 @@ import * as SchemaJit from "./schemaJit.ts"
 import { redactLines } from "./stderrLines.ts"
 import * as StdinWriter from "./stdinWriter.ts"
 import type { Subscribers } from "./subscribers.ts"
+import * as ResultRedaction from "./resultRedaction.ts"
 import * as Tracing from "./tracing.ts"
 import { failureOf } from "./turnOutcome.ts"
 import * as TurnRunner from "./turnRunner.ts"
@@ -90,7 +91,7 @@ export interface EngineInput extends HostHandlers.HostServices {
   readonly decodeStructured:
     | ((
       result: Events.TurnResult,
-      redact: (text: string) => string
+      redact: ResultRedaction.RedactValue
     ) => Result.Result<Events.TurnResult, ClaudeError.ClaudeError>)
     | undefined
   readonly sessionSpan: Tracer.Span
@@ -134,7 +135,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   const scope: Scope.Scope = yield* Effect.scope
   const secrets = Tracing.secretsOf(command.env, [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
   const tracing = yield* Tracing.make(sessionSpan, secrets)
-  const redact = (text: string): string => tracing.redact(text)
+  const redact: ResultRedaction.RedactValue = (value) => tracing.redactValue(value)
   // The session's secrets stay out of the stderr the library logs and puts in errors.
   const lifecycle = new Lifecycle(connection, spec.closeGrace, { ...exitContext(options), redact: (text) => tracing.redact(text) })
   // The CLI's stderr, as it comes, in the log (debug); redacted across the cuts of a long line.
@@ -202,10 +203,11 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   // Only "return" returns failed results (checked at open; anything else fails closed).
   const failedTurns = options.errorResults === "return" ? "return" : "fail"
   const turns = new Turns({
-    toTurnResult: (result, userMessageUuids, automatic) => ({
-      ...result,
-      turn: { ...usage.next(result), kind: automatic ? "automatic" : "user", userMessageUuids }
-    }),
+    toTurnResult: (result, userMessageUuids, automatic) =>
+      ResultRedaction.remember({
+        ...result,
+        turn: { ...usage.next(result), kind: automatic ? "automatic" : "user", userMessageUuids }
+      }, redact),
     verdict: failedTurns === "fail" ? (result) => failureOf(result, redact) : () => undefined
   })
   const sessionId = Deferred.makeUnsafe<string, ClaudeError.ClaudeError>()
@@ -284,8 +286,8 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   })
 
   // ---- operations ---------------------------------------------------------------------------
-  // After `endInput` or the close nothing reaches the CLI: `SessionClosed`, as for a turn, not the
-  // reason its clean exit at EOF left (`ProcessExited`, code 0).
+  // After `endInput` or the close nothing reaches the CLI: `SessionClosed` naming the operation,
+  // as for a turn.
   // The library's own requests keep the answer's fields their schemas do not know; the caller's
   // (`session.request`) get what their schema decodes to, as it is (a class, renamed keys).
   // A request the transport refused (the CLI exited, its stdout not read to the end yet) fails

@@ -29,7 +29,10 @@ const textReasons: ReadonlySet<string> = new Set([
   "PromptTooLong",
   "NotAuthenticated",
   "ProtocolViolation",
-  "ControlRejected"
+  "ControlRejected",
+  // The CLI's stderr.
+  "ProcessExited",
+  "BypassRefused"
 ])
 
 /** What a span records instead of such an error: its reason, and why the rest is not there. */
@@ -67,11 +70,12 @@ export const makeSpanScoped = (name: string): Effect.Effect<Tracer.Span, never, 
  * `effect` in a span named `name`, which ends with its exit as {@link forSpan} gives it (the
  * span `Effect.fn` makes, with the texts left out).
  */
-export const withSpan = (name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+export const withSpan = (name: string, options?: Tracer.SpanOptionsNoTrace) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
       const content = yield* TraceContent
-      const span = yield* Effect.makeSpan(name)
+      const span = yield* Effect.makeSpan(name, options)
       return yield* restore(Effect.withParentSpan(effect, span)).pipe(
         Effect.onExit((exit) =>
           Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.end(now, forSpan(exit, content))))

@@ -16,6 +16,8 @@ import * as ClaudeError from "../ClaudeError.ts"
 import type { TurnResult } from "../Events.ts"
 import { describeError } from "./describeCause.ts"
 import { objectSchemaOf } from "./json.ts"
+import * as ResultRedaction from "./resultRedaction.ts"
+import type { RedactValue } from "./resultRedaction.ts"
 import { failureOf } from "./turnOutcome.ts"
 
 /** A Schema the library can send and decode: no services needed to decode it. */
@@ -66,7 +68,7 @@ export const decode = <A>(format: Schema.ConstraintDecoder<A>) => {
   const decodeValue = Schema.decodeUnknownResult(Schema.toCodecJson(format))
   return (
     result: TurnResult,
-    redact?: (text: string) => string
+    redact?: RedactValue
   ): Result.Result<TurnResult & { readonly structured: A }, ClaudeError.ClaudeError> => {
     const value = result.structured_output
     if (value === undefined) {
@@ -74,7 +76,9 @@ export const decode = <A>(format: Schema.ConstraintDecoder<A>) => {
     }
     const decoded = decodeValue(value)
     return Result.isSuccess(decoded)
-      ? Result.succeed({ ...result, structured: decoded.success })
+      ? Result.succeed((redact === undefined
+        ? { ...result, structured: decoded.success }
+        : ResultRedaction.remember({ ...result, structured: decoded.success }, redact)))
       : Result.fail(
         ClaudeError.make(new ClaudeError.StructuredOutputInvalid({ value, issue: decoded.failure.message, result }))
       )

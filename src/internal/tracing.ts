@@ -31,6 +31,7 @@ import { isRecord, str } from "./json.ts"
 import * as Metrics from "./metrics.ts"
 import * as SecretText from "./secretText.ts"
 import * as SpanExits from "./spanExits.ts"
+import { cutText } from "./textChunks.ts"
 import { SmallMap } from "./smallMap.ts"
 
 const PROVIDER = "anthropic"
@@ -124,7 +125,19 @@ export class SessionTracing {
 
   /** A value never to be written (the account e-mail, once `initialize` told it). */
   addSecret(secret: string | undefined): void {
-    if (secret !== undefined && secret.length > 0) this.secrets.push(secret)
+    if (secret !== undefined && secret.length > 0) {
+      this.secrets.push(secret)
+      this.forms = undefined
+    }
+  }
+
+  /** The forms of the secrets inside a string value, longest first (made when first needed). */
+  private forms: ReadonlyArray<string> | undefined
+
+  /** `value` with the secrets taken out of its strings: a copy where one was in it. */
+  redactValue<A>(value: A): A {
+    this.forms ??= [...new Set(this.secrets.flatMap((secret) => SecretText.formsOf(secret)))].sort((a, b) => b.length - a.length)
+    return SecretText.redactValue(value, this.forms) as A
   }
 
   /** `value` as text, secrets replaced. */
@@ -149,8 +162,8 @@ export class SessionTracing {
    * (where the text was cut, here or before: the head of a line over the cap) is replaced too.
    */
   redactCut(value: unknown, max: number): string {
-    const forms = this.secrets.flatMap(SecretText.formsOf)
-    return SecretText.redactCutEnd(this.redact(value).slice(0, max), forms)
+    const forms = this.secrets.flatMap((secret) => SecretText.formsOf(secret, 3))
+    return SecretText.redactCutEnd(cutText(this.redact(value), max), forms)
   }
 
   // ---- spans ---------------------------------------------------------------------------------

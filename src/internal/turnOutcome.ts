@@ -10,6 +10,7 @@
 import * as ClaudeError from "../ClaudeError.ts"
 import type { TurnResult } from "../Events.ts"
 import { isRecord } from "./json.ts"
+import type { RedactValue } from "./resultRedaction.ts"
 
 const limitSubtypes = new Set(["error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"])
 const limitReasons = new Set(["max_turns", "budget_exhausted", "structured_output_retry_exhausted"])
@@ -40,20 +41,21 @@ const errorTypeInText = (text: string): string | null => {
 }
 
 /**
- * The failure a result stands for; undefined when the turn succeeded or was interrupted. Its
- * description is the result's text with the session's secrets taken out by `redact`: it reaches
- * the program's error, its logs and the exits of its spans.
+ * The failure a result stands for; undefined when the turn succeeded or was interrupted. It
+ * carries the result, and its description the result's text, with the session's secrets taken
+ * out by `redact`: the error reaches the program's logs and the exits of its spans.
  */
 export const failureOf = (
-  result: TurnResult,
-  redact: (text: string) => string = (text) => text
+  raw: TurnResult,
+  redact?: RedactValue
 ): ClaudeError.ClaudeError | undefined => {
   // A limit's subtype stopped the turn short whatever `is_error` says: CLI 2.1.0 writes its error
   // subtypes with `is_error: false`.
-  if (!result.is_error && !limitSubtypes.has(result.subtype)) return undefined
+  if (!raw.is_error && !limitSubtypes.has(raw.subtype)) return undefined
+  const result = redact === undefined ? raw : redact(raw)
   const terminal = result.terminal_reason
   if (terminal !== undefined && terminal.startsWith("aborted_")) return undefined
-  const description = redact(describe(result))
+  const description = describe(result)
   // CLI 2.1.0 writes neither `terminal_reason` nor `api_error_status`: the API's status is in the
   // text it writes, `API Error: 500 {...}`.
   const status = result.api_error_status ?? (terminal === undefined ? statusInText(description) : null)
