@@ -344,7 +344,12 @@ const openTurn = Effect.fnUntraced(function*(
     ...(rendered.system !== undefined ? { systemPrompt: rendered.system } : {}),
     ...(resume !== undefined ? { resume } : {}),
     ...(jsonSchema !== undefined ? { jsonSchema } : {}),
-    allowedTools: [...(sessionOptions.allowedTools ?? []), ...userTools.map((tool) => prefix + tool.name)],
+    // A tool that needs approval (`needsApproval`, a function of its parameters too) is not
+    // allowed ahead: the CLI asks the session's `Permissions` for each call (with none, it refuses).
+    allowedTools: [
+      ...(sessionOptions.allowedTools ?? []),
+      ...userTools.filter((tool) => tool.needsApproval === undefined || tool.needsApproval === false).map((tool) => prefix + tool.name)
+    ],
     includePartialMessages: true
   }
 

@@ -46,6 +46,7 @@ import * as AiTool from "effect/ai/Tool"
 import * as AiToolkit from "effect/ai/Toolkit"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Base64 from "effect/encoding/Base64"
 import * as Exit from "effect/Exit"
@@ -504,9 +505,40 @@ export const layer = <const Servers extends ReadonlyArray<Server<unknown>>>(
         }
         registered.push(yield* register(definition, context as Context.Context<unknown>))
       }
+      const clash = modelNameClash(registered)
+      if (clash !== undefined) return yield* Effect.die(new Error(`McpServers: ${clash}`))
       return McpServers.of({ servers: registered })
     })
   )
+
+/**
+ * A name as the model and `allowedTools` see it: CLI 2.1.332 writes `mcp__<server>__<tool>` with
+ * every character but letters, digits, `_` and `-` replaced by `_`.
+ */
+const modelFacing = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_")
+
+const modelFacingRule = "the CLI replaces every character but letters, digits, \"_\" and \"-\" with \"_\""
+
+/**
+ * Why two of `servers`' tools would reach the model under one name (`a.b`'s `echo` and `a_b`'s,
+ * or server `a`'s `b__c` and `a__b`'s `c`), where its call would run one of them; undefined when
+ * none would.
+ */
+const modelNameClash = (servers: ReadonlyArray<RegisteredServer>): string | undefined => {
+  const seen = new Map<string, string>()
+  for (const server of servers) {
+    for (const tool of server.tools) {
+      const name = `mcp__${modelFacing(server.name)}__${modelFacing(tool.name)}`
+      const other = seen.get(name)
+      const which = `tool "${tool.name}" of server "${server.name}"`
+      if (other !== undefined && other !== which) {
+        return `${other} and ${which} reach the model as one tool, "${name}" (${modelFacingRule}): rename one`
+      }
+      seen.set(name, which)
+    }
+  }
+  return undefined
+}
 
 /**
  * Registers server definitions as {@link layer} does (same checks, same defects), with the
@@ -541,6 +573,15 @@ const register = Effect.fnUntraced(function*(
     if (tools.some((registered) => registered.name === tool.name)) {
       return yield* Effect.die(
         new Error(`McpServers: server "${definition.name}" has two tools named "${tool.name}"`)
+      )
+    }
+    const alike = tools.find((registered) => modelFacing(registered.name) === modelFacing(tool.name))
+    if (alike !== undefined) {
+      return yield* Effect.die(
+        new Error(
+          `McpServers: server "${definition.name}" has tools "${alike.name}" and "${tool.name}", which the model sees as one: ` +
+            `"${modelFacing(tool.name)}" (${modelFacingRule})`
+        )
       )
     }
     const inputSchema = tool.inputSchema !== undefined
@@ -680,16 +721,46 @@ const decodeCancelledParams = Schema.decodeUnknownOption(Rpc.CancelledParams)
 
 
 /**
+ * Options of {@link connect}.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface ConnectOptions {
+  /**
+   * How long the close waits for the tool calls still running (interrupted) to stop; one stuck
+   * where it cannot be interrupted is then left to stop in the background, logged. Default: the
+   * close waits for them (a session passes its `closeGrace`).
+   */
+  readonly closeGrace?: Duration.Input | undefined
+}
+
+/**
  * Opens the JSON-RPC side for one CLI process. Tool calls still running when the scope closes
  * are interrupted.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const connect: (service: McpServers["Service"]) => Effect.Effect<McpConnection, never, Scope.Scope> = Effect
-  .fn("McpServers.connect")(function*(service: McpServers["Service"]) {
-    const scope = yield* Effect.scope
-    const calls = yield* FiberMap.make<string, ToolResult>()
+export const connect: (
+  service: McpServers["Service"],
+  options?: ConnectOptions
+) => Effect.Effect<McpConnection, never, Scope.Scope> = Effect
+  .fn("McpServers.connect")(function*(service: McpServers["Service"], options?: ConnectOptions) {
+    // The calls run in a scope of their own, closed from the connection's: with `closeGrace`, a
+    // call stuck where it cannot be interrupted is left to stop in the background after it.
+    const scope = yield* Scope.make()
+    yield* Effect.addFinalizer((exit) => {
+      const closing = Scope.close(scope, exit)
+      if (options?.closeGrace === undefined) return closing
+      const grace = Duration.fromInputUnsafe(options.closeGrace)
+      return Effect.flatMap(Effect.forkDetach(closing, { startImmediately: true }), (fiber) =>
+        Effect.flatMap(Effect.timeoutOption(Fiber.await(fiber), grace), (done) =>
+          Option.isSome(done) ? Effect.void : Effect.logWarning(
+            `in-process MCP tool calls did not stop within closeGrace (${Duration.format(grace)}): left to stop in the background`
+          )))
+    })
+    const calls = yield* FiberMap.make<string, ToolResult>().pipe(Scope.provide(scope))
     const servers = new Map(service.servers.map((server) => [server.name, server]))
     // Each server's connections so far: the CLI restarts its ids at 0 when it reconnects a server
     // (a new `initialize`), so an id names a call within one connection only.
@@ -823,6 +894,8 @@ export const connect: (service: McpServers["Service"]) => Effect.Effect<McpConne
             })
           )
         }
+        const clash = modelNameClash([...servers.values(), ...added.filter((server) => !servers.has(server.name))])
+        if (clash !== undefined) return ClaudeError.make(new ClaudeError.InvalidInput({ description: clash }))
         for (const server of added) servers.set(server.name, server)
         return Effect.void
       })
@@ -1014,8 +1087,18 @@ const toolkitTool = (
         if (Option.isNone(outcome.success)) return yield* Effect.die(new Error(`Tool ${aiTool.name} gave no result`))
         const result = outcome.success.value
         if (result.isFailure) return yield* fail(meta, args, result.result, result.encodedResult)
+        // Written before it is reported: a success JSON cannot write (a BigInt, a cycle) reaches
+        // the model as a failure, and `onResult` says so too.
+        if (Predicate.isString(result.encodedResult)) {
+          yield* report(meta, args, false, result.encodedResult)
+          return result.encodedResult
+        }
+        const unwritable = jsonWriteError(result.encodedResult ?? null)
+        if (unwritable !== undefined) {
+          return yield* fail(meta, args, new Error(`its result cannot be written as JSON: ${unwritable.message}`), undefined)
+        }
         yield* report(meta, args, false, result.encodedResult)
-        return Predicate.isString(result.encodedResult) ? result.encodedResult : JSON.stringify(result.encodedResult ?? null)
+        return JSON.stringify(result.encodedResult ?? null)
       }) as Effect.Effect<ToolContent, ToolCallFailure>
   }
 }

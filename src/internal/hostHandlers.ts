@@ -5,6 +5,7 @@
  * hooks, nothing is registered in `initialize`, and a `hook_callback` (which no CLI sends then) is
  * answered by `Hooks.bind` of no hooks when it comes.
  */
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -35,7 +36,9 @@ export interface HostServices {
  */
 export const bind = Effect.fnUntraced(function*(
   services: HostServices,
-  report: (event: HandlerFailure.HandlerFailed) => void
+  report: (event: HandlerFailure.HandlerFailed) => void,
+  /** How long the close waits for in-process MCP tool calls to stop (the session's `closeGrace`). */
+  closeGrace?: Duration.Duration
 ): Effect.fn.Return<{
   readonly handlers: Record<string, Incoming.Handler>
   readonly hooks: Hooks.Bound | undefined
@@ -47,7 +50,7 @@ export const bind = Effect.fnUntraced(function*(
     ? hookBinding.dispatch
     : (...args: Parameters<Hooks.Bound["dispatch"]>) =>
       Effect.flatMap(loadHooks, (module) => module.bind(module.empty, report).dispatch(...args))
-  const mcp = yield* McpConnection.connect(mcpServers)
+  const mcp = yield* McpConnection.connect(mcpServers, { closeGrace })
   const handlers: Record<string, Incoming.Handler> = {
     hook_callback: (request, requestId, unreadable) =>
       dispatchHook(

@@ -15,12 +15,15 @@ const load = Effect.promise(() => import("./lazy/mcpServers.ts"))
  * connection's first use (an `mcp_message`, a `setMcpServers` with `inProcess`), in the same
  * place in the session's scope, once: the answers are `McpServers.connect`'s either way.
  */
-export const connect = Effect.fnUntraced(function*(service: Services.McpServers["Service"]) {
-  if (service.servers.length > 0) return yield* Effect.flatMap(load, (M) => M.connect(service))
+export const connect = Effect.fnUntraced(function*(
+  service: Services.McpServers["Service"],
+  options?: McpServers.ConnectOptions
+) {
+  if (service.servers.length > 0) return yield* Effect.flatMap(load, (M) => M.connect(service, options))
   // A scope of its own, forked now: the connection, opened later, is closed where it would have
   // been had it opened now (before the CLI's end, so tool calls made while it shuts down run).
   const scope = yield* Scope.fork(yield* Effect.scope)
-  const opened = yield* Effect.cached(Scope.provide(Effect.flatMap(load, (M) => M.connect(service)), scope))
+  const opened = yield* Effect.cached(Scope.provide(Effect.flatMap(load, (M) => M.connect(service, options)), scope))
   const connection: McpServers.McpConnection = {
     handle: (serverName, message) => Effect.flatMap(opened, (mcp) => mcp.handle(serverName, message)),
     add: (servers) => servers.length === 0 ? Effect.void : Effect.flatMap(opened, (mcp) => mcp.add(servers))
