@@ -212,7 +212,11 @@ const ToolTypeId = "~effect-claude-code/McpServers/Tool"
 export interface Tool<out R = never> {
   /** Marks a value made by {@link tool}. */
   readonly [ToolTypeId]: typeof ToolTypeId
-  /** The tool's name, unique within its server (the model sees `mcp__<server>__<name>`). */
+  /**
+   * The tool's name, unique within its server (the model sees `mcp__<server>__<name>`, every
+   * character but letters, digits, `_` and `-` as `_`: names the model could not tell apart are
+   * refused when the layer is built).
+   */
   readonly name: string
   /** What the tool does, for the model. */
   readonly description: string
@@ -291,7 +295,11 @@ export declare namespace Tool {
  * @category constructors
  */
 export const tool = <S extends Schema.Constraint, E = never, R = never>(options: {
-  /** The tool's name, unique within its server (the model sees `mcp__<server>__<name>`). */
+  /**
+   * The tool's name, unique within its server (the model sees `mcp__<server>__<name>`, every
+   * character but letters, digits, `_` and `-` as `_`: names the model could not tell apart are
+   * refused when the layer is built).
+   */
   readonly name: string
   /** What the tool does, for the model. */
   readonly description: string
@@ -346,7 +354,11 @@ const ServerTypeId = "~effect-claude-code/McpServers/Server"
 export interface Server<out R = never> {
   /** Marks a value made by {@link server}. */
   readonly [ServerTypeId]: typeof ServerTypeId
-  /** The name in `--mcp-config`; the model sees the tools as `mcp__<name>__<tool>`. */
+  /**
+   * The name in `--mcp-config`; the model sees the tools as `mcp__<name>__<tool>`, every character
+   * but letters, digits, `_` and `-` as `_` (a server whose tools the model could not tell from
+   * another's is refused when the layer is built).
+   */
   readonly name: string
   /** The version reported in `serverInfo` of the `initialize` result (default `"1.0.0"`). */
   readonly version: string
