@@ -89,7 +89,7 @@ export interface GitIdentity {
 export interface Settings {
   /**
    * The text the CLI adds to commits and pull requests. The library sets both to `""` (no
-   * co-author trailer); a key set here wins over that default.
+   * co-author trailer); a key set here wins over that default (one set to `undefined` does not).
    */
   readonly attribution?: {
     /** The text added to commit messages (`""`: none). */
@@ -322,7 +322,7 @@ export interface AgentDefinition {
 export interface LaunchOptions {
   /**
    * The `claude` executable: a path (relative paths resolve against `cwd`), or a bare command
-   * name looked up on `PATH`; or an interpreter with its arguments ({@link Executable}), e.g.
+   * name looked up on `PATH` (the session's `env.PATH` when it sets one); or an interpreter with its arguments ({@link Executable}), e.g.
    * `{ command: "node", args: ["cli.mjs"] }`. When set, nothing else is searched. Default:
    * {@link findExecutable}.
    */
@@ -629,7 +629,11 @@ const valueFlag = (name: string, value: string): ReadonlyArray<string> =>
 
 const settingsJson = (settings: Settings | undefined): string => {
   const { attribution, ...rest } = settings ?? {}
-  return JSON.stringify({ attribution: { commit: "", pr: "", ...attribution }, ...rest })
+  // A key set to `undefined` is absent: it keeps the library's "" (spread, it would cancel it).
+  return JSON.stringify({
+    attribution: { ...attribution, commit: attribution?.commit ?? "", pr: attribution?.pr ?? "" },
+    ...rest
+  })
 }
 
 const mcpConfigJson = (
@@ -1114,7 +1118,10 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
   optionalString("model", options.model, "nonEmpty")
   optionalString("fallbackModel", options.fallbackModel, "nonEmpty")
   optionalString("resume", options.resume, "nonEmpty")
-  if (typeof options.systemPrompt !== "object" || options.systemPrompt === null) {
+  if (Array.isArray(options.systemPrompt)) {
+    // The official SDK's list form (with a cache boundary) would be dropped here, not sent.
+    add("systemPrompt must be a string or a preset ({ type: \"preset\", preset: \"claude_code\" }), not a list")
+  } else if (typeof options.systemPrompt !== "object" || options.systemPrompt === null) {
     optionalString("systemPrompt", options.systemPrompt, "allowEmpty")
   }
   optionalString("appendSystemPrompt", options.appendSystemPrompt, "allowEmpty")

@@ -287,17 +287,23 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   }
   const interpreter = typeof spec.executable === "object" ? spec.executable : undefined
   const named = typeof spec.executable === "string" ? spec.executable : interpreter?.command
-  const executable = yield* findExecutable(named, spec.cwd)
-  const graceMillis = Duration.toMillis(spec.closeGrace)
-  // The global Web Crypto, as a turn's uuid: importing `node:crypto` too cost start-up ~2 ms more.
-  const token = crypto.randomUUID()
-  const marker = Buffer.from(`${TOKEN_VARIABLE}=${token}\0`)
-  const args = [...(interpreter?.args ?? []), ...spec.args]
   const env: Record<string, string | undefined> = { ...process.env }
   for (const [key, value] of Object.entries(spec.env)) {
     if (value === undefined) delete env[key]
     else env[key] = Redacted.isRedacted(value) ? Redacted.value(value) : value
   }
+  // Looked up on the PATH the CLI runs with (the session's `env.PATH` when it sets one), as
+  // `child_process.spawn` looks a command up on its `env`'s.
+  const executable = yield* findExecutable(
+    named,
+    spec.cwd,
+    Object.hasOwn(spec.env, "PATH") ? { path: env.PATH ?? "" } : undefined
+  )
+  const graceMillis = Duration.toMillis(spec.closeGrace)
+  // The global Web Crypto, as a turn's uuid: importing `node:crypto` too cost start-up ~2 ms more.
+  const token = crypto.randomUUID()
+  const marker = Buffer.from(`${TOKEN_VARIABLE}=${token}\0`)
+  const args = [...(interpreter?.args ?? []), ...spec.args]
   env[TOKEN_VARIABLE] = token
   const spawnFailed = (description: string) =>
     ClaudeError.make(new ClaudeError.SpawnFailed({ executable, description }))
