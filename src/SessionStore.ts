@@ -165,7 +165,9 @@ export const parseLine = (text: string, line: number): Entry => {
   } catch (error) {
     return unreadable(text, line, `not JSON (${describeError(error)})`, endsEarly(text, error))
   }
-  return isEntry(parsed) ? EntryLines.remember(parsed, line) : unreadable(text, line, "not an object with a string `type`", false)
+  if (!isEntry(parsed)) return unreadable(text, line, "not an object with a string `type`", false)
+  // A line read from a file (numbered from 1) keeps its number beside it; 0 is no file's line.
+  return line > 0 ? EntryLines.remember(parsed, line) : parsed
 }
 
 /**
