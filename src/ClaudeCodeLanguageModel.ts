@@ -332,6 +332,19 @@ const openTurn = Effect.fnUntraced(function*(
       ]) as Effect.Effect<ReadonlyArray<McpServers.RegisteredServer>>)
     ]
   }
+  // The toolkit's server beside the program's: one name for two, or two tools the model would
+  // see as one, would serve the model the wrong handler.
+  const namesProblem = McpServers.namesProblem(mcpServers.servers)
+  if (namesProblem !== undefined) {
+    return yield* Effect.fail(aiError(
+      method,
+      new AiError.ToolConfigurationError({
+        toolName: userTools[0]?.name ?? toolServerName,
+        description: `the call's toolkit, served as MCP server "${toolServerName}" (the toolServerName option), ` +
+          `cannot be served beside the session's in-process servers: ${namesProblem}`
+      })
+    ))
+  }
   const prefix = `mcp__${toolServerName}__`
 
   const jsonSchema = providerOptions.responseFormat.type === "json"

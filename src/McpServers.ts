@@ -532,6 +532,28 @@ const modelFacing = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_
 const modelFacingRule = "the CLI replaces every character but letters, digits, \"_\" and \"-\" with \"_\""
 
 /**
+ * Why `servers` cannot be served together, or undefined when they can: two different servers of
+ * one name, or two tools the model would see under one name (every character of a server's or a
+ * tool's name but letters, digits, `_` and `-` becomes `_`). What {@link layer} and a session's
+ * `setMcpServers` refuse; for servers put together another way (`ClaudeCodeLanguageModel`'s
+ * toolkit beside the context's servers).
+ *
+ * @since 0.2.0
+ * @category checks
+ */
+export const namesProblem = (servers: ReadonlyArray<RegisteredServer>): string | undefined => {
+  const byName = new Map<string, RegisteredServer>()
+  for (const server of servers) {
+    const taken = byName.get(server.name)
+    if (taken !== undefined && taken.definition !== server.definition) {
+      return `two different servers are named "${server.name}"; server names must be unique`
+    }
+    byName.set(server.name, server)
+  }
+  return modelNameClash([...byName.values()])
+}
+
+/**
  * Why two of `servers`' tools would reach the model under one name (`a.b`'s `echo` and `a_b`'s,
  * or server `a`'s `b__c` and `a__b`'s `c`), where its call would run one of them; undefined when
  * none would.
@@ -707,7 +729,8 @@ export interface McpConnection {
    *   `notifications/cancelled` for that id interrupts the call running under it then, if any
    *   (its finalizers run), never a later one; the call then
    *   answers an `isError` "cancelled" result (which the CLI, having given up, ignores).
-   *   Interrupting `handle` itself interrupts the tool too.
+   *   Interrupting `handle` itself interrupts the tool too, without waiting for it to stop (the
+   *   connection's close waits for it, within its `closeGrace`).
    * - Every notification (any message without an id member; `"id": null` is an invalid request,
    *   -32600), known or not, is answered at once with
    *   `{"jsonrpc":"2.0","result":{},"id":0}`: the CLI waits for an answer even to those.
@@ -825,7 +848,9 @@ export const connect: (
             startImmediately: false,
             onlyIfMissing: true
           }),
-          (fiber) => restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))
+          // Interrupted, the request's handler stops at once and the call's interruption runs
+          // in the connection: the session's close waits for it once, within `closeGrace`.
+          (fiber) => restore(Fiber.await(fiber)).pipe(Effect.onInterrupt(() => Effect.forkIn(Fiber.interrupt(fiber), scope)))
         )
       )
       return Rpc.success(

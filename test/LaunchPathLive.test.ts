@@ -3,7 +3,8 @@
  * session's `env.PATH` when it sets one, as `child_process.spawn` (and the official SDK) looks a
  * command up on its `env`'s. The library searched its own process's PATH: a `claude` on the
  * program's PATH alone was `CliNotFound`, and another on the process's PATH was started instead
- * (found by a reviewing helper; failed before its fix).
+ * (found by a reviewing helper; failed before its fix). A `PATH` the program removed is searched
+ * as `spawn` searches then, not as nothing (a second review).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -34,4 +35,14 @@ describe("the executable's lookup", () => {
       const result = yield* session.run("hi")
       assert.strictEqual(result.result, "ok")
     })).pipe(Effect.provide(processLayer)), 60_000)
+
+  it.live("with env.PATH removed, a bare name is looked up where child_process.spawn looks then (/usr/bin, /bin)", () =>
+    Effect.gen(function*() {
+      // `sh` is no CLI: found and started (not `CliNotFound`), it exits at once on the CLI's flags.
+      const status = yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* Claude.open({ executable: "sh", env: { PATH: undefined }, closeGrace: "1 second" })
+        return yield* session.exit
+      }))
+      assert.notStrictEqual(status.code, 0)
+    }).pipe(Effect.provide(processLayer)), 60_000)
 })

@@ -2,12 +2,14 @@
  * In-process MCP servers, found by a reviewing helper (each test failed before its fix):
  * - a session's close waited for ever on a tool call stuck where it cannot be interrupted (the
  *   connection's calls were awaited with no deadline, after `incoming` had let the handler go);
- *   it now waits within `closeGrace`, then leaves the call to stop in the background, logged;
+ *   it now waits within `closeGrace`, once (not once for the request's handler and again for the
+ *   call: a second review), then leaves the call to stop in the background, logged;
  * - servers or tools whose names the CLI maps to one model-facing name (`a.b` and `a_b`: every
  *   character but letters, digits, `_` and `-` becomes `_`) were accepted, and the model's call
  *   ran one of them; they are refused when the layer is built;
  * - `ClaudeCodeLanguageModel` allowed a toolkit tool with `needsApproval` ahead, so the CLI ran
- *   it with no one asked;
+ *   it with no one asked; and served its toolkit beside the context's servers unchecked (a
+ *   server of the same name replaced, or tools the model could not tell apart: a second review);
  * - a toolkit's `onResult` reported a success the model read as a failure (a result JSON cannot
  *   write).
  */
@@ -75,21 +77,20 @@ describe("in-process MCP servers", () => {
         )
         yield* Deferred.await(started)
         const closing = yield* Effect.forkDetach(Scope.close(scope, Exit.void), { startImmediately: true })
-        // Two closeGraces (the request's handler's, then the calls'), and a minute more.
-        for (const step of ["2 seconds", "2 seconds", "1 minute"] as const) {
-          for (let i = 0; i < 50; i++) yield* Effect.yieldNow
-          yield* TestClock.adjust(step)
-        }
+        // One closeGrace: the request's handler stops at once, the call is waited for once.
+        for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+        yield* TestClock.adjust("2 seconds")
         for (let i = 0; i < 50; i++) yield* Effect.yieldNow
         const closedInTime = closing.pollUnsafe() !== undefined
         yield* Deferred.succeed(gate, undefined)
         yield* Fiber.await(closing)
         return closedInTime
       }))
-      assert.isTrue(Exit.isSuccess(closed.exit) && closed.exit.value, "the close still waited on the stuck tool a minute later")
-      assert.isTrue(
-        closed.warnings.some((warning) => warning.includes("did not stop within closeGrace (2s): left to stop in the background")),
-        JSON.stringify(closed.warnings)
+      assert.isTrue(Exit.isSuccess(closed.exit) && closed.exit.value, "the close still waited on the stuck tool after closeGrace")
+      // Said once, by the connection that holds the call.
+      assert.deepStrictEqual(
+        closed.warnings.filter((warning) => warning.includes("did not stop within closeGrace")),
+        ["in-process MCP tool calls did not stop within closeGrace (2s): left to stop in the background"]
       )
     }))
 
@@ -158,6 +159,27 @@ describe("in-process MCP servers", () => {
       const allowed = argValue(launches[0]!, "--allowedTools") ?? ""
       assert.notInclude(allowed, "mcp__toolkit__DeleteRepo")
       assert.include(allowed, "mcp__toolkit__ListRepos")
+    }))
+
+  it.effect("ClaudeCodeLanguageModel refuses a toolkit the model could not tell from the session's servers", () =>
+    Effect.gen(function*() {
+      const ListRepos = Tool.make("ListRepos", { description: "Lists repositories", success: Schema.String })
+      const Kit = Toolkit.make(ListRepos)
+      let spawned = false
+      const transport = FakeCli.layer((cli) => {
+        spawned = true
+        return FakeCli.conversation({})(cli)
+      })
+      for (const [toolServerName, serverName] of [["tool_kit", "tool.kit"], ["toolkit", "toolkit"]] as const) {
+        const error = yield* LanguageModel.generateText({ prompt: "List", toolkit: Kit }).pipe(
+          Effect.provide(ClaudeCodeLanguageModel.layer({ toolServerName }).pipe(Layer.provide(transport))),
+          Effect.provide(Kit.toLayer({ ListRepos: () => Effect.succeed("a, b") })),
+          Effect.provide(McpServers.layer(McpServers.server(serverName, { tools: [echo("ListRepos")] }))),
+          Effect.flip
+        )
+        assert.include(error.message, `cannot be served beside the session's in-process servers`)
+      }
+      assert.isFalse(spawned)
     }))
 
   it.effect("a toolkit's onResult reports as a failure a success JSON cannot write, as the model reads it", () =>

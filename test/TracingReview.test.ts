@@ -21,6 +21,7 @@ import type * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import * as Claude from "../src/Claude.ts"
@@ -95,6 +96,31 @@ describe("tracing", () => {
         }
       }))
   }
+
+  it.live("a structured output the Schema refuses: the error's copies of the value and the result hold no secret", () =>
+    Effect.gen(function*() {
+      const secrets = makeSecrets()
+      const Answer = Schema.Struct({ n: Schema.Number })
+      const error = yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* Claude.open({ apiKey: Redacted.make(secrets.apiKey), outputFormat: Answer, closeGrace: "1 second" })
+        return yield* Effect.flip(session.run("go"))
+      })).pipe(
+        Effect.provide(FakeCli.layer(FakeCli.conversation({
+          sessionId: SESSION,
+          onUser: (_text, _index, cli, message) =>
+            cli.emit({
+              ...FakeCli.result({ sessionId: SESSION }),
+              result: `here: ${secrets.apiKey}`,
+              structured_output: { n: `not a number but ${secrets.apiKey}` },
+              user_message_uuid: message.uuid,
+              user_message_uuids: [message.uuid]
+            })
+        }))),
+        Effect.provide(Logger.layer([]))
+      )
+      assert.strictEqual(error.reason._tag, "StructuredOutputInvalid")
+      assert.notInclude(JSON.stringify(error), secrets.apiKey)
+    }))
 
   it.live("Claude.query's span leaves a failed turn's text out too (TraceContent off), and is the turn's parent", () =>
     Effect.gen(function*() {

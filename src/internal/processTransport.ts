@@ -297,7 +297,7 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   const executable = yield* findExecutable(
     named,
     spec.cwd,
-    Object.hasOwn(spec.env, "PATH") ? { path: env.PATH ?? "" } : undefined
+    Object.hasOwn(spec.env, "PATH") ? { path: env.PATH ?? spawnDefaultPath } : undefined
   )
   const graceMillis = Duration.toMillis(spec.closeGrace)
   // The global Web Crypto, as a turn's uuid: importing `node:crypto` too cost start-up ~2 ms more.
@@ -481,6 +481,9 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   }
   return connection
 })
+
+/** Where `child_process.spawn` looks a command up when its `env` has no `PATH` (libuv's). */
+const spawnDefaultPath = process.platform === "win32" ? "" : ["/usr/bin", "/bin"].join(Path.delimiter)
 
 /**
  * Real processes, spawned with `node:child_process`.

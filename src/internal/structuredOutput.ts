@@ -71,8 +71,10 @@ export const decode = <A>(format: Schema.ConstraintDecoder<A>) => {
     redact?: RedactValue
   ): Result.Result<TurnResult & { readonly structured: A }, ClaudeError.ClaudeError> => {
     const value = result.structured_output
+    // The error's copy of the result, without the session's secrets (as `failureOf`'s).
+    const shown = (): TurnResult => redact === undefined ? result : redact(result)
     if (value === undefined) {
-      return Result.fail(failureOf(result, redact) ?? ClaudeError.make(new ClaudeError.StructuredOutputMissing({ result })))
+      return Result.fail(failureOf(result, redact) ?? ClaudeError.make(new ClaudeError.StructuredOutputMissing({ result: shown() })))
     }
     const decoded = decodeValue(value)
     return Result.isSuccess(decoded)
@@ -80,7 +82,11 @@ export const decode = <A>(format: Schema.ConstraintDecoder<A>) => {
         ? { ...result, structured: decoded.success }
         : ResultRedaction.remember({ ...result, structured: decoded.success }, redact)))
       : Result.fail(
-        ClaudeError.make(new ClaudeError.StructuredOutputInvalid({ value, issue: decoded.failure.message, result }))
+        ClaudeError.make(new ClaudeError.StructuredOutputInvalid({
+          value: redact === undefined ? value : redact(value),
+          issue: decoded.failure.message,
+          result: shown()
+        }))
       )
   }
 }
