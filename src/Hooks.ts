@@ -131,8 +131,11 @@ export type Handler<K extends string, E = never, R = never, M extends string = s
  */
 export interface HookOptions {
   /**
-   * A regular expression on the tool name (`"Bash"`, `"Bash|Edit"`, `"mcp__byre__.*"`), for tool
-   * events. Absent: every call of the event.
+   * Which tools the handler guards, for tool events, as CLI 2.1.332 reads it: a matcher of
+   * letters, digits, `_`, `-` and spaces only, names separated by `|` or `,`, is a list of exact
+   * tool names (`"Bash"`, `"Bash|Edit"`; a former name, `Task`, names its tool too), so
+   * `"mcp__byre"` guards no tool of server `byre`; anything else is a regular expression, not
+   * anchored (`"mcp__byre__.*"`, `"^mcp__byre__"`). `"*"`, `""` or absent: every call of the event.
    */
   readonly matcher?: string | undefined
   /**
@@ -305,11 +308,11 @@ export interface Bound {
 const isHook = (u: unknown): u is Hook<unknown> => typeof u === "object" && u !== null && TypeId in u
 
 /**
- * What is wrong with a hook's `timeout`, by hook, for {@link register} to refuse: `on` gives a
- * hook, not an effect, and Effect reads `NaN`, `-1` or `0` as a deadline every call misses (a
- * guard then refused every call).
+ * What is wrong with a hook, by hook, for {@link register} to refuse (`on` gives a hook, not an
+ * effect): a `timeout` Effect reads as a deadline every call misses (`NaN`, `-1`, `0`: a guard
+ * then refused every call), a matcher that guards no tool though it looks as if it meant some.
  */
-const timeoutProblems = new WeakMap<Hook<unknown>, string>()
+const hookProblems = new WeakMap<Hook<unknown>, string>()
 
 const makeHook = <R>(
   event: string,
@@ -325,8 +328,27 @@ const makeHook = <R>(
     onFailure: options?.onFailure,
     handler
   }
-  if (problem !== undefined) timeoutProblems.set(hook, `the ${event} hook's ${problem}`)
+  const problems = [
+    ...(problem === undefined ? [] : [`the ${event} hook's ${problem}`]),
+    ...(options?.matcher === undefined ? [] : matcherProblems(event, options.matcher))
+  ]
+  if (problems.length > 0) hookProblems.set(hook, problems.join("; "))
   return hook
+}
+
+/**
+ * A matcher that can match no tool, though it looks as if it meant some: the CLI reads names
+ * (`[A-Za-z0-9_ -]`, separated by `|` or `,`) exactly, and a tool of an MCP server is always
+ * `mcp__<server>__<tool>`, so a name `mcp__<server>` alone (meant for every tool of the server)
+ * guards none of them, silently.
+ */
+const matcherProblems = (event: string, matcher: string): ReadonlyArray<string> => {
+  if (!/^[a-zA-Z0-9_|, -]+$/.test(matcher)) return []
+  return matcher.split(/[|,]/).map((name) => name.trim()).filter((name) => name.startsWith("mcp__") && !name.slice(5).includes("__"))
+    .map((name) =>
+      `the ${event} hook's matcher names "${name}", which is no tool: the CLI reads a matcher of plain names as exact tool ` +
+      `names, and a tool of an MCP server is "mcp__<server>__<tool>"; to match every tool of the server write "${name}__.*"`
+    )
 }
 
 /**
@@ -481,7 +503,7 @@ export const register = <const Hs extends ReadonlyArray<Hook<unknown>>>(
   ...hooks: Hs
 ): Effect.Effect<Hooks["Service"], ClaudeError.ClaudeError, Requirements<Hs[number]>> =>
   Effect.gen(function*() {
-    const problems = hooks.flatMap((hook) => timeoutProblems.get(hook) ?? [])
+    const problems = hooks.flatMap((hook) => hookProblems.get(hook) ?? [])
     if (problems.length > 0) {
       return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: `Hooks: ${problems.join("; ")}` })))
     }

@@ -151,7 +151,8 @@ export interface IncomingControlRequest extends Schema.Schema.Type<typeof Incomi
 // ---------------------------------------------------------------------------------------------
 
 /**
- * A hook registration: `matcher` is a regex on the tool name (`null` or absent: every tool);
+ * A hook registration: `matcher` picks tools by name (names of `[A-Za-z0-9_ -]` separated by `|`
+ * or `,` exactly; anything else a regular expression; `null` or absent: every tool);
  * `hookCallbackIds` are the host's ids, sent back as `callback_id`.
  *
  * @since 0.1.0
