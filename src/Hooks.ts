@@ -464,8 +464,14 @@ export const cliTimeoutMarginSeconds = 5
 const failsClosed = (registration: Registration): boolean =>
   guardEvents.includes(registration.event) && registration.onFailure !== "continue"
 
-/** The library's deadline for a call of a registration (`undefined`: none). */
-const deadlineOf = (registration: Registration): Duration.Duration | undefined => {
+/**
+ * The library's deadline for a call of a registration (`undefined`: none): its `timeout`, else
+ * {@link defaultGuardTimeout} for one that fails closed.
+ *
+ * @since 0.2.0
+ * @category failing closed
+ */
+export const deadlineOf = (registration: Registration): Duration.Duration | undefined => {
   const timeout = registration.timeout ?? (failsClosed(registration) ? defaultGuardTimeout : undefined)
   return timeout !== undefined && Number.isFinite(Duration.toMillis(timeout)) ? timeout : undefined
 }

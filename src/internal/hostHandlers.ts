@@ -13,7 +13,9 @@ import type * as HandlerFailure from "../HandlerFailure.ts"
 import type * as Hooks from "../Hooks.ts"
 import type * as McpServers from "../McpServers.ts"
 import type * as Incoming from "./incoming.ts"
+import { isRecord } from "./json.ts"
 import * as McpConnection from "./mcpConnection.ts"
+import { PermissionRequestGate } from "./permissionRequestGate.ts"
 import type * as Services from "./services.ts"
 
 const loadHooks = Effect.promise(() => import("./lazy/hooks.ts"))
@@ -45,29 +47,41 @@ export const bind = Effect.fnUntraced(function*(
   readonly mcp: McpServers.McpConnection
 }, never, Scope.Scope> {
   const { hooks, permissions, elicitation, userDialogs, mcpServers } = services
-  const hookBinding = Option.isNone(hooks) ? undefined : (yield* loadHooks).bind(hooks.value, report)
+  const hooksModule = Option.isNone(hooks) ? undefined : yield* loadHooks
+  const hookBinding = hooksModule === undefined || Option.isNone(hooks) ? undefined : hooksModule.bind(hooks.value, report)
+  // With both a Permissions handler and PermissionRequest hooks, the CLI asks them at once: the
+  // handler's answer waits for the hooks' (`permissionRequestGate.ts`).
+  const gate = hooksModule !== undefined && Option.isSome(hooks) && Option.isSome(permissions)
+    ? new PermissionRequestGate(hooks.value.registrations, hooksModule.deadlineOf)
+    : undefined
   const dispatchHook = hookBinding !== undefined
     ? hookBinding.dispatch
     : (...args: Parameters<Hooks.Bound["dispatch"]>) =>
       Effect.flatMap(loadHooks, (module) => module.bind(module.empty, report).dispatch(...args))
   const mcp = yield* McpConnection.connect(mcpServers, { closeGrace })
   const handlers: Record<string, Incoming.Handler> = {
-    hook_callback: (request, requestId, unreadable) =>
-      dispatchHook(
-        String(request.callback_id),
-        request.input,
-        typeof request.tool_use_id === "string" ? request.tool_use_id : undefined,
-        requestId,
-        unreadable
-      ),
+    hook_callback: (request, requestId, unreadable) => {
+      const toolUseId = typeof request.tool_use_id === "string" ? request.tool_use_id : undefined
+      const dispatched = dispatchHook(String(request.callback_id), request.input, toolUseId, requestId, unreadable)
+      const event = isRecord(request.input) ? request.input.hook_event_name : undefined
+      return gate?.active === true && event === "PermissionRequest" && toolUseId !== undefined
+        ? Effect.onExit(dispatched, (exit) => Effect.sync(() => gate.answered(toolUseId, exit)))
+        : dispatched
+    },
     mcp_message: (request) =>
       mcp.handle(String(request.server_name), request.message).pipe(
         Effect.map((response) => ({ mcp_response: response }))
       )
   }
   if (Option.isSome(permissions)) {
-    const binding = (yield* loadPermissions).bind(permissions.value, report)
-    handlers.can_use_tool = (request, requestId) => binding.decide(request, requestId)
+    const permissionsModule = yield* loadPermissions
+    const binding = permissionsModule.bind(permissions.value, report)
+    handlers.can_use_tool = (request, requestId) =>
+      gate?.active !== true ? binding.decide(request, requestId) : Effect.flatMap(
+        gate.deniedBeforeHandler(request),
+        // A guard's deny (or refusal) is this answer too: the CLI takes whichever comes first.
+        (denied) => denied === undefined ? binding.decide(request, requestId) : Effect.succeed(permissionsModule.toWire(permissionsModule.deny(denied)))
+      )
   }
   if (Option.isSome(elicitation)) {
     const binding = (yield* loadElicitation).bind(elicitation.value, report)

@@ -28,6 +28,7 @@ import { ControlResponse, McpMessageResponse } from "../protocol/control.ts"
 import { PermissionResult } from "../protocol/permissions.ts"
 import { makeStderrFeed, TAIL_CHARS, TAIL_MARGIN } from "../internal/stderrLines.ts"
 import { splitText } from "../internal/textChunks.ts"
+import { matches } from "../internal/toolMatcher.ts"
 import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 
 /**
@@ -608,52 +609,6 @@ const decodeAnswer = <S extends Schema.Top & { readonly DecodingServices: never 
       )
     )
   )
-
-/**
- * The former names of tools, by which a matcher still names them: CLI 2.1.332's table (its
- * binary), `Task` being `Agent`'s.
- */
-const formerNames: Readonly<Record<string, string>> = {
-  Task: "Agent",
-  KillShell: "TaskStop",
-  KillBash: "TaskStop",
-  ListPeers: "ListAgents",
-  Brief: "SendUserMessage",
-  ListMcpResources: "ListMcpResourcesTool",
-  ReadMcpResource: "ReadMcpResourceTool",
-  ReadMcpResourceDir: "ReadMcpResourceDirTool",
-  ProposeGoal: "SetGoal"
-}
-
-/** A tool's name and its former names. */
-const namesOf = (toolName: string): ReadonlyArray<string> => [
-  toolName,
-  ...Object.keys(formerNames).filter((former) => formerNames[former] === toolName)
-]
-
-/**
- * A CLI matcher against a tool name, as CLI 2.1.332 reads it for the tool events: `*` or none
- * matches every tool; names (letters, digits, `_`, `-`, separated by `|` or `,`) are compared
- * exactly, a former name (`Task`, `KillShell`, …) naming its tool too; anything else is a
- * regular expression, not anchored (`mcp__.*__write` matches `mcp__fs__write_file`), tried on
- * the tool's name and its former names (`^Task$` matches `Agent`); one that does not compile
- * matches nothing.
- */
-const matches = (matcher: unknown, toolName: string | undefined): boolean => {
-  if (toolName === undefined || matcher === undefined || matcher === null || matcher === "" || matcher === "*") return true
-  const text = String(matcher)
-  if (/^[a-zA-Z0-9_|, -]+$/.test(text)) {
-    return text.split(/[|,]/).map((name) => name.trim()).some((name) =>
-      name !== "" && (name === toolName || formerNames[name] === toolName)
-    )
-  }
-  try {
-    const pattern = new RegExp(text)
-    return namesOf(toolName).some((name) => pattern.test(name))
-  } catch {
-    return false
-  }
-}
 
 /**
  * Options of {@link callHook}.

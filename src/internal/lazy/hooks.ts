@@ -2,4 +2,4 @@
  * What a session takes from `Hooks.ts` when it loads it on request (`import()`, see
  * `internal/services.ts`): a module of its own, so that a bundler keeps only these exports of it.
  */
-export { bind, empty } from "../../Hooks.ts"
+export { bind, deadlineOf, empty } from "../../Hooks.ts"

@@ -2,4 +2,4 @@
  * What a session takes from `Permissions.ts` when it loads it on request (`import()`, see
  * `internal/services.ts`): a module of its own, so that a bundler keeps only these exports of it.
  */
-export { bind } from "../../Permissions.ts"
+export { bind, deny, toWire } from "../../Permissions.ts"

@@ -1,0 +1,106 @@
+/**
+ * A tool call's permission, asked twice at once: CLI 2.1.332 sends the `can_use_tool` request
+ * (the session's `Permissions`) and calls the `PermissionRequest` hooks of the call together, and
+ * takes the first answer. A handler's quick allow then beat a guard's deny (or a failing guard's
+ * refusal), and the tool ran. So the `can_use_tool` answer waits for the `PermissionRequest`
+ * hooks the CLI calls for that tool (those whose matcher matches it, `toolMatcher.ts`), within
+ * their deadlines: a deny of any is the answer too; else the handler decides.
+ */
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Hooks from "../Hooks.ts"
+import { isRecord } from "./json.ts"
+import { matches } from "./toolMatcher.ts"
+
+/** The deadline of a hook the library gives none (the CLI's own default, 60 s), and a margin. */
+const unbounded = Duration.seconds(60)
+const margin = Duration.seconds(1)
+
+/** The answers of one tool call's `PermissionRequest` hooks so far. */
+interface Answers {
+  count: number
+  denied: string | undefined
+  /** Done at the next answer. */
+  next: Deferred.Deferred<void>
+}
+
+/** At most this many calls' answers are kept (a call the CLI never asked `can_use_tool` about). */
+const kept = 256
+
+export class PermissionRequestGate {
+  private readonly calls = new Map<string, Answers>()
+  private readonly registrations: ReadonlyArray<Hooks.Registration>
+  private readonly deadlineOf: (registration: Hooks.Registration) => Duration.Duration | undefined
+
+  constructor(
+    registrations: ReadonlyArray<Hooks.Registration>,
+    deadlineOf: (registration: Hooks.Registration) => Duration.Duration | undefined
+  ) {
+    this.registrations = registrations.filter((registration) => registration.event === "PermissionRequest")
+    this.deadlineOf = deadlineOf
+  }
+
+  /** Whether any `PermissionRequest` hook is registered (else nothing waits). */
+  get active(): boolean {
+    return this.registrations.length > 0
+  }
+
+  private entry(toolUseId: string): Answers {
+    let answers = this.calls.get(toolUseId)
+    if (answers === undefined) {
+      answers = { count: 0, denied: undefined, next: Deferred.makeUnsafe<void>() }
+      this.calls.set(toolUseId, answers)
+      if (this.calls.size > kept) this.calls.delete(this.calls.keys().next().value!)
+    }
+    return answers
+  }
+
+  /** A `PermissionRequest` hook of the call `toolUseId` answered (or failed: no opinion). */
+  answered(toolUseId: string, exit: Exit.Exit<unknown, unknown>): void {
+    const answers = this.entry(toolUseId)
+    answers.count++
+    answers.denied ??= exit._tag === "Success" ? deniedBy(exit.value) : undefined
+    const next = answers.next
+    answers.next = Deferred.makeUnsafe<void>()
+    Deferred.doneUnsafe(next, Exit.void)
+  }
+
+  /**
+   * Waits for the `PermissionRequest` hooks the CLI calls for `request`'s tool, within their
+   * deadlines: the message of a deny among them, or none (the handler decides).
+   */
+  deniedBeforeHandler(request: Record<string, unknown>): Effect.Effect<string | undefined> {
+    const toolName = typeof request.tool_name === "string" ? request.tool_name : undefined
+    const toolUseId = typeof request.tool_use_id === "string" ? request.tool_use_id : undefined
+    if (toolName === undefined || toolUseId === undefined) return Effect.succeed(undefined)
+    const asked = this.registrations.filter((registration) => matches(registration.matcher, toolName))
+    if (asked.length === 0) return Effect.succeed(undefined)
+    const longest = asked
+      .map((registration) => this.deadlineOf(registration) ?? unbounded)
+      .reduce((a, b) => Duration.max(a, b))
+    const deadline = Duration.sum(longest, margin)
+    const answers = this.entry(toolUseId)
+    const wait: Effect.Effect<void> = Effect.suspend(() =>
+      answers.denied !== undefined || answers.count >= asked.length
+        ? Effect.void
+        : Effect.andThen(Deferred.await(answers.next), wait)
+    )
+    return wait.pipe(
+      Effect.timeoutOption(deadline),
+      Effect.map(() => answers.denied),
+      Effect.ensuring(Effect.sync(() => this.calls.delete(toolUseId)))
+    )
+  }
+}
+
+/** The message of a `PermissionRequest` hook's deny (`hookSpecificOutput.decision`), if it is one. */
+const deniedBy = (output: unknown): string | undefined => {
+  const specific = isRecord(output) ? output.hookSpecificOutput : undefined
+  const decision = isRecord(specific) ? specific.decision : undefined
+  if (!isRecord(decision) || decision.behavior !== "deny") return undefined
+  return typeof decision.message === "string" && decision.message.length > 0
+    ? decision.message
+    : "a PermissionRequest hook denied it"
+}

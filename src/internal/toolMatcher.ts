@@ -1,0 +1,52 @@
+/**
+ * A hook's `matcher` against a tool name, as CLI 2.1.332 reads it (its binary): the testing kit's
+ * `FakeCli.callHook` picks callbacks with it, and a session finds which `PermissionRequest` hooks
+ * the CLI asks about a tool call.
+ */
+
+/**
+ * The former names of tools, by which a matcher still names them: CLI 2.1.332's table (its
+ * binary), `Task` being `Agent`'s.
+ */
+const formerNames: Readonly<Record<string, string>> = {
+  Task: "Agent",
+  KillShell: "TaskStop",
+  KillBash: "TaskStop",
+  ListPeers: "ListAgents",
+  Brief: "SendUserMessage",
+  ListMcpResources: "ListMcpResourcesTool",
+  ReadMcpResource: "ReadMcpResourceTool",
+  ReadMcpResourceDir: "ReadMcpResourceDirTool",
+  ProposeGoal: "SetGoal"
+}
+
+/** A tool's name and its former names. */
+const namesOf = (toolName: string): ReadonlyArray<string> => [
+  toolName,
+  ...Object.keys(formerNames).filter((former) => formerNames[former] === toolName)
+]
+
+/**
+ * A CLI matcher against a tool name, as CLI 2.1.332 reads it for the tool events: `*` or none
+ * matches every tool; names (letters, digits, `_`, `-`, separated by `|` or `,`) are compared
+ * exactly, a former name (`Task`, `KillShell`, …) naming its tool too; anything else is a
+ * regular expression, not anchored (`mcp__.*__write` matches `mcp__fs__write_file`), tried on
+ * the tool's name and its former names (`^Task$` matches `Agent`); one that does not compile
+ * matches nothing.
+ */
+export const matches = (matcher: unknown, toolName: string | undefined): boolean => {
+  if (toolName === undefined || matcher === undefined || matcher === null || matcher === "" || matcher === "*") return true
+  const text = String(matcher)
+  if (/^[a-zA-Z0-9_|, -]+$/.test(text)) {
+    return text.split(/[|,]/).map((name) => name.trim()).some((name) =>
+      name !== "" && (name === toolName || (Object.hasOwn(formerNames, name) && formerNames[name] === toolName))
+    )
+  }
+  try {
+    const pattern = new RegExp(text)
+    return namesOf(toolName).some((name) => pattern.test(name))
+  } catch {
+    return false
+  }
+}
+
