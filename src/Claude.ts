@@ -237,7 +237,8 @@ export interface Recorder {
 /**
  * A user turn: text, or text with images (sent as base64 blocks before the text), and an
  * optional uuid (a fresh one otherwise), which the CLI echoes and which `rewindFiles` takes. The
- * uuid of a user turn that has not ended is refused (`InvalidInput`).
+ * uuid of a user turn that has not ended, or of any earlier user message of the session (the CLI
+ * drops a message under a uuid it has seen, without a word), is refused (`InvalidInput`).
  *
  * @since 0.1.0
  * @category models
@@ -337,7 +338,11 @@ export interface Session<R extends TurnResult = TurnResult> {
    * With an `outputFormat`, the result carries the decoded structured output as `structured`.
    */
   readonly run: (input: TurnInput) => Effect.Effect<R, ClaudeError.ClaudeError>
-  /** Interrupts the running turn, if any, and waits (bounded) for its result. */
+  /**
+   * Interrupts the running turn, if any, and waits (bounded) for its result; with none running,
+   * the message the CLI is to start next (written, not started) is withdrawn, or interrupted once
+   * it starts, as when its fiber is interrupted.
+   */
   readonly interrupt: Effect.Effect<void, ClaudeError.ClaudeError>
   /**
    * With `sessionStore`: waits until every transcript entry the CLI has written so far is in the

@@ -91,6 +91,8 @@ interface TurnLimits {
 export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Effect.fn.Return<TurnRunner> {
   const { lifecycle, outgoing, turns } = options
   const lock = yield* Semaphore.make(1)
+  /** The uuids of the user messages handed to the CLI: it drops a message under one of them. */
+  const writtenUuids = new Set<string>()
   /** Done when the last abandoned turn is over on the CLI (`interruptTurn` bounds it). */
   let settling: Deferred.Deferred<void> | undefined
 
@@ -160,9 +162,17 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       const turnInput = typeof input === "string" ? { text: input } : input
       const problem = userTurnProblem(turnInput)
       if (problem !== undefined) return Effect.fail(invalid(problem))
-      // Two open turns under one uuid: the CLI's echoes could not tell them apart.
+      // Two open turns under one uuid: the CLI's echoes could not tell them apart. And CLI 2.1.332
+      // drops, without a word, a user message whose uuid it has seen in the session: a turn
+      // written under an earlier turn's uuid would never end.
       if (turnInput.uuid !== undefined && turns.isOpen(turnInput.uuid)) {
         return Effect.fail(invalid(`uuid ${turnInput.uuid} is the uuid of a turn that has not ended`))
+      }
+      if (turnInput.uuid !== undefined && writtenUuids.has(turnInput.uuid)) {
+        return Effect.fail(invalid(
+          `uuid ${turnInput.uuid} is the uuid of an earlier user message of this session, which the CLI would drop ` +
+            `without a word (the turn would never end): give each message a uuid of its own`
+        ))
       }
       // A CLI that echoes no uuid gets one message at a time (`Turns.whenWritable`): checked and
       // registered in one step, so that of two writers woken together one goes, one waits again.
@@ -178,6 +188,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         // interruption finds the line either handed over or not written at all.
         Effect.andThen(Effect.uninterruptible(Effect.suspend(() => {
           handedOver = true
+          writtenUuids.add(uuid)
           return options.write(Lines.userTurn({ ...turnInput, uuid }))
         }))),
         Effect.as(uuid),
@@ -389,9 +400,13 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     // After `endInput` nothing reaches the CLI: `SessionClosed`, as for a turn.
     if (!lifecycle.inputOpen) return lifecycle.failure("interrupt")
     const running = turns.current
-    return running.length > 0
-      ? interruptTurn(running[0]!)
-      : Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout))
+    if (running.length > 0) return interruptTurn(running[0]!)
+    // None runs, but one is written and not started yet (a Ctrl-C right after the prompt): it is
+    // withdrawn, or interrupted once it starts, as when its fiber is interrupted. A bare
+    // `interrupt` left it queued, and it ran to its end.
+    const next = turns.next
+    if (next !== undefined) return interruptTurn(next)
+    return Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout))
   })
 
   // A `send` waits to be written within the session's `stallTimeout` too (it has no deadline).

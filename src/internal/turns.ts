@@ -192,6 +192,11 @@ export class Turns {
     return this.find(uuid) !== undefined
   }
 
+  /** The turn the CLI is to start next (open, not running), if any. */
+  get next(): Turn | undefined {
+    return this.oldest()
+  }
+
   /** Forgets a turn that was withdrawn (never written, or cancelled before it started). */
   withdraw(turn: Turn, error: ClaudeError.ClaudeError): void {
     if (!this.forget(turn)) return
