@@ -31,26 +31,7 @@ import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as McpServers from "../src/McpServers.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { Transport } from "../src/Transport.ts"
-
-const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.Reason => {
-  if (Exit.isSuccess(exit)) return assert.fail("expected a failure, got a success")
-  const error = Cause.findErrorOption(exit.cause)
-  if (Option.isNone(error)) return assert.fail(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
-  return error.value.reason
-}
-
-const initializeBody = {
-  commands: [],
-  agents: [],
-  output_style: "default",
-  available_output_styles: ["default"],
-  models: [],
-  account: { tokenSource: "none", apiKeySource: "ANTHROPIC_API_KEY", apiProvider: "firstParty" },
-  pid: 1,
-  claude_code_version: "2.1.332",
-  current_permission_mode: "bypassPermissions",
-  capabilities: []
-}
+import { reasonOf } from "./support/outcomes.ts"
 
 /**
  * A CLI that answers `initialize`, reads the next control request, then stops reading stdin:
@@ -73,7 +54,7 @@ const cliThatStopsReading = Layer.succeed(Transport, {
             if (message.type === "control_request" && message.request?.subtype === "initialize") {
               const answer = {
                 type: "control_response",
-                response: { subtype: "success", request_id: message.request_id, response: initializeBody }
+                response: { subtype: "success", request_id: message.request_id, response: FakeCli.initializeResponse }
               }
               Queue.offerUnsafe(stdout, new TextEncoder().encode(JSON.stringify(answer) + "\n"))
             } else if (message.type === "control_request") {

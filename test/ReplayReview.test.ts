@@ -7,9 +7,7 @@
  *   transcript holds (recorded with `streamEvents: true`): the replayed text streamed twice.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -19,17 +17,8 @@ import * as Transcript from "../src/Transcript.ts"
 import * as Turn from "../src/Turn.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as Replay from "../src/testing/Replay.ts"
+import { outcomeOf } from "./support/outcomes.ts"
 
-/** The ClaudeError reason's tag and description of a failed exit, else "success". */
-const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string => {
-  if (Exit.isSuccess(exit)) return "success"
-  const error = exit.cause.reasons.find(Cause.isFailReason)?.error as
-    | { readonly reason?: { readonly _tag: string; readonly description?: string } }
-    | undefined
-  return error?.reason === undefined
-    ? Cause.pretty(exit.cause).split("\n")[0]!
-    : `${error.reason._tag}: ${error.reason.description?.split("\n")[0]}`
-}
 
 /** A temporary directory, removed with the scope. */
 const tempDir = Effect.acquireRelease(

@@ -6,27 +6,16 @@
  * turn waited for a result that never came.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Claude from "../src/Claude.ts"
 import * as Framing from "../src/Framing.ts"
 import type * as Transcript from "../src/Transcript.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as Replay from "../src/testing/Replay.ts"
+import { outcomeOf } from "./support/outcomes.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 
-/** The ClaudeError reason's tag and description of a failed exit, else "success". */
-const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string => {
-  if (Exit.isSuccess(exit)) return "success"
-  const error = exit.cause.reasons.find(Cause.isFailReason)?.error as
-    | { readonly reason?: { readonly _tag: string; readonly description?: string } }
-    | undefined
-  return error?.reason === undefined
-    ? Cause.pretty(exit.cause).split("\n")[0]!
-    : `${error.reason._tag}: ${error.reason.description?.split("\n")[0]}`
-}
 
 describe("a line over maxLineBytes in a transcript", () => {
   it.live("is recorded as its size, type, head and tail; replayed, the turn fails the same way", () =>

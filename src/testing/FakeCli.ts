@@ -252,7 +252,30 @@ export const layer = <R>(
   )
 
 /**
- * Answers the `initialize` request the session sends first, with a minimal success.
+ * A minimal successful answer to `initialize`, as CLI 2.1.332 writes it (for a transport of a
+ * test's own; {@link answerInitialize} sends it).
+ *
+ * @since 0.2.0
+ * @category scripting
+ */
+export const initializeResponse: Readonly<Record<string, unknown>> = {
+  commands: [],
+  agents: [],
+  output_style: "default",
+  available_output_styles: ["default"],
+  models: [],
+  account: { tokenSource: "none", apiKeySource: "ANTHROPIC_API_KEY", apiProvider: "firstParty" },
+  pid: 1,
+  claude_code_version: "2.1.332",
+  current_permission_mode: "bypassPermissions",
+  capabilities: [],
+  hooks_applied: true,
+  hook_on_failure_supported: true
+}
+
+/**
+ * Answers the `initialize` request the session sends first, with a minimal success
+ * ({@link initializeResponse}, `response` merged in).
  *
  * @since 0.1.0
  * @category scripting
@@ -260,21 +283,7 @@ export const layer = <R>(
 export const answerInitialize = (cli: FakeCliHandle, response: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
     const request = yield* cli.nextMatching((m) => m.type === "control_request")
-    yield* cli.emit(success(request, {
-      commands: [],
-      agents: [],
-      output_style: "default",
-      available_output_styles: ["default"],
-      models: [],
-      account: { tokenSource: "none", apiKeySource: "ANTHROPIC_API_KEY", apiProvider: "firstParty" },
-      pid: 1,
-      claude_code_version: "2.1.332",
-      current_permission_mode: "bypassPermissions",
-      capabilities: [],
-      hooks_applied: true,
-      hook_on_failure_supported: true,
-      ...response
-    }))
+    yield* cli.emit(success(request, { ...initializeResponse, ...response }))
     return request
   })
 

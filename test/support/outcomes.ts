@@ -1,4 +1,4 @@
-/** A failed exit's reason, and the warnings an effect logged (the CLI version tests, both tiers). */
+/** A failed exit's reason, and the warnings an effect logged (tests of both tiers). */
 import { assert } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -12,6 +12,17 @@ export const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): Claude
   const error = Cause.findErrorOption(exit.cause)
   if (Option.isNone(error)) return assert.fail(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
   return error.value.reason
+}
+
+/** The ClaudeError reason's tag and description of a failed exit, else "success". */
+export const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string => {
+  if (Exit.isSuccess(exit)) return "success"
+  const error = exit.cause.reasons.find(Cause.isFailReason)?.error as
+    | { readonly reason?: { readonly _tag: string; readonly description?: string } }
+    | undefined
+  return error?.reason === undefined
+    ? Cause.pretty(exit.cause).split("\n")[0]!
+    : `${error.reason._tag}: ${error.reason.description?.split("\n")[0]}`
 }
 
 /** Runs `effect` and returns its exit and the warnings it logged. */
