@@ -237,8 +237,9 @@ export interface Recorder {
 /**
  * A user turn: text, or text with images (sent as base64 blocks before the text), and an
  * optional uuid (a fresh one otherwise), which the CLI echoes and which `rewindFiles` takes. The
- * uuid of a user turn that has not ended, or of any earlier user message of the session (the CLI
- * drops a message under a uuid it has seen, without a word), is refused (`InvalidInput`).
+ * uuid of a user turn that has not ended, or of an earlier user message of the session the program
+ * gave a uuid or wrote with `send` (the CLI drops a message under a uuid it has seen, without a
+ * word), is refused (`InvalidInput`). Do not reuse the uuids `turn` and `run` made either.
  *
  * @since 0.1.0
  * @category models

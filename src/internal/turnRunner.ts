@@ -91,7 +91,10 @@ interface TurnLimits {
 export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Effect.fn.Return<TurnRunner> {
   const { lifecycle, outgoing, turns } = options
   const lock = yield* Semaphore.make(1)
-  /** The uuids of the user messages handed to the CLI: it drops a message under one of them. */
+  /**
+   * The uuids of the user messages handed to the CLI that the program had (it gave them, or
+   * `send` returned them): the CLI drops a message under a uuid it has seen.
+   */
   const writtenUuids = new Set<string>()
   /** Done when the last abandoned turn is over on the CLI (`interruptTurn` bounds it). */
   let settling: Deferred.Deferred<void> | undefined
@@ -188,7 +191,9 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         // interruption finds the line either handed over or not written at all.
         Effect.andThen(Effect.uninterruptible(Effect.suspend(() => {
           handedOver = true
-          writtenUuids.add(uuid)
+          // Those the program had: it gave it, or `send` hands it back. A uuid the library made for
+          // `turn`/`run` is not kept: one a turn long session would keep them all, old.
+          if (turnInput.uuid !== undefined || operation === "send") writtenUuids.add(uuid)
           return options.write(Lines.userTurn({ ...turnInput, uuid }))
         }))),
         Effect.as(uuid),
