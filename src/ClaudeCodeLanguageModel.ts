@@ -742,8 +742,10 @@ class MappingState {
     const parts: Array<Part> = []
     // Its text from this line when it did not come as deltas; never the CLI's own line for an API
     // error (`<synthetic>`, `is_api_error_message`), which the turn's failure reports.
+    // A local command's output (`/cost`, `/context`: `local_command_run`) is `<synthetic>` too,
+    // and it is the answer.
     const synthetic = event.is_api_error_message === true || event.error !== undefined ||
-      event.message.model === "<synthetic>"
+      (event.message.model === "<synthetic>" && !("local_command_run" in event))
     const textHere = !synthetic && (this.text === "messages" || !this.streamed.has(event.message.id))
     if (textHere) this.message++
     event.message.content.forEach((block, index) => {

@@ -54,22 +54,49 @@ import type * as Protocol from "./Protocol.ts"
 export type Input = Events.Event | Protocol.Message
 
 /**
- * The turn's text as it streams: the text of each `text_delta` of the main agent, in order.
- * Thinking deltas, tool input deltas and subagents' deltas are left out.
- *
- * **Gotcha.** The CLI writes deltas only with `--include-partial-messages`, which sessions pass
- * unless `includePartialMessages: false`; without it this stream is empty, and
- * {@link finalText} still has the text.
+ * The turn's text as it streams: the text of each `text_delta` of the main agent, in order; a
+ * message of the main agent the CLI did not stream comes whole, from its `assistant` line (the
+ * CLI's retry without streaming after a stream broke, a local command's output, every message
+ * with `includePartialMessages: false`). Thinking, tool inputs, subagents' text and the CLI's own
+ * API-error lines are left out.
  *
  * @since 0.2.0
  * @category text
  */
 export const textDeltas = <E, R>(events: Stream.Stream<Input, E, R>): Stream.Stream<string, E, R> =>
-  Stream.filterMap(events, (event) =>
-    event.type === "stream_event" && event.parent_tool_use_id === null &&
-      event.event.type === "content_block_delta" && event.event.delta.type === "text_delta"
-      ? Result.succeed(event.event.delta.text)
-      : Result.failVoid)
+  Stream.suspend(() => {
+    // The main agent's messages whose text came as deltas (from their `message_start`), and
+    // whether text deltas came since its last message ended or its last `assistant` line (which
+    // the CLI writes before the block's `content_block_stop`).
+    const streamed = new Set<string>()
+    let deltas = false
+    return Stream.filterMap(events, (event) => {
+      if (event.type === "stream_event") {
+        if (event.parent_tool_use_id !== null) return Result.failVoid
+        const inner = event.event
+        if (inner.type === "message_start") {
+          const id = (inner as { readonly message?: { readonly id?: unknown } }).message?.id
+          if (typeof id === "string") streamed.add(id)
+        } else if (inner.type === "message_stop") {
+          deltas = false
+        } else if (inner.type === "content_block_delta" && inner.delta.type === "text_delta") {
+          deltas = true
+          return Result.succeed(inner.delta.text)
+        }
+        return Result.failVoid
+      }
+      if (event.type !== "assistant" || event.parent_tool_use_id !== null) return Result.failVoid
+      const whole = !deltas && !streamed.has(event.message.id) && !isApiErrorLine(event)
+      deltas = false
+      const text = whole ? textOf(event) : ""
+      return text === "" ? Result.failVoid : Result.succeed(text)
+    })
+  })
+
+/** The CLI's own line for an API error (`<synthetic>`, not a local command's output). */
+const isApiErrorLine = (event: Protocol.AssistantMessage): boolean =>
+  event.is_api_error_message === true || event.error !== undefined ||
+  (event.message.model === "<synthetic>" && !("local_command_run" in event))
 
 const isResult = (event: Input): boolean => event.type === "result"
 

@@ -45,7 +45,13 @@ const permissionAnswer = (hooks: Layer.Layer<Hooks.Hooks, ClaudeError.ClaudeErro
         yield* FakeCli.answerInitialize(cli)
         const asked = yield* Effect.forkChild(cli.request(canUseTool("Bash"), { timeout: "1 hour" }))
         yield* Effect.yieldNow
-        if (hook) yield* Effect.ignore(FakeCli.callHook(cli, "PermissionRequest", permissionRequest("Bash")))
+        if (hook) {
+          // Every PermissionRequest callback the session registered, as the CLI calls each.
+          const initialize = cli.received.find((m) => m.type === "control_request") as { request: { hooks?: Record<string, ReadonlyArray<{ hookCallbackIds: ReadonlyArray<string> }>> } }
+          const ids = (initialize.request.hooks?.PermissionRequest ?? []).flatMap((matcher) => matcher.hookCallbackIds)
+          yield* Effect.forEach(ids, (callbackId) =>
+            Effect.ignore(FakeCli.callHook(cli, "PermissionRequest", permissionRequest("Bash"), { callbackId })), { concurrency: "unbounded", discard: true })
+        }
         yield* Deferred.completeWith(answer, Fiber.join(asked))
         return yield* Effect.never
       })
@@ -104,5 +110,28 @@ describe("a PermissionRequest guard beside a Permissions handler", () => {
         })
       )
       assert.strictEqual(answer.response?.behavior, "allow")
+    }))
+
+  it.effect("a slow guard with no deadline of the library's (onFailure continue) is waited for as long as the CLI waits (600 s)", () =>
+    Effect.gen(function*() {
+      const answer = yield* permissionAnswer(
+        Hooks.layer(Hooks.on("PermissionRequest", { matcher: "Bash", onFailure: "continue" }, () =>
+          Effect.as(Effect.sleep("90 seconds"), { hookSpecificOutput: { decision: { behavior: "deny" as const, message: "no rm (slow reviewer)" } } }))),
+        true,
+        Effect.gen(function*() {
+          for (let i = 0; i < 100; i++) yield* Effect.yieldNow
+          yield* TestClock.adjust("95 seconds")
+        })
+      )
+      assert.deepStrictEqual([answer.response?.behavior, answer.response?.message], ["deny", "no rm (slow reviewer)"])
+    }))
+
+  it.effect("with two guards, the deny of either is the answer, whichever answers first", () =>
+    Effect.gen(function*() {
+      const answer = yield* permissionAnswer(Hooks.layer(
+        Hooks.on("PermissionRequest", () => Effect.succeed({})),
+        Hooks.on("PermissionRequest", { matcher: "Bash" }, () => Effect.succeed({ hookSpecificOutput: { decision: { behavior: "deny" as const, message: "second says no" } } }))
+      ))
+      assert.deepStrictEqual([answer.response?.behavior, answer.response?.message], ["deny", "second says no"])
     }))
 })

@@ -7,6 +7,8 @@
  * - `session.interrupt` with the program's turn written but not started yet (a Ctrl-C right after
  *   the prompt) sent a bare `interrupt`, which left the turn queued on the CLI, and it ran to its
  *   end; that turn is now withdrawn (`cancel_async_message`), as when its fiber is interrupted.
+ * - and, after a second review: `session.interrupt` during a turn the CLI started by itself still
+ *   interrupts that turn (it withdrew the program's queued message instead).
  * The real CLI's side is in `TurnEngineReviewLive.test.ts`.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -85,6 +87,39 @@ describe("the turn engine", () => {
         yield* session.interrupt
         assert.strictEqual(reasonOf(yield* Fiber.join(run)), "TurnCancelled")
         assert.deepStrictEqual(requests.map((r) => [r.subtype, r.message_uuid]), [["cancel_async_message", uuid]])
+      }).pipe(Effect.scoped, Effect.provide(layer))
+    }))
+
+  it.effect("session.interrupt during a turn the CLI started by itself interrupts that turn, not the program's queued message", () =>
+    Effect.gen(function*() {
+      const requests: Array<Record<string, unknown>> = []
+      const automaticRuns = yield* Deferred.make<void>()
+      const layer = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          yield* FakeCli.answerInitialize(cli)
+          // A first turn, its uuid echoed (the library learns that the CLI echoes them).
+          const first = String((yield* cli.nextMatching((m) => m.type === "user")).uuid)
+          for (const line of FakeCli.textTurn({ sessionId: SESSION, text: "first", userMessageUuid: first })) yield* cli.emit(line)
+          // A turn the CLI starts by itself (a background task finished): its init names no user message.
+          yield* cli.emit({ ...FakeCli.textTurn({ sessionId: SESSION, text: "" })[0], uuid: "automatic-init" })
+          yield* Deferred.succeed(automaticRuns, undefined)
+          const uuid = String((yield* cli.nextMatching((m) => m.type === "user")).uuid)
+          yield* cli.emit(lifecycle(uuid, "queued"))
+          while (true) {
+            const request = yield* cli.nextMatching((m) => m.type === "control_request")
+            requests.push(request.request as Record<string, unknown>)
+            yield* cli.emit(FakeCli.success(request, { still_queued: [uuid] }))
+          }
+        })
+      )
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ interruptTimeout: "1 hour" })
+        yield* session.run("first")
+        yield* Deferred.await(automaticRuns)
+        for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+        yield* session.send("queued behind it")
+        yield* session.interrupt
+        assert.deepStrictEqual(requests.map((r) => r.subtype), ["interrupt"])
       }).pipe(Effect.scoped, Effect.provide(layer))
     }))
 })

@@ -4,7 +4,10 @@
  * takes the first answer. A handler's quick allow then beat a guard's deny (or a failing guard's
  * refusal), and the tool ran. So the `can_use_tool` answer waits for the `PermissionRequest`
  * hooks the CLI calls for that tool (those whose matcher matches it, `toolMatcher.ts`), within
- * their deadlines: a deny of any is the answer too; else the handler decides.
+ * their deadlines: a deny of any is the answer too; else the handler decides. A request the CLI
+ * asks without its hooks (a few of its own asks do) waits that long too: fail safe, not fast.
+ * The CLI itself takes the first hook that decides, so another hook's quick allow can still win
+ * over a slower guard's deny; nothing here can change that.
  */
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -14,8 +17,11 @@ import type * as Hooks from "../Hooks.ts"
 import { isRecord } from "./json.ts"
 import { matches } from "./toolMatcher.ts"
 
-/** The deadline of a hook the library gives none (the CLI's own default, 60 s), and a margin. */
-const unbounded = Duration.seconds(60)
+/**
+ * The deadline of a hook the library gives none (`onFailure: "continue"` without a `timeout`, an
+ * infinite one): the CLI's own for a permission hook, 600 s (its binary's default), and a margin.
+ */
+const unbounded = Duration.seconds(600)
 const margin = Duration.seconds(1)
 
 /** The answers of one tool call's `PermissionRequest` hooks so far. */

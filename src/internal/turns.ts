@@ -192,9 +192,14 @@ export class Turns {
     return this.find(uuid) !== undefined
   }
 
-  /** The turn the CLI is to start next (open, not running), if any. */
+  /**
+   * The program's turn the CLI is to start next (open, not running, not one the library gave up
+   * on), when none runs, not even one the CLI started by itself.
+   */
   get next(): Turn | undefined {
-    return this.oldest()
+    if (this.automatic) return undefined
+    for (const turn of this.open) if (!this.running.includes(turn) && !turn.abandoned && turn.interruptOnStart !== true) return turn
+    return undefined
   }
 
   /** Forgets a turn that was withdrawn (never written, or cancelled before it started). */
