@@ -239,7 +239,8 @@ export interface Recorder {
  * optional uuid (a fresh one otherwise), which the CLI echoes and which `rewindFiles` takes. The
  * uuid of a user turn that has not ended, or of an earlier user message of the session the program
  * gave a uuid or wrote with `send` (the CLI drops a message under a uuid it has seen, without a
- * word), is refused (`InvalidInput`). Do not reuse the uuids `turn` and `run` made either.
+ * word), is refused (`InvalidInput`). Do not reuse the uuids `turn` and `run` made, nor those of
+ * a resumed session's earlier messages, either.
  *
  * @since 0.1.0
  * @category models
