@@ -8,6 +8,7 @@ import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as Launch from "../src/Launch.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { invalidMessage } from "./support/outcomes.ts"
 
 const noWiring: Launch.Wiring = { mcpServers: [], permissionPromptTool: false }
 const repoRoot = Path.resolve(import.meta.dirname, "..")
@@ -412,14 +413,8 @@ describe("options set to undefined", () => {
     }))
 })
 
-const invalidOf = (options: Launch.LaunchOptions) =>
-  Launch.validate(options).pipe(
-    Effect.flip,
-    Effect.map((error) => {
-      assert.strictEqual(error.reason._tag, "InvalidInput")
-      return error.message
-    })
-  )
+/** The message of the `InvalidInput` that `options` fail `validate` with. */
+const invalidOf = (options: Launch.LaunchOptions) => invalidMessage(Launch.validate(options))
 
 describe("validate", () => {
   it.effect("returns good options unchanged", () =>

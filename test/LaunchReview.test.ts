@@ -17,18 +17,12 @@ import { MAX_LINE_CHARS, redactLines } from "../src/internal/stderrLines.ts"
 import * as Launch from "../src/Launch.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { withCapturedLogs } from "./support/secrets.ts"
+import { invalidMessage } from "./support/outcomes.ts"
 
 const noWiring: Launch.Wiring = { mcpServers: [], permissionPromptTool: false }
 
 /** The message of the `InvalidInput` that `options` fail `validate` with. */
-const invalidOf = (options: Launch.LaunchOptions) =>
-  Launch.validate(options).pipe(
-    Effect.flip,
-    Effect.map((error) => {
-      assert.strictEqual(error.reason._tag, "InvalidInput")
-      return error.message
-    })
-  )
+const invalidOf = (options: Launch.LaunchOptions) => invalidMessage(Launch.validate(options))
 
 describe("validate: JSON options are sent as given, or refused", () => {
   it.effect("a Set in settings is InvalidInput naming settings.permissions.allow", () =>

@@ -14,6 +14,16 @@ export const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): Claude
   return error.value.reason
 }
 
+/** The message of the `InvalidInput` that `effect` fails with (asserted so). */
+export const invalidMessage = <A, R>(effect: Effect.Effect<A, ClaudeError.ClaudeError, R>): Effect.Effect<string, A, R> =>
+  effect.pipe(
+    Effect.flip,
+    Effect.map((error) => {
+      assert.strictEqual(error.reason._tag, "InvalidInput")
+      return error.message
+    })
+  )
+
 /** The ClaudeError reason's tag and description of a failed exit, else "success". */
 export const outcomeOf = (exit: Exit.Exit<unknown, unknown>): string => {
   if (Exit.isSuccess(exit)) return "success"
