@@ -16,7 +16,6 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as References from "effect/References"
@@ -29,6 +28,7 @@ import * as Tracing from "../Tracing.ts"
 import type { Turn } from "./turns.ts"
 import { isRecord, str } from "./json.ts"
 import * as Metrics from "./metrics.ts"
+import { type Kind, MetricSeries } from "./metricSeries.ts"
 import * as SecretText from "./secretText.ts"
 import * as SpanExits from "./spanExits.ts"
 import { cutText } from "./textChunks.ts"
@@ -38,6 +38,15 @@ const PROVIDER = "anthropic"
 const REDACTED = "[redacted]"
 /** The thread of the main agent; a subagent's lines carry their `parent_tool_use_id`. */
 const MAIN = ""
+
+const MODEL = "gen_ai.request.model"
+const TURN_KIND = "claude.turn.kind"
+// The session's metrics and their attributes (`internal/metricSeries.ts`).
+const turnDuration: Kind = { make: Metrics.turnDuration, names: [MODEL, TURN_KIND, "claude.result.subtype"] }
+const turnCost: Kind = { make: Metrics.turnCost, names: [MODEL, TURN_KIND] }
+const turnToolCalls: Kind = { make: Metrics.turnToolCalls, names: [MODEL, TURN_KIND] }
+const tokenUsage: Kind = { make: Metrics.tokenUsage, names: [MODEL, "gen_ai.provider.name", "gen_ai.token.type"] }
+const toolCalls: Kind = { make: Metrics.toolCalls, names: ["gen_ai.tool.name", "claude.tool.outcome"] }
 
 export interface TracingOptions {
   readonly tracer: Tracer.Tracer
@@ -109,16 +118,13 @@ export class SessionTracing {
    */
   private toolNames: ReadonlyArray<string> | undefined
   private conversationId: string | undefined
-  /** Each metric's series: an instance and the context it is updated in (see `count`). */
-  private readonly series = new Map<
-    () => Metric.Metric<number, unknown>,
-    Map<string, { readonly metric: Metric.Metric<number, unknown>; readonly context: Context.Context<never> }>
-  >()
+  private readonly series: MetricSeries
 
   constructor(options: TracingOptions) {
     this.options = options
     this.secrets = options.secrets.filter((secret) => secret.length > 0)
     this.observed = options.enabled && options.tracer !== Tracer.nativeTracer
+    this.series = new MetricSeries(options.context)
     options.sessionSpan.attribute("gen_ai.provider.name", PROVIDER)
     options.sessionSpan.attribute("gen_ai.system", PROVIDER)
   }
@@ -422,10 +428,7 @@ export class SessionTracing {
         ? "other"
         : tool.name
       const outcome = failed ? "error" : "ok"
-      this.count(Metrics.toolCalls, `${toolName}\u0000${outcome}`, 1, () => ({
-        "gen_ai.tool.name": toolName,
-        "claude.tool.outcome": outcome
-      }))
+      this.series.update(toolCalls, 1, toolName, outcome)
       // A subagent's last model request is over when its Task tool use is.
       const subagent = this.calls.get(tool_use_id)
       if (subagent !== undefined) {
@@ -476,29 +479,15 @@ export class SessionTracing {
     this.endOpen()
     const model = this.model ?? "unknown"
     const kind = result.turn.kind
-    const key = `${model}\u0000${kind}`
-    const attributes = () => ({ "gen_ai.request.model": model, "claude.turn.kind": kind })
-    this.count(Metrics.turnDuration, `${key}\u0000${result.subtype}`, result.duration_ms, () => ({
-      ...attributes(),
-      "claude.result.subtype": result.subtype
-    }))
-    this.count(Metrics.turnCost, key, result.turn.costUsd, attributes)
-    this.count(Metrics.turnToolCalls, key, this.toolUsesThisTurn, attributes)
+    this.series.update(turnDuration, result.duration_ms, model, kind, result.subtype)
+    this.series.update(turnCost, result.turn.costUsd, model, kind)
+    this.series.update(turnToolCalls, this.toolUsesThisTurn, model, kind)
     const modelUsage = result.turn.modelUsage
     for (const model in modelUsage) {
       const usage = modelUsage[model]!
-      const tokens = (type: string) => () => ({
-        "gen_ai.request.model": model,
-        "gen_ai.provider.name": PROVIDER,
-        "gen_ai.token.type": type
-      })
-      this.count(
-        Metrics.tokenUsage,
-        `${model}\u0000input`,
-        usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens,
-        tokens("input")
-      )
-      this.count(Metrics.tokenUsage, `${model}\u0000output`, usage.outputTokens, tokens("output"))
+      const input = usage.inputTokens + usage.cacheReadInputTokens + usage.cacheCreationInputTokens
+      this.series.update(tokenUsage, input, model, PROVIDER, "input")
+      this.series.update(tokenUsage, usage.outputTokens, model, PROVIDER, "output")
     }
     this.toolUsesThisTurn = 0
     this.marks.delete(MAIN)
@@ -507,42 +496,6 @@ export class SessionTracing {
       this.end(this.ownTurn)
       this.ownTurn = undefined
     }
-  }
-
-  /**
-   * Updates the series of `make`'s metric with `attributes` (added to the program's, as
-   * `Metric.withAttributes` does). `key` names the series among the metric's (its attribute
-   * values); `attributes` is called only for a new one. Each series has a metric instance of its
-   * own and a context made once: `withAttributes` copies the context on every update, and a
-   * metric computes its series key anew (entries sorted, then JSON) whenever its attributes
-   * differ from the last update's, which was five times a turn.
-   */
-  private count(
-    make: () => Metric.Metric<number, unknown>,
-    key: string,
-    value: number,
-    attributes: () => Record<string, string>
-  ): void {
-    let series = this.series.get(make)
-    if (series === undefined) {
-      series = new Map()
-      this.series.set(make, series)
-    }
-    let entry = series.get(key)
-    if (entry === undefined) {
-      const { context } = this.options
-      entry = {
-        metric: make(),
-        context: Context.add(context, Metric.CurrentMetricAttributes, {
-          ...Context.get(context, Metric.CurrentMetricAttributes),
-          ...attributes()
-        })
-      }
-      // Bounded: the attributes are models, tool names, outcomes and kinds.
-      if (series.size >= 256) series.clear()
-      series.set(key, entry)
-    }
-    entry.metric.updateUnsafe(value, entry.context)
   }
 
   // ---- control requests from the CLI ---------------------------------------------------------

@@ -15,6 +15,12 @@ import type { RedactValue } from "./resultRedaction.ts"
 const limitSubtypes = new Set(["error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"])
 const limitReasons = new Set(["max_turns", "budget_exhausted", "structured_output_retry_exhausted"])
 
+/**
+ * Whether `result` may stand for a failure: `failureOf` reads nothing else of any other (it is a
+ * success), and nothing needs its redaction.
+ */
+export const mayFail = (result: TurnResult): boolean => result.is_error || limitSubtypes.has(result.subtype)
+
 const describe = (result: TurnResult): string =>
   result.result !== undefined && result.result.length > 0
     ? result.result
@@ -51,7 +57,7 @@ export const failureOf = (
 ): ClaudeError.ClaudeError | undefined => {
   // A limit's subtype stopped the turn short whatever `is_error` says: CLI 2.1.0 writes its error
   // subtypes with `is_error: false`.
-  if (!raw.is_error && !limitSubtypes.has(raw.subtype)) return undefined
+  if (!mayFail(raw)) return undefined
   const result = redact === undefined ? raw : redact(raw)
   const terminal = result.terminal_reason
   if (terminal !== undefined && terminal.startsWith("aborted_")) return undefined
