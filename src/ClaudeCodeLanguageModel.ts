@@ -54,6 +54,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import * as McpServers from "./McpServers.ts"
 import type * as Protocol from "./Protocol.ts"
 import { Transport } from "./Transport.ts"
+import { isApiErrorLine } from "./internal/apiErrorLine.ts"
 import { stringify } from "./internal/json.ts"
 
 // -----------------------------------------------------------------------------
@@ -742,11 +743,8 @@ class MappingState {
     const parts: Array<Part> = []
     // Its text from this line when it did not come as deltas; never the CLI's own line for an API
     // error (`<synthetic>`, `is_api_error_message`), which the turn's failure reports.
-    // A local command's output (`/cost`, `/context`: `local_command_run`) is `<synthetic>` too,
-    // and it is the answer.
-    const synthetic = event.is_api_error_message === true || event.error !== undefined ||
-      (event.message.model === "<synthetic>" && !("local_command_run" in event))
-    const textHere = !synthetic && (this.text === "messages" || !this.streamed.has(event.message.id))
+    // A local command's output (`/cost`, `/status`) is `<synthetic>` too, and it is the answer.
+    const textHere = !isApiErrorLine(event) && (this.text === "messages" || !this.streamed.has(event.message.id))
     if (textHere) this.message++
     event.message.content.forEach((block, index) => {
       if (block.type === "tool_use") {

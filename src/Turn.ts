@@ -39,6 +39,7 @@ import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import type * as ClaudeError from "./ClaudeError.ts"
 import type * as Events from "./Events.ts"
+import { isApiErrorLine } from "./internal/apiErrorLine.ts"
 import * as ResultRedaction from "./internal/resultRedaction.ts"
 import * as SpanExits from "./internal/spanExits.ts"
 import { failureOf } from "./internal/turnOutcome.ts"
@@ -93,10 +94,6 @@ export const textDeltas = <E, R>(events: Stream.Stream<Input, E, R>): Stream.Str
     })
   })
 
-/** The CLI's own line for an API error (`<synthetic>`, not a local command's output). */
-const isApiErrorLine = (event: Protocol.AssistantMessage): boolean =>
-  event.is_api_error_message === true || event.error !== undefined ||
-  (event.message.model === "<synthetic>" && !("local_command_run" in event))
 
 const isResult = (event: Input): boolean => event.type === "result"
 

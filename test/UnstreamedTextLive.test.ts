@@ -6,6 +6,11 @@
  * - `Turn.textDeltas` never gave the answer after a stream broke: the CLI retries without
  *   streaming and the answer comes as one `assistant` line with no deltas. A message the CLI did
  *   not stream now comes whole.
+ * - Both still dropped the output of a local command the CLI refuses in print mode (`/status`,
+ *   `/help`: "… isn't available in this environment."): a `<synthetic>` line with
+ *   `local_command_source` and `local_command_outcome` but no `local_command_run`, and a
+ *   successful result with that text (found by a second review). `local_command_source` is on
+ *   every local command's line.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -37,6 +42,26 @@ describe("text the CLI did not stream (real CLI)", { timeout: 60_000 }, () => {
       assert.include(results[0]!.result ?? "", "Estimated cost")
       assert.strictEqual(response.text, results[0]!.result)
     }).pipe(Effect.provide(processLayer)))
+
+  for (const command of ["/status", "/help"]) {
+    it.live(`${command}, refused in print mode: textDeltas and generateText give the text the result gives`, () =>
+      Effect.gen(function*() {
+        const { options } = yield* live([FakeModel.text("the model is not called")])
+        const session = yield* Claude.open(options)
+        const events = yield* session.turn(command).pipe(Stream.runCollect)
+        const result = events.at(-1) as Claude.TurnResult
+        assert.isFalse(result.is_error)
+        assert.include(result.result ?? "", "isn't available")
+        const texts = yield* Turn.textDeltas(Stream.fromIterable(events)).pipe(Stream.runCollect)
+        assert.strictEqual(texts.join(""), result.result)
+
+        const again = yield* live([FakeModel.text("the model is not called")])
+        const response = yield* LanguageModel.generateText({ prompt: command }).pipe(
+          Effect.provide(ClaudeCodeLanguageModel.layer(again.options).pipe(Layer.provide(processLayer)))
+        )
+        assert.strictEqual(response.text, result.result)
+      }).pipe(Effect.provide(processLayer)))
+  }
 
   it.live("after an SSE error mid-stream, textDeltas ends with the answer the CLI's retry gave", () =>
     Effect.gen(function*() {
