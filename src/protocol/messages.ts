@@ -42,7 +42,9 @@ export interface ToolUseMeta extends Schema.Schema.Type<typeof ToolUseMeta> {}
  * `subagent_type`, `task_description` are set for subagent output. `aborted: true` marks a block
  * cut by an interrupt. A synthetic API-error message has `message.model: "<synthetic>"`,
  * `is_api_error_message: true`, `error` (`authentication_failed`, `server_error`, `rate_limit`,
- * …), `api_error_status`, `api_error_type`.
+ * …), `api_error_status`, `api_error_type`. A local slash command's output (`/cost`, `/status`)
+ * is of model `<synthetic>` too, with `local_command_source` (and `local_command_run` or
+ * `local_command_outcome`), fields kept as the CLI writes them.
  *
  * @since 0.1.0
  * @category assistant
