@@ -10,7 +10,7 @@
  * | span | from | to | attributes |
  * |---|---|---|---|
  * | `claude.session` | `Claude.open` | the session's scope closes | `gen_ai.conversation.id`, `gen_ai.provider.name`, `gen_ai.request.model`, `claude.cli.version`, `claude.session.end_reason` |
- * | `claude.turn` | `turn` / `run` (under the caller's span, or the session's when there is none); for `send` and the CLI's automatic turns, the first line of the turn (under the session's) | the turn's stream ends | `gen_ai.operation.name` (`invoke_agent`), `gen_ai.usage.input_tokens` / `output_tokens`, `gen_ai.response.finish_reasons`, `claude.cost_usd`, `claude.result.subtype`, `claude.terminal_reason`, `claude.turn.kind`, `claude.error.reason` |
+ * | `claude.turn` | `turn` / `run` (under the caller's span, or the session's when there is none); for `send` and the CLI's automatic turns, the first line of the turn (under the session's) | the turn's stream ends | `gen_ai.operation.name` (`invoke_agent`), `gen_ai.usage.input_tokens` / `output_tokens`, `gen_ai.response.finish_reasons`, `claude.cost_usd`, `claude.result.subtype`, `claude.terminal_reason`, `claude.turn.kind`, `claude.error.reason` and `error.type` (a failed turn's reason; the span ends failed, with `errorResults: "return"` too) |
  * | `chat <model>` | the model request the CLI reports: from the moment its input was ready (the turn began, the last tool result came) | the last line of its response | `gen_ai.operation.name` (`chat`), `gen_ai.request.model`, `gen_ai.response.id`, `gen_ai.usage.*`, `gen_ai.response.finish_reasons` |
  * | `execute_tool <name>` | the `tool_use` block (built-in and MCP tools alike) | its `tool_result` | `gen_ai.tool.name`, `gen_ai.tool.call.id`, `claude.permission.decision` |
  * | `claude.hook <event>` | the CLI's `hook_callback` (under the tool use it is about) | the answer | `claude.hook.event`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `claude.hook.decision` |
@@ -56,7 +56,9 @@ export const TraceContent: Context.Reference<boolean> = SpanExits.TraceContent
 
 /**
  * How long each turn took, as the CLI reports it (`duration_ms`), in milliseconds. Attributes:
- * `gen_ai.request.model`, `claude.turn.kind`, `claude.result.subtype`.
+ * `gen_ai.request.model`, `claude.turn.kind`, `claude.result.subtype`, and for a failed turn
+ * `error.type`, the library's reason (`ApiError`, `LimitReached`, …: the CLI writes an API error
+ * with subtype `success`).
  *
  * @since 0.2.0
  * @category metrics

@@ -17,10 +17,14 @@ import * as Metric from "effect/Metric"
 export interface Kind {
   readonly make: () => Metric.Metric<number, unknown>
   /**
-   * The names of its attributes, whose values `update` takes in this order (one to three); a
+   * The names of its attributes, whose values `update` takes in this order (one to four); a
    * series has them in this order, after the program's.
    */
-  readonly names: readonly [string] | readonly [string, string] | readonly [string, string, string]
+  readonly names:
+    | readonly [string]
+    | readonly [string, string]
+    | readonly [string, string, string]
+    | readonly [string, string, string, string]
 }
 
 interface Series {
@@ -57,8 +61,8 @@ export class MetricSeries {
     this.context = context
   }
 
-  /** Updates `kind`'s series of the attribute values `a`, `b`, `c` (as many as its names). */
-  update(kind: Kind, value: number, a: string, b = "", c = ""): void {
+  /** Updates `kind`'s series of the attribute values `a`, `b`, `c`, `d` (as many as its names). */
+  update(kind: Kind, value: number, a: string, b = "", c = "", d = ""): void {
     let table = this.tables.get(kind)
     if (table === undefined) {
       table = { root: new Map(), size: 0 }
@@ -68,14 +72,15 @@ export class MetricSeries {
     let level = table.root
     if (parts > 1) level = below(level, a)
     if (parts > 2) level = below(level, b)
-    const last = parts === 1 ? a : parts === 2 ? b : c
+    if (parts > 3) level = below(level, c)
+    const last = parts === 1 ? a : parts === 2 ? b : parts === 3 ? c : d
     let series = level.get(last) as Series | undefined
     if (series === undefined) {
       if (table.size >= MAX_SERIES) {
         this.tables.delete(kind)
-        return this.update(kind, value, a, b, c)
+        return this.update(kind, value, a, b, c, d)
       }
-      series = this.make(kind, [a, b, c])
+      series = this.make(kind, [a, b, c, d])
       level.set(last, series)
       table.size++
     }

@@ -31,6 +31,7 @@ import * as Metrics from "./metrics.ts"
 import { type Kind, MetricSeries } from "./metricSeries.ts"
 import * as SecretText from "./secretText.ts"
 import * as SpanExits from "./spanExits.ts"
+import { failureOf } from "./turnOutcome.ts"
 import { cutText } from "./textChunks.ts"
 import { SmallMap } from "./smallMap.ts"
 
@@ -42,7 +43,10 @@ const MAIN = ""
 const MODEL = "gen_ai.request.model"
 const TURN_KIND = "claude.turn.kind"
 // The session's metrics and their attributes (`internal/metricSeries.ts`).
-const turnDuration: Kind = { make: Metrics.turnDuration, names: [MODEL, TURN_KIND, "claude.result.subtype"] }
+const SUBTYPE = "claude.result.subtype"
+const turnDuration: Kind = { make: Metrics.turnDuration, names: [MODEL, TURN_KIND, SUBTYPE] }
+/** A failed turn's: `error.type` is the library's reason (an API error's subtype is `success`). */
+const failedTurnDuration: Kind = { make: Metrics.turnDuration, names: [MODEL, TURN_KIND, SUBTYPE, "error.type"] }
 const turnCost: Kind = { make: Metrics.turnCost, names: [MODEL, TURN_KIND] }
 const turnToolCalls: Kind = { make: Metrics.turnToolCalls, names: [MODEL, TURN_KIND] }
 const tokenUsage: Kind = { make: Metrics.tokenUsage, names: [MODEL, "gen_ai.provider.name", "gen_ai.token.type"] }
@@ -226,9 +230,21 @@ export class SessionTracing {
     if (this.options.content) this.prompts.set(span, typeof input === "string" ? input : input.text)
   }
 
-  /** A `turn`/`run` span is about to end: its result's attributes, or why it failed. */
-  turnEnded(span: Tracer.Span, result: Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined, exit: Exit.Exit<unknown, unknown>): void {
-    if (!this.observed) return
+  /**
+   * A `turn`/`run` span is about to end: its result's attributes, or why it failed. Gives the exit
+   * to end it with: a failed result's failure when the turn gave it as a value (`errorResults:
+   * "return"`), for the CLI's turn failed all the same.
+   */
+  turnEnded(
+    span: Tracer.Span,
+    result: Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined,
+    exit: Exit.Exit<unknown, unknown>
+  ): Exit.Exit<unknown, unknown> {
+    const returned = Exit.isSuccess(exit) && result !== undefined && Exit.isSuccess(result)
+      ? this.failureOf(result.value)
+      : undefined
+    const ending = returned === undefined ? exit : Exit.fail(returned)
+    if (!this.observed) return this.spanExit(ending)
     const prompt = this.prompts.get(span)
     if (prompt !== undefined) {
       this.prompts.delete(span)
@@ -238,11 +254,17 @@ export class SessionTracing {
       )
     }
     if (result !== undefined && Exit.isSuccess(result)) this.annotateResult(span, result.value)
-    const reason = failureReason(exit) ?? (result === undefined ? undefined : failureReason(result))
+    const reason = failureReason(ending) ?? (result === undefined ? undefined : failureReason(result))
     if (reason !== undefined) {
       span.attribute("claude.error.reason", reason)
       span.attribute("error.type", reason)
     }
+    return this.spanExit(ending)
+  }
+
+  /** The failure `result` stands for, its copy of the result and its text without the secrets. */
+  private failureOf(result: TurnResult): ClaudeError.ClaudeError | undefined {
+    return failureOf(result, (value) => this.redactValue(value))
   }
 
   private annotateResult(span: Tracer.Span, result: TurnResult): void {
@@ -267,7 +289,9 @@ export class SessionTracing {
       "claude.turn.duration_ms": result.duration_ms,
       "claude.turn.duration_api_ms": result.duration_api_ms
     }
-    if (result.is_error) attributes["error.type"] = result.subtype
+    // The library's reason for a failure (an API error's subtype is `success`); an interrupted
+    // turn's subtype.
+    if (result.is_error) attributes["error.type"] = failureOf(result)?.reason._tag ?? result.subtype
     if (this.options.content && result.result !== undefined) {
       attributes["gen_ai.output.messages"] = this.redact(JSON.stringify([{
         role: "assistant",
@@ -479,7 +503,9 @@ export class SessionTracing {
     this.endOpen()
     const model = this.model ?? "unknown"
     const kind = result.turn.kind
-    this.series.update(turnDuration, result.duration_ms, model, kind, result.subtype)
+    const failure = this.failureOf(result)
+    if (failure === undefined) this.series.update(turnDuration, result.duration_ms, model, kind, result.subtype)
+    else this.series.update(failedTurnDuration, result.duration_ms, model, kind, result.subtype, failure.reason._tag)
     this.series.update(turnCost, result.turn.costUsd, model, kind)
     this.series.update(turnToolCalls, this.toolUsesThisTurn, model, kind)
     const modelUsage = result.turn.modelUsage
@@ -493,7 +519,8 @@ export class SessionTracing {
     this.marks.delete(MAIN)
     if (this.ownTurn !== undefined) {
       this.annotateResult(this.ownTurn, result)
-      this.end(this.ownTurn)
+      if (failure !== undefined && this.observed) this.ownTurn.attribute("claude.error.reason", failure.reason._tag)
+      this.end(this.ownTurn, failure === undefined ? Exit.void : this.spanExit(Exit.fail(failure)))
       this.ownTurn = undefined
     }
   }

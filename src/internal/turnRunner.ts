@@ -330,8 +330,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
             ? Effect.exit(Deferred.await(current.result))
             : Effect.succeed(undefined)
           return Effect.map(result, (result) => {
-            options.tracing?.spans.turnEnded(ended, result, exit)
-            ended.end(clock.currentTimeNanosUnsafe(), options.tracing?.spans.spanExit(exit) ?? exit)
+            ended.end(clock.currentTimeNanosUnsafe(), options.tracing?.spans.turnEnded(ended, result, exit) ?? exit)
           })
         })),
         Effect.ensuring(Semaphore.release(lock, 1))
