@@ -314,8 +314,10 @@ export interface Session<R extends TurnResult = TurnResult> {
   readonly initializeResult: Effect.Effect<Protocol.InitializeResponse, ClaudeError.ClaudeError>
   /**
    * Every event from now on, of every turn (the CLI's automatic turns too), until the CLI's
-   * stdout ends. It ends cleanly when the program ended the CLI's input or closed the session;
-   * it fails with the reason when the CLI died by itself or reading failed.
+   * stdout ends. It ends cleanly when the program ended the CLI's input or closed the session,
+   * or the CLI exited with code 0 between turns; it fails with the reason when the CLI died by
+   * itself (with code 0 too, while a turn was unfinished: a message not answered, a turn begun)
+   * or reading failed.
    */
   readonly events: Stream.Stream<Event, ClaudeError.ClaudeError>
   /**

@@ -93,10 +93,17 @@ const quiet = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService
 const eventsOfChunks = (chunks: ReadonlyArray<Uint8Array>) =>
   Effect.scoped(Effect.gen(function*() {
     const session = yield* Claude.open({ closeGrace: "1 second" })
-    const collected = yield* session.events.pipe(Stream.runCollect, Effect.forkChild({ startImmediately: true }))
+    const events: Array<Claude.Event> = []
+    // The stream ends cleanly, or fails when the recorded lines leave a turn unfinished as the
+    // fake exits (a clean exit mid-turn is a death): the events read until then are compared.
+    const collected = yield* session.events.pipe(
+      Stream.runForEach((event) => Effect.sync(() => events.push(event))),
+      Effect.exit,
+      Effect.forkChild({ startImmediately: true })
+    )
     yield* session.send("go")
-    const events = yield* Fiber.join(collected)
-    return Array.from(events)
+    yield* Fiber.join(collected)
+    return events
   })).pipe(
     Effect.provide(FakeCli.layer((cli) =>
       Effect.gen(function*() {

@@ -9,9 +9,9 @@
  *   transport's own failure (a replay mismatch) when reading failed. Every operation after it
  *   fails with it.
  * - The end of stdout is clean (the event streams end without error) when the program ended
- *   the CLI's input (or closed the scope) first, or the CLI exited with code 0; a CLI that died by
- *   itself (another code, a signal, stdout closed while alive, a failed read) fails them with the
- *   reason.
+ *   the CLI's input (or closed the scope) first, or the CLI exited with code 0 between turns; a
+ *   CLI that died by itself (another code, a signal, stdout closed while alive, a failed read, a
+ *   code 0 with a turn unfinished) fails them with the reason.
  * - Closing takes at most `closeGrace` in all: stdin EOF, then (from the transport) SIGTERM and
  *   SIGKILL within the same budget, counted from the first EOF, so a program that ended the input
  *   and waited does not wait again.
@@ -77,29 +77,32 @@ export class Lifecycle {
   })
 
   /**
-   * Called once stdout has ended: waits (bounded) for the process, then sets the reason of the
-   * death. Returns that reason when the end was not clean (the CLI died by itself, or reading
-   * failed), undefined when the program had ended its input.
+   * Called once stdout has ended, `midTurn` when a turn was unfinished then: waits (bounded) for
+   * the process, then sets the reason of the death. Returns that reason when the end was not
+   * clean (the CLI died by itself, or reading failed), undefined when the program had ended its
+   * input.
    */
-  readonly onStdoutEnd: Effect.Effect<ClaudeError.ClaudeError | undefined> = Effect.gen({ self: this }, function*() {
-    // Read when stdout ended: an input ended after that did not end this session.
-    const inputOpen = this.inputOpen
-    const waited = yield* this.connection.exit.pipe(Effect.timeoutOption(this.closeGrace))
-    // The clean exit the program asked for (it ended the input) is the program's end of the
-    // session: what still waited fails with `SessionClosed`, not as if the CLI had died.
-    const asked = !inputOpen && Option.isSome(waited) && waited.value.code === 0
-    const cause = this.readFailure ?? (asked
-      ? ClaudeError.make(new ClaudeError.SessionClosed({ operation: "the session's input ended" }))
-      : Option.isSome(waited)
-      ? ClaudeError.make(explainExit(waited.value, this.exitContext))
-      : ClaudeError.make(new ClaudeError.StdoutClosed({ waitedMillis: Duration.toMillis(this.closeGrace) })))
-    this.die(cause)
-    if (Option.isSome(waited)) Deferred.doneUnsafe(this.ended, Exit.succeed(waited.value))
-    // Died by itself: a read failure, stdout closed under a live process, or an exit that was not
-    // a clean one (code 0) while the program still had the input open.
-    const clean = Option.isSome(waited) && waited.value.code === 0 && this.readFailure === undefined
-    return (inputOpen && !clean) || this.readFailure !== undefined ? cause : undefined
-  })
+  onStdoutEnd(midTurn: boolean): Effect.Effect<ClaudeError.ClaudeError | undefined> {
+    return Effect.gen({ self: this }, function*() {
+      // Read when stdout ended: an input ended after that did not end this session.
+      const inputOpen = this.inputOpen
+      const waited = yield* this.connection.exit.pipe(Effect.timeoutOption(this.closeGrace))
+      // The clean exit the program asked for (it ended the input) is the program's end of the
+      // session: what still waited fails with `SessionClosed`, not as if the CLI had died.
+      const asked = !inputOpen && Option.isSome(waited) && waited.value.code === 0
+      const cause = this.readFailure ?? (asked
+        ? ClaudeError.make(new ClaudeError.SessionClosed({ operation: "the session's input ended" }))
+        : Option.isSome(waited)
+        ? ClaudeError.make(explainExit(waited.value, this.exitContext))
+        : ClaudeError.make(new ClaudeError.StdoutClosed({ waitedMillis: Duration.toMillis(this.closeGrace) })))
+      this.die(cause)
+      if (Option.isSome(waited)) Deferred.doneUnsafe(this.ended, Exit.succeed(waited.value))
+      // Died by itself: a read failure, stdout closed under a live process, or an exit that was not
+      // a clean one (code 0 between turns) while the program still had the input open.
+      const clean = Option.isSome(waited) && waited.value.code === 0 && this.readFailure === undefined && !midTurn
+      return (inputOpen && !clean) || this.readFailure !== undefined ? cause : undefined
+    })
+  }
 
   /**
    * After {@link onStdoutEnd}: a process still alive then (its stdout closed early, or held open

@@ -85,8 +85,9 @@ export const start = Effect.fnUntraced(function*(input: ReadLoopInput): Effect.f
 
 /** stdout ended: the lifecycle tells why, what waits is settled, and the CLI's exit awaited. */
 const stdoutEnded = Effect.fnUntraced(function*(input: ReadLoopInput) {
-  const { lifecycle, reader } = input
-  const crash = yield* lifecycle.onStdoutEnd
+  const { lifecycle, reader, turns } = input
+  // Read first: `settle` ends the turns. A CLI that exits cleanly by itself mid-turn died.
+  const crash = yield* lifecycle.onStdoutEnd(turns.unfinished)
   settle(input, lifecycle.reason!, crash)
   // The turn the CLI ran ends here, not at the close: its spans end, failed with the session's
   // reason (a clean exit while the program still had the input open is one too).

@@ -249,6 +249,14 @@ export class Turns {
     return standIn
   }
 
+  /**
+   * Whether a turn is unfinished: a message written and not answered, or a CLI turn begun (one
+   * it started by itself too) and not over.
+   */
+  get unfinished(): boolean {
+    return this.open.length > 0 || this.automatic || !this.between
+  }
+
   /** The user turns the CLI runs now (empty between turns and during an automatic turn). */
   get current(): ReadonlyArray<Turn> {
     return this.running
