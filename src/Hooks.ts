@@ -70,6 +70,7 @@ import { answerBy, readAnswer, warnFailure, writable } from "./internal/handlerC
 import { deadlineProblem } from "./internal/sessionOptionsCheck.ts"
 import * as HookEvents from "./HookEvents.ts"
 import type { HookMatcher } from "./protocol/control.ts"
+import { builtinToolNames } from "./protocol/tools.ts"
 
 export type {
   /**
@@ -136,6 +137,8 @@ export interface HookOptions {
    * tool names (`"Bash"`, `"Bash|Edit"`; a former name, `Task`, names its tool too), so
    * `"mcp__byre"` guards no tool of server `byre`; anything else is a regular expression, not
    * anchored (`"mcp__byre__.*"`, `"^mcp__byre__"`). `"*"`, `""` or absent: every call of the event.
+   * Tool names are compared with their case, and a permission rule (`"Bash(rm:*)"`) is no
+   * matcher: such matchers, and `mcp__<server>` alone, are `InvalidInput` when the layer is built.
    */
   readonly matcher?: string | undefined
   /**
@@ -329,6 +332,7 @@ const makeHook = <R>(
     handler
   }
   const problems = [
+    ...eventProblems(event),
     ...(problem === undefined ? [] : [`the ${event} hook's ${problem}`]),
     ...(options?.matcher === undefined ? [] : matcherProblems(event, options.matcher))
   ]
@@ -337,18 +341,67 @@ const makeHook = <R>(
 }
 
 /**
- * A matcher that can match no tool, though it looks as if it meant some: the CLI reads names
- * (`[A-Za-z0-9_ -]`, separated by `|` or `,`) exactly, and a tool of an MCP server is always
- * `mcp__<server>__<tool>`, so a name `mcp__<server>` alone (meant for every tool of the server)
- * guards none of them, silently.
+ * An event named as one the library knows, in another case (`pretooluse`): the CLI compares
+ * names exactly, so it never sends it, and the hook never runs. A name the library does not know
+ * at all is left to the CLI (a newer CLI's event).
+ */
+const eventProblems = (event: string): ReadonlyArray<string> => {
+  if (HookEvents.isKnownEvent(event)) return []
+  const known = Object.keys(HookEvents.events).find((name) => name.toLowerCase() === event.toLowerCase())
+  return known === undefined ? [] : [`the hook's event "${event}" is no event the CLI sends (it compares names exactly): write "${known}"`]
+}
+
+/** A matcher in permission-rule syntax: a name, then `(…)` (`Bash(rm:*)`, `Read(./secrets/**)`). */
+const permissionRule = /^[A-Za-z][\w-]*\(.*\)$/
+
+/**
+ * A matcher that can match no tool, though it looks as if it meant some, so the hook never runs:
+ * - the CLI reads names (`[A-Za-z0-9_ -]`, separated by `|` or `,`) exactly, and a tool of an MCP
+ *   server is always `mcp__<server>__<tool>`: a name `mcp__<server>` alone (meant for every tool
+ *   of the server) guards none of them;
+ * - names are compared with their case: `bash` is no tool, `Bash` is;
+ * - anything else is a regular expression: a permission rule (`Bash(rm:*)`) matches no tool name.
  */
 const matcherProblems = (event: string, matcher: string): ReadonlyArray<string> => {
+  if (permissionRule.test(matcher)) {
+    const tool = matcher.slice(0, matcher.indexOf("("))
+    return [
+      `the ${event} hook's matcher "${matcher}" is written as a permission rule, which the CLI reads as a regular ` +
+      `expression over tool names that matches no tool: match the tool ("${tool}") and read its input in the handler`
+    ]
+  }
   if (!/^[a-zA-Z0-9_|, -]+$/.test(matcher)) return []
-  return matcher.split(/[|,]/).map((name) => name.trim()).filter((name) => name.startsWith("mcp__") && !name.slice(5).includes("__"))
-    .map((name) =>
-      `the ${event} hook's matcher names "${name}", which is no tool: the CLI reads a matcher of plain names as exact tool ` +
-      `names, and a tool of an MCP server is "mcp__<server>__<tool>"; to match every tool of the server write "${name}__.*"`
-    )
+  const names = matcher.split(/[|,]/).map((name) => name.trim())
+  const servers = names.filter((name) => name.startsWith("mcp__") && !name.slice(5).includes("__")).map((name) =>
+    `the ${event} hook's matcher names "${name}", which is no tool: the CLI reads a matcher of plain names as exact tool ` +
+    `names, and a tool of an MCP server is "mcp__<server>__<tool>"; to match every tool of the server write "${name}__.*"`
+  )
+  const cases = names.flatMap((name) => {
+    const tool = builtinToolNames.find((tool) => tool !== name && tool.toLowerCase() === name.toLowerCase())
+    return tool === undefined ? [] : [
+      `the ${event} hook's matcher names "${name}", which is no tool: the CLI compares tool names with their case; write "${tool}"`
+    ]
+  })
+  return [...servers, ...cases]
+}
+
+/**
+ * An answer with `async: true` and a decision (`decision`, `continue`, a `hookSpecificOutput`
+ * beyond its event's name): CLI 2.1.332 reads an async answer as no decision and ignores the rest
+ * of it, so a guard's deny or block there let the tool run.
+ */
+const asyncProblem = (output: unknown): string | undefined => {
+  if (typeof output !== "object" || output === null) return undefined
+  const answer = output as { readonly async?: unknown; readonly hookSpecificOutput?: unknown }
+  if (answer.async !== true) return undefined
+  const specific = answer.hookSpecificOutput
+  const decisions = Object.keys(answer).filter((key) =>
+    key === "decision" || key === "continue" ||
+    (key === "hookSpecificOutput" && typeof specific === "object" && specific !== null &&
+      Object.keys(specific).some((name) => name !== "hookEventName"))
+  )
+  return decisions.length === 0 ? undefined : `an async answer (async: true) with ${decisions.join(", ")}, which the CLI ` +
+    `ignores in an async answer (a deny or block there lets the action go ahead): answer the decision without async`
 }
 
 /**
@@ -603,7 +656,9 @@ export const block = (reason: string): HookEvents.HookOutputBase => ({ decision:
 
 /**
  * `{"async":true}` (with `asyncTimeout` in ms when given): the SDKs' "async" answer, which
- * makes no decision; CLI 2.1.332 ignores any other field sent with it.
+ * makes no decision; CLI 2.1.332 ignores any other field sent with it, so an answer with
+ * `async: true` and a decision (`decision`, `continue`, `hookSpecificOutput`) is an invalid
+ * answer (a guard refuses, as for a failure).
  *
  * @since 0.1.0
  * @category answers
@@ -614,7 +669,9 @@ export const async = (asyncTimeoutMillis?: number): HookEvents.HookOutputBase =>
 })
 
 /**
- * `{"continue":false,"stopReason":reason}`: end the turn after this hook.
+ * `{"continue":false,"stopReason":reason}`: end the turn after this hook. It keeps nothing from
+ * happening: from a `PreToolUse` hook the tool still runs (CLI 2.1.332); a guard answers
+ * {@link deny}.
  *
  * @since 0.1.0
  * @category answers
@@ -855,6 +912,12 @@ export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): B
       }),
       // The schemas are structural: the handler gets the CLI's object, extra fields included.
       Effect.andThen(runHandler(bound, input, { toolUseId, callbackId })),
+      Effect.flatMap((output) => {
+        const problem = asyncProblem(output)
+        if (problem === undefined) return Effect.succeed(output)
+        const error = invalid(`The ${event} hook (${callbackId}) gave an invalid answer: ${problem}`)
+        return Effect.fail(callFailure("invalid_answer", error, Cause.fail(error)))
+      }),
       // JSON data as given (the schema's writing would turn a Map into `{}`), then checked and
       // written by the protocol's schema of the event's answer, with
       // `hookSpecificOutput.hookEventName` filled in.

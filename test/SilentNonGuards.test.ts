@@ -1,0 +1,94 @@
+/**
+ * Guards the program believes in place that CLI 2.1.332 treats as no guard (found by a reviewing
+ * helper; on the real CLI `touch marker` ran with each, `test/SilentNonGuardsLive.test.ts`):
+ * - a matcher written as a permission rule (`Bash(touch:*)`), which the CLI compiles as a regular
+ *   expression that matches no tool, or a tool's name in another case (`bash`): refused at
+ *   layer build, naming what to write;
+ * - an event named in another case (`pretooluse`), which the CLI never sends: refused;
+ * - an answer with `async: true` and a decision: the CLI reads an async answer as no decision
+ *   and ignores the rest (a deny, silently): an invalid answer, so a guard refuses.
+ * - `Hooks.stop` from a `PreToolUse` guard does not keep the tool from running on the CLI: its
+ *   doc says so, and points to `deny`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Hooks from "../src/Hooks.ts"
+
+const deny = () => Effect.succeed(Hooks.deny("no"))
+
+const messageOf = (exit: Exit.Exit<unknown, unknown>): string => {
+  const reason = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
+  return reason?._tag === "Fail" ? String((reason.error as { readonly message?: unknown }).message) : ""
+}
+
+const built = (hook: Hooks.Hook<never>) => Effect.exit(Effect.scoped(Layer.build(Hooks.layer(hook))))
+
+const input = {
+  session_id: "00000000-0000-4000-8000-000000000000",
+  transcript_path: "t.jsonl",
+  cwd: "/",
+  hook_event_name: "PreToolUse",
+  tool_name: "Bash",
+  tool_input: { command: "rm -rf /" },
+  tool_use_id: "toolu_1"
+}
+
+const answerOf = (hook: Hooks.Hook<never>) =>
+  Effect.gen(function*() {
+    const service = yield* Effect.provide(Effect.service(Hooks.Hooks), Hooks.layer(hook))
+    return yield* Hooks.bind(service).dispatch("hook_0", input, "toolu_1")
+  }).pipe(Effect.provide(Logger.layer([])))
+
+describe("guards the CLI would not apply", () => {
+  it.effect("a matcher in permission-rule syntax is refused, naming the tool to match", () =>
+    Effect.gen(function*() {
+      for (const matcher of ["Bash(touch:*)", "Bash(rm -rf:*)", "Read(./secrets/**)", "mcp__byre__echo(x)"]) {
+        const exit = yield* built(Hooks.on("PreToolUse", { matcher }, deny))
+        assert.isTrue(Exit.isFailure(exit), matcher)
+        assert.include(messageOf(exit), "permission rule", matcher)
+      }
+    }))
+
+  it.effect("a built-in tool's name in another case is refused, naming the tool", () =>
+    Effect.gen(function*() {
+      for (const [matcher, tool] of [["bash", "Bash"], ["Bash|write", "Write"], ["WEBFETCH", "WebFetch"]] as const) {
+        const exit = yield* built(Hooks.on("PreToolUse", { matcher }, deny))
+        assert.isTrue(Exit.isFailure(exit), matcher)
+        assert.include(messageOf(exit), `"${tool}"`, matcher)
+      }
+    }))
+
+  it.effect("regular expressions and names that are tools still build", () =>
+    Effect.gen(function*() {
+      for (const matcher of ["Bash", "(Bash|Write)", "Bash(Output)?", "^Bash$", "mcp__byre__.*", "my_tool", "Edit|Write"]) {
+        assert.isTrue(Exit.isSuccess(yield* built(Hooks.on("PreToolUse", { matcher }, deny))), matcher)
+      }
+    }))
+
+  it.effect("an event named in another case is refused, naming the event", () =>
+    Effect.gen(function*() {
+      const exit = yield* built(Hooks.on("pretooluse", deny))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(messageOf(exit), `"PreToolUse"`)
+      // An event the library does not know is left to the CLI (a newer CLI's event).
+      assert.isTrue(Exit.isSuccess(yield* built(Hooks.on("SomeFutureEvent", () => Effect.succeed({})))))
+    }))
+
+  it.effect("a guard's deny or block with async: true is refused: the CLI would ignore it", () =>
+    Effect.gen(function*() {
+      for (const answer of [{ ...Hooks.deny("no rm"), async: true as const }, { ...Hooks.block("no"), ...Hooks.async() }]) {
+        const sent = yield* answerOf(Hooks.on("PreToolUse", () => Effect.succeed(answer)))
+        assert.notStrictEqual(sent.async, true, JSON.stringify(sent))
+        const specific = sent.hookSpecificOutput as { readonly permissionDecision?: unknown } | undefined
+        assert.isTrue(specific?.permissionDecision === "deny" || sent.decision === "block", JSON.stringify(sent))
+      }
+      // Async alone is the SDKs' "no decision now", and with a message: sent as it is.
+      const alone = yield* answerOf(Hooks.on("PreToolUse", () => Effect.succeed(Hooks.async())))
+      assert.strictEqual(alone.async, true)
+      const message = yield* answerOf(Hooks.on("PreToolUse", () => Effect.succeed({ ...Hooks.async(10), systemMessage: "s" })))
+      assert.deepInclude(message, { async: true, systemMessage: "s" })
+    }))
+})

@@ -1,0 +1,33 @@
+/**
+ * On the real CLI 2.1.332: a guard's deny or block answered with `async: true` let the tool run
+ * (the CLI reads an async answer as no decision); it is now an invalid answer, and the guard
+ * refuses (found by a reviewing helper; failing before). See `SilentNonGuards.test.ts`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Stream from "effect/Stream"
+import * as Claude from "../src/Claude.ts"
+import * as HookEvents from "../src/HookEvents.ts"
+import * as Hooks from "../src/Hooks.ts"
+import * as FakeModel from "../src/testing/FakeModel.ts"
+import { live, processLayer } from "./support/live.ts"
+
+const touch = FakeModel.toolUse("Bash", { command: "touch marker", description: "probe" })
+
+const guardedBy = (answer: HookEvents.HookOutput<"PreToolUse">) =>
+  Effect.gen(function*() {
+    const { options, cwd } = yield* live([touch, FakeModel.text("done"), FakeModel.text("done")])
+    const session = yield* Claude.open(options).pipe(
+      Effect.provide(Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bash" }, () => Effect.succeed(answer))))
+    )
+    yield* session.turn("go").pipe(Stream.runDrain)
+    assert.isFalse(Fs.existsSync(Path.join(cwd, "marker")), "`touch marker` ran")
+  }).pipe(Effect.provide(processLayer), Effect.provide(Logger.layer([])))
+
+describe("a guard's decision with async: true (real CLI)", { timeout: 60_000 }, () => {
+  it.live("a deny with async: true: the tool does not run", () => guardedBy({ ...Hooks.deny("no"), async: true }))
+  it.live("a block with async: true: the tool does not run", () => guardedBy({ ...Hooks.block("no"), ...Hooks.async() }))
+})
