@@ -205,7 +205,7 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
       assert.include(feedback, "Stop hook feedback:\nAlso say goodbye, please.")
     }).pipe(Effect.provide(processLayer)))
 
-  it.live("Stop answered with async: true: no decision, the block sent with it is ignored (one model request, num_turns 1)", () =>
+  it.live("Stop answered with async: true and a block: an invalid answer, not sent as given (the CLI would ignore the block)", () =>
     Effect.gen(function*() {
       const { lines, transcript } = wireLog()
       const { model, options } = yield* live([FakeModel.text("Hello."), FakeModel.text("Goodbye.")], { transcript })
@@ -217,17 +217,10 @@ describe("Hooks against the real CLI", { timeout: 120_000 }, () => {
       assert.strictEqual(result.num_turns, 1)
       assert.strictEqual(result.result, "Hello.")
       assert.strictEqual((yield* model.messageRequests).length, 1)
-      const answer = lines.find((l) =>
-        l.direction === "send" && l.message.type === "control_response" &&
-        (l.message.response as { subtype?: unknown }).subtype === "success" &&
-        JSON.stringify(l.message).includes("Also say goodbye")
-      )
-      assert.deepStrictEqual((answer!.message.response as { response?: unknown }).response, {
-        async: true,
-        asyncTimeout: 5_000,
-        decision: "block",
-        reason: "Also say goodbye, please."
-      })
+      // CLI 2.1.332 reads an async answer as no decision and ignores the rest (a guard's deny
+      // there let the tool run: SilentNonGuardsLive.test.ts), so the library does not send it.
+      const answers = lines.filter((l) => l.direction === "send" && l.message.type === "control_response")
+      assert.isFalse(answers.some((l) => JSON.stringify(l.message).includes("Also say goodbye")))
     }).pipe(Effect.provide(processLayer)))
 
   it.live("PreToolUse deny: the Bash command does not run; the tool_result carries the reason", () =>
