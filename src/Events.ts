@@ -32,6 +32,15 @@ export interface TurnUsage {
   readonly kind: "user" | "automatic"
   /** The uuids of the user messages this turn answered (several when the CLI merged them). */
   readonly userMessageUuids: ReadonlyArray<string>
+  /**
+   * Whether the program asked the CLI to abort this turn before its result: an interrupt (its
+   * fiber interrupted, `session.interrupt`), a denial with `interrupt: true`. A turn the CLI
+   * ended as interrupted (`terminal_reason` `aborted_*`) without it failed (`TurnFailed`: a
+   * signal from outside, the CLI's own abort). Absent where not known (a result made elsewhere).
+   *
+   * @since 0.2.0
+   */
+  readonly interruptRequested?: boolean | undefined
 }
 
 /**

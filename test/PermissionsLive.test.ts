@@ -157,6 +157,8 @@ describe("Permissions against the real CLI (permissionMode: default)", { timeout
       const result = yield* session.run("touch a file")
       assert.strictEqual(result.subtype, "error_during_execution")
       assert.strictEqual(result.terminal_reason, "aborted_tools")
+      // The program's own abort (its denial asked for it): a result, not TurnFailed.
+      assert.isTrue(result.turn.interruptRequested)
       assert.isFalse(Fs.existsSync(Path.join(cwd, "stop.txt")))
       // The turn ended without asking the model again.
       assert.strictEqual((yield* model.messageRequests).length, 1)

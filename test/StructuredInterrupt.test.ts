@@ -32,8 +32,16 @@ describe("an interrupted turn of a session with outputFormat", () => {
             yield* cli.emit(init)
             yield* cli.emit(start)
             yield* Deferred.succeed(streaming, undefined)
-            const interrupt = yield* cli.nextMatching((m) => m.type === "control_request")
-            yield* cli.emit(FakeCli.success(interrupt, { still_queued: [] }))
+            // The library may first try to withdraw the message (its turn not yet seen started):
+            // the CLI runs it, so that is refused; the interrupt aborts the turn.
+            while (true) {
+              const request = yield* cli.nextMatching((m) => m.type === "control_request")
+              const subtype = (request.request as { readonly subtype?: unknown }).subtype
+              if (subtype === "cancel_async_message") yield* cli.emit(FakeCli.success(request, { cancelled: false }))
+              if (subtype !== "interrupt") continue
+              yield* cli.emit(FakeCli.success(request, { still_queued: [] }))
+              break
+            }
             yield* cli.emit({
               ...FakeCli.result({ sessionId: SESSION, subtype: "error_during_execution", terminalReason: "aborted_streaming" }),
               user_message_uuid: uuid,

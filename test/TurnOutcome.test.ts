@@ -44,6 +44,7 @@ type Expected =
   | { readonly tag: "ApiError"; readonly status: number | null; readonly errorType: string | null }
   | { readonly tag: "PromptTooLong" }
   | { readonly tag: "LimitReached"; readonly limit: string }
+  | { readonly tag: "TurnFailed" }
 
 const expectations: Record<string, Expected> = {
   "401 authentication_error after retries": { tag: "ApiError", status: 401, errorType: "authentication_error" },
@@ -55,8 +56,10 @@ const expectations: Record<string, Expected> = {
   "400 invalid_request_error": { tag: "ApiError", status: 400, errorType: "invalid_request_error" },
   "SSE error mid-stream, retry succeeds": { ok: true },
   "SSE error mid-stream, retry fails with 500": { tag: "ApiError", status: 500, errorType: "api_error" },
-  "interrupt during a tool": { ok: true },
-  "interrupt during streaming": { ok: true },
+  // Replayed with no interrupt from the program: the CLI's own abort, a failure. With the
+  // program's interrupt, a result (below).
+  "interrupt during a tool": { tag: "TurnFailed" },
+  "interrupt during streaming": { tag: "TurnFailed" },
   "not logged in": { tag: "NotAuthenticated" },
   "prompt over the context window, refused by the CLI": { tag: "PromptTooLong" },
   "prompt too long, said by the API": { tag: "PromptTooLong" },
@@ -117,8 +120,38 @@ describe("failed results, as the CLI 2.1.332 writes them", () => {
           case "NotAuthenticated":
           case "PromptTooLong":
             assert.strictEqual((reason as ClaudeError.NotAuthenticated).description, line.result)
+            break
+          case "TurnFailed":
+            assert.include(reason.message, "which the program did not ask for")
         }
       }).pipe(Effect.provide(replying(name))))
+  }
+
+  for (const name of ["interrupt during a tool", "interrupt during streaming"]) {
+    it.effect(`${name}, the program's interrupt: run returns the result, interruptRequested`, () =>
+      Effect.gen(function*() {
+        const session = yield* Claude.open()
+        const run = yield* Effect.forkChild(Effect.exit(session.run("go")), { startImmediately: true })
+        yield* Effect.yieldNow
+        yield* session.interrupt
+        const exit = yield* Fiber.join(run)
+        assert.isTrue(Exit.isSuccess(exit), String(exit))
+        const result = (exit as Exit.Success<Claude.TurnResult>).value
+        assert.strictEqual(result.uuid, recordedResult(name).uuid)
+        assert.isTrue(result.turn.interruptRequested)
+      }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({
+        sessionId: SESSION,
+        // The CLI's turn has begun (its init names the message); the lines come once the interrupt does.
+        onUser: (_text, _index, cli, message) =>
+          Effect.gen(function*() {
+            yield* cli.emit(FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: String(message.uuid) })[0])
+            const interrupt = yield* cli.nextMatching((m) =>
+              m.type === "control_request" && (m.request as { readonly subtype?: unknown }).subtype === "interrupt"
+            )
+            yield* cli.emit(FakeCli.success(interrupt, { still_queued: [] }))
+            yield* Effect.forEach(recordedCase(name).lines, cli.emit, { discard: true })
+          })
+      })))))
   }
 
   it.effect("turn: the stream emits every event, the result included, then fails with the reason", () =>

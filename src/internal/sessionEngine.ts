@@ -50,6 +50,7 @@ import { Reader } from "./reader.ts"
 import * as SchemaJit from "./schemaJit.ts"
 import { redactLines } from "./stderrLines.ts"
 import * as StdinWriter from "./stdinWriter.ts"
+import { InterruptRequests } from "./interruptRequests.ts"
 import type { Subscribers } from "./subscribers.ts"
 import * as ResultRedaction from "./resultRedaction.ts"
 import * as Tracing from "./tracing.ts"
@@ -151,7 +152,8 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   const record = recorder === undefined
     ? undefined
     : (direction: "send" | "recv", message: unknown) => recorder.record(direction, message)
-  const write = StdinWriter.make(connection, record)
+  const interrupts = new InterruptRequests()
+  const write = StdinWriter.make(connection, record, (message) => interrupts.written(message))
   // The CLI's version once told: it decides whether a timed-out request may be cancelled.
   let cliVersion: string | undefined
   // Until the version is checked, no cancel is sent: the CLI may be one that exits on it (2.1.0,
@@ -206,7 +208,12 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     toTurnResult: (result, userMessageUuids, automatic) =>
       ResultRedaction.remember({
         ...result,
-        turn: { ...usage.next(result), kind: automatic ? "automatic" : "user", userMessageUuids }
+        turn: {
+          ...usage.next(result),
+          kind: automatic ? "automatic" : "user",
+          userMessageUuids,
+          interruptRequested: interrupts.take()
+        }
       }, redact),
     verdict: failedTurns === "fail" ? (result) => failureOf(result, redact) : () => undefined
   })

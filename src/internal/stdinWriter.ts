@@ -28,10 +28,14 @@ const notJson = (message: Protocol.StdinMessage, error: unknown) =>
     })
   )
 
-/** The session's `write` to `connection`, each message given to `record` (the transcript's). */
+/**
+ * The session's `write` to `connection`, each message given to `record` (the transcript's) and
+ * to `note` (what the session keeps of the lines it wrote).
+ */
 export const make = (
   connection: Connection,
-  record: ((direction: "send", message: Protocol.StdinMessage) => void) | undefined
+  record: ((direction: "send", message: Protocol.StdinMessage) => void) | undefined,
+  note: (message: Protocol.StdinMessage) => void
 ): Write =>
 (message) =>
   Effect.suspend(() => {
@@ -42,5 +46,6 @@ export const make = (
       return Effect.fail(notJson(message, error))
     }
     record?.("send", message)
+    note(message)
     return Effect.uninterruptible(connection.send(line))
   })

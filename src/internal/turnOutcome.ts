@@ -4,8 +4,9 @@
  * error comes back as `subtype: "success"` with `is_error: true`, so `subtype` alone says nothing;
  * a limit's subtype (`error_max_turns`, …) is a failure even with `is_error: false`, as CLI 2.1.0
  * writes it.
- * A turn that was interrupted (`terminal_reason` `aborted_*`) is not a failure: the program (or
- * its user) asked for it.
+ * A turn that was interrupted (`terminal_reason` `aborted_*`) is not a failure when the program
+ * (or its user) asked for it; one the CLI aborted though the program did not ask
+ * (`turn.interruptRequested` false) failed.
  */
 import * as ClaudeError from "../ClaudeError.ts"
 import type { TurnResult } from "../Events.ts"
@@ -60,8 +61,16 @@ export const failureOf = (
   if (!mayFail(raw)) return undefined
   const result = redact === undefined ? raw : redact(raw)
   const terminal = result.terminal_reason
-  if (terminal !== undefined && terminal.startsWith("aborted_")) return undefined
   const description = describe(result)
+  if (terminal !== undefined && terminal.startsWith("aborted_")) {
+    if (result.turn?.interruptRequested !== false) return undefined
+    return ClaudeError.make(
+      new ClaudeError.TurnFailed({
+        result,
+        description: `The CLI ended the turn as interrupted (${terminal}), which the program did not ask for: ${description}`
+      })
+    )
+  }
   // CLI 2.1.0 writes neither `terminal_reason` nor `api_error_status`: the API's status is in the
   // text it writes, `API Error: 500 {...}`.
   const status = result.api_error_status ?? (terminal === undefined ? statusInText(description) : null)

@@ -1,0 +1,42 @@
+/**
+ * Whether the program asked the CLI to abort its running turn since the CLI's last result, read
+ * from the lines the session writes: an `interrupt` control request, or an answer with
+ * `interrupt: true` (a permission's denial, a `PermissionRequest` hook's). A turn the CLI ends as
+ * interrupted (`terminal_reason` `aborted_*`) without one was not the program's doing (a signal
+ * from outside, the CLI's own abort): a failure (`turnOutcome.ts`).
+ *
+ * One ask covers the CLI's turn it was written in: {@link InterruptRequests.take} forgets it at
+ * each result, so an interrupt written between turns covers the next one (it errs toward the
+ * program's abort, as before this was known).
+ */
+import type * as Protocol from "../Protocol.ts"
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
+
+/** Whether a control answer's body asks for an abort: `interrupt: true` in it or in its decision. */
+const asksInterrupt = (body: unknown): boolean => {
+  if (!isRecord(body)) return false
+  if (body.interrupt === true) return true
+  const specific = body.hookSpecificOutput
+  return isRecord(specific) && isRecord(specific.decision) && specific.decision.interrupt === true
+}
+
+export class InterruptRequests {
+  private asked = false
+
+  /** Notes a line the session writes to the CLI. */
+  written(message: Protocol.StdinMessage): void {
+    if (this.asked) return
+    if (message.type === "control_request") this.asked = message.request.subtype === "interrupt"
+    else if (message.type === "control_response" && message.response.subtype === "success") {
+      this.asked = asksInterrupt(message.response.response)
+    }
+  }
+
+  /** Whether an abort was asked since the last result; forgets it (a result ends the CLI's turn). */
+  take(): boolean {
+    const asked = this.asked
+    this.asked = false
+    return asked
+  }
+}
