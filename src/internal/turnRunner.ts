@@ -217,6 +217,18 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   // new prototype in a weak list that only a full GC compacts (8-10 bytes a turn, copied through
   // every scavenge of a long session; `test/TurnHeapLive.test.ts`).
 
+  /**
+   * The interrupt of `turn`'s CLI turn, naming its messages (the CLI's turn may answer several:
+   * those running with it, the one that opened it first), so that a CLI which has ended that turn
+   * and started the next spares the next (CLI 2.1.332; older CLIs ignore the names).
+   */
+  const interruptOf = (turn: Turn): Control.InterruptRequest => {
+    const running = turns.current
+    const uuids = running.includes(turn) ? running.slice(0, 8).map((each) => each.uuid) : [turn.uuid]
+    if (!uuids.includes(turn.uuid)) uuids[uuids.length - 1] = turn.uuid
+    return { subtype: "interrupt", for_user_message_uuids: uuids }
+  }
+
   /** Withdraws `turn` if the CLI has not started it, else interrupts it; waits for its end. */
   const interruptOnCli = Effect.fnUntraced(function*(turn: Turn) {
     if (!Deferred.isDoneUnsafe(turn.started)) {
@@ -233,7 +245,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     }
     // Its result may be routed in the read that woke this, and completed only once it is published.
     if (Deferred.isDoneUnsafe(turn.result) || turns.hasEnded(turn)) return
-    yield* outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse)
+    yield* outgoing.request(interruptOf(turn), Control.InterruptResponse)
     yield* Effect.exit(Deferred.await(turn.result))
   })
 
@@ -241,7 +253,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   const interruptWhenStarted = (standIn: Turn): Effect.Effect<void> =>
     Effect.asVoid(Effect.forkIn(
       Deferred.await(standIn.started).pipe(
-        Effect.andThen(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout)),
+        Effect.andThen(outgoing.request(interruptOf(standIn), Control.InterruptResponse, options.interruptTimeout)),
         Effect.catchCause((cause) => Effect.logWarning(`interrupting the given-up turn ${standIn.uuid} failed`, cause))
       ),
       options.scope

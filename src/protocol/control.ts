@@ -229,14 +229,19 @@ export interface InitializeRequest extends Schema.Schema.Type<typeof InitializeR
 
 /**
  * `interrupt`: ends the running turn (its `result` follows); succeeds when idle too. Answered
- * with {@link InterruptResponse}.
+ * with {@link InterruptResponse}. `for_user_message_uuids` (one to eight, CLI 2.1.332, marked
+ * internal in its schema; older CLIs ignore it): the turn it is for, by its messages (the one that
+ * opened it included); a Stop that names no message of the current turn does nothing and is
+ * answered `turn: "spared"`, so an interrupt meant for a turn that just ended never aborts the
+ * next.
  *
  * @since 0.1.0
  * @category requests (host → CLI)
  */
 export const InterruptRequest = Schema.Struct({
   subtype: Schema.Literal("interrupt"),
-  cancel_queued: opt(Schema.Boolean)
+  cancel_queued: opt(Schema.Boolean),
+  for_user_message_uuids: opt(Schema.Array(Schema.String))
 })
 
 /**
@@ -1226,7 +1231,9 @@ export interface InitializeResponse extends Schema.Schema.Type<typeof Initialize
  */
 export const InterruptResponse = Schema.Struct({
   still_queued: opt(Schema.Array(Schema.String)),
-  cancelled: opt(Schema.Array(Schema.String))
+  cancelled: opt(Schema.Array(Schema.String)),
+  /** With `for_user_message_uuids` (CLI 2.1.332): `stopped`, `idle`, or `spared` (not that turn). */
+  turn: opt(Schema.String)
 })
 
 /**
