@@ -67,6 +67,8 @@ let streaming = false
 const held: Array<string> = []
 /** False once stdout is closed (`| head`, say): nothing more is written to it. */
 let stdoutOpen = true
+/** False once stderr is closed (`2>&1 | head`): nothing more is written to it. */
+let stderrOpen = true
 
 const out = (text: string): void => {
   if (stdoutOpen) process.stdout.write(text)
@@ -117,8 +119,12 @@ type Ending =
   | { readonly _tag: "Result"; readonly result: Claude.TurnResult }
   | { readonly _tag: "Withdrawn"; readonly uuid: string }
 
-/** Prints one event of the session. Returns how a turn ended, when it is one that says. */
-const render = (event: Claude.Event): Ending | undefined => {
+/**
+ * Prints one event of the session. Returns how a turn ended, when it is one that says. `answered`:
+ * the user messages whose turn has ended (CLI 2.1.332 also says `cancelled` of a prompt
+ * interrupted while it ran, after its result: that one was not withdrawn).
+ */
+const render = (event: Claude.Event, answered: Set<string>): Ending | undefined => {
   switch (event.type) {
     case "stream_event": {
       const e = event.event
@@ -159,10 +165,11 @@ const render = (event: Claude.Event): Ending | undefined => {
           event.num_turns === 1 ? "" : "s"
         } · ${seconds(event.duration_ms)} · ${usd(event.turn.costUsd)} this turn · ${usd(event.total_cost_usd)} so far`
       )
+      for (const uuid of event.turn.userMessageUuids) answered.add(uuid)
       return { _tag: "Result", result: event }
     }
     case "command_lifecycle": {
-      if (event.state !== "cancelled") return undefined
+      if (event.state !== "cancelled" || answered.has(event.command_uuid)) return undefined
       endOfText()
       line(yellow("✗ withdrawn before it started"))
       return { _tag: "Withdrawn", uuid: event.command_uuid }
@@ -396,28 +403,35 @@ const ctrlC = (currentTurn: () => Fiber.Fiber<unknown, unknown> | undefined) =>
   ).pipe(Effect.map(({ state }) => state))
 
 /**
- * Done when stdout is closed under the program (`npm start | head`: EPIPE) or the terminal hangs
- * up (SIGHUP). Without a listener Node would crash on the first, be killed by the second, and
- * no finalizer would run (the temporary HOME and cwd would stay behind).
+ * Done when stdout or stderr is closed under the program (`npm start | head`, `2>&1 | head`:
+ * EPIPE) or the terminal hangs up (SIGHUP). Without a listener Node would crash on the first, be
+ * killed by the second, and no finalizer would run (the temporary HOME and cwd would stay behind).
  */
 const outputGone: Effect.Effect<Effect.Effect<string>, never, Scope.Scope> = Effect.gen(function*() {
   const gone = yield* Deferred.make<string>()
+  const closed = (error: Error) => `closed (${(error as NodeJS.ErrnoException).code ?? error.message})`
   const onError = (error: Error) => {
     stdoutOpen = false
-    Deferred.doneUnsafe(gone, Exit.succeed(`stdout closed (${(error as NodeJS.ErrnoException).code ?? error.message})`))
+    Deferred.doneUnsafe(gone, Exit.succeed(`stdout ${closed(error)}`))
+  }
+  const onStderrError = (error: Error) => {
+    stderrOpen = false
+    Deferred.doneUnsafe(gone, Exit.succeed(`stderr ${closed(error)}`))
   }
   const onHangup = () => Deferred.doneUnsafe(gone, Exit.succeed("the terminal hung up"))
   yield* Effect.acquireRelease(
     Effect.sync(() => {
       process.stdout.on("error", onError)
+      process.stderr.on("error", onStderrError)
       process.on("SIGHUP", onHangup)
     }),
     () =>
       Effect.sync(() => {
         process.off("SIGHUP", onHangup)
-        // A closed stdout can report a write made before it was known closed, later: its listener
+        // A closed stream can report a write made before it was known closed, later: its listener
         // stays then, or that report would crash the exit.
         if (stdoutOpen) process.stdout.off("error", onError)
+        if (stderrOpen) process.stderr.off("error", onStderrError)
       })
   )
   return Deferred.await(gone)
@@ -485,10 +499,11 @@ export const converse = (
 ): Effect.Effect<ReadonlyArray<Claude.TurnResult>, ClaudeError.ClaudeError, Scope.Scope> =>
   Effect.gen(function*() {
     const endings = yield* Queue.unbounded<Ending>()
+    const answered = new Set<string>()
     yield* session.events.pipe(
       Stream.runForEach((event) =>
         Effect.suspend(() => {
-          const ending = render(event)
+          const ending = render(event, answered)
           return ending === undefined ? Effect.void : Queue.offer(endings, ending)
         })
       ),
@@ -545,7 +560,9 @@ export const program: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.gen(
     demo,
     Effect.flatMap(gone, (why) =>
       Effect.andThen(
-        Effect.sync(() => process.stderr.write(`effect-claude-code demo: ${why}; ending the session\n`)),
+        Effect.sync(() => {
+          if (stderrOpen) process.stderr.write(`effect-claude-code demo: ${why}; ending the session\n`)
+        }),
         Effect.die(new OutputGone(why))
       ))
   )

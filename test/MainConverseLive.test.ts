@@ -6,6 +6,10 @@
  * then counting the next one as its own. The clock here is the test clock: a wait on it never
  * ends, so the test fails (times out) where the demo waited. A live test by its imports: the
  * demo module loads the real CLI's wiring (it starts no process here).
+ *
+ * CLI 2.1.332 also writes a `cancelled` lifecycle for a prompt interrupted while it ran, after its
+ * aborted result: the demo printed "withdrawn before it started" for it too (found by a newcomer's
+ * run of `DEMO_SLOW=1 npm start` and Ctrl-C).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -76,6 +80,53 @@ describe("the demo's prompts", () => {
         assert.deepStrictEqual(finished.map((result) => result.result), ["reply to two"])
         assert.match(output(), /› one\n.*\^C interrupting the turn.*\n✗ withdrawn before it started\n\n› two\n/s)
         assert.notInclude(output(), "✗ interrupted")
+      }).pipe(Effect.scoped, Effect.provide(layer))
+    }))
+
+  it.effect("a prompt interrupted while it ran is shown interrupted, not withdrawn, though the CLI then says cancelled", () =>
+    Effect.gen(function*() {
+      const running = yield* Deferred.make<void>()
+      const layer = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          yield* FakeCli.answerInitialize(cli)
+          const first = String((yield* cli.nextMatching((m) => m.type === "user")).uuid)
+          const [init, start] = FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: first })
+          yield* cli.emit(lifecycle(first, "started"))
+          yield* cli.emit(init)
+          yield* cli.emit(start)
+          yield* Deferred.succeed(running, undefined)
+          while (true) {
+            const request = yield* cli.nextMatching((m) => m.type === "control_request")
+            const body = request.request as Line
+            if (body.subtype === "cancel_async_message") yield* cli.emit(FakeCli.success(request, { cancelled: false }))
+            if (body.subtype !== "interrupt") continue
+            yield* cli.emit(FakeCli.success(request, { still_queued: [] }))
+            break
+          }
+          yield* cli.emit({
+            ...FakeCli.result({ sessionId: SESSION, subtype: "error_during_execution", terminalReason: "aborted_streaming" }),
+            user_message_uuid: first,
+            user_message_uuids: [first]
+          })
+          // As CLI 2.1.332 does, after the aborted result.
+          yield* cli.emit(lifecycle(first, "cancelled"))
+          const second = String((yield* cli.nextMatching((m) => m.type === "user")).uuid)
+          for (const line of FakeCli.textTurn({ sessionId: SESSION, text: "reply to two", userMessageUuid: second })) {
+            yield* cli.emit(line)
+          }
+          return yield* Effect.never
+        })
+      )
+      yield* Effect.gen(function*() {
+        const output = yield* capturedStdout
+        const session = yield* Claude.open({ interruptTimeout: "1 hour" })
+        const fiber = yield* Effect.forkChild(converse(session, ["one", "two"]))
+        yield* Deferred.await(running)
+        process.emit("SIGINT", "SIGINT")
+        const finished = yield* Fiber.join(fiber)
+        assert.deepStrictEqual(finished.map((result) => result.result), [undefined, "reply to two"])
+        assert.include(output(), "✗ interrupted")
+        assert.notInclude(output(), "withdrawn")
       }).pipe(Effect.scoped, Effect.provide(layer))
     }))
 })

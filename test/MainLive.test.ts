@@ -29,6 +29,8 @@ interface Run {
   readonly exited: (timeoutMs: number) => Effect.Effect<{ readonly code: number | null; readonly signal: string | null }>
   /** Closes the read end of its stdout, as `| head -c N` does once it has N bytes. */
   readonly closeStdout: () => void
+  /** Closes stdout and stderr, as `npm start 2>&1 | head` does. */
+  readonly closeOutput: () => void
   /** The demo's temporary folders (`ecc-example-*`) still in its TMPDIR. */
   readonly leftovers: () => ReadonlyArray<string>
 }
@@ -121,7 +123,12 @@ const start = (extraEnv: Record<string, string>, args: ReadonlyArray<string> = [
       waitFor: (predicate, timeoutMs) => Effect.asVoid(poll(() => predicate(output) ? true : undefined, timeoutMs, "output")),
       exited: (timeoutMs) => poll(() => exit, timeoutMs, "the exit"),
       closeStdout: () => child.stdout.destroy(),
-      leftovers: () => Fs.readdirSync(tmp).filter((name) => name.startsWith("ecc-example-"))
+      closeOutput: () => {
+        child.stdout.destroy()
+        child.stderr.destroy()
+      },
+      // The demo's fake-model set-up (`testing/Offline.ts`) makes them in TMPDIR.
+      leftovers: () => Fs.readdirSync(tmp).filter((name) => name.startsWith("claude-offline-"))
     }
   })
 
@@ -259,6 +266,20 @@ describe("npm start (examples/main.ts)", { timeout: 120_000 }, () => {
       assert.include(output, "stdout closed (EPIPE); ending the session", output)
       assert.strictEqual(exit.code, 141, output)
       assert.notInclude(output, "Unhandled 'error' event")
+      assert.deepStrictEqual(run.leftovers(), [], "the temporary HOME and cwd are removed")
+      assert.isFalse(groupAlive(cliPid), "the CLI and what it started are gone")
+    }))
+
+  it.live("when stdout and stderr both close early (npm start 2>&1 | head) it still removes its temporary folders", () =>
+    Effect.gen(function*() {
+      const run = yield* start({ DEMO_DEBUG: "1" })
+      yield* run.waitFor((o) => /\[debug\] claude pid \d+/.test(o), 60_000)
+      const cliPid = Number(/\[debug\] claude pid (\d+)/.exec(run.output())![1])
+      assert.isAbove(run.leftovers().length, 0, "the demo made its temporary HOME and cwd")
+      run.closeOutput()
+      yield* run.exited(60_000)
+      // The folders go in the close, which may end after the process group's leader.
+      yield* Effect.sleep("500 millis")
       assert.deepStrictEqual(run.leftovers(), [], "the temporary HOME and cwd are removed")
       assert.isFalse(groupAlive(cliPid), "the CLI and what it started are gone")
     }))
