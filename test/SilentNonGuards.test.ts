@@ -9,6 +9,10 @@
  *   and ignores the rest (a deny, silently): an invalid answer, so a guard refuses.
  * - `Hooks.stop` from a `PreToolUse` guard does not keep the tool from running on the CLI: its
  *   doc says so, and points to `deny`.
+ * A second review found the first checks refusing regular expressions that do match tools
+ * (`Bas(h)`, `Web(Fetch|Search)`, which the CLI reads as such) and missing the same mistakes
+ * inside a larger matcher (`Write|Bash(touch:*)`, `^bash$`): each alternative of a regular
+ * expression is checked now, against the tool names it could mean.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -45,7 +49,7 @@ const answerOf = (hook: Hooks.Hook<never>) =>
 describe("guards the CLI would not apply", () => {
   it.effect("a matcher in permission-rule syntax is refused, naming the tool to match", () =>
     Effect.gen(function*() {
-      for (const matcher of ["Bash(touch:*)", "Bash(rm -rf:*)", "Read(./secrets/**)", "mcp__byre__echo(x)"]) {
+      for (const matcher of ["Bash(touch:*)", "Bash(rm -rf:*)", "Read(./secrets/**)", "mcp__byre__echo(text:*)", "Bash(x)"]) {
         const exit = yield* built(Hooks.on("PreToolUse", { matcher }, deny))
         assert.isTrue(Exit.isFailure(exit), matcher)
         assert.include(messageOf(exit), "permission rule", matcher)
@@ -61,9 +65,41 @@ describe("guards the CLI would not apply", () => {
       }
     }))
 
+  it.effect("a permission rule or a tool's name in another case inside a larger matcher is refused too", () =>
+    Effect.gen(function*() {
+      for (const matcher of ["Write|Bash(touch:*)", "Bash(rm:*)|Edit", "^bash$", "^bash", "Read|^write$", "mcp__byre__echo(x:*)|Bash"]) {
+        const exit = yield* built(Hooks.on("PreToolUse", { matcher }, deny))
+        assert.isTrue(Exit.isFailure(exit), matcher)
+      }
+    }))
+
+  it.effect("a matcher the CLI cannot compile as a regular expression is refused: it matches nothing", () =>
+    Effect.gen(function*() {
+      const exit = yield* built(Hooks.on("PreToolUse", { matcher: "Bash(" }, deny))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(messageOf(exit), "regular expression")
+    }))
+
   it.effect("regular expressions and names that are tools still build", () =>
     Effect.gen(function*() {
-      for (const matcher of ["Bash", "(Bash|Write)", "Bash(Output)?", "^Bash$", "mcp__byre__.*", "my_tool", "Edit|Write"]) {
+      for (
+        const matcher of [
+          "Bash",
+          "(Bash|Write)",
+          "Bash(Output)?",
+          "^Bash$",
+          "mcp__byre__.*",
+          "my_tool",
+          "Edit|Write",
+          "Bas(h)",
+          "Web(Fetch|Search)",
+          "Notebook(Edit|Read)",
+          "mcp__srv__(read|write)",
+          "Task(Stop|Output)",
+          "bash.*",
+          "read|mcp__.*"
+        ]
+      ) {
         assert.isTrue(Exit.isSuccess(yield* built(Hooks.on("PreToolUse", { matcher }, deny))), matcher)
       }
     }))

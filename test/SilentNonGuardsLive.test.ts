@@ -1,7 +1,9 @@
 /**
  * On the real CLI 2.1.332: a guard's deny or block answered with `async: true` let the tool run
  * (the CLI reads an async answer as no decision); it is now an invalid answer, and the guard
- * refuses (found by a reviewing helper; failing before). See `SilentNonGuards.test.ts`.
+ * refuses (found by a reviewing helper; failing before). See `SilentNonGuards.test.ts`. And a
+ * regular expression with a group at its end (`Bas(h)`), which the first check of permission
+ * rules refused, builds and guards the tool it matches (found by a second review).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -30,4 +32,20 @@ const guardedBy = (answer: HookEvents.HookOutput<"PreToolUse">) =>
 describe("a guard's decision with async: true (real CLI)", { timeout: 60_000 }, () => {
   it.live("a deny with async: true: the tool does not run", () => guardedBy({ ...Hooks.deny("no"), async: true }))
   it.live("a block with async: true: the tool does not run", () => guardedBy({ ...Hooks.block("no"), ...Hooks.async() }))
+
+  it.live("a regular expression ending in a group (Bas(h)) is a matcher: the guard runs for Bash", () =>
+    Effect.gen(function*() {
+      const { options, cwd } = yield* live([touch, FakeModel.text("done"), FakeModel.text("done")])
+      let ran = 0
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer(Hooks.on("PreToolUse", { matcher: "Bas(h)" }, () =>
+          Effect.sync(() => {
+            ran++
+            return Hooks.deny("no")
+          }))))
+      )
+      yield* session.turn("go").pipe(Stream.runDrain)
+      assert.strictEqual(ran, 1)
+      assert.isFalse(Fs.existsSync(Path.join(cwd, "marker")), "`touch marker` ran")
+    }).pipe(Effect.provide(processLayer), Effect.provide(Logger.layer([]))))
 })
