@@ -6,8 +6,8 @@
  * from outside, the CLI's own abort): a failure (`turnOutcome.ts`).
  *
  * One ask covers the CLI's turn it was written in: {@link InterruptRequests.take} forgets it at
- * each result, so an interrupt written between turns covers the next one (it errs toward the
- * program's abort, as before this was known).
+ * each result. An interrupt written while no turn is in progress and no message waits (the CLI
+ * aborts nothing then) asks nothing: it would cover the next turn, whatever happened in it.
  */
 import type * as Protocol from "../Protocol.ts"
 
@@ -23,11 +23,17 @@ const asksInterrupt = (body: unknown): boolean => {
 
 export class InterruptRequests {
   private asked = false
+  private readonly inProgress: () => boolean
+
+  /** `inProgress`: whether a turn is in progress on the CLI, or a message waits for one. */
+  constructor(inProgress: () => boolean) {
+    this.inProgress = inProgress
+  }
 
   /** Notes a line the session writes to the CLI. */
   written(message: Protocol.StdinMessage): void {
     if (this.asked) return
-    if (message.type === "control_request") this.asked = message.request.subtype === "interrupt"
+    if (message.type === "control_request") this.asked = message.request.subtype === "interrupt" && this.inProgress()
     else if (message.type === "control_response" && message.response.subtype === "success") {
       this.asked = asksInterrupt(message.response.response)
     }

@@ -152,7 +152,10 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   const record = recorder === undefined
     ? undefined
     : (direction: "send" | "recv", message: unknown) => recorder.record(direction, message)
-  const interrupts = new InterruptRequests()
+  // An interrupt asks for an abort while a turn is in progress, or a message waits (the CLI then
+  // starts its turn aborted). `turns` is made below: only an interrupt reads it, and none is
+  // written before the session is open.
+  const interrupts = new InterruptRequests(() => turns.unfinished)
   const write = StdinWriter.make(connection, record, (message) => interrupts.written(message))
   // The CLI's version once told: it decides whether a timed-out request may be cancelled.
   let cliVersion: string | undefined
