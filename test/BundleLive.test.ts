@@ -84,6 +84,9 @@ describe("bundled program", { timeout: 120_000 }, () => {
           plugins: [packageAsBuilt(dist)]
         })
       )
+      // The recipe's settings bundle the package without a warning (a newcomer got 31: esbuild's
+      // ignored-bare-import for the package's chunks, which it declares free of side effects).
+      assert.deepStrictEqual(result.warnings.map((warning) => warning.text), [])
       // Every module of the library comes from the package as built, none from its sources.
       const inputs = Object.keys(result.metafile.inputs)
       assert.isTrue(inputs.some((input) => input.includes("bundle-dist-") && input.endsWith("Sessions.js")))
