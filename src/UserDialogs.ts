@@ -11,8 +11,9 @@
  * import * as Effect from "effect/Effect"
  * import { UserDialogs } from "effect-claude-code"
  *
+ * // Offered the fallback model after a refusal: retry with it.
  * const layer = UserDialogs.layer(["refusal_fallback_prompt"], (request) =>
- *   Effect.succeed(UserDialogs.completed({ choice: "retry" }))
+ *   Effect.succeed(UserDialogs.completed("retry_fallback"))
  * )
  * ```
  *
@@ -74,6 +75,18 @@ export const UserDialogResult = Schema.Union([
  * @category schemas
  */
 export type UserDialogResult = typeof UserDialogResult.Type
+
+/**
+ * The results CLI 2.1.332 takes for the dialog kinds it sends (its embedded schema): it replaces
+ * any other result by the kind's default without a word, so such an answer is an invalid answer
+ * here (cancelled and reported). A kind not listed is left to the program and the CLI.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const knownResults: Readonly<Record<string, ReadonlyArray<string>>> = {
+  refusal_fallback_prompt: ["retry_fallback", "edit_prompt", "cancelled"]
+}
 
 /**
  * The dialog was answered with `result`.
@@ -241,6 +254,18 @@ const showWire = Effect.fn("UserDialogs.show")(function*(
         }))
       )
     ),
+    Effect.flatMap((result) => {
+      const expected = Object.hasOwn(knownResults, kind) ? knownResults[kind] : undefined
+      const given = result.behavior === "completed" ? result.result : undefined
+      if (expected === undefined || result.behavior !== "completed" || (typeof given === "string" && expected.includes(given))) {
+        return Effect.succeed(result)
+      }
+      const error = invalid(
+        `The dialog handler for ${kind} gave the result ${JSON.stringify(given) ?? String(given)}, which the CLI would ` +
+          `replace by the dialog's default: it takes one of ${expected.map((value) => `"${value}"`).join(", ")}`
+      )
+      return Effect.fail<CallFailure>({ failure: "invalid_answer", error, cause: Cause.fail(error) })
+    }),
     Effect.flatMap((result) => writable(result, `dialog handler for ${kind}`)),
     (reading) => readAnswer(reading, `dialog handler for ${kind}`),
     Effect.result

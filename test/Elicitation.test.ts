@@ -281,10 +281,10 @@ describe("UserDialogs", () => {
         Effect.provide(UserDialogs.layer(["refusal_fallback_prompt"], (request) =>
           Effect.sync(() => {
             seen.push(request)
-            return UserDialogs.completed({ choice: "retry" })
+            return UserDialogs.completed("retry_fallback")
           })))
       )
-      assert.deepStrictEqual(answerOf(success(exit)), { behavior: "completed", result: { choice: "retry" } })
+      assert.deepStrictEqual(answerOf(success(exit)), { behavior: "completed", result: "retry_fallback" })
       assert.deepStrictEqual(seen[0]?.payload, { model: "claude-fallback" })
       const initialize = received.find((m) => (m.request as { subtype?: unknown } | undefined)?.subtype === "initialize")
       assert.deepStrictEqual((initialize?.request as Record<string, unknown>).supportedDialogKinds, ["refusal_fallback_prompt"])

@@ -1,0 +1,58 @@
+/**
+ * CLI 2.1.332's one dialog kind, `refusal_fallback_prompt`, takes as `result` one of
+ * `"retry_fallback"`, `"edit_prompt"`, `"cancelled"` (its embedded schema), and replaces any
+ * other result by its default without a word. The library sent such answers as `completed`,
+ * unreported; the module's own example was one (found by a reviewing helper; failing before).
+ * A result of a known kind is now checked: one the CLI would not take is an invalid answer,
+ * cancelled and reported.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import type * as HandlerFailure from "../src/HandlerFailure.ts"
+import * as UserDialogs from "../src/UserDialogs.ts"
+
+const request = (kind: string) => ({
+  subtype: "request_user_dialog",
+  dialog_kind: kind,
+  payload: { originalModel: "claude-opus-5-5", fallbackModel: "claude-sonnet-5" },
+  tool_use_id: "toolu_1"
+})
+
+const show = (result: UserDialogs.UserDialogResult, kind = "refusal_fallback_prompt") =>
+  Effect.gen(function*() {
+    const reports: Array<HandlerFailure.HandlerFailed> = []
+    const service = yield* UserDialogs.fromHandler([kind], () => Effect.succeed(result))
+    const answer = yield* UserDialogs.bind(service, (event) => void reports.push(event)).show(request(kind), "r1").pipe(
+      Effect.provide(Logger.layer([]))
+    )
+    return { answer, reports }
+  })
+
+describe("UserDialogs: results the CLI would not take", () => {
+  for (const result of [{ choice: "retry" }, "retry", 1]) {
+    it.effect(`refusal_fallback_prompt answered ${JSON.stringify(result)}: cancelled and reported as an invalid answer`, () =>
+      Effect.gen(function*() {
+        const { answer, reports } = yield* show(UserDialogs.completed(result))
+        assert.deepStrictEqual(answer, { behavior: "cancelled" })
+        assert.deepStrictEqual(reports.map((r) => r.failure), ["invalid_answer"])
+        assert.include(reports[0]!.message, "retry_fallback")
+      }))
+  }
+
+  it.effect("each result the CLI offers goes through", () =>
+    Effect.gen(function*() {
+      for (const result of ["retry_fallback", "edit_prompt", "cancelled"]) {
+        const { answer, reports } = yield* show(UserDialogs.completed(result))
+        assert.deepStrictEqual(answer, { behavior: "completed", result })
+        assert.strictEqual(reports.length, 0)
+      }
+    }))
+
+  it.effect("a kind the library does not know is left to the program and the CLI", () =>
+    Effect.gen(function*() {
+      const { answer, reports } = yield* show(UserDialogs.completed({ any: "shape" }), "some_future_dialog")
+      assert.deepStrictEqual(answer, { behavior: "completed", result: { any: "shape" } })
+      assert.strictEqual(reports.length, 0)
+    }))
+})
