@@ -281,6 +281,22 @@ export const bind = (service: Permissions["Service"], report?: HandlerFailure.Re
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
 } => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report) })
 
+/**
+ * What is wrong with an allow of AskUserQuestion whose `updatedInput.answers` is not text by
+ * question (`AskUserQuestionInput.answers`, the CLI's schema): CLI 2.1.332 tells the model an array
+ * as one answer, its labels joined (two choices for a single-select question), and anything else
+ * as a configuration error of the host.
+ */
+const answersProblem = (result: unknown): string | undefined => {
+  if (!isRecord(result) || result.behavior !== "allow" || !isRecord(result.updatedInput)) return undefined
+  const answers = result.updatedInput.answers
+  if (answers === undefined) return undefined
+  if (!isRecord(answers)) return "AskUserQuestion's answers are not an object of answers by question"
+  const wrong = Object.keys(answers).filter((question) => typeof answers[question] !== "string")
+  return wrong.length === 0 ? undefined : `AskUserQuestion's answers are text by question (several choices joined into ` +
+    `one text, "Red, Blue"); not so for ${wrong.map((question) => JSON.stringify(question)).join(", ")}`
+}
+
 const decodeRequest = Schema.decodeUnknownEffect(CanUseToolRequest)
 const encodeResult = Schema.encodeUnknownEffect(PermissionResult)
 
@@ -310,6 +326,12 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
         ? { ...result, updatedInput: request.input }
         : result
     ),
+    Effect.flatMap((result) => {
+      const problem = request.tool_name === "AskUserQuestion" ? answersProblem(result) : undefined
+      if (problem === undefined) return Effect.succeed(result)
+      const error = invalid(`The permission handler for ${describeRequest(request)} gave an invalid answer: ${problem}`)
+      return Effect.fail<CallFailure>({ failure: "invalid_answer", error, cause: Cause.fail(error) })
+    }),
     // Checked and written by the protocol's schema of the answer.
     Effect.flatMap((result) =>
       encodeResult(result).pipe(
