@@ -66,11 +66,11 @@ import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
+import { matcherProblems } from "./internal/matcherProblems.ts"
 import { answerBy, readAnswer, warnFailure, writable } from "./internal/handlerCall.ts"
 import { deadlineProblem } from "./internal/sessionOptionsCheck.ts"
 import * as HookEvents from "./HookEvents.ts"
 import type { HookMatcher } from "./protocol/control.ts"
-import { builtinToolNames } from "./protocol/tools.ts"
 
 export type {
   /**
@@ -349,104 +349,6 @@ const eventProblems = (event: string): ReadonlyArray<string> => {
   if (HookEvents.isKnownEvent(event)) return []
   const known = Object.keys(HookEvents.events).find((name) => name.toLowerCase() === event.toLowerCase())
   return known === undefined ? [] : [`the hook's event "${event}" is no event the CLI sends (it compares names exactly): write "${known}"`]
-}
-
-/** A permission rule's shape: a name, then `(…)` (`Bash(rm:*)`, `Read(./secrets/**)`). */
-const ruleShape = /^([A-Za-z][\w-]*)\((.*)\)$/
-/** What a permission rule's argument has and a group of tool names does not. */
-const ruleArgument = /[:\s/~=]|(^|[^.\\])\*/
-
-/** The top-level alternatives of a regular expression (`a|b(c|d)`: `a`, `b(c|d)`). */
-const alternativesOf = (pattern: string): Array<string> => {
-  const parts: Array<string> = []
-  let depth = 0
-  let inClass = false
-  let start = 0
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i]
-    if (char === "\\") i++
-    else if (inClass) inClass = char !== "]"
-    else if (char === "[") inClass = true
-    else if (char === "(") depth++
-    else if (char === ")") depth = Math.max(0, depth - 1)
-    else if (char === "|" && depth === 0) {
-      parts.push(pattern.slice(start, i))
-      start = i + 1
-    }
-  }
-  parts.push(pattern.slice(start))
-  return parts
-}
-
-/** The built-in tool whose name `name` is in another case, if any. */
-const otherCase = (name: string): string | undefined =>
-  builtinToolNames.find((tool) => tool !== name && tool.toLowerCase() === name.toLowerCase())
-
-/**
- * What is wrong with one alternative of a regular-expression matcher: a permission rule (it
- * matches neither the tool it names nor any built-in tool; `Bas(h)` and `Web(Fetch|Search)` do),
- * or an anchored name in another case (`^bash$`). An unanchored lowercase word may mean an MCP
- * tool (`mcp__fs__read_file`), so it is left alone.
- */
-const alternativeProblem = (event: string, alternative: string): string | undefined => {
-  let pattern: RegExp
-  try {
-    pattern = new RegExp(alternative)
-  } catch {
-    return undefined
-  }
-  const rule = ruleShape.exec(alternative)
-  if (rule !== null) {
-    const [, tool, argument] = rule
-    const matchesATool = pattern.test(tool!) || builtinToolNames.some((name) => pattern.test(name))
-    if (!matchesATool && (builtinToolNames.some((name) => name === tool) || ruleArgument.test(argument!))) {
-      return `the ${event} hook's matcher has "${alternative}", written as a permission rule, which the CLI reads as a ` +
-        `regular expression over tool names that matches no tool: match the tool ("${tool}") and read its input in the handler`
-    }
-  }
-  const anchored = /^\^([\w-]+)\$?$/.exec(alternative)
-  const tool = anchored === null ? undefined : otherCase(anchored[1]!)
-  return tool === undefined ? undefined : `the ${event} hook's matcher has "${alternative}", which names no tool: the CLI ` +
-    `compares tool names with their case; write "${tool}"`
-}
-
-/**
- * A matcher that can match no tool, though it looks as if it meant some, so the hook never runs:
- * - the CLI reads names (`[A-Za-z0-9_ -]`, separated by `|` or `,`) exactly, and a tool of an MCP
- *   server is always `mcp__<server>__<tool>`: a name `mcp__<server>` alone (meant for every tool
- *   of the server) guards none of them;
- * - names are compared with their case: `bash` is no tool, `Bash` is;
- * - anything else is a regular expression: a permission rule in it (`Bash(rm:*)`,
- *   `Write|Bash(touch:*)`) matches no tool name, nor does one it cannot compile.
- */
-const matcherProblems = (event: string, matcher: string): ReadonlyArray<string> => {
-  // `*` and `""` match every call.
-  if (matcher === "*" || matcher === "") return []
-  if (!/^[a-zA-Z0-9_|, -]+$/.test(matcher)) {
-    const alternatives = alternativesOf(matcher)
-    try {
-      new RegExp(matcher)
-    } catch {
-      const rule = alternatives.map((alternative) => ruleShape.exec(alternative)).find((rule) => rule !== null)
-      return [
-        `the ${event} hook's matcher "${matcher}" is no regular expression the CLI can compile, so it matches no tool` +
-        (rule === undefined ? "" : `: "${rule[0]}" is written as a permission rule; match the tool ("${rule[1]}") and read its input in the handler`)
-      ]
-    }
-    return alternatives.flatMap((alternative) => alternativeProblem(event, alternative) ?? [])
-  }
-  const names = matcher.split(/[|,]/).map((name) => name.trim())
-  const servers = names.filter((name) => name.startsWith("mcp__") && !name.slice(5).includes("__")).map((name) =>
-    `the ${event} hook's matcher names "${name}", which is no tool: the CLI reads a matcher of plain names as exact tool ` +
-    `names, and a tool of an MCP server is "mcp__<server>__<tool>"; to match every tool of the server write "${name}__.*"`
-  )
-  const cases = names.flatMap((name) => {
-    const tool = otherCase(name)
-    return tool === undefined ? [] : [
-      `the ${event} hook's matcher names "${name}", which is no tool: the CLI compares tool names with their case; write "${tool}"`
-    ]
-  })
-  return [...servers, ...cases]
 }
 
 /**

@@ -12,7 +12,11 @@
  * A second review found the first checks refusing regular expressions that do match tools
  * (`Bas(h)`, `Web(Fetch|Search)`, which the CLI reads as such) and missing the same mistakes
  * inside a larger matcher (`Write|Bash(touch:*)`, `^bash$`): each alternative of a regular
- * expression is checked now, against the tool names it could mean.
+ * expression is checked now, against the tool names it could mean. A third review found that
+ * check refusing MCP regular expressions with `(?:…)` and `(?=…)` groups, and missing a
+ * permission rule in a comma list (`Write, Bash(touch:*)`: a comma separates names only in a
+ * matcher of plain names) or inside a group (`(Write|Bash(touch:*))`, `^(bash|write)$`): groups
+ * are looked into now, with their anchors.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -67,7 +71,21 @@ describe("guards the CLI would not apply", () => {
 
   it.effect("a permission rule or a tool's name in another case inside a larger matcher is refused too", () =>
     Effect.gen(function*() {
-      for (const matcher of ["Write|Bash(touch:*)", "Bash(rm:*)|Edit", "^bash$", "^bash", "Read|^write$", "mcp__byre__echo(x:*)|Bash"]) {
+      for (
+        const matcher of [
+          "Write|Bash(touch:*)",
+          "Bash(rm:*)|Edit",
+          "^bash$",
+          "^bash",
+          "Read|^write$",
+          "mcp__byre__echo(x:*)|Bash",
+          "Write,Bash(touch:*)",
+          "Write, Bash(touch:*)",
+          "(Write|Bash(touch:*))",
+          "^(bash|write)$",
+          "^(?:Bash|write)$"
+        ]
+      ) {
         const exit = yield* built(Hooks.on("PreToolUse", { matcher }, deny))
         assert.isTrue(Exit.isFailure(exit), matcher)
       }
@@ -97,7 +115,16 @@ describe("guards the CLI would not apply", () => {
           "mcp__srv__(read|write)",
           "Task(Stop|Output)",
           "bash.*",
-          "read|mcp__.*"
+          "read|mcp__.*",
+          "mcp__github__(?:create_issue|update_issue)",
+          "mcp__fs__(?=write)",
+          "mcp__fs__(?:write_file)",
+          "mcp__fs__(?<n>read|write)",
+          "mcp__fs__(?!read)",
+          "mcp__gh__(create|update)_(issue|pull_request)",
+          "^(Bash|Write)$",
+          "Web(?:Fetch)",
+          "mcp__x__a{1,3}"
         ]
       ) {
         assert.isTrue(Exit.isSuccess(yield* built(Hooks.on("PreToolUse", { matcher }, deny))), matcher)
