@@ -462,7 +462,10 @@ export interface Session<R extends TurnResult = TurnResult> {
   ) => Effect.Effect<Protocol.McpPermissionModeOverrideResponse, ClaudeError.ClaudeError>
   /**
    * `set_max_thinking_tokens`: the thinking budget of later requests (a non-negative integer; `0`
-   * turns thinking off), or `null` for the default. A bad number is `InvalidInput`, not sent.
+   * turns thinking off), or `null` for the default, on a model with thinking budgets
+   * (`claude-sonnet-4-5`). A model whose thinking is adaptive (CLI 2.1.332's defaults, whose
+   * `listModels` entry says `supportsThinkingOff: false`) keeps it: the CLI acknowledges the
+   * request and changes nothing. A bad number is `InvalidInput`, not sent.
    *
    * @since 0.2.0
    */

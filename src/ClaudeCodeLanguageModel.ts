@@ -325,12 +325,19 @@ const openTurn = Effect.fnUntraced(function*(
   const mcpServers = userTools.length === 0 ? current : {
     servers: [
       ...current.servers,
-      ...(yield* McpServers.registerAll([
+      ...(yield* (McpServers.registerAll([
         McpServers.toolkit(toolServerName, Toolkit.make(...userTools), {
           alwaysLoad: true,
           onResult: (result) => Effect.sync(() => results.add(result))
         }) as McpServers.Server<unknown>
-      ]) as Effect.Effect<ReadonlyArray<McpServers.RegisteredServer>>)
+      ]) as Effect.Effect<ReadonlyArray<McpServers.RegisteredServer>, ClaudeError.ClaudeError>).pipe(
+        Effect.mapError((error) =>
+          aiError(
+            method,
+            new AiError.ToolConfigurationError({ toolName: userTools[0]?.name ?? toolServerName, description: error.message })
+          )
+        )
+      ))
     ]
   }
   // The toolkit's server beside the program's: one name for two, or two tools the model would

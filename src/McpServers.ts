@@ -506,19 +506,10 @@ export const layer = <const Servers extends ReadonlyArray<Server<unknown>>>(
         yield* Effect.context<Exclude<Server.Services<Servers[number]>, Scope.Scope>>()
       )
       const existing = Option.getOrElse(yield* Effect.serviceOption(McpServers), () => empty)
-      const registered = [...existing.servers]
-      for (const definition of servers) {
-        const taken = registered.find((server) => server.name === definition.name)
-        if (taken !== undefined) {
-          if (taken.definition === definition) continue
-          return yield* Effect.die(
-            new Error(`McpServers: two different servers are named "${definition.name}"; server names must be unique`)
-          )
-        }
-        registered.push(yield* register(definition, context as Context.Context<unknown>))
-      }
-      const clash = modelNameClash(registered)
-      if (clash !== undefined) return yield* Effect.die(new Error(`McpServers: ${clash}`))
+      const registered = yield* registerEach(servers, existing.servers, context as Context.Context<unknown>).pipe(
+        // A programming error in the layer's own definitions: a defect, as before it was built.
+        Effect.catch((problem) => Effect.die(new Error(`McpServers: ${problem}`)))
+      )
       return McpServers.of({ servers: registered })
     })
   )
@@ -575,56 +566,81 @@ const modelNameClash = (servers: ReadonlyArray<RegisteredServer>): string | unde
 }
 
 /**
- * Registers server definitions as {@link layer} does (same checks, same defects), with the
- * services of the caller's context, and returns them: what a session's `setMcpServers` adds.
+ * Registers server definitions as {@link layer} does (the same checks), with the services of the
+ * caller's context, and returns them: what a session's `setMcpServers` adds. A definition
+ * {@link layer} would refuse as a defect (an empty name, two tools of one name, two servers of
+ * one name, names the model would see as one, an input that is not an object schema) fails
+ * with `InvalidInput` naming it.
  *
  * @since 0.2.0
  * @category constructors
  */
 export const registerAll = <const Servers extends ReadonlyArray<Server<unknown>>>(
   servers: Servers
-): Effect.Effect<ReadonlyArray<RegisteredServer>, never, Exclude<Server.Services<Servers[number]>, Scope.Scope>> =>
-  Effect.map(
-    Effect.provide(
-      Effect.service(McpServers),
-      Layer.provide(layer(...servers), Layer.succeed(McpServers, empty))
-    ),
-    (service) => service.servers
-  )
+): Effect.Effect<
+  ReadonlyArray<RegisteredServer>,
+  ClaudeError.ClaudeError,
+  Exclude<Server.Services<Servers[number]>, Scope.Scope>
+> =>
+  Effect.gen(function*() {
+    // The caller's span and scope are left out, as by `layer`.
+    const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(
+      yield* Effect.context<Exclude<Server.Services<Servers[number]>, Scope.Scope>>()
+    )
+    return yield* registerEach(servers, [], context as Context.Context<unknown>).pipe(
+      Effect.mapError((problem) =>
+        ClaudeError.make(new ClaudeError.InvalidInput({ description: `MCP servers: ${problem}` }))
+      )
+    )
+  })
+
+/** `definitions` registered after `existing`; fails with what is wrong with them. */
+const registerEach = Effect.fnUntraced(function*(
+  definitions: ReadonlyArray<Server<unknown>>,
+  existing: ReadonlyArray<RegisteredServer>,
+  context: Context.Context<unknown>
+) {
+  const registered = [...existing]
+  for (const definition of definitions) {
+    const taken = registered.find((server) => server.name === definition.name)
+    if (taken !== undefined) {
+      if (taken.definition === definition) continue
+      return yield* Effect.fail(`two different servers are named "${definition.name}"; server names must be unique`)
+    }
+    registered.push(yield* register(definition, context))
+  }
+  const clash = modelNameClash(registered)
+  if (clash !== undefined) return yield* Effect.fail(clash)
+  return registered
+})
 
 const register = Effect.fnUntraced(function*(
   definition: Server<unknown>,
   context: Context.Context<unknown>
 ) {
   if (definition.name.length === 0) {
-    return yield* Effect.die(new Error("McpServers: a server name must not be empty"))
+    return yield* Effect.fail("a server name must not be empty")
   }
   const tools: Array<RegisteredTool> = []
   for (const tool of definition.tools) {
     if (tool.name.length === 0) {
-      return yield* Effect.die(new Error(`McpServers: server "${definition.name}" has a tool with an empty name`))
+      return yield* Effect.fail(`server "${definition.name}" has a tool with an empty name`)
     }
     if (tools.some((registered) => registered.name === tool.name)) {
-      return yield* Effect.die(
-        new Error(`McpServers: server "${definition.name}" has two tools named "${tool.name}"`)
-      )
+      return yield* Effect.fail(`server "${definition.name}" has two tools named "${tool.name}"`)
     }
     const alike = tools.find((registered) => modelFacing(registered.name) === modelFacing(tool.name))
     if (alike !== undefined) {
-      return yield* Effect.die(
-        new Error(
-          `McpServers: server "${definition.name}" has tools "${alike.name}" and "${tool.name}", which the model sees as one: ` +
-            `"${modelFacing(tool.name)}" (${modelFacingRule})`
-        )
+      return yield* Effect.fail(
+        `server "${definition.name}" has tools "${alike.name}" and "${tool.name}", which the model sees as one: ` +
+          `"${modelFacing(tool.name)}" (${modelFacingRule})`
       )
     }
     const inputSchema = tool.inputSchema !== undefined
       ? Rpc.objectJsonSchema(tool.inputSchema)
       : Rpc.inputJsonSchema(tool.input)
     if (Result.isFailure(inputSchema)) {
-      return yield* Effect.die(
-        new Error(`McpServers: tool "${tool.name}" of server "${definition.name}": ${inputSchema.failure}`)
-      )
+      return yield* Effect.fail(`tool "${tool.name}" of server "${definition.name}": ${inputSchema.failure}`)
     }
     tools.push({
       name: tool.name,

@@ -51,12 +51,15 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => {
     Effect.asVoid(request(body, Control.AcknowledgedResponse, options))
   return {
     setModel: (model?: string, options?: RequestOptions): Effect.Effect<string, ClaudeError.ClaudeError> =>
-      Effect.map(
-        request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, Control.SetModelResponse, options),
-        // An older CLI names none: the model asked for is the one it switched to (`undefined`:
-        // back to the default, which it does not name either).
-        (response) => response.model ?? model ?? "default"
-      ),
+      // A blank name: the CLI refuses "(unrecognized model name)", which does not say why.
+      model !== undefined && model.trim() === ""
+        ? Effect.fail(invalid("setModel: the model name is empty (undefined or \"default\" goes back to the default)"))
+        : Effect.map(
+          request({ subtype: "set_model", ...(model === undefined ? {} : { model }) }, Control.SetModelResponse, options),
+          // An older CLI names none: the model asked for is the one it switched to (`undefined`:
+          // back to the default, which it does not name either).
+          (response) => response.model ?? model ?? "default"
+        ),
     setPermissionMode: (
       mode: Launch.PermissionMode,
       options?: RequestOptions
@@ -86,7 +89,10 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => {
         options
       ),
     stopTask: (taskId: string, options?: RequestOptions): Effect.Effect<void, ClaudeError.ClaudeError> =>
-      Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Control.StopTaskResponse, options)),
+      // A blank id: the CLI acknowledges it (as any unknown id) and stops nothing.
+      taskId.trim() === ""
+        ? Effect.fail(invalid("stopTask: the task id is empty"))
+        : Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Control.StopTaskResponse, options)),
     setMcpServers: <const Servers extends ReadonlyArray<McpServers.Server<unknown>> = readonly []>(
       servers: { readonly [name: string]: Protocol.McpExternalServerConfig },
       options?: RequestOptions & { readonly inProcess?: Servers }
@@ -119,7 +125,15 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => {
         }
         // Served before the CLI hears of them: its first mcp_message may come before its answer.
         yield* mcp.add(registered)
-        const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...servers, ...sdk } }
+        // CLI 2.1.332 fails a stdio server without `args` here ("Spread syntax requires ...iterable
+        // not be null or undefined"), though it takes one at launch: `args: []`, as the launch reads it.
+        const external: Record<string, Protocol.McpExternalServerConfig> = {}
+        for (const [name, config] of Object.entries(servers)) {
+          external[name] = (config.type === undefined || config.type === "stdio") && config.args === undefined
+            ? { ...config, args: [] }
+            : config
+        }
+        const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...external, ...sdk } }
         return yield* request(body, Control.McpSetServersResponse, options)
       }),
     reconnectMcpServer: (serverName: string, options?: RequestOptions) =>

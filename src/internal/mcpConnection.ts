@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Scope from "effect/Scope"
+import type * as ClaudeError from "../ClaudeError.ts"
 import type * as McpServers from "../McpServers.ts"
 import type * as Services from "./services.ts"
 
@@ -36,6 +37,6 @@ export const registerAll = <const Servers extends ReadonlyArray<McpServers.Serve
   servers: Servers
 ): Effect.Effect<
   ReadonlyArray<McpServers.RegisteredServer>,
-  never,
+  ClaudeError.ClaudeError,
   Exclude<McpServers.Server.Services<Servers[number]>, Scope.Scope>
 > => servers.length === 0 ? Effect.succeed([]) : Effect.flatMap(load, (M) => M.registerAll(servers))
