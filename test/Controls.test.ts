@@ -389,7 +389,7 @@ describe("control methods against FakeCli", () => {
         assert.deepStrictEqual(received, ["hi"])
         assert.deepStrictEqual(written, [{
           subtype: "mcp_set_servers",
-          servers: { files: { command: "node" }, late: { type: "sdk", name: "late", alwaysLoad: true } }
+          servers: { files: { command: "node", args: [] }, late: { type: "sdk", name: "late", alwaysLoad: true } }
         }])
         // A different definition under a served name is refused before anything is written.
         const clash = McpServers.server("late", { tools: [] })
