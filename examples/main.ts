@@ -119,12 +119,19 @@ type Ending =
   | { readonly _tag: "Result"; readonly result: Claude.TurnResult }
   | { readonly _tag: "Withdrawn"; readonly uuid: string }
 
-/**
- * Prints one event of the session. Returns how a turn ended, when it is one that says. `answered`:
- * the user messages whose turn has ended (CLI 2.1.332 also says `cancelled` of a prompt
- * interrupted while it ran, after its result: that one was not withdrawn).
- */
-const render = (event: Claude.Event, answered: Set<string>): Ending | undefined => {
+/** What the renderer knows of the prompts: those the CLI said it got, those answered. */
+interface Heard {
+  /** The user messages the CLI wrote a `command_lifecycle` line of (it got them). */
+  readonly got: Set<string>
+  /**
+   * The user messages whose turn has ended (CLI 2.1.332 also says `cancelled` of a prompt
+   * interrupted while it ran, after its result: that one was not withdrawn).
+   */
+  readonly answered: Set<string>
+}
+
+/** Prints one event of the session. Returns how a turn ended, when it is one that says. */
+const render = (event: Claude.Event, heard: Heard): Ending | undefined => {
   switch (event.type) {
     case "stream_event": {
       const e = event.event
@@ -165,11 +172,12 @@ const render = (event: Claude.Event, answered: Set<string>): Ending | undefined 
           event.num_turns === 1 ? "" : "s"
         } · ${seconds(event.duration_ms)} · ${usd(event.turn.costUsd)} this turn · ${usd(event.total_cost_usd)} so far`
       )
-      for (const uuid of event.turn.userMessageUuids) answered.add(uuid)
+      for (const uuid of event.turn.userMessageUuids) heard.answered.add(uuid)
       return { _tag: "Result", result: event }
     }
     case "command_lifecycle": {
-      if (event.state !== "cancelled" || answered.has(event.command_uuid)) return undefined
+      heard.got.add(event.command_uuid)
+      if (event.state !== "cancelled" || heard.answered.has(event.command_uuid)) return undefined
       endOfText()
       line(yellow("✗ withdrawn before it started"))
       return { _tag: "Withdrawn", uuid: event.command_uuid }
@@ -456,7 +464,8 @@ const describeExit = (status: ExitStatus): string =>
 const runPrompts = (
   session: Claude.Session,
   prompts: ReadonlyArray<string>,
-  endings: Queue.Queue<Ending>
+  endings: Queue.Queue<Ending>,
+  heard: Heard
 ): Effect.Effect<ReadonlyArray<Claude.TurnResult>, ClaudeError.ClaudeError> =>
   Effect.scoped(Effect.gen(function*() {
     let current: Fiber.Fiber<unknown, unknown> | undefined
@@ -474,11 +483,17 @@ const runPrompts = (
       // The turn has ended (an interrupted one too, within `interruptTimeout`), and its ending is
       // in `events`: the renderer prints it and hands it over (an interrupted turn's aborted
       // result, or its withdrawal when the CLI had not started it). Bounded for a turn the
-      // library gave up on, whose result may never come.
+      // library gave up on, whose result may never come; an interrupted prompt's ending was
+      // published before its fiber ended, so it is in the renderer's hands at once, and a prompt
+      // interrupted before it was written has none.
+      const interrupted = Exit.isFailure(exit)
       const ending = yield* Queue.take(endings).pipe(
         Effect.repeat({ until: (ending) => endsTurn(ending, uuid) }),
-        Effect.timeoutOption("5 seconds")
+        Effect.timeoutOption(interrupted ? "1 second" : "5 seconds")
       )
+      if (Option.isNone(ending) && interrupted) {
+        line(yellow(heard.got.has(uuid) ? "✗ interrupted (the CLI reported no end of it)" : "✗ withdrawn before it was sent"))
+      }
       if (Option.isSome(ending) && ending.value._tag === "Result") finished.push(ending.value.result)
       if (interrupts.quitting) return yield* Effect.interrupt
     }
@@ -499,18 +514,18 @@ export const converse = (
 ): Effect.Effect<ReadonlyArray<Claude.TurnResult>, ClaudeError.ClaudeError, Scope.Scope> =>
   Effect.gen(function*() {
     const endings = yield* Queue.unbounded<Ending>()
-    const answered = new Set<string>()
+    const heard: Heard = { got: new Set(), answered: new Set() }
     yield* session.events.pipe(
       Stream.runForEach((event) =>
         Effect.suspend(() => {
-          const ending = render(event, answered)
+          const ending = render(event, heard)
           return ending === undefined ? Effect.void : Queue.offer(endings, ending)
         })
       ),
       Effect.ensuring(Effect.sync(endOfText)),
       Effect.forkScoped
     )
-    return yield* runPrompts(session, prompts, endings)
+    return yield* runPrompts(session, prompts, endings, heard)
   })
 
 /**

@@ -9,15 +9,25 @@
  *
  * CLI 2.1.332 also writes a `cancelled` lifecycle for a prompt interrupted while it ran, after its
  * aborted result: the demo printed "withdrawn before it started" for it too (found by a newcomer's
- * run of `DEMO_SLOW=1 npm start` and Ctrl-C).
+ * run of `DEMO_SLOW=1 npm start` and Ctrl-C). And a prompt interrupted before it was written (the
+ * session still starting its in-process MCP server) gets no ending at all: the demo waited 5 s,
+ * then went on without a word about it (found by a second review, on the real CLI).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Schema from "effect/Schema"
 import { converse } from "../examples/main.ts"
 import * as Claude from "../src/Claude.ts"
+import * as Hooks from "../src/Hooks.ts"
+import * as McpServers from "../src/McpServers.ts"
+import * as Permissions from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import * as FakeModel from "../src/testing/FakeModel.ts"
+import { live, processLayer } from "./support/live.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 
@@ -129,4 +139,41 @@ describe("the demo's prompts", () => {
         assert.notInclude(output(), "withdrawn")
       }).pipe(Effect.scoped, Effect.provide(layer))
     }))
+
+  // What the demo gives its session (examples/main.ts agentLayer): the in-process MCP server's
+  // start-up holds the first prompt back.
+  const agent = Layer.mergeAll(
+    Hooks.layer(Hooks.on("Stop", () => Effect.succeed(Hooks.allow()))),
+    Permissions.layer(() => Effect.succeed(Permissions.allow())),
+    McpServers.layer(McpServers.server("demo", {
+      tools: [McpServers.tool({
+        name: "add",
+        description: "Adds two numbers.",
+        input: Schema.Struct({ a: Schema.Number, b: Schema.Number }),
+        handler: ({ a, b }) => Effect.succeed(`${a + b}`)
+      })],
+      alwaysLoad: true
+    }))
+  )
+
+  it.live("a prompt interrupted before it was written is shown as such at once (real CLI, the demo's layers)", () =>
+    Effect.gen(function*() {
+      const stream = { chunks: 12, delayMs: 25 }
+      const { options } = yield* live([FakeModel.text("Hello!", stream), FakeModel.text("reply to two", stream)], {
+        permissionMode: "default"
+      })
+      const output = yield* capturedStdout
+      const session = yield* Claude.open(options).pipe(Effect.provide(agent))
+      const fiber = yield* Effect.forkChild(converse(session, ["one", "two"]))
+      while (!output().includes("› one")) yield* Effect.sleep("1 millis")
+      const sigintAt = Date.now()
+      process.emit("SIGINT", "SIGINT")
+      const finished = yield* Fiber.join(fiber)
+      const elapsed = Date.now() - sigintAt
+      assert.match(output(), /› one\n.*\^C interrupting the turn.*\n(✗ withdrawn before it (started|was sent)|✗ interrupted)/s)
+      // The second prompt ran to its end.
+      assert.strictEqual(finished.length, 1)
+      // No 5 s wait for an ending that never comes (the second prompt's turn takes well under 2 s).
+      assert.isBelow(elapsed, 4000)
+    }).pipe(Effect.scoped, Effect.provide(processLayer), Effect.provide(Logger.layer([]))), { timeout: 60_000 })
 })
