@@ -282,19 +282,28 @@ export const bind = (service: Permissions["Service"], report?: HandlerFailure.Re
 } => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report) })
 
 /**
- * What is wrong with an allow of AskUserQuestion whose `updatedInput.answers` is not text by
- * question (`AskUserQuestionInput.answers`, the CLI's schema): CLI 2.1.332 tells the model an array
- * as one answer, its labels joined (two choices for a single-select question), and anything else
- * as a configuration error of the host.
+ * What is wrong with an allow of AskUserQuestion whose `updatedInput.answers` CLI 2.1.332 would
+ * misread: answers are text by question, or for a multi-select question a list of labels (at most
+ * one more than it offers: the "other" text), which the CLI joins. A list for a single-select
+ * question reached the model as one answer, its labels joined; anything else as a configuration
+ * error of the host.
  */
-const answersProblem = (result: unknown): string | undefined => {
+const answersProblem = (result: unknown, input: unknown): string | undefined => {
   if (!isRecord(result) || result.behavior !== "allow" || !isRecord(result.updatedInput)) return undefined
   const answers = result.updatedInput.answers
   if (answers === undefined) return undefined
   if (!isRecord(answers)) return "AskUserQuestion's answers are not an object of answers by question"
-  const wrong = Object.keys(answers).filter((question) => typeof answers[question] !== "string")
-  return wrong.length === 0 ? undefined : `AskUserQuestion's answers are text by question (several choices joined into ` +
-    `one text, "Red, Blue"); not so for ${wrong.map((question) => JSON.stringify(question)).join(", ")}`
+  const questions = isRecord(input) && Array.isArray(input.questions) ? input.questions.filter(isRecord) : []
+  const wrong = Object.keys(answers).filter((text) => {
+    const answer = answers[text]
+    if (typeof answer === "string") return false
+    const question = questions.find((each) => each.question === text)
+    const offered = Array.isArray(question?.options) ? question.options.length : 0
+    return !(question?.multiSelect === true && Array.isArray(answer) && answer.length <= offered + 1 &&
+      answer.every((label) => typeof label === "string"))
+  })
+  return wrong.length === 0 ? undefined : `AskUserQuestion's answers are text by question, or for a multi-select ` +
+    `question a list of at most one more label than it offers; not so for ${wrong.map((text) => JSON.stringify(text)).join(", ")}`
 }
 
 const decodeRequest = Schema.decodeUnknownEffect(CanUseToolRequest)
@@ -327,7 +336,7 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
         : result
     ),
     Effect.flatMap((result) => {
-      const problem = request.tool_name === "AskUserQuestion" ? answersProblem(result) : undefined
+      const problem = request.tool_name === "AskUserQuestion" ? answersProblem(result, request.input) : undefined
       if (problem === undefined) return Effect.succeed(result)
       const error = invalid(`The permission handler for ${describeRequest(request)} gave an invalid answer: ${problem}`)
       return Effect.fail<CallFailure>({ failure: "invalid_answer", error, cause: Cause.fail(error) })

@@ -3,8 +3,10 @@
  * answers are not text went to the CLI unchecked, with no `handler_failed` (found by a reviewing
  * helper on the real CLI; failing before): two labels for a single-select question reached the
  * model as the answer `"Red,Blue"`, a number as a "configuration issue in your canUseTool
- * callback". Answers are text by question (the CLI's schema, `AskUserQuestionInput.answers`):
- * anything else is an invalid answer, refused (the question is not answered) and reported.
+ * callback". Answers are text by question (the CLI's schema, `AskUserQuestionInput.answers`), or
+ * for a multi-select question a list of at most one more label than it offers, which the CLI
+ * joins (its own check; a third review found the first fix refusing those): anything else is an
+ * invalid answer, refused (the question is not answered) and reported.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -18,6 +20,11 @@ const question = {
     header: "Color",
     multiSelect: false,
     options: [{ label: "Red", description: "red" }, { label: "Blue", description: "blue" }]
+  }, {
+    question: "Which sizes?",
+    header: "Sizes",
+    multiSelect: true,
+    options: [{ label: "S", description: "small" }, { label: "M", description: "medium" }]
   }]
 }
 
@@ -39,7 +46,16 @@ const decide = (answers: unknown) =>
   })
 
 describe("AskUserQuestion answers", () => {
-  for (const answers of [{ "Which color?": ["Red", "Blue"] }, { "Which color?": 42 }, { "Which color?": null }, ["Red"]]) {
+  for (
+    const answers of [
+      { "Which color?": ["Red", "Blue"] },
+      { "Which color?": 42 },
+      { "Which color?": null },
+      ["Red"],
+      { "Which sizes?": ["S", "M", "L", "XL"] },
+      { "Which sizes?": ["S", 1] }
+    ]
+  ) {
     it.effect(`answers ${JSON.stringify(answers)}: denied and reported as an invalid answer`, () =>
       Effect.gen(function*() {
         const { answer, reports } = yield* decide(answers)
@@ -49,11 +65,13 @@ describe("AskUserQuestion answers", () => {
       }))
   }
 
-  it.effect("answers as text by question go to the CLI as given", () =>
+  it.effect("answers as text by question, and a list for a multi-select question, go to the CLI as given", () =>
     Effect.gen(function*() {
-      const { answer, reports } = yield* decide({ "Which color?": "Red, Blue" })
-      assert.strictEqual(answer.behavior, "allow")
-      assert.deepStrictEqual((answer.updatedInput as { answers?: unknown }).answers, { "Which color?": "Red, Blue" })
-      assert.strictEqual(reports.length, 0)
+      for (const answers of [{ "Which color?": "Red, Blue" }, { "Which sizes?": ["S", "M"] }, { "Which sizes?": ["S", "M", "other"] }]) {
+        const { answer, reports } = yield* decide(answers)
+        assert.strictEqual(answer.behavior, "allow", JSON.stringify(answers))
+        assert.deepStrictEqual((answer.updatedInput as { answers?: unknown }).answers, answers)
+        assert.strictEqual(reports.length, 0)
+      }
     }))
 })
