@@ -27,6 +27,7 @@ import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { type CallFailure, captureHandler, guard, readAnswer, warnFailure, writable } from "./internal/handlerCall.ts"
+import { stringify } from "./internal/json.ts"
 import { UserDialogs } from "./internal/services.ts"
 
 // -----------------------------------------------------------------------------
@@ -77,15 +78,32 @@ export const UserDialogResult = Schema.Union([
 export type UserDialogResult = typeof UserDialogResult.Type
 
 /**
- * The results CLI 2.1.332 takes for the dialog kinds it sends (its embedded schema): it replaces
- * any other result by the kind's default without a word, so such an answer is an invalid answer
- * here (cancelled and reported). A kind not listed is left to the program and the CLI.
+ * The results CLI 2.1.332 takes for its dialog kinds whose result is one of a closed list (its
+ * binary's definitions): it replaces any other result by the kind's default without a word, so
+ * such an answer is an invalid answer here (cancelled and reported). A kind not listed (one whose
+ * result is an object, a newer CLI's) is left to the program and the CLI.
  *
  * @since 0.2.0
  * @category schemas
  */
 export const knownResults: Readonly<Record<string, ReadonlyArray<string>>> = {
-  refusal_fallback_prompt: ["retry_fallback", "edit_prompt", "cancelled"]
+  auto_mode_setup_review: ["accept", "decline", "cancelled"],
+  chrome_install_setup: ["continue", "keep_waiting", "skip", "cancelled"],
+  chrome_install_upsell: ["install", "not_now", "dont_ask_again", "cancelled"],
+  computer_use_first_use: ["not_now", "turn_off", "turn_on", "cancelled"],
+  device_mcp_consent: ["allow", "deny", "not_now"],
+  fable_overage_consent_prompt: ["consent", "switch_default", "cancelled", "request_admin"],
+  ide_onboarding: ["dismissed", "cancelled"],
+  it2_setup: ["installed", "use-tmux", "cancelled"],
+  left_arrow_confirm: ["confirm", "stay", "cancelled"],
+  lsp_recommendation: ["yes", "no", "timeout", "never", "disable", "cancelled"],
+  managed_settings_security: ["approved", "rejected", "deferred_no_consent_surface"],
+  mcp_elicitation_waiting: ["dismiss", "retry", "cancel", "cancelled"],
+  plugin_hint: ["yes", "no", "disable", "cancelled"],
+  refusal_fallback_prompt: ["retry_fallback", "edit_prompt", "cancelled"],
+  remote_callout: ["enable", "dismiss", "cancelled"],
+  ultraplan_launch: ["run", "run_with_upload_notice", "cancel", "cancelled"],
+  unattended_serving_consent: ["accept", "decline", "not_now"]
 }
 
 /**
@@ -261,7 +279,7 @@ const showWire = Effect.fn("UserDialogs.show")(function*(
         return Effect.succeed(result)
       }
       const error = invalid(
-        `The dialog handler for ${kind} gave the result ${JSON.stringify(given) ?? String(given)}, which the CLI would ` +
+        `The dialog handler for ${kind} gave the result ${stringify(given)}, which the CLI would ` +
           `replace by the dialog's default: it takes one of ${expected.map((value) => `"${value}"`).join(", ")}`
       )
       return Effect.fail<CallFailure>({ failure: "invalid_answer", error, cause: Cause.fail(error) })

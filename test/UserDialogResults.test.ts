@@ -4,7 +4,8 @@
  * other result by its default without a word. The library sent such answers as `completed`,
  * unreported; the module's own example was one (found by a reviewing helper; failing before).
  * A result of a known kind is now checked: one the CLI would not take is an invalid answer,
- * cancelled and reported.
+ * cancelled and reported. A third review found the CLI defining many more kinds with a closed
+ * list of results (its binary's `Es({kind, result, default})` definitions): all are listed.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -54,5 +55,37 @@ describe("UserDialogs: results the CLI would not take", () => {
       const { answer, reports } = yield* show(UserDialogs.completed({ any: "shape" }), "some_future_dialog")
       assert.deepStrictEqual(answer, { behavior: "completed", result: { any: "shape" } })
       assert.strictEqual(reports.length, 0)
+    }))
+
+  // CLI 2.1.332's dialog kinds whose result is one of a closed list (read from its binary).
+  const closed: Record<string, ReadonlyArray<string>> = {
+    auto_mode_setup_review: ["accept", "decline", "cancelled"],
+    chrome_install_setup: ["continue", "keep_waiting", "skip", "cancelled"],
+    chrome_install_upsell: ["install", "not_now", "dont_ask_again", "cancelled"],
+    computer_use_first_use: ["not_now", "turn_off", "turn_on", "cancelled"],
+    device_mcp_consent: ["allow", "deny", "not_now"],
+    fable_overage_consent_prompt: ["consent", "switch_default", "cancelled", "request_admin"],
+    ide_onboarding: ["dismissed", "cancelled"],
+    it2_setup: ["installed", "use-tmux", "cancelled"],
+    left_arrow_confirm: ["confirm", "stay", "cancelled"],
+    lsp_recommendation: ["yes", "no", "timeout", "never", "disable", "cancelled"],
+    managed_settings_security: ["approved", "rejected", "deferred_no_consent_surface"],
+    mcp_elicitation_waiting: ["dismiss", "retry", "cancel", "cancelled"],
+    plugin_hint: ["yes", "no", "disable", "cancelled"],
+    refusal_fallback_prompt: ["retry_fallback", "edit_prompt", "cancelled"],
+    remote_callout: ["enable", "dismiss", "cancelled"],
+    ultraplan_launch: ["run", "run_with_upload_notice", "cancel", "cancelled"],
+    unattended_serving_consent: ["accept", "decline", "not_now"]
+  }
+
+  it.effect("every kind with a closed list of results is known, and a result off its list is cancelled and reported", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(UserDialogs.knownResults, closed)
+      for (const [kind, results] of Object.entries(closed)) {
+        const off = yield* show(UserDialogs.completed("bogus"), kind)
+        assert.deepStrictEqual(off.answer, { behavior: "cancelled" }, kind)
+        const on = yield* show(UserDialogs.completed(results[0]), kind)
+        assert.deepStrictEqual(on.answer, { behavior: "completed", result: results[0] }, kind)
+      }
     }))
 })
