@@ -16,7 +16,10 @@
  * check refusing MCP regular expressions with `(?:…)` and `(?=…)` groups, and missing a
  * permission rule in a comma list (`Write, Bash(touch:*)`: a comma separates names only in a
  * matcher of plain names) or inside a group (`(Write|Bash(touch:*))`, `^(bash|write)$`): groups
- * are looked into now, with their anchors.
+ * are looked into now, with their anchors. A fourth found it refusing MCP expressions with `\w*`
+ * or `[0-9]*` in a group, and missing escaped forms (`Bash\(touch`, `Write\,Edit`, `[(]`): an
+ * alternative that needs a character no tool name has (tool names are letters, digits, `_` and
+ * `-`) is refused, and a rule's argument is told by `:`, spaces, `/`, `~`, `=` or `**`.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -83,7 +86,12 @@ describe("guards the CLI would not apply", () => {
           "Write, Bash(touch:*)",
           "(Write|Bash(touch:*))",
           "^(bash|write)$",
-          "^(?:Bash|write)$"
+          "^(?:Bash|write)$",
+          "Bash\\(touch:\\*\\)",
+          "Bash\\(touch",
+          "Write\\,Edit",
+          "Bash[(]touch:.*[)]",
+          "Bash:.*"
         ]
       ) {
         const exit = yield* built(Hooks.on("PreToolUse", { matcher }, deny))
@@ -124,7 +132,13 @@ describe("guards the CLI would not apply", () => {
           "mcp__gh__(create|update)_(issue|pull_request)",
           "^(Bash|Write)$",
           "Web(?:Fetch)",
-          "mcp__x__a{1,3}"
+          "mcp__x__a{1,3}",
+          "mcp__srv__(get\\w*)",
+          "mcp__srv__(a|b[0-9]*)",
+          "mcp__srv__([a-z]*_file)",
+          "mcp__srv__(read|write)_(file|dir\\d*)",
+          "Bash:?",
+          "Bash[:_]?.*"
         ]
       ) {
         assert.isTrue(Exit.isSuccess(yield* built(Hooks.on("PreToolUse", { matcher }, deny))), matcher)

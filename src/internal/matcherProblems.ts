@@ -1,58 +1,69 @@
 /**
  * Hook matchers that match no tool though they look as if they meant some, so the hook never
  * runs and a guard guards nothing, silently. How CLI 2.1.332 reads a matcher (`toolMatcher.ts`):
- * one of letters, digits, `_`, `-`, spaces, `|` and `,` is a list of exact tool names; anything
- * else is one regular expression, not anchored, tried on the tool's name.
+ * one of plain names is a list of exact tool names; anything else is one regular expression, not
+ * anchored, tried on the tool's name. A tool's name is letters, digits, `_` and `-` (an MCP tool's
+ * is `mcp__<server>__<tool>` with every other character made `_`).
  *
  * Only what is certain is refused: a regular expression may mean tools the library cannot see
- * (an MCP server's), so an alternative is refused only when it can match no tool name at all
- * (a comma in it, a permission rule's argument) or names a built-in tool in another case where
- * its anchors leave no room for another name (`^bash$`).
+ * (an MCP server's), so an alternative is refused only when it can match no tool name at all (it
+ * needs a character no name has, or it is a permission rule) or names a built-in tool in another
+ * case where its anchor leaves no room for another name (`^bash$`).
  */
 import { builtinToolNames } from "../protocol/tools.ts"
+import { plainNames } from "./toolMatcher.ts"
 
-/** One alternative of a regular expression, with whether it is anchored at its start and end. */
-interface Alternative {
-  readonly text: string
-  readonly start: boolean
-  readonly end: boolean
-}
-
-/** Where `(` at `open` closes in `pattern` (escapes and character classes skipped); -1 if never. */
-const closing = (pattern: string, open: number): number => {
+/**
+ * Calls `visit` with each character of `pattern` outside escapes and character classes, with its
+ * index and the group depth before it; stops when `visit` returns true.
+ */
+const walk = (pattern: string, visit: (char: string, index: number, depth: number) => boolean | void): void => {
   let depth = 0
   let inClass = false
-  for (let i = open; i < pattern.length; i++) {
-    const char = pattern[i]
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]!
     if (char === "\\") i++
     else if (inClass) inClass = char !== "]"
     else if (char === "[") inClass = true
-    else if (char === "(") depth++
-    else if (char === ")" && --depth === 0) return i
+    else {
+      if (visit(char, i, depth) === true) return
+      if (char === "(") depth++
+      else if (char === ")") depth = Math.max(0, depth - 1)
+    }
   }
-  return -1
+}
+
+/** Where the group opened at 0 in `text` closes; -1 if it does not. */
+const closingOfFirst = (text: string): number => {
+  let at = -1
+  walk(text, (char, index, depth) => {
+    if (char === ")" && depth === 1) {
+      at = index
+      return true
+    }
+  })
+  return at
 }
 
 /** The top-level alternatives of a regular expression (`a|b(c|d)`: `a`, `b(c|d)`). */
 const topLevel = (pattern: string): Array<string> => {
   const parts: Array<string> = []
-  let depth = 0
-  let inClass = false
   let start = 0
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i]
-    if (char === "\\") i++
-    else if (inClass) inClass = char !== "]"
-    else if (char === "[") inClass = true
-    else if (char === "(") depth++
-    else if (char === ")") depth = Math.max(0, depth - 1)
-    else if (char === "|" && depth === 0) {
-      parts.push(pattern.slice(start, i))
-      start = i + 1
+  walk(pattern, (char, index, depth) => {
+    if (char === "|" && depth === 0) {
+      parts.push(pattern.slice(start, index))
+      start = index + 1
     }
-  }
+  })
   parts.push(pattern.slice(start))
   return parts
+}
+
+/** One alternative of a regular expression, with whether it is anchored at its start. */
+interface Alternative {
+  readonly text: string
+  readonly start: boolean
+  readonly end: boolean
 }
 
 /**
@@ -72,49 +83,78 @@ const alternativesOf = (pattern: string, start = false, end = false): Array<Alte
       text = text.slice(0, -1)
       anchoredEnd = true
     }
-    const plain = text.startsWith("(") && !text.startsWith("(?") || text.startsWith("(?:")
-    if (plain && closing(text, 0) === text.length - 1) {
+    const plain = (text.startsWith("(") && !text.startsWith("(?")) || text.startsWith("(?:")
+    if (plain && closingOfFirst(text) === text.length - 1) {
       return alternativesOf(text.slice(text.startsWith("(?:") ? 3 : 1, -1), anchoredStart, anchoredEnd)
     }
     return [{ text, start: anchoredStart, end: anchoredEnd }]
   })
 
-/** A permission rule's shape: a name, then `(…)` (`Bash(rm:*)`, `Read(./secrets/**)`), not a `(?…)` group. */
-const ruleShape = /^([A-Za-z][\w-]*)\((?!\?)(.*)\)$/
-/** What a permission rule's argument has and a regular expression over tool names does not. */
-const ruleArgument = /[:\s/~=]|(^|[^.\\])\*/
+/** A character a tool's name may have. */
+const nameChar = /[A-Za-z0-9_-]/
+/** A regular expression's characters that are no literal of their own. */
+const syntax = new Set([".", "*", "+", "?", "(", ")", "[", "]", "{", "}", "|", "^", "$", "\\"])
+/** A quantifier after an atom that lets it be absent. */
+const optional = /^(?:[?*]|\{0(?:,\d*)?\})/
+/** A quantifier in braces (`{2}`, `{1,3}`, `{2,}`), where a `{` is no literal. */
+const braces = /^\{\d+(?:,\d*)?\}/
 
-/** Whether `text` has a comma outside `{m,n}` and character classes: no tool name has one. */
-const hasLiteralComma = (text: string): boolean => {
-  let inClass = false
-  let inBraces = false
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]
-    if (char === "\\") i++
-    else if (inClass) inClass = char !== "]"
-    else if (char === "[") inClass = true
-    else if (char === "{") inBraces = true
-    else if (char === "}") inBraces = false
-    else if (char === "," && !inBraces) return true
+/**
+ * A character outside group constructs that `text` needs and no tool's name has (`:` of
+ * `Bash:x`, `\(` of `Bash\(rm`, `[(]`, `,` of `Write,Edit`), if any.
+ */
+const neededForeignChar = (text: string): string | undefined => {
+  let depth = 0
+  for (let i = 0; i < text.length;) {
+    const char = text[i]!
+    let literal: string | undefined
+    let next = i + 1
+    if (char === "\\") {
+      const escaped = text[i + 1] ?? ""
+      // `\w`, `\d`, `\b`, a backreference (`\1`, `\k<name>`): no literals.
+      literal = /[A-Za-z0-9]/.test(escaped) ? undefined : escaped
+      next = escaped === "k" && text[i + 2] === "<" ? text.indexOf(">", i) + 1 || text.length : i + 2
+    } else if (char === "[") {
+      let close = i + 1
+      while (close < text.length && text[close] !== "]") close += text[close] === "\\" ? 2 : 1
+      const members = text.slice(i + 1, close)
+      // A class of foreign characters only (no range, no escape class): `[(]`, `[:,]`.
+      if (depth === 0 && !members.startsWith("^") && members.length > 0 && !/\\[A-Za-z0-9]|-/.test(members)) {
+        const chars = members.replace(/\\(.)/g, "$1")
+        if (![...chars].some((member) => nameChar.test(member))) literal = chars[0]
+      }
+      next = close + 1
+    } else if (char === "(") {
+      depth++
+    } else if (char === ")") {
+      depth = Math.max(0, depth - 1)
+    } else if (char === "{" && braces.test(text.slice(i))) {
+      next = i + braces.exec(text.slice(i))![0].length
+    } else if (!syntax.has(char)) {
+      literal = char
+    }
+    if (depth === 0 && literal !== undefined && !nameChar.test(literal) && !optional.test(text.slice(next))) return literal
+    i = next
   }
-  return false
+  return undefined
 }
 
+/** A permission rule's shape: a name, then `(…)` (`Bash(rm:*)`, `Read(./secrets/**)`), not a `(?…)` group. */
+const ruleShape = /^([A-Za-z][\w-]*)\((?!\?)(.*)\)$/
+/** What a permission rule's argument has and a group of tool names does not. */
+const ruleArgument = /[:\s/~=]|\*\*|^\*/
+
 /** The built-in tool whose name `name` is in another case, if any. */
-export const otherCase = (name: string): string | undefined =>
+const otherCase = (name: string): string | undefined =>
   builtinToolNames.find((tool) => tool !== name && tool.toLowerCase() === name.toLowerCase())
 
-const ruleProblem = (event: string, text: string, tool: string) =>
-  `the ${event} hook's matcher has "${text}", written as a permission rule, which the CLI reads as a regular ` +
+const ruleProblem = (event: string, rule: string, tool: string) =>
+  `the ${event} hook's matcher has "${rule}", written as a permission rule, which the CLI reads as a regular ` +
   `expression over tool names that matches no tool: match the tool ("${tool}") and read its input in the handler`
 
 /** What is wrong with one alternative of a regular-expression matcher, if anything. */
 const alternativeProblem = (event: string, alternative: Alternative): string | undefined => {
   const { end, start, text } = alternative
-  if (hasLiteralComma(text)) {
-    return `the ${event} hook's matcher has "${text}", which matches no tool: the CLI separates names with "," only in ` +
-      `a matcher of plain names (letters, digits, "_", "-"), and reads this one as a regular expression; use "|"`
-  }
   const rule = ruleShape.exec(text)
   if (rule !== null) {
     const [, tool, argument] = rule
@@ -122,19 +162,24 @@ const alternativeProblem = (event: string, alternative: Alternative): string | u
     try {
       pattern = new RegExp(text)
     } catch {
-      // Reported whole by `matcherProblems`.
+      // An alternative alone may not compile where the whole did (a backreference to another's group).
     }
-    const matchesATool = pattern !== undefined && (pattern.test(tool!) || builtinToolNames.some((name) => pattern.test(name)))
+    const matchesATool = pattern === undefined || pattern.test(tool!) || builtinToolNames.some((name) => pattern.test(name))
     // A group construct in the argument (`(?:`, `(?=`, `(?<name>`) is no rule's syntax.
-    const bare = argument!.replace(/\(\?(?:[:=!]|<[=!]?|<\w+>)/g, "(")
+    const bare = argument!.replace(/\(\?(?:[:=!]|<[=!]|<\w+>)/g, "(")
     if (!matchesATool && (builtinToolNames.some((name) => name === tool) || ruleArgument.test(bare))) {
       return ruleProblem(event, text, tool!)
     }
   }
+  const foreign = neededForeignChar(text)
+  if (foreign !== undefined) {
+    return `the ${event} hook's matcher has "${text}", which needs "${foreign}", which no tool's name has (names are ` +
+      `letters, digits, "_" and "-"; the CLI separates names with "," or "|" only in a matcher of plain names): it matches no tool`
+  }
   // Anchored at its start, a word names a tool whole or a prefix of one: no MCP tool's name
   // (`mcp__…`) starts in lowercase otherwise.
   const tool = start && /^[\w-]+$/.test(text) ? otherCase(text) : undefined
-  return tool === undefined ? undefined : `the ${event} hook's matcher has "${start ? "^" : ""}${text}${end ? "$" : ""}", ` +
+  return tool === undefined ? undefined : `the ${event} hook's matcher has "^${text}${end ? "$" : ""}", ` +
     `which names no tool: the CLI compares tool names with their case; write "${tool}"`
 }
 
@@ -142,8 +187,8 @@ const alternativeProblem = (event: string, alternative: Alternative): string | u
 export const matcherProblems = (event: string, matcher: string): ReadonlyArray<string> => {
   // `*` and `""` match every call.
   if (matcher === "*" || matcher === "") return []
-  if (/^[a-zA-Z0-9_|, -]+$/.test(matcher)) {
-    const names = matcher.split(/[|,]/).map((name) => name.trim())
+  const names = plainNames(matcher)
+  if (names !== undefined) {
     const servers = names.filter((name) => name.startsWith("mcp__") && !name.slice(5).includes("__")).map((name) =>
       `the ${event} hook's matcher names "${name}", which is no tool: the CLI reads a matcher of plain names as exact ` +
       `tool names, and a tool of an MCP server is "mcp__<server>__<tool>"; to match every tool of the server write "${name}__.*"`
@@ -163,7 +208,7 @@ export const matcherProblems = (event: string, matcher: string): ReadonlyArray<s
     const rule = alternatives.map((alternative) => ruleShape.exec(alternative.text)).find((rule) => rule !== null)
     return [
       `the ${event} hook's matcher "${matcher}" is no regular expression the CLI can compile, so it matches no tool` +
-      (rule === undefined ? "" : `: "${rule[0]}" is written as a permission rule; match the tool ("${rule[1]}") and read its input in the handler`)
+      (rule === undefined ? "" : `: ${ruleProblem(event, rule[0], rule[1]!)}`)
     ]
   }
   return alternatives.flatMap((alternative) => alternativeProblem(event, alternative) ?? [])

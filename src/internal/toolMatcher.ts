@@ -27,6 +27,13 @@ const namesOf = (toolName: string): ReadonlyArray<string> => [
 ]
 
 /**
+ * The names of a matcher the CLI reads as a list of exact tool names (letters, digits, `_`, `-`
+ * and spaces, separated by `|` or `,`); undefined for one it reads as a regular expression.
+ */
+export const plainNames = (matcher: string): ReadonlyArray<string> | undefined =>
+  /^[a-zA-Z0-9_|, -]+$/.test(matcher) ? matcher.split(/[|,]/).map((name) => name.trim()) : undefined
+
+/**
  * A CLI matcher against a tool name, as CLI 2.1.332 reads it for the tool events: `*` or none
  * matches every tool; names (letters, digits, `_`, `-`, separated by `|` or `,`) are compared
  * exactly, a former name (`Task`, `KillShell`, …) naming its tool too; anything else is a
@@ -37,8 +44,9 @@ const namesOf = (toolName: string): ReadonlyArray<string> => [
 export const matches = (matcher: unknown, toolName: string | undefined): boolean => {
   if (toolName === undefined || matcher === undefined || matcher === null || matcher === "" || matcher === "*") return true
   const text = String(matcher)
-  if (/^[a-zA-Z0-9_|, -]+$/.test(text)) {
-    return text.split(/[|,]/).map((name) => name.trim()).some((name) =>
+  const names = plainNames(text)
+  if (names !== undefined) {
+    return names.some((name) =>
       name !== "" && (name === toolName || (Object.hasOwn(formerNames, name) && formerNames[name] === toolName))
     )
   }
