@@ -70,4 +70,14 @@ describe("MetricSeries", () => {
     assert.deepStrictEqual(find(all, { model: "model-0" }).map((s) => s.count), [2])
     assert.deepStrictEqual(find(all, { model: `model-${MAX_SERIES}` }).map((s) => s.count), [1])
   })
+
+  it("bounds a metric's series whatever its kinds (a failed turn's duration is another kind of the same metric)", () => {
+    const { series } = setup()
+    const ok: Kind = { make: counter, names: ["model"] }
+    const failed: Kind = { make: counter, names: ["model", "error"] }
+    for (let i = 0; i < MAX_SERIES; i++) series.update(i % 2 === 0 ? ok : failed, 1, `model-${i}`, "ApiError")
+    assert.strictEqual(series.held(counter), MAX_SERIES)
+    series.update(failed, 1, "one more", "ApiError")
+    assert.strictEqual(series.held(counter), 1)
+  })
 })

@@ -7,8 +7,9 @@
  *   sorted, then JSON) whenever its attributes differ from its last update's.
  * - A series is found by its values one by one (a map a value), never by a key joined from them:
  *   a joined key is a new string, hashed anew, on every update (five times a turn).
- * - Bounded: past {@link MAX_SERIES} series of one metric, its table starts again (the values are
- *   models, tool names, outcomes and kinds: few, unless the CLI's names run wild).
+ * - Bounded: past {@link MAX_SERIES} series of one metric, whatever its kinds, its table starts
+ *   again (the values are models, tool names, outcomes and kinds: few, unless the CLI's names run
+ *   wild).
  */
 import * as Context from "effect/Context"
 import * as Metric from "effect/Metric"
@@ -35,8 +36,9 @@ interface Series {
 /** A map a value: under the last value, the series; under any other, the next value's map. */
 type Level = Map<string, Level | Series>
 
+/** A metric's series: a root a kind (one metric may have kinds of different names), one count. */
 interface Table {
-  readonly root: Level
+  readonly roots: Map<Kind, Level>
   size: number
 }
 
@@ -53,7 +55,8 @@ const below = (level: Level, part: string): Level => {
 export const MAX_SERIES = 256
 
 export class MetricSeries {
-  private readonly tables = new Map<Kind, Table>()
+  /** By metric (`Kind.make`). */
+  private readonly tables = new Map<Kind["make"], Table>()
   private readonly context: Context.Context<never>
 
   /** `context` holds the registry the series are updated in, and the program's attributes. */
@@ -63,13 +66,17 @@ export class MetricSeries {
 
   /** Updates `kind`'s series of the attribute values `a`, `b`, `c`, `d` (as many as its names). */
   update(kind: Kind, value: number, a: string, b = "", c = "", d = ""): void {
-    let table = this.tables.get(kind)
+    let table = this.tables.get(kind.make)
     if (table === undefined) {
-      table = { root: new Map(), size: 0 }
-      this.tables.set(kind, table)
+      table = { roots: new Map(), size: 0 }
+      this.tables.set(kind.make, table)
+    }
+    let level = table.roots.get(kind)
+    if (level === undefined) {
+      level = new Map()
+      table.roots.set(kind, level)
     }
     const parts = kind.names.length
-    let level = table.root
     if (parts > 1) level = below(level, a)
     if (parts > 2) level = below(level, b)
     if (parts > 3) level = below(level, c)
@@ -77,7 +84,7 @@ export class MetricSeries {
     let series = level.get(last) as Series | undefined
     if (series === undefined) {
       if (table.size >= MAX_SERIES) {
-        this.tables.delete(kind)
+        this.tables.delete(kind.make)
         return this.update(kind, value, a, b, c, d)
       }
       series = this.make(kind, [a, b, c, d])
@@ -85,6 +92,11 @@ export class MetricSeries {
       table.size++
     }
     series.metric.updateUnsafe(value, series.context)
+  }
+
+  /** How many series of the metric `make` makes are held (at most {@link MAX_SERIES}). */
+  held(make: Kind["make"]): number {
+    return this.tables.get(make)?.size ?? 0
   }
 
   private make(kind: Kind, values: ReadonlyArray<string>): Series {
