@@ -417,15 +417,12 @@ const ctrlC = (currentTurn: () => Fiber.Fiber<unknown, unknown> | undefined) =>
  */
 const outputGone: Effect.Effect<Effect.Effect<string>, never, Scope.Scope> = Effect.gen(function*() {
   const gone = yield* Deferred.make<string>()
-  const closed = (error: Error) => `closed (${(error as NodeJS.ErrnoException).code ?? error.message})`
-  const onError = (error: Error) => {
-    stdoutOpen = false
-    Deferred.doneUnsafe(gone, Exit.succeed(`stdout ${closed(error)}`))
+  const closing = (stream: "stdout" | "stderr", closed: () => void) => (error: Error) => {
+    closed()
+    Deferred.doneUnsafe(gone, Exit.succeed(`${stream} closed (${(error as NodeJS.ErrnoException).code ?? error.message})`))
   }
-  const onStderrError = (error: Error) => {
-    stderrOpen = false
-    Deferred.doneUnsafe(gone, Exit.succeed(`stderr ${closed(error)}`))
-  }
+  const onError = closing("stdout", () => stdoutOpen = false)
+  const onStderrError = closing("stderr", () => stderrOpen = false)
   const onHangup = () => Deferred.doneUnsafe(gone, Exit.succeed("the terminal hung up"))
   yield* Effect.acquireRelease(
     Effect.sync(() => {

@@ -334,7 +334,7 @@ const openTurn = Effect.fnUntraced(function*(
         Effect.mapError((error) =>
           aiError(
             method,
-            new AiError.ToolConfigurationError({ toolName: userTools[0]?.name ?? toolServerName, description: error.message })
+            new AiError.ToolConfigurationError({ toolName: userTools[0]!.name, description: error.message })
           )
         )
       ))

@@ -68,6 +68,7 @@ import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
 import { matcherProblems } from "./internal/matcherProblems.ts"
 import { answerBy, readAnswer, warnFailure, writable } from "./internal/handlerCall.ts"
+import { isRecord } from "./internal/json.ts"
 import { deadlineProblem } from "./internal/sessionOptionsCheck.ts"
 import * as HookEvents from "./HookEvents.ts"
 import type { HookMatcher } from "./protocol/control.ts"
@@ -356,15 +357,12 @@ const eventProblems = (event: string): ReadonlyArray<string> => {
  * beyond its event's name): CLI 2.1.332 reads an async answer as no decision and ignores the rest
  * of it, so a guard's deny or block there let the tool run.
  */
-const asyncProblem = (output: unknown): string | undefined => {
-  if (typeof output !== "object" || output === null) return undefined
-  const answer = output as { readonly async?: unknown; readonly hookSpecificOutput?: unknown }
-  if (answer.async !== true) return undefined
+const asyncProblem = (answer: unknown): string | undefined => {
+  if (!isRecord(answer) || answer.async !== true) return undefined
   const specific = answer.hookSpecificOutput
   const decisions = Object.keys(answer).filter((key) =>
     key === "decision" || key === "continue" ||
-    (key === "hookSpecificOutput" && typeof specific === "object" && specific !== null &&
-      Object.keys(specific).some((name) => name !== "hookEventName"))
+    (key === "hookSpecificOutput" && isRecord(specific) && Object.keys(specific).some((name) => name !== "hookEventName"))
   )
   return decisions.length === 0 ? undefined : `an async answer (async: true) with ${decisions.join(", ")}, which the CLI ` +
     `ignores in an async answer (a deny or block there lets the action go ahead): answer the decision without async`

@@ -40,7 +40,15 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { type CallFailure, captureHandler, guard, readAnswer, warnFailure, writable } from "./internal/handlerCall.ts"
+import {
+  type CallFailure,
+  captureHandler,
+  guard,
+  readAnswer,
+  refuseAnswer,
+  warnFailure,
+  writable
+} from "./internal/handlerCall.ts"
 import { isRecord } from "./internal/json.ts"
 import {
   CanUseToolRequest,
@@ -337,9 +345,9 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
     ),
     Effect.flatMap((result) => {
       const problem = request.tool_name === "AskUserQuestion" ? answersProblem(result, request.input) : undefined
-      if (problem === undefined) return Effect.succeed(result)
-      const error = invalid(`The permission handler for ${describeRequest(request)} gave an invalid answer: ${problem}`)
-      return Effect.fail<CallFailure>({ failure: "invalid_answer", error, cause: Cause.fail(error) })
+      return problem === undefined
+        ? Effect.succeed(result)
+        : refuseAnswer(`The permission handler for ${describeRequest(request)} gave an invalid answer: ${problem}`)
     }),
     // Checked and written by the protocol's schema of the answer.
     Effect.flatMap((result) =>

@@ -94,7 +94,6 @@ export const textDeltas = <E, R>(events: Stream.Stream<Input, E, R>): Stream.Str
     })
   })
 
-
 const isResult = (event: Input): boolean => event.type === "result"
 
 /** The text blocks of an `assistant` line, joined. */

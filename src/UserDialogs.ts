@@ -26,7 +26,15 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { type CallFailure, captureHandler, guard, readAnswer, warnFailure, writable } from "./internal/handlerCall.ts"
+import {
+  type CallFailure,
+  captureHandler,
+  guard,
+  readAnswer,
+  refuseAnswer,
+  warnFailure,
+  writable
+} from "./internal/handlerCall.ts"
 import { stringify } from "./internal/json.ts"
 import { UserDialogs } from "./internal/services.ts"
 
@@ -278,11 +286,10 @@ const showWire = Effect.fn("UserDialogs.show")(function*(
       if (expected === undefined || result.behavior !== "completed" || (typeof given === "string" && expected.includes(given))) {
         return Effect.succeed(result)
       }
-      const error = invalid(
+      return refuseAnswer(
         `The dialog handler for ${kind} gave the result ${stringify(given)}, which the CLI would ` +
           `replace by the dialog's default: it takes one of ${expected.map((value) => `"${value}"`).join(", ")}`
       )
-      return Effect.fail<CallFailure>({ failure: "invalid_answer", error, cause: Cause.fail(error) })
     }),
     Effect.flatMap((result) => writable(result, `dialog handler for ${kind}`)),
     (reading) => readAnswer(reading, `dialog handler for ${kind}`),

@@ -114,25 +114,22 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => {
           }
           sdk[server.name] = { type: "sdk", name: server.name, ...(server.alwaysLoad ? { alwaysLoad: true } : {}) }
         }
+        // CLI 2.1.332 fails a stdio server without `args` here ("Spread syntax requires ...iterable
+        // not be null or undefined"), though it takes one at launch: `args: []`, as the launch reads it.
+        const external: Record<string, Protocol.McpExternalServerConfig> = {}
         for (const [name, config] of Object.entries(servers)) {
           if (name.length === 0) return yield* invalid("an MCP server name must not be empty")
-          if ((config.type === undefined || config.type === "stdio") && config.command.length === 0) {
+          const stdio = config.type === undefined || config.type === "stdio"
+          if (stdio && config.command.length === 0) {
             return yield* invalid(`MCP server "${name}": command must not be empty`)
           }
+          external[name] = stdio && config.args === undefined ? { ...config, args: [] } : config
           if ((config.type === "sse" || config.type === "http") && !URL.canParse(config.url)) {
             return yield* invalid(`MCP server "${name}": url is not a URL: ${config.url}`)
           }
         }
         // Served before the CLI hears of them: its first mcp_message may come before its answer.
         yield* mcp.add(registered)
-        // CLI 2.1.332 fails a stdio server without `args` here ("Spread syntax requires ...iterable
-        // not be null or undefined"), though it takes one at launch: `args: []`, as the launch reads it.
-        const external: Record<string, Protocol.McpExternalServerConfig> = {}
-        for (const [name, config] of Object.entries(servers)) {
-          external[name] = (config.type === undefined || config.type === "stdio") && config.args === undefined
-            ? { ...config, args: [] }
-            : config
-        }
         const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...external, ...sdk } }
         return yield* request(body, Control.McpSetServersResponse, options)
       }),

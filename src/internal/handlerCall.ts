@@ -154,7 +154,11 @@ export const writable = <A>(answer: A, who: string): Effect.Effect<A, CallFailur
   }
   // Written, but not as given: a Map in `updatedInput` would reach the CLI as `{}`.
   const problem = jsonDataProblem(answer)
-  if (problem === undefined) return Effect.succeed(answer)
-  const refused = invalid(`The ${who} gave an answer that is not JSON data: ${problem}`)
-  return Effect.fail({ failure: "invalid_answer", error: refused, cause: Cause.fail(refused) })
+  return problem === undefined ? Effect.succeed(answer) : refuseAnswer(`The ${who} gave an answer that is not JSON data: ${problem}`)
+}
+
+/** The `invalid_answer` failure of a handler's answer, saying `description`. */
+export const refuseAnswer = (description: string): Effect.Effect<never, CallFailure> => {
+  const error = invalid(description)
+  return Effect.fail({ failure: "invalid_answer", error, cause: Cause.fail(error) })
 }

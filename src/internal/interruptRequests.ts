@@ -10,8 +10,7 @@
  * aborts nothing then) asks nothing: it would cover the next turn, whatever happened in it.
  */
 import type * as Protocol from "../Protocol.ts"
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
+import { isRecord } from "./json.ts"
 
 /** Whether a control answer's body asks for an abort: `interrupt: true` in it or in its decision. */
 const asksInterrupt = (body: unknown): boolean => {

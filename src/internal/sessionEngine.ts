@@ -156,7 +156,10 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   // starts its turn aborted). `turns` is made below: only an interrupt reads it, and none is
   // written before the session is open.
   const interrupts = new InterruptRequests(() => turns.unfinished)
-  const write = StdinWriter.make(connection, record, (message) => interrupts.written(message))
+  const write = StdinWriter.make(connection, (message) => {
+    record?.("send", message)
+    interrupts.written(message)
+  })
   // The CLI's version once told: it decides whether a timed-out request may be cancelled.
   let cliVersion: string | undefined
   // Until the version is checked, no cancel is sent: the CLI may be one that exits on it (2.1.0,

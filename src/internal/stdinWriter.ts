@@ -5,8 +5,8 @@
  * Invariants:
  * - A message JSON cannot hold (a BigInt, a cycle) fails its writer with `InvalidInput` and
  *   nothing is sent or recorded.
- * - The transcript records a message once it is encoded, before it is handed over, so that the
- *   transcript holds every line the CLI may have read.
+ * - A message is observed (the transcript records it) once it is encoded, before it is handed
+ *   over, so that the transcript holds every line the CLI may have read.
  * - A line is handed over whole or not at all (`Connection.send`, run uninterruptibly).
  */
 import * as Effect from "effect/Effect"
@@ -29,13 +29,12 @@ const notJson = (message: Protocol.StdinMessage, error: unknown) =>
   )
 
 /**
- * The session's `write` to `connection`, each message given to `record` (the transcript's) and
- * to `note` (what the session keeps of the lines it wrote).
+ * The session's `write` to `connection`, each message given to `observe` (the transcript's record,
+ * what the session keeps of the lines it wrote).
  */
 export const make = (
   connection: Connection,
-  record: ((direction: "send", message: Protocol.StdinMessage) => void) | undefined,
-  note: (message: Protocol.StdinMessage) => void
+  observe: (message: Protocol.StdinMessage) => void
 ): Write =>
 (message) =>
   Effect.suspend(() => {
@@ -45,7 +44,6 @@ export const make = (
     } catch (error) {
       return Effect.fail(notJson(message, error))
     }
-    record?.("send", message)
-    note(message)
+    observe(message)
     return Effect.uninterruptible(connection.send(line))
   })

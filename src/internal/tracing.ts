@@ -519,8 +519,8 @@ export class SessionTracing {
     this.marks.delete(MAIN)
     if (this.ownTurn !== undefined) {
       this.annotateResult(this.ownTurn, result)
-      if (failure !== undefined && this.observed) this.ownTurn.attribute("claude.error.reason", failure.reason._tag)
-      this.end(this.ownTurn, failure === undefined ? Exit.void : this.spanExit(Exit.fail(failure)))
+      if (failure === undefined) this.end(this.ownTurn)
+      else this.endFailed(this.ownTurn, failure)
       this.ownTurn = undefined
     }
   }
@@ -662,11 +662,16 @@ export class SessionTracing {
     if (own === undefined) return
     this.ownTurn = undefined
     if (reason === undefined) return this.end(own)
+    this.endFailed(own, reason)
+  }
+
+  /** Ends `span` failed with `reason`: its attributes name the reason, its exit leaves the text out. */
+  private endFailed(span: Tracer.Span, reason: ClaudeError.ClaudeError): void {
     if (this.observed) {
-      own.attribute("claude.error.reason", reason.reason._tag)
-      own.attribute("error.type", reason.reason._tag)
+      span.attribute("claude.error.reason", reason.reason._tag)
+      span.attribute("error.type", reason.reason._tag)
     }
-    this.end(own, this.spanExit(Exit.fail(reason)))
+    this.end(span, this.spanExit(Exit.fail(reason)))
   }
 
   /** `exit` as the library's spans record it: the CLI's and the model's texts left out without `TraceContent`. */

@@ -254,7 +254,8 @@ export class Turns {
    * it started by itself too) and not over.
    */
   get unfinished(): boolean {
-    return this.open.length > 0 || this.automatic || !this.between
+    // A turn the CLI started by itself is not between turns either (`startAutomatic`).
+    return this.open.length > 0 || !this.between
   }
 
   /** The user turns the CLI runs now (empty between turns and during an automatic turn). */
