@@ -289,29 +289,54 @@ export const bind = (service: Permissions["Service"], report?: HandlerFailure.Re
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
 } => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report) })
 
+/** The longest answer text CLI 2.1.332 takes. */
+const ANSWER_MAX = 32_768
+/** The fields of an AskUserQuestion annotation CLI 2.1.332 takes. */
+const annotationFields = new Set(["preview", "notes", "unanswered"])
+
 /**
- * What is wrong with an allow of AskUserQuestion whose `updatedInput.answers` CLI 2.1.332 would
- * misread: answers are text by question, or for a multi-select question a list of labels (at most
- * one more than it offers: the "other" text), which the CLI joins. A list for a single-select
- * question reached the model as one answer, its labels joined; anything else as a configuration
- * error of the host.
+ * What is wrong with an allow of AskUserQuestion whose `updatedInput` CLI 2.1.332 would refuse or
+ * misread (its own check): `answers` are text (at most 32,768 characters) keyed by the questions
+ * asked, or for a multi-select question a list of labels, at most one more than it offers (the
+ * "other" text), which the CLI joins; `annotations` are keyed by the questions too, with `preview`,
+ * `notes` or `unanswered`. A list for a single-select question reached the model as one answer,
+ * its labels joined; the rest as "the user did not answer" or a configuration error of the host.
  */
 const answersProblem = (result: unknown, input: unknown): string | undefined => {
   if (!isRecord(result) || result.behavior !== "allow" || !isRecord(result.updatedInput)) return undefined
-  const answers = result.updatedInput.answers
-  if (answers === undefined) return undefined
-  if (!isRecord(answers)) return "AskUserQuestion's answers are not an object of answers by question"
+  const { annotations, answers } = result.updatedInput
   const questions = isRecord(input) && Array.isArray(input.questions) ? input.questions.filter(isRecord) : []
-  const wrong = Object.keys(answers).filter((text) => {
-    const answer = answers[text]
-    if (typeof answer === "string") return false
-    const question = questions.find((each) => each.question === text)
-    const offered = Array.isArray(question?.options) ? question.options.length : 0
-    return !(question?.multiSelect === true && Array.isArray(answer) && answer.length <= offered + 1 &&
-      answer.every((label) => typeof label === "string"))
-  })
-  return wrong.length === 0 ? undefined : `AskUserQuestion's answers are text by question, or for a multi-select ` +
-    `question a list of at most one more label than it offers; not so for ${wrong.map((text) => JSON.stringify(text)).join(", ")}`
+  const questionOf = (text: string) => questions.find((each) => each.question === text)
+  const problems: Array<string> = []
+  if (answers !== undefined && !isRecord(answers)) problems.push("answers are not an object of answers by question")
+  if (isRecord(answers)) {
+    for (const text of Object.keys(answers)) {
+      const answer = answers[text]
+      const question = questionOf(text)
+      const offered = Array.isArray(question?.options) ? question.options.length : 0
+      const fits = question !== undefined && (typeof answer === "string"
+        ? answer.length <= ANSWER_MAX
+        : question.multiSelect === true && Array.isArray(answer) && answer.length <= offered + 1 &&
+          answer.every((label) => typeof label === "string" && label.length <= ANSWER_MAX))
+      if (!fits) {
+        problems.push(
+          `the answer to ${JSON.stringify(text)} is ${question === undefined ? "keyed by no question asked" : "no text of at most " +
+            `${ANSWER_MAX} characters (nor, for a multi-select question, a list of at most one more label than it offers)`}`
+        )
+      }
+    }
+  }
+  if (annotations !== undefined && !isRecord(annotations)) problems.push("annotations are not an object by question")
+  if (isRecord(annotations)) {
+    for (const text of Object.keys(annotations)) {
+      const annotation = annotations[text]
+      if (questionOf(text) === undefined) problems.push(`the annotation of ${JSON.stringify(text)} is keyed by no question asked`)
+      else if (!isRecord(annotation) || Object.keys(annotation).some((field) => !annotationFields.has(field))) {
+        problems.push(`the annotation of ${JSON.stringify(text)} has fields other than preview, notes and unanswered`)
+      }
+    }
+  }
+  return problems.length === 0 ? undefined : `AskUserQuestion's answers do not pass the CLI's check: ${problems.join("; ")}`
 }
 
 const decodeRequest = Schema.decodeUnknownEffect(CanUseToolRequest)

@@ -95,6 +95,7 @@ export type UserDialogResult = typeof UserDialogResult.Type
  * @category schemas
  */
 export const knownResults: Readonly<Record<string, ReadonlyArray<string>>> = {
+  auto_mode_outside_reads: ["allow", "block", "ask_again", "allow_once"],
   auto_mode_setup_review: ["accept", "decline", "cancelled"],
   chrome_install_setup: ["continue", "keep_waiting", "skip", "cancelled"],
   chrome_install_upsell: ["install", "not_now", "dont_ask_again", "cancelled"],

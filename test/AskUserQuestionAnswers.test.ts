@@ -53,10 +53,13 @@ describe("AskUserQuestion answers", () => {
       { "Which color?": null },
       ["Red"],
       { "Which sizes?": ["S", "M", "L", "XL"] },
-      { "Which sizes?": ["S", 1] }
+      { "Which sizes?": ["S", 1] },
+      // The CLI's own check refuses these too (a fifth review): the model was told nobody answered.
+      { "Which colour?": "Red" },
+      { "Which color?": "x".repeat(32_769) }
     ]
   ) {
-    it.effect(`answers ${JSON.stringify(answers)}: denied and reported as an invalid answer`, () =>
+    it.effect(`answers ${JSON.stringify(answers).slice(0, 60)}: denied and reported as an invalid answer`, () =>
       Effect.gen(function*() {
         const { answer, reports } = yield* decide(answers)
         assert.strictEqual(answer.behavior, "deny")
@@ -72,6 +75,26 @@ describe("AskUserQuestion answers", () => {
         assert.strictEqual(answer.behavior, "allow", JSON.stringify(answers))
         assert.deepStrictEqual((answer.updatedInput as { answers?: unknown }).answers, answers)
         assert.strictEqual(reports.length, 0)
+      }
+    }))
+
+  it.effect("annotations the CLI would refuse (not an object, keyed by no question, unknown fields): denied and reported", () =>
+    Effect.gen(function*() {
+      for (const annotations of ["bad", { "Nope?": { notes: "n" } }, { "Which color?": { color: "red" } }]) {
+        const reports: Array<HandlerFailure.HandlerFailed> = []
+        const service = yield* Effect.provide(
+          Effect.service(Permissions.Permissions),
+          Permissions.layer((req) =>
+            Effect.succeed(Permissions.allow({
+              updatedInput: { ...(req.input as object), answers: { "Which color?": "Red" }, annotations } as Record<string, unknown>
+            }))
+          )
+        )
+        const answer = yield* Permissions.bind(service, (event) => void reports.push(event)).decide(request, "r1").pipe(
+          Effect.provide(Logger.layer([]))
+        )
+        assert.strictEqual(answer.behavior, "deny", JSON.stringify(annotations))
+        assert.deepStrictEqual(reports.map((r) => r.failure), ["invalid_answer"])
       }
     }))
 })

@@ -168,4 +168,24 @@ describe("guards the CLI would not apply", () => {
       const message = yield* answerOf(Hooks.on("PreToolUse", () => Effect.succeed({ ...Hooks.async(10), systemMessage: "s" })))
       assert.deepInclude(message, { async: true, systemMessage: "s" })
     }))
+
+  // Other events' matchers are matched by the CLI against other strings (a subagent's type
+  // `plugin:agent`, a command's name, a file's name): the checks of tool names are not theirs
+  // (found by a fifth review: these were refused).
+  it.effect("the matchers of events that are not about a tool are left to the CLI", () =>
+    Effect.gen(function*() {
+      for (
+        const [event, matcher] of [
+          ["SubagentStart", "my-plugin:code-reviewer"],
+          ["SubagentStop", "^my-plugin:.*"],
+          ["UserPromptExpansion", "my-plugin:deploy"],
+          ["FileChanged", "\\.envrc$"],
+          ["FileChanged", "^\\.env"],
+          ["Elicitation", "mcp__byre"]
+        ] as const
+      ) {
+        const exit = yield* built(Hooks.on(event, { matcher }, () => Effect.succeed({})))
+        assert.isTrue(Exit.isSuccess(exit), `${event} ${matcher}`)
+      }
+    }))
 })

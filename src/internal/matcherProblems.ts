@@ -10,6 +10,7 @@
  * needs a character no name has, or it is a permission rule) or names a built-in tool in another
  * case where its anchor leaves no room for another name (`^bash$`).
  */
+import type { ToolEvent } from "../HookEvents.ts"
 import { builtinToolNames } from "../protocol/tools.ts"
 import { plainNames } from "./toolMatcher.ts"
 
@@ -183,10 +184,23 @@ const alternativeProblem = (event: string, alternative: Alternative): string | u
     `which names no tool: the CLI compares tool names with their case; write "${tool}"`
 }
 
+/**
+ * The events whose matcher the CLI tries on a tool's name (`HookEvents.ToolEvent`); another
+ * event's is tried on another string (a subagent's type `plugin:agent`, a command's name, a
+ * file's name), which these checks know nothing of.
+ */
+const toolEvents: ReadonlySet<string> = new Set([
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PermissionRequest",
+  "PermissionDenied"
+] satisfies ReadonlyArray<ToolEvent>)
+
 /** What is wrong with `matcher`, a hook's for `event`: one line a problem, none when it can match. */
 export const matcherProblems = (event: string, matcher: string): ReadonlyArray<string> => {
   // `*` and `""` match every call.
-  if (matcher === "*" || matcher === "") return []
+  if (!toolEvents.has(event) || matcher === "*" || matcher === "") return []
   const names = plainNames(matcher)
   if (names !== undefined) {
     const servers = names.filter((name) => name.startsWith("mcp__") && !name.slice(5).includes("__")).map((name) =>
