@@ -188,4 +188,16 @@ describe("guards the CLI would not apply", () => {
         assert.isTrue(Exit.isSuccess(exit), `${event} ${matcher}`)
       }
     }))
+
+  // A sixth review: PreSkillShellCommand matches on a tool's name too, and a matcher the CLI
+  // cannot compile matches nothing whatever the event.
+  it.effect("PreSkillShellCommand's matchers are checked as a tool event's; one that does not compile, on any event", () =>
+    Effect.gen(function*() {
+      for (const matcher of ["bash", "Bash(touch:*)", "Bash("]) {
+        assert.isTrue(Exit.isFailure(yield* built(Hooks.on("PreSkillShellCommand", { matcher }, () => Effect.succeed({})))), matcher)
+      }
+      for (const [event, matcher] of [["SessionStart", "startup("], ["Notification", "[permission_prompt"]] as const) {
+        assert.isTrue(Exit.isFailure(yield* built(Hooks.on(event, { matcher }, () => Effect.succeed({})))), `${event} ${matcher}`)
+      }
+    }))
 })

@@ -57,8 +57,19 @@ describe("UserDialogs: results the CLI would not take", () => {
       assert.strictEqual(reports.length, 0)
     }))
 
-  // CLI 2.1.332's dialog kinds whose result is one of a closed list (read from its binary).
+  // CLI 2.1.332's dialog kinds whose result is one of a closed list (read from its binary; a
+  // sixth review found ten more whose kind name is a variable there).
   const closed: Record<string, ReadonlyArray<string>> = {
+    auto_default_nudge: ["accept", "decline", "cancelled"],
+    auto_mode_end_offer: ["stay", "switch", "interrupt", "cancelled"],
+    auto_mode_server_fallback: ["continue", "interrupt", "cancelled"],
+    bypass_switch_back: ["next_mode", "plan", "setup", "bypass_now", "bypass_always", "stay", "cancelled"],
+    cold_resume_quota: ["resume", "new_conversation", "dismiss", "cancelled"],
+    cost_threshold: ["acknowledged", "cancelled"],
+    fullscreen_upsell: ["accept", "dismiss", "cancelled"],
+    newer_model_offer: ["resume_on_newer_model", "keep", "dismiss", "cancelled"],
+    send_to_project_remote_control_offer: ["turned_on", "already_on", "declined", "failed"],
+    ultraplan_choice: ["here", "fresh", "cancel", "cancelled"],
     // Its list is a variable of the binary's, not written inline (found by a fifth review).
     auto_mode_outside_reads: ["allow", "block", "ask_again", "allow_once"],
     auto_mode_setup_review: ["accept", "decline", "cancelled"],

@@ -185,23 +185,36 @@ const alternativeProblem = (event: string, alternative: Alternative): string | u
 }
 
 /**
- * The events whose matcher the CLI tries on a tool's name (`HookEvents.ToolEvent`); another
- * event's is tried on another string (a subagent's type `plugin:agent`, a command's name, a
- * file's name), which these checks know nothing of.
+ * The events whose matcher the CLI tries on a tool's name (its binary's dispatch:
+ * `HookEvents.ToolEvent` and `PreSkillShellCommand`); another event's is tried on another string
+ * (a subagent's type `plugin:agent`, a command's name, a file's name), which the checks of tool
+ * names know nothing of. A matcher that does not compile matches nothing on any event.
  */
 const toolEvents: ReadonlySet<string> = new Set([
-  "PreToolUse",
-  "PostToolUse",
-  "PostToolUseFailure",
-  "PermissionRequest",
-  "PermissionDenied"
-] satisfies ReadonlyArray<ToolEvent>)
+  ...([
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PermissionRequest",
+    "PermissionDenied"
+  ] satisfies ReadonlyArray<ToolEvent>),
+  "PreSkillShellCommand"
+])
 
 /** What is wrong with `matcher`, a hook's for `event`: one line a problem, none when it can match. */
 export const matcherProblems = (event: string, matcher: string): ReadonlyArray<string> => {
   // `*` and `""` match every call.
-  if (!toolEvents.has(event) || matcher === "*" || matcher === "") return []
+  if (matcher === "*" || matcher === "") return []
   const names = plainNames(matcher)
+  if (!toolEvents.has(event)) {
+    if (names !== undefined) return []
+    try {
+      new RegExp(matcher)
+      return []
+    } catch {
+      return [`the ${event} hook's matcher "${matcher}" is no regular expression the CLI can compile, so it matches nothing`]
+    }
+  }
   if (names !== undefined) {
     const servers = names.filter((name) => name.startsWith("mcp__") && !name.slice(5).includes("__")).map((name) =>
       `the ${event} hook's matcher names "${name}", which is no tool: the CLI reads a matcher of plain names as exact ` +
