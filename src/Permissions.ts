@@ -289,40 +289,63 @@ export const bind = (service: Permissions["Service"], report?: HandlerFailure.Re
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
 } => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report) })
 
-/** The longest answer text CLI 2.1.332 takes. */
+/** The longest answer text (and all answers, notes and response together) CLI 2.1.332 takes. */
 const ANSWER_MAX = 32_768
-/** The fields of an AskUserQuestion annotation CLI 2.1.332 takes. */
-const annotationFields = new Set(["preview", "notes", "unanswered"])
+/** The longest annotation notes CLI 2.1.332 takes. */
+const NOTES_MAX = 8_192
+/** What an annotation's `unanswered` may say. */
+const unansweredReasons = new Set(["skipped", "replied_in_chat", "dismissed"])
+/** The fields of an AskUserQuestion answer the host adds to the input (the rest are the model's). */
+const answerFields = new Set(["answers", "annotations", "response", "followUp"])
+
+/** Whether two JSON values are the same, whatever their keys' order. */
+const sameJson = (a: unknown, b: unknown): boolean => {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => sameJson(item, b[i]))
+  }
+  if (isRecord(a) && isRecord(b)) {
+    const keys = Object.keys(a)
+    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameJson(a[key], b[key]))
+  }
+  return a === b
+}
 
 /**
  * What is wrong with an allow of AskUserQuestion whose `updatedInput` CLI 2.1.332 would refuse or
- * misread (its own check): `answers` are text (at most 32,768 characters) keyed by the questions
- * asked, or for a multi-select question a list of labels, at most one more than it offers (the
- * "other" text), which the CLI joins; `annotations` are keyed by the questions too, with `preview`,
- * `notes` or `unanswered`. A list for a single-select question reached the model as one answer,
- * its labels joined; the rest as "the user did not answer" or a configuration error of the host.
+ * misread (its own check, read from its binary): `answers` are text keyed by the questions asked,
+ * or for a multi-select question a list of labels, at most one more than it offers (the "other"
+ * text), which the CLI joins; `annotations` are keyed by the questions too, with `preview` (text),
+ * `notes` (text of at most 8,192 characters) or `unanswered` (`skipped`, `replied_in_chat`,
+ * `dismissed`); `response` is text; answers, notes and response together at most 32,768
+ * characters; `followUp` (a boolean) only for questions that all have a `kind`; no other field
+ * than the input's and those, the input's `questions` unchanged. A list for a single-select
+ * question reached the model as one answer, its labels joined; the rest as "the user did not
+ * answer" or a configuration error of the host. (Whether a `preview` is one an option shows is
+ * left to the CLI: it also takes rendered forms of them.)
  */
 const answersProblem = (result: unknown, input: unknown): string | undefined => {
   if (!isRecord(result) || result.behavior !== "allow" || !isRecord(result.updatedInput)) return undefined
-  const { annotations, answers } = result.updatedInput
-  const questions = isRecord(input) && Array.isArray(input.questions) ? input.questions.filter(isRecord) : []
+  const updated = result.updatedInput
+  const { annotations, answers, response } = updated
+  const original = isRecord(input) ? input : {}
+  const questions = Array.isArray(original.questions) ? original.questions.filter(isRecord) : []
   const questionOf = (text: string) => questions.find((each) => each.question === text)
   const problems: Array<string> = []
+  let size = 0
   if (answers !== undefined && !isRecord(answers)) problems.push("answers are not an object of answers by question")
   if (isRecord(answers)) {
     for (const text of Object.keys(answers)) {
       const answer = answers[text]
       const question = questionOf(text)
       const offered = Array.isArray(question?.options) ? question.options.length : 0
-      const fits = question !== undefined && (typeof answer === "string"
-        ? answer.length <= ANSWER_MAX
-        : question.multiSelect === true && Array.isArray(answer) && answer.length <= offered + 1 &&
-          answer.every((label) => typeof label === "string" && label.length <= ANSWER_MAX))
+      const fits = question !== undefined && (typeof answer === "string" || (
+        question.multiSelect === true && Array.isArray(answer) && answer.length <= offered + 1 &&
+        answer.every((label) => typeof label === "string")
+      ))
       if (!fits) {
-        problems.push(
-          `the answer to ${JSON.stringify(text)} is ${question === undefined ? "keyed by no question asked" : "no text of at most " +
-            `${ANSWER_MAX} characters (nor, for a multi-select question, a list of at most one more label than it offers)`}`
-        )
+        problems.push(`the answer to ${JSON.stringify(text)} is ${question === undefined ? "keyed by no question asked" : "no text (nor, for a multi-select question, a list of at most one more label than it offers)"}`)
+      } else {
+        size += typeof answer === "string" ? answer.length : (answer as ReadonlyArray<string>).join(",").length
       }
     }
   }
@@ -330,11 +353,36 @@ const answersProblem = (result: unknown, input: unknown): string | undefined => 
   if (isRecord(annotations)) {
     for (const text of Object.keys(annotations)) {
       const annotation = annotations[text]
-      if (questionOf(text) === undefined) problems.push(`the annotation of ${JSON.stringify(text)} is keyed by no question asked`)
-      else if (!isRecord(annotation) || Object.keys(annotation).some((field) => !annotationFields.has(field))) {
-        problems.push(`the annotation of ${JSON.stringify(text)} has fields other than preview, notes and unanswered`)
+      const where = `the annotation of ${JSON.stringify(text)}`
+      if (questionOf(text) === undefined) problems.push(`${where} is keyed by no question asked`)
+      else if (!isRecord(annotation)) problems.push(`${where} is not an object`)
+      else {
+        for (const field of Object.keys(annotation)) {
+          const value = annotation[field]
+          if (field === "preview" ? typeof value !== "string"
+            : field === "notes" ? typeof value !== "string" || value.length > NOTES_MAX
+            : field === "unanswered" ? typeof value !== "string" || !unansweredReasons.has(value)
+            : true) {
+            problems.push(`${where} has a ${field} the CLI does not take (preview: text; notes: text of at most ${NOTES_MAX} characters; unanswered: skipped, replied_in_chat or dismissed)`)
+          }
+        }
+        if (typeof annotation.notes === "string") size += annotation.notes.length
       }
     }
+  }
+  if (response !== undefined) {
+    if (typeof response !== "string") problems.push("response is no text")
+    else size += response.length
+  }
+  if (size > ANSWER_MAX) problems.push(`answers, notes and response hold ${size} characters, over the CLI's ${ANSWER_MAX}`)
+  if (updated.followUp !== undefined) {
+    if (typeof updated.followUp !== "boolean") problems.push("followUp is no boolean")
+    else if (!questions.every((question) => typeof question.kind === "string")) problems.push("followUp is for questions that all have a kind")
+  }
+  const unknown = Object.keys(updated).filter((key) => !answerFields.has(key) && !Object.hasOwn(original, key))
+  if (unknown.length > 0) problems.push(`updatedInput has fields the CLI does not take: ${unknown.join(", ")}`)
+  if (Object.hasOwn(updated, "questions") && !sameJson(updated.questions, original.questions)) {
+    problems.push("updatedInput changes the questions the user was shown")
   }
   return problems.length === 0 ? undefined : `AskUserQuestion's answers do not pass the CLI's check: ${problems.join("; ")}`
 }

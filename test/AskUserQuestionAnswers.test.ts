@@ -97,4 +97,70 @@ describe("AskUserQuestion answers", () => {
         assert.deepStrictEqual(reports.map((r) => r.failure), ["invalid_answer"])
       }
     }))
+
+  // A sixth review: the rest of the CLI's own check (its binary), which refused these and told
+  // the model nobody answered.
+  const input = {
+    questions: [{
+      question: "Which color?",
+      header: "Color",
+      multiSelect: false,
+      options: [{ label: "Red", description: "red", preview: "RED" }, { label: "Blue", description: "blue" }]
+    }, {
+      question: "Which sizes?",
+      header: "Sizes",
+      multiSelect: true,
+      options: [{ label: "S", description: "small" }, { label: "M", description: "medium" }]
+    }]
+  }
+  const decideOn = (extra: Record<string, unknown>) =>
+    Effect.gen(function*() {
+      const reports: Array<HandlerFailure.HandlerFailed> = []
+      const service = yield* Effect.provide(
+        Effect.service(Permissions.Permissions),
+        Permissions.layer((req) =>
+          Effect.succeed(Permissions.allow({ updatedInput: { ...(req.input as object), ...extra } as Record<string, unknown> }))
+        )
+      )
+      const answer = yield* Permissions.bind(service, (event) => void reports.push(event)).decide(
+        { subtype: "can_use_tool", tool_name: "AskUserQuestion", input, tool_use_id: "toolu_2" },
+        "r2"
+      ).pipe(Effect.provide(Logger.layer([])))
+      return { answer, reports }
+    })
+
+  it.effect("the rest of the CLI's check: sizes, annotation values, response, followUp, host and unknown fields, changed questions", () =>
+    Effect.gen(function*() {
+      const refused: ReadonlyArray<Record<string, unknown>> = [
+        { answers: { "Which color?": "x".repeat(20_000), "Which sizes?": "y".repeat(20_000) } },
+        { answers: { "Which sizes?": ["a".repeat(17_000), "b".repeat(17_000)] } },
+        { answers: { "Which color?": "Red" }, annotations: { "Which color?": { notes: "n".repeat(8_193) } } },
+        { answers: { "Which color?": "Red" }, annotations: { "Which color?": { notes: 1 } } },
+        { annotations: { "Which color?": { unanswered: "later" } } },
+        { answers: { "Which color?": "Red" }, annotations: { "Which color?": { preview: 1 } } },
+        { answers: { "Which color?": "Red" }, response: 42 },
+        { response: "r".repeat(32_769) },
+        { answers: { "Which color?": "Red" }, followUp: true },
+        { answers: { "Which color?": "Red" }, afkTimeoutMs: 1000 },
+        { answers: { "Which color?": "Red" }, extra: 1 },
+        { answers: { "Which color?": "Red" }, questions: [input.questions[0]] }
+      ]
+      for (const extra of refused) {
+        const { answer, reports } = yield* decideOn(extra)
+        assert.strictEqual(answer.behavior, "deny", JSON.stringify(extra).slice(0, 80))
+        assert.deepStrictEqual(reports.map((r) => r.failure), ["invalid_answer"])
+      }
+      const taken: ReadonlyArray<Record<string, unknown>> = [
+        { answers: { "Which color?": "" } },
+        { answers: { "Which color?": "Red" }, annotations: { "Which color?": { preview: "RED", notes: "" } } },
+        { annotations: { "Which color?": { unanswered: "skipped" }, "Which sizes?": { unanswered: "dismissed" } } },
+        { answers: { "Which sizes?": [] } },
+        { answers: { "Which color?": "Red" }, response: "Red, I think" }
+      ]
+      for (const extra of taken) {
+        const { answer, reports } = yield* decideOn(extra)
+        assert.strictEqual(answer.behavior, "allow", JSON.stringify(extra).slice(0, 80))
+        assert.strictEqual(reports.length, 0)
+      }
+    }))
 })
