@@ -22,19 +22,9 @@ import * as FakeCli from "../src/testing/FakeCli.ts"
 import type { Transport } from "../src/Transport.ts"
 import { asProcess } from "./support/fakeCliHost.ts"
 import { withWarnings } from "./support/outcomes.ts"
+import { preToolUseRmRf as preToolUse } from "./support/hookInputs.ts"
 
 const SESSION = "guards-in-place"
-
-const preToolUse = {
-  session_id: "00000000-0000-4000-8000-000000000000",
-  transcript_path: "t.jsonl",
-  cwd: "/",
-  hook_event_name: "PreToolUse",
-  tool_name: "Bash",
-  tool_input: { command: "rm -rf /" },
-  tool_use_id: "toolu_1"
-}
-
 
 /** A CLI that answers `initialize` with `response`, then every user line with a success result. */
 const answering = (response: Record<string, unknown>, users: { count: number }) =>

@@ -27,6 +27,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Hooks from "../src/Hooks.ts"
+import { preToolUseRmRf as input } from "./support/hookInputs.ts"
 
 const deny = () => Effect.succeed(Hooks.deny("no"))
 
@@ -36,16 +37,6 @@ const messageOf = (exit: Exit.Exit<unknown, unknown>): string => {
 }
 
 const built = (hook: Hooks.Hook<never>) => Effect.exit(Effect.scoped(Layer.build(Hooks.layer(hook))))
-
-const input = {
-  session_id: "00000000-0000-4000-8000-000000000000",
-  transcript_path: "t.jsonl",
-  cwd: "/",
-  hook_event_name: "PreToolUse",
-  tool_name: "Bash",
-  tool_input: { command: "rm -rf /" },
-  tool_use_id: "toolu_1"
-}
 
 const answerOf = (hook: Hooks.Hook<never>) =>
   Effect.gen(function*() {

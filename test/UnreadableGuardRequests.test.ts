@@ -20,16 +20,7 @@ import type * as ClaudeError from "../src/ClaudeError.ts"
 import type * as HandlerFailure from "../src/HandlerFailure.ts"
 import * as Hooks from "../src/Hooks.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-
-const preToolUse = {
-  session_id: "00000000-0000-4000-8000-000000000000",
-  transcript_path: "t.jsonl",
-  cwd: "/",
-  hook_event_name: "PreToolUse",
-  tool_name: "Bash",
-  tool_input: { command: "rm -rf /" },
-  tool_use_id: "toolu_1"
-}
+import { preToolUseRmRf as preToolUse } from "./support/hookInputs.ts"
 
 /** A CLI before 2.1.332 (no `hook_on_failure_supported`): the library's refusal is the guard. */
 const olderCli = { hook_on_failure_supported: undefined, hooks_applied: undefined }
