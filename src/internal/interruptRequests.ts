@@ -1,9 +1,10 @@
 /**
  * Whether the program asked the CLI to abort its running turn since the CLI's last result, read
  * from the lines the session writes: an `interrupt` control request, or an answer with
- * `interrupt: true` (a permission's denial, a `PermissionRequest` hook's). A turn the CLI ends as
- * interrupted (`terminal_reason` `aborted_*`) without one was not the program's doing (a signal
- * from outside, the CLI's own abort): a failure (`turnOutcome.ts`).
+ * `interrupt: true` (a permission's denial, a `PermissionRequest` hook's) or a dialog answered
+ * `interrupt`. A turn the CLI ends as interrupted (`terminal_reason` `aborted_*`) without one was
+ * not the program's doing (a signal from outside, the CLI's own abort): a failure
+ * (`turnOutcome.ts`).
  *
  * One ask covers the CLI's turn it was written in: {@link InterruptRequests.take} forgets it at
  * each result. An interrupt written while no turn is in progress and no message waits (the CLI
@@ -12,10 +13,13 @@
 import type * as Protocol from "../Protocol.ts"
 import { isRecord } from "./json.ts"
 
-/** Whether a control answer's body asks for an abort: `interrupt: true` in it or in its decision. */
+/**
+ * Whether a control answer's body asks for an abort: `interrupt: true` in it or in its decision,
+ * or a dialog answered `interrupt` (`auto_mode_end_offer`, `auto_mode_server_fallback`).
+ */
 const asksInterrupt = (body: unknown): boolean => {
   if (!isRecord(body)) return false
-  if (body.interrupt === true) return true
+  if (body.interrupt === true || (body.behavior === "completed" && body.result === "interrupt")) return true
   const specific = body.hookSpecificOutput
   return isRecord(specific) && isRecord(specific.decision) && specific.decision.interrupt === true
 }
