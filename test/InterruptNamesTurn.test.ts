@@ -11,6 +11,7 @@ import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { abortedResult, answerInterrupt } from "./support/interrupts.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 
@@ -25,20 +26,8 @@ const interruptible = (interrupts: Array<Record<string, unknown>>, streaming: Qu
         yield* cli.emit(init)
         yield* cli.emit(start)
         yield* Queue.offer(streaming, undefined)
-        while (true) {
-          const request = yield* cli.nextMatching((m) => m.type === "control_request")
-          const body = request.request as Record<string, unknown>
-          if (body.subtype === "cancel_async_message") yield* cli.emit(FakeCli.success(request, { cancelled: false }))
-          if (body.subtype !== "interrupt") continue
-          interrupts.push(body)
-          yield* cli.emit(FakeCli.success(request, { still_queued: [] }))
-          break
-        }
-        yield* cli.emit({
-          ...FakeCli.result({ sessionId: SESSION, subtype: "error_during_execution", terminalReason: "aborted_streaming" }),
-          user_message_uuid: uuid,
-          user_message_uuids: [uuid]
-        })
+        interrupts.push(yield* answerInterrupt(cli))
+        yield* cli.emit(abortedResult(SESSION, uuid))
       })
   }))
 

@@ -27,6 +27,7 @@ import * as McpServers from "../src/McpServers.ts"
 import * as Permissions from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
+import { abortedResult, answerInterrupt } from "./support/interrupts.ts"
 import { live, processLayer } from "./support/live.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
@@ -105,19 +106,8 @@ describe("the demo's prompts", () => {
           yield* cli.emit(init)
           yield* cli.emit(start)
           yield* Deferred.succeed(running, undefined)
-          while (true) {
-            const request = yield* cli.nextMatching((m) => m.type === "control_request")
-            const body = request.request as Line
-            if (body.subtype === "cancel_async_message") yield* cli.emit(FakeCli.success(request, { cancelled: false }))
-            if (body.subtype !== "interrupt") continue
-            yield* cli.emit(FakeCli.success(request, { still_queued: [] }))
-            break
-          }
-          yield* cli.emit({
-            ...FakeCli.result({ sessionId: SESSION, subtype: "error_during_execution", terminalReason: "aborted_streaming" }),
-            user_message_uuid: first,
-            user_message_uuids: [first]
-          })
+          yield* answerInterrupt(cli)
+          yield* cli.emit(abortedResult(SESSION, first))
           // As CLI 2.1.332 does, after the aborted result.
           yield* cli.emit(lifecycle(first, "cancelled"))
           const second = String((yield* cli.nextMatching((m) => m.type === "user")).uuid)

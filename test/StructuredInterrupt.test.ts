@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { abortedResult, answerInterrupt } from "./support/interrupts.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 
@@ -34,19 +35,8 @@ describe("an interrupted turn of a session with outputFormat", () => {
             yield* Deferred.succeed(streaming, undefined)
             // The library may first try to withdraw the message (its turn not yet seen started):
             // the CLI runs it, so that is refused; the interrupt aborts the turn.
-            while (true) {
-              const request = yield* cli.nextMatching((m) => m.type === "control_request")
-              const subtype = (request.request as { readonly subtype?: unknown }).subtype
-              if (subtype === "cancel_async_message") yield* cli.emit(FakeCli.success(request, { cancelled: false }))
-              if (subtype !== "interrupt") continue
-              yield* cli.emit(FakeCli.success(request, { still_queued: [] }))
-              break
-            }
-            yield* cli.emit({
-              ...FakeCli.result({ sessionId: SESSION, subtype: "error_during_execution", terminalReason: "aborted_streaming" }),
-              user_message_uuid: uuid,
-              user_message_uuids: [uuid]
-            })
+            yield* answerInterrupt(cli)
+            yield* cli.emit(abortedResult(SESSION, uuid))
           })
       }))
       yield* Effect.gen(function*() {

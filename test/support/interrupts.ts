@@ -1,0 +1,31 @@
+/**
+ * A fake CLI's side of an interrupt of its running turn, as CLI 2.1.332 answers it: for tests
+ * whose `FakeCli` script runs a turn until the library interrupts it.
+ */
+import * as Effect from "effect/Effect"
+import * as FakeCli from "../../src/testing/FakeCli.ts"
+
+/**
+ * Answers the library's control requests until its `interrupt`: a withdrawal of the running turn
+ * first (`cancel_async_message`, sent while the library has not yet seen the turn start) is
+ * refused, as the CLI refuses it for a turn it runs; the interrupt is answered. Returns the
+ * interrupt's request body.
+ */
+export const answerInterrupt = (cli: FakeCli.FakeCliHandle) =>
+  Effect.gen(function*() {
+    while (true) {
+      const request = yield* cli.nextMatching((m) => m.type === "control_request")
+      const body = request.request as Record<string, unknown>
+      if (body.subtype === "cancel_async_message") yield* cli.emit(FakeCli.success(request, { cancelled: false }))
+      if (body.subtype !== "interrupt") continue
+      yield* cli.emit(FakeCli.success(request, { still_queued: [] }))
+      return body
+    }
+  })
+
+/** The result of a turn the CLI aborted mid-stream, naming the user message `uuid`. */
+export const abortedResult = (sessionId: string, uuid: string) => ({
+  ...FakeCli.result({ sessionId, subtype: "error_during_execution", terminalReason: "aborted_streaming" }),
+  user_message_uuid: uuid,
+  user_message_uuids: [uuid]
+})
