@@ -373,7 +373,9 @@ export interface LaunchOptions {
   readonly settings?: Settings | undefined
   /**
    * Variables set (or, with `undefined`, removed) in the child environment, on top of the
-   * inherited one. `Redacted` values stay redacted until the process starts.
+   * inherited one. `Redacted` values stay redacted until the process starts. The process
+   * transport sets `CLAUDE_CODE_TMPDIR` (the CLI's own temporary files) to a directory it removes
+   * when the CLI has exited, unless this sets it (the model's tools keep `TMPDIR`).
    */
   readonly env?: Readonly<Record<string, EnvValue>> | undefined
   /**
