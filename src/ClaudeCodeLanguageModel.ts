@@ -937,12 +937,16 @@ const collapse = (parts: ReadonlyArray<Part>): Array<Response.PartEncoded> => {
 // Errors
 // -----------------------------------------------------------------------------
 
+/** The API the CLI calls, for a `NetworkError` (its base URL is the CLI's own). */
+const messagesPath = "/v1/messages"
+
 const aiError = (method: string, reason: AiError.AiErrorReason): AiError.AiError =>
   AiError.make({ module: "ClaudeCodeLanguageModel", method, reason })
 
 /**
  * The `AiError` for a `ClaudeError`: its reason chosen by what went wrong (an API error by its
- * status, a missing CLI or credentials, a bad request, an interrupted turn), with the
+ * status, an API the CLI could not reach, a refusal, a missing CLI or credentials, a bad request,
+ * an interrupted turn), with the
  * `ClaudeError` as the reason's `cause` and its reason tag under `metadata["claude-code"]`.
  *
  * @since 0.2.0
@@ -956,7 +960,11 @@ export const fromClaudeError = (method: string, error: ClaudeError.ClaudeError):
   switch (reason._tag) {
     case "ApiError": {
       const status = (reason as { readonly status?: unknown }).status
-      aiReason = status === 429
+      // No status: the CLI could not reach the API (refused, timed out), retryable as the
+      // `ApiError` says; a refusal or a limit has a reason of its own.
+      aiReason = status === null
+        ? new AiError.NetworkError({ reason: "TransportError", method: "POST", url: messagesPath, description })
+        : status === 429
         ? new AiError.RateLimitError({ metadata })
         : status === 401 || status === 403
         ? new AiError.AuthenticationError({ kind: status === 401 ? "InvalidKey" : "InsufficientPermissions", metadata })
@@ -967,6 +975,9 @@ export const fromClaudeError = (method: string, error: ClaudeError.ClaudeError):
     }
     case "NotAuthenticated":
       aiReason = new AiError.AuthenticationError({ kind: "MissingKey", metadata })
+      break
+    case "Refused":
+      aiReason = new AiError.ContentPolicyError({ description, metadata })
       break
     case "InvalidInput":
     case "PromptTooLong":

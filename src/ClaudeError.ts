@@ -272,6 +272,23 @@ export class TurnFailed extends Schema.TaggedError<TurnFailed>()("TurnFailed", {
 }
 
 /**
+ * The model declined to answer (`stop_reason: "refusal"`: its safeguards stopped the response),
+ * and the CLI gave up after its own second try. Trying the same request again will not help;
+ * rephrasing it, in a new session, or another model may. Carries the result.
+ *
+ * @since 0.2.0
+ * @category reasons
+ */
+export class Refused extends Schema.TaggedError<Refused>()("Refused", {
+  result: Schema.Unknown,
+  description: Schema.String
+}) {
+  override get message(): string {
+    return `The model refused to answer: ${this.description}`
+  }
+}
+
+/**
  * The CLI has no credentials (not logged in, no API key): it made no request. A key the API
  * refused is `ApiError` with status 401.
  *
@@ -544,6 +561,7 @@ export const Reason = Schema.Union([
   StdoutClosed,
   TurnFailed,
   NotAuthenticated,
+  Refused,
   ApiError,
   PromptTooLong,
   LimitReached,

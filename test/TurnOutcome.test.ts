@@ -45,6 +45,7 @@ type Expected =
   | { readonly tag: "PromptTooLong" }
   | { readonly tag: "LimitReached"; readonly limit: string }
   | { readonly tag: "TurnFailed" }
+  | { readonly tag: "Refused" }
 
 const expectations: Record<string, Expected> = {
   "401 authentication_error after retries": { tag: "ApiError", status: 401, errorType: "authentication_error" },
@@ -64,7 +65,12 @@ const expectations: Record<string, Expected> = {
   "prompt over the context window, refused by the CLI": { tag: "PromptTooLong" },
   "prompt too long, said by the API": { tag: "PromptTooLong" },
   "request too large": { tag: "ApiError", status: 413, errorType: "request_too_large" },
-  "max turns reached": { tag: "LimitReached", limit: "error_max_turns" }
+  "max turns reached": { tag: "LimitReached", limit: "error_max_turns" },
+  // The model's own stops the CLI gives up on: `api_error` with no status, which read as an API
+  // that could not be reached (a retryable `ApiError`) before.
+  "model refusal, the CLI gives up": { tag: "Refused" },
+  "output token maximum on every try": { tag: "LimitReached", limit: "max_output_tokens" },
+  "model context window full": { tag: "PromptTooLong" }
 }
 
 const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.Reason => {
@@ -119,6 +125,7 @@ describe("failed results, as the CLI 2.1.332 writes them", () => {
             break
           case "NotAuthenticated":
           case "PromptTooLong":
+          case "Refused":
             assert.strictEqual((reason as ClaudeError.NotAuthenticated).description, line.result)
             break
           case "TurnFailed":
@@ -212,6 +219,56 @@ describe("failed results, as the CLI 2.1.332 writes them", () => {
       )
       assert.strictEqual(status, "api 429")
     }).pipe(Effect.provide(replying("429 with retry-after after retries"))))
+})
+
+/**
+ * CLI 2.1.332 counts these terminal reasons as failed turns (its own check, read from its binary),
+ * and writes one of them with `is_error: false`: `turn_setup_failed`, a turn that never started
+ * ("Claude Code didn't start. …", `subtype: "success"`). It read as a success (found by a reviewing
+ * helper; failing before). Each is now a failure whatever `is_error` says.
+ */
+describe("terminal reasons the CLI counts as failed, with is_error false", () => {
+  const failedReasons: ReadonlyArray<readonly [string, ClaudeError.Reason["_tag"]]> = [
+    ["turn_setup_failed", "TurnFailed"],
+    ["tool_deferred_unavailable", "TurnFailed"],
+    ["model_error", "TurnFailed"],
+    ["image_error", "TurnFailed"],
+    ["malformed_tool_use_exhausted", "TurnFailed"],
+    ["rapid_refill_breaker", "PromptTooLong"],
+    ["blocking_limit", "PromptTooLong"],
+    ["prompt_too_long", "PromptTooLong"],
+    ["api_error", "ApiError"],
+    ["budget_exhausted", "LimitReached"],
+    ["structured_output_retry_exhausted", "LimitReached"]
+  ]
+  for (const [terminalReason, tag] of failedReasons) {
+    it.effect(`${terminalReason}: run fails with ${tag}`, () =>
+      Effect.gen(function*() {
+        const session = yield* Claude.open()
+        const reason = reasonOf(yield* Effect.exit(session.run("go")))
+        assert.strictEqual(reason._tag, tag, reason.message)
+      }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({
+        sessionId: SESSION,
+        onUser: (_text, _index, cli) =>
+          cli.emit({
+            ...FakeCli.result({ sessionId: SESSION, text: "Claude Code didn't start. The policy could not be loaded.", terminalReason }),
+            is_error: false,
+            num_turns: 0
+          })
+      })))))
+  }
+
+  for (const terminalReason of ["completed", "stop_hook_prevented", "hook_stopped", "tool_deferred", "background_requested"]) {
+    it.effect(`${terminalReason}: run returns the result`, () =>
+      Effect.gen(function*() {
+        const session = yield* Claude.open()
+        const result = yield* session.run("go")
+        assert.strictEqual(result.terminal_reason, terminalReason)
+      }).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({
+        sessionId: SESSION,
+        onUser: (_text, _index, cli) => cli.emit(FakeCli.result({ sessionId: SESSION, text: "done", terminalReason }))
+      })))))
+  }
 })
 
 describe("errorResults: \"return\"", () => {

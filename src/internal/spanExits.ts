@@ -28,6 +28,7 @@ const textReasons: ReadonlySet<string> = new Set([
   "ApiError",
   "PromptTooLong",
   "NotAuthenticated",
+  "Refused",
   "ProtocolViolation",
   "ControlRejected",
   // The CLI's stderr.

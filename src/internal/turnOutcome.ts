@@ -4,6 +4,8 @@
  * error comes back as `subtype: "success"` with `is_error: true`, so `subtype` alone says nothing;
  * a limit's subtype (`error_max_turns`, …) is a failure even with `is_error: false`, as CLI 2.1.0
  * writes it.
+ * A `terminal_reason` the CLI counts as failed (`turn_setup_failed`, …) is a failure whatever
+ * `is_error` says.
  * A turn that was interrupted (`terminal_reason` `aborted_*`) is not a failure when the program
  * (or its user) asked for it; one the CLI aborted though the program did not ask
  * (`turn.interruptRequested` false) failed.
@@ -15,12 +17,36 @@ import type { RedactValue } from "./resultRedaction.ts"
 
 const limitSubtypes = new Set(["error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"])
 const limitReasons = new Set(["max_turns", "budget_exhausted", "structured_output_retry_exhausted"])
+/** Terminal reasons of a context too full to go on. */
+const contextReasons = new Set(["prompt_too_long", "blocking_limit", "rapid_refill_breaker"])
+
+/**
+ * The terminal reasons CLI 2.1.332 itself counts as a failed turn (its own check, read from its
+ * binary), whatever `is_error` says: it writes `turn_setup_failed` (a turn that never started)
+ * with `is_error: false`. It counts `max_turns` as no failure; the library does (`LimitReached`,
+ * by its subtype).
+ */
+const failedTerminalReasons = new Set([
+  "blocking_limit",
+  "rapid_refill_breaker",
+  "prompt_too_long",
+  "image_error",
+  "model_error",
+  "api_error",
+  "malformed_tool_use_exhausted",
+  "budget_exhausted",
+  "structured_output_retry_exhausted",
+  "tool_deferred_unavailable",
+  "turn_setup_failed"
+])
 
 /**
  * Whether `result` may stand for a failure: `failureOf` reads nothing else of any other (it is a
  * success), and nothing needs its redaction.
  */
-export const mayFail = (result: TurnResult): boolean => result.is_error || limitSubtypes.has(result.subtype)
+export const mayFail = (result: TurnResult): boolean =>
+  result.is_error || limitSubtypes.has(result.subtype) ||
+  (result.terminal_reason !== undefined && failedTerminalReasons.has(result.terminal_reason))
 
 const describe = (result: TurnResult): string =>
   result.result !== undefined && result.result.length > 0
@@ -79,12 +105,24 @@ export const failureOf = (
   if (status === null && /not logged in|please run \/login/i.test(description)) {
     return ClaudeError.make(new ClaudeError.NotAuthenticated({ result, description }))
   }
+  // The model's own stops the CLI gave up on end as `api_error` with no status, which would read
+  // as an API that could not be reached (a retryable `ApiError`): a refusal (the CLI tried once
+  // more), a full context window, an answer cut at the output-token maximum on every try.
+  if (result.stop_reason === "refusal") {
+    return ClaudeError.make(new ClaudeError.Refused({ result, description }))
+  }
   // `blocking_limit`: the CLI itself refused a prompt over the context window (no request made).
-  if (terminal === "prompt_too_long" || terminal === "blocking_limit" || /prompt is too long/i.test(description)) {
+  if (
+    (terminal !== undefined && contextReasons.has(terminal)) ||
+    /prompt is too long|reached its context window limit/i.test(description)
+  ) {
     return ClaudeError.make(new ClaudeError.PromptTooLong({ result, description }))
   }
   if (limitSubtypes.has(result.subtype) || (terminal !== undefined && limitReasons.has(terminal))) {
     return ClaudeError.make(new ClaudeError.LimitReached({ result, limit: limitSubtypes.has(result.subtype) ? result.subtype : terminal! }))
+  }
+  if (result.api_error === "max_output_tokens" || (status === null && /output token maximum/i.test(description))) {
+    return ClaudeError.make(new ClaudeError.LimitReached({ result, limit: "max_output_tokens" }))
   }
   if (terminal === "api_error" || status !== null) {
     const errorType = result.api_error_type ?? (result.api_error_status === undefined ? errorTypeInText(description) : null)

@@ -288,6 +288,8 @@ export const ResultMessage = Schema.Struct({
   terminal_reason: opt(Schema.String),
   api_error_status: opt(Schema.NullOr(Schema.Number)),
   api_error_type: opt(Schema.String),
+  /** What the CLI gave up on when there is no HTTP error: `max_output_tokens` (CLI 2.1.332). */
+  api_error: opt(Schema.String),
   ttft_ms: opt(Schema.Number),
   ttft_stream_ms: opt(Schema.Number),
   time_to_request_ms: opt(Schema.Number),

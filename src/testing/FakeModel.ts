@@ -58,7 +58,14 @@ import { splitText } from "../internal/textChunks.ts"
  * @since 0.1.0
  * @category models
  */
-export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "stop_sequence" | "pause_turn" | "refusal"
+export type StopReason =
+  | "end_turn"
+  | "tool_use"
+  | "max_tokens"
+  | "stop_sequence"
+  | "pause_turn"
+  | "refusal"
+  | "model_context_window_exceeded"
 
 /**
  * Usage numbers the fake reports. Defaults: `inputTokens` 100, `outputTokens` about a quarter of
