@@ -222,7 +222,7 @@ export class SessionClosed extends Schema.TaggedError<SessionClosed>()("SessionC
 /**
  * A user turn that ends without its result: the CLI dropped it from its queue before it ran
  * (withdrawn by the program, a turn interrupted while still queued, or by an `interrupt` that
- * cancelled queued messages), or, with `gaveUpAfterMillis`, the library gave up waiting for the
+ * cancelled queued messages; with `lifecycle`, a message it would not run), or, with `gaveUpAfterMillis`, the library gave up waiting for the
  * result of its interrupt (`interruptTimeout`): the turn may have run, and the CLI may still
  * finish it.
  *
@@ -232,12 +232,32 @@ export class SessionClosed extends Schema.TaggedError<SessionClosed>()("SessionC
 export class TurnCancelled extends Schema.TaggedError<TurnCancelled>()("TurnCancelled", {
   uuid: Schema.String,
   /** Set when the library gave up on the turn's interrupt after this long. @since 0.2.0 */
-  gaveUpAfterMillis: Schema.optionalKey(Schema.Number)
+  gaveUpAfterMillis: Schema.optionalKey(Schema.Number),
+  /**
+   * Set when the CLI ended the message's `command_lifecycle` without starting it by another state
+   * than `cancelled`: `completed` (CLI 2.1.332 drops a message whose uuid is already in the
+   * session), `discarded` or `refused`. @since 0.2.0
+   */
+  lifecycle: Schema.optionalKey(Schema.String)
 }) {
   override get message(): string {
-    return this.gaveUpAfterMillis === undefined
-      ? `The CLI cancelled the user message ${this.uuid} before its turn ran`
-      : `The turn of the user message ${this.uuid} was given up: its interrupt brought no result within ${this.gaveUpAfterMillis} ms (the CLI may still finish it)`
+    if (this.gaveUpAfterMillis !== undefined) {
+      return `The turn of the user message ${this.uuid} was given up: its interrupt brought no result within ${this.gaveUpAfterMillis} ms (the CLI may still finish it)`
+    }
+    switch (this.lifecycle) {
+      case undefined:
+        return `The CLI cancelled the user message ${this.uuid} before its turn ran`
+      case "completed":
+        return `The CLI dropped the user message ${this.uuid} without running it (it said completed before it started): ` +
+          `the CLI drops a message whose uuid is already in the session, a resumed session's earlier messages included; ` +
+          `give each message a uuid of its own`
+      case "discarded":
+        return `The CLI discarded the user message ${this.uuid} before its turn ran (the session ended with it queued)`
+      case "refused":
+        return `The CLI refused the user message ${this.uuid}: the session's receive-side policy declined it, and it will not run in this session`
+      default:
+        return `The CLI ended the user message ${this.uuid} (${this.lifecycle}) before its turn ran`
+    }
   }
 }
 

@@ -86,6 +86,12 @@ interface UuidCarrier {
   readonly user_message_uuids?: ReadonlyArray<string> | undefined
 }
 
+/**
+ * `command_lifecycle` states that end a message; before its `started`, the CLI will never run it
+ * (`cancelled` ends it at any time, handled on its own).
+ */
+const droppedStates: ReadonlySet<string> = new Set(["completed", "discarded", "refused"])
+
 /** A `system/hook_*` line of a hook that runs on the prompt, before its turn's `system/init`. */
 const isPromptHookLine = (event: Protocol.SystemMessage): boolean =>
   (event.subtype === "hook_started" || event.subtype === "hook_progress" || event.subtype === "hook_response") &&
@@ -277,6 +283,11 @@ export class Turns {
         else if (event.state === "cancelled") {
           this.forget(turn)
           this.end(turn, Exit.fail(ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid }))))
+        } else if (droppedStates.has(event.state) && !Deferred.isDoneUnsafe(turn.started)) {
+          // Ended without a start: the CLI will never run it (a folded message says `completed`
+          // after its `started`, before the result that names it, and keeps its turn).
+          this.forget(turn)
+          this.end(turn, Exit.fail(ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid, lifecycle: event.state }))))
         }
         return event
       }

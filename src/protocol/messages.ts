@@ -325,7 +325,8 @@ export interface ResultMessage extends Schema.Schema.Type<typeof ResultMessage> 
 
 /**
  * `command_lifecycle`: the progress of a host user message that carried a `uuid`
- * (`state` `queued` → `started` → `completed`; also `cancelled`).
+ * (`state` `queued` → `started` → `completed`; also `cancelled`, and `discarded` or `refused` of
+ * one that will not run).
  *
  * @since 0.1.0
  * @category other
