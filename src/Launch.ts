@@ -268,7 +268,7 @@ export interface SystemPromptPreset {
   readonly type: "preset"
   /** Always `"claude_code"`: the CLI's own prompt. */
   readonly preset: "claude_code"
-  /** Text added at the end of the preset (`--append-system-prompt`). */
+  /** Text added at the end of the preset (sent in `initialize`). */
   readonly append?: string | undefined
 }
 
@@ -354,12 +354,16 @@ export interface LaunchOptions {
    */
   readonly permissionMode?: PermissionMode | undefined
   /**
-   * `--system-prompt`: replaces the CLI's system prompt. `""` sends none. A
-   * {@link SystemPromptPreset} keeps the CLI's own prompt, its `append` passed as
-   * `--append-system-prompt` (then `appendSystemPrompt` must be unset).
+   * Replaces the CLI's system prompt (sent in `initialize`, as the official SDK does; any length).
+   * A {@link SystemPromptPreset} keeps the CLI's own prompt, its `append` added at its end (then
+   * `appendSystemPrompt` must be unset).
+   *
+   * Unset, the CLI uses Claude Code's own prompt, as a `claude` run does. The official SDKs differ:
+   * unset, they send `""`, which gives the CLI's one-line SDK prompt ("You are a Claude agent,
+   * built on Anthropic's Claude Agent SDK."); set `systemPrompt: ""` for that.
    */
   readonly systemPrompt?: string | SystemPromptPreset | undefined
-  /** `--append-system-prompt`: text added at the end of the system prompt. */
+  /** Text added at the end of the system prompt (sent in `initialize`; any length). */
   readonly appendSystemPrompt?: string | undefined
   /** `--allowedTools a,b`: tool rules allowed without asking, e.g. `"Bash(git *)"`. */
   readonly allowedTools?: ReadonlyArray<string> | undefined
@@ -711,6 +715,27 @@ const contextArgs = (options: LaunchOptions): ReadonlyArray<string> => {
 
 const isStringList = (u: unknown): u is ReadonlyArray<string> => Array.isArray(u)
 
+/**
+ * The system prompt's fields of `initialize`, as the official SDK sends them (CLI 2.1.0 reads them
+ * there too): a string `systemPrompt` replaces the CLI's own prompt (`""`: the CLI's one-line SDK
+ * prompt); a preset's `append`, or `appendSystemPrompt`, is added at the end of it (validate
+ * refuses both). Not on the command line, where Linux takes at most 128 KiB in one argument and
+ * every process listing shows them.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const initializePrompts = (
+  options: Pick<LaunchOptions, "systemPrompt" | "appendSystemPrompt">
+): { readonly systemPrompt?: string; readonly appendSystemPrompt?: string } => {
+  const append = (typeof options.systemPrompt === "object" ? options.systemPrompt.append : undefined) ??
+    options.appendSystemPrompt
+  return {
+    ...(typeof options.systemPrompt === "string" ? { systemPrompt: options.systemPrompt } : {}),
+    ...(append === undefined ? {} : { appendSystemPrompt: append })
+  }
+}
+
 /** `allowedTools` with the `Skill` rules of `skills` after it, as the official SDK adds them. */
 const allowedWithSkills = (options: LaunchOptions): ReadonlyArray<string> => {
   const allowed = options.allowedTools ?? []
@@ -774,13 +799,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (options.resume !== undefined) args.push(`--resume=${options.resume}`)
   if (options.forkSession === true) args.push("--fork-session")
   if (options.continueConversation === true) args.push("--continue")
-  if (typeof options.systemPrompt === "string") args.push(...valueFlag("--system-prompt", options.systemPrompt))
-  // A preset's `append`, or `appendSystemPrompt` (with or without a preset: validate refuses both).
-  const append = (typeof options.systemPrompt === "object" ? options.systemPrompt.append : undefined) ??
-    options.appendSystemPrompt
-  if (append !== undefined) {
-    args.push(...valueFlag("--append-system-prompt", append))
-  }
+  // `systemPrompt` and `appendSystemPrompt` go in `initialize` (`initializePrompts`), not here.
   const allowedTools = allowedWithSkills(options)
   if (allowedTools.length > 0) {
     args.push(...valueFlag("--allowedTools", allowedTools.join(",")))

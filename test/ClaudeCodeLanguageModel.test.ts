@@ -30,10 +30,12 @@ const recordingCli = (
   reply: (text: string, index: number, cli: FakeCli.FakeCliHandle, message: Record<string, unknown>) => Effect.Effect<void, unknown>
 ) => {
   const launches: Array<LaunchSpec> = []
+  const handles: Array<FakeCli.FakeCliHandle> = []
   const users: Array<string> = []
   let turns = 0
   const transport = FakeCli.layer((cli) => {
     launches.push(cli.spec)
+    handles.push(cli)
     return FakeCli.conversation({
       sessionId,
       onUser: (text, _index, cli, message) => {
@@ -42,7 +44,14 @@ const recordingCli = (
       }
     })(cli)
   })
-  return { launches, users, transport }
+  /** The `initialize` request of launch `index`. */
+  const initialize = (index: number): Record<string, unknown> | undefined => {
+    const line = handles[index]?.received.find((message) =>
+      message.type === "control_request" && (message.request as { subtype?: unknown }).subtype === "initialize"
+    )
+    return line?.request as Record<string, unknown> | undefined
+  }
+  return { launches, users, transport, initialize }
 }
 
 const emitAll = (cli: FakeCli.FakeCliHandle, lines: ReadonlyArray<unknown>) =>
@@ -87,7 +96,7 @@ describe("ClaudeCodeLanguageModel", () => {
       const metadata = finish.metadata[ClaudeCodeLanguageModel.metadataKey] as Record<string, unknown>
       assert.strictEqual(metadata.costUsd, 0.002)
       assert.strictEqual(metadata.sessionId, sessionId)
-      assert.strictEqual(argValue(cli.launches[0]!, "--system-prompt"), "Be brief.")
+      assert.strictEqual(cli.initialize(0)?.systemPrompt, "Be brief.")
       assert.include(cli.launches[0]!.args, "--include-partial-messages")
       assert.deepStrictEqual(cli.users, ["Hello"])
     }))

@@ -126,9 +126,10 @@ describe("buildCommand: arguments", () => {
     assert.deepStrictEqual(tail({ resume: "s", forkSession: true }), ["--resume=s", "--fork-session"])
     assert.deepStrictEqual(tail({ continueConversation: true }), ["--continue"])
     assert.deepStrictEqual(tail({ forkSession: false, continueConversation: false, replayUserMessages: false }), [])
-    assert.deepStrictEqual(tail({ systemPrompt: "Be terse." }), ["--system-prompt", "Be terse."])
-    assert.deepStrictEqual(tail({ systemPrompt: "" }), ["--system-prompt", ""])
-    assert.deepStrictEqual(tail({ appendSystemPrompt: "Also X." }), ["--append-system-prompt", "Also X."])
+    // The system prompt goes in `initialize` (`Launch.initializePrompts`), never on the command line.
+    assert.deepStrictEqual(tail({ systemPrompt: "Be terse." }), [])
+    assert.deepStrictEqual(tail({ systemPrompt: "" }), [])
+    assert.deepStrictEqual(tail({ appendSystemPrompt: "Also X." }), [])
     assert.deepStrictEqual(tail({ allowedTools: ["Read", "Bash(git *)"] }), ["--allowedTools", "Read,Bash(git *)"])
     assert.deepStrictEqual(tail({ allowedTools: [] }), [])
     assert.deepStrictEqual(tail({ disallowedTools: ["Edit", "Write"] }), ["--disallowedTools", "Edit,Write"])
@@ -145,7 +146,6 @@ describe("buildCommand: arguments", () => {
 
   it("uses --flag=value for any value starting with -", () => {
     assert.deepStrictEqual(tail({ model: "-m" }), ["--model=-m"])
-    assert.deepStrictEqual(tail({ systemPrompt: "- be terse" }), ["--system-prompt=- be terse"])
     assert.deepStrictEqual(tail({ addDirs: ["-d"] }), ["--add-dir=-d"])
   })
 
@@ -165,6 +165,18 @@ describe("buildCommand: arguments", () => {
       "--plugin-dir",
       "b"
     ])
+  })
+
+  it("the system prompt's fields of initialize: a string replaces the prompt, a preset's append or appendSystemPrompt is added", () => {
+    assert.deepStrictEqual(Launch.initializePrompts({}), {})
+    assert.deepStrictEqual(Launch.initializePrompts({ systemPrompt: "Be terse." }), { systemPrompt: "Be terse." })
+    assert.deepStrictEqual(Launch.initializePrompts({ systemPrompt: "" }), { systemPrompt: "" })
+    assert.deepStrictEqual(Launch.initializePrompts({ systemPrompt: "- be terse" }), { systemPrompt: "- be terse" })
+    assert.deepStrictEqual(Launch.initializePrompts({ appendSystemPrompt: "Also X." }), { appendSystemPrompt: "Also X." })
+    assert.deepStrictEqual(Launch.initializePrompts({ systemPrompt: "S", appendSystemPrompt: "A" }), { systemPrompt: "S", appendSystemPrompt: "A" })
+    assert.deepStrictEqual(Launch.initializePrompts({ systemPrompt: { type: "preset", preset: "claude_code", append: "B" } }), {
+      appendSystemPrompt: "B"
+    })
   })
 
   it("orders every option the same way", () => {
@@ -210,10 +222,6 @@ describe("buildCommand: arguments", () => {
       "sonnet",
       "--resume=id-1",
       "--fork-session",
-      "--system-prompt",
-      "S",
-      "--append-system-prompt",
-      "A",
       "--allowedTools",
       "Read",
       "--disallowedTools",
@@ -639,9 +647,6 @@ describe("findExecutable", () => {
         appendSystemPrompt: "Always answer in French."
       }
       yield* Launch.validate(options, noWiring)
-      const { args } = Launch.buildCommand(options, noWiring)
-      const at = args.indexOf("--append-system-prompt")
-      assert.notStrictEqual(at, -1, args.join(" "))
-      assert.strictEqual(args[at + 1], "Always answer in French.")
+      assert.deepStrictEqual(Launch.initializePrompts(options), { appendSystemPrompt: "Always answer in French." })
     }))
 })

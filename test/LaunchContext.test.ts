@@ -94,13 +94,15 @@ describe("buildCommand: limits, context and identity", () => {
     assert.deepStrictEqual(tail({ skills: [] }), [])
   })
 
-  it("a system prompt preset keeps the CLI's prompt and appends", () => {
+  it("a system prompt preset keeps the CLI's prompt and appends (in initialize, not on the command line)", () => {
     assert.deepStrictEqual(tail({ systemPrompt: { type: "preset", preset: "claude_code" } }), [])
-    assert.deepStrictEqual(tail({ systemPrompt: { type: "preset", preset: "claude_code", append: "Be brief." } }), [
-      "--append-system-prompt",
-      "Be brief."
-    ])
-    assert.deepStrictEqual(tail({ systemPrompt: "Only this." }), ["--system-prompt", "Only this."])
+    assert.deepStrictEqual(Launch.initializePrompts({ systemPrompt: { type: "preset", preset: "claude_code" } }), {})
+    assert.deepStrictEqual(tail({ systemPrompt: { type: "preset", preset: "claude_code", append: "Be brief." } }), [])
+    assert.deepStrictEqual(
+      Launch.initializePrompts({ systemPrompt: { type: "preset", preset: "claude_code", append: "Be brief." } }),
+      { appendSystemPrompt: "Be brief." }
+    )
+    assert.deepStrictEqual(Launch.initializePrompts({ systemPrompt: "Only this." }), { systemPrompt: "Only this." })
   })
 
   it("puts the new flags after the existing option flags and before extraArgs", () => {

@@ -61,7 +61,10 @@ import { TurnUsageTracker } from "./turnUsage.ts"
 
 /** The session options the engine reads (`Claude.SessionOptions`, which checked them). */
 export interface EngineOptions extends
-  Pick<Launch.LaunchOptions, "permissionMode" | "env" | "secretEnv" | "agents" | "forwardSubagentText" | "skills">
+  Pick<
+    Launch.LaunchOptions,
+    "permissionMode" | "env" | "secretEnv" | "agents" | "forwardSubagentText" | "skills" | "systemPrompt" | "appendSystemPrompt"
+  >
 {
   readonly maxLineBytes?: number | undefined
   readonly controlTimeout?: Duration.Input | undefined
@@ -329,9 +332,9 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
 })
 
 /**
- * The `initialize` request: the hooks' registrations (`{}` when none), and the structured
- * output's schema, the subagents, `forwardSubagentText`, the skills and the host's dialog kinds,
- * each only when the session has them.
+ * The `initialize` request: the hooks' registrations (`{}` when none), and the system prompt, the
+ * structured output's schema, the subagents, `forwardSubagentText`, the skills and the host's
+ * dialog kinds, each only when the session has them.
  */
 const initializeRequest = (
   options: EngineOptions,
@@ -341,6 +344,7 @@ const initializeRequest = (
 ): { readonly subtype: "initialize" } & Record<string, unknown> => ({
   subtype: "initialize",
   hooks,
+  ...Launch.initializePrompts(options),
   ...(jsonSchema === undefined ? {} : { jsonSchema }),
   ...(options.agents !== undefined ? { agents: options.agents } : {}),
   ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
