@@ -452,8 +452,10 @@ export interface LaunchOptions {
   /** One `--plugin-dir` each: plugins for this session only (see {@link PluginConfig}). */
   readonly plugins?: ReadonlyArray<PluginConfig> | undefined
   /**
-   * `--permission-prompt-tool <name>`: an MCP tool that answers permission prompts. Cannot be
-   * combined with a `Permissions` layer (which uses `stdio`).
+   * `--permission-prompt-tool <name>`: an MCP tool (`mcp__<server>__<tool>`) that answers
+   * permission prompts; any other name is `InvalidInput` (the CLI would exit at the first prompt).
+   * Cannot be combined with a `Permissions` layer, which answers through `stdio` (`"stdio"` alone
+   * is `InvalidInput`: provide the layer).
    */
   readonly permissionPromptToolName?: string | undefined
   /**
@@ -469,7 +471,10 @@ export interface LaunchOptions {
   /**
    * The skills the model may use: their names (each allowed as `Skill(<name>)` and sent in
    * `initialize.skills`, which hides the others from the model), or `"all"` (the `Skill` tool
-   * allowed). Unset, the CLI's own listing applies.
+   * allowed). Unset, the CLI's own listing applies. A name the CLI cannot match is
+   * `InvalidInput`, as the official SDK checks them (`"*"`, whitespace around it, a leading `/`, a
+   * wildcard suffix, parentheses, commas, control characters): CLI 2.1.332 hides every skill for
+   * one.
    */
   readonly skills?: ReadonlyArray<string> | "all" | undefined
 
@@ -1052,12 +1057,44 @@ const contextProblems = (options: LaunchOptions, wiring: Wiring | undefined, add
   if (options.skills !== undefined && options.skills !== "all") {
     if (!Array.isArray(options.skills) || !options.skills.every(nonEmpty)) {
       add(`skills must be "all" or an array of non-empty skill names`)
-    } else if (options.skills.some((name) => /[,()]/.test(name))) add(`skills names must not hold ",", "(" or ")"`)
+    } else {
+      for (const name of options.skills) {
+        const problem = skillNameProblem(name)
+        if (problem !== undefined) add(`skills name ${JSON.stringify(name)}: ${problem}`)
+      }
+    }
   }
   text("permissionPromptToolName", options.permissionPromptToolName)
-  if (options.permissionPromptToolName !== undefined && wiring?.permissionPromptTool === true) {
+  const promptTool = options.permissionPromptToolName
+  if (promptTool !== undefined && wiring?.permissionPromptTool === true) {
     add("permissionPromptToolName cannot be combined with a Permissions layer (which answers through stdio)")
+  } else if (promptTool === "stdio") {
+    add(`permissionPromptToolName "stdio" is the channel a Permissions layer answers: provide Permissions.layer instead`)
+  } else if (
+    nonEmpty(promptTool) && !promptTool.startsWith("mcp__") && options.env?.CLAUDE_AGENT_SDK_MCP_NO_PREFIX === undefined
+  ) {
+    // CLI 2.1.332 takes only an MCP tool, and exits at the first prompt otherwise (mid-turn).
+    add(`permissionPromptToolName ${JSON.stringify(promptTool)} must name an MCP tool (mcp__<server>__<tool>)`)
   }
+}
+
+const skillNameChars = /[(),\u0000-\u001f\u007f-\u009f]/
+const unpairedSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * Why the CLI cannot match a skill name, as the official SDK checks it before its spawn (a name
+ * it refuses makes CLI 2.1.332 hide every skill, without a word); undefined when it can.
+ */
+const skillNameProblem = (name: string): string | undefined => {
+  if (unpairedSurrogate.test(name)) return "it holds an unpaired surrogate, which UTF-8 cannot carry"
+  if (name !== name.trim()) return "leading or trailing whitespace (the Skill tool trims the name it is called with)"
+  if (skillNameChars.test(name)) return "parentheses, commas and control characters are not allowed (a skill's name is its directory's, or plugin:skill)"
+  if (name === "*") return `use skills: "all" for every skill`
+  if (name.endsWith(":*") || name.endsWith(" *") || name.endsWith("__*")) return "wildcard suffixes are not allowed: list each skill by its name"
+  if (name.startsWith("/")) return "a skill is named without its leading '/' (its directory's name, or plugin:skill)"
+  if (name.includes("\\\\")) return "consecutive backslashes are not allowed (the permission rule would name another skill)"
+  if (name.endsWith("\\")) return "it ends with an unpaired backslash"
+  return undefined
 }
 
 /** A record of strings (the `env` of a stdio server, the `headers` of a remote one). */

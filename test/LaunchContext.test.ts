@@ -186,7 +186,7 @@ describe("validate: limits, context and identity", () => {
         [loose({ forwardSubagentText: "yes" }), "forwardSubagentText must be a boolean"],
         [loose({ skills: "some" }), `skills must be "all" or an array of non-empty skill names`],
         [{ skills: [""] }, `skills must be "all" or an array of non-empty skill names`],
-        [{ skills: ["a,b"] }, `skills names must not hold ",", "(" or ")"`]
+        [{ skills: ["a,b"] }, `skills name "a,b": parentheses, commas and control characters are not allowed`]
       ]
       for (const [options, expected] of cases) {
         const message = yield* invalidOf(options)
