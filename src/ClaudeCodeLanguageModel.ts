@@ -945,8 +945,8 @@ const aiError = (method: string, reason: AiError.AiErrorReason): AiError.AiError
 
 /**
  * The `AiError` for a `ClaudeError`: its reason chosen by what went wrong (an API error by its
- * status, an API the CLI could not reach, a refusal, a missing CLI or credentials, a bad request,
- * an interrupted turn), with the
+ * status, an API the CLI could not reach, a refusal, a spent budget, a missing CLI or
+ * credentials, a bad request, an interrupted turn), with the
  * `ClaudeError` as the reason's `cause` and its reason tag under `metadata["claude-code"]`.
  *
  * @since 0.2.0
@@ -988,6 +988,17 @@ export const fromClaudeError = (method: string, error: ClaudeError.ClaudeError):
     case "StructuredOutputMissing":
       aiReason = new AiError.StructuredOutputError({ description, responseText: "" })
       break
+    case "LimitReached": {
+      const limit = (reason as { readonly limit?: unknown }).limit
+      // The program's budget spent: no retry helps until it is raised. The model breaking the
+      // schema on every try: the structured output's failure.
+      aiReason = limit === "error_max_budget_usd" || limit === "budget_exhausted"
+        ? new AiError.QuotaExhaustedError({ metadata })
+        : limit === "error_max_structured_output_retries" || limit === "structured_output_retry_exhausted"
+        ? new AiError.StructuredOutputError({ description, responseText: "" })
+        : new AiError.UnknownError({ description, metadata })
+      break
+    }
     default:
       aiReason = new AiError.UnknownError({ description, metadata })
   }

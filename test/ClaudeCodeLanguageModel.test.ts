@@ -275,6 +275,7 @@ describe("ClaudeCodeLanguageModel", () => {
   it("fromClaudeError: the AiError reason by what went wrong, the ClaudeError as its cause", () => {
     const api = (status: number | null) =>
       ClaudeError.make(new ClaudeError.ApiError({ result: {}, status, errorType: null, description: "boom" }))
+    const limit = (name: string) => ClaudeError.make(new ClaudeError.LimitReached({ result: {}, limit: name }))
     const cases: ReadonlyArray<readonly [ClaudeError.ClaudeError, string]> = [
       [api(429), "RateLimitError"],
       [api(401), "AuthenticationError"],
@@ -282,7 +283,16 @@ describe("ClaudeCodeLanguageModel", () => {
       [api(400), "InvalidRequestError"],
       [ClaudeError.make(new ClaudeError.NotAuthenticated({ result: {}, description: "Not logged in" })), "AuthenticationError"],
       [ClaudeError.make(new ClaudeError.InvalidInput({ description: "empty prompt" })), "InvalidRequestError"],
-      [ClaudeError.make(new ClaudeError.Stalled({ idleMillis: 5 })), "UnknownError"]
+      [ClaudeError.make(new ClaudeError.Stalled({ idleMillis: 5 })), "UnknownError"],
+      // No status: the CLI could not reach the API (retryable, as the ApiError says).
+      [api(null), "NetworkError"],
+      [ClaudeError.make(new ClaudeError.Refused({ result: {}, description: "flagged" })), "ContentPolicyError"],
+      // The program's budget is spent: no retry helps until it is raised.
+      [limit("error_max_budget_usd"), "QuotaExhaustedError"],
+      [limit("budget_exhausted"), "QuotaExhaustedError"],
+      // The model kept breaking the schema.
+      [limit("error_max_structured_output_retries"), "StructuredOutputError"],
+      [limit("error_max_turns"), "UnknownError"]
     ]
     for (const [error, tag] of cases) {
       const aiError = ClaudeCodeLanguageModel.fromClaudeError("generateText", error)
