@@ -28,10 +28,10 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type * as Scope from "effect/Scope"
 import * as ClaudeError from "../ClaudeError.ts"
 import { findExecutable } from "../Launch.ts"
 import { type Connection, eofShare, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
+import * as CliTmpRoot from "./cliTmpRoot.ts"
 import { Mailbox } from "./mailbox.ts"
 import { Fs } from "./nodeFs.ts"
 import { makeStderrFeed, TAIL_CHARS, TAIL_MARGIN } from "./stderrLines.ts"
@@ -113,40 +113,6 @@ const sweep = (marker: Buffer, graceMillis: number) =>
     }
     signalAll(left, "SIGKILL")
   })
-
-/**
- * The CLI's temporary root: CLI 2.1.332 keeps its temporary files under it (`claude-<uid>/` with
- * every background task's output, `cc-socks/`, `fswatch-probe-*`) and removes none of them when
- * it exits; without it, they are the system's temporary directory's, one set a session, for good.
- * Its own variable, not `TMPDIR`, so that the model's tools keep the user's temporary directory.
- */
-const TMP_ROOT_VARIABLE = "CLAUDE_CODE_TMPDIR"
-
-/**
- * A temporary root for one CLI, in the temporary directory it would have used (its `TMPDIR`),
- * removed with everything in it when the scope closes. Short (`claude-XXXXXX`): the CLI puts Unix
- * sockets under it, whose paths are limited to about a hundred bytes. Undefined (with a warning)
- * when it cannot be made: the CLI then uses its `TMPDIR` as it would have (it makes a missing one
- * itself), and the session goes on.
- */
-const privateTmpRoot = (tmpdir: string | undefined): Effect.Effect<string | undefined, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.suspend(() => {
-      const base = tmpdir || process.getBuiltinModule("node:os").tmpdir()
-      try {
-        return Effect.succeed(Fs.mkdtempSync(Path.join(base, "claude-")))
-      } catch (error) {
-        return Effect.as(
-          Effect.logWarning(`could not make a temporary directory of its own for the CLI in ${base}: the CLI's temporary files stay there`, error),
-          undefined
-        )
-      }
-    }),
-    (dir) =>
-      dir === undefined ? Effect.void : Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true, maxRetries: 2 })).pipe(
-        Effect.catchDefect((error) => Effect.logWarning(`could not remove the CLI's temporary directory ${dir}`, error))
-      )
-  )
 
 /** Why `cwd` cannot be the working directory of the CLI; undefined when it can. */
 const workingDirectoryProblem = (cwd: string): ClaudeError.BadWorkingDirectory["problem"] | undefined => {
@@ -345,10 +311,7 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   const nul = nulProblem(executable, args, env)
   if (nul !== undefined) return yield* Effect.fail(spawnFailed(nul))
   // Before the child: its removal is then the close's very last step, once nothing runs.
-  if (!Object.hasOwn(spec.env, TMP_ROOT_VARIABLE)) {
-    const root = yield* privateTmpRoot(env.TMPDIR)
-    if (root !== undefined) env[TMP_ROOT_VARIABLE] = root
-  }
+  yield* CliTmpRoot.provide(env, spec.env)
 
   const stdout = new Mailbox<Uint8Array, ClaudeError.ClaudeError>()
   const stderr = new Tail(STDERR_TAIL_BYTES)
