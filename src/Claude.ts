@@ -405,6 +405,9 @@ export interface Session<R extends TurnResult = TurnResult> {
    * settings files and plugins stay. Returns what was added and removed, and each server's
    * connection error. An in-process name taken by another definition is `InvalidInput`.
    *
+   * An in-process server the CLI removes has its tool calls still running interrupted (the CLI
+   * tells the model they failed; left running, they would finish what the model was told failed).
+   *
    * **Limits.** The session only ever adds in-process servers: one removed by a later call is no
    * longer offered by the CLI but is still served here until the session ends, so its name cannot
    * be given to another definition (`InvalidInput`); and they are served from before the request
@@ -424,13 +427,17 @@ export interface Session<R extends TurnResult = TurnResult> {
     Exclude<McpServers.Server.Services<Servers[number]>, Scope.Scope>
   >
   /**
-   * `mcp_reconnect`: reconnects an MCP server by name (an unknown name is `ControlRejected`).
+   * `mcp_reconnect`: reconnects an MCP server by name (an unknown name is `ControlRejected`). One of
+   * the session's in-process servers is `InvalidInput`: the CLI cannot reconnect those (turn it
+   * off and on with `toggleMcpServer` instead).
    *
    * @since 0.2.0
    */
   readonly reconnectMcpServer: (serverName: string, options?: RequestOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
   /**
-   * `mcp_toggle`: disables (its tools leave the next request) or enables an MCP server.
+   * `mcp_toggle`: disables (its tools leave the next request) or enables an MCP server. Disabling
+   * one of the session's in-process servers interrupts its tool calls still running (the CLI tells
+   * the model they failed).
    *
    * @since 0.2.0
    */

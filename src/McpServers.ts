@@ -764,6 +764,22 @@ export interface McpConnection {
    * @since 0.2.0
    */
   readonly add: (servers: ReadonlyArray<RegisteredServer>) => Effect.Effect<void, ClaudeError.ClaudeError>
+  /**
+   * Whether this connection serves a server of that name (one of the session's in-process servers).
+   *
+   * @since 0.2.0
+   */
+  readonly serves: (serverName: string) => boolean
+  /**
+   * Interrupts the tool calls still running on these servers, without waiting for them (their
+   * finalizers run in the connection): for servers the CLI dropped (`setMcpServers` without them,
+   * `toggleMcpServer(name, false)`). CLI 2.1.332 then tells the model their calls failed and sends
+   * no `notifications/cancelled`: a call left running would finish an action the model was told
+   * had failed. The servers stay served (the CLI may take them back).
+   *
+   * @since 0.2.0
+   */
+  readonly interruptCalls: (serverNames: ReadonlyArray<string>) => Effect.Effect<void>
 }
 
 const decodeInitializeParams = Schema.decodeUnknownOption(Rpc.InitializeParams)
@@ -818,6 +834,8 @@ export const connect: (
     const connections = new Map<string, number>()
     const callKey = (serverName: string, id: Rpc.RequestId): string =>
       JSON.stringify([serverName, connections.get(serverName) ?? 0, id])
+    /** The start every key of a server's calls has (`["<name>",`). */
+    const callKeyPrefix = (serverName: string): string => JSON.stringify([serverName]).slice(0, -1) + ","
 
     const initialize = (server: RegisteredServer, id: Rpc.RequestId, params: unknown): JsonRpcResponse => {
       connections.set(server.name, (connections.get(server.name) ?? 0) + 1)
@@ -953,7 +971,14 @@ export const connect: (
         return Effect.void
       })
 
-    return { handle, add } satisfies McpConnection
+    const interruptCalls = (serverNames: ReadonlyArray<string>) =>
+      Effect.suspend(() => {
+        const prefixes = serverNames.map(callKeyPrefix)
+        const running = [...calls].filter(([key]) => prefixes.some((prefix) => key.startsWith(prefix)))
+        return Effect.forEach(running, ([, fiber]) => Effect.forkIn(Fiber.interrupt(fiber), scope), { discard: true })
+      })
+
+    return { handle, add, serves: (serverName) => servers.has(serverName), interruptCalls } satisfies McpConnection
   })
 
 /**

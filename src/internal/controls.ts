@@ -131,12 +131,24 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => {
         // Served before the CLI hears of them: its first mcp_message may come before its answer.
         yield* mcp.add(registered)
         const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...external, ...sdk } }
-        return yield* request(body, Control.McpSetServersResponse, options)
+        const answer = yield* request(body, Control.McpSetServersResponse, options)
+        // The CLI closed its client for those: their running calls end here too.
+        yield* mcp.interruptCalls(answer.removed)
+        return answer
       }),
     reconnectMcpServer: (serverName: string, options?: RequestOptions) =>
-      ack({ subtype: "mcp_reconnect", serverName } satisfies Protocol.McpReconnectRequest, options),
+      mcp.serves(serverName)
+        // CLI 2.1.332 refuses it with an internal error ("SDK servers should be handled in print.ts").
+        ? invalid(
+          `"${serverName}" is one of the session's in-process MCP servers, which the CLI cannot reconnect: ` +
+            `toggleMcpServer("${serverName}", false) then toggleMcpServer("${serverName}", true) restarts it`
+        )
+        : ack({ subtype: "mcp_reconnect", serverName } satisfies Protocol.McpReconnectRequest, options),
     toggleMcpServer: (serverName: string, enabled: boolean, options?: RequestOptions) =>
-      ack({ subtype: "mcp_toggle", serverName, enabled } satisfies Protocol.McpToggleRequest, options),
+      ack({ subtype: "mcp_toggle", serverName, enabled } satisfies Protocol.McpToggleRequest, options).pipe(
+        // Disabled, the CLI closed its client: its running calls end here too.
+        Effect.andThen(enabled ? Effect.void : mcp.interruptCalls([serverName]))
+      ),
     readMcpResource: (serverName: string, uri: string, options?: RequestOptions) =>
       request(
         { subtype: "mcp_read_resource", serverName, uri } satisfies Protocol.McpReadResourceRequest,

@@ -24,10 +24,17 @@ export const connect = Effect.fnUntraced(function*(
   // A scope of its own, forked now: the connection, opened later, is closed where it would have
   // been had it opened now (before the CLI's end, so tool calls made while it shuts down run).
   const scope = yield* Scope.fork(yield* Effect.scope)
-  const opened = yield* Effect.cached(Scope.provide(Effect.flatMap(load, (M) => M.connect(service, options)), scope))
+  // Until it opens, it serves nothing and runs no call.
+  let current: McpServers.McpConnection | undefined
+  const opened = yield* Effect.cached(Scope.provide(
+    Effect.flatMap(load, (M) => M.connect(service, options)).pipe(Effect.tap((mcp) => Effect.sync(() => current = mcp))),
+    scope
+  ))
   const connection: McpServers.McpConnection = {
     handle: (serverName, message) => Effect.flatMap(opened, (mcp) => mcp.handle(serverName, message)),
-    add: (servers) => servers.length === 0 ? Effect.void : Effect.flatMap(opened, (mcp) => mcp.add(servers))
+    add: (servers) => servers.length === 0 ? Effect.void : Effect.flatMap(opened, (mcp) => mcp.add(servers)),
+    serves: (serverName) => current?.serves(serverName) ?? false,
+    interruptCalls: (serverNames) => current === undefined ? Effect.void : current.interruptCalls(serverNames)
   }
   return connection
 })
