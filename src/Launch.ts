@@ -576,7 +576,11 @@ export const defaultSecretEnv: ReadonlyArray<string> = [
   "CLAUDE_CODE_SESSION_ACCESS_TOKEN",
   "CLAUDE_CODE_SESSIONS_OAUTH_TOKEN",
   "GITHUB_TOKEN",
-  "GH_TOKEN"
+  "GH_TOKEN",
+  // Headers the CLI sends with every API request (a gateway's key, an `Authorization` line; each
+  // header's value is a secret of its own too), and the passphrase of its client certificate's key.
+  "ANTHROPIC_CUSTOM_HEADERS",
+  "CLAUDE_CODE_CLIENT_KEY_PASSPHRASE"
 ]
 
 const protocolFlags = new Set(["output-format", "input-format"])

@@ -694,13 +694,29 @@ export const secretsOf = (
   host: Readonly<Record<string, string | undefined>> = process.env
 ): Array<string> => {
   const secrets = new Set<string>()
-  for (const value of Object.values(env)) if (Redacted.isRedacted(value)) secrets.add(Redacted.value(value))
+  const add = (name: string, value: string) => {
+    secrets.add(value)
+    for (const part of secretParts(name, value)) secrets.add(part)
+  }
+  for (const [name, value] of Object.entries(env)) if (Redacted.isRedacted(value)) add(name, Redacted.value(value))
   for (const name of secretNames) {
     const inherited = host[name]
-    if (!Object.hasOwn(env, name) && inherited !== undefined) secrets.add(inherited)
+    if (!Object.hasOwn(env, name) && inherited !== undefined) add(name, inherited)
   }
   return [...secrets].filter((secret) => secret.length >= minSecretLength).sort((a, b) => b.length - a.length)
 }
+
+/**
+ * The parts of a secret variable's value that are secrets on their own: each header's value of
+ * `ANTHROPIC_CUSTOM_HEADERS` (`Name: value` lines), which a tool may print without its name.
+ */
+const secretParts = (name: string, value: string): ReadonlyArray<string> =>
+  name === "ANTHROPIC_CUSTOM_HEADERS"
+    ? value.split(/\r?\n/).flatMap((line) => {
+      const colon = line.indexOf(":")
+      return colon === -1 ? [] : [line.slice(colon + 1).trim()]
+    })
+    : []
 
 /**
  * The tracing of a session whose span is `sessionSpan`, with the program's `Tracer`, metric
