@@ -207,7 +207,7 @@ describe("the timeline page in Chromium", () => {
         let out = ""
         child.stdout.setEncoding("utf8").on("data", (s: string) => {
           out += s
-          const match = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)
+          const match = /(http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]+\/)/.exec(out)
           if (match !== null) resume(Effect.succeed(match[1]!))
         })
       }).pipe(Effect.timeout("20 seconds"))

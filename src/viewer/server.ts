@@ -1,7 +1,9 @@
 /**
- * The timeline page's server (`effect/http` on Node): `GET /` is the page of the transcript as it
- * is now; with `follow`, the transcript is read again as it grows and `GET /events` sends the
- * turns that changed as Server-Sent Events, which the page applies.
+ * The timeline page's server (`effect/http` on Node): `GET /<token>/` is the page of the
+ * transcript as it is now; with `follow`, the transcript is read again as it grows and
+ * `GET /<token>/events` sends the turns that changed as Server-Sent Events, which the page
+ * applies. The token is random, made for each server and given in its address only: a local
+ * process that finds the port gets no transcript.
  *
  * @since 0.2.0
  */
@@ -50,7 +52,7 @@ export interface ServeOptions {
 }
 
 /**
- * A served timeline: its URL (`http://127.0.0.1:<port>/`).
+ * A served timeline: its URL (`http://127.0.0.1:<port>/<token>/`: the token is its only way in).
  *
  * @since 0.2.0
  * @category models
@@ -341,17 +343,30 @@ const local = (
     ? handler(request)
     : Effect.succeed(HttpServerResponse.text("forbidden: not addressed to 127.0.0.1", { status: 403 }))
 
-/** The routes: the page, and with `follow` its event stream. */
-const routes = Effect.fnUntraced(function*(options: ServeOptions) {
+/**
+ * A fresh secret for the viewer's address (128 random bits, base64url): the routes are under
+ * `/<token>/`, so that another local user or container that finds the port gets no transcript.
+ */
+const makeToken = (): string => Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString("base64url")
+
+/** What the port alone gets: no transcript, and the way to it. */
+const withoutToken = local(() =>
+  Effect.succeed(HttpServerResponse.text("forbidden: open the address the viewer printed (it carries a token)", { status: 403 }))
+)
+
+/** The routes under `/<token>/`: the page, and with `follow` its event stream (`events`, relative to the page). */
+const routes = Effect.fnUntraced(function*(options: ServeOptions, token: string) {
+  const root = HttpRouter.add("GET", "/", withoutToken)
   if (options.follow !== true) {
     const builder = yield* loadWhole(options.path)
     const html = Page.renderPage(builder.timeline, { title: Path.basename(options.path) })
-    return HttpRouter.add("GET", "/", local(() => Effect.succeed(htmlResponse(html))))
+    return Layer.mergeAll(root, HttpRouter.add("GET", `/${token}/`, local(() => Effect.succeed(htmlResponse(html)))))
   }
   const follower = yield* makeFollower(options)
   return Layer.mergeAll(
-    HttpRouter.add("GET", "/", local(() => Effect.sync(() => htmlResponse(follower.page())))),
-    HttpRouter.add("GET", "/events", local((request) =>
+    root,
+    HttpRouter.add("GET", `/${token}/`, local(() => Effect.sync(() => htmlResponse(follower.page())))),
+    HttpRouter.add("GET", `/${token}/events`, local((request) =>
       Effect.succeed(HttpServerResponse.stream(
         follower.events(pageOf(request).since, pageOf(request).epoch).pipe(
           Stream.map((update) => `data: ${JSON.stringify(update)}\n\n`),
@@ -378,7 +393,8 @@ export const serve: (options: ServeOptions) => Effect.Effect<Served, ClaudeError
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     return yield* invalid(`cannot serve on 127.0.0.1:${port}: a port is a whole number from 0 to 65535`)
   }
-  const app = yield* routes(options)
+  const token = makeToken()
+  const app = yield* routes(options, token)
   const server = NodeHttpServer.layer(() => Http.createServer(), {
     host: "127.0.0.1",
     port: options.port ?? 0,
@@ -388,7 +404,7 @@ export const serve: (options: ServeOptions) => Effect.Effect<Served, ClaudeError
     HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(Layer.provideMerge(server))
   ).pipe(Effect.mapError((error) => invalid(`cannot serve on 127.0.0.1:${options.port ?? 0}: ${describeError(error)}`)))
   const address = Context.get(context, HttpServer.HttpServer).address
-  return { url: `${HttpServer.formatAddress(address)}/` }
+  return { url: `${HttpServer.formatAddress(address)}/${token}/` }
 })
 
 /**
