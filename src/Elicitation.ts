@@ -36,7 +36,16 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
-import { type CallFailure as HandlerCallFailure, captureHandler, guard, readAnswer, warnFailure, writable } from "./internal/handlerCall.ts"
+import {
+  type CallFailure as HandlerCallFailure,
+  captureHandler,
+  guard,
+  readAnswer,
+  type Redact,
+  redactFailure,
+  warnFailure,
+  writable
+} from "./internal/handlerCall.ts"
 import { Elicitation } from "./internal/services.ts"
 import { formatCheck } from "./internal/stringFormats.ts"
 
@@ -368,23 +377,30 @@ interface CallFailure extends HandlerCallFailure {
  * Each such case is logged as a warning and passed to `report`
  * ({@link HandlerFailure.HandlerFailed}, handler `elicitation`). Interrupting `respond` (a
  * `control_cancel_request`) is no failure: the handler is interrupted, nothing is reported.
+ * `redact` (a session passes its own) replaces the session's secrets in a failure's text before
+ * it is logged or reported.
  *
  * @since 0.2.0
  * @category session
  */
-export const bind = (service: Elicitation["Service"], report?: HandlerFailure.Report): {
+export const bind = (
+  service: Elicitation["Service"],
+  report?: HandlerFailure.Report,
+  redact?: (text: string) => string
+): {
   /** Answers one `elicitation` request body with the JSON of the `control_response`. */
   readonly respond: (
     request: unknown,
     requestId?: string | undefined
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
-} => ({ respond: (raw, requestId) => respondWire(service, raw, requestId, report) })
+} => ({ respond: (raw, requestId) => respondWire(service, raw, requestId, report, redact) })
 
 const respondWire = Effect.fn("Elicitation.respond")(function*(
   service: Elicitation["Service"],
   raw: unknown,
   requestId: string | undefined,
-  report: HandlerFailure.Report | undefined
+  report: HandlerFailure.Report | undefined,
+  redact: Redact | undefined
 ) {
   const server = serverOf(raw)
   const answered = yield* decodeRequest(raw).pipe(
@@ -416,7 +432,8 @@ const respondWire = Effect.fn("Elicitation.respond")(function*(
     Effect.result
   )
   if (answered._tag === "Success") return answered.success
-  const failed: CallFailure = answered.failure
+  // What follows is logged, reported and ends this span: the secrets out first.
+  const failed: CallFailure = redactFailure(answered.failure, redact)
   // Content that breaks the schema was an answer, just not a usable one: declined. Anything
   // else means nobody decided: cancelled.
   const action = failed.action ?? "cancel"

@@ -7,7 +7,9 @@
  * CLI with a refusal that carries the reason, so the tool call (or prompt) does not happen. A
  * handler of another event keeps the non-blocking answer (an error control_response: the CLI
  * goes on as if the hook had said nothing). Either way the failure is logged as a warning and
- * reported as a {@link HandlerFailed} event.
+ * reported as a {@link HandlerFailed} event. In a session, the session's secrets (the API key,
+ * the `Redacted` env values, the account e-mail) are replaced by `[redacted]` in all of these
+ * first: a handler's error may quote the tool input that holds one.
  *
  * @since 0.1.0
  */
@@ -81,7 +83,11 @@ export interface HandlerFailed {
   readonly message: string
   /** The error the failure became (what an error answer would carry). */
   readonly error: ClaudeError.ClaudeError
-  /** The handler's own cause (its failure, defect or interruption). */
+  /**
+   * The handler's own cause (its failure, defect or interruption). In a session, a failure or
+   * defect whose text holds a secret of the session (or cannot be read) is an `Error` of that
+   * text with the secret replaced; a `ClaudeError` keeps its reason, the secret replaced.
+   */
   readonly cause: Cause.Cause<unknown>
 }
 

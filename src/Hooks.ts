@@ -67,7 +67,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
 import { matcherProblems } from "./internal/matcherProblems.ts"
-import { answerBy, readAnswer, warnFailure, writable } from "./internal/handlerCall.ts"
+import { answerBy, readAnswer, redactFailure, warnFailure, writable } from "./internal/handlerCall.ts"
 import { isRecord } from "./internal/json.ts"
 import { deadlineProblem } from "./internal/sessionOptionsCheck.ts"
 import * as HookEvents from "./HookEvents.ts"
@@ -770,12 +770,18 @@ interface BoundRegistration {
  * field of the `initialize` request, `dispatch` answers `hook_callback` requests.
  *
  * `report` is called (synchronously) for every failure of a call, after it is logged: the
- * session publishes it on its events.
+ * session publishes it on its events. `redact` (a session passes its own) replaces the session's
+ * secrets in a failure's text before it is logged, reported or answered: a handler's error may
+ * quote the tool input holding the API key.
  *
  * @since 0.1.0
  * @category session
  */
-export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): Bound => {
+export const bind = (
+  hooks: Hooks["Service"],
+  report?: HandlerFailure.Report,
+  redact?: (text: string) => string
+): Bound => {
   const byId = new Map<string, BoundRegistration>()
   const initialize: Record<string, Array<InitializeMatcher>> = {}
   hooks.registrations.forEach((registration, index) => {
@@ -809,8 +815,10 @@ export const bind = (hooks: Hooks["Service"], report?: HandlerFailure.Report): B
     input: unknown,
     toolUseId: string | undefined,
     requestId: string | undefined,
-    failed: CallFailure
+    unredacted: CallFailure
   ): Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError> => {
+    // What follows is logged, reported, answered and ends the dispatch's span: the secrets out first.
+    const failed = redactFailure(unredacted, redact)
     const { event } = bound.registration
     const reason = failed.failure === "timed_out" && bound.deadline !== undefined
       ? `The ${event} hook (${bound.id}) did not answer within ${Duration.toMillis(bound.deadline)} ms`

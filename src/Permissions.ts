@@ -45,6 +45,8 @@ import {
   captureHandler,
   guard,
   readAnswer,
+  type Redact,
+  redactFailure,
   refuseAnswer,
   warnFailure,
   writable
@@ -278,16 +280,23 @@ export const layer = <E, R>(
  * `updatedInput` (as the Python SDK does): CLI 2.1.332 accepts a bare `{"behavior":"allow"}`,
  * older CLIs required the field.
  *
+ * `redact` (a session passes its own) replaces the session's secrets in a failure's text before
+ * it is logged, reported or sent: a handler's error may quote the tool input holding the API key.
+ *
  * @since 0.1.0
  * @category session
  */
-export const bind = (service: Permissions["Service"], report?: HandlerFailure.Report): {
+export const bind = (
+  service: Permissions["Service"],
+  report?: HandlerFailure.Report,
+  redact?: (text: string) => string
+): {
   /** Answers one `can_use_tool` request body with the JSON of the `control_response`. */
   readonly decide: (
     request: unknown,
     requestId?: string | undefined
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
-} => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report) })
+} => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report, redact) })
 
 /** The longest answer text (and all answers, notes and response together) CLI 2.1.332 takes. */
 const ANSWER_MAX = 32_768
@@ -394,7 +403,8 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
   service: Permissions["Service"],
   raw: unknown,
   requestId: string | undefined,
-  report: HandlerFailure.Report | undefined
+  report: HandlerFailure.Report | undefined,
+  redact: Redact | undefined
 ) {
   // The schema is structural: keep the CLI's object, with any field a newer CLI added.
   const request = raw as CanUseToolRequest
@@ -436,7 +446,8 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
     Effect.result
   )
   if (answered._tag === "Success") return answered.success as Record<string, unknown>
-  const failed = answered.failure
+  // What follows is logged, reported, sent to the CLI and ends this span: the secrets out first.
+  const failed = redactFailure(answered.failure, redact)
   const message = `The permission handler for ${describeRequest(request)} failed, so the tool call was denied: ${failed.error.message}`
   const fields = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>
   const toolName = typeof fields.tool_name === "string" ? fields.tool_name : undefined

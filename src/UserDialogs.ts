@@ -31,6 +31,8 @@ import {
   captureHandler,
   guard,
   readAnswer,
+  type Redact,
+  redactFailure,
   refuseAnswer,
   warnFailure,
   writable
@@ -249,23 +251,30 @@ const kindOf = (request: unknown): string =>
  *   warning and passed to `report` (handler `request_user_dialog`, outcome `cancelled`).
  * - Interrupting `show` (a `control_cancel_request`: the CLI withdrew the dialog) interrupts the
  *   handler; nothing is reported.
+ * - `redact` (a session passes its own) replaces the session's secrets in a failure's text
+ *   before it is logged or reported.
  *
  * @since 0.2.0
  * @category session
  */
-export const bind = (service: UserDialogs["Service"], report?: HandlerFailure.Report): {
+export const bind = (
+  service: UserDialogs["Service"],
+  report?: HandlerFailure.Report,
+  redact?: (text: string) => string
+): {
   /** Answers one `request_user_dialog` request body with the JSON of the `control_response`. */
   readonly show: (
     request: unknown,
     requestId?: string | undefined
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
-} => ({ show: (raw, requestId) => showWire(service, raw, requestId, report) })
+} => ({ show: (raw, requestId) => showWire(service, raw, requestId, report, redact) })
 
 const showWire = Effect.fn("UserDialogs.show")(function*(
   service: UserDialogs["Service"],
   raw: unknown,
   requestId: string | undefined,
-  report: HandlerFailure.Report | undefined
+  report: HandlerFailure.Report | undefined,
+  redact: Redact | undefined
 ) {
   const kind = kindOf(raw)
   if (!service.kinds.includes(kind)) {
@@ -310,7 +319,8 @@ const showWire = Effect.fn("UserDialogs.show")(function*(
     const result = answered.success
     return result.behavior === "completed" ? { behavior: "completed", result: result.result } : { behavior: "cancelled" }
   }
-  const failed = answered.failure
+  // What follows is logged, reported and ends this span: the secrets out first.
+  const failed = redactFailure(answered.failure, redact)
   const message = `The dialog handler for ${kind} failed, so the dialog was cancelled: ${failed.error.message}`
   const toolUseId = typeof raw === "object" && raw !== null && typeof (raw as { tool_use_id?: unknown }).tool_use_id === "string"
     ? (raw as { tool_use_id: string }).tool_use_id

@@ -13,6 +13,8 @@
  *   invalid one, refused like any other.
  * - {@link readAnswer}, {@link warnFailure}: a defect while reading the answer, or while logging
  *   the failure, still ends in the answer that fails closed.
+ * - {@link redactFailure}: the session's secrets out of a failure before it is logged, reported,
+ *   answered or ends a span (a handler's text may quote a tool input holding the API key).
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -24,7 +26,7 @@ import * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as HandlerFailure from "../HandlerFailure.ts"
-import { describeCause } from "./describeCause.ts"
+import { describeCause, describeError } from "./describeCause.ts"
 import { jsonDataProblem, jsonWriteError } from "./json.ts"
 import { deadlineProblem } from "./sessionOptionsCheck.ts"
 
@@ -126,9 +128,80 @@ export const readAnswer = <A>(reading: Effect.Effect<A, CallFailure>, who: strin
     })
   })
 
+/** The session's secrets replaced in a text (`tracing.redact`). */
+export type Redact = (text: string) => string
+
+/**
+ * `failed` with the session's secrets out of its error and its cause (see {@link redactCause}):
+ * what is logged, reported, answered and ends the library's span. Outside a session (no
+ * `redact`) it is `failed` as it is.
+ */
+export const redactFailure = <F extends CallFailure>(failed: F, redact: Redact | undefined): F =>
+  redact === undefined
+    ? failed
+    : { ...failed, error: redactError(failed.error, redact), cause: redactCause(failed.cause, redact) }
+
+/**
+ * `error`, or where its fields hold a secret, the same reason with the secret replaced in them
+ * (an `InvalidInput` of its redacted message when that reason cannot be rebuilt).
+ */
+const redactError = (error: ClaudeError.ClaudeError, redact: Redact): ClaudeError.ClaudeError => {
+  try {
+    const fields = JSON.stringify(error.reason)
+    const redacted = redact(fields)
+    if (redacted === fields) return error
+    const Reason = error.reason.constructor as new(fields: unknown) => ClaudeError.Reason
+    const rebuilt = ClaudeError.make(new Reason(JSON.parse(redacted)))
+    // Where the error was made, not this copy.
+    if (typeof error.stack === "string") rebuilt.stack = redact(error.stack)
+    return rebuilt
+  } catch {
+    // Fields JSON cannot write (a BigInt), a secret across JSON syntax (a number), or fields
+    // its schema no longer takes.
+    return invalid(redact(describeError(error)))
+  }
+}
+
+/**
+ * `cause` as loggers show it (`Cause.pretty`), the session's secrets out: a failure or defect
+ * whose text holds one becomes an `Error` of that text redacted (its name kept); one whose text
+ * cannot be read (a `stack` getter that throws) an `Error` saying so, since nobody can tell
+ * whether it holds one. Reasons without a secret are kept as they are (the program's own error,
+ * for `HandlerFailed.cause`); a `ClaudeError` keeps its reason ({@link redactError}).
+ */
+const redactCause = (cause: Cause.Cause<unknown>, redact: Redact): Cause.Cause<unknown> => {
+  const reasons = cause.reasons.map((reason) => redactReason(reason, redact))
+  return reasons.every((reason, i) => reason === cause.reasons[i]) ? cause : Cause.fromReasons(reasons)
+}
+
+const redactReason = (reason: Cause.Reason<unknown>, redact: Redact): Cause.Reason<unknown> => {
+  if (Cause.isInterruptReason(reason)) return reason
+  const value = Cause.isFailReason(reason) ? reason.error : reason.defect
+  let shown: unknown
+  if (ClaudeError.isClaudeError(value)) {
+    shown = redactError(value, redact)
+  } else {
+    try {
+      const single = Cause.fromReasons([reason])
+      const text = Cause.pretty(single)
+      if (redact(text) === text) return reason
+      const [pretty] = Cause.prettyErrors(single)
+      const error = new Error(redact(pretty?.message ?? ""))
+      error.name = pretty?.name ?? "Error"
+      error.stack = redact(text)
+      shown = error
+    } catch {
+      shown = new Error("A failure whose text cannot be read (left out: it might hold a secret)")
+    }
+  }
+  if (shown === value) return reason
+  return Cause.isFailReason(reason) ? Cause.makeFailReason(shown) : Cause.makeDieReason(shown)
+}
+
 /**
  * Logs a handler's failure with its cause, or without it when the logger cannot show it (a
- * defect whose `stack` getter throws): the refusal that follows must still be sent.
+ * defect whose `stack` getter throws): the refusal that follows must still be sent. In a session
+ * both are redacted first ({@link redactFailure}).
  */
 export const warnFailure = (message: string, cause: Cause.Cause<unknown>): Effect.Effect<void> =>
   Effect.logWarning(message, cause).pipe(

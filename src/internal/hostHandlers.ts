@@ -34,11 +34,14 @@ export interface HostServices {
 
 /**
  * The handlers by request subtype, the hooks' binding (its registrations go in `initialize`) and
- * the in-process MCP servers' connection. `report` tells the session of a handler that failed.
+ * the in-process MCP servers' connection. `report` tells the session of a handler that failed;
+ * `redact` is the session's (its secrets, the account e-mail once known), which takes them out of
+ * a failure's text before it is logged, reported or answered.
  */
 export const bind = Effect.fnUntraced(function*(
   services: HostServices,
   report: (event: HandlerFailure.HandlerFailed) => void,
+  redact: (text: string) => string,
   /** How long the close waits for in-process MCP tool calls to stop (the session's `closeGrace`). */
   closeGrace?: Duration.Duration
 ): Effect.fn.Return<{
@@ -48,7 +51,9 @@ export const bind = Effect.fnUntraced(function*(
 }, never, Scope.Scope> {
   const { hooks, permissions, elicitation, userDialogs, mcpServers } = services
   const hooksModule = Option.isNone(hooks) ? undefined : yield* loadHooks
-  const hookBinding = hooksModule === undefined || Option.isNone(hooks) ? undefined : hooksModule.bind(hooks.value, report)
+  const hookBinding = hooksModule === undefined || Option.isNone(hooks)
+    ? undefined
+    : hooksModule.bind(hooks.value, report, redact)
   // With both a Permissions handler and PermissionRequest hooks, the CLI asks them at once: the
   // handler's answer waits for the hooks' (`permissionRequestGate.ts`).
   const gate = hooksModule !== undefined && Option.isSome(hooks) && Option.isSome(permissions)
@@ -57,7 +62,7 @@ export const bind = Effect.fnUntraced(function*(
   const dispatchHook = hookBinding !== undefined
     ? hookBinding.dispatch
     : (...args: Parameters<Hooks.Bound["dispatch"]>) =>
-      Effect.flatMap(loadHooks, (module) => module.bind(module.empty, report).dispatch(...args))
+      Effect.flatMap(loadHooks, (module) => module.bind(module.empty, report, redact).dispatch(...args))
   const mcp = yield* McpConnection.connect(mcpServers, { closeGrace })
   const handlers: Record<string, Incoming.Handler> = {
     hook_callback: (request, requestId, unreadable) => {
@@ -75,7 +80,7 @@ export const bind = Effect.fnUntraced(function*(
   }
   if (Option.isSome(permissions)) {
     const permissionsModule = yield* loadPermissions
-    const binding = permissionsModule.bind(permissions.value, report)
+    const binding = permissionsModule.bind(permissions.value, report, redact)
     handlers.can_use_tool = (request, requestId) =>
       gate?.active !== true ? binding.decide(request, requestId) : Effect.flatMap(
         gate.deniedBeforeHandler(request),
@@ -84,11 +89,11 @@ export const bind = Effect.fnUntraced(function*(
       )
   }
   if (Option.isSome(elicitation)) {
-    const binding = (yield* loadElicitation).bind(elicitation.value, report)
+    const binding = (yield* loadElicitation).bind(elicitation.value, report, redact)
     handlers.elicitation = (request, requestId) => binding.respond(request, requestId)
   }
   if (Option.isSome(userDialogs)) {
-    const binding = (yield* loadUserDialogs).bind(userDialogs.value, report)
+    const binding = (yield* loadUserDialogs).bind(userDialogs.value, report, redact)
     handlers.request_user_dialog = (request, requestId) => binding.show(request, requestId)
   }
   return { handlers, hooks: hookBinding, mcp }

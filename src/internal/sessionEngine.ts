@@ -189,7 +189,13 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     subscribers.wake()
   }
   // Each handler from its service (`hostHandlers.ts`); the hooks' registrations go in `initialize`.
-  const { handlers, hooks: hookBinding, mcp } = yield* HostHandlers.bind(input, report, spec.closeGrace)
+  // A handler's failure text may quote a secret: the session's redaction takes it out.
+  const { handlers, hooks: hookBinding, mcp } = yield* HostHandlers.bind(
+    input,
+    report,
+    (text) => tracing.redact(text),
+    spec.closeGrace
+  )
   const incoming = yield* Incoming.make({ handlers, send: write, tracing, session: lifecycle, stopWithin: spec.closeGrace })
 
   // Sent first, before any user turn and before anything is read: the CLI reads it as soon as it
