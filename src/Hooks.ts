@@ -369,6 +369,31 @@ const asyncProblem = (answer: unknown): string | undefined => {
 }
 
 /**
+ * A `PermissionRequest` answer `{"decision":"block","reason":…}` ({@link block}): CLI 2.1.332
+ * reads no decision from it on this event (only `hookSpecificOutput.decision`), so a guard's
+ * block let the tool run. It is sent as the deny it means, with the reason as its message; with
+ * an allow decision beside it, it says two things, an invalid answer (a guard refuses).
+ */
+const blockOfPermissionRequest = (
+  event: string,
+  answer: unknown
+): { readonly answer: unknown } | { readonly problem: string } => {
+  if (event !== "PermissionRequest" || !isRecord(answer) || answer.decision !== "block") return { answer }
+  const { decision: _block, reason, ...rest } = answer
+  const specific = isRecord(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {}
+  if (isRecord(specific.decision) && specific.decision.behavior !== "deny") {
+    return { problem: `decision "block" beside hookSpecificOutput.decision ${JSON.stringify(specific.decision.behavior)}: answer one decision` }
+  }
+  const message = typeof reason === "string" && reason.length > 0 ? reason : "a PermissionRequest hook blocked it"
+  return {
+    answer: {
+      ...rest,
+      hookSpecificOutput: { ...specific, decision: isRecord(specific.decision) ? specific.decision : { behavior: "deny", message } }
+    }
+  }
+}
+
+/**
  * Registers a handler for an event, optionally with a tool-name `matcher` and a `timeout`. The
  * handler's input and answer are typed by the event (`PreToolUse` → {@link HookEvents.PreToolUseInput},
  * answer with `hookSpecificOutput.permissionDecision`, ...); an event name without a schema gets
@@ -611,7 +636,9 @@ export const allow = (): HookEvents.HookOutputBase => ({})
 /**
  * `{"decision":"block","reason":reason}`. Stop / SubagentStop: the agent keeps going with
  * `reason` as feedback. UserPromptSubmit: the prompt is dropped. PreToolUse: the tool is not
- * run (like {@link deny}).
+ * run (like {@link deny}). PermissionRequest: sent as the deny it means
+ * (`hookSpecificOutput.decision`, `reason` its message), since CLI 2.1.332 reads no decision from
+ * a block there.
  *
  * @since 0.1.0
  * @category answers
@@ -691,6 +718,10 @@ export const ask = (reason?: string): HookEvents.HookOutput<"PreToolUse"> => ({
  * of the turn's API request),
  * PostToolUse / PostToolUseFailure (a system message after the tool result), SessionStart,
  * and the other events with an `additionalContext` field.
+ *
+ * On `Stop` and `SubagentStop` it does more: the CLI adds the text and calls the model again (the
+ * conversation, or the subagent, goes on), at every stop it answers so; a handler that does not
+ * check `stop_hook_active` (true once a Stop hook kept it going) keeps the turn going for good.
  *
  * @since 0.1.0
  * @category answers
@@ -885,8 +916,9 @@ export const bind = (
       // The schemas are structural: the handler gets the CLI's object, extra fields included.
       Effect.andThen(runHandler(bound, input, { toolUseId, callbackId })),
       Effect.flatMap((output) => {
-        const problem = asyncProblem(output)
-        if (problem === undefined) return Effect.succeed(output)
+        const blocked = blockOfPermissionRequest(event, output)
+        const problem = "problem" in blocked ? blocked.problem : asyncProblem(output)
+        if (problem === undefined && "answer" in blocked) return Effect.succeed(blocked.answer)
         const error = invalid(`The ${event} hook (${callbackId}) gave an invalid answer: ${problem}`)
         return Effect.fail(callFailure("invalid_answer", error, Cause.fail(error)))
       }),

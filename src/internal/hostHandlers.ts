@@ -83,9 +83,10 @@ export const bind = Effect.fnUntraced(function*(
     const binding = permissionsModule.bind(permissions.value, report, redact)
     handlers.can_use_tool = (request, requestId) =>
       gate?.active !== true ? binding.decide(request, requestId) : Effect.flatMap(
-        gate.deniedBeforeHandler(request),
-        // A guard's deny (or refusal) is this answer too: the CLI takes whichever comes first.
-        (denied) => denied === undefined ? binding.decide(request, requestId) : Effect.succeed(permissionsModule.toWire(permissionsModule.deny(denied)))
+        gate.decidedBeforeHandler(request),
+        // The hooks' decision (a guard's deny or refusal, an allow that rewrites the input) is this
+        // answer too: the CLI takes whichever comes first.
+        (decided) => decided === undefined ? binding.decide(request, requestId) : Effect.succeed(decided)
       )
   }
   if (Option.isSome(elicitation)) {

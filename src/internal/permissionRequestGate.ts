@@ -2,12 +2,15 @@
  * A tool call's permission, asked twice at once: CLI 2.1.332 sends the `can_use_tool` request
  * (the session's `Permissions`) and calls the `PermissionRequest` hooks of the call together, and
  * takes the first answer. A handler's quick allow then beat a guard's deny (or a failing guard's
- * refusal), and the tool ran. So the `can_use_tool` answer waits for the `PermissionRequest`
+ * refusal), and the tool ran; and it beat a hook's allow that rewrote the input
+ * (`updatedInput`), and the original command ran (the CLI reads its hooks' answers more slowly
+ * than the `can_use_tool` answer). So the `can_use_tool` answer waits for the `PermissionRequest`
  * hooks the CLI calls for that tool (those whose matcher matches it, `toolMatcher.ts`), within
- * their deadlines: a deny of any is the answer too; else the handler decides. A request the CLI
- * asks without its hooks (a few of its own asks do) waits that long too: fail safe, not fast.
- * The CLI itself takes the first hook that decides, so another hook's quick allow can still win
- * over a slower guard's deny; nothing here can change that.
+ * their deadlines, and is their decision when they made one: a deny of any (at once), else the
+ * first allow, with its `updatedInput` and `updatedPermissions`; else the handler decides. A
+ * request the CLI asks without its hooks (a few of its own asks do) waits that long too: fail
+ * safe, not fast. The CLI itself takes the first hook that decides, so another hook's quick allow
+ * can still win over a slower guard's deny; nothing here can change that.
  */
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -24,10 +27,16 @@ import { matches } from "./toolMatcher.ts"
 const unbounded = Duration.seconds(600)
 const margin = Duration.seconds(1)
 
+/** A `PermissionRequest` hook's `hookSpecificOutput.decision`, as it was written. */
+type Decision = Readonly<Record<string, unknown>>
+
 /** The answers of one tool call's `PermissionRequest` hooks so far. */
 interface Answers {
   count: number
-  denied: string | undefined
+  /** The first deny. */
+  denied: Decision | undefined
+  /** The first allow. */
+  allowed: Decision | undefined
   /** Done at the next answer. */
   next: Deferred.Deferred<void>
 }
@@ -56,7 +65,7 @@ export class PermissionRequestGate {
   private entry(toolUseId: string): Answers {
     let answers = this.calls.get(toolUseId)
     if (answers === undefined) {
-      answers = { count: 0, denied: undefined, next: Deferred.makeUnsafe<void>() }
+      answers = { count: 0, denied: undefined, allowed: undefined, next: Deferred.makeUnsafe<void>() }
       this.calls.set(toolUseId, answers)
       if (this.calls.size > kept) this.calls.delete(this.calls.keys().next().value!)
     }
@@ -67,7 +76,9 @@ export class PermissionRequestGate {
   answered(toolUseId: string, exit: Exit.Exit<unknown, unknown>): void {
     const answers = this.entry(toolUseId)
     answers.count++
-    answers.denied ??= exit._tag === "Success" ? deniedBy(exit.value) : undefined
+    const decision = exit._tag === "Success" ? decisionOf(exit.value) : undefined
+    if (decision?.behavior === "deny") answers.denied ??= decision
+    else if (decision?.behavior === "allow") answers.allowed ??= decision
     const next = answers.next
     answers.next = Deferred.makeUnsafe<void>()
     Deferred.doneUnsafe(next, Exit.void)
@@ -75,9 +86,9 @@ export class PermissionRequestGate {
 
   /**
    * Waits for the `PermissionRequest` hooks the CLI calls for `request`'s tool, within their
-   * deadlines: the message of a deny among them, or none (the handler decides).
+   * deadlines: the `can_use_tool` answer their decision makes, or none (the handler decides).
    */
-  deniedBeforeHandler(request: Record<string, unknown>): Effect.Effect<string | undefined> {
+  decidedBeforeHandler(request: Record<string, unknown>): Effect.Effect<Record<string, unknown> | undefined> {
     const toolName = typeof request.tool_name === "string" ? request.tool_name : undefined
     const toolUseId = typeof request.tool_use_id === "string" ? request.tool_use_id : undefined
     if (toolName === undefined || toolUseId === undefined) return Effect.succeed(undefined)
@@ -95,18 +106,36 @@ export class PermissionRequestGate {
     )
     return wait.pipe(
       Effect.timeoutOption(deadline),
-      Effect.map(() => answers.denied),
+      Effect.map(() => answerOf(answers, request)),
       Effect.ensuring(Effect.sync(() => this.calls.delete(toolUseId)))
     )
   }
 }
 
-/** The message of a `PermissionRequest` hook's deny (`hookSpecificOutput.decision`), if it is one. */
-const deniedBy = (output: unknown): string | undefined => {
+/** A `PermissionRequest` hook's decision (`hookSpecificOutput.decision`), if it made one. */
+const decisionOf = (output: unknown): Decision | undefined => {
   const specific = isRecord(output) ? output.hookSpecificOutput : undefined
   const decision = isRecord(specific) ? specific.decision : undefined
-  if (!isRecord(decision) || decision.behavior !== "deny") return undefined
-  return typeof decision.message === "string" && decision.message.length > 0
-    ? decision.message
-    : "a PermissionRequest hook denied it"
+  return isRecord(decision) && (decision.behavior === "deny" || decision.behavior === "allow") ? decision : undefined
+}
+
+/**
+ * The `can_use_tool` answer of the hooks' decision (the same fields: a hook's decision is the
+ * answer the CLI would take from it); an allow without `updatedInput` carries the request's
+ * input, as the handler's does.
+ */
+const answerOf = (answers: Answers, request: Record<string, unknown>): Record<string, unknown> | undefined => {
+  const { allowed, denied } = answers
+  if (denied !== undefined) {
+    const message = typeof denied.message === "string" && denied.message.length > 0
+      ? denied.message
+      : "a PermissionRequest hook denied it"
+    return { behavior: "deny", message, ...(denied.interrupt === true ? { interrupt: true } : {}) }
+  }
+  if (allowed === undefined) return undefined
+  return {
+    behavior: "allow",
+    updatedInput: isRecord(allowed.updatedInput) ? allowed.updatedInput : request.input,
+    ...(Array.isArray(allowed.updatedPermissions) ? { updatedPermissions: allowed.updatedPermissions } : {})
+  }
 }

@@ -924,7 +924,8 @@ export interface UnknownHookInput extends Schema.Schema.Type<typeof UnknownHookI
  *
  * - `continue: false` + `stopReason`: end the turn after this hook.
  * - `decision: "block"` + `reason`: block the action (Stop: keep going with `reason` as
- *   feedback; UserPromptSubmit: drop the prompt; PreToolUse: same as a deny).
+ *   feedback; UserPromptSubmit: drop the prompt; PreToolUse: same as a deny; PermissionRequest:
+ *   no decision for CLI 2.1.332, so `Hooks` sends it as `hookSpecificOutput.decision` deny).
  * - `systemMessage`, `suppressOutput`: shown to / hidden from the user.
  * - `terminalSequence`: a terminal escape sequence (a notification or title OSC, or BEL) the
  *   CLI emits for the hook.
@@ -1024,6 +1025,9 @@ export const SessionStartSpecificOutput = specific("SessionStart", {
 })
 
 /**
+ * `additionalContext` on `Stop`: the CLI adds it and calls the model again (the conversation goes
+ * on), at every stop answered so; check `stop_hook_active` in the input.
+ *
  * @since 0.1.0
  * @category outputs
  */
@@ -1036,6 +1040,8 @@ export const StopSpecificOutput = specific("Stop", additionalContext)
 export const SubagentStartSpecificOutput = specific("SubagentStart", additionalContext)
 
 /**
+ * `additionalContext` on `SubagentStop`: the subagent goes on with it, as for `Stop`.
+ *
  * @since 0.1.0
  * @category outputs
  */
