@@ -35,7 +35,7 @@ import * as Framing from "./Framing.ts"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import type * as Protocol from "./Protocol.ts"
 import * as Codec from "./protocol/codec.ts"
-import type * as Transcript from "./Transcript.ts"
+import * as Transcript from "./Transcript.ts"
 import { isRecord, str, stringify } from "./internal/json.ts"
 
 /**
@@ -86,7 +86,8 @@ export interface ToolResult {
  * - `control`: any other control request, either way, and its answer.
  * - `system`: a `system` line other than `init` (retries, compaction, status, …).
  * - `error`: an error the CLI reported (a failed result, an assistant message's error).
- * - `problem`: a line the protocol's schemas do not accept.
+ * - `problem`: a line the protocol's schemas do not accept, one over the session's cap, or one
+ *   the CLI wrote on stdout that is not JSON.
  *
  * @since 0.2.0
  * @category models
@@ -577,6 +578,11 @@ export const make = (): Builder => {
       const what = type === undefined ? "a line" : `${/^[aeiou]/.test(type) ? "an" : "a"} ${type} line`
       const description = `${what} of ${num(msg.bytes) ?? "?"} bytes, over the session's maxLineBytes: not read, its bytes not kept`
       return [add({ kind: "problem", description, line: (str(msg.head) ?? "").slice(0, 4096), ts })]
+    }
+    if (msg.type === Transcript.nonJsonLineType) {
+      // What the CLI printed on stdout that is not JSON; the session skipped it.
+      const description = "a line on the CLI's stdout that is not JSON: skipped"
+      return [add({ kind: "problem", description, line: (str(msg.text) ?? "").slice(0, 4096), ts })]
     }
     const decoded = Codec.decodeMessage(msg)
     if (Result.isFailure(decoded)) {

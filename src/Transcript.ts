@@ -7,7 +7,8 @@
  * `ts` is when the line was written or read, in milliseconds since the epoch (the `Clock`'s
  * time). Transcripts recorded before 0.2.0 have no `ts`; they still parse and replay. A line over
  * the session's `maxLineBytes`, whose bytes are never kept, is recorded as what is known of it
- * (`Framing.OversizedLine`), which a replay plays as a line of its size again.
+ * (`Framing.OversizedLine`), which a replay plays as a line of its size again; a line the CLI
+ * wrote on stdout that is not JSON, as its text ({@link NonJsonLine}), which a replay writes again.
  *
  * ```ts
  * import * as Effect from "effect/Effect"
@@ -24,7 +25,9 @@
  * The account e-mail from the `initialize` answer and the session's secrets (the `Redacted` values
  * of its environment, given through `Recorder.secrets`) are replaced with `[redacted]` in every
  * line, also escaped inside JSON text in a string; lines are held back until that answer is seen
- * (or the recorder closes), so even the lines written before it are redacted. A failing sink never ends the session: the failure is logged
+ * (or the recorder closes), so even the lines written before it are redacted. An answer over the
+ * cap is read from its head and tail; when they show no whole account, they are dropped (a cut may
+ * have left a part of it there). A failing sink never ends the session: the failure is logged
  * and kept in `failure`, and the lines after it are dropped. Closing the scope flushes what is
  * queued, waiting at most `flushTimeout`.
  *
@@ -47,6 +50,7 @@ import type { Recorder } from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as Framing from "./Framing.ts"
 import { describeError } from "./internal/describeCause.ts"
+import { openOwnerOnly } from "./internal/ownerOnlyFile.ts"
 import * as SecretText from "./internal/secretText.ts"
 import * as SchemaJit from "./internal/schemaJit.ts"
 
@@ -71,6 +75,34 @@ export const Line = Schema.Struct({
  * @category models
  */
 export interface Line extends Schema.Schema.Type<typeof Line> {}
+
+/**
+ * The `type` of what a transcript records for a line the CLI wrote on stdout that is not JSON
+ * ({@link NonJsonLine}).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const nonJsonLineType = "effect-claude-code/non-json-line"
+
+/**
+ * What a transcript records for a line the CLI wrote on stdout that is not JSON (a warning it
+ * printed; the session skips it): its text, redacted as every recorded line is. A replay writes
+ * the text again as a line; the timeline shows it as a problem.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const NonJsonLine = Schema.Struct({
+  type: Schema.Literal(nonJsonLineType),
+  text: Schema.String
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface NonJsonLine extends Schema.Schema.Type<typeof NonJsonLine> {}
 
 /**
  * A recorder for `SessionOptions.transcript`, with the recording's failure, if any.
@@ -122,19 +154,75 @@ const initializeRequestId = (message: unknown): string | undefined => {
     : undefined
 }
 
-/** `Some(email or undefined)` when `message` answers the initialize request `id`. */
-const initializeAnswer = (message: unknown, ids: ReadonlySet<string>): Option.Option<string | undefined> => {
+/**
+ * What an `initialize` answer tells of the account e-mail: the e-mail (`undefined`: the account
+ * has none), or nothing readable: an answer over the cap whose head and tail show no whole
+ * account, where a cut may have left a part of the e-mail.
+ */
+type AccountEmail =
+  | { readonly _tag: "Read"; readonly email: string | undefined }
+  | { readonly _tag: "Unreadable" }
+
+const emailOfAccount = (account: unknown): string | undefined => {
+  const email = (account as { email?: unknown } | null | undefined)?.email
+  return typeof email === "string" && email.length > 0 ? email : undefined
+}
+
+/** `Some(what it tells of the e-mail)` when `message` answers one of the initialize requests `ids`. */
+const initializeAnswer = (message: unknown, ids: ReadonlySet<string>): Option.Option<AccountEmail> => {
   const m = message as Holder | null
-  if (m === null || typeof m !== "object" || m.type !== "control_response") return Option.none()
+  if (m === null || typeof m !== "object") return Option.none()
+  if (m.type === Framing.oversizedLineType) return overCapAnswer(m as Partial<Framing.OversizedLine>, ids)
+  if (m.type !== "control_response") return Option.none()
   const response = m.response as { request_id?: unknown; response?: unknown } | null
   if (response === null || typeof response !== "object" || typeof response.request_id !== "string") return Option.none()
   if (!ids.has(response.request_id)) return Option.none()
-  const account = (response.response as { account?: unknown } | null | undefined)?.account as
-    | { email?: unknown }
-    | null
-    | undefined
-  const email = account?.email
-  return Option.some(typeof email === "string" && email.length > 0 ? email : undefined)
+  const account = (response.response as { account?: unknown } | null | undefined)?.account
+  return Option.some({ _tag: "Read", email: emailOfAccount(account) })
+}
+
+// An over-cap line is known by its head and tail only (`Framing.OversizedLine`); these read them.
+// The CLI writes a control_response's `request_id` right after its `subtype`, in the head.
+const requestIdPattern = /"request_id"\s*:\s*("(?:[^"\\]|\\.)*")/
+// A whole `"account":{…}` of members that are no objects or arrays, as the CLI writes it.
+const accountPattern = /"account"\s*:\s*(null|\{(?:[^{}[\]"]|"(?:[^"\\]|\\.)*")*\})/
+// An `"account":{…` cut after its `"email"`.
+const accountEmailPattern = /"account"\s*:\s*\{(?:[^{}[\]"]|"(?:[^"\\]|\\.)*")*?"email"\s*:\s*("(?:[^"\\]|\\.)*")/
+
+const parsed = (json: string | undefined): unknown => {
+  if (json === undefined) return undefined
+  try {
+    return JSON.parse(json)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * An over-cap line taken for the answer to a pending `initialize` request: a `control_response`
+ * whose head names that request. Its e-mail is read from the whole line when its head and tail
+ * hold it (a line under 66 KiB), else from an `account` its head or tail shows; else it is
+ * unreadable.
+ */
+const overCapAnswer = (marker: Partial<Framing.OversizedLine>, ids: ReadonlySet<string>): Option.Option<AccountEmail> => {
+  const { bytes, head, tail } = marker
+  if (marker.messageType !== "control_response" || typeof head !== "string" || typeof tail !== "string") return Option.none()
+  const id = parsed(requestIdPattern.exec(head)?.[1])
+  if (typeof id !== "string" || !ids.has(id)) return Option.none()
+  if (typeof bytes === "number" && Buffer.byteLength(head) + Buffer.byteLength(tail) >= bytes) {
+    const whole = Buffer.concat(Framing.oversizedLineChunks({ type: Framing.oversizedLineType, bytes, head, tail })).toString()
+    const line = parsed(whole) as { response?: { response?: { account?: unknown } | null } | null } | undefined
+    if (line !== null && typeof line === "object") {
+      return Option.some({ _tag: "Read", email: emailOfAccount(line.response?.response?.account) })
+    }
+  }
+  for (const text of [head, tail]) {
+    const account = accountPattern.exec(text)
+    if (account !== null) return Option.some({ _tag: "Read", email: emailOfAccount(parsed(account[1])) })
+    const email = parsed(accountEmailPattern.exec(text)?.[1])
+    if (typeof email === "string") return Option.some({ _tag: "Read", email: email.length > 0 ? email : undefined })
+  }
+  return Option.some({ _tag: "Unreadable" })
 }
 
 /** A streamed part of a content block's text (its key names the block), with its field. */
@@ -278,7 +366,12 @@ const makeEncoder = () => {
         const answer = initializeAnswer(entry.msg, initializeIds)
         if (Option.isSome(answer)) {
           settled = true
-          if (answer.value !== undefined) addForms(answer.value)
+          if (answer.value._tag === "Unreadable") {
+            // Fail closed: the head and tail may hold a part of the e-mail, which is not known.
+            held[held.length - 1] = { ...entry, msg: { ...(entry.msg as Framing.OversizedLine), head: "", tail: "" } }
+          } else if (answer.value.email !== undefined) {
+            addForms(answer.value.email)
+          }
           return release(held.splice(0))
         }
       }
@@ -366,8 +459,9 @@ const causeError = (cause: Cause.Cause<unknown>): unknown => {
 }
 
 /**
- * A recorder writing to the file at `path` (created or truncated; its directory is created).
- * Fails with `TranscriptFailed` when the file cannot be opened.
+ * A recorder writing to the file at `path` (created or truncated, readable by its owner only;
+ * its directory is created). Fails with `TranscriptFailed` when the file cannot be opened or
+ * made owner-only.
  *
  * @since 0.1.0
  * @category constructors
@@ -381,7 +475,7 @@ export const toFile: (
       Effect.tryPromise({
         try: async () => {
           await Fs.promises.mkdir(Path.dirname(path), { recursive: true })
-          return await Fs.promises.open(path, "w")
+          return await openOwnerOnly(path)
         },
         catch: (error) => transcriptFailed(`cannot open ${path}: ${describeError(error)}`)
       }),

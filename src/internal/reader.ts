@@ -26,6 +26,7 @@ import * as Framing from "../Framing.ts"
 import type * as Protocol from "../Protocol.ts"
 import { decodeMessage } from "../protocol/codec.ts"
 import type * as SessionStore from "../SessionStore.ts"
+import type * as Transcript from "../Transcript.ts"
 import type { Incoming } from "./incoming.ts"
 import { type JsonFrame, JsonLines, ParsedRun } from "./jsonLines.ts"
 import type { ControlAnswer, Outgoing } from "./outgoing.ts"
@@ -90,6 +91,12 @@ const hookCallbackIdIn = (head: string): string | undefined => {
     return undefined
   }
 }
+
+/**
+ * What a transcript records for a line that is not JSON. Its shape is `Transcript.NonJsonLine`'s
+ * (checked by the type): Transcript.ts itself loads only when a session records.
+ */
+const nonJsonLine = (text: string): Transcript.NonJsonLine => ({ type: "effect-claude-code/non-json-line", text })
 
 export class Reader {
   private readonly lines: JsonLines
@@ -207,6 +214,8 @@ export class Reader {
     const json = Framing.parseJson(frame)
     if (json === undefined) {
       this.skippedLines++
+      // Skipped, yet recorded: a transcript is every line read.
+      if (this.options.record !== undefined) this.options.record("recv", nonJsonLine(frame))
       return
     }
     this.routeJson(json, frame, 0)

@@ -13,12 +13,17 @@
  *   permission's or a dialog's `behavior`, an elicitation's `action`, a hook's `decision`,
  *   `continue` and `permissionDecision`, whether an MCP answer is an error): a handler that now
  *   decides otherwise is a mismatch, one whose words or values vary from run to run is not;
- * - a `user` turn by its content (text and images); its recorded uuid is mapped to the one the
- *   library wrote, in every `recv` line played after it (the CLI echoes it as
+ * - a `user` turn by its content (text and images), each `[redacted]` in it standing for any
+ *   non-empty text (the recorder wrote it in place of a secret the prompt held: the account
+ *   e-mail, a `Redacted` value of the session's environment); its recorded uuid is mapped to the
+ *   one the library wrote, in every `recv` line played after it (the CLI echoes it as
  *   `user_message_uuid(s)` and `command_uuid`, by which the library matches a turn's events);
  * - anything else by its `type`.
  * Lines recorded before the first `send` (the CLI starts its MCP servers first) are played at
- * once. A line that matches nothing fails the replay with `ReplayMismatch { expected, actual }`:
+ * once. A line the CLI wrote that is not JSON (`Transcript.NonJsonLine`) is written again as its
+ * text. A line that matches nothing fails the replay with `ReplayMismatch { expected, actual }`
+ * (`actual` with the secrets a `[redacted]` stood for so far masked, and what differs from a
+ * recorded line holding `[redacted]`: the recording shows no secret, nor does its mismatch):
  * the `send` that wrote it fails with it, the "process" exits with code 1 and the mismatch on
  * its stderr, and the session's reader fails with it, so the running turn and the pending
  * control requests fail with that reason.
@@ -39,9 +44,11 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
 import * as Framing from "../Framing.ts"
+import * as SecretText from "../internal/secretText.ts"
 import { splitText } from "../internal/textChunks.ts"
 import * as Transcript from "../Transcript.ts"
 import { type Connection, type ExitStatus, Transport } from "../Transport.ts"
@@ -77,11 +84,14 @@ const sendKey = (message: unknown): string => {
     case "control_cancel_request":
       return "control_cancel_request"
     case "user":
-      return `user/${JSON.stringify(asRecord(m.message).content)}`
+      // Its content is matched apart (`redactedMatch`).
+      return "user"
     default:
       return String(m.type)
   }
 }
+
+const isNonJsonLine = Schema.is(Transcript.NonJsonLine)
 
 const encoder = new TextEncoder()
 const NEWLINE = encoder.encode("\n")
@@ -91,11 +101,124 @@ const show = (message: unknown): string => {
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text
 }
 
+/**
+ * The texts each `[redacted]` of `recorded` stands for in `actual`, in order, when `actual` is
+ * `recorded` with each `[redacted]` standing for a non-empty text; undefined when it is not. Its
+ * other parts are placed leftmost, which finds a match whenever there is one.
+ */
+const redactedText = (recorded: string, actual: string): ReadonlyArray<string> | undefined => {
+  if (!recorded.includes(SecretText.REDACTED)) return recorded === actual ? [] : undefined
+  const parts = recorded.split(SecretText.REDACTED)
+  const last = parts[parts.length - 1]!
+  if (!actual.startsWith(parts[0]!) || !actual.endsWith(last)) return undefined
+  const bound: Array<string> = []
+  let at = parts[0]!.length
+  for (let i = 1; i < parts.length - 1; i++) {
+    const next = actual.indexOf(parts[i]!, at + 1)
+    if (next === -1) return undefined
+    bound.push(actual.slice(at, next))
+    at = next + parts[i]!.length
+  }
+  const end = actual.length - last.length
+  if (end <= at) return undefined
+  bound.push(actual.slice(at, end))
+  return bound
+}
+
+/**
+ * The texts the `[redacted]`s of `recorded` stand for in `actual` when the two are the same JSON
+ * value, each string of `actual` matching its counterpart by {@link redactedText}; undefined
+ * when they differ. The recorder wrote `[redacted]` in place of each secret of the session (the
+ * account e-mail, a `Redacted` value of its environment), which a replayed prompt holds in clear.
+ */
+const redactedMatch = (recorded: unknown, actual: unknown): ReadonlyArray<string> | undefined => {
+  const bound: Array<string> = []
+  const same = (r: unknown, a: unknown): boolean => {
+    if (typeof r === "string") {
+      const texts = typeof a === "string" ? redactedText(r, a) : undefined
+      if (texts !== undefined) bound.push(...texts)
+      return texts !== undefined
+    }
+    if (Array.isArray(r)) return Array.isArray(a) && a.length === r.length && r.every((item, i) => same(item, a[i]))
+    if (r === null || typeof r !== "object") return r === a
+    if (a === null || typeof a !== "object" || Array.isArray(a)) return false
+    const keys = Object.keys(r)
+    return keys.length === Object.keys(a).length &&
+      keys.every((key) => Object.hasOwn(a, key) && same((r as Json)[key], (a as Json)[key]))
+  }
+  return same(recorded, actual) ? bound : undefined
+}
+
+const holdsRedacted = (value: unknown): boolean =>
+  typeof value === "string"
+    ? value.includes(SecretText.REDACTED)
+    : value !== null && typeof value === "object" && Object.values(value).some(holdsRedacted)
+
+/** A recorded line's part facing a part of the line shown, and whether it holds a `[redacted]`. */
+interface Counterpart {
+  readonly value: unknown
+  readonly redacted: boolean
+}
+
+/** The counterpart's part at `key`: where it has none, none, as redacted as the counterpart. */
+const counterpartAt = (counterpart: Counterpart, key: string | number): Counterpart => {
+  const value = counterpart.value !== null && typeof counterpart.value === "object"
+    ? (counterpart.value as Record<string | number, unknown>)[key]
+    : undefined
+  return value === undefined ? { value, redacted: counterpart.redacted } : { value, redacted: holdsRedacted(value) }
+}
+
+/**
+ * `text` with the parts that may be a secret masked, facing each counterpart that holds a
+ * `[redacted]`: what lies between the start and the end the two share (the whole text when the
+ * counterpart has no text there).
+ */
+const maskText = (text: string, counterparts: ReadonlyArray<Counterpart>): string => {
+  const ranges: Array<readonly [number, number]> = []
+  for (const { redacted, value } of counterparts) {
+    if (!redacted) continue
+    if (typeof value !== "string") {
+      ranges.push([0, text.length])
+      continue
+    }
+    let start = 0
+    while (start < text.length && start < value.length && text[start] === value[start]) start++
+    let end = 0
+    while (end < text.length - start && end < value.length - start && text[text.length - 1 - end] === value[value.length - 1 - end]) end++
+    if (start < text.length - end) ranges.push([start, text.length - end])
+  }
+  if (ranges.length === 0) return text
+  ranges.sort((a, b) => a[0] - b[0])
+  let out = ""
+  let at = 0
+  for (const [start, end] of ranges) {
+    if (end <= at) continue
+    out += text.slice(at, Math.max(at, start)) + SecretText.REDACTED
+    at = end
+  }
+  return out + text.slice(at)
+}
+
+/** `value` with {@link maskText} applied to each of its strings, facing the counterparts' parts there. */
+const maskLike = (value: unknown, counterparts: ReadonlyArray<Counterpart>): unknown => {
+  if (!counterparts.some((counterpart) => counterpart.redacted)) return value
+  if (typeof value === "string") return maskText(value, counterparts)
+  if (Array.isArray(value)) return value.map((item, i) => maskLike(item, counterparts.map((c) => counterpartAt(c, i))))
+  if (value === null || typeof value !== "object") return value
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, maskLike(item, counterparts.map((c) => counterpartAt(c, key)))])
+  )
+}
+
 const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
   Effect.gen(function*() {
     const stdout = yield* Queue.unbounded<Uint8Array, ClaudeError.ClaudeError | Cause.Done>()
     const exited = yield* Deferred.make<ExitStatus>()
     const matched = lines.map(() => false)
+    const keys = lines.map((line) => line.dir === "send" ? sendKey(line.msg) : undefined)
+    // The forms of the texts the recording's `[redacted]`s stood for so far (longest first): the
+    // secrets of the session, masked in a mismatch's line.
+    const secrets: Array<string> = []
     // Recorded request ids of the library's control requests → the ids the library used now.
     const requestIds = new Map<string, string>()
     // Recorded uuids of the user messages → the uuids the library wrote now.
@@ -157,7 +280,8 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
           nextRecv++
           continue
         }
-        const text = rewriteText(JSON.stringify(line.msg))
+        // A line the CLI wrote that is not JSON is written again as it was read.
+        const text = isNonJsonLine(line.msg) ? line.msg.text : rewriteText(JSON.stringify(line.msg))
         Queue.offerUnsafe(stdout, encoder.encode(text + "\n"))
         nextRecv++
       }
@@ -168,12 +292,28 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
       }
     }
 
+    /**
+     * A line that matches nothing, as its mismatch shows it. The recording holds no secret in
+     * clear, the program's line may (its prompt names the account e-mail): masked are the secrets
+     * learnt so far, and whatever differs from a recorded line of its type not yet matched that
+     * holds a `[redacted]` (`maskLike`).
+     */
+    const masked = (actual: unknown): unknown => {
+      const type = asRecord(actual).type
+      const counterparts = lines.flatMap((line, i): ReadonlyArray<Counterpart> =>
+        line.dir === "send" && !matched[i] && asRecord(line.msg).type === type && holdsRedacted(line.msg)
+          ? [{ value: line.msg, redacted: true }]
+          : []
+      )
+      return SecretText.redactValue(maskLike(actual, counterparts), secrets)
+    }
+
     const mismatch = (actual: unknown): ClaudeError.ClaudeError => {
       const expected = lines.findIndex((line, i) => line.dir === "send" && !matched[i])
       const error = ClaudeError.make(
         new ClaudeError.ReplayMismatch({
           expected: expected === -1 ? "(the transcript expects no more lines)" : show(lines[expected]!.msg),
-          actual: show(actual)
+          actual: show(masked(actual))
         })
       )
       failed = error
@@ -208,10 +348,21 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
           }
           const message = JSON.parse(line) as unknown
           const key = sendKey(message)
-          const index = lines.findIndex((l, i) => l.dir === "send" && !matched[i] && sendKey(l.msg) === key)
+          const m = asRecord(message)
+          let bound: ReadonlyArray<string> = []
+          const index = lines.findIndex((l, i) => {
+            if (keys[i] !== key || matched[i]) return false
+            if (m.type !== "user") return true
+            const texts = redactedMatch(asRecord(asRecord(l.msg).message).content, asRecord(m.message).content)
+            if (texts !== undefined) bound = texts
+            return texts !== undefined
+          })
           if (index === -1) return Effect.fail(mismatch(message))
           matched[index] = true
-          const m = asRecord(message)
+          for (const text of bound) {
+            for (const form of SecretText.formsOf(text)) if (!secrets.includes(form)) secrets.push(form)
+          }
+          secrets.sort((a, b) => b.length - a.length)
           if (m.type === "control_request") {
             const recorded = asRecord(lines[index]!.msg).request_id
             if (typeof recorded === "string" && typeof m.request_id === "string") requestIds.set(recorded, m.request_id)

@@ -30,6 +30,7 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as ClaudeError from "../ClaudeError.ts"
 import { describeCause, describeError } from "../internal/describeCause.ts"
+import { writeOwnerOnly } from "../internal/ownerOnlyFile.ts"
 import * as Timeline from "../Timeline.ts"
 import * as Transcript from "../Transcript.ts"
 import * as Page from "./page.ts"
@@ -425,7 +426,8 @@ export const writeHtml: (path: string, out: string) => Effect.Effect<void, Claud
   yield* Effect.tryPromise({
     try: async () => {
       await Fs.promises.mkdir(Path.dirname(Path.resolve(out)), { recursive: true })
-      await Fs.promises.writeFile(out, html)
+      // Readable by its owner only, as the transcript: an existing page is made so first.
+      await writeOwnerOnly(out, html)
     },
     catch: (error) => invalid(`cannot write ${out}: ${describeError(error)}`)
   })
