@@ -10,12 +10,15 @@
  * - `rename` and `tag` APPEND an entry (`custom-title`, `tag`), as the CLI does, so a session the
  *   CLI is writing at the same time stays whole; the last such entry wins;
  * - `messages` follows the `parentUuid` chain from the newest leaf back to the root, as the CLI
- *   does on `--resume`: the live branch, not lines abandoned by a rewind or a retry;
+ *   does on `--resume`: the live branch, not lines abandoned by a rewind or a retry; the messages
+ *   a `/compact` kept follow its summary, and every result of parallel tool calls is in;
+ * - a lookup by `cwd` searches the project of `cwd` and those of its git repository's worktrees;
  * - `fork` copies the live history to a new session id with fresh message uuids, resumable with
  *   `resume`.
  *
  * Reading is streaming: a session file of any size is read a chunk at a time, and `messages`
- * keeps only a small index of each line (uuid, parent, kind) between its two passes.
+ * keeps only a small index of each line (uuid, parent, kind, tool ids) between its two passes,
+ * and holds back only the lines a compaction moved after its summary.
  *
  * @since 0.2.0
  */
@@ -35,6 +38,9 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as ProjectKey from "./internal/projectKey.ts"
 import * as EntryLines from "./internal/entryLines.ts"
+import { renamedReferences } from "./internal/forkReferences.ts"
+import { worktreesOf } from "./internal/gitWorktrees.ts"
+import * as LiveBranch from "./internal/liveBranch.ts"
 import { cutText } from "./internal/textChunks.ts"
 import { ApiAssistantMessage, ApiUserMessage } from "./protocol/content.ts"
 import { makeDecoder } from "./protocol/codec.ts"
@@ -401,88 +407,14 @@ const infoOf = (stored: SessionStore.StoredSession, fold: Fold): SessionInfo | u
 }
 
 // ---------------------------------------------------------------------------------------------
-// The live branch
+// The live branch (its rules: internal/liveBranch.ts)
 // ---------------------------------------------------------------------------------------------
 
-const chainTypes = new Set(["user", "assistant", "system", "attachment", "progress"])
-
-/** What the chain needs of one line: a few fields, not the line. */
-interface Node {
-  readonly parent: string | undefined
-  readonly index: number
-  /** user or assistant */
-  readonly message: boolean
-  /** not a sidechain, team or progress line: a candidate of the main chain */
-  readonly main: boolean
-  readonly progress: boolean
-}
-
-const nodeOf = (entry: SessionStore.Entry, index: number): Node | undefined => {
-  if (typeof entry.uuid !== "string" || !chainTypes.has(entry.type)) return undefined
-  const attachment = entry.attachment
-  const forkBriefing = entry.type === "attachment" && isRecord(attachment) && attachment.type === "fork_briefing"
-  return {
-    parent: typeof entry.parentUuid === "string" ? entry.parentUuid : undefined,
-    index,
-    message: entry.type === "user" || entry.type === "assistant",
-    main: entry.isSidechain !== true && entry.teamName === undefined && entry.type !== "progress" && !forkBriefing,
-    progress: entry.type === "progress"
-  }
-}
-
-/**
- * The uuids of the live branch, as the CLI picks it: the newest line of the main chain that no
- * other main line continues, walked up to its nearest user or assistant line, then up to the root.
- */
-const liveBranch = (nodes: Map<string, Node>): Set<string> => {
-  const continued = new Set<string>()
-  for (const node of nodes.values()) if (node.parent !== undefined && node.main) continued.add(node.parent)
-  const leaves = [...nodes].filter(([uuid, node]) => node.main && !continued.has(uuid)).sort((a, b) =>
-    b[1].index - a[1].index
-  )
-  let leaf: string | undefined
-  const visited = new Set<string>()
-  for (const [uuid] of leaves) {
-    const seen = new Set<string>()
-    for (let at: string | undefined = uuid; at !== undefined && !visited.has(at) && !seen.has(at);) {
-      const node = nodes.get(at)
-      if (node === undefined) break
-      if (node.message) {
-        leaf = at
-        break
-      }
-      seen.add(at)
-      at = node.parent
-    }
-    if (leaf !== undefined) break
-    for (const s of seen) visited.add(s)
-  }
-  if (leaf === undefined) {
-    // No main leaf reaches a message: the newest message of all.
-    let newest = -1
-    for (const [uuid, node] of nodes) {
-      if (node.message && node.index > newest) {
-        newest = node.index
-        leaf = uuid
-      }
-    }
-  }
-  const branch = new Set<string>()
-  for (let at = leaf; at !== undefined && !branch.has(at);) {
-    const node = nodes.get(at)
-    if (node === undefined) break
-    branch.add(at)
-    at = node.parent
-  }
-  return branch
-}
-
+/** Whether a line of the live branch is a message `messages` yields. */
 const isMessageOfBranch = (
   entry: SessionStore.Entry,
-  branch: Set<string>,
   options: { readonly includeSystem: boolean; readonly sidechain: boolean }
 ): boolean => {
-  if (typeof entry.uuid !== "string" || !branch.has(entry.uuid)) return false
   if (entry.type !== "user" && entry.type !== "assistant" && !(entry.type === "system" && options.includeSystem)) {
     return false
   }
@@ -496,7 +428,8 @@ const isMessageOfBranch = (
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Where to look for a session: the project of `cwd`, or every project when `cwd` is absent.
+ * Where to look for a session: the project of `cwd` (and of its repository's worktrees), or every
+ * project when `cwd` is absent.
  *
  * @since 0.2.0
  * @category options
@@ -504,6 +437,17 @@ const isMessageOfBranch = (
 export interface LookupOptions {
   /** The session's working directory (its project); every project is searched without it. */
   readonly cwd?: string | undefined
+  /**
+   * With `cwd` in a git repository, also search the projects of the repository's worktrees (the
+   * main one and the linked ones), as the official SDK's `listSessions({ dir })` and lookups by
+   * `dir` do: a session run in a worktree is found from the repository's directory, and the
+   * other way round. `list` searches them only when the repository has a linked worktree;
+   * `info`, `messages`, `rename`, `tag`, `fork`, `delete` search the project of `cwd` first.
+   * The worktrees are read from the files git keeps (no `git` process); a directory in no
+   * repository, or one whose files cannot be read, has none. Needs `FileSystem` and `Path` in
+   * the service's context (`layerDisk` has them). Default: true.
+   */
+  readonly includeWorktrees?: boolean | undefined
 }
 
 /**
@@ -564,7 +508,7 @@ export class Sessions extends Context.Service<Sessions, {
       readonly agentId?: string | undefined
     }
   ) => Stream.Stream<Line | Problem, ClaudeError.ClaudeError>
-  /** The live branch's messages, oldest first. */
+  /** The live branch's messages in conversation order, oldest first. */
   readonly messages: (sessionId: string, options?: MessagesOptions) => Stream.Stream<Message, ClaudeError.ClaudeError>
   /** Sets the session's title (appends a `custom-title` line). */
   readonly rename: (
@@ -652,31 +596,54 @@ export const makeWith: (
     const fs = yield* Effect.serviceOption(FileSystem.FileSystem)
     const path = yield* Effect.serviceOption(Path.Path)
 
-    const keyOfCwd = (cwd: string): Effect.Effect<string> => {
-      const resolved = Option.isSome(path) ? path.value.resolve(cwd) : cwd
-      if (Option.isNone(fs)) return Effect.succeed(projectKeyOf(ProjectKey.keyedCwd(resolved)))
-      return fs.value.realPath(resolved).pipe(
-        Effect.orElseSucceed(() => resolved),
-        Effect.map((dir) => projectKeyOf(ProjectKey.keyedCwd(dir)))
-      )
-    }
+    const keyOfDir = (dir: string) => projectKeyOf(ProjectKey.keyedCwd(dir))
 
-    /** The stored session, in the project of `cwd` or in any project. */
-    const find = (sessionId: string, options?: LookupOptions) =>
-      Effect.gen(function*() {
-        const projectKey = options?.cwd === undefined ? undefined : yield* keyOfCwd(options.cwd)
-        const all = yield* store.list(projectKey)
-        const matches = all.filter((s) => s.sessionId === sessionId)
-        if (matches.length === 0) {
-          return yield* Effect.fail(ClaudeError.make(
-            new ClaudeError.SessionNotFound({
-              sessionId,
-              searched: projectKey === undefined ? store.name : `${store.name}, project ${projectKey}`
-            })
-          ))
-        }
-        return matches.reduce((a, b) => (b.mtime > a.mtime ? b : a))
-      })
+    /**
+     * The projects of `cwd`: its own (of its real path, as the CLI resolves its own cwd), and
+     * those of its repository's worktrees, the main one first (none with `includeWorktrees:
+     * false`, or without `FileSystem` and `Path`).
+     */
+    const projectsOf = Effect.fnUntraced(function*(options: LookupOptions & { readonly cwd: string }) {
+      const resolved = Option.isSome(path) ? path.value.resolve(options.cwd) : options.cwd
+      if (Option.isNone(fs)) return { dir: resolved, own: keyOfDir(resolved), worktrees: [] }
+      const dir = yield* fs.value.realPath(resolved).pipe(Effect.orElseSucceed(() => resolved))
+      const worktrees = options.includeWorktrees === false || Option.isNone(path)
+        ? []
+        : (yield* worktreesOf(fs.value, path.value, dir)).map((worktree) => ({ dir: worktree, key: keyOfDir(worktree) }))
+      return { dir, own: keyOfDir(dir), worktrees }
+    })
+
+    /** The project keys `find` searches for `cwd`, in order (the SDK's `getSessionInfo({ dir })`). */
+    const lookupKeys = (options: LookupOptions & { readonly cwd: string }) =>
+      Effect.map(projectsOf(options), ({ dir, own, worktrees }) =>
+        [...new Set([own, ...worktrees.filter((w) => w.dir !== dir).map((w) => w.key)])]
+      )
+
+    /**
+     * The project keys `list` lists for `cwd`: the worktrees' only when the repository has a
+     * linked one (the SDK's `listSessions({ dir })`).
+     */
+    const listKeys = (options: LookupOptions & { readonly cwd: string }) =>
+      Effect.map(projectsOf(options), ({ own, worktrees }) =>
+        worktrees.length <= 1 ? [own] : [...new Set([own, ...worktrees.map((w) => w.key)])]
+      )
+
+    /** The stored session: in the first project of `cwd` that holds it, or the newest copy in any. */
+    const find = Effect.fnUntraced(function*(sessionId: string, options?: LookupOptions) {
+      const keys = options?.cwd === undefined ? [undefined] : yield* lookupKeys({ ...options, cwd: options.cwd })
+      for (const projectKey of keys) {
+        const matches = (yield* store.list(projectKey)).filter((s) => s.sessionId === sessionId)
+        if (matches.length > 0) return matches.reduce((a, b) => (b.mtime > a.mtime ? b : a))
+      }
+      return yield* Effect.fail(ClaudeError.make(
+        new ClaudeError.SessionNotFound({
+          sessionId,
+          searched: options?.cwd === undefined
+            ? store.name
+            : `${store.name}, ${keys.length === 1 ? "project" : "projects"} ${keys.join(", ")}`
+        })
+      ))
+    })
 
     const summarize = (stored: SessionStore.StoredSession) =>
       store.load({ projectKey: stored.projectKey, sessionId: stored.sessionId }).pipe(
@@ -693,8 +660,8 @@ export const makeWith: (
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
         return yield* Effect.fail(invalid(`Sessions.list: limit must be a whole number >= 0, got ${limit}`))
       }
-      const projectKey = options?.cwd === undefined ? undefined : yield* keyOfCwd(options.cwd)
-      const stored = [...(yield* store.list(projectKey))].sort((a, b) =>
+      const keys = options?.cwd === undefined ? [undefined] : yield* listKeys({ ...options, cwd: options.cwd })
+      const stored = (yield* Effect.forEach(keys, (key) => store.list(key))).flat().sort((a, b) =>
         b.mtime !== a.mtime ? b.mtime - a.mtime : b.sessionId < a.sessionId ? -1 : b.sessionId > a.sessionId ? 1 : 0
       )
       // Newest first, reading only as many sessions as the page needs (a session without a title is skipped).
@@ -754,30 +721,56 @@ export const makeWith: (
           yield* checkIds("messages", sessionId, options?.agentId)
           const stored = yield* find(sessionId, options)
           const key = keyOf(stored, options?.agentId)
-          // Pass 1: the index of the chain (uuid, parent, kind), not the lines.
-          const nodes = new Map<string, Node>()
+          // Pass 1: the index of the chain (uuid, parent, kind, tool ids), not the lines.
+          const nodes = new Map<string, LiveBranch.Node>()
           let index = 0
           yield* store.load(key).pipe(
             Stream.runForEach((entry) =>
               Effect.sync(() => {
-                const node = nodeOf(entry, index++)
-                if (node !== undefined) nodes.set(entry.uuid as string, node)
+                const node = LiveBranch.nodeOf(entry, index++)
+                if (node !== undefined) nodes.set(node.uuid, node)
               })
             )
           )
-          const branch = liveBranch(nodes)
+          // The place in the conversation of each line of the branch, by its position in the file.
+          const placeOf = new Map<number, number>()
+          for (const node of LiveBranch.liveBranch(nodes)) placeOf.set(node.index, placeOf.size)
           nodes.clear()
           const filter = { includeSystem: options?.includeSystem === true, sidechain: options?.agentId !== undefined }
-          // Pass 2: the branch's messages, in file order (the CLI appends a line after its parent).
+          // Pass 2: the branch's messages in conversation order. That is file order but for the
+          // lines a compaction relinked, held here until their place comes (a few).
           return store.load(key).pipe(
-            Stream.filter((entry) => isMessageOfBranch(entry, branch, filter)),
-            Stream.mapEffect((entry) => {
+            Stream.zipWithIndex,
+            Stream.filterMap(([entry, at]) => {
+              const place = placeOf.get(at)
+              return place === undefined ? Result.failVoid : Result.succeed({ entry, place })
+            }),
+            Stream.mapEffect(({ entry, place }): Effect.Effect<{ readonly place: number; readonly message: Message | undefined }> => {
+              if (!isMessageOfBranch(entry, filter)) return Effect.succeed({ place, message: undefined })
               const line = toLine(entry)
               return isProblem(line)
-                ? Effect.as(Effect.logWarning(`Sessions.messages: ${line.description}`), Option.none<Message>())
-                : Effect.succeed(Option.some(line as Message))
+                ? Effect.as(Effect.logWarning(`Sessions.messages: ${line.description}`), { place, message: undefined })
+                : Effect.succeed({ place, message: line as Message })
             }),
-            Stream.filterMap((o) => (Option.isSome(o) ? Result.succeed(o.value) : Result.failVoid))
+            Stream.mapAccum(
+              () => ({ next: 0, held: new Map<number, Message | undefined>() }),
+              (state, { message, place }) => {
+                state.held.set(place, message)
+                const ready: Array<Message> = []
+                for (; state.held.has(state.next); state.next++) {
+                  const held = state.held.get(state.next)
+                  state.held.delete(state.next)
+                  if (held !== undefined) ready.push(held)
+                }
+                return [state, ready]
+              },
+              {
+                // A line that was not read again (the file changed between the passes) holds
+                // nothing back: what is held follows in its order.
+                onHalt: (state) =>
+                  [...state.held].sort(([a], [b]) => a - b).flatMap(([, held]) => (held === undefined ? [] : [held]))
+              }
+            )
           )
         })
       ).pipe(Stream.withSpan("Sessions.messages"))
@@ -828,10 +821,11 @@ export const makeWith: (
           Effect.sync(() => {
             const at = index++
             if (cut !== undefined) return
-            const node = nodeOf(entry, at)
+            const node = LiveBranch.nodeOf(entry, at)
             if (node === undefined || entry.isSidechain === true) return
-            parents.set(entry.uuid as string, { parent: node.parent, progress: node.progress })
-            if (!node.progress) copied++
+            const progress = node.type === "progress"
+            parents.set(node.uuid, { parent: node.parent, progress })
+            if (!progress) copied++
             if (options?.upToMessageId !== undefined && entry.uuid === options.upToMessageId) cut = at
           })
         )
@@ -840,8 +834,15 @@ export const makeWith: (
         return yield* Effect.fail(invalid(`Sessions.fork: message ${options.upToMessageId} is not in session ${sessionId}`))
       }
       if (copied === 0) return yield* Effect.fail(invalid(`Sessions.fork: session ${sessionId} has no messages to fork`))
+      // A fresh uuid for every line of the main chain; the progress lines are not copied, but a
+      // reference to one is renamed all the same, as by the SDK.
+      const renamed = new Map<string, string>()
       const fresh = new Map<string, string>()
-      for (const [uuid, p] of parents) if (!p.progress) fresh.set(uuid, crypto.randomUUID())
+      for (const [uuid, p] of parents) {
+        const uuidOfFork = crypto.randomUUID()
+        renamed.set(uuid, uuidOfFork)
+        if (!p.progress) fresh.set(uuid, uuidOfFork)
+      }
       const parentOf = (uuid: string | undefined): string | null => {
         const seen = new Set<string>()
         for (let at = uuid; at !== undefined && !seen.has(at);) {
@@ -867,11 +868,17 @@ export const makeWith: (
         Stream.map((entry): SessionStore.Entry => {
           written++
           const uuid = entry.uuid as string
+          const logicalParent = entry.logicalParentUuid
           return {
             ...entry,
+            // The uuids a line names in its body (a compaction's preserved messages, a queued
+            // command's source) name the fork's lines too.
+            ...renamedReferences(entry, renamed, fresh),
             uuid: fresh.get(uuid)!,
             parentUuid: parentOf(typeof entry.parentUuid === "string" ? entry.parentUuid : undefined),
-            ...(typeof entry.logicalParentUuid === "string" ? { logicalParentUuid: fresh.get(entry.logicalParentUuid) ?? null } : {}),
+            ...(logicalParent === undefined || logicalParent === null
+              ? {}
+              : { logicalParentUuid: typeof logicalParent === "string" ? renamed.get(logicalParent) ?? null : null }),
             sessionId: forkId,
             forkedFrom: { sessionId, messageUuid: uuid }
           }
