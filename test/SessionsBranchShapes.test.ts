@@ -12,12 +12,12 @@ import * as Stream from "effect/Stream"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as Sessions from "../src/Sessions.ts"
 
-const projectKey = Sessions.projectKey("/work/project")
+const projectKey = Sessions.projectKey("/srv/project")
 const S = "6c1e0e1a-6d43-4c35-9f0e-1c0b8f3d2a11"
 let clock = Date.parse("2026-12-07T10:00:00.000Z")
 const at = () => new Date(clock += 1000).toISOString()
 const chain = (type: string, uuid: string, parentUuid: string | null, extra: Record<string, unknown> = {}) => ({
-  type, uuid, parentUuid, sessionId: S, timestamp: at(), cwd: "/work/project", isSidechain: false, ...extra
+  type, uuid, parentUuid, sessionId: S, timestamp: at(), cwd: "/srv/project", isSidechain: false, ...extra
 })
 const user = (uuid: string, parentUuid: string | null, content: unknown) =>
   chain("user", uuid, parentUuid, { message: { role: "user", content } })

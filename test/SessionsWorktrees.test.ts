@@ -155,7 +155,8 @@ describe("the worktrees of a repository, from git's files (what `git worktree li
   it.effect("relative paths (git 2.48 --relative-paths), a bare repository, a .git directory that is no repository", () => {
     const memory = MemoryFs.make()
     gitDir(memory, "/r/repo/.git")
-    linked(memory, "/r/repo/.git", "rel", "/r/rel", "../../../../rel/.git", "../repo/.git/worktrees/rel")
+    // From /r/repo/.git/worktrees/rel up to /r (four levels), as git 2.48 writes it.
+    linked(memory, "/r/repo/.git", "rel", "/r/rel", `${"../".repeat(4)}rel/.git`, "../repo/.git/worktrees/rel")
     gitDir(memory, "/r/bare.git")
     linked(memory, "/r/bare.git", "bw", "/r/bw")
     // Not a git directory (no HEAD): git goes on up, to the repository above.
