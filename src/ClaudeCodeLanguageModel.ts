@@ -14,7 +14,8 @@
  *   sent again; a session the CLI no longer has (its files removed, another `cwd`) gives way to
  *   a fresh one with the whole prompt.
  * - **Tools.** The call's toolkit (its user-defined tools) is served as the in-process server
- *   `toolkit` (the model sees `mcp__toolkit__<name>`), allowed without a permission prompt. The
+ *   `toolkit` (the model sees `mcp__toolkit__<name>`, every character of either name but letters,
+ *   digits, `_` and `-` as `_`), allowed without a permission prompt. The
  *   CLI runs the handlers during the turn, so their calls come back as provider-executed
  *   `tool-call` and `tool-result` parts, with the results as the tools' Schemas encode them.
  *   Claude Code's own tools (`Bash`, `Read`, …) are reported the same way when the toolkit holds
@@ -353,7 +354,9 @@ const openTurn = Effect.fnUntraced(function*(
       })
     ))
   }
-  const prefix = `mcp__${toolServerName}__`
+  // The names the CLI shows the model and matches `allowedTools` against (every character but
+  // letters, digits, `_` and `-` as `_`); the check above keeps them one tool each.
+  const prefix = `mcp__${McpServers.modelFacing(toolServerName)}__`
 
   const jsonSchema = providerOptions.responseFormat.type === "json"
     ? LanguageModel.defaultCodecTransformer(
@@ -369,7 +372,7 @@ const openTurn = Effect.fnUntraced(function*(
     // allowed ahead: the CLI asks the session's `Permissions` for each call (with none, it refuses).
     allowedTools: [
       ...(sessionOptions.allowedTools ?? []),
-      ...userTools.filter((tool) => tool.needsApproval === undefined || tool.needsApproval === false).map((tool) => prefix + tool.name)
+      ...userTools.filter((tool) => tool.needsApproval === undefined || tool.needsApproval === false).map((tool) => prefix + McpServers.modelFacing(tool.name))
     ],
     includePartialMessages: true
   }
@@ -383,7 +386,9 @@ const openTurn = Effect.fnUntraced(function*(
     Effect.provideService(McpServers.McpServers, mcpServers),
     Scope.provide(sessionScope)
   )
-  const toolkit = new Map(userTools.map((tool) => [tool.name, paramsReader(tool)]))
+  const toolkit = new Map(
+    userTools.map((tool) => [McpServers.modelFacing(tool.name), { name: tool.name, read: paramsReader(tool) }])
+  )
   const state = new MappingState(prefix, toolkit, reported, results, jsonSchema !== undefined, text)
   let finished = false
   return session.turn(rendered.input).pipe(
@@ -576,8 +581,9 @@ class ToolkitResults {
   }
 
   /**
-   * The result of the use `id` of the tool `name` with `params`; undefined when its handler gave
-   * none. Without the CLI's id, the first result of that tool with the same parameters.
+   * The result of the use `id` of the tool `name` with `params` (the arguments as the model sent
+   * them, as `McpServers` reports them); undefined when its handler gave none. Without the CLI's
+   * id, the first result of that tool with the same arguments.
    */
   take(id: string, name: string, params: unknown): McpServers.ToolkitCallResult | undefined {
     const result = this.byId.get(id)
@@ -593,25 +599,44 @@ class ToolkitResults {
   }
 }
 
-/** A toolkit call's arguments read into its parameters' encoded form; undefined when they do not read. */
+/**
+ * A toolkit call's arguments read into its parameters' encoded form; undefined when they do not
+ * read, or when the parameters do not decode from it.
+ */
 type ParamsReader = (input: unknown) => { readonly params: unknown } | undefined
+
+/** A toolkit tool as the model sees it: its name in the toolkit, and its reader of arguments. */
+interface ToolkitTool {
+  readonly name: string
+  readonly read: ParamsReader
+}
 
 /**
  * Reads a toolkit call's arguments, which come in the JSON form `tools/list` advertises (`null`
  * for an absent optional field, an ISO string for a Date), into the parameters' encoded form:
  * what `McpServers.toolkit` gives the handler, and what `effect/ai` checks a provider-executed
- * call's params against. A dynamic tool's own JSON Schema is taken as it is. The codec is made at
- * the first call (`McpServers` refuses a tool whose parameters JSON cannot carry, first).
+ * call's params against. Arguments count only when the parameters decode from that form too
+ * (`{ n: "abc" }` is an encoded `FiniteFromString`, which does not decode): the toolkit refused
+ * them, and `effect/ai` decodes the call's params with the whole parameters schema and would fail
+ * the response. A dynamic tool's own JSON Schema is taken as it is. The codecs are made at the
+ * first call (`McpServers` refuses a tool whose parameters JSON cannot carry, first).
  */
 const paramsReader = (tool: Tool.Any): ParamsReader => {
   if (Tool.isDynamic(tool) && tool.jsonSchema !== undefined) return (input) => ({ params: input })
-  let decode: ((input: unknown) => Result.Result<unknown, unknown>) | undefined
+  let codecs:
+    | {
+      readonly fromJson: (input: unknown) => Result.Result<unknown, unknown>
+      readonly decode: (encoded: unknown) => Result.Result<unknown, unknown>
+    }
+    | undefined
   return (input) => {
-    decode ??= Schema.decodeUnknownResult(
-      Schema.toCodecJson(Schema.toEncoded(tool.parametersSchema as unknown as Schema.Codec<unknown, unknown>))
-    )
-    const read = decode(input)
-    return Result.isSuccess(read) ? { params: read.success } : undefined
+    const parameters = tool.parametersSchema as unknown as Schema.Codec<unknown, unknown>
+    codecs ??= {
+      fromJson: Schema.decodeUnknownResult(Schema.toCodecJson(Schema.toEncoded(parameters))),
+      decode: Schema.decodeUnknownResult(parameters)
+    }
+    const read = codecs.fromJson(input)
+    return Result.isSuccess(read) && Result.isSuccess(codecs.decode(read.success)) ? { params: read.success } : undefined
   }
 }
 
@@ -620,20 +645,21 @@ class MappingState {
   private message = 0
   private readonly open = new Map<number, "text" | "reasoning">()
   /**
-   * The tool name of each use reported, whether it is the toolkit's, and its params (the
-   * parameters' encoded form); `refused`: a toolkit call whose arguments its tool refused, left
-   * out.
+   * The tool name of each use reported, whether it is the toolkit's, and its arguments as the model
+   * sent them (what `McpServers` reports a toolkit call's with); `refused`: a toolkit call whose
+   * arguments its tool refused, left out.
    */
   private readonly calls = new Map<
     string,
-    { readonly name: string; readonly toolkit: boolean; readonly params: unknown; readonly refused: boolean }
+    { readonly name: string; readonly toolkit: boolean; readonly input: unknown; readonly refused: boolean }
   >()
   /** The ids of the messages the CLI streamed (their text came as deltas). */
   private readonly streamed = new Set<string>()
 
+  /** `mcp__<toolServerName>__` as the model sees it. */
   readonly prefix: string
-  /** Each toolkit tool's reader of the arguments the CLI sends ({@link paramsReader}). */
-  readonly toolkit: ReadonlyMap<string, ParamsReader>
+  /** The toolkit's tools by the name the model sees after {@link prefix}. */
+  readonly toolkit: ReadonlyMap<string, ToolkitTool>
   readonly reported: ReadonlySet<string>
   readonly results: ToolkitResults
   readonly structured: boolean
@@ -641,7 +667,7 @@ class MappingState {
 
   constructor(
     prefix: string,
-    toolkit: ReadonlyMap<string, ParamsReader>,
+    toolkit: ReadonlyMap<string, ToolkitTool>,
     reported: ReadonlySet<string>,
     results: ToolkitResults,
     structured: boolean,
@@ -659,13 +685,13 @@ class MappingState {
     return `${this.message}:${index}`
   }
 
-  /** The name a `tool_use` is reported under, or undefined to leave it out. */
-  private toolName(name: string): string | undefined {
-    if (name.startsWith(this.prefix)) {
-      const short = name.slice(this.prefix.length)
-      return this.toolkit.has(short) ? short : undefined
-    }
-    return this.reported.has(name) ? name : undefined
+  /**
+   * The name a `tool_use` (under the name the model sees) is reported under, with the toolkit's
+   * reader of its arguments when it is the toolkit's; undefined to leave it out.
+   */
+  private tool(name: string): { readonly name: string; readonly read: ParamsReader | undefined } | undefined {
+    if (name.startsWith(this.prefix)) return this.toolkit.get(name.slice(this.prefix.length))
+    return this.reported.has(name) ? { name, read: undefined } : undefined
   }
 
   map(event: Claude.Event): ReadonlyArray<Part> {
@@ -756,13 +782,14 @@ class MappingState {
     event.message.content.forEach((block, index) => {
       if (block.type === "tool_use") {
         const use = block as Protocol.ToolUseBlock
-        const name = this.toolName(use.name)
-        if (name === undefined) return
-        const toolkit = use.name.startsWith(this.prefix)
-        const read = toolkit ? this.toolkit.get(name)!(use.input) : { params: use.input }
+        const tool = this.tool(use.name)
+        if (tool === undefined) return
+        const { name } = tool
+        const toolkit = tool.read !== undefined
+        const read = tool.read !== undefined ? tool.read(use.input) : { params: use.input }
         // Arguments the tool refused: the model read why (and may call again); a call `effect/ai`
         // would check against the parameters and fail whole is left out, with its result.
-        this.calls.set(use.id, { name, toolkit, params: read?.params ?? use.input, refused: read === undefined })
+        this.calls.set(use.id, { name, toolkit, input: use.input, refused: read === undefined })
         if (read !== undefined) parts.push({ type: "tool-call", id: use.id, name, params: read.params, providerExecuted: true })
         return
       }
@@ -792,7 +819,7 @@ class MappingState {
       const call = this.calls.get(block.tool_use_id)
       if (call === undefined) continue
       const { name } = call
-      const recorded = call.toolkit ? this.results.take(block.tool_use_id, name, call.params) : undefined
+      const recorded = call.toolkit ? this.results.take(block.tool_use_id, name, call.input) : undefined
       if (call.refused) continue
       parts.push(
         recorded !== undefined

@@ -42,6 +42,7 @@
  *
  * @since 0.1.0
  */
+import * as AiError from "effect/ai/AiError"
 import * as AiTool from "effect/ai/Tool"
 import * as AiToolkit from "effect/ai/Toolkit"
 import * as Cause from "effect/Cause"
@@ -515,10 +516,13 @@ export const layer = <const Servers extends ReadonlyArray<Server<unknown>>>(
   )
 
 /**
- * A name as the model and `allowedTools` see it: CLI 2.1.332 writes `mcp__<server>__<tool>` with
- * every character but letters, digits, `_` and `-` replaced by `_`.
+ * A server's or a tool's name as the model and `allowedTools` see it: CLI 2.1.332 writes
+ * `mcp__<server>__<tool>` with every character but letters, digits, `_` and `-` replaced by `_`.
+ *
+ * @since 0.2.0
+ * @category names
  */
-const modelFacing = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_")
+export const modelFacing = (name: string): string => name.replace(/[^A-Za-z0-9_-]/g, "_")
 
 const modelFacingRule = "the CLI replaces every character but letters, digits, \"_\" and \"-\" with \"_\""
 
@@ -1012,7 +1016,8 @@ export { McpServers }
 /**
  * What one call of a toolkit's tool came to, as `effect/ai` encodes it: the success encoded with
  * the tool's `success` Schema, or the failure encoded with `Tool.failureResultSchema` (the tool's
- * `failure` Schema, or an `AiError` for arguments that did not decode).
+ * `failure` Schema, or an `AiError`: for arguments that did not decode, a result that did not
+ * encode or that JSON cannot carry, a handler that died).
  *
  * @since 0.2.0
  * @category models
@@ -1139,6 +1144,17 @@ const toolkitTool = (
       report(meta, params, true, encoded),
       Effect.fail<ToolCallFailure>({ _tag: "HandlerFailed", error: failureMessage(error, encoded) })
     )
+  // A failure the tool's own schemas cannot give (a success JSON cannot write, a failure that does
+  // not encode, a handler that died) is reported as an `AiError`, the member of
+  // `Tool.failureResultSchema` that always encodes: `onResult`'s `encodedResult` must decode with
+  // it (`ClaudeCodeLanguageModel` hands it to `effect/ai` as the call's failure).
+  const failWith = (meta: CallMeta | undefined, params: unknown, reason: AiError.AiErrorReason) => {
+    const error = AiError.make({ module: "McpServers", method: `${aiTool.name}.call`, reason })
+    return Effect.flatMap(encodeFailure(error).pipe(Effect.orDie), (encoded) => fail(meta, params, error, encoded))
+  }
+  const encodingFailure = (description: string): AiError.AiErrorReason =>
+    // The value that did not encode stays out: what is reported must be JSON too.
+    new AiError.ToolResultEncodingError({ toolName: aiTool.name, toolResult: null, description })
   return {
     [ToolTypeId]: ToolTypeId,
     name: aiTool.name,
@@ -1159,8 +1175,11 @@ const toolkitTool = (
         if (Result.isFailure(outcome)) {
           // `failureMode: "error"`: the typed failure (or an AiError for bad parameters).
           const error = outcome.failure
-          const encoded = yield* Effect.orElseSucceed(encodeFailure(error), () => undefined)
-          return yield* fail(meta, args, error, encoded)
+          const encoded = yield* Effect.result(encodeFailure(error))
+          if (Result.isFailure(encoded)) {
+            return yield* failWith(meta, args, encodingFailure(`its failure cannot be encoded: ${encoded.failure.message}`))
+          }
+          return yield* fail(meta, args, error, encoded.success)
         }
         if (Option.isNone(outcome.success)) return yield* Effect.die(new Error(`Tool ${aiTool.name} gave no result`))
         const result = outcome.success.value
@@ -1173,11 +1192,20 @@ const toolkitTool = (
         }
         const unwritable = jsonWriteError(result.encodedResult ?? null)
         if (unwritable !== undefined) {
-          return yield* fail(meta, args, new Error(`its result cannot be written as JSON: ${unwritable.message}`), undefined)
+          return yield* failWith(meta, args, encodingFailure(`its result cannot be written as JSON: ${unwritable.message}`))
         }
         yield* report(meta, args, false, result.encodedResult)
         return JSON.stringify(result.encodedResult ?? null)
-      }) as Effect.Effect<ToolContent, ToolCallFailure>
+      }).pipe(
+        // A handler that died (not one cancelled): reported as an `AiError` too, not left for
+        // `ClaudeCodeLanguageModel` to take for a denial; the defect still reaches `runTool`,
+        // which logs it and answers the model.
+        Effect.tapCause((cause) =>
+          Cause.hasDies(cause) && !Cause.hasInterrupts(cause)
+            ? Effect.ignore(failWith(meta, args, new AiError.UnknownError({ description: `Tool ${aiTool.name} failed: ${describeCause(cause)}` })))
+            : Effect.void
+        )
+      ) as Effect.Effect<ToolContent, ToolCallFailure>
   }
 }
 

@@ -1,0 +1,102 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
+import * as ClaudeCodeLanguageModel from "../src/ClaudeCodeLanguageModel.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+import type { Transport } from "../src/Transport.ts"
+import { assistantLine, toolResultLine } from "./support/toolLines.ts"
+
+const sessionId = "11111111-1111-4111-8111-111111111111"
+const cliWith = (script: (cli: FakeCli.FakeCliHandle) => Effect.Effect<void, unknown>) =>
+  FakeCli.layer(FakeCli.conversation({ sessionId, onUser: (_text, _index, cli) => script(cli) }))
+const modelOn = (transport: Layer.Layer<Transport>) => ClaudeCodeLanguageModel.layer().pipe(Layer.provide(transport))
+
+const toolkitCall = (cli: FakeCli.FakeCliHandle, name: string, id: string, rpcId: number, args: unknown, withMeta = true) =>
+  Effect.gen(function*() {
+    yield* cli.emit(assistantLine(sessionId, `msg_${id}`, [{ type: "tool_use", id, name: `mcp__toolkit__${name}`, input: args }], { stopReason: "tool_use" }))
+    const answer = (yield* cli.request({
+      subtype: "mcp_message",
+      server_name: "toolkit",
+      message: { jsonrpc: "2.0", id: rpcId, method: "tools/call", params: { name, arguments: args, ...(withMeta ? { _meta: { "claudecode/toolUseId": id } } : {}) } }
+    })) as { readonly response?: { readonly mcp_response?: { readonly result?: { readonly isError?: boolean; readonly content?: ReadonlyArray<{ readonly text?: string }> } } } }
+    const result = answer.response?.mcp_response?.result
+    yield* cli.emit(toolResultLine(sessionId, id, result?.content?.[0]?.text ?? "", result?.isError === true))
+  })
+
+const Count = Tool.make("Count", { parameters: Schema.Struct({ n: Schema.Number }), success: Schema.BigInt })
+const CountKit = Toolkit.make(Count)
+const CountHandlers = CountKit.toLayer({ Count: ({ n }) => Effect.succeed(BigInt(n)) })
+const Double = Tool.make("Double", { parameters: Schema.Struct({ n: Schema.FiniteFromString }), success: Schema.Number })
+const DoubleKit = Toolkit.make(Double)
+const DoubleHandlers = DoubleKit.toLayer({ Double: ({ n }) => Effect.succeed(n * 2) })
+const Remind = Tool.make("Remind", { parameters: Schema.Struct({ note: Schema.optional(Schema.String), at: Schema.String }), success: Schema.String })
+const RemindKit = Toolkit.make(Remind)
+const RemindHandlers = RemindKit.toLayer({ Remind: ({ at, note }) => Effect.succeed(`${note ?? "-"} at ${at}`) })
+
+describe("ClaudeCodeLanguageModel: toolkit results", () => {
+  it.effect("a handler whose success JSON cannot carry (the model read a failure) does not fail generateText", () =>
+    Effect.gen(function*() {
+      const transport = cliWith((cli) => Effect.gen(function*() {
+        yield* toolkitCall(cli, "Count", "toolu_1", 1, { n: 5 })
+        for (const line of FakeCli.textTurn({ sessionId, text: "The tool failed." })) yield* cli.emit(line)
+      }))
+      const exit = yield* Effect.exit(LanguageModel.generateText({ prompt: "Count", toolkit: CountKit }).pipe(Effect.provide(modelOn(transport)), Effect.provide(CountHandlers)))
+      assert.isTrue(Exit.isSuccess(exit), `generateText failed: ${String(exit)}`)
+      if (Exit.isSuccess(exit)) {
+        assert.strictEqual(exit.value.text, "The tool failed.")
+        assert.deepStrictEqual(exit.value.toolResults.map((result) => [result.id, result.isFailure]), [["toolu_1", true]])
+      }
+    }))
+
+  it.effect("a call whose arguments the parameters' transformation refused (the model retried) does not fail generateText", () =>
+    Effect.gen(function*() {
+      const transport = cliWith((cli) => Effect.gen(function*() {
+        yield* toolkitCall(cli, "Double", "toolu_bad", 1, { n: "abc" })
+        yield* toolkitCall(cli, "Double", "toolu_ok", 2, { n: "21" })
+        for (const line of FakeCli.textTurn({ sessionId, text: "42." })) yield* cli.emit(line)
+      }))
+      const exit = yield* Effect.exit(LanguageModel.generateText({ prompt: "Double 21", toolkit: DoubleKit }).pipe(Effect.provide(modelOn(transport)), Effect.provide(DoubleHandlers)))
+      assert.isTrue(Exit.isSuccess(exit), `generateText failed: ${String(exit)}`)
+      if (Exit.isSuccess(exit)) {
+        assert.strictEqual(exit.value.text, "42.")
+        assert.deepStrictEqual(exit.value.toolResults.map((result) => [result.id, result.result]), [["toolu_ok", 42]])
+      }
+      const streamed = yield* Effect.exit(LanguageModel.streamText({ prompt: "Double 21", toolkit: DoubleKit }).pipe(Stream.runCollect, Effect.provide(modelOn(transport)), Effect.provide(DoubleHandlers)))
+      assert.isTrue(Exit.isSuccess(streamed), `streamText failed: ${String(streamed)}`)
+    }))
+
+  it.effect("a call answered without the CLI's _meta id, with a null optional argument: the handler's success, not a denial", () =>
+    Effect.gen(function*() {
+      const transport = cliWith((cli) => Effect.gen(function*() {
+        yield* toolkitCall(cli, "Remind", "toolu_1", 1, { note: null, at: "noon" }, false)
+        for (const line of FakeCli.textTurn({ sessionId, text: "Set." })) yield* cli.emit(line)
+      }))
+      const response = yield* LanguageModel.generateText({ prompt: "Remind me", toolkit: RemindKit }).pipe(Effect.provide(modelOn(transport)), Effect.provide(RemindHandlers))
+      assert.deepStrictEqual(response.toolResults.map((result) => [result.id, result.isFailure, result.result]), [["toolu_1", false, "- at noon"]])
+    }))
+
+  it.effect("a handler that died: the call's failure is an AiError, not a denial", () =>
+    Effect.gen(function*() {
+      const transport = cliWith((cli) => Effect.gen(function*() {
+        yield* toolkitCall(cli, "Count", "toolu_1", 1, { n: 5 })
+        for (const line of FakeCli.textTurn({ sessionId, text: "The tool broke." })) yield* cli.emit(line)
+      }))
+      const response = yield* LanguageModel.generateText({ prompt: "Count", toolkit: CountKit }).pipe(
+        Effect.provide(modelOn(transport)),
+        Effect.provide(CountKit.toLayer({ Count: () => Effect.die(new Error("disk on fire")) }))
+      )
+      const result = response.toolResults[0]
+      assert.deepStrictEqual([result?.id, result?.isFailure], ["toolu_1", true])
+      const failure: unknown = result?.result
+      assert.isTrue(AiError.isAiError(failure), `not an AiError: ${JSON.stringify(failure)}`)
+      if (AiError.isAiError(failure)) assert.include(failure.message, "disk on fire")
+    }).pipe(Effect.provide(Logger.layer([]))))
+})
