@@ -9,13 +9,21 @@
  * arrives. A runner never has more than `maxLiveSessions` CLI processes: a session that needs one
  * at the limit waits for a slot.
  *
- * Turns are keyed by the user message's uuid: `Run`, `Turn` and `Send` are persisted messages with
- * the uuid as their primary key, so a retried call is answered once from the message storage; and
+ * Turns are keyed by the user message's uuid: `Run`, `Turn` and `Send` are persisted messages, and
  * every turn's acceptance and outcome are written to the session's turn ledger in the
- * `SessionStore`, so a turn that finished is never run again, even by another runner after the
- * first one died. A turn accepted by a runner that died before its outcome was recorded is run
+ * `SessionStore`; the entity answers a call by the uuid (it joins the attempt running, or answers
+ * the recorded outcome), so a turn that finished is never run again, even by another runner after
+ * the first one died. The uuid is not the messages' primary key: the cluster would answer a later
+ * call from its message storage, which keeps a streamed reply's end only and a call's interruption
+ * as its reply. A turn accepted by a runner that died before its outcome was recorded is run
  * again on the next runner with `attempt: 2` in its outcome (`lostTurns: "retry"`, the default),
  * or answered with the `TurnLost` reason (`lostTurns: "fail"`): never run twice silently.
+ *
+ * A caller that stops waiting for its `Run` or `Turn` (interrupted, a timeout) interrupts the turn
+ * on the CLI, as interrupting a `Session`'s turn does; the attempt is settled (a result that came
+ * first is recorded), and the uuid stays the turn's: asked again, the turn is answered its recorded
+ * outcome or run again (`attempt: 2`, the abandoned attempt kept out of the conversation). A call
+ * that joined the attempt is answered `TurnCancelled`. An interrupted `Send` leaves its turn to run.
  *
  * A turn is answered, and its outcome recorded, only once its transcript is in the store
  * (`Session.flushStore`), so the runner that takes a session over resumes every finished turn.
@@ -86,13 +94,13 @@ export class TurnOutcome extends Schema.Class<TurnOutcome>("effect-claude-code/C
   numTurns: Schema.Number,
   /** The runner that ran the turn (`host:port`). */
   runner: Schema.String,
-  /** 1, or more when the turn was lost with a runner mid-turn and run again. */
+  /** 1, or more when an earlier attempt did not finish (its runner lost, or its caller gone) and it ran again. */
   attempt: Schema.Number
 }) {}
 
 /**
- * A turn's input: the user message's uuid (its key: a retried call with the same uuid is answered
- * once) and its text.
+ * A turn's input: the user message's uuid (its key: a call with the uuid of a finished turn is
+ * answered its outcome, never run again) and its text.
  *
  * @since 0.2.0
  * @category models
@@ -136,7 +144,9 @@ export class SessionStatus extends Schema.Class<SessionStatus>("effect-claude-co
 }) {}
 
 /**
- * Runs one turn and answers its outcome. Persisted, keyed by the uuid.
+ * Runs one turn and answers its outcome. Persisted; keyed by the uuid in the entity (no primary
+ * key: a caller's interruption, which interrupts the turn on the CLI, would be the stored answer of
+ * every later call with the uuid).
  *
  * @since 0.2.0
  * @category rpcs
@@ -144,15 +154,16 @@ export class SessionStatus extends Schema.Class<SessionStatus>("effect-claude-co
 export const Run = Rpc.make("Run", {
   payload: TurnInput,
   success: TurnOutcome,
-  error: ClaudeError.ClaudeError,
-  primaryKey: (input) => input.uuid
+  error: ClaudeError.ClaudeError
 })
 
 /**
- * Runs one turn and streams its events, then `{ type: "turn_outcome" }`. Persisted, keyed by the
- * uuid: a turn that already finished streams its outcome only. The outcome is the answer: it
- * comes once the turn's transcript is in the store, and may still be `StoreFailed` after the
- * CLI's `result` event (or another attempt's outcome, if this runner was lost in between).
+ * Runs one turn and streams its events, then `{ type: "turn_outcome" }`. Persisted; keyed by the
+ * uuid in the entity: a turn that already finished streams its outcome only (no primary key: the
+ * cluster would answer from its storage the stream's end, none of its events). The outcome is the
+ * answer: it comes once the turn's transcript is in the store, and may still be `StoreFailed`
+ * after the CLI's `result` event (or another attempt's outcome, if this runner was lost in
+ * between).
  *
  * @since 0.2.0
  * @category rpcs
@@ -161,14 +172,14 @@ export const Turn = Rpc.make("Turn", {
   payload: TurnInput,
   success: WireEvent,
   error: ClaudeError.ClaudeError,
-  stream: true,
-  primaryKey: (input) => input.uuid
+  stream: true
 })
 
 /**
  * Starts a turn and answers its uuid once the turn has its CLI (opened or resumed, so a failure
  * to open is `Send`'s own); the turn runs on in the entity and its outcome is recorded (a later
- * `Run` with the same uuid answers it). Persisted, keyed by the uuid.
+ * `Run` with the same uuid answers it). Persisted; keyed by the uuid in the entity (a `Send` of a
+ * turn running or finished answers its uuid). An interrupted `Send` leaves its turn to run.
  *
  * @since 0.2.0
  * @category rpcs
@@ -176,8 +187,7 @@ export const Turn = Rpc.make("Turn", {
 export const Send = Rpc.make("Send", {
   payload: TurnInput,
   success: Schema.String,
-  error: ClaudeError.ClaudeError,
-  primaryKey: (input) => input.uuid
+  error: ClaudeError.ClaudeError
 })
 
 /**
@@ -586,7 +596,10 @@ export const layer = (
       const inflight = new Map<string, Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>>()
       // Answers given for turns whose outcome the ledger did not take: given again, never run again.
       const unrecorded = new Map<string, Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>>()
-      // The turns this entity accepted first (no runner ran them before).
+      // The turns reserved here (`inflight`) whose attempt running is their first (no runner, and
+      // no caller here, ran them before): their prompt is in no transcript yet. Left when the
+      // reservation ends: an attempt 2 of a turn a caller abandoned here must not be taken for a
+      // first (its CLI would be launched with `--session-id` on the transcript attempt 1 left).
       const firstAttempts = new Set<string>()
       // The last top-level assistant message's uuid of each running turn, recorded with its outcome.
       const ends = new Map<string, string>()
@@ -660,7 +673,7 @@ export const layer = (
             : "whole"
           if (plan === "fresh") {
             yield* Effect.logWarning(
-              `session ${sessionId}: its first turn was lost with its runner; the session starts anew under its id`
+              `session ${sessionId}: its first turn did not finish (its runner lost, or its caller gone); the session starts anew under its id`
             )
             // The CLI refuses an id whose file exists. The store's copy stays, and later resumes
             // anchor on the ledger's last finished turn, never on the lost root.
@@ -768,12 +781,13 @@ export const layer = (
         const attempt = (record?.attempts ?? 0) + 1
         if (attempt > 1) {
           yield* Effect.logWarning(
-            `turn ${uuid} of session ${sessionId} was lost with its runner mid-turn: running it again (attempt ${attempt})`
+            `turn ${uuid} of session ${sessionId} did not finish (its runner lost, or its caller gone, mid-turn): running it again (attempt ${attempt})`
           )
         }
         const cli = cliUuid(uuid, attempt)
         yield* ledger.started(uuid, runner, yield* Clock.currentTimeMillis, cli)
         if (attempt === 1) firstAttempts.add(uuid)
+        else firstAttempts.delete(uuid)
         return { run: attempt, cli }
       })
 
@@ -876,6 +890,7 @@ export const layer = (
         }
         const deferred = inflight.get(uuid)
         inflight.delete(uuid)
+        firstAttempts.delete(uuid)
         if (deferred !== undefined) yield* Deferred.done(deferred, verdict)
         return yield* verdict
       }, Effect.uninterruptible)
@@ -922,7 +937,10 @@ export const layer = (
       /** Ends a reservation that no attempt took over (its waiters get `exit`). */
       const release = (uuid: string, deferred: Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>, exit: Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>) =>
         Effect.sync(() => {
-          if (inflight.get(uuid) === deferred) inflight.delete(uuid)
+          if (inflight.get(uuid) === deferred) {
+            inflight.delete(uuid)
+            firstAttempts.delete(uuid)
+          }
           Deferred.doneUnsafe(deferred, exit)
         })
 
@@ -958,8 +976,8 @@ export const layer = (
 
       /**
        * The outcome of the attempt a call joined. One its own caller abandoned (interrupted before
-       * its result) is `TurnCancelled` to the joiner, whose caller did not interrupt anything: a
-       * bare interruption would be stored by the cluster as the call's reply.
+       * its result) is `TurnCancelled` to the joiner, whose caller did not interrupt anything and
+       * gets a typed answer (asked again, the turn runs again).
        */
       const awaitJoined = (uuid: string, joined: Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>) =>
         Deferred.await(joined).pipe(
@@ -987,6 +1005,12 @@ export const layer = (
           return resource.close
         })
 
+      /**
+       * The caller's interruption interrupts the turn on the CLI (`runAttempt`'s `restore`) and
+       * releases the reservation: the call's reply is that interruption, stored under its request
+       * alone (no primary key), so the next call with the uuid runs the turn again, or answers
+       * what the settled attempt recorded.
+       */
       const run = Effect.fnUntraced(function*(input: { readonly uuid: string; readonly prompt: string }) {
         yield* checkInput(input)
         const begun = yield* begin(input.uuid)
