@@ -736,7 +736,12 @@ const isStringList = (u: unknown): u is ReadonlyArray<string> => Array.isArray(u
  */
 export const initializePrompts = (
   options: Pick<LaunchOptions, "systemPrompt" | "appendSystemPrompt">
-): { readonly systemPrompt?: string; readonly appendSystemPrompt?: string } => {
+): {
+  /** Replaces the CLI's own prompt. */
+  readonly systemPrompt?: string
+  /** Added at the end of the prompt. */
+  readonly appendSystemPrompt?: string
+} => {
   const append = (typeof options.systemPrompt === "object" ? options.systemPrompt.append : undefined) ??
     options.appendSystemPrompt
   return {
