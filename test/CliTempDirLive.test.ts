@@ -86,6 +86,32 @@ describe("the CLI's temporary files (fake CLI)", { timeout: 60_000 }, () => {
       assert.deepStrictEqual(contents(tmp), [])
     }).pipe(Effect.scoped, Effect.provide(processLayer)))
 
+  it.live("a CLAUDE_CODE_TMPDIR the host process has: the CLI's root is made in it (where its files would have gone), and removed", () =>
+    Effect.gen(function*() {
+      const tmp = yield* makeTempDir("ecc-tmp-")
+      const hosts = Path.join(tmp, "hosts")
+      Fs.mkdirSync(hosts)
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          const before = process.env[VARIABLE]
+          process.env[VARIABLE] = hosts
+          return before
+        }),
+        (before) =>
+          Effect.sync(() => {
+            if (before === undefined) delete process.env[VARIABLE]
+            else process.env[VARIABLE] = before
+          })
+      )
+      const root = yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* fakeSession(tmp, "")
+        return reportedRoot(yield* session.turn("hello").pipe(Stream.runCollect))
+      }))
+      assert.isNotNull(root)
+      assert.strictEqual(Path.dirname(root!), hosts)
+      assert.deepStrictEqual(contents(tmp), ["hosts"])
+    }).pipe(Effect.scoped, Effect.provide(processLayer)))
+
   it.live("env.CLAUDE_CODE_TMPDIR is the session's choice: passed as given and left in place", () =>
     Effect.gen(function*() {
       const tmp = yield* makeTempDir("ecc-tmp-")

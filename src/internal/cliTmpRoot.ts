@@ -16,9 +16,10 @@ import { Fs } from "./nodeFs.ts"
 const VARIABLE = "CLAUDE_CODE_TMPDIR"
 
 /**
- * Sets `CLAUDE_CODE_TMPDIR` in `env` (the CLI's whole environment) to a directory made in the
- * CLI's `TMPDIR`, removed with everything in it when the scope closes; unless the session's own
- * variables (`sessionEnv`) name it, which is then the session's choice, left as it is.
+ * Sets `CLAUDE_CODE_TMPDIR` in `env` (the CLI's whole environment) to a directory made where the
+ * CLI would have put its files (an inherited `CLAUDE_CODE_TMPDIR`, else its `TMPDIR`), removed
+ * with everything in it when the scope closes; unless the session's own variables (`sessionEnv`)
+ * name it, which is then the session's choice, left as it is.
  *
  * Short (`claude-XXXXXX`): the CLI puts Unix sockets under it, whose paths are limited to about a
  * hundred bytes. When it cannot be made, a warning, and the CLI uses its `TMPDIR` as it would have
@@ -31,7 +32,7 @@ export const provide = (
   if (Object.hasOwn(sessionEnv, VARIABLE)) return Effect.void
   return Effect.acquireRelease(
     Effect.suspend(() => {
-      const base = env.TMPDIR || process.getBuiltinModule("node:os").tmpdir()
+      const base = env[VARIABLE] || env.TMPDIR || process.getBuiltinModule("node:os").tmpdir()
       try {
         return Effect.succeed(Fs.mkdtempSync(Path.join(base, "claude-")))
       } catch (error) {
