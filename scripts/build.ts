@@ -255,7 +255,9 @@ for (const entry of bundled) {
   const source = Fs.readFileSync(Path.join(root, module), "utf8")
   const shebang = source.startsWith("#!") ? `${source.slice(0, source.indexOf("\n"))}\n` : ""
   Fs.mkdirSync(Path.join(outdir, Path.dirname(file)), { recursive: true })
-  Fs.writeFileSync(Path.join(outdir, file), shebang + body)
+  // A file with a shebang is a command (`bin`): `npx` in a clone runs it as it is, so executable.
+  Fs.writeFileSync(Path.join(outdir, file), shebang + body, { mode: shebang === "" ? 0o644 : 0o755 })
+  if (shebang !== "") Fs.chmodSync(Path.join(outdir, file), 0o755)
 }
 for (const [barrel, lines] of barrels) {
   Fs.writeFileSync(Path.join(outdir, `${barrel}.js`), lines.map((line) => line.replace(/\.ts"$/, ".js\"")).join("\n") + "\n")

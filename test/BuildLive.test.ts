@@ -122,4 +122,14 @@ describe("the package as built", () => {
       assert.isTrue(Fs.existsSync(Path.join(dist, Path.relative("dist", target))), target)
     }
   })
+
+  // `npx effect-claude-code` in a clone runs the file itself: built 0644 (after `npm run build` or
+  // `npm pack`), it failed with "Permission denied" (found by a newcomer's run).
+  it("the bin the manifest names is executable, with its shebang", () => {
+    for (const target of Object.values(manifest.bin)) {
+      const file = Path.join(dist, Path.relative("dist", target))
+      assert.strictEqual(Fs.statSync(file).mode & 0o111, 0o111, `${target} is not executable`)
+      assert.isTrue(Fs.readFileSync(file, "utf8").startsWith("#!/usr/bin/env node"), target)
+    }
+  })
 })

@@ -53,6 +53,9 @@ describe("ClaudeCodeLanguageModel: toolkit results", () => {
       if (Exit.isSuccess(exit)) {
         assert.strictEqual(exit.value.text, "The tool failed.")
         assert.deepStrictEqual(exit.value.toolResults.map((result) => [result.id, result.isFailure]), [["toolu_1", true]])
+        const failure: unknown = exit.value.toolResults[0]?.result
+        assert.isTrue(AiError.isAiError(failure), `not an AiError: ${JSON.stringify(failure)}`)
+        if (AiError.isAiError(failure)) assert.strictEqual(failure.reason._tag, "ToolResultEncodingError")
       }
     }))
 
@@ -97,6 +100,9 @@ describe("ClaudeCodeLanguageModel: toolkit results", () => {
       assert.deepStrictEqual([result?.id, result?.isFailure], ["toolu_1", true])
       const failure: unknown = result?.result
       assert.isTrue(AiError.isAiError(failure), `not an AiError: ${JSON.stringify(failure)}`)
-      if (AiError.isAiError(failure)) assert.include(failure.message, "disk on fire")
+      if (AiError.isAiError(failure)) {
+        assert.strictEqual(failure.reason._tag, "UnknownError")
+        assert.include(failure.message, "disk on fire")
+      }
     }).pipe(Effect.provide(Logger.layer([]))))
 })

@@ -4,6 +4,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Claude from "../src/Claude.ts"
+import * as Transcript from "../src/Transcript.ts"
 import type * as CliVersion from "../src/CliVersion.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
@@ -63,7 +64,13 @@ describe("the session's own options", () => {
         [{ cliVersionPolicy: { onUnsupported: "warning" as "warn" } }, 'cliVersionPolicy.onUnsupported must be "fail" or "warn" (got "warning")'],
         [{ cliVersionPolicy: { range: { floor: "2.1", below: "2.2" } } }, 'cliVersionPolicy.range: a range\'s floor and below must be versions x.y.z (got "2.1" and "2.2")'],
         [{ cliVersionPolicy: { range: { floor: "2.2.0", below: "2.1.0" } } }, "cliVersionPolicy.range: a range's floor must be below its below (got 2.2.0 and 2.1.0)"],
-        [{ cliVersionPolicy: { range: null as unknown as CliVersion.Range } }, "cliVersionPolicy.range: it must be { floor, below } (got null)"]
+        [{ cliVersionPolicy: { range: null as unknown as CliVersion.Range } }, "cliVersionPolicy.range: it must be { floor, below } (got null)"],
+        // `Transcript.toFile(path)` itself (a scoped Effect), not the recorder it gives: the first
+        // line died with "recorder.record is not a function" (found by a newcomer's run).
+        [
+          { transcript: Transcript.toFile("session.ndjson") as unknown as Claude.Recorder },
+          "transcript must be a recorder: the value of `yield* Transcript.toFile(path)` (or `Transcript.toSink`), not the Effect that makes it"
+        ]
       ]
       for (const [options, expected] of cases) {
         const description = yield* refusal(options)

@@ -5,7 +5,8 @@
  * Unchecked, a `NaN` cap capped nothing, a duration Effect cannot read was a defect, and `NaN`, a
  * negative duration or an object without a known unit (`{}`, `{ second: 30 }`) acted as zero:
  * every request timed out at once, the CLI was killed at once. A misspelt `errorResults` read as
- * `"return"`: failed turns came back as results.
+ * `"return"`: failed turns came back as results. A `transcript` that is no recorder (the Effect
+ * `Transcript.toFile` returns) died at the first line.
  */
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
@@ -21,6 +22,7 @@ export type Checked =
   & {
     readonly errorResults?: unknown
     readonly cliVersionPolicy?: { readonly onUnsupported?: unknown; readonly range?: CliVersion.Range | undefined } | undefined
+    readonly transcript?: unknown
   }
 
 /**
@@ -87,6 +89,13 @@ export const problemsOf = (options: Checked): Array<string> => {
   const { errorResults } = options
   if (errorResults !== undefined && errorResults !== "fail" && errorResults !== "return") {
     problems.push(`errorResults must be "fail" or "return" (got ${shown(errorResults)})`)
+  }
+  // `Transcript.toFile(path)` given as it is (a scoped Effect) died at the first line recorded.
+  const { transcript } = options
+  if (transcript !== undefined && !(typeof transcript === "object" && transcript !== null && typeof (transcript as { readonly record?: unknown }).record === "function")) {
+    problems.push(
+      "transcript must be a recorder: the value of `yield* Transcript.toFile(path)` (or `Transcript.toSink`), not the Effect that makes it"
+    )
   }
   const onUnsupported = options.cliVersionPolicy?.onUnsupported
   if (onUnsupported !== undefined && onUnsupported !== "fail" && onUnsupported !== "warn") {
