@@ -18,6 +18,7 @@ import * as Claude from "../src/Claude.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { live, processLayer } from "./support/live.ts"
 import { makeTempDir } from "./support/realCli.ts"
+import { withEnv } from "./support/env.ts"
 
 const FAKE = Path.resolve(import.meta.dirname, "fixtures/fake-claude.mjs")
 const VARIABLE = "CLAUDE_CODE_TMPDIR"
@@ -91,18 +92,7 @@ describe("the CLI's temporary files (fake CLI)", { timeout: 60_000 }, () => {
       const tmp = yield* makeTempDir("ecc-tmp-")
       const hosts = Path.join(tmp, "hosts")
       Fs.mkdirSync(hosts)
-      yield* Effect.acquireRelease(
-        Effect.sync(() => {
-          const before = process.env[VARIABLE]
-          process.env[VARIABLE] = hosts
-          return before
-        }),
-        (before) =>
-          Effect.sync(() => {
-            if (before === undefined) delete process.env[VARIABLE]
-            else process.env[VARIABLE] = before
-          })
-      )
+      yield* withEnv(VARIABLE, hosts)
       const root = yield* Effect.scoped(Effect.gen(function*() {
         const session = yield* fakeSession(tmp, "")
         return reportedRoot(yield* session.turn("hello").pipe(Stream.runCollect))

@@ -15,6 +15,7 @@ import * as Claude from "../src/Claude.ts"
 import * as Launch from "../src/Launch.ts"
 import * as Transcript from "../src/Transcript.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { withEnv } from "./support/env.ts"
 
 const KEY = "gw-live-0123456789abcdefSECRET"
 const TOKEN = "Bearer tok-9876543210fedcbaSECRET"
@@ -26,18 +27,7 @@ const transcriptOf = (variable: string, value: string, text: string) =>
       Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-headers-"))),
       (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
     )
-    yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const before = process.env[variable]
-        process.env[variable] = value
-        return before
-      }),
-      (before) =>
-        Effect.sync(() => {
-          if (before === undefined) delete process.env[variable]
-          else process.env[variable] = before
-        })
-    )
+    yield* withEnv(variable, value)
     const file = Path.join(dir, "t.ndjson")
     const cli = FakeCli.layer((cli) =>
       Effect.gen(function*() {

@@ -15,6 +15,7 @@ import * as SessionStore from "../src/SessionStore.ts"
 import * as Sessions from "../src/Sessions.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { live, processLayer } from "./support/live.ts"
+import { withEnv } from "./support/env.ts"
 
 const script: FakeModel.Script = (request) => {
   if (FakeModel.toolResults(request).length > 0) return FakeModel.text("Both printed.")
@@ -36,19 +37,7 @@ const blocksOf = (messages: ReadonlyArray<Sessions.Message>, type: "tool_use" | 
   )
 
 /** `CLAUDE_CONFIG_DIR` for the SDK's functions while the scope is open; the previous value after. */
-const configDirForSdk = (dir: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const before = process.env.CLAUDE_CONFIG_DIR
-      process.env.CLAUDE_CONFIG_DIR = dir
-      return before
-    }),
-    (before) =>
-      Effect.sync(() => {
-        if (before === undefined) delete process.env.CLAUDE_CONFIG_DIR
-        else process.env.CLAUDE_CONFIG_DIR = before
-      })
-  )
+const configDirForSdk = (dir: string) => withEnv("CLAUDE_CONFIG_DIR", dir)
 
 describe("Sessions.messages and parallel tool calls", { timeout: 120_000 }, () => {
   it.live("every tool call of the live branch has its result, as in the SDK's getSessionMessages", () =>

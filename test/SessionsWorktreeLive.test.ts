@@ -13,21 +13,10 @@ import * as Layer from "effect/Layer"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as Sessions from "../src/Sessions.ts"
 import { makeTempDir } from "./support/tempDir.ts"
+import { withEnv } from "./support/env.ts"
 
 /** `CLAUDE_CONFIG_DIR` for the SDK's functions while the scope is open; the previous value after. */
-const configDirForSdk = (dir: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const before = process.env.CLAUDE_CONFIG_DIR
-      process.env.CLAUDE_CONFIG_DIR = dir
-      return before
-    }),
-    (before) =>
-      Effect.sync(() => {
-        if (before === undefined) delete process.env.CLAUDE_CONFIG_DIR
-        else process.env.CLAUDE_CONFIG_DIR = before
-      })
-  )
+const configDirForSdk = (dir: string) => withEnv("CLAUDE_CONFIG_DIR", dir)
 
 describe("Sessions and git worktrees", () => {
   it.live("a session run in a worktree of the repository is listed and found from the repository's directory, as the SDK's listSessions({ dir }) does", () =>
