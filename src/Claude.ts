@@ -33,7 +33,7 @@ import type * as SessionStoreOpen from "./internal/sessionStoreOpen.ts"
 import * as Services from "./internal/services.ts"
 import type * as McpServers from "./McpServers.ts"
 import type * as Protocol from "./Protocol.ts"
-import { type ExitStatus, Transport } from "./Transport.ts"
+import { eofShare, type ExitStatus, Transport } from "./Transport.ts"
 
 /**
  * The process transport: sessions spawn the real `claude` CLI as a child process, with
@@ -93,10 +93,11 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
   readonly maxLineBytes?: number | undefined
   /**
    * The whole of closing the CLI, from stdin EOF: the CLI has three fifths of it to exit by
-   * itself, then gets SIGTERM, then SIGKILL at its end. Then the handlers of the CLI's requests
-   * still running are interrupted, and waited for as long again at most: one stuck where it
-   * cannot be interrupted is left to stop in the background, with a warning. A finite duration,
-   * zero or more. Default 5 seconds.
+   * itself, then gets SIGTERM, then SIGKILL at its end. The handlers of the CLI's requests still
+   * running after its share are interrupted, and waited for as long as `closeGrace` at most,
+   * meanwhile (the CLI is never kept alive for them): one stuck where it cannot be interrupted is
+   * left to stop in the background, with a warning. A finite duration, zero or more. Default 5
+   * seconds.
    */
   readonly closeGrace?: Duration.Input | undefined
   /** The default deadline of a control request; a positive duration. Default 60 seconds. */
@@ -751,6 +752,11 @@ const openSession: (
         subscribers.publish([event])
         subscribers.wake()
       })
+    // Run last, as the scope runs its finalizers last first: after the transport's has ended the
+    // CLI, so a handler of its requests stuck where it cannot be interrupted is waited for (within
+    // closeGrace, from the interruption) without keeping the CLI alive.
+    const afterTheCli: Array<Effect.Effect<void>> = []
+    yield* Effect.addFinalizer(() => Effect.suspend(() => Effect.all(afterTheCli, { discard: true })))
     const connection = yield* transport.open({ ...spec, args: command.args })
     // The engine and the protocol's schemas are loaded (by the first session of the process) once
     // the CLI is spawned: they are compiled and built while it starts, which takes far longer.
@@ -765,6 +771,9 @@ const openSession: (
       sessionSpan,
       subscribers,
       mirror,
+      afterTheCli: (wait) => {
+        afterTheCli.push(wait)
+      },
       hooks,
       permissions,
       elicitation,
@@ -836,12 +845,27 @@ const queryOnce: (
   options?: SessionOptions
 ) => Effect.Effect<TurnResult, ClaudeError.ClaudeError, Transport> = Effect.fnUntraced(
   function*(prompt: TurnInput, options?: SessionOptions) {
-    const session = yield* openSession(options)
+    const session = yield* openSession(withShortInterrupt(options))
     return yield* session.run(prompt)
   },
   Effect.scoped,
   SpanExits.withSpan("Claude.query")
 )
+
+/**
+ * `query`'s session is thrown away once its turn ends: an interrupted turn waits for its aborted
+ * result at most the EOF share of `closeGrace` (which the close gives the CLI to record it
+ * anyway), not `interruptTimeout` (10 s by default) before the close. Options that are not
+ * valid are left as they are, for `open` to report.
+ */
+const withShortInterrupt = (options: SessionOptions | undefined): SessionOptions | undefined => {
+  const closeGrace = Duration.fromInput(options?.closeGrace ?? "5 seconds")
+  const interruptTimeout = Duration.fromInput(options?.interruptTimeout ?? "10 seconds")
+  if (Option.isNone(closeGrace) || Option.isNone(interruptTimeout)) return options
+  const share = Duration.millis(Math.max(1, eofShare(closeGrace.value)))
+  // A shorter one (zero or less too, which `open` refuses) is left as it is.
+  return Duration.isGreaterThan(interruptTimeout.value, share) ? { ...options, interruptTimeout: share } : options
+}
 
 /**
  * A one-shot as a stream: opens a session when the stream starts, streams the events of one turn

@@ -3,9 +3,9 @@
  * `effect/FiberMap` does, in a few lines: that module is 25 KB of start-up), in a scope and a span
  * of its own (parented to the turn that caused it), so a `control_cancel_request` interrupts
  * exactly the handler it names. Closing the session's scope interrupts those still running and
- * waits for them to stop, within `stopWithin` (the session's `closeGrace`): one stuck where it
- * cannot be interrupted is then left to stop in the background (a fiber, no process), with a
- * warning, and the close goes on.
+ * waits for them to stop, within `stopWithin` (the session's `closeGrace`), alongside the CLI's
+ * end and joined after it (`awaitAfter`): one stuck where it cannot be interrupted is then left to
+ * stop in the background (a fiber, no process), with a warning, and the close goes on.
  *
  * Invariants:
  * - Every request the CLI sends gets exactly one control_response, except one that the CLI
@@ -90,6 +90,12 @@ export const make = Effect.fnUntraced(function*(options: {
   readonly session: object
   /** How long closing waits for the handlers still running to stop once interrupted. */
   readonly stopWithin: Duration.Duration
+  /**
+   * Given the wait for the handlers interrupted at the close, already under way, for the session
+   * to join after the CLI is ended: a handler stuck where it cannot be interrupted never delays
+   * the CLI's end. Without it, the close waits here.
+   */
+  readonly awaitAfter?: ((stopped: Effect.Effect<void>) => void) | undefined
 }): Effect.fn.Return<Incoming, never, Scope.Scope> {
   // The fibers running, by key (a few at a time, one a request: `smallMap.ts`), each with its
   // request's subtype; none is started once the scope is closing.
@@ -103,7 +109,7 @@ export const make = Effect.fnUntraced(function*(options: {
       if (running.length === 0) return Effect.void
       for (const { fiber } of running) fiber.interruptUnsafe()
       // Waited for interruptibly: a finalizer runs uninterruptibly, and the deadline must end the wait.
-      return Effect.interruptible(Fiber.awaitAll(running.map(({ fiber }) => fiber))).pipe(
+      const stopped = Effect.interruptible(Fiber.awaitAll(running.map(({ fiber }) => fiber))).pipe(
         Effect.timeoutOption(options.stopWithin),
         Effect.flatMap((stopped) =>
           Option.isSome(stopped) ? Effect.void : Effect.forEach(
@@ -118,6 +124,10 @@ export const make = Effect.fnUntraced(function*(options: {
           )
         )
       )
+      if (options.awaitAfter === undefined) return stopped
+      // Waited for from now, alongside the rest of the close (the CLI's end: a refusal that comes
+      // in time still reaches it), and joined by the session once the CLI is gone.
+      return Effect.map(Effect.forkDetach(stopped), (fiber) => options.awaitAfter!(Fiber.join(fiber)))
     })
   )
   const runFork = Effect.runForkWith(yield* Effect.context<never>())

@@ -10,7 +10,8 @@
  *   lifecycle's reason and the event streams end (failed with the reason when the CLI died by
  *   itself); `settle` is idempotent, both ends run it.
  * - A transport that fails its stream with a `ClaudeError` (a replay mismatch) is the reason of
- *   the end; a defect in reading the last lines is logged and the session still ends, never hangs.
+ *   the end, and a defect in reading is one too (a `ProtocolViolation` naming it); a defect in
+ *   reading the last lines is logged and the session still ends, never hangs.
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -22,6 +23,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as Events from "../Events.ts"
 import type { Connection } from "../Transport.ts"
+import { describeCause } from "./describeCause.ts"
 import type { Lifecycle } from "./lifecycle.ts"
 import type { Outgoing } from "./outgoing.ts"
 import type { Reader } from "./reader.ts"
@@ -58,9 +60,13 @@ export const start = Effect.fnUntraced(function*(input: ReadLoopInput): Effect.f
       reader.push(chunks)
       return Effect.void
     }),
+    // Any failure is the reason of the end, a defect too (a throw from the program's code the
+    // reader calls): never `StdoutClosed`, which blames the CLI for what it did not do.
     Effect.catchCause((cause) => {
       const failure = cause.reasons.find(Cause.isFailReason)?.error
-      if (ClaudeError.isClaudeError(failure)) lifecycle.readFailure = failure
+      lifecycle.readFailure = ClaudeError.isClaudeError(failure) ? failure : ClaudeError.make(
+        new ClaudeError.ProtocolViolation({ description: `reading the CLI's stdout failed: ${describeCause(cause)}`, line: "" })
+      )
       return Effect.logWarning("reading the CLI's stdout failed", cause)
     }),
     Effect.andThen(Effect.sync(() => reader.end()).pipe(

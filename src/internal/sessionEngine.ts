@@ -101,6 +101,11 @@ export interface EngineInput extends HostHandlers.HostServices {
   readonly sessionSpan: Tracer.Span
   readonly subscribers: Subscribers<Events.Event>
   readonly mirror: Mirror | undefined
+  /**
+   * Run by the session's scope after the transport's finalizer (added before the CLI was
+   * spawned): the waits that must not delay the CLI's end (`Incoming`'s `awaitAfter`).
+   */
+  readonly afterTheCli: (wait: Effect.Effect<void>) => void
 }
 
 /** What `Claude.open` makes the public `Session` of (the fields of the same names there). */
@@ -151,10 +156,27 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
 
   const recorder = options.transcript
   recorder?.secrets?.(secrets)
-  // Called as the recorder's method: a recorder may be a class instance.
+  // Called as the recorder's method: a recorder may be a class instance. One that throws (its doc
+  // says it must not) is stopped, with one warning: a failing sink never ends the session (as
+  // `Transcript`'s own recorders), nor reaches the reader or a turn's write.
+  let recording = recorder !== undefined
+  // The warning goes through the session's own services (its logger), from wherever the throw was.
+  const runFork = Effect.runForkWith(yield* Effect.context<never>())
   const record = recorder === undefined
     ? undefined
-    : (direction: "send" | "recv", message: unknown) => recorder.record(direction, message)
+    : (direction: "send" | "recv", message: unknown): void => {
+      if (!recording) return
+      try {
+        recorder.record(direction, message)
+      } catch (error) {
+        recording = false
+        runFork(Effect.logWarning(
+          `the transcript recorder (options.transcript) threw on a ${direction === "send" ? "sent" : "received"} line: ` +
+            "recording stopped, the session goes on",
+          error
+        ))
+      }
+    }
   // An interrupt asks for an abort while a turn is in progress, or a message waits (the CLI then
   // starts its turn aborted). `turns` is made below: only an interrupt reads it, and none is
   // written before the session is open.
@@ -196,7 +218,14 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     (text) => tracing.redact(text),
     spec.closeGrace
   )
-  const incoming = yield* Incoming.make({ handlers, send: write, tracing, session: lifecycle, stopWithin: spec.closeGrace })
+  const incoming = yield* Incoming.make({
+    handlers,
+    send: write,
+    tracing,
+    session: lifecycle,
+    stopWithin: spec.closeGrace,
+    awaitAfter: input.afterTheCli
+  })
 
   // Sent first, before any user turn and before anything is read: the CLI reads it as soon as it
   // is up (the engine is loaded in far less time than the CLI takes to start). Its body is decoded

@@ -22,6 +22,7 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Pull from "effect/Pull"
 import * as Result from "effect/Result"
@@ -197,14 +198,18 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
           return options.write(Lines.userTurn({ ...turnInput, uuid }))
         }))),
         Effect.as(uuid),
-        // Not written (a failure, or the caller gave up waiting for `ready`): never left open,
-        // where a CLI that echoes no uuid would give it the next turn's result.
-        Effect.onInterrupt(() =>
-          Effect.sync(() => {
-            if (handedOver) written?.(registered)
+        // Not written (a failure, a defect, or the caller gave up waiting for `ready`): never left
+        // open, where a CLI that echoes no uuid would give it the next turn's result, and would
+        // hold every later message back (`Turns.writable`). One finalizer, as the interruption's
+        // was: a failure is withdrawn with its error below; a defect (a throw before the line was
+        // sent) and an interruption before the hand-over here.
+        Effect.onExit((exit) => {
+          if (Exit.isSuccess(exit) || Cause.hasFails(exit.cause)) return Effect.void
+          return Effect.sync(() => {
+            if (handedOver && !Cause.hasDies(exit.cause)) written?.(registered)
             else turns.withdraw(registered, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: registered.uuid })))
           })
-        ),
+        }),
         Effect.catch((error) => {
           turns.withdraw(registered, error)
           return error.reason._tag === "SessionClosed" ? lifecycle.failure(operation) : Effect.fail(error)
