@@ -256,7 +256,7 @@ for (const entry of bundled) {
   const shebang = source.startsWith("#!") ? `${source.slice(0, source.indexOf("\n"))}\n` : ""
   Fs.mkdirSync(Path.join(outdir, Path.dirname(file)), { recursive: true })
   // A file with a shebang is a command (`bin`): `npx` in a clone runs it as it is, so executable.
-  Fs.writeFileSync(Path.join(outdir, file), shebang + body, { mode: shebang === "" ? 0o644 : 0o755 })
+  Fs.writeFileSync(Path.join(outdir, file), shebang + body)
   if (shebang !== "") Fs.chmodSync(Path.join(outdir, file), 0o755)
 }
 for (const [barrel, lines] of barrels) {

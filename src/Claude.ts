@@ -109,7 +109,8 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
   readonly initializeTimeout?: Duration.Input | undefined
   /**
    * The whole of interrupting a turn: withdrawing it or sending `interrupt`, and waiting for its
-   * `result`. A positive duration. Default 10 seconds.
+   * `result`. A positive duration. Default 10 seconds (`query` caps it at the EOF share of
+   * `closeGrace`: its session is closed right after).
    */
   readonly interruptTimeout?: Duration.Input | undefined
   /**
@@ -818,7 +819,8 @@ const noMcpServers: Services.McpServers["Service"] = { servers: [] }
  * Needs a `Transport`: `ClaudeNode.layer` (from `effect-claude-code/node`) for the real CLI, or
  * a fake from `effect-claude-code/testing`. `Hooks`, `Permissions` and `McpServers` are taken
  * from the context when provided, as {@link open} does. A failed turn fails with its reason (see
- * `errorResults`).
+ * `errorResults`). Interrupted, it waits for the turn's aborted result at most the EOF share of
+ * `closeGrace`, whatever `interruptTimeout` says: the session is closed right after.
  *
  * ```ts
  * import * as Effect from "effect/Effect"

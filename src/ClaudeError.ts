@@ -221,8 +221,8 @@ export class SessionClosed extends Schema.TaggedError<SessionClosed>()("SessionC
 
 /**
  * A user turn that ends without its result: the CLI dropped it from its queue before it ran
- * (withdrawn by the program, a turn interrupted while still queued, or by an `interrupt` that
- * cancelled queued messages; with `lifecycle`, a message it would not run), or, with `gaveUpAfterMillis`, the library gave up waiting for the
+ * (withdrawn by the program, a turn interrupted while still queued, an `interrupt` that cancelled
+ * queued messages, or, with `lifecycle`, a message the CLI said it would not run), or, with `gaveUpAfterMillis`, the library gave up waiting for the
  * result of its interrupt (`interruptTimeout`): the turn may have run, and the CLI may still
  * finish it.
  *
@@ -362,8 +362,9 @@ export class PromptTooLong extends Schema.TaggedError<PromptTooLong>()("PromptTo
 }
 
 /**
- * The turn stopped at a limit the program set: `maxTurns`, `maxBudgetUsd`, structured-output
- * retries. `limit` is the result's subtype or terminal reason.
+ * The turn stopped at a limit: one the program set (`maxTurns`, `maxBudgetUsd`, structured-output
+ * retries; `limit` is the result's subtype or terminal reason), or the model's output-token
+ * maximum on every try (`limit` `max_output_tokens`, which `CLAUDE_CODE_MAX_OUTPUT_TOKENS` sets).
  *
  * @since 0.1.0
  * @category reasons

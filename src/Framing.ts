@@ -435,6 +435,16 @@ export const parseJson = (line: string): unknown => {
 }
 
 /**
+ * The `type` of what a transcript records for a line the CLI wrote on stdout that is not JSON
+ * (`Transcript.NonJsonLine`: its text), next to {@link oversizedLineType}: the reader makes it, and
+ * the timeline and a replay read it, without loading `Transcript`.
+ *
+ * @since 0.2.0
+ * @category transcripts
+ */
+export const nonJsonLineType = "effect-claude-code/non-json-line"
+
+/**
  * The `type` of what a transcript records for a line over the cap ({@link OversizedLine}).
  *
  * @since 0.2.0

@@ -453,7 +453,8 @@ export interface LaunchOptions {
   readonly plugins?: ReadonlyArray<PluginConfig> | undefined
   /**
    * `--permission-prompt-tool <name>`: an MCP tool (`mcp__<server>__<tool>`) that answers
-   * permission prompts; any other name is `InvalidInput` (the CLI would exit at the first prompt).
+   * permission prompts; any other name is `InvalidInput` (the CLI would exit at the first prompt),
+   * unless `env` sets `CLAUDE_AGENT_SDK_MCP_NO_PREFIX` (the CLI then names in-process tools bare).
    * Cannot be combined with a `Permissions` layer, which answers through `stdio` (`"stdio"` alone
    * is `InvalidInput`: provide the layer).
    */

@@ -35,7 +35,7 @@ import * as Framing from "./Framing.ts"
 import { TurnUsageTracker } from "./internal/turnUsage.ts"
 import type * as Protocol from "./Protocol.ts"
 import * as Codec from "./protocol/codec.ts"
-import * as Transcript from "./Transcript.ts"
+import type * as Transcript from "./Transcript.ts"
 import { isRecord, str, stringify } from "./internal/json.ts"
 
 /**
@@ -579,7 +579,7 @@ export const make = (): Builder => {
       const description = `${what} of ${num(msg.bytes) ?? "?"} bytes, over the session's maxLineBytes: not read, its bytes not kept`
       return [add({ kind: "problem", description, line: (str(msg.head) ?? "").slice(0, 4096), ts })]
     }
-    if (msg.type === Transcript.nonJsonLineType) {
+    if (msg.type === Framing.nonJsonLineType) {
       // What the CLI printed on stdout that is not JSON; the session skipped it.
       const description = "a line on the CLI's stdout that is not JSON: skipped"
       return [add({ kind: "problem", description, line: (str(msg.text) ?? "").slice(0, 4096), ts })]

@@ -77,24 +77,16 @@ export const Line = Schema.Struct({
 export interface Line extends Schema.Schema.Type<typeof Line> {}
 
 /**
- * The `type` of what a transcript records for a line the CLI wrote on stdout that is not JSON
- * ({@link NonJsonLine}).
- *
- * @since 0.2.0
- * @category models
- */
-export const nonJsonLineType = "effect-claude-code/non-json-line"
-
-/**
  * What a transcript records for a line the CLI wrote on stdout that is not JSON (a warning it
  * printed; the session skips it): its text, redacted as every recorded line is. A replay writes
- * the text again as a line; the timeline shows it as a problem.
+ * the text again as a line; the timeline shows it as a problem. Its `type` is
+ * `Framing.nonJsonLineType`.
  *
  * @since 0.2.0
  * @category models
  */
 export const NonJsonLine = Schema.Struct({
-  type: Schema.Literal(nonJsonLineType),
+  type: Schema.Literal(Framing.nonJsonLineType),
   text: Schema.String
 })
 
@@ -189,14 +181,7 @@ const accountPattern = /"account"\s*:\s*(null|\{(?:[^{}[\]"]|"(?:[^"\\]|\\.)*")*
 // An `"account":{…` cut after its `"email"`.
 const accountEmailPattern = /"account"\s*:\s*\{(?:[^{}[\]"]|"(?:[^"\\]|\\.)*")*?"email"\s*:\s*("(?:[^"\\]|\\.)*")/
 
-const parsed = (json: string | undefined): unknown => {
-  if (json === undefined) return undefined
-  try {
-    return JSON.parse(json)
-  } catch {
-    return undefined
-  }
-}
+const parsed = (json: string | undefined): unknown => json === undefined ? undefined : Framing.parseJson(json)
 
 /**
  * An over-cap line taken for the answer to a pending `initialize` request: a `control_response`

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Claude from "../src/Claude.ts"
 import * as Timeline from "../src/Timeline.ts"
+import * as Framing from "../src/Framing.ts"
 import * as Transcript from "../src/Transcript.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as Replay from "../src/testing/Replay.ts"
@@ -77,9 +78,9 @@ describe("every line read is recorded", () => {
       const written = Fs.readFileSync(file, "utf8")
       assert.notInclude(written, EMAIL)
       const lines = yield* Transcript.parse(written)
-      const markers = lines.filter((line) => (line.msg as { type?: unknown }).type === Transcript.nonJsonLineType)
+      const markers = lines.filter((line) => (line.msg as { type?: unknown }).type === Framing.nonJsonLineType)
       assert.deepStrictEqual(markers.map((line) => [line.dir, line.msg]), [
-        ["recv", { type: Transcript.nonJsonLineType, text: "Warning: signed in as [redacted]" }]
+        ["recv", { type: Framing.nonJsonLineType, text: "Warning: signed in as [redacted]" }]
       ])
       // Played again, the line is read again: a recording of the replay has it too.
       const again = Path.join(dir, "again.ndjson")

@@ -42,9 +42,11 @@ export const provide = (
         )
       }
     }),
+    // Removed without blocking the event loop: it may hold every background task's output, and
+    // other sessions of the process go on meanwhile.
     (dir) =>
-      dir === undefined ? Effect.void : Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true, maxRetries: 2 })).pipe(
-        Effect.catchDefect((error) => Effect.logWarning(`could not remove the CLI's temporary directory ${dir}`, error))
+      dir === undefined ? Effect.void : Effect.tryPromise(() => Fs.promises.rm(dir, { recursive: true, force: true, maxRetries: 2 })).pipe(
+        Effect.catch((error) => Effect.logWarning(`could not remove the CLI's temporary directory ${dir}`, error.cause))
       )
   ).pipe(Effect.map((dir) => {
     if (dir !== undefined) env[VARIABLE] = dir

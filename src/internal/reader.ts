@@ -96,7 +96,7 @@ const hookCallbackIdIn = (head: string): string | undefined => {
  * What a transcript records for a line that is not JSON. Its shape is `Transcript.NonJsonLine`'s
  * (checked by the type): Transcript.ts itself loads only when a session records.
  */
-const nonJsonLine = (text: string): Transcript.NonJsonLine => ({ type: "effect-claude-code/non-json-line", text })
+const nonJsonLine = (text: string): Transcript.NonJsonLine => ({ type: Framing.nonJsonLineType, text })
 
 export class Reader {
   private readonly lines: JsonLines

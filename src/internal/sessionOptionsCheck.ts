@@ -11,6 +11,7 @@
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as CliVersion from "../CliVersion.ts"
+import { isRecord } from "./json.ts"
 
 /**
  * The options checked here, as `Claude.open` takes them (its `SessionOptions`, which this module
@@ -92,7 +93,7 @@ export const problemsOf = (options: Checked): Array<string> => {
   }
   // `Transcript.toFile(path)` given as it is (a scoped Effect) died at the first line recorded.
   const { transcript } = options
-  if (transcript !== undefined && !(typeof transcript === "object" && transcript !== null && typeof (transcript as { readonly record?: unknown }).record === "function")) {
+  if (transcript !== undefined && !(isRecord(transcript) && typeof transcript.record === "function")) {
     problems.push(
       "transcript must be a recorder: the value of `yield* Transcript.toFile(path)` (or `Transcript.toSink`), not the Effect that makes it"
     )
