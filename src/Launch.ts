@@ -379,7 +379,9 @@ export interface LaunchOptions {
    * Variables set (or, with `undefined`, removed) in the child environment, on top of the
    * inherited one. `Redacted` values stay redacted until the process starts. The process
    * transport sets `CLAUDE_CODE_TMPDIR` (the CLI's own temporary files) to a directory it removes
-   * when the CLI has exited, unless this sets it (the model's tools keep `TMPDIR`).
+   * when the CLI has exited, unless this sets it (the model's tools keep `TMPDIR`): background
+   * tasks' output files go with the process, so a session resumed in another process finds none
+   * of an earlier process's (set `CLAUDE_CODE_TMPDIR` here to keep them).
    */
   readonly env?: Readonly<Record<string, EnvValue>> | undefined
   /**

@@ -140,3 +140,51 @@ describe("the CLI's temporary files (real CLI)", { timeout: 120_000 }, () => {
       assert.deepStrictEqual(contents(tmp), [])
     }).pipe(Effect.scoped, Effect.provide(processLayer)))
 })
+
+/**
+ * What the private root costs, stated: a background task's output goes with its CLI process, so
+ * a session resumed in a new process finds no earlier process's task output file (the CLI tells
+ * the model where it is; the model then reads "File does not exist"; found by a reviewing
+ * helper). A session that wants them kept names its own `env.CLAUDE_CODE_TMPDIR`.
+ */
+describe("background tasks' output and resumed sessions (real CLI)", { timeout: 120_000 }, () => {
+  const toolTexts = (requests: ReadonlyArray<FakeModel.RecordedRequest>) =>
+    requests.flatMap((request) => FakeModel.toolResults(request)).map((result) => result.content).join("\n")
+
+  /** A session that starts a background task printing `hello-from-bg`, then one resumed in a new process whose model reads the file the first was told of. */
+  const resumedRead = (extra: Claude.SessionOptions["env"]) =>
+    Effect.gen(function*() {
+      // One HOME (the CLI's sessions) and one working directory for both processes.
+      const env = { HOME: yield* makeTempDir("ecc-resume-home-"), ...extra }
+      const cwd = yield* makeTempDir("ecc-resume-cwd-")
+      const first = yield* Effect.scoped(Effect.gen(function*() {
+        const setup = yield* live([
+          FakeModel.toolUse("Bash", { command: "echo hello-from-bg", description: "bg", run_in_background: true }),
+          FakeModel.text("started")
+        ], { env, cwd })
+        const session = yield* Claude.open(setup.options)
+        yield* session.run("start it")
+        yield* Effect.sleep("1500 millis")
+        const path = /(\/\S+\.output)/.exec(toolTexts(yield* setup.model.messageRequests))?.[1]
+        assert.isDefined(path, "the CLI named no output file")
+        return { sessionId: yield* session.sessionId, path: path! }
+      }))
+      const second = yield* live(
+        (request) => FakeModel.toolResults(request).length === 0 ? FakeModel.toolUse("Read", { file_path: first.path }) : FakeModel.text("read"),
+        { resume: first.sessionId, cwd, env }
+      )
+      const session = yield* Claude.open(second.options)
+      yield* session.run("what did it print?")
+      return toolTexts(yield* second.model.messageRequests)
+    }).pipe(Effect.scoped)
+
+  it.live("by default the earlier process's task output is gone; with env.CLAUDE_CODE_TMPDIR it is kept and read", () =>
+    Effect.gen(function*() {
+      const gone = yield* resumedRead({})
+      assert.notInclude(gone, "hello-from-bg")
+      assert.include(gone, "does not exist")
+      const kept = yield* makeTempDir("ecc-kept-tmp-")
+      const read = yield* resumedRead({ [VARIABLE]: kept })
+      assert.include(read, "hello-from-bg")
+    }).pipe(Effect.scoped, Effect.provide(processLayer)))
+})
