@@ -16,6 +16,7 @@ import { TestClock } from "effect/testing"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as SessionStore from "../src/SessionStore.ts"
+import { launchedSession } from "./support/resumedSessions.ts"
 
 const S1 = "11111111-1111-4111-8111-111111111111"
 const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0")}`
@@ -26,9 +27,7 @@ describe("a Run its caller interrupted, asked again with its uuid", () => {
     const gate = Effect.runSync(Deferred.make<void>())
     let spawns = 0
     const transport = FakeCli.layer((cli) => {
-      const args = cli.spec.args
-      const resume = args.find((a) => a.startsWith("--resume="))
-      const sessionId = resume !== undefined ? resume.slice("--resume=".length) : args[args.indexOf("--session-id") + 1]!
+      const sessionId = launchedSession(cli.spec)!
       spawns++
       return FakeCli.conversation({
         sessionId,
@@ -82,10 +81,8 @@ describe("a Run its caller interrupted, asked again with its uuid", () => {
     const controls: Array<string> = []
     const spawned: Array<ReadonlyArray<string>> = []
     const transport = FakeCli.layer((cli) => {
-      const args = cli.spec.args
-      const resume = args.find((a) => a.startsWith("--resume="))
-      const sessionId = resume !== undefined ? resume.slice("--resume=".length) : args[args.indexOf("--session-id") + 1]!
-      spawned.push(args)
+      const sessionId = launchedSession(cli.spec)!
+      spawned.push(cli.spec.args)
       return FakeCli.conversation({
         sessionId,
         onControl: (request, cli) => {

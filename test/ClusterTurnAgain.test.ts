@@ -14,6 +14,7 @@ import * as SessionStoreSql from "../src/SessionStoreSql.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { shardingConfig } from "../scripts/cluster/config.ts"
 import { makeTempDir } from "./support/tempDir.ts"
+import { launchedSession } from "./support/resumedSessions.ts"
 
 describe("Turn asked again with its uuid", () => {
   it.live("embedded: a finished Turn asked again streams its outcome", () =>
@@ -21,9 +22,7 @@ describe("Turn asked again with its uuid", () => {
       const dir = yield* makeTempDir("ecc-probe-turn-again-")
       let userLines = 0
       const transport = FakeCli.layer((cli) => {
-        const args = cli.spec.args
-        const resume = args.find((a) => a.startsWith("--resume="))
-        const sessionId = resume !== undefined ? resume.slice("--resume=".length) : args[args.indexOf("--session-id") + 1]!
+        const sessionId = launchedSession(cli.spec)!
         return FakeCli.conversation({
           sessionId,
           onUser: (text, _i, cli, message) =>

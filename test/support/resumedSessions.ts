@@ -14,6 +14,10 @@ export const argValue = (spec: LaunchSpec, flag: string): string | undefined => 
   return spec.args.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1)
 }
 
+/** The session a launch runs: the one it resumes, else the one it names (`--session-id`). */
+export const launchedSession = (spec: LaunchSpec): string | undefined =>
+  argValue(spec, "--resume") ?? argValue(spec, "--session-id")
+
 /** A CLI that starts session-<n> on its n-th launch, or goes on with the session it resumes. */
 export const sessionPerLaunch = () => {
   const launches: Array<LaunchSpec> = []
