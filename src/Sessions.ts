@@ -442,8 +442,8 @@ export interface LookupOptions {
    * main one and the linked ones), as the official SDK's `listSessions({ dir })` and lookups by
    * `dir` do: a session run in a worktree is found from the repository's directory, and the
    * other way round. `list` searches them only when the repository has a linked worktree;
-   * `info`, `messages`, `rename`, `tag`, `fork`, `delete` search the project of `cwd` first.
-   * The worktrees are read from the files git keeps (no `git` process); a directory in no
+   * `info`, `messages`, `rename`, `tag`, `fork`, `delete` search the project of `cwd` first,
+   * and the worktrees' only when it does not hold the session. The worktrees are read from the files git keeps (no `git` process); a directory in no
    * repository, or one whose files cannot be read, has none. Needs `FileSystem` and `Path` in
    * the service's context (`layerDisk` has them). Default: true.
    */
@@ -598,49 +598,65 @@ export const makeWith: (
 
     const keyOfDir = (dir: string) => projectKeyOf(ProjectKey.keyedCwd(dir))
 
-    /**
-     * The projects of `cwd`: its own (of its real path, as the CLI resolves its own cwd), and
-     * those of its repository's worktrees, the main one first (none with `includeWorktrees:
-     * false`, or without `FileSystem` and `Path`).
-     */
-    const projectsOf = Effect.fnUntraced(function*(options: LookupOptions & { readonly cwd: string }) {
-      const resolved = Option.isSome(path) ? path.value.resolve(options.cwd) : options.cwd
-      if (Option.isNone(fs)) return { dir: resolved, own: keyOfDir(resolved), worktrees: [] }
-      const dir = yield* fs.value.realPath(resolved).pipe(Effect.orElseSucceed(() => resolved))
-      const worktrees = options.includeWorktrees === false || Option.isNone(path)
-        ? []
-        : (yield* worktreesOf(fs.value, path.value, dir)).map((worktree) => ({ dir: worktree, key: keyOfDir(worktree) }))
-      return { dir, own: keyOfDir(dir), worktrees }
+    /** `cwd`'s real path (as the CLI resolves its own cwd) and its project key. */
+    const ownProject = Effect.fnUntraced(function*(cwd: string) {
+      const resolved = Option.isSome(path) ? path.value.resolve(cwd) : cwd
+      const dir = Option.isNone(fs) ? resolved : yield* fs.value.realPath(resolved).pipe(Effect.orElseSucceed(() => resolved))
+      return { dir, key: keyOfDir(dir) }
     })
 
-    /** The project keys `find` searches for `cwd`, in order (the SDK's `getSessionInfo({ dir })`). */
-    const lookupKeys = (options: LookupOptions & { readonly cwd: string }) =>
-      Effect.map(projectsOf(options), ({ dir, own, worktrees }) =>
-        [...new Set([own, ...worktrees.filter((w) => w.dir !== dir).map((w) => w.key)])]
-      )
+    /**
+     * The projects of the worktrees of `dir`'s repository, the main one first (none with
+     * `includeWorktrees: false`, or without `FileSystem` and `Path`).
+     */
+    const worktreeProjects = (dir: string, options: LookupOptions) =>
+      options.includeWorktrees === false || Option.isNone(fs) || Option.isNone(path)
+        ? Effect.succeed([])
+        : Effect.map(worktreesOf(fs.value, path.value, dir), (worktrees) =>
+          worktrees.map((worktree) => ({ dir: worktree, key: keyOfDir(worktree) })))
 
     /**
-     * The project keys `list` lists for `cwd`: the worktrees' only when the repository has a
-     * linked one (the SDK's `listSessions({ dir })`).
+     * The project keys `list` lists for `cwd`: its own, and its worktrees' only when the
+     * repository has a linked one (the SDK's `listSessions({ dir })`).
      */
-    const listKeys = (options: LookupOptions & { readonly cwd: string }) =>
-      Effect.map(projectsOf(options), ({ own, worktrees }) =>
-        worktrees.length <= 1 ? [own] : [...new Set([own, ...worktrees.map((w) => w.key)])]
-      )
+    const listKeys = Effect.fnUntraced(function*(options: LookupOptions & { readonly cwd: string }) {
+      const own = yield* ownProject(options.cwd)
+      const worktrees = yield* worktreeProjects(own.dir, options)
+      return worktrees.length <= 1 ? [own.key] : [...new Set([own.key, ...worktrees.map((w) => w.key)])]
+    })
 
-    /** The stored session: in the first project of `cwd` that holds it, or the newest copy in any. */
+    /** `sessionId`'s newest copy in the project `projectKey` (in any, when undefined). */
+    const findIn = (sessionId: string, projectKey: string | undefined) =>
+      Effect.map(store.list(projectKey), (stored) => {
+        const matches = stored.filter((s) => s.sessionId === sessionId)
+        return matches.length === 0 ? undefined : matches.reduce((a, b) => (b.mtime > a.mtime ? b : a))
+      })
+
+    /**
+     * The stored session: in the first project of `cwd` that holds it, its own then its
+     * repository's other worktrees', the main one first (the SDK's `getSessionInfo({ dir })`), or
+     * the newest copy in any. Git's files are read only when its own project does not hold it.
+     */
     const find = Effect.fnUntraced(function*(sessionId: string, options?: LookupOptions) {
-      const keys = options?.cwd === undefined ? [undefined] : yield* lookupKeys({ ...options, cwd: options.cwd })
-      for (const projectKey of keys) {
-        const matches = (yield* store.list(projectKey)).filter((s) => s.sessionId === sessionId)
-        if (matches.length > 0) return matches.reduce((a, b) => (b.mtime > a.mtime ? b : a))
+      if (options?.cwd === undefined) {
+        const found = yield* findIn(sessionId, undefined)
+        if (found !== undefined) return found
+        return yield* Effect.fail(ClaudeError.make(new ClaudeError.SessionNotFound({ sessionId, searched: store.name })))
+      }
+      const own = yield* ownProject(options.cwd)
+      const keys = [own.key]
+      const found = yield* findIn(sessionId, own.key)
+      if (found !== undefined) return found
+      for (const worktree of yield* worktreeProjects(own.dir, options)) {
+        if (worktree.dir === own.dir || keys.includes(worktree.key)) continue
+        keys.push(worktree.key)
+        const found = yield* findIn(sessionId, worktree.key)
+        if (found !== undefined) return found
       }
       return yield* Effect.fail(ClaudeError.make(
         new ClaudeError.SessionNotFound({
           sessionId,
-          searched: options?.cwd === undefined
-            ? store.name
-            : `${store.name}, ${keys.length === 1 ? "project" : "projects"} ${keys.join(", ")}`
+          searched: `${store.name}, ${keys.length === 1 ? "project" : "projects"} ${keys.join(", ")}`
         })
       ))
     })

@@ -92,6 +92,44 @@ describe("Sessions lookups and git worktrees (in-memory file system)", () => {
     }).pipe(Effect.provide(withSessions(memory)))
   })
 
+  it.effect("a session its own project holds is found without reading git's files; one in a worktree's, after", () => {
+    const memory = MemoryFs.make()
+    repository(memory)
+    session(memory, "/r/repo", R, 1_000)
+    session(memory, "/r/wt", W, 2_000)
+    // Every call of the file system that names a path under a `.git`, counted.
+    const gitPaths: Array<string> = []
+    const counting = Layer.effect(
+      FileSystem.FileSystem,
+      Effect.map(FileSystem.FileSystem, (fs): FileSystem.FileSystem =>
+        new Proxy(fs, {
+          get: (target, key, receiver) => {
+            const value: unknown = Reflect.get(target, key, receiver)
+            if (typeof value !== "function") return value
+            return (...args: Array<unknown>) => {
+              for (const arg of args) if (typeof arg === "string" && arg.includes("/.git")) gitPaths.push(arg)
+              return Reflect.apply(value, target, args)
+            }
+          }
+        }))
+    ).pipe(Layer.provideMerge(fileSystem(memory)))
+    const layer = Sessions.layer.pipe(
+      Layer.provideMerge(SessionStore.layerDirectory("/config")),
+      Layer.provideMerge(counting)
+    )
+    return Effect.gen(function*() {
+      const sessions = yield* Sessions.Sessions
+      assert.strictEqual((yield* sessions.info(R, { cwd: "/r/repo" })).sessionId, R)
+      yield* sessions.tag(R, "own", { cwd: "/r/repo" })
+      assert.deepStrictEqual(gitPaths, [])
+      assert.strictEqual((yield* sessions.info(W, { cwd: "/r/repo" })).sessionId, W)
+      assert.isTrue(gitPaths.length > 0)
+      const missing = yield* Effect.flip(sessions.info(D, { cwd: "/r/repo" }))
+      assert.strictEqual(missing.reason._tag, "SessionNotFound")
+      assert.include(missing.message, Sessions.projectKey("/r/wt"))
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a directory that is in no repository, or a broken one, has no worktrees: its own project, no error", () => {
     const memory = MemoryFs.make()
     repository(memory)
