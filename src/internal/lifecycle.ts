@@ -6,8 +6,9 @@
  *   it exited cleanly (code 0) after the program had ended its input: that is the program's end
  *   of the session, `SessionClosed`, as when the program closed the session's scope first;
  *   `StdoutClosed` when its stdout ended and the process was still alive `closeGrace` later; the
- *   transport's own failure (a replay mismatch) when reading failed. Every operation after it
- *   fails with it.
+ *   read failure (the transport's own error, a replay mismatch, or a defect in reading) at once
+ *   when reading failed: nobody reads the CLI any more, so its exit is not waited for (the close
+ *   ends it; `ended` is set when it exits). Every operation after it fails with it.
  * - The end of stdout is clean (the event streams end without error) when the program ended
  *   the CLI's input (or closed the scope) first, or the CLI exited with code 0 between turns; a
  *   CLI that died by itself (another code, a signal, stdout closed while alive, a failed read, a
@@ -35,7 +36,7 @@ export class Lifecycle {
   readonly death = Deferred.makeUnsafe<ClaudeError.ClaudeError>()
   /** How the CLI ended (or what closing did to it). */
   readonly ended = Deferred.makeUnsafe<ExitStatus>()
-  /** Set when reading stdout failed with a typed error (a replay mismatch). */
+  /** Set when reading stdout failed (the transport's error, or a defect in reading), before `onStdoutEnd`. */
   readFailure: ClaudeError.ClaudeError | undefined
 
   /** The reason of the death, once known. */
@@ -77,30 +78,36 @@ export class Lifecycle {
   })
 
   /**
-   * Called once stdout has ended, `midTurn` when a turn was unfinished then: waits (bounded) for
-   * the process, then sets the reason of the death. Returns that reason when the end was not
-   * clean (the CLI died by itself, or reading failed), undefined when the program had ended its
-   * input.
+   * Called once stdout has ended, `midTurn` when a turn was unfinished then: sets the reason of
+   * the death, the read failure at once, else after waiting (bounded) for the process. Returns
+   * that reason when the end was not clean (reading failed, or the CLI died by itself), undefined
+   * when the program had ended its input.
    */
   onStdoutEnd(midTurn: boolean): Effect.Effect<ClaudeError.ClaudeError | undefined> {
     return Effect.gen({ self: this }, function*() {
       // Read when stdout ended: an input ended after that did not end this session.
       const inputOpen = this.inputOpen
+      // A failed read is the reason, whatever the process does: nobody reads it any more, so an
+      // exit is not waited for here (`awaitLateExit` and the close still see it).
+      if (this.readFailure !== undefined) {
+        this.die(this.readFailure)
+        return this.readFailure
+      }
       const waited = yield* this.connection.exit.pipe(Effect.timeoutOption(this.closeGrace))
       // The clean exit the program asked for (it ended the input) is the program's end of the
       // session: what still waited fails with `SessionClosed`, not as if the CLI had died.
       const asked = !inputOpen && Option.isSome(waited) && waited.value.code === 0
-      const cause = this.readFailure ?? (asked
+      const cause = asked
         ? ClaudeError.make(new ClaudeError.SessionClosed({ operation: "the session's input ended" }))
         : Option.isSome(waited)
         ? ClaudeError.make(explainExit(waited.value, this.exitContext))
-        : ClaudeError.make(new ClaudeError.StdoutClosed({ waitedMillis: Duration.toMillis(this.closeGrace) })))
+        : ClaudeError.make(new ClaudeError.StdoutClosed({ waitedMillis: Duration.toMillis(this.closeGrace) }))
       this.die(cause)
       if (Option.isSome(waited)) Deferred.doneUnsafe(this.ended, Exit.succeed(waited.value))
-      // Died by itself: a read failure, stdout closed under a live process, or an exit that was not
-      // a clean one (code 0 between turns) while the program still had the input open.
-      const clean = Option.isSome(waited) && waited.value.code === 0 && this.readFailure === undefined && !midTurn
-      return (inputOpen && !clean) || this.readFailure !== undefined ? cause : undefined
+      // Died by itself: stdout closed under a live process, or an exit that was not a clean one
+      // (code 0 between turns) while the program still had the input open.
+      const clean = Option.isSome(waited) && waited.value.code === 0 && !midTurn
+      return inputOpen && !clean ? cause : undefined
     })
   }
 

@@ -10,8 +10,9 @@
  *   lifecycle's reason and the event streams end (failed with the reason when the CLI died by
  *   itself); `settle` is idempotent, both ends run it.
  * - A transport that fails its stream with a `ClaudeError` (a replay mismatch) is the reason of
- *   the end, and a defect in reading is one too (a `ProtocolViolation` naming it); a defect in
- *   reading the last lines is logged and the session still ends, never hangs.
+ *   the end, and a defect in reading is one too (a `ProtocolViolation` naming it): what waits
+ *   fails with it at once, not after `closeGrace` (the CLI, no longer read, is ended by the close);
+ *   a defect in reading the last lines is logged and the session still ends, never hangs.
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
