@@ -47,6 +47,7 @@ import {
   writable
 } from "./internal/handlerCall.ts"
 import { Elicitation } from "./internal/services.ts"
+import * as SpanExits from "./internal/spanExits.ts"
 import { formatCheck } from "./internal/stringFormats.ts"
 
 // -----------------------------------------------------------------------------
@@ -395,7 +396,9 @@ export const bind = (
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
 } => ({ respond: (raw, requestId) => respondWire(service, raw, requestId, report, redact) })
 
-const respondWire = Effect.fn("Elicitation.respond")(function*(
+// Its span ends without the answer (what the user filled in), its failure's texts left out
+// without `TraceContent`.
+const respondWire = Effect.fnUntraced(function*(
   service: Elicitation["Service"],
   raw: unknown,
   requestId: string | undefined,
@@ -457,4 +460,4 @@ const respondWire = Effect.fn("Elicitation.respond")(function*(
     cause: failed.cause
   })
   return { action }
-})
+}, SpanExits.withSpan("Elicitation.respond"))

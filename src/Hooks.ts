@@ -69,6 +69,7 @@ import { describeCause } from "./internal/describeCause.ts"
 import { matcherProblems } from "./internal/matcherProblems.ts"
 import { answerBy, readAnswer, redactFailure, warnFailure, writable } from "./internal/handlerCall.ts"
 import { isRecord } from "./internal/json.ts"
+import * as SpanExits from "./internal/spanExits.ts"
 import { deadlineProblem } from "./internal/sessionOptionsCheck.ts"
 import * as HookEvents from "./HookEvents.ts"
 import type { HookMatcher } from "./protocol/control.ts"
@@ -888,7 +889,9 @@ export const bind = (
     )
   }
 
-  const dispatch = Effect.fn("Hooks.dispatch")(function*(
+  // Its span ends without the answer (a handler's output may echo the CLI's input, which may hold
+  // the session's secrets), its failure's texts left out without `TraceContent`.
+  const dispatch = Effect.fnUntraced(function*(
     callbackId: string,
     input: unknown,
     toolUseId: string | undefined,
@@ -949,7 +952,7 @@ export const bind = (
         ),
       Effect.catch((failed) => answerFailure(bound, input, toolUseId, requestId, failed))
     )
-  })
+  }, SpanExits.withSpan("Hooks.dispatch"))
   return {
     initialize,
     // Only where it is asked of the CLI: on another event `"block"` changes nothing.

@@ -66,6 +66,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import { describeCause, describeError } from "./internal/describeCause.ts"
 import { jsonWriteError } from "./internal/json.ts"
 import * as Rpc from "./internal/mcpJsonRpc.ts"
+import * as SpanExits from "./internal/spanExits.ts"
 import { McpServers } from "./internal/services.ts"
 
 // -----------------------------------------------------------------------------
@@ -685,7 +686,8 @@ const runTool = (serverName: string, tool: Tool<unknown>, args: unknown, meta: C
       )
     }),
     Effect.annotateLogs({ mcpServer: serverName, mcpTool: tool.name }),
-    Effect.withSpan("McpServers.callTool", { attributes: { mcpServer: serverName, mcpTool: tool.name } })
+    // Ends without the tool's result (it may quote the session's secrets: a tool that read the environment).
+    SpanExits.withSpan("McpServers.callTool", { attributes: { mcpServer: serverName, mcpTool: tool.name } })
   )
 
 const decodeToolResult = Schema.decodeUnknownEffect(Rpc.CallToolResult)
@@ -917,7 +919,9 @@ export const connect: (
       return Rpc.notificationAck()
     })
 
-    const handle = Effect.fn("McpServers.handle")(
+    // Its span ends without the answer (a tool's result may quote the session's secrets), its
+    // failure's texts left out without `TraceContent`.
+    const handle = Effect.fnUntraced(
       function*(serverName: string, message: unknown): Effect.fn.Return<JsonRpcResponse, ClaudeError.ClaudeError> {
         const server = servers.get(serverName)
         if (server === undefined) {
@@ -953,7 +957,8 @@ export const connect: (
             }
         }
       },
-      Effect.annotateLogs({ module: "McpServers" })
+      Effect.annotateLogs({ module: "McpServers" }),
+      SpanExits.withSpan("McpServers.handle")
     )
 
     const add = (added: ReadonlyArray<RegisteredServer>) =>

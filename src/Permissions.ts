@@ -52,6 +52,7 @@ import {
   writable
 } from "./internal/handlerCall.ts"
 import { isRecord } from "./internal/json.ts"
+import * as SpanExits from "./internal/spanExits.ts"
 import {
   CanUseToolRequest,
   type PermissionAllow,
@@ -399,7 +400,9 @@ const answersProblem = (result: unknown, input: unknown): string | undefined => 
 const decodeRequest = Schema.decodeUnknownEffect(CanUseToolRequest)
 const encodeResult = Schema.encodeUnknownEffect(PermissionResult)
 
-const decideWire = Effect.fn("Permissions.decide")(function*(
+// Its span ends without the answer (an allow carries the tool input, which may hold the
+// session's secrets), its failure's texts left out without `TraceContent`.
+const decideWire = Effect.fnUntraced(function*(
   service: Permissions["Service"],
   raw: unknown,
   requestId: string | undefined,
@@ -474,5 +477,5 @@ const decideWire = Effect.fn("Permissions.decide")(function*(
     cause: failed.cause
   })
   return toWire(deny(message))
-})
+}, SpanExits.withSpan("Permissions.decide"))
 

@@ -26,6 +26,11 @@
  * then it is written as `gen_ai.input.messages`, `gen_ai.output.messages`,
  * `gen_ai.tool.call.arguments` and `gen_ai.tool.call.result`, with the session's secrets (the
  * `Redacted` values of its environment, the API key, the account e-mail) replaced by `[redacted]`.
+ * No span of a session (those above, `Claude.open`, `Claude.query`, `Turn.finalText`, and the
+ * handlers' `Hooks.dispatch`, `Permissions.decide`, `McpServers.handle`, …) ends with a success
+ * value, `TraceContent` or not: a tracer that records a span's exit would get the values as the
+ * CLI wrote them (the `initialize` answer holds the account e-mail, a settings answer the
+ * environment, a permission's allow the tool input); a success is told by the attributes above.
  *
  * **Metrics** (one update per turn result; attributes of low cardinality: the model, the turn's
  * kind and outcome, the tool's name, never a session id): {@link turnDuration},

@@ -38,6 +38,7 @@ import {
   writable
 } from "./internal/handlerCall.ts"
 import { stringify } from "./internal/json.ts"
+import * as SpanExits from "./internal/spanExits.ts"
 import { UserDialogs } from "./internal/services.ts"
 
 // -----------------------------------------------------------------------------
@@ -269,7 +270,9 @@ export const bind = (
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
 } => ({ show: (raw, requestId) => showWire(service, raw, requestId, report, redact) })
 
-const showWire = Effect.fn("UserDialogs.show")(function*(
+// Its span ends without the answer (what the user answered), its failure's texts left out
+// without `TraceContent`.
+const showWire = Effect.fnUntraced(function*(
   service: UserDialogs["Service"],
   raw: unknown,
   requestId: string | undefined,
@@ -343,4 +346,4 @@ const showWire = Effect.fn("UserDialogs.show")(function*(
     cause: failed.cause
   })
   return { behavior: "cancelled" }
-})
+}, SpanExits.withSpan("UserDialogs.show"))

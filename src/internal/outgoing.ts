@@ -151,7 +151,8 @@ export const make = (options: {
         Effect.tapError((error) =>
           Effect.annotateCurrentSpan({ "claude.error.reason": error.reason._tag, "error.type": error.reason._tag })
         ),
-        // Ends with the CLI's text left out without `TraceContent` (its error answer, a broken body).
+        // Ends without the answer (the `initialize` answer holds the account e-mail), and with the
+        // CLI's text left out without `TraceContent` (its error answer, a broken body).
         SpanExits.withSpan(`claude.control_request ${body.subtype}`, {
           attributes: {
             "claude.request_id": requestId,

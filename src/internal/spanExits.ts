@@ -1,11 +1,20 @@
 /**
- * The exit a library span ends with when the program keeps content out of its traces
- * (`Tracing.TraceContent` off): a span's exit reaches exporters whole (OpenTelemetry records its
- * errors' messages as the span's exception and status), and the messages of some reasons are the
- * CLI's or the model's text (a failed turn's result text, a line that broke the protocol, the
- * CLI's error text). Those become a `ClaudeError`-named error that keeps the reason's tag only;
- * the other reasons (ids, counts, durations) are kept as they are. Secrets never reach a span
- * either way: the session takes them out of every such text first.
+ * The exit a library span ends with. A span's exit reaches the tracer whole: OpenTelemetry
+ * records its errors' messages as the span's exception and status, and a tracer of the program's
+ * may record a success's value too.
+ *
+ * - A success ends the span with no value (`Exit.void`), with or without `Tracing.TraceContent`:
+ *   the values are the program's, as the CLI and the model wrote them, the session's secrets in
+ *   them (the `initialize` answer holds the account e-mail, a settings answer the environment,
+ *   a turn's text what the model said, the session's scope the program's own result). What a
+ *   trace shows of a success is in the span's attributes, redacted: the model's text
+ *   (`gen_ai.output.messages`) when `TraceContent` is on. The account e-mail is personal data,
+ *   not content: `TraceContent` does not let it in.
+ * - A failure with `TraceContent` off: the messages of some reasons are the CLI's or the model's
+ *   text (a failed turn's result text, a line that broke the protocol, the CLI's error text).
+ *   Those become a `ClaudeError`-named error that keeps the reason's tag only; the other reasons
+ *   (ids, counts, durations) are kept as they are. Secrets never reach a span either way: the
+ *   session takes them out of every such text first.
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -49,13 +58,13 @@ class WithheldError extends Error {
 const withheld = (error: unknown): unknown =>
   ClaudeError.isClaudeError(error) && textReasons.has(error.reason._tag) ? new WithheldError(error.reason._tag) : error
 
-/** `exit` as a span records it: with `content` off, the texts above left out. */
-export const forSpan = <A, E>(exit: Exit.Exit<A, E>, content: boolean): Exit.Exit<A, unknown> =>
-  content || Exit.isSuccess(exit) ? exit : Exit.failCause(Cause.map(exit.cause, withheld))
+/** `exit` as a span records it: a success without its value; with `content` off, the texts above left out. */
+export const forSpan = <A, E>(exit: Exit.Exit<A, E>, content: boolean): Exit.Exit<void, unknown> =>
+  Exit.isSuccess(exit) ? Exit.void : content ? exit : Exit.failCause(Cause.map(exit.cause, withheld))
 
 /**
  * A span named `name`, ended when the scope closes with the scope's exit as {@link forSpan} gives
- * it (`Effect.makeSpanScoped`, with the texts left out).
+ * it (`Effect.makeSpanScoped`, with no success value and the texts left out).
  */
 export const makeSpanScoped = (name: string): Effect.Effect<Tracer.Span, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -69,7 +78,7 @@ export const makeSpanScoped = (name: string): Effect.Effect<Tracer.Span, never, 
 
 /**
  * `effect` in a span named `name`, which ends with its exit as {@link forSpan} gives it (the
- * span `Effect.fn` makes, with the texts left out).
+ * span `Effect.fn` makes, with no success value and the texts left out).
  */
 export const withSpan = (name: string, options?: Tracer.SpanOptionsNoTrace) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>

@@ -233,7 +233,7 @@ export class SessionTracing {
   /**
    * A `turn`/`run` span is about to end: its result's attributes, or why it failed. Gives the exit
    * to end it with: a failed result's failure when the turn gave it as a value (`errorResults:
-   * "return"`), for the CLI's turn failed all the same.
+   * "return"`), for the CLI's turn failed all the same; a success without its value.
    */
   turnEnded(
     span: Tracer.Span,
@@ -674,8 +674,11 @@ export class SessionTracing {
     this.end(span, this.spanExit(Exit.fail(reason)))
   }
 
-  /** `exit` as the library's spans record it: the CLI's and the model's texts left out without `TraceContent`. */
-  spanExit<A, E>(exit: Exit.Exit<A, E>): Exit.Exit<A, unknown> {
+  /**
+   * `exit` as the library's spans record it: a success without its value (the account e-mail,
+   * the model's text), the CLI's and the model's texts of a failure left out without `TraceContent`.
+   */
+  spanExit<A, E>(exit: Exit.Exit<A, E>): Exit.Exit<void, unknown> {
     return SpanExits.forSpan(exit, this.options.content)
   }
 }
