@@ -1,33 +1,33 @@
 #!/usr/bin/env node
 /**
  * The package's executable, `npx effect-claude-code view <transcript.ndjson>` (see
- * `viewer/command.ts`). Runs on Node with `@effect/platform-node`.
+ * `viewer/command.ts`). Runs on Node with `@effect/platform-node`, an optional peer: this file
+ * only checks that it can be found from here, then loads the command (`viewer/main.ts`). Without
+ * it, the command says in one line what to install and exits 1, rather than fail with Node's
+ * `ERR_MODULE_NOT_FOUND` and its stack; any other failure to load (the package there but broken)
+ * is Node's, as it is.
  *
  * @since 0.2.0
  */
-import * as Fs from "node:fs"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import * as Effect from "effect/Effect"
-import * as Command from "effect/cli/Command"
-import { command } from "./viewer/command.ts"
 
-/**
- * The package's own manifest: the nearest `package.json` above this file, which is the package's
- * whether this runs from `src/` or from the build (`dist/chunks/`, `scripts/build.ts`).
- */
-const manifest = (): { readonly version: string } => {
-  for (let dir = new URL(".", import.meta.url); ; dir = new URL("..", dir)) {
-    const file = new URL("package.json", dir)
-    if (Fs.existsSync(file)) return JSON.parse(Fs.readFileSync(file, "utf8")) as { readonly version: string }
-    // The root (`/`, or `/C:/` on Windows) is its own parent.
-    if (new URL("..", dir).href === dir.href) throw new Error(`effect-claude-code: no package.json above ${import.meta.url}`)
+const platform = "@effect/platform-node"
+
+/** Whether `@effect/platform-node` resolves from this file (as from the command's own files). */
+const platformInstalled = (): boolean => {
+  try {
+    import.meta.resolve(`${platform}/NodeRuntime`)
+    return true
+  } catch (error) {
+    if ((error as { readonly code?: unknown } | null)?.code === "ERR_MODULE_NOT_FOUND") return false
+    throw error
   }
 }
-const { version } = manifest()
 
-command.pipe(
-  Command.run({ version }),
-  Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
-)
+if (platformInstalled()) {
+  await import("./viewer/main.ts")
+} else {
+  process.stderr.write(
+    `effect-claude-code: the command needs ${platform}, an optional peer dependency that is not installed: npm install ${platform}\n`
+  )
+  process.exitCode = 1
+}
