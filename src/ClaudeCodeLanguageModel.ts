@@ -583,9 +583,11 @@ class ToolkitResults {
   /**
    * The result of the use `id` of the tool `name` with `params` (the arguments as the model sent
    * them, as `McpServers` reports them); undefined when its handler gave none. Without the CLI's
-   * id, the first result of that tool with the same arguments.
+   * id, the first result of that tool with the same arguments that failed as the model read it
+   * (`isError`, the CLI's `tool_result`): calls with the same arguments run at once finish in any
+   * order, and a failure the model read is never the program's success (nor the reverse).
    */
-  take(id: string, name: string, params: unknown): McpServers.ToolkitCallResult | undefined {
+  take(id: string, name: string, params: unknown, isError: boolean): McpServers.ToolkitCallResult | undefined {
     const result = this.byId.get(id)
     if (result !== undefined) {
       this.byId.delete(id)
@@ -594,7 +596,7 @@ class ToolkitResults {
     const queue = this.unattributed.get(name)
     if (queue === undefined) return undefined
     const wanted = stringify(params)
-    const at = queue.findIndex((candidate) => stringify(candidate.params) === wanted)
+    const at = queue.findIndex((candidate) => candidate.isFailure === isError && stringify(candidate.params) === wanted)
     return at === -1 ? undefined : queue.splice(at, 1)[0]
   }
 }
@@ -819,7 +821,7 @@ class MappingState {
       const call = this.calls.get(block.tool_use_id)
       if (call === undefined) continue
       const { name } = call
-      const recorded = call.toolkit ? this.results.take(block.tool_use_id, name, call.input) : undefined
+      const recorded = call.toolkit ? this.results.take(block.tool_use_id, name, call.input, block.is_error === true) : undefined
       if (call.refused) continue
       parts.push(
         recorded !== undefined

@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Schema from "effect/Schema"
@@ -40,6 +42,24 @@ const DoubleHandlers = DoubleKit.toLayer({ Double: ({ n }) => Effect.succeed(n *
 const Remind = Tool.make("Remind", { parameters: Schema.Struct({ note: Schema.optional(Schema.String), at: Schema.String }), success: Schema.String })
 const RemindKit = Toolkit.make(Remind)
 const RemindHandlers = RemindKit.toLayer({ Remind: ({ at, note }) => Effect.succeed(`${note ?? "-"} at ${at}`) })
+class Flaky extends Schema.TaggedError<Flaky>()("Flaky", { message: Schema.String }) {}
+const Fetch = Tool.make("Fetch", { parameters: Schema.Struct({ url: Schema.String }), success: Schema.String, failure: Flaky })
+const FetchKit = Toolkit.make(Fetch)
+
+/** A `tools/call` of the toolkit's server, its answer's `isError` and text. */
+const callTool = (cli: FakeCli.FakeCliHandle, name: string, id: string, rpcId: number, args: unknown, withMeta: boolean) =>
+  Effect.map(
+    cli.request({
+      subtype: "mcp_message",
+      server_name: "toolkit",
+      message: { jsonrpc: "2.0", id: rpcId, method: "tools/call", params: { name, arguments: args, ...(withMeta ? { _meta: { "claudecode/toolUseId": id } } : {}) } }
+    }),
+    (answer) => {
+      const result = (answer as { readonly response?: { readonly mcp_response?: { readonly result?: { readonly isError?: boolean; readonly content?: ReadonlyArray<{ readonly text?: string }> } } } })
+        .response?.mcp_response?.result
+      return { isError: result?.isError === true, text: result?.content?.[0]?.text ?? "" }
+    }
+  )
 
 describe("ClaudeCodeLanguageModel: toolkit results", () => {
   it.effect("a handler whose success JSON cannot carry (the model read a failure) does not fail generateText", () =>
@@ -105,4 +125,45 @@ describe("ClaudeCodeLanguageModel: toolkit results", () => {
         assert.include(failure.message, "disk on fire")
       }
     }).pipe(Effect.provide(Logger.layer([]))))
+
+  for (const withMeta of [true, false]) {
+    it.effect(`two calls of a tool with the same arguments at once, the first failing after the second succeeded: each result as the model read it (${withMeta ? "with" : "without"} the CLI's _meta id)`, () =>
+      Effect.gen(function*() {
+        // The first call fails once the second has answered: the handlers report in the other order.
+        const secondAnswered = yield* Deferred.make<void>()
+        let calls = 0
+        const handlers = FetchKit.toLayer({
+          Fetch: () =>
+            ++calls === 1
+              ? Effect.andThen(Deferred.await(secondAnswered), Effect.fail(new Flaky({ message: "timed out" })))
+              : Effect.succeed("the page")
+        })
+        const modelRead: Array<[string, boolean]> = []
+        const transport = cliWith((cli) =>
+          Effect.gen(function*() {
+            yield* cli.emit(assistantLine(sessionId, "msg_1", [
+              { type: "tool_use", id: "toolu_1", name: "mcp__toolkit__Fetch", input: { url: "x" } },
+              { type: "tool_use", id: "toolu_2", name: "mcp__toolkit__Fetch", input: { url: "x" } }
+            ], { stopReason: "tool_use" }))
+            const first = yield* Effect.forkChild(callTool(cli, "Fetch", "toolu_1", 1, { url: "x" }, withMeta), { startImmediately: true })
+            const second = yield* callTool(cli, "Fetch", "toolu_2", 2, { url: "x" }, withMeta)
+            yield* Deferred.succeed(secondAnswered, undefined)
+            const firstAnswer = yield* Fiber.join(first)
+            // The CLI's results in the order of the uses.
+            for (const [id, answer] of [["toolu_1", firstAnswer], ["toolu_2", second]] as const) {
+              modelRead.push([id, answer.isError])
+              yield* cli.emit(toolResultLine(sessionId, id, answer.text, answer.isError))
+            }
+            for (const line of FakeCli.textTurn({ sessionId, text: "One failed." })) yield* cli.emit(line)
+          })
+        )
+        const response = yield* LanguageModel.generateText({ prompt: "Fetch x twice", toolkit: FetchKit }).pipe(
+          Effect.provide(modelOn(transport)),
+          Effect.provide(handlers)
+        )
+        assert.deepStrictEqual(modelRead, [["toolu_1", true], ["toolu_2", false]])
+        assert.deepStrictEqual(response.toolResults.map((result) => [result.id, result.isFailure]), modelRead)
+        assert.strictEqual(response.toolResults[1]?.result, "the page")
+      }))
+  }
 })
