@@ -324,7 +324,8 @@ const sessionExists = (
   sessionId: string
 ): Effect.Effect<boolean | undefined> => {
   if (!mirrors(options)) return Effect.succeed(undefined)
-  const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
+  const where = locate(options)
+  if (where === undefined) return Effect.succeed(undefined)
   if (Fs.existsSync(Path.join(where.projectsDir, where.projectKey, `${sessionId}.jsonl`))) return Effect.succeed(true)
   return storeHolds(store, options, sessionId)
 }
@@ -336,12 +337,28 @@ const storeHolds = (
   sessionId: string
 ): Effect.Effect<boolean> =>
   Effect.suspend(() => {
-    const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
+    const where = locate(options)
+    if (where === undefined) return Effect.succeed(false)
     // `list`, not a `load` cut short: a store's stream may hold a connection until it is read out.
     return store.list(where.projectKey).pipe(
       Effect.map((sessions) => sessions.some((session) => session.sessionId === sessionId))
     )
   }).pipe(Effect.orElseSucceed(() => false))
+
+/**
+ * Where the CLI of these options keeps its transcripts; undefined for options no CLI is launched
+ * with (a `cwd` or `HOME` that is no string). The entity then goes on to `Claude.open`, which
+ * refuses them naming the problem (`InvalidInput`, the turn's typed answer): thrown here, it was a
+ * defect, which the cluster answers by restarting the entity and replaying the call without end
+ * (a `Send` waited forever).
+ */
+const locate = (options: Claude.SessionOptions): ReturnType<typeof SessionStoreWiring.locate> | undefined => {
+  try {
+    return SessionStoreWiring.locate(options.env ?? {}, options.cwd)
+  } catch {
+    return undefined
+  }
+}
 
 const mirrors = (options: Claude.SessionOptions): boolean =>
   options.sessionStore !== undefined && options.sessionStore !== false
@@ -362,10 +379,10 @@ const readTranscript = (
   sessionId: string
 ): Effect.Effect<ReadonlyArray<Record<string, unknown>> | undefined> =>
   Effect.gen(function*() {
-    const where = yield* Effect.option(Effect.try(() => SessionStoreWiring.locate(options.env ?? {}, options.cwd)))
-    if (where._tag === "None") return undefined
+    const where = locate(options)
+    if (where === undefined) return undefined
     if (mirrors(options)) {
-      const stored = yield* store.load({ projectKey: where.value.projectKey, sessionId }).pipe(
+      const stored = yield* store.load({ projectKey: where.projectKey, sessionId }).pipe(
         Stream.runCollect,
         Effect.map((entries): ReadonlyArray<Record<string, unknown>> => Array.from(entries)),
         Effect.orElseSucceed(() => undefined)
