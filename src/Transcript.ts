@@ -49,6 +49,7 @@ import * as Stream from "effect/Stream"
 import type { Recorder } from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as Framing from "./Framing.ts"
+import { emailOfAccount } from "./internal/accountEmail.ts"
 import { describeError } from "./internal/describeCause.ts"
 import { openOwnerOnly } from "./internal/ownerOnlyFile.ts"
 import * as SecretText from "./internal/secretText.ts"
@@ -154,11 +155,6 @@ const initializeRequestId = (message: unknown): string | undefined => {
 type AccountEmail =
   | { readonly _tag: "Read"; readonly email: string | undefined }
   | { readonly _tag: "Unreadable" }
-
-const emailOfAccount = (account: unknown): string | undefined => {
-  const email = (account as { email?: unknown } | null | undefined)?.email
-  return typeof email === "string" && email.length > 0 ? email : undefined
-}
 
 /** `Some(what it tells of the e-mail)` when `message` answers one of the initialize requests `ids`. */
 const initializeAnswer = (message: unknown, ids: ReadonlySet<string>): Option.Option<AccountEmail> => {

@@ -53,6 +53,7 @@ import * as StdinWriter from "./stdinWriter.ts"
 import { InterruptRequests } from "./interruptRequests.ts"
 import type { Subscribers } from "./subscribers.ts"
 import * as ResultRedaction from "./resultRedaction.ts"
+import { accountEmail } from "./accountEmail.ts"
 import * as Tracing from "./tracing.ts"
 import { failureOf } from "./turnOutcome.ts"
 import * as TurnRunner from "./turnRunner.ts"
@@ -241,7 +242,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   )
   // The account e-mail of the answer is a secret of the spans too (as of transcripts).
   yield* Effect.forkScoped(
-    Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(Tracing.accountEmail(body))))
+    Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(accountEmail(body))))
   )
 
   // ---- reading ----------------------------------------------------------------------------------
@@ -289,7 +290,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   const initializeResult = Fiber.join(initializeAnswer).pipe(
     Effect.flatMap((body) => {
       // The account e-mail is a secret before an answer that breaks its schema is put in an error.
-      tracing.addSecret(Tracing.accountEmail(body))
+      tracing.addSecret(accountEmail(body))
       return Outgoing.decodeResponse("initialize", Control.InitializeResponse, body, tracing)
     })
   )

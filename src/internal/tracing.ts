@@ -742,12 +742,6 @@ export const make = (
     })
   })
 
-/** The account e-mail of an `initialize` answer, if it tells one. */
-export const accountEmail = (body: unknown): string | undefined => {
-  const account = isRecord(body) && isRecord(body.account) ? body.account : undefined
-  return str(account?.email)
-}
-
 /** The CLI's answer to a use of a tool it does not have (CLI 2.1: `No such tool available: X`). */
 const noSuchTool = /No such tool available/
 
