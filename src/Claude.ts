@@ -41,6 +41,10 @@ import { eofShare, type ExitStatus, Transport } from "./Transport.ts"
  * that still provides `NodeServices.layer` to it loses nothing. `ClaudeNode.layer` (the
  * `effect-claude-code/node` entry) is this layer.
  *
+ * Each CLI gets a temporary directory of its own, removed with what the CLI left in it once the
+ * CLI has exited: its `CLAUDE_CODE_TMPDIR` (unless the session's `env` names one), and where the
+ * `--settings` JSON of {@link Launch.buildCommand} goes, as a file whose path the CLI gets instead.
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -789,6 +789,12 @@ export const effectivePermissionMode = (
  * then one flag per set option, then `extraArgs`. `--resume` always uses the `--resume=<id>`
  * form; any other value starting with `-` uses the `--flag=value` form.
  *
+ * The process transport (`Claude.layerProcess`) hands the `--settings` JSON to the CLI as a file:
+ * it writes the JSON shown here, unchanged, to a file readable by its owner only in the CLI's own
+ * temporary directory, removed when the session closes, and passes that file's path in its place
+ * (CLI 2.1.0, given the JSON, wrote it to a file of its own in the system's temporary directory
+ * and left it there). When that directory cannot be made, the CLI gets the JSON as shown.
+ *
  * Environment: `CLAUDECODE` removed (so the child does not think it is nested),
  * `CLAUDE_CODE_ENTRYPOINT` = {@link entrypoint} unless `env` sets it, `PWD` = `cwd` made absolute
  * when `cwd` is set,

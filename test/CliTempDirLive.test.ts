@@ -62,7 +62,10 @@ describe("the CLI's temporary files (fake CLI)", { timeout: 60_000 }, () => {
       const session = yield* fakeSession(tmp, "exit-mid-turn").pipe(Scope.provide(scope))
       const exit = yield* Effect.exit(session.turn("hello").pipe(Stream.runCollect))
       assert.isTrue(Exit.isFailure(exit))
-      assert.strictEqual(contents(tmp).length, 1, "the root is there until the session closes")
+      // The root, with the `--settings` file in it (test/SettingsFileLive.test.ts), until the session closes.
+      const roots = Fs.readdirSync(tmp)
+      assert.strictEqual(roots.length, 1, "the root is there until the session closes")
+      assert.deepStrictEqual(contents(tmp).toSorted(), [roots[0]!, Path.join(roots[0]!, "settings.json")])
       yield* Scope.close(scope, Exit.void)
       assert.deepStrictEqual(contents(tmp), [])
     }).pipe(Effect.scoped, Effect.provide(processLayer)))

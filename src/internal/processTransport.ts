@@ -14,7 +14,9 @@
  * the spawn itself is `SpawnFailed`), the CLI in its own process group (`detached`), SIGTERM to
  * the group when the CLI exits with an error, and on close the ladder: stdin EOF, then SIGTERM,
  * then SIGKILL to the whole group within `closeGrace`, then the sweep of what the CLI left
- * outside its group (see `sweep`). stderr is drained into a bounded tail and a line feed.
+ * outside its group (see `sweep`). stderr is drained into a bounded tail and a line feed. Each
+ * CLI gets a temporary root of its own, removed last, which holds the `--settings` JSON as a file
+ * (`cliTmpRoot.ts`).
  */
 import * as NodeChildProcess from "node:child_process"
 import type { Stats } from "node:fs"
@@ -304,14 +306,17 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   // The global Web Crypto, as a turn's uuid: importing `node:crypto` too cost start-up ~2 ms more.
   const token = crypto.randomUUID()
   const marker = Buffer.from(`${TOKEN_VARIABLE}=${token}\0`)
-  const args = [...(interpreter?.args ?? []), ...spec.args]
   env[TOKEN_VARIABLE] = token
   const spawnFailed = (description: string) =>
     ClaudeError.make(new ClaudeError.SpawnFailed({ executable, description }))
-  const nul = nulProblem(executable, args, env)
+  const nul = nulProblem(executable, [...(interpreter?.args ?? []), ...spec.args], env)
   if (nul !== undefined) return yield* Effect.fail(spawnFailed(nul))
   // Before the child: its removal is then the close's very last step, once nothing runs.
-  yield* CliTmpRoot.provide(env, spec.env)
+  const root = yield* CliTmpRoot.provide(env, spec.env)
+  // The `--settings` JSON as a file in the root, which goes with it (CLI 2.1.0 would write one
+  // in its TMPDIR and leave it there).
+  const cliArgs = root === undefined ? spec.args : yield* CliTmpRoot.settingsInRoot(spec.args, root)
+  const args = [...(interpreter?.args ?? []), ...cliArgs]
 
   const stdout = new Mailbox<Uint8Array, ClaudeError.ClaudeError>()
   const stderr = new Tail(STDERR_TAIL_BYTES)
