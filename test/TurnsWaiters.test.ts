@@ -27,7 +27,8 @@ const openTurn = (uuid: string): Turn => ({
   result: Deferred.makeUnsafe<TurnResult, ClaudeError.ClaudeError>(),
   started: Deferred.makeUnsafe<void>(),
   abandoned: false,
-  batch: []
+  batch: [],
+  outcome: undefined
 })
 
 const cancelled = (uuid: string) => ClaudeError.make(new ClaudeError.TurnCancelled({ uuid }))

@@ -327,7 +327,10 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     // A real CLI gets no user line before it answered `initialize` (its hooks are then in place)
     // and its version passed; the CLI reads no line before it is up anyway. Fakes and replays
     // (no process) are not held: their scripts decide the order.
-    ready: connection.pid === undefined ? Effect.void : Effect.asVoid(Fiber.join(ready)),
+    // Once passed, nothing to wait for: no join of the fiber on every turn.
+    ready: connection.pid === undefined
+      ? Effect.void
+      : Effect.suspend(() => versionChecked ? Effect.void : Effect.asVoid(Fiber.join(ready))),
     scope,
     interruptTimeout: Duration.fromInputUnsafe(options.interruptTimeout ?? "10 seconds"),
     stallTimeout: options.stallTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.stallTimeout),

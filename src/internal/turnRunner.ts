@@ -316,43 +316,44 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     Effect.flatMap(Clock.currentTimeMillis, (since) =>
       Effect.flatMap(silence(limit, since), (idle) => abandon(turn, stalled(idle))))
 
-  /** When a turn's stream ends before its result: interrupt it, unless nothing is to be done. */
-  const settle = (turn: Turn) =>
-    Effect.suspend(() =>
-      Deferred.isDoneUnsafe(turn.result) || turns.hasEnded(turn) || turn.abandoned || !lifecycle.inputOpen ||
-        lifecycle.reason !== undefined || options.scope.state._tag === "Closed"
-        ? Effect.void
-        : interruptTurn(turn)
-    )
+  /** Whether nothing is to be done for a turn whose stream ended: over, given up, or no CLI to tell. */
+  const settled = (turn: Turn): boolean =>
+    Deferred.isDoneUnsafe(turn.result) || turns.hasEnded(turn) || turn.abandoned || !lifecycle.inputOpen ||
+    lifecycle.reason !== undefined || options.scope.state._tag === "Closed"
 
-  /** Opens a turn: waits for its slot, registers and writes it, and returns its stream. */
+  /** When a turn's stream ends before its result: interrupt it, unless nothing is to be done. */
+  const settle = (turn: Turn) => Effect.suspend(() => settled(turn) ? Effect.void : interruptTurn(turn))
+
+  /** Opens a turn in its stream's `scope`: waits for its slot, registers and writes it, and returns its stream. */
   const openTurn = Effect.fnUntraced(function*(
     input: TurnInput,
     operation: string,
+    scope: Scope.Scope,
     restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   ) {
     yield* restore(Semaphore.take(lock, 1))
     // One finalizer for the turn's stream (one is cheaper to run than three, on every turn):
     // the turn is settled (interrupted on the CLI if its stream ended before its result), then
-    // its span ends, then the next turn may be written.
+    // its span ends, then the next turn may be written. A turn whose result is in (the common
+    // end) has nothing to settle: its span ends and its slot is freed in one step.
     let span: Tracer.Span | undefined
     let current: Turn | undefined
     const clock = yield* Clock.Clock
-    yield* Effect.addFinalizer((exit) =>
-      (current === undefined ? Effect.void : settle(current)).pipe(
-        Effect.ensuring(Effect.suspend(() => {
-          if (span === undefined || span.status._tag === "Ended") return Effect.void
-          const ended = span
-          const result = current !== undefined && Deferred.isDoneUnsafe(current.result)
-            ? Effect.exit(Deferred.await(current.result))
-            : Effect.succeed(undefined)
-          return Effect.map(result, (result) => {
-            ended.end(clock.currentTimeNanosUnsafe(), options.tracing?.spans.turnEnded(ended, result, exit) ?? exit)
-          })
-        })),
+    const endSpan = (exit: Exit.Exit<unknown, unknown>) => {
+      if (span === undefined || span.status._tag === "Ended") return
+      const result = current?.outcome
+      span.end(clock.currentTimeNanosUnsafe(), options.tracing?.spans.turnEnded(span, result, exit) ?? exit)
+    }
+    yield* Scope.addFinalizerExit(scope, (exit) => {
+      if (current === undefined || settled(current)) {
+        endSpan(exit)
+        return Semaphore.release(lock, 1)
+      }
+      return settle(current).pipe(
+        Effect.ensuring(Effect.sync(() => endSpan(exit))),
         Effect.ensuring(Semaphore.release(lock, 1))
       )
-    )
+    })
     if (settling !== undefined) yield* restore(Deferred.await(settling))
     span = yield* Effect.makeSpan("claude.turn", yield* turnSpanOptions)
     options.tracing?.spans.turnStarted(span, input)
@@ -374,13 +375,16 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     // handed over); a turn not written was withdrawn by `write`.
     current = registered!
     if (options.stallTimeout !== undefined) {
-      yield* Effect.forkScoped(watchStall(current, Duration.toMillis(options.stallTimeout)))
+      yield* Effect.forkIn(watchStall(current, Duration.toMillis(options.stallTimeout)), scope)
     }
     if (deadline !== undefined) {
-      yield* Effect.forkScoped(Effect.andThen(
-        Effect.sleep(Duration.millis(Math.max(0, deadline.at - clock.currentTimeMillisUnsafe()))),
-        abandon(current, timedOut(deadline.timeoutMillis))
-      ))
+      yield* Effect.forkIn(
+        Effect.andThen(
+          Effect.sleep(Duration.millis(Math.max(0, deadline.at - clock.currentTimeMillisUnsafe()))),
+          abandon(current, timedOut(deadline.timeoutMillis))
+        ),
+        scope
+      )
     }
     return options.decodeResult === undefined ? queue.pull : decodingResult(queue.pull, options.decodeResult)
   })
@@ -392,9 +396,9 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   const turnPull = (input: TurnInput, operation: string, scope: Scope.Scope): Pull.Pull<[Event, ...Array<Event>], ClaudeError.ClaudeError> => {
     let pull: Pull.Pull<[Event, ...Array<Event>], ClaudeError.ClaudeError> | undefined
     return Effect.suspend(() =>
-      pull ?? Effect.uninterruptibleMask((restore) => openTurn(input, operation, restore)).pipe(
-        Scope.provide(scope),
-        Effect.flatMap((opened) => (pull = opened))
+      pull ?? Effect.flatMap(
+        Effect.uninterruptibleMask((restore) => openTurn(input, operation, scope, restore)),
+        (opened) => (pull = opened)
       )
     )
   }
@@ -475,5 +479,6 @@ const newTurn = (
   result: Deferred.makeUnsafe<TurnResult, ClaudeError.ClaudeError>(),
   started: Deferred.makeUnsafe<void>(),
   abandoned: false,
-  batch: []
+  batch: [],
+  outcome: undefined
 })

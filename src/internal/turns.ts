@@ -65,6 +65,8 @@ export interface Turn {
   readonly interruptOnStart?: true | undefined
   /** This read's events for the queue. */
   batch: Array<Event>
+  /** How it ended, once its `result` is completed (read where no effect can await it). */
+  outcome: Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined
 }
 
 /** A message of the CLI that is an event (everything but the control channel's own lines). */
@@ -243,6 +245,7 @@ export class Turns {
       started: started ? turn.started : Deferred.makeUnsafe(),
       abandoned: true,
       batch: [],
+      outcome: undefined,
       ...(started ? {} : { interruptOnStart: true as const })
     }
     this.open[index] = standIn
@@ -364,7 +367,7 @@ export class Turns {
     for (let i = 0; i < this.endings.length; i++) {
       const { exit, turn } = this.endings[i]!
       Deferred.doneUnsafe(turn.started, Exit.void)
-      Deferred.doneUnsafe(turn.result, exit)
+      if (Deferred.doneUnsafe(turn.result, exit)) turn.outcome = exit
     }
     this.endings.length = 0
     this.wakeWriters()
