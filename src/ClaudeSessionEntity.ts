@@ -34,6 +34,13 @@
  * first turn has nothing before it: the session starts anew under its id (see
  * `internal/resumePlan.ts`).
  *
+ * The program's callbacks (`session`, `prepare`, `projectKey`) never end a call with a defect,
+ * which the cluster answers by restarting the entity and replaying the message without end: one
+ * that dies (throws, `Effect.die`) is the call's `InvalidInput` naming the callback and its defect
+ * (the session's secrets out), recorded as the turn's outcome like any failure to open the CLI,
+ * and met again by each new turn while it dies. A `projectKey` that dies leaves no ledger to
+ * record in: every call fails so. Their interruption stays an interruption.
+ *
  * @since 0.2.0
  */
 import * as ClusterSchema from "effect/cluster/ClusterSchema"
@@ -59,7 +66,10 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as Claude from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
+import { describeError } from "./internal/describeCause.ts"
+import { formsOf, replaceAll } from "./internal/secretText.ts"
 import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
+import { secretsOf } from "./internal/tracing.ts"
 import { planResume } from "./internal/resumePlan.ts"
 import * as TurnLedger from "./internal/turnLedger.ts"
 import * as Launch from "./Launch.ts"
@@ -272,7 +282,8 @@ export interface Options {
   /**
    * The session options of the CLI for a session id (cwd, model, env, ...). The entity adds
    * `sessionId` (a new session) or `resume` (one that ran turns before), and the model and
-   * permission mode set through the entity.
+   * permission mode set through the entity. One that throws fails the call with `InvalidInput`
+   * naming it (as `prepare` and `projectKey` do).
    */
   readonly session?: ((sessionId: string) => Claude.SessionOptions) | undefined
   /** How long a session's CLI stays open without a message. Default 5 minutes. */
@@ -284,11 +295,13 @@ export interface Options {
    * default) runs it again, its outcome saying `attempt: 2`; `"fail"` answers `TurnLost`.
    */
   readonly lostTurns?: "retry" | "fail" | undefined
-  /** The store's project key for a session id (default `"cluster"`). */
+  /** The store's project key for a session id (default `"cluster"`). One that throws fails every call. */
   readonly projectKey?: ((sessionId: string) => string) | undefined
   /**
    * Runs before the CLI is opened (first open or resume), e.g. to write the session's transcript
    * from the store into the CLI's config directory. Its options are merged over the session's.
+   * Its failure fails the turn; so does its defect (a throw, `Effect.die`), as `InvalidInput`
+   * naming it and the defect (the session's secrets out), never replayed by the cluster.
    */
   readonly prepare?:
     | ((
@@ -358,6 +371,57 @@ const locate = (options: Claude.SessionOptions): ReturnType<typeof SessionStoreW
   } catch {
     return undefined
   }
+}
+
+/**
+ * `call()`, a program callback of the entity's, with its defect (a throw, `Effect.die`) made the
+ * typed {@link callbackDied}. Its own failures, and a cause with an interruption, are kept.
+ */
+const guardCallback = <A, E>(
+  name: string,
+  sessionId: string,
+  call: () => Effect.Effect<A, E>,
+  secretsFrom: Claude.SessionOptions
+): Effect.Effect<A, E | ClaudeError.ClaudeError> =>
+  Effect.catchCause(Effect.suspend(call), (cause): Effect.Effect<never, E | ClaudeError.ClaudeError> => {
+    const died = cause.reasons.find(Cause.isDieReason)
+    return died !== undefined && !Cause.hasFails(cause) && !Cause.hasInterrupts(cause)
+      ? Effect.fail(callbackDied(name, sessionId, died.defect, secretsFrom))
+      : Effect.failCause(cause)
+  })
+
+/**
+ * The `InvalidInput` of a program callback that died: a defect would restart the entity, and the
+ * cluster replay the message without end (a `Send` waited forever). Its text is the session's
+ * (`secretsFrom`'s) secrets out.
+ */
+const callbackDied = (
+  name: string,
+  sessionId: string,
+  defect: unknown,
+  secretsFrom: Claude.SessionOptions
+): ClaudeError.ClaudeError =>
+  ClaudeError.make(new ClaudeError.InvalidInput({
+    description: redactorOf(secretsFrom)(
+      `The session entity's ${name} callback died (session ${sessionId}): ${describeError(defect)}`
+    )
+  }))
+
+/**
+ * A text with the secrets of a session of these options replaced, as the session replaces them
+ * (the `Redacted` values of its `env`, an `apiKey`, the host's secret variables it inherits);
+ * options that cannot be read give the host's only.
+ */
+const redactorOf = (options: Claude.SessionOptions): (text: string) => string => {
+  let secrets: ReadonlyArray<string>
+  try {
+    const command = Launch.buildCommand(options, { mcpServers: [], permissionPromptTool: false })
+    secrets = secretsOf(command.env, [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
+  } catch {
+    secrets = secretsOf({}, Launch.defaultSecretEnv)
+  }
+  const forms = [...new Set(secrets.flatMap((secret) => formsOf(secret, 3)))].sort((a, b) => b.length - a.length)
+  return (text) => replaceAll(text, forms)
 }
 
 const mirrors = (options: Claude.SessionOptions): boolean =>
@@ -582,24 +646,31 @@ export const layer = (
       // sent turn runs on in it after `Send` answered, not in that call's scope.
       const entityScope = yield* Effect.scope
       const context = yield* Effect.context<Transport>()
-      const ledger = new TurnLedger.TurnLedger(store, {
-        projectKey: projectKey(sessionId),
-        sessionId,
-        subpath: TurnLedger.subpath
-      })
+      // A `projectKey` that dies fails every call that reads the ledger (there is none to read),
+      // never the build (see below), each with `InvalidInput` naming it.
+      let key: string
+      let unkeyed: ClaudeError.ClaudeError | undefined
+      try {
+        key = projectKey(sessionId)
+      } catch (defect) {
+        key = ""
+        unkeyed = callbackDied("projectKey", sessionId, defect, {})
+      }
+      const ledger = new TurnLedger.TurnLedger(store, { projectKey: key, sessionId, subpath: TurnLedger.subpath })
       // Read at the first call that needs it, not while the entity is built: a build that fails
       // is retried by the cluster without end, every call waiting. A call fails with the store's
       // error instead, and the next one reads the ledger again.
       let ledgerRead = false
       const ledgerLock = yield* Semaphore.make(1)
-      const readLedger = Effect.suspend(() =>
-        ledgerRead ? Effect.void : Semaphore.withPermits(ledgerLock, 1)(Effect.suspend(() =>
+      const readLedger = Effect.suspend(() => {
+        if (unkeyed !== undefined) return Effect.fail(unkeyed)
+        return ledgerRead ? Effect.void : Semaphore.withPermits(ledgerLock, 1)(Effect.suspend(() =>
           ledgerRead ? Effect.void : Effect.tap(ledger.load, () =>
             Effect.sync(() => {
               ledgerRead = true
             }))
         ))
-      )
+      })
       let opened = 0
       let current: Claude.Session | undefined
       /** The resource's CLI, from its open to its close (`current` is cleared once it exited). */
@@ -645,6 +716,15 @@ export const layer = (
           turn.outcome !== undefined && !isTurnLost(turn.outcome) && !neverReached(turn)
         )
 
+      /** The program's session options (`session`); a defect in it is the typed failure naming it. */
+      const baseOptions = guardCallback(
+        "session",
+        sessionId,
+        () => Effect.sync(() => options.session?.(sessionId) ?? {}),
+        {}
+      )
+      const prepare = options.prepare
+
       // Held while a CLI is being opened, and by a setting while it is applied: a setting made
       // meanwhile waits for that CLI and goes to it, not only to the ledger (the CLI was launched
       // with the settings read before).
@@ -664,7 +744,7 @@ export const layer = (
             idle.delete(sessionId)
           }), slots.release(1))
         )
-        const base = options.session?.(sessionId) ?? {}
+        const base = yield* baseOptions
         // Whether the CLI's session exists: with the store mirroring (`sessionStore`), when its
         // transcript is in the CLI's config directory here or in the store. Otherwise from the
         // ledger: a turn accepted before, here or on a lost runner, other than a first attempt
@@ -676,7 +756,9 @@ export const layer = (
         if (resuming && writesBack(base) && (yield* storeHolds(store, base, sessionId))) {
           yield* adoptStoreCopy(store, base, sessionId, abandoned)
         }
-        const prepared = options.prepare === undefined ? {} : yield* options.prepare(sessionId, resuming)
+        const prepared = prepare === undefined
+          ? {}
+          : yield* guardCallback("prepare", sessionId, () => prepare(sessionId, resuming), base)
         // From the settings read to the CLI in `current`: a setting made meanwhile waits, then
         // goes to this CLI (`opening`).
         return yield* Semaphore.withPermits(opening, 1)(Effect.gen(function*() {
@@ -1082,14 +1164,15 @@ export const layer = (
           Effect.onInterrupt(() => release(input.uuid, admitted.deferred, Exit.interrupt()))
         )
         const written = yield* Deferred.make<void, ClaudeError.ClaudeError>()
-        // The turn runs on in the entity's scope, holding the session; `written` says it has the session.
+        // The turn runs on in the entity's scope, holding the session; `written` says it has the
+        // session, or how the attempt ended before (however it ended: `Send` never outwaits it).
         yield* runAttempt(
           input.uuid,
           admitted.run,
           { text: input.prompt, uuid: admitted.cli },
           Deferred.succeed(written, undefined).pipe(Effect.asVoid)
         ).pipe(
-          Effect.tapError((error) => Deferred.fail(written, error)),
+          Effect.onExit((exit) => Exit.isFailure(exit) ? Deferred.failCause(written, exit.cause) : Effect.void),
           Effect.ignore,
           Effect.forkIn(entityScope)
         )
@@ -1123,7 +1206,7 @@ export const layer = (
             // guard asked).
             if (
               live === undefined && payload.mode === "bypassPermissions" &&
-              ledger.settings.permissionMode !== "bypassPermissions" && !Launch.allowsBypassSwitch(options.session?.(sessionId) ?? {})
+              ledger.settings.permissionMode !== "bypassPermissions" && !Launch.allowsBypassSwitch(yield* baseOptions)
             ) {
               return yield* Effect.fail(ClaudeError.make(
                 new ClaudeError.ControlRejected({
