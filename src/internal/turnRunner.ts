@@ -346,7 +346,12 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     }
     yield* Scope.addFinalizerExit(scope, (exit) => {
       if (current === undefined || settled(current)) {
-        endSpan(exit)
+        // The slot is freed whatever the span's end does (a program's tracer may throw there).
+        try {
+          endSpan(exit)
+        } catch (defect) {
+          return Effect.andThen(Semaphore.release(lock, 1), Effect.die(defect))
+        }
         return Semaphore.release(lock, 1)
       }
       return settle(current).pipe(
