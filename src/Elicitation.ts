@@ -175,6 +175,17 @@ const enumOf = (definition: Record<string, unknown>): ReadonlyArray<string> | un
   return options.flatMap((o) => isRecord(o) && typeof o.const === "string" ? [o.const] : [])
 }
 
+/**
+ * A string field's values: any string without an option list, else exactly the list's strings
+ * (none when it has none: `"enum": []`, or only numbers, allows no string).
+ */
+const optionsSchema = (values: ReadonlyArray<string> | undefined): Schema.Codec<string> =>
+  values === undefined
+    ? Schema.String
+    : values.length > 0
+    ? Schema.Literals(values) as Schema.Codec<string>
+    : Schema.Never as unknown as Schema.Codec<string>
+
 const num = (value: unknown): number | undefined => typeof value === "number" ? value : undefined
 
 /** How many characters (code points) `text` has. */
@@ -188,8 +199,7 @@ const fieldSchema = (definition: unknown): Field => {
   if (!isRecord(definition)) return Schema.Unknown as Field
   switch (definition.type) {
     case "string": {
-      const values = enumOf(definition)
-      let schema = values !== undefined && values.length > 0 ? Schema.Literals(values) as Schema.Codec<string> : Schema.String
+      let schema = optionsSchema(enumOf(definition))
       const min = num(definition.minLength)
       const max = num(definition.maxLength)
       // JSON Schema counts a string's characters (code points), not its UTF-16 units: an emoji
@@ -221,9 +231,7 @@ const fieldSchema = (definition: unknown): Field => {
       return Schema.Boolean as Field
     case "array": {
       const values = isRecord(definition.items) ? enumOf(definition.items) : undefined
-      let schema: Schema.Codec<ReadonlyArray<string>> = Schema.Array(
-        values !== undefined && values.length > 0 ? Schema.Literals(values) as Schema.Codec<string> : Schema.String
-      )
+      let schema: Schema.Codec<ReadonlyArray<string>> = Schema.Array(optionsSchema(values))
       const min = num(definition.minItems)
       const max = num(definition.maxItems)
       if (min !== undefined) schema = schema.check(Schema.isMinLength(min))
@@ -240,8 +248,10 @@ const fieldSchema = (definition: unknown): Field => {
  * The Schema of an elicitation's content, built from its `requested_schema` (MCP's form
  * schema): each property a field (`string` with `enum`/`oneOf`, `minLength`, `maxLength`;
  * `number` and `integer` with `minimum`, `maximum`; `boolean`; `array` of enum strings with
- * `minItems`, `maxItems`), optional unless listed in `required`. Keys the schema does not name
- * are refused when decoding with {@link decodeContent}.
+ * `minItems`, `maxItems`), optional unless listed in `required`; a key listed in `required`
+ * without a property is required too, with any content value. An option list without a string
+ * value allows none. Keys the schema does not name are refused when decoding with
+ * {@link decodeContent}.
  *
  * @since 0.2.0
  * @category the requested schema
@@ -255,6 +265,11 @@ export const contentSchema = (requestedSchema: Readonly<Record<string, unknown>>
   for (const [key, definition] of Object.entries(properties)) {
     const field = fieldSchema(definition)
     fields[key] = required.has(key) ? field : Schema.optionalKey(field)
+  }
+  // A required key `properties` does not describe is still required (JSON Schema, and so the
+  // server's validator): any content value.
+  for (const key of required) {
+    if (!Object.hasOwn(fields, key)) fields[key] = ContentValue
   }
   return Schema.Struct(fields) as unknown as Schema.Codec<Record<string, unknown>>
 }
