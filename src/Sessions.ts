@@ -38,6 +38,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as ProjectKey from "./internal/projectKey.ts"
 import * as EntryLines from "./internal/entryLines.ts"
+import * as ForkCut from "./internal/forkCut.ts"
 import { renamedReferences } from "./internal/forkReferences.ts"
 import { worktreesOf } from "./internal/gitWorktrees.ts"
 import * as LiveBranch from "./internal/liveBranch.ts"
@@ -481,7 +482,12 @@ export interface MessagesOptions extends LookupOptions {
  * @category options
  */
 export interface ForkOptions extends LookupOptions {
-  /** Copy the history up to this message uuid (inclusive); everything when absent. */
+  /**
+   * Copy the history up to this message uuid (inclusive); everything when absent. In a compacted
+   * session, as the official SDK's `forkSession`: up to a `/compact`'s summary, the messages the
+   * compaction kept (which follow the summary) are not copied; up to its boundary, the copy ends
+   * before the boundary.
+   */
   readonly upToMessageId?: string | undefined
   /** The fork's title. Default: the source's title followed by ` (fork)`. */
   readonly title?: string | undefined
@@ -829,6 +835,9 @@ export const makeWith: (
       // Pass 1: which lines are copied (the main chain's, up to `upToMessageId`), and the parents
       // of progress lines, which are not copied (a copied line's parent skips over them).
       const parents = new Map<string, { readonly parent: string | undefined; readonly progress: boolean }>()
+      const upTo = options?.upToMessageId
+      // With `upTo`, the lines up to it, for where a compaction makes the copy end (internal/forkCut.ts).
+      const lines: Array<ForkCut.Line> = []
       let cut: number | undefined
       let index = 0
       let copied = 0
@@ -842,12 +851,26 @@ export const makeWith: (
             const progress = node.type === "progress"
             parents.set(node.uuid, { parent: node.parent, progress })
             if (!progress) copied++
-            if (options?.upToMessageId !== undefined && entry.uuid === options.upToMessageId) cut = at
+            if (upTo === undefined) return
+            lines.push(ForkCut.lineOf(entry, node.uuid))
+            if (entry.uuid === upTo) cut = at
           })
         )
       )
-      if (options?.upToMessageId !== undefined && cut === undefined) {
-        return yield* Effect.fail(invalid(`Sessions.fork: message ${options.upToMessageId} is not in session ${sessionId}`))
+      if (upTo !== undefined && cut === undefined) {
+        return yield* Effect.fail(invalid(`Sessions.fork: message ${upTo} is not in session ${sessionId}`))
+      }
+      // The boundaries anchored at the message cut at, copied without the messages they kept.
+      const unkept = new Set<string>()
+      if (upTo !== undefined) {
+        const kept = ForkCut.kept(lines)
+        const copiedLines = new Set(lines.slice(0, kept).map((l) => l.uuid))
+        for (const line of lines.slice(kept)) if (!copiedLines.has(line.uuid)) parents.delete(line.uuid)
+        copied = 0
+        for (const line of lines.slice(0, kept)) {
+          if (line.type !== "progress") copied++
+          if (ForkCut.anchoredAt(line, upTo)) unkept.add(line.uuid)
+        }
       }
       if (copied === 0) return yield* Effect.fail(invalid(`Sessions.fork: session ${sessionId} has no messages to fork`))
       // A fresh uuid for every line of the main chain; the progress lines are not copied, but a
@@ -881,9 +904,10 @@ export const makeWith: (
         Stream.filter((entry) =>
           typeof entry.uuid === "string" && fresh.has(entry.uuid) && entry.isSidechain !== true && written < copied
         ),
-        Stream.map((entry): SessionStore.Entry => {
+        Stream.map((line): SessionStore.Entry => {
           written++
-          const uuid = entry.uuid as string
+          const uuid = line.uuid as string
+          const entry = unkept.has(uuid) ? ForkCut.withoutKept(line) : line
           const logicalParent = entry.logicalParentUuid
           return {
             ...entry,

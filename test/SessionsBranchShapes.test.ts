@@ -208,4 +208,38 @@ describe("Sessions.fork of a compacted session", () => {
       const forked = (yield* Stream.runCollect(sessions.messages(forkId, { includeSystem: true }))).map((m) => m.uuid)
       assert.deepStrictEqual(forked, source.map(of))
     }).pipe(Effect.provide(Sessions.layer.pipe(Layer.provideMerge(SessionStore.layerMemory)))))
+
+  it.effect("up to the compaction's summary or its boundary: the fork ends there, its earlier history whole, as the SDK's forkSession", () =>
+    Effect.gen(function*() {
+      const store = yield* SessionStore.SessionStore
+      const sessions = yield* Sessions.Sessions
+      // As CLI 2.1.332 compacts: the kept message (a2) before the boundary, relinked after the summary (s1).
+      yield* store.append({ projectKey, sessionId: S }, compacted({
+        postTokens: 20,
+        preservedSegment: { headUuid: "a2", anchorUuid: "s1", tailUuid: "a2" },
+        preservedMessages: { anchorUuid: "s1", uuids: ["a2"], allUuids: ["a2"] }
+      }))
+      const forkUpTo = (uuid: string) =>
+        Effect.gen(function*() {
+          const forkId = yield* sessions.fork(S, { upToMessageId: uuid })
+          const lines = yield* Stream.runCollect(store.load({ projectKey, sessionId: forkId }))
+          const messages = yield* Stream.runCollect(sessions.messages(forkId, { includeSystem: true }))
+          return {
+            boundary: lines.find((l) => l.subtype === "compact_boundary"),
+            messages: messages.map((m) => (m as any).forkedFrom?.messageUuid)
+          }
+        })
+      // Up to the summary: the message it kept comes after it in the conversation, so is not the
+      // fork's (it was relinked after the summary, past the cut); the boundary keeps nothing.
+      const toSummary = yield* forkUpTo("s1")
+      assert.deepStrictEqual(toSummary.messages, ["b1", "s1"])
+      assert.deepStrictEqual(toSummary.boundary?.compactMetadata, { trigger: "manual", preTokens: 107 })
+      // Up to the boundary: the copy ends before it (it relinked a2 to a summary the fork lacks, cut
+      // off from u1, a1, u2).
+      const toBoundary = yield* forkUpTo("b1")
+      assert.deepStrictEqual(toBoundary.messages, ["u1", "a1", "u2", "a2"])
+      assert.isUndefined(toBoundary.boundary)
+      // Past the summary, the kept message is the fork's as it is the source's.
+      assert.deepStrictEqual((yield* forkUpTo("u3")).messages, ["b1", "s1", "a2", "u3"])
+    }).pipe(Effect.provide(Sessions.layer.pipe(Layer.provideMerge(SessionStore.layerMemory)))))
 })
