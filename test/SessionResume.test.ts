@@ -86,6 +86,30 @@ describe("resuming from a session store", () => {
       assert.deepStrictEqual(Fs.readdirSync(Path.dirname(file)), [`${SESSION}.jsonl`])
     }).pipe(Effect.scoped))
 
+  it.effect("the lines a kept local transcript holds that the store lacks go to the store first, in order (the CLI continues from them)", () =>
+    Effect.gen(function*() {
+      const { projectsDir, file, store } = yield* setup
+      // The store missed the end of the last run (its last flush failed, or the process died).
+      const title = { type: "custom-title", customTitle: "kept", sessionId: SESSION }
+      yield* store.append(key, [entry(1), entry(2)])
+      const sub = { ...key, subpath: "subagents/agent-a1" }
+      yield* store.append(sub, [entry(7)])
+      Fs.mkdirSync(Path.join(Path.dirname(file), SESSION, "subagents"), { recursive: true })
+      Fs.writeFileSync(file, `${jsonl([1, 2, 3])}${JSON.stringify(title)}\n${jsonl([4])}{"type":"user","uuid":"cut`)
+      Fs.writeFileSync(Path.join(Path.dirname(file), SESSION, "subagents", "agent-a1.jsonl"), jsonl([7, 8]))
+      assert.isTrue(yield* materialize(store, projectsDir, key))
+      assert.deepStrictEqual(uuidsIn(Path.join(projectsDir, projectKey, SESSION, "subagents", "agent-a1.jsonl")), ["u7", "u8"])
+      // The CLI resumes from the local copy and the mirror stores only what it writes next: without
+      // u3, the title and u4 in the store, its copy would hold a hole before them for good. A line
+      // cut short is no entry (the CLI does not read it either).
+      const stored = yield* Stream.runCollect(store.load(key))
+      assert.deepStrictEqual(stored.map((e) => e.uuid ?? e.type), ["u1", "u2", "u3", "custom-title", "u4"])
+      assert.deepStrictEqual((yield* Stream.runCollect(store.load(sub))).map((e) => e.uuid), ["u7", "u8"])
+      // Once the store holds them all, resuming again writes nothing twice.
+      assert.isTrue(yield* materialize(store, projectsDir, key))
+      assert.deepStrictEqual((yield* Stream.runCollect(store.load(key))).map((e) => e.uuid ?? e.type), ["u1", "u2", "u3", "custom-title", "u4"])
+    }).pipe(Effect.scoped))
+
   it.effect("a local transcript the store holds all of (and more) is replaced by the store's; an absent one is written (F4)", () =>
     Effect.gen(function*() {
       const { projectsDir, file, store } = yield* setup

@@ -27,7 +27,8 @@ export interface StoreOptions {
    * With `resume`, write the session from the store into the CLI's config directory before it
    * starts. Default true; a session the store does not have is left to the CLI. A local copy is
    * replaced only when the store's copy holds every line of it; one holding lines the store lacks
-   * is kept (a warning in the log) and the CLI resumes from it.
+   * is kept (a warning in the log), those lines are appended to the store, and the CLI resumes
+   * from it.
    */
   readonly materialize?: boolean | undefined
   /**

@@ -14,11 +14,12 @@ import * as Readline from "node:readline"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as Launch from "../Launch.ts"
 import type * as SessionStore from "../SessionStore.ts"
-import { unreadableLineType } from "../SessionStore.ts"
+import { isUnreadableLine, parseLine, unreadableLineType } from "../SessionStore.ts"
 import { describeError } from "./describeCause.ts"
 import * as ProjectKey from "./projectKey.ts"
 
@@ -146,9 +147,40 @@ const localHasMore = (store: string, file: string, held: Held): Effect.Effect<bo
   })
 
 /**
+ * Appends to the store, in file order, the lines of the local `file` the store's copy lacks (as
+ * {@link localHasMore} tells them), in batches; a line that is no entry (one cut short) is left
+ * out, as the CLI leaves it out. Streams the file.
+ */
+const backfill = (
+  store: SessionStore.SessionStore["Service"],
+  key: SessionStore.SessionKey,
+  file: string,
+  held: Held
+): Effect.Effect<void, ClaudeError.ClaudeError> =>
+  Stream.unwrap(Effect.map(
+    Effect.acquireRelease(
+      Effect.sync(() => Readline.createInterface({ input: Fs.createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })),
+      (lines) => Effect.sync(() => lines.close())
+    ),
+    (lines) => Stream.fromAsyncIterable(lines, (cause) => failed(store.name, `cannot read ${file}: ${String(cause)}`))
+  )).pipe(
+    Stream.filterMap((text) => {
+      const entry = text.trim() === "" ? undefined : parseLine(text, 0)
+      const lacked = entry !== undefined && !isUnreadableLine(entry) &&
+        (typeof entry.uuid === "string" ? !held.uuids.has(entry.uuid) : !held.others.has(JSON.stringify(entry)))
+      return lacked ? Result.succeed(entry) : Result.failVoid
+    }),
+    Stream.grouped(256),
+    Stream.runForEach((entries) => store.append(key, entries))
+  )
+
+/**
  * Writes one transcript from the store to `file`, line by line (bounded memory), through a
  * temporary file of its own (removed however this ends) renamed over `file` at the end, unless
- * `file` holds a line the store copy lacks: then `file` is kept as it is. Returns whether it wrote.
+ * `file` holds a line the store copy lacks: then `file` is kept as it is, and those lines are
+ * appended to the store first: the CLI continues from them, and the mirror stores only what it
+ * writes next, so the store's copy would hold a hole before those for good. Returns whether it
+ * wrote `file`.
  */
 const writeTranscript = (
   store: SessionStore.SessionStore["Service"],
@@ -213,8 +245,9 @@ const writeTranscript = (
       )
     }).pipe(Effect.scoped)
     if (yield* localHasMore(store.name, file, held)) {
+      yield* bounded(store.name, "append", timeout, backfill(store, key, file, held))
       yield* Effect.logWarning(
-        `session store ${store.name}: kept the local ${file}: it holds entries the store's copy lacks (the CLI resumes from it)`
+        `session store ${store.name}: kept the local ${file}: it holds entries the store's copy lacked (appended to the store; the CLI resumes from it)`
       )
       return false
     }
@@ -229,7 +262,7 @@ const writeTranscript = (
  * Materializes a stored session into `projectsDir`: `<projectKey>/<sessionId>.jsonl` and each
  * subagent's `<projectKey>/<sessionId>/<subpath>.jsonl`. Never destroys local data: a local copy
  * is replaced only when the store's copy holds every line of it (the store has the same or more);
- * otherwise it is kept (and a warning logged). Each store operation (`list`, `listSubkeys`, one
+ * otherwise it is kept (and a warning logged) and the lines the store lacks are appended to it. Each store operation (`list`, `listSubkeys`, one
  * transcript's `load`) fails with `StoreFailed` after `timeout`. Returns false when the store does
  * not have the session (the CLI may have it locally: it is left to resume it or to say it cannot).
  */
