@@ -19,6 +19,7 @@
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -338,7 +339,10 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     // end) has nothing to settle: its span ends and its slot is freed in one step.
     let span: Tracer.Span | undefined
     let current: Turn | undefined
-    const clock = yield* Clock.Clock
+    // The turn's context: a turn settled on the CLI is interrupted in it (its control request's
+    // span under the consumer's), not in that of the fiber that closes the stream's scope.
+    const context = yield* Effect.context<never>()
+    const clock = Context.get(context, Clock.Clock)
     const endSpan = (exit: Exit.Exit<unknown, unknown>) => {
       if (span === undefined || span.status._tag === "Ended") return
       const result = current?.outcome
@@ -355,6 +359,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         return Semaphore.release(lock, 1)
       }
       return settle(current).pipe(
+        Effect.provideContext(context),
         Effect.ensuring(Effect.sync(() => endSpan(exit))),
         Effect.ensuring(Semaphore.release(lock, 1))
       )

@@ -65,7 +65,10 @@ export interface Turn {
   readonly interruptOnStart?: true | undefined
   /** This read's events for the queue. */
   batch: Array<Event>
-  /** How it ended, once its `result` is completed (read where no effect can await it). */
+  /**
+   * How it ended, set as its `result` is completed (just before: the result's waiters run at once
+   * and may read it); read where no effect can await it.
+   */
   outcome: Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined
 }
 
@@ -367,7 +370,12 @@ export class Turns {
     for (let i = 0; i < this.endings.length; i++) {
       const { exit, turn } = this.endings[i]!
       Deferred.doneUnsafe(turn.started, Exit.void)
-      if (Deferred.doneUnsafe(turn.result, exit)) turn.outcome = exit
+      // Kept before the result is completed: its waiters run inside `doneUnsafe`, the turn's
+      // finalizer among them (its interrupt awaited it), which then reads the outcome.
+      if (!Deferred.isDoneUnsafe(turn.result)) {
+        turn.outcome = exit
+        Deferred.doneUnsafe(turn.result, exit)
+      }
     }
     this.endings.length = 0
     this.wakeWriters()
