@@ -47,6 +47,27 @@ const withLine = (store: SessionStore.SessionStore["Service"], line: SessionStor
         : store.load(k)
   })
 
+/** `store`, recording every entry appended to it (by key, as text), in order. */
+const counting = (store: SessionStore.SessionStore["Service"]) => {
+  const appended: Array<string> = []
+  const keyText = (k: SessionStore.SessionKey) => k.subpath === undefined ? k.sessionId : `${k.sessionId}/${k.subpath}`
+  return {
+    appended,
+    store: SessionStore.SessionStore.of({
+      ...store,
+      append: (k, entries) =>
+        Effect.andThen(
+          Effect.sync(() => appended.push(...entries.map((e) => `${keyText(k)} ${e.uuid ?? e.type}`))),
+          store.append(k, entries)
+        )
+    })
+  }
+}
+
+/** What `store` holds of one transcript: each line's uuid, or its type for a line without one. */
+const storedOf = (store: SessionStore.SessionStore["Service"], k: SessionStore.SessionKey) =>
+  Effect.map(Stream.runCollect(store.load(k)), (entries) => entries.map((e) => e.uuid ?? e.type))
+
 const reasonOf = (exit: Exit.Exit<unknown, ClaudeError.ClaudeError>) => {
   const fail = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
   return fail?._tag === "Fail" ? fail.error.reason : undefined
@@ -108,6 +129,114 @@ describe("resuming from a session store", () => {
       // Once the store holds them all, resuming again writes nothing twice.
       assert.isTrue(yield* materialize(store, projectsDir, key))
       assert.deepStrictEqual((yield* Stream.runCollect(store.load(key))).map((e) => e.uuid ?? e.type), ["u1", "u2", "u3", "custom-title", "u4"])
+    }).pipe(Effect.scoped))
+
+  it.effect("a session the store lacks, kept locally: resuming stores its local lines first, in order, then the CLI's new ones; a second resume appends nothing again", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-resume-unstored-")
+      const cwd = Path.join(dir, "repo")
+      Fs.mkdirSync(cwd)
+      const env = { CLAUDE_CONFIG_DIR: Path.join(dir, "config") }
+      // The key the mirror stores the CLI's writes under: their files' directory.
+      const where = locate(env, cwd)
+      const sessionDir = Path.join(where.projectsDir, where.projectKey)
+      const mainFile = Path.join(sessionDir, `${SESSION}.jsonl`)
+      const agentFile = Path.join(sessionDir, SESSION, "subagents", "agent-a1.jsonl")
+      // The session ran before `sessionStore` was set: the store has none of it.
+      const title = { type: "custom-title", customTitle: "kept", sessionId: SESSION }
+      Fs.mkdirSync(Path.dirname(agentFile), { recursive: true })
+      Fs.writeFileSync(mainFile, `${jsonl([1, 2])}${JSON.stringify(title)}\n${jsonl([3])}{"type":"user","uuid":"cut`)
+      Fs.writeFileSync(agentFile, jsonl([7, 8]))
+      Fs.writeFileSync(Path.join(Path.dirname(agentFile), "agent-a1.meta.json"), JSON.stringify({ agentType: "x" }))
+      const { appended, store } = counting(yield* SessionStore.makeMemory)
+      // The CLI resumes from its copy and writes u4 (main) and u9 (the subagent): the mirror stores those.
+      const cli = FakeCli.layer(FakeCli.conversation({
+        sessionId: SESSION,
+        onUser: (text, _index, cli) =>
+          Effect.gen(function*() {
+            yield* cli.emit({ type: "transcript_mirror", filePath: mainFile, entries: [entry(4)] })
+            yield* cli.emit({ type: "transcript_mirror", filePath: agentFile, entries: [entry(9)] })
+            for (const line of FakeCli.textTurn({ sessionId: SESSION, text: `re: ${text}` })) yield* cli.emit(line)
+          })
+      }))
+      yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* Claude.open({ env, cwd, resume: SESSION, sessionStore: true })
+        yield* session.run("go on")
+        yield* session.flushStore
+      })).pipe(Effect.provide(Layer.merge(cli, Layer.succeed(SessionStore.SessionStore)(store))))
+      const mainKey = { projectKey: where.projectKey, sessionId: SESSION }
+      const agentKey = { ...mainKey, subpath: "subagents/agent-a1" }
+      // Every local line, in file order (the line cut short is no entry), then the CLI's: the
+      // store's copy resumes on another machine without a hole.
+      assert.deepStrictEqual(yield* storedOf(store, mainKey), ["u1", "u2", "custom-title", "u3", "u4"])
+      assert.deepStrictEqual(yield* storedOf(store, agentKey), ["u7", "u8", "u9"])
+      assert.deepStrictEqual(Fs.readFileSync(agentFile, "utf8"), jsonl([7, 8]), "the local copy is left as it was")
+      // A second resume (the CLI wrote u4 and u9 locally meanwhile) appends nothing again, not
+      // even the line without a uuid, which no store dedupes.
+      Fs.appendFileSync(mainFile, jsonl([4]))
+      Fs.appendFileSync(agentFile, jsonl([9]))
+      appended.length = 0
+      assert.isTrue(yield* materialize(store, where.projectsDir, mainKey))
+      assert.deepStrictEqual(appended, [])
+      assert.deepStrictEqual(yield* storedOf(store, mainKey), ["u1", "u2", "custom-title", "u3", "u4"])
+    }).pipe(Effect.scoped))
+
+  it.effect("a local subagent transcript the store does not list is stored before the CLI starts, once", () =>
+    Effect.gen(function*() {
+      const { projectsDir, file, store: memory } = yield* setup
+      const { appended, store } = counting(memory)
+      yield* memory.append(key, [entry(1), entry(2)])
+      const sessionDir = Path.join(Path.dirname(file), SESSION)
+      Fs.mkdirSync(Path.join(sessionDir, "subagents", "workflows", "w1"), { recursive: true })
+      Fs.writeFileSync(file, jsonl([1, 2]))
+      const title = { type: "agent-name", agentName: "b2" }
+      Fs.writeFileSync(Path.join(sessionDir, "subagents", "agent-b2.jsonl"), `${JSON.stringify(title)}\n${jsonl([5, 6])}`)
+      Fs.writeFileSync(Path.join(sessionDir, "subagents", "workflows", "w1", "agent-c3.jsonl"), jsonl([8]))
+      Fs.writeFileSync(Path.join(sessionDir, "subagents", "agent-b2.meta.json"), JSON.stringify({ agentType: "x" }))
+      assert.isTrue(yield* materialize(store, projectsDir, key))
+      assert.deepStrictEqual(appended, [
+        `${SESSION}/subagents/agent-b2 agent-name`,
+        `${SESSION}/subagents/agent-b2 u5`,
+        `${SESSION}/subagents/agent-b2 u6`,
+        `${SESSION}/subagents/workflows/w1/agent-c3 u8`
+      ])
+      assert.deepStrictEqual(
+        yield* memory.listSubkeys(key).pipe(Effect.map((subkeys) => [...subkeys].sort())),
+        ["subagents/agent-b2", "subagents/workflows/w1/agent-c3"]
+      )
+      assert.deepStrictEqual(uuidsIn(file), ["u1", "u2"])
+      // Resuming again: the store lists them now, and holds every line of them.
+      appended.length = 0
+      assert.isTrue(yield* materialize(store, projectsDir, key))
+      assert.deepStrictEqual(appended, [])
+      assert.deepStrictEqual(yield* storedOf(memory, { ...key, subpath: "subagents/agent-b2" }), ["agent-name", "u5", "u6"])
+    }).pipe(Effect.scoped))
+
+  it.effect("a store that refuses the local lines of a session it lacks fails the resume with StoreFailed; the local copy is kept", () =>
+    Effect.gen(function*() {
+      const { projectsDir, file, store } = yield* setup
+      Fs.mkdirSync(Path.dirname(file), { recursive: true })
+      Fs.writeFileSync(file, jsonl([1, 2]))
+      const refusing = SessionStore.SessionStore.of({
+        ...store,
+        append: () =>
+          Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({ store: "refusing", operation: "append", description: "full" })))
+      })
+      const exit = yield* Effect.exit(materialize(refusing, projectsDir, key))
+      assert.strictEqual(reasonOf(exit)?._tag, "StoreFailed")
+      assert.deepStrictEqual(uuidsIn(file), ["u1", "u2"])
+      assert.deepStrictEqual(Fs.readdirSync(Path.dirname(file)), [`${SESSION}.jsonl`])
+    }).pipe(Effect.scoped))
+
+  it.effect("a session neither the store nor the config directory holds is left to the CLI; nothing is stored", () =>
+    Effect.gen(function*() {
+      const { projectsDir, file, store: memory } = yield* setup
+      const { appended, store } = counting(memory)
+      // Only a subagent's file: no conversation to resume, so nothing to store under the session.
+      Fs.mkdirSync(Path.join(Path.dirname(file), SESSION, "subagents"), { recursive: true })
+      Fs.writeFileSync(Path.join(Path.dirname(file), SESSION, "subagents", "agent-a1.jsonl"), jsonl([7]))
+      assert.isFalse(yield* materialize(store, projectsDir, key))
+      assert.deepStrictEqual(appended, [])
     }).pipe(Effect.scoped))
 
   it.effect("a local transcript the store holds all of (and more) is replaced by the store's; an absent one is written (F4)", () =>

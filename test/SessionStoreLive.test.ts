@@ -100,6 +100,59 @@ describe("sessions in a store (real CLI, fake model)", () => {
       yield* moveBetweenMachines(SessionStorePg.layer({ connection: pgConnection(server) }))
     }).pipe(Effect.scoped, Effect.provide(processLayer)), { timeout: 120_000 })
 
+  it.live("SQLite: a session run before sessionStore was set, resumed with it, is whole in the store; another HOME resumes it from there", () =>
+    Effect.gen(function*() {
+      const dir = yield* makeTempDir("ecc-store-late-")
+      const cwd = yield* makeTempDir("ecc-store-cwd-")
+      const one = yield* live([FakeModel.text("Noted: the code word is MANGO-7."), FakeModel.text("Noted: and the colour is teal.")], {
+        cwd
+      })
+      const program = Effect.gen(function*() {
+        const store = yield* Effect.service(SessionStore.SessionStore)
+        const projects = Path.join(one.home, ".claude", "projects")
+        const lines = (file: string) =>
+          Fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as SessionStore.Entry)
+        // Machine one, no store: the first turn is only in the CLI's transcript.
+        const sessionId = yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* Claude.open(one.options)
+          return (yield* session.run("Remember the code word MANGO-7.")).session_id
+        }))
+        assert.deepStrictEqual(yield* store.list(undefined), [])
+        const projectKey = Fs.readdirSync(projects).find((key) => Fs.existsSync(Path.join(projects, key, `${sessionId}.jsonl`)))!
+        const before = lines(Path.join(projects, projectKey, `${sessionId}.jsonl`))
+        // The same machine turns mirroring on and resumes it: the store gets the first turn too.
+        yield* Effect.scoped(Effect.gen(function*() {
+          const session = yield* Claude.open({ ...one.options, resume: sessionId, sessionStore: true })
+          yield* session.run("Remember the colour teal.")
+          yield* session.flushStore
+        }))
+        assert.deepStrictEqual((yield* store.list(undefined)).map((s) => [s.projectKey, s.sessionId]), [[projectKey, sessionId]])
+        const stored = (yield* Stream.runCollect(store.load({ projectKey, sessionId }))).map((e) => JSON.stringify(e))
+        // The first run's lines, in their order, then the resumed run's as the CLI mirrors them (it
+        // leaves some out): the local file's lines in its order, none stored twice.
+        assert.deepStrictEqual(stored.slice(0, before.length), before.map((e) => JSON.stringify(e)))
+        assert.isAbove(stored.length, before.length)
+        const local = lines(Path.join(projects, projectKey, `${sessionId}.jsonl`)).map((e) => JSON.stringify(e))
+        let at = 0
+        for (const line of stored) {
+          at = local.indexOf(line, at) + 1
+          assert.isAbove(at, 0, `stored in the local file's order, once: ${line}`)
+        }
+        // Machine two resumes it from the store alone: the model sees both turns.
+        return yield* Effect.scoped(Effect.gen(function*() {
+          const two = yield* live([FakeModel.text("MANGO-7, teal.")], { cwd })
+          const session = yield* Claude.open({ ...two.options, resume: sessionId, sessionStore: true })
+          yield* session.run("What were the code word and the colour?")
+          return yield* two.model.messageRequests
+        }))
+      })
+      const requests = yield* program.pipe(Effect.provide(SessionStoreSql.layerSqlite({ filename: Path.join(dir, "sessions.db") })))
+      const last = requestText(requests.at(-1)!)
+      assert.include(last, "Remember the code word MANGO-7.")
+      assert.include(last, "Noted: the code word is MANGO-7.")
+      assert.include(last, "Remember the colour teal.")
+    }).pipe(Effect.scoped, Effect.provide(processLayer)), { timeout: 120_000 })
+
   it.live("a store whose appends always fail: mirror_error events, and the turns succeed", () =>
     Effect.gen(function*() {
       const one = yield* live([FakeModel.text("first"), FakeModel.text("second")])

@@ -25,16 +25,18 @@ export interface StoreOptions {
   readonly maxPendingBytes?: number | undefined
   /**
    * With `resume`, write the session from the store into the CLI's config directory before it
-   * starts. Default true; a session the store does not have is left to the CLI. A local copy is
-   * replaced only when the store's copy holds every line of it; one holding lines the store lacks
-   * is kept (a warning in the log), those lines are appended to the store, and the CLI resumes
-   * from it.
+   * starts. Default true; a session the store does not have is left to the CLI, its local
+   * transcripts (main and subagents) appended to the store first, so the store holds the whole
+   * session and not only what the CLI writes from now on. A local copy is replaced only when the
+   * store's copy holds every line of it; one holding lines the store lacks is kept (a warning in
+   * the log), those lines are appended to the store, and the CLI resumes from it; a local subagent
+   * transcript the store does not list is appended to it. No line is appended twice.
    */
   readonly materialize?: boolean | undefined
   /**
    * With `resume`, how long each store operation may take (listing the sessions, listing the
-   * subagents, loading one transcript); past it, opening the session fails with `StoreFailed`
-   * naming the operation. Default 60 seconds (the official SDK's `loadTimeoutMs`).
+   * subagents, loading one transcript, appending the local lines of one it lacks); past it,
+   * opening the session fails with `StoreFailed` naming the operation. Default 60 seconds (the official SDK's `loadTimeoutMs`).
    */
   readonly loadTimeout?: Duration.Input | undefined
 }
@@ -104,7 +106,7 @@ export const openMirror = Effect.fnUntraced(function*(
         ? SessionStoreWiring.defaultLoadTimeout
         : Duration.fromInputUnsafe(storeOptions.loadTimeout)
     )
-    if (!found) yield* Effect.logDebug(`session store ${store.name} has no session ${options.resume}; the CLI resumes it locally`)
+    if (!found) yield* Effect.logDebug(`session store ${store.name} had no session ${options.resume}; the CLI resumes it locally`)
   }
   const mirror = yield* Mirror.make({
     store,

@@ -21,6 +21,7 @@ import type * as Launch from "../Launch.ts"
 import type * as SessionStore from "../SessionStore.ts"
 import { isUnreadableLine, parseLine, unreadableLineType } from "../SessionStore.ts"
 import { describeError } from "./describeCause.ts"
+import { keyOfPath } from "./mirror.ts"
 import * as ProjectKey from "./projectKey.ts"
 
 /** A variable of the CLI's environment: the session's `env` over the inherited one. */
@@ -146,33 +147,47 @@ const localHasMore = (store: string, file: string, held: Held): Effect.Effect<bo
     catch: (cause) => failed(store, `cannot read ${file}: ${String(cause)}`)
   })
 
+/** What the store holds of a transcript it does not have: nothing. */
+const nothingHeld = (): Held => ({ uuids: new Set(), others: new Set() })
+
 /**
  * Appends to the store, in file order, the lines of the local `file` the store's copy lacks (as
  * {@link localHasMore} tells them), in batches; a line that is no entry (one cut short) is left
- * out, as the CLI leaves it out. Streams the file.
+ * out, as the CLI leaves it out. Streams the file. Returns how many entries it appended.
  */
 const backfill = (
   store: SessionStore.SessionStore["Service"],
   key: SessionStore.SessionKey,
   file: string,
   held: Held
-): Effect.Effect<void, ClaudeError.ClaudeError> =>
-  Stream.unwrap(Effect.map(
-    Effect.acquireRelease(
-      Effect.sync(() => Readline.createInterface({ input: Fs.createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })),
-      (lines) => Effect.sync(() => lines.close())
-    ),
-    (lines) => Stream.fromAsyncIterable(lines, (cause) => failed(store.name, `cannot read ${file}: ${String(cause)}`))
-  )).pipe(
-    Stream.filterMap((text) => {
-      const entry = text.trim() === "" ? undefined : parseLine(text, 0)
-      const lacked = entry !== undefined && !isUnreadableLine(entry) &&
-        (typeof entry.uuid === "string" ? !held.uuids.has(entry.uuid) : !held.others.has(JSON.stringify(entry)))
-      return lacked ? Result.succeed(entry) : Result.failVoid
-    }),
-    Stream.grouped(256),
-    Stream.runForEach((entries) => store.append(key, entries))
-  )
+): Effect.Effect<number, ClaudeError.ClaudeError> =>
+  Effect.suspend(() => {
+    let appended = 0
+    return Stream.unwrap(Effect.map(
+      Effect.acquireRelease(
+        Effect.sync(() => Readline.createInterface({ input: Fs.createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })),
+        (lines) => Effect.sync(() => lines.close())
+      ),
+      (lines) => Stream.fromAsyncIterable(lines, (cause) => failed(store.name, `cannot read ${file}: ${String(cause)}`))
+    )).pipe(
+      Stream.filterMap((text) => {
+        const entry = text.trim() === "" ? undefined : parseLine(text, 0)
+        const lacked = entry !== undefined && !isUnreadableLine(entry) &&
+          (typeof entry.uuid === "string" ? !held.uuids.has(entry.uuid) : !held.others.has(JSON.stringify(entry)))
+        return lacked ? Result.succeed(entry) : Result.failVoid
+      }),
+      Stream.grouped(256),
+      Stream.runForEach((entries) =>
+        Effect.andThen(
+          store.append(key, entries),
+          Effect.sync(() => {
+            appended += entries.length
+          })
+        )
+      ),
+      Effect.map(() => appended)
+    )
+  })
 
 /**
  * Writes one transcript from the store to `file`, line by line (bounded memory), through a
@@ -258,13 +273,72 @@ const writeTranscript = (
     return true
   }).pipe(Effect.scoped)
 
+/** Whether `file` is a file the CLI can read as a transcript (not a directory); false when absent. */
+const isFile = (store: string, file: string): Effect.Effect<boolean, ClaudeError.ClaudeError> =>
+  Effect.try({
+    try: () => Fs.statSync(file, { throwIfNoEntry: false })?.isFile() ?? false,
+    catch: (cause) => failed(store, `cannot read ${file}: ${String(cause)}`)
+  })
+
+/**
+ * The session's local subagent transcripts, `<projectKey>/<sessionId>/<subpath>.jsonl`, each with
+ * its store key as the mirror keys the CLI's writes to it ({@link keyOfPath}: the same project key,
+ * the subpath with `/`), in path order. Regular files only: a link is not followed.
+ */
+const localSubagents = (
+  store: string,
+  projectsDir: string,
+  key: { readonly projectKey: string; readonly sessionId: string }
+): Effect.Effect<Array<{ readonly file: string; readonly key: SessionStore.SessionKey }>, ClaudeError.ClaudeError> =>
+  Effect.try({
+    try: () => {
+      const found: Array<{ readonly file: string; readonly key: SessionStore.SessionKey }> = []
+      const walk = (directory: string): void => {
+        let entries: Array<Fs.Dirent>
+        try {
+          entries = Fs.readdirSync(directory, { withFileTypes: true })
+        } catch (cause) {
+          if ((cause as { readonly code?: unknown }).code === "ENOENT") return
+          throw cause
+        }
+        for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+          const path = Path.join(directory, entry.name)
+          if (entry.isDirectory()) walk(path)
+          else if (entry.isFile() && entry.name.endsWith(".jsonl")) {
+            const subkey = keyOfPath(projectsDir, path)
+            if (subkey?.subpath !== undefined && safeSubpath(subkey.subpath)) found.push({ file: path, key: subkey })
+          }
+        }
+      }
+      walk(Path.join(projectsDir, key.projectKey, key.sessionId))
+      return found
+    },
+    catch: (cause) => failed(store, `cannot read the subagent transcripts of session ${key.sessionId}: ${String(cause)}`)
+  })
+
+/**
+ * Appends a local transcript the store does not have to it, every entry in file order (a line cut
+ * short left out), bounded by `timeout` like the store's other operations.
+ */
+const storeLocal = (
+  store: SessionStore.SessionStore["Service"],
+  key: SessionStore.SessionKey,
+  file: string,
+  timeout: Duration.Duration
+) => bounded(store.name, "append", timeout, backfill(store, key, file, nothingHeld()))
+
 /**
  * Materializes a stored session into `projectsDir`: `<projectKey>/<sessionId>.jsonl` and each
  * subagent's `<projectKey>/<sessionId>/<subpath>.jsonl`. Never destroys local data: a local copy
  * is replaced only when the store's copy holds every line of it (the store has the same or more);
- * otherwise it is kept (and a warning logged) and the lines the store lacks are appended to it. Each store operation (`list`, `listSubkeys`, one
- * transcript's `load`) fails with `StoreFailed` after `timeout`. Returns false when the store does
- * not have the session (the CLI may have it locally: it is left to resume it or to say it cannot).
+ * otherwise it is kept (and a warning logged) and the lines the store lacks are appended to it.
+ * A local transcript the store does not have at all (the session ran before it was mirrored, or a
+ * subagent transcript the store does not list) is appended to it whole, in file order: the CLI
+ * resumes from it and the mirror stores only what the CLI writes next, whose first lines point at
+ * those. So after this the store holds every line the CLI resumes from, each once. Each store
+ * operation (`list`, `listSubkeys`, one transcript's `load` or `append`) fails with `StoreFailed`
+ * after `timeout`. Returns false when the store did not have the session (the CLI resumes its
+ * local copy, now in the store, or says it has none).
  */
 export const materialize = Effect.fnUntraced(function*(
   store: SessionStore.SessionStore["Service"],
@@ -278,10 +352,26 @@ export const materialize = Effect.fnUntraced(function*(
     })))
   }
   const sessions = yield* bounded(store.name, "list", timeout, store.list(key.projectKey))
-  if (!sessions.some((session) => session.sessionId === key.sessionId)) return false
   const projectDir = Path.join(projectsDir, key.projectKey)
-  yield* writeTranscript(store, key, Path.join(projectDir, `${key.sessionId}.jsonl`), timeout)
-  for (const subpath of yield* bounded(store.name, "listSubkeys", timeout, store.listSubkeys(key))) {
+  const mainFile = Path.join(projectDir, `${key.sessionId}.jsonl`)
+  if (!sessions.some((session) => session.sessionId === key.sessionId)) {
+    // Without its main transcript there is no conversation to resume (the CLI says so): nothing
+    // is stored under the session.
+    if (!(yield* isFile(store.name, mainFile))) return false
+    let appended = yield* storeLocal(store, key, mainFile, timeout)
+    for (const subagent of yield* localSubagents(store.name, projectsDir, key)) {
+      appended += yield* storeLocal(store, subagent.key, subagent.file, timeout)
+    }
+    if (appended > 0) {
+      yield* Effect.logInfo(
+        `session store ${store.name} did not have session ${key.sessionId}: stored its local transcripts (${appended} entries); the CLI resumes from them`
+      )
+    }
+    return false
+  }
+  yield* writeTranscript(store, key, mainFile, timeout)
+  const subpaths = yield* bounded(store.name, "listSubkeys", timeout, store.listSubkeys(key))
+  for (const subpath of subpaths) {
     if (!safeSubpath(subpath)) {
       yield* Effect.logWarning(`session store ${store.name}: skipping the unsafe subpath ${JSON.stringify(subpath)}`)
       continue
@@ -292,6 +382,17 @@ export const materialize = Effect.fnUntraced(function*(
       Path.join(projectDir, key.sessionId, `${subpath}.jsonl`),
       timeout
     )
+  }
+  // A local subagent transcript the store does not list (its writes never reached the store).
+  const listed = new Set(subpaths)
+  for (const subagent of yield* localSubagents(store.name, projectsDir, key)) {
+    if (subagent.key.subpath === undefined || listed.has(subagent.key.subpath)) continue
+    const appended = yield* storeLocal(store, subagent.key, subagent.file, timeout)
+    if (appended > 0) {
+      yield* Effect.logWarning(
+        `session store ${store.name}: it did not have the local ${subagent.file}: appended it (${appended} entries)`
+      )
+    }
   }
   return true
 })
