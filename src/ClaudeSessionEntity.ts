@@ -415,9 +415,9 @@ const callbackDied = (
 const redactorOf = (options: Claude.SessionOptions): (text: string) => string => {
   let secrets: ReadonlyArray<string>
   try {
-    const command = Launch.buildCommand(options, { mcpServers: [], permissionPromptTool: false })
-    secrets = secretsOf(command.env, [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
+    secrets = secretsOf(Launch.commandEnv(options), [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
   } catch {
+    // An `env` that is no object: the host's secrets only.
     secrets = secretsOf({}, Launch.defaultSecretEnv)
   }
   const forms = [...new Set(secrets.flatMap((secret) => formsOf(secret, 3)))].sort((a, b) => b.length - a.length)

@@ -841,6 +841,18 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (wiring.sessionMirror === true) args.push("--session-mirror")
   args.push(...extraArgsList(options.extraArgs))
 
+  return { args, env: commandEnv(options) }
+}
+
+/**
+ * The variables {@link buildCommand} sets for the CLI, over the host's: the session's `env` (a
+ * value under a secret name, `defaultSecretEnv` or `secretEnv`, as a `Redacted`), `apiKey`,
+ * `gitIdentity`, `PWD`, the entrypoint; `CLAUDECODE` removed.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const commandEnv = (options: LaunchOptions): Record<string, EnvValue> => {
   const secrets = new Set([...defaultSecretEnv, ...(options.secretEnv ?? [])])
   const env: Record<string, EnvValue> = { CLAUDE_CODE_ENTRYPOINT: entrypoint }
   if (options.cwd !== undefined) env.PWD = Path.resolve(options.cwd)
@@ -856,7 +868,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   }
   if (options.fileCheckpointing === true) env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING = "true"
   env.CLAUDECODE = undefined
-  return { args, env }
+  return env
 }
 
 // -----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as TestRunner from "effect/cluster/TestRunner"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -180,6 +181,20 @@ describe("the session entity with a program callback that dies", () => {
     }).pipe(Effect.provide(entity({
       session: () => ({ env: { ANTHROPIC_API_KEY: "sk-ant-fake-secret-0123456789" } }),
       prepare: () => Effect.die(new Error("refused key sk-ant-fake-secret-0123456789"))
+    }))))
+
+  it.effect("the session's secrets are out of the defect's text, with options no command can be built of", () =>
+    Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      for (const answer of yield* answersFrom(1)) {
+        assert.match(answer, /^InvalidInput: .*prepare callback died/)
+        assert.notInclude(answer, "sk-ant-fake-secret-9876543210")
+        assert.include(answer, "[redacted]")
+      }
+    }).pipe(Effect.provide(entity({
+      // A JSON schema JSON cannot write: the CLI's command cannot be built of these options.
+      session: () => ({ apiKey: Redacted.make("sk-ant-fake-secret-9876543210"), jsonSchema: { big: 1n } as never }),
+      prepare: () => Effect.die(new Error("refused key sk-ant-fake-secret-9876543210"))
     }))))
 })
 
