@@ -27,8 +27,7 @@ const openTurn = (uuid: string): Turn => ({
   result: Deferred.makeUnsafe<TurnResult, ClaudeError.ClaudeError>(),
   started: Deferred.makeUnsafe<void>(),
   abandoned: false,
-  batch: [],
-  outcome: undefined
+  batch: []
 })
 
 const cancelled = (uuid: string) => ClaudeError.make(new ClaudeError.TurnCancelled({ uuid }))

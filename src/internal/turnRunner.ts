@@ -42,7 +42,7 @@ import type { Outgoing } from "./outgoing.ts"
 import { ServingTheCli } from "./services.ts"
 import type { Write } from "./stdinWriter.ts"
 import type { SessionTracing } from "./tracing.ts"
-import type { Turn, Turns } from "./turns.ts"
+import { outcomeOf, type Turn, type Turns } from "./turns.ts"
 import { userTurnProblem } from "./userTurn.ts"
 
 /** A user turn: text, or text with images and the caller's uuid. */
@@ -345,7 +345,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     const clock = Context.get(context, Clock.Clock)
     const endSpan = (exit: Exit.Exit<unknown, unknown>) => {
       if (span === undefined || span.status._tag === "Ended") return
-      const result = current?.outcome
+      const result = current === undefined ? undefined : outcomeOf(current)
       span.end(clock.currentTimeNanosUnsafe(), options.tracing?.spans.turnEnded(span, result, exit) ?? exit)
     }
     yield* Scope.addFinalizerExit(scope, (exit) => {
@@ -489,6 +489,5 @@ const newTurn = (
   result: Deferred.makeUnsafe<TurnResult, ClaudeError.ClaudeError>(),
   started: Deferred.makeUnsafe<void>(),
   abandoned: false,
-  batch: [],
-  outcome: undefined
+  batch: []
 })

@@ -65,11 +65,16 @@ export interface Turn {
   readonly interruptOnStart?: true | undefined
   /** This read's events for the queue. */
   batch: Array<Event>
-  /**
-   * How it ended, set as its `result` is completed (just before: the result's waiters run at once
-   * and may read it); read where no effect can await it.
-   */
-  outcome: Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined
+}
+
+/**
+ * How `turn` ended, once its `result` is completed (with an `Exit`, in `Turns.complete`, before
+ * its waiters run), read where no effect can await it.
+ */
+export const outcomeOf = (turn: Turn): Exit.Exit<TurnResult, ClaudeError.ClaudeError> | undefined => {
+  const done = turn.result.effect
+  // Its `result` is only ever completed with an `Exit` of its own types.
+  return done !== undefined && Exit.isExit(done) ? done as Exit.Exit<TurnResult, ClaudeError.ClaudeError> : undefined
 }
 
 /** A message of the CLI that is an event (everything but the control channel's own lines). */
@@ -248,7 +253,6 @@ export class Turns {
       started: started ? turn.started : Deferred.makeUnsafe(),
       abandoned: true,
       batch: [],
-      outcome: undefined,
       ...(started ? {} : { interruptOnStart: true as const })
     }
     this.open[index] = standIn
@@ -370,12 +374,7 @@ export class Turns {
     for (let i = 0; i < this.endings.length; i++) {
       const { exit, turn } = this.endings[i]!
       Deferred.doneUnsafe(turn.started, Exit.void)
-      // Kept before the result is completed: its waiters run inside `doneUnsafe`, the turn's
-      // finalizer among them (its interrupt awaited it), which then reads the outcome.
-      if (!Deferred.isDoneUnsafe(turn.result)) {
-        turn.outcome = exit
-        Deferred.doneUnsafe(turn.result, exit)
-      }
+      Deferred.doneUnsafe(turn.result, exit)
     }
     this.endings.length = 0
     this.wakeWriters()
