@@ -21,6 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
+import * as SpanExits from "./internal/spanExits.ts"
 import { type LaunchSpec, Transport } from "./Transport.ts"
 
 /**
@@ -245,7 +246,7 @@ export const fromInitialize = (body: unknown): string | undefined => {
  */
 export const query: (
   spec: Omit<LaunchSpec, "args">
-) => Effect.Effect<string | undefined, never, Transport> = Effect.fn("CliVersion.query")(
+) => Effect.Effect<string | undefined, never, Transport> = Effect.fnUntraced(
   function*(spec: Omit<LaunchSpec, "args">) {
     const transport = yield* Transport
     const output = yield* Effect.scoped(Effect.gen(function*() {
@@ -258,7 +259,8 @@ export const query: (
       Effect.catchCause((cause) => Effect.as(Effect.logDebug("claude --version failed", cause), ""))
     )
     return Option.match(parse(output), { onNone: () => undefined, onSome: format })
-  }
+  },
+  SpanExits.withSpan("CliVersion.query")
 )
 
 /**
@@ -277,12 +279,13 @@ export const resolve: (
     /** The CLI's process id; `undefined` for a CLI without a process (a fake), which is not asked. */
     readonly pid: number | undefined
   }
-) => Effect.Effect<string | undefined, never, Transport> = Effect.fn("CliVersion.resolve")(
+) => Effect.Effect<string | undefined, never, Transport> = Effect.fnUntraced(
   function*(initializeBody: unknown, spec: Omit<LaunchSpec, "args">, connection: { readonly pid: number | undefined }) {
     const reported = fromInitialize(initializeBody)
     if (reported !== undefined || connection.pid === undefined) return reported
     return yield* query(spec)
-  }
+  },
+  SpanExits.withSpan("CliVersion.resolve")
 )
 
 /**
@@ -302,7 +305,7 @@ export const verify: (
     readonly pid: number | undefined
   },
   policy?: Policy | undefined
-) => Effect.Effect<string | undefined, ClaudeError.ClaudeError, Transport> = Effect.fn("CliVersion.verify")(
+) => Effect.Effect<string | undefined, ClaudeError.ClaudeError, Transport> = Effect.fnUntraced(
   function*(
     initializeBody: unknown,
     spec: Omit<LaunchSpec, "args">,
@@ -312,5 +315,7 @@ export const verify: (
     const version = yield* resolve(initializeBody, spec, connection)
     yield* check(version, policy)
     return version
-  }
+  },
+  // Its span ends with no value, as every span of a session does (`Tracing`).
+  SpanExits.withSpan("CliVersion.verify")
 )

@@ -17,6 +17,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import type * as Control from "./protocol/control.ts"
 import { isUuid, jsonDataProblem, objectSchemaOf } from "./internal/json.ts"
 import { Fs } from "./internal/nodeFs.ts"
+import * as SpanExits from "./internal/spanExits.ts"
 
 // -----------------------------------------------------------------------------
 // Models
@@ -1460,11 +1461,13 @@ export const findExecutable: (
   explicit: string | undefined,
   cwd?: string,
   env?: LookupEnv
-) => Effect.Effect<string, ClaudeError.ClaudeError> = Effect.fn("Launch.findExecutable")(
+) => Effect.Effect<string, ClaudeError.ClaudeError> = Effect.fnUntraced(
   function*(explicit: string | undefined, cwd?: string, env?: LookupEnv) {
     const result = yield* Effect.sync(() => lookup(explicit, cwd, env))
     if ("found" in result) return result.found
     if (result.unusable !== undefined) return yield* Effect.fail(ClaudeError.make(new ClaudeError.NotExecutable(result.unusable)))
     return yield* Effect.fail(ClaudeError.make(new ClaudeError.CliNotFound({ searched: result.searched })))
-  }
+  },
+  // Its span ends without the path found (under the user's home, most often).
+  SpanExits.withSpan("Launch.findExecutable")
 )

@@ -14,6 +14,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Crypto from "node:crypto"
 import * as Util from "node:util"
 import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -22,8 +23,10 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Tracer from "effect/Tracer"
 import * as Claude from "../src/Claude.ts"
+import * as CliVersion from "../src/CliVersion.ts"
 import * as Elicitation from "../src/Elicitation.ts"
 import * as Hooks from "../src/Hooks.ts"
+import * as Launch from "../src/Launch.ts"
 import * as McpServers from "../src/McpServers.ts"
 import * as Permissions from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
@@ -186,4 +189,23 @@ describe("span exits", () => {
         }
       }))
   }
+
+  it.effect("the executable's lookup and the version check end with no value (the path is under the user's home)", () =>
+    Effect.gen(function*() {
+      const collected = collectSpans()
+      yield* Effect.gen(function*() {
+        assert.strictEqual(yield* Launch.findExecutable(process.execPath), process.execPath)
+        const version = yield* CliVersion.verify({ claude_code_version: CliVersion.pinned }, { env: {}, closeGrace: Duration.seconds(1) }, { pid: undefined })
+        assert.strictEqual(version, CliVersion.pinned)
+      }).pipe(
+        Effect.provide(FakeCli.layer(FakeCli.conversation({ sessionId: "0f7d2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e" }))),
+        collected.provide
+      )
+      for (const name of ["Launch.findExecutable", "CliVersion.verify", "CliVersion.resolve"]) {
+        const [span] = named(collected.spans, name)
+        assert.isTrue(span !== undefined && span.status._tag === "Ended", name)
+        const exit = span!.status._tag === "Ended" ? span!.status.exit : undefined
+        assert.isTrue(exit !== undefined && Exit.isSuccess(exit) && exit.value === undefined, `${name} ended with a value`)
+      }
+    }))
 })
