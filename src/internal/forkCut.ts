@@ -34,21 +34,19 @@ export interface Boundary {
   readonly instant: boolean
 }
 
-const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
-
 const boundaryOf = (entry: SessionStore.Entry, uuid: string): Boundary | undefined => {
   const metadata = entry.compactMetadata
   if (entry.type !== "system" || entry.subtype !== "compact_boundary") return undefined
-  if (!isObject(metadata)) return { anchor: undefined, kept: [], logicalParent: entry.logicalParentUuid, instant: false }
+  if (!isRecord(metadata)) return { anchor: undefined, kept: [], logicalParent: entry.logicalParentUuid, instant: false }
   const messages = "preservedMessages" in metadata ? metadata.preservedMessages : undefined
   const segment = "preservedSegment" in metadata ? metadata.preservedSegment : undefined
   const preserved = messages ?? segment
-  const anchor = isObject(preserved) && "anchorUuid" in preserved ? { value: preserved.anchorUuid } : undefined
+  const anchor = isRecord(preserved) && "anchorUuid" in preserved ? { value: preserved.anchorUuid } : undefined
   return {
     anchor,
     kept: [
-      ...(isObject(messages) && Array.isArray(messages.uuids) ? messages.uuids : []),
-      ...(isObject(segment) ? [segment.headUuid, segment.tailUuid] : [])
+      ...(isRecord(messages) && Array.isArray(messages.uuids) ? messages.uuids : []),
+      ...(isRecord(segment) ? [segment.headUuid, segment.tailUuid] : [])
     ],
     logicalParent: entry.logicalParentUuid,
     instant: metadata.durationMs === 0 && anchor?.value === uuid

@@ -3,8 +3,10 @@
  * directory, as the CLI finds it from the environment the session gives it), the store key of the
  * session being resumed, and resuming from the store: the session's transcripts (main and
  * subagents) written from the store into the CLI's config directory before the CLI starts, so the
- * CLI resumes it with its own resume code; and removing a session's local transcript (before a
- * fresh start under its id, or a resume from the store).
+ * CLI resumes it with its own resume code, and the lines of its local transcripts the store lacks
+ * (a local copy kept, a session or subagent the store does not have) appended to the store first,
+ * so that the store never holds a hole the CLI's next lines point across; and removing a
+ * session's local transcript (before a fresh start under its id, or a resume from the store).
  */
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"

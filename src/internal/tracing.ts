@@ -135,7 +135,7 @@ export class SessionTracing {
 
   /** A value never to be written (the account e-mail, once `initialize` told it). */
   addSecret(secret: string | undefined): void {
-    if (secret !== undefined && secret.length > 0) {
+    if (secret !== undefined && secret.length > 0 && !this.secrets.includes(secret)) {
       this.secrets.push(secret)
       this.forms = undefined
     }
