@@ -850,8 +850,10 @@ export const makeWith: (
             if (node === undefined || entry.isSidechain === true) return
             const progress = node.type === "progress"
             parents.set(node.uuid, { parent: node.parent, progress })
-            if (!progress) copied++
-            if (upTo === undefined) return
+            if (upTo === undefined) {
+              if (!progress) copied++
+              return
+            }
             lines.push(ForkCut.lineOf(entry, node.uuid))
             if (entry.uuid === upTo) cut = at
           })
@@ -866,7 +868,7 @@ export const makeWith: (
         const kept = ForkCut.kept(lines)
         const copiedLines = new Set(lines.slice(0, kept).map((l) => l.uuid))
         for (const line of lines.slice(kept)) if (!copiedLines.has(line.uuid)) parents.delete(line.uuid)
-        copied = 0
+        // Counted here, of the lines the cut keeps.
         for (const line of lines.slice(0, kept)) {
           if (line.type !== "progress") copied++
           if (ForkCut.anchoredAt(line, upTo)) unkept.add(line.uuid)
