@@ -120,51 +120,25 @@ interface Held {
   readonly others: Set<string>
 }
 
-/**
- * Whether the local file holds a line the store copy lacks: a uuid it does not have, a line
- * without a uuid it does not have (compared as JSON), or a line that is not JSON. Streams the file.
- */
-const localHasMore = (store: string, file: string, held: Held): Effect.Effect<boolean, ClaudeError.ClaudeError> =>
-  Effect.tryPromise({
-    try: async () => {
-      if (!Fs.existsSync(file)) return false
-      const lines = Readline.createInterface({ input: Fs.createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })
-      try {
-        for await (const text of lines) {
-          if (text.trim() === "") continue
-          let parsed: unknown
-          try {
-            parsed = JSON.parse(text)
-          } catch {
-            return true
-          }
-          const uuid = typeof parsed === "object" && parsed !== null ? (parsed as { readonly uuid?: unknown }).uuid : undefined
-          if (typeof uuid === "string" ? !held.uuids.has(uuid) : !held.others.has(JSON.stringify(parsed))) return true
-        }
-        return false
-      } finally {
-        lines.close()
-      }
-    },
-    catch: (cause) => failed(store, `cannot read ${file}: ${String(cause)}`)
-  })
-
 /** What the store holds of a transcript it does not have: nothing. */
 const nothingHeld = (): Held => ({ uuids: new Set(), others: new Set() })
 
 /**
- * Appends to the store, in file order, the lines of the local `file` the store's copy lacks (as
- * {@link localHasMore} tells them), in batches; a line that is no entry (one cut short) is left
- * out, as the CLI leaves it out. Streams the file. Returns how many entries it appended.
+ * Appends to the store, in file order, the lines of the local `file` the store's copy lacks (a
+ * uuid it does not have, or a line without one it does not have, compared as JSON), in batches;
+ * a line that is no entry (one cut short, one that is not a JSON object) is left out, as the CLI
+ * leaves it out, and counted. Streams the file. Returns how many entries it appended and how many
+ * lines it could not read: either means the local file holds what the store's copy does not.
  */
 const backfill = (
   store: SessionStore.SessionStore["Service"],
   key: SessionStore.SessionKey,
   file: string,
   held: Held
-): Effect.Effect<number, ClaudeError.ClaudeError> =>
+): Effect.Effect<{ readonly appended: number; readonly unreadable: number }, ClaudeError.ClaudeError> =>
   Effect.suspend(() => {
     let appended = 0
+    let unreadable = 0
     return Stream.unwrap(Effect.map(
       Effect.acquireRelease(
         Effect.sync(() => Readline.createInterface({ input: Fs.createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })),
@@ -174,8 +148,12 @@ const backfill = (
     )).pipe(
       Stream.filterMap((text) => {
         const entry = text.trim() === "" ? undefined : parseLine(text, 0)
-        const lacked = entry !== undefined && !isUnreadableLine(entry) &&
-          (typeof entry.uuid === "string" ? !held.uuids.has(entry.uuid) : !held.others.has(JSON.stringify(entry)))
+        if (entry === undefined) return Result.failVoid
+        if (isUnreadableLine(entry)) {
+          unreadable++
+          return Result.failVoid
+        }
+        const lacked = typeof entry.uuid === "string" ? !held.uuids.has(entry.uuid) : !held.others.has(JSON.stringify(entry))
         return lacked ? Result.succeed(entry) : Result.failVoid
       }),
       Stream.grouped(256),
@@ -187,7 +165,7 @@ const backfill = (
           })
         )
       ),
-      Effect.map(() => appended)
+      Effect.map(() => ({ appended, unreadable }))
     )
   })
 
@@ -261,8 +239,12 @@ const writeTranscript = (
         )
       )
     }).pipe(Effect.scoped)
-    if (yield* localHasMore(store.name, file, held)) {
-      yield* bounded(store.name, "append", timeout, backfill(store, key, file, held))
+    // One read of the local file: what the store's copy lacks is appended to it, and the file is
+    // then kept (the CLI resumes from it); else the store's copy replaces it.
+    const local = (yield* isFile(store.name, file))
+      ? yield* bounded(store.name, "append", timeout, backfill(store, key, file, held))
+      : { appended: 0, unreadable: 0 }
+    if (local.appended > 0 || local.unreadable > 0) {
       yield* Effect.logWarning(
         `session store ${store.name}: kept the local ${file}: it holds entries the store's copy lacked (appended to the store; the CLI resumes from it)`
       )
@@ -327,7 +309,11 @@ const storeLocal = (
   key: SessionStore.SessionKey,
   file: string,
   timeout: Duration.Duration
-) => bounded(store.name, "append", timeout, backfill(store, key, file, nothingHeld()))
+) =>
+  Effect.map(
+    bounded(store.name, "append", timeout, backfill(store, key, file, nothingHeld())),
+    (local) => local.appended
+  )
 
 /**
  * Materializes a stored session into `projectsDir`: `<projectKey>/<sessionId>.jsonl` and each
