@@ -37,20 +37,28 @@ const permissionRequest = (toolName: string) => ({
  * A session with `hooks` and an allowing Permissions handler; the fake CLI sends `can_use_tool`,
  * then (unless `hook` is false) the PermissionRequest hook, and hands back the permission answer.
  */
-const permissionAnswer = (hooks: Layer.Layer<Hooks.Hooks, ClaudeError.ClaudeError>, hook = true, afterAsking: Effect.Effect<void> = Effect.void) =>
+const permissionAnswer = (
+  hooks: Layer.Layer<Hooks.Hooks, ClaudeError.ClaudeError>,
+  hook = true,
+  afterAsking: Effect.Effect<void> = Effect.void,
+  call: { readonly request: Record<string, unknown>; readonly hookInput: Record<string, unknown> } = {
+    request: canUseTool("Bash"),
+    hookInput: permissionRequest("Bash")
+  }
+) =>
   Effect.gen(function*() {
     const answer = yield* Deferred.make<unknown, ClaudeError.ClaudeError>()
     const cli = FakeCli.layer((cli) =>
       Effect.gen(function*() {
         yield* FakeCli.answerInitialize(cli)
-        const asked = yield* Effect.forkChild(cli.request(canUseTool("Bash"), { timeout: "1 hour" }))
+        const asked = yield* Effect.forkChild(cli.request(call.request, { timeout: "1 hour" }))
         yield* Effect.yieldNow
         if (hook) {
           // Every PermissionRequest callback the session registered, as the CLI calls each.
           const initialize = cli.received.find((m) => m.type === "control_request") as { request: { hooks?: Record<string, ReadonlyArray<{ hookCallbackIds: ReadonlyArray<string> }>> } }
           const ids = (initialize.request.hooks?.PermissionRequest ?? []).flatMap((matcher) => matcher.hookCallbackIds)
           yield* Effect.forEach(ids, (callbackId) =>
-            Effect.ignore(FakeCli.callHook(cli, "PermissionRequest", permissionRequest("Bash"), { callbackId })), { concurrency: "unbounded", discard: true })
+            Effect.ignore(FakeCli.callHook(cli, "PermissionRequest", call.hookInput, { callbackId })), { concurrency: "unbounded", discard: true })
         }
         yield* Deferred.completeWith(answer, Fiber.join(asked))
         return yield* Effect.never
@@ -133,5 +141,35 @@ describe("a PermissionRequest guard beside a Permissions handler", () => {
         Hooks.on("PermissionRequest", { matcher: "Bash" }, () => Effect.succeed({ hookSpecificOutput: { decision: { behavior: "deny" as const, message: "second says no" } } }))
       ))
       assert.deepStrictEqual([answer.response?.behavior, answer.response?.message], ["deny", "second says no"])
+    }))
+
+  it.effect("a Monitor command waits for the Bash guard the CLI calls for it", () =>
+    Effect.gen(function*() {
+      // CLI 2.1.332 calls a `Bash` hook for a `Monitor` call with a command too (its binary's
+      // `yEe`), with `tool_name: "Bash"`: a slow guard's deny was beaten by the handler's allow,
+      // and the command ran (`PermissionRequestGuardLive.test.ts`).
+      const answer = yield* permissionAnswer(
+        Hooks.layer(Hooks.on("PermissionRequest", { matcher: "Bash" }, () => Effect.delay(Effect.succeed(denied), "1 second"))),
+        true,
+        Effect.gen(function*() {
+          for (let i = 0; i < 100; i++) yield* Effect.yieldNow
+          yield* TestClock.adjust("2 seconds")
+        }),
+        {
+          request: {
+            subtype: "can_use_tool",
+            tool_name: "Monitor",
+            input: { command: "rm victim.txt", description: "watch", timeout_ms: 10_000 },
+            tool_use_id: "toolu_1"
+          },
+          hookInput: {
+            tool_name: "Bash",
+            tool_input: { command: "rm victim.txt", description: "watch" },
+            tool_use_id: "toolu_1",
+            permission_suggestions: []
+          }
+        }
+      )
+      assert.deepStrictEqual([answer.response?.behavior, answer.response?.message], ["deny", "never"])
     }))
 })

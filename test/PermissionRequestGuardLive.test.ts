@@ -60,4 +60,29 @@ describe("a PermissionRequest guard beside a Permissions handler (real CLI)", { 
       yield* session.turn("delete the file").pipe(Stream.runCollect)
       assert.isFalse(Fs.existsSync(Path.join(cwd, "victim.txt")), "the handler's allow was not honoured")
     }).pipe(Effect.provide(processLayer)))
+
+  it.live("a Bash guard's deny keeps a Monitor command from running, though the handler allows", () =>
+    Effect.gen(function*() {
+      // The CLI calls the Bash guard for a Monitor command too (with `tool_name: "Bash"`); the
+      // session answered the Monitor call's can_use_tool at once, and rm ran.
+      const { options, cwd } = yield* live([
+        FakeModel.toolUse("Monitor", { command: "rm victim.txt", description: "probe", timeout_ms: 10_000 }),
+        FakeModel.text("done")
+      ], { permissionMode: "default" })
+      Fs.writeFileSync(Path.join(cwd, "victim.txt"), "still here")
+      const guarded: Array<string> = []
+      const session = yield* Claude.open(options).pipe(
+        Effect.provide(Hooks.layer(Hooks.on("PermissionRequest", { matcher: "Bash" }, (input) =>
+          Effect.sync(() => {
+            guarded.push(`${input.tool_name}: ${input.tool_input.command}`)
+            return { hookSpecificOutput: { decision: { behavior: "deny" as const, message: "no rm" } } }
+          }).pipe(Effect.delay("300 millis"))))),
+        Effect.provide(Permissions.layer(() => Effect.succeed(Permissions.allow())))
+      )
+      yield* session.turn("watch the file go").pipe(Stream.runCollect)
+      // A watch that ran would have removed it by now.
+      yield* Effect.sleep("1 second")
+      assert.deepStrictEqual(guarded, ["Bash: rm victim.txt"], "the CLI called the Bash guard for the Monitor command")
+      assert.isTrue(Fs.existsSync(Path.join(cwd, "victim.txt")), "the guard's deny was not honoured: the Monitor command ran")
+    }).pipe(Effect.provide(processLayer)))
 })

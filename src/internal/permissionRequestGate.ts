@@ -5,12 +5,13 @@
  * refusal), and the tool ran; and it beat a hook's allow that rewrote the input
  * (`updatedInput`), and the original command ran (the CLI reads its hooks' answers more slowly
  * than the `can_use_tool` answer). So the `can_use_tool` answer waits for the `PermissionRequest`
- * hooks the CLI calls for that tool (those whose matcher matches it, `toolMatcher.ts`), within
- * their deadlines, and is their decision when they made one: a deny of any (at once), else the
- * first allow, with its `updatedInput` and `updatedPermissions`; else the handler decides. A
- * request the CLI asks without its hooks (a few of its own asks do) waits that long too: fail
- * safe, not fast. The CLI itself takes the first hook that decides, so another hook's quick allow
- * can still win over a slower guard's deny; nothing here can change that.
+ * hooks the CLI calls for that tool (those whose matcher matches its name, or another name the CLI
+ * calls them by: a `Monitor` command's `Bash`, `toolMatcher.ts`), within their deadlines, and is
+ * their decision when they made one: a deny of any (at once), else the first allow, with its
+ * `updatedInput` and `updatedPermissions`; else the handler decides. A request the CLI asks
+ * without its hooks (a few of its own asks do) waits that long too: fail safe, not fast. The CLI
+ * itself takes the first hook that decides, so another hook's quick allow can still win over a
+ * slower guard's deny; nothing here can change that.
  */
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -18,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Hooks from "../Hooks.ts"
 import { isRecord } from "./json.ts"
-import { matches } from "./toolMatcher.ts"
+import { matchesCall } from "./toolMatcher.ts"
 
 /**
  * The deadline of a hook the library gives none (`onFailure: "continue"` without a `timeout`, an
@@ -92,7 +93,8 @@ export class PermissionRequestGate {
     const toolName = typeof request.tool_name === "string" ? request.tool_name : undefined
     const toolUseId = typeof request.tool_use_id === "string" ? request.tool_use_id : undefined
     if (toolName === undefined || toolUseId === undefined) return Effect.succeed(undefined)
-    const asked = this.registrations.filter((registration) => matches(registration.matcher, toolName))
+    // By the tool's name, or another the CLI calls them by (a Monitor command's `Bash`).
+    const asked = this.registrations.filter((registration) => matchesCall(registration.matcher, toolName, request.input))
     if (asked.length === 0) return Effect.succeed(undefined)
     const longest = asked
       .map((registration) => this.deadlineOf(registration) ?? unbounded)

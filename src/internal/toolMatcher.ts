@@ -58,3 +58,26 @@ export const matches = (matcher: unknown, toolName: string | undefined): boolean
   }
 }
 
+/**
+ * The other names CLI 2.1.332 asks a tool call's `PreToolUse` and `PermissionRequest` hooks by
+ * (its binary's `yEe`): a `Monitor` call with a command is a `Bash` one too, whose hooks it calls
+ * with `tool_name: "Bash"` and the command.
+ */
+const callNames = (toolName: string, input: unknown): ReadonlyArray<string> =>
+  toolName === "Monitor" && typeof input === "object" && input !== null &&
+    typeof (input as { readonly command?: unknown }).command === "string" &&
+    (input as { readonly command: string }).command !== ""
+    ? ["Bash"]
+    : []
+
+/**
+ * A CLI matcher against a tool call of a `PreToolUse` or `PermissionRequest` hook, as CLI 2.1.332
+ * reads it: {@link matches} on the tool's name, or on another name it calls those hooks by
+ * ({@link callNames}); a matcher with a negative lookaround or a negated class (`(?!`, `(?<!`,
+ * `[^`) only by another name it writes out (`^(?!Monitor)` does not mean `Bash`).
+ */
+export const matchesCall = (matcher: unknown, toolName: string | undefined, input: unknown): boolean =>
+  matches(matcher, toolName) || (toolName !== undefined && callNames(toolName, input).some((name) => {
+    const text = typeof matcher === "string" ? matcher : undefined
+    return (text === undefined || !/\(\?<?!|\[\^/.test(text) || text.includes(name)) && matches(matcher, name)
+  }))
