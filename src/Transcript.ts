@@ -25,7 +25,9 @@
  * The account e-mail from the `initialize` answer and the session's secrets (the `Redacted` values
  * of its environment, given through `Recorder.secrets`) are replaced with `[redacted]` in every
  * line, also escaped inside JSON text in a string; lines are held back until that answer is seen
- * (or the recorder closes), so even the lines written before it are redacted. An answer over the
+ * (or the recorder closes), so even the lines written before it are redacted. A recorder given to
+ * several sessions holds them back again from each session's `initialize` request until every
+ * pending one is answered, so each session's account e-mail is redacted. An answer over the
  * cap is read from its head and tail; when they show no whole account, they are dropped (a cut may
  * have left a part of it there). A failing sink never ends the session: the failure is logged
  * and kept in `failure`, and the lines after it are dropped. Closing the scope flushes what is
@@ -105,8 +107,9 @@ export interface NonJsonLine extends Schema.Schema.Type<typeof NonJsonLine> {}
  */
 export interface TranscriptRecorder extends Recorder {
   /**
-   * `Some(TranscriptFailed)` once the sink has failed (or the flush at close timed out). The
-   * session is never failed by it; look here to know whether the transcript is complete.
+   * `Some(TranscriptFailed)` once the sink has failed (or the flush at close timed out, or a line
+   * came after the recorder's scope closed). The session is never failed by it; look here to know
+   * whether the transcript is complete.
    */
   readonly failure: Effect.Effect<Option.Option<ClaudeError.ClaudeError>>
 }
@@ -156,8 +159,14 @@ type AccountEmail =
   | { readonly _tag: "Read"; readonly email: string | undefined }
   | { readonly _tag: "Unreadable" }
 
+/** What the answer to the initialize request `id` tells of the account e-mail. */
+interface InitializeAnswer {
+  readonly id: string
+  readonly email: AccountEmail
+}
+
 /** `Some(what it tells of the e-mail)` when `message` answers one of the initialize requests `ids`. */
-const initializeAnswer = (message: unknown, ids: ReadonlySet<string>): Option.Option<AccountEmail> => {
+const initializeAnswer = (message: unknown, ids: ReadonlySet<string>): Option.Option<InitializeAnswer> => {
   const m = message as Holder | null
   if (m === null || typeof m !== "object") return Option.none()
   if (m.type === Framing.oversizedLineType) return overCapAnswer(m as Partial<Framing.OversizedLine>, ids)
@@ -166,7 +175,7 @@ const initializeAnswer = (message: unknown, ids: ReadonlySet<string>): Option.Op
   if (response === null || typeof response !== "object" || typeof response.request_id !== "string") return Option.none()
   if (!ids.has(response.request_id)) return Option.none()
   const account = (response.response as { account?: unknown } | null | undefined)?.account
-  return Option.some({ _tag: "Read", email: emailOfAccount(account) })
+  return Option.some({ id: response.request_id, email: { _tag: "Read", email: emailOfAccount(account) } })
 }
 
 // An over-cap line is known by its head and tail only (`Framing.OversizedLine`); these read them.
@@ -185,7 +194,7 @@ const parsed = (json: string | undefined): unknown => json === undefined ? undef
  * hold it (a line under 66 KiB), else from an `account` its head or tail shows; else it is
  * unreadable.
  */
-const overCapAnswer = (marker: Partial<Framing.OversizedLine>, ids: ReadonlySet<string>): Option.Option<AccountEmail> => {
+const overCapAnswer = (marker: Partial<Framing.OversizedLine>, ids: ReadonlySet<string>): Option.Option<InitializeAnswer> => {
   const { bytes, head, tail } = marker
   if (marker.messageType !== "control_response" || typeof head !== "string" || typeof tail !== "string") return Option.none()
   const id = parsed(requestIdPattern.exec(head)?.[1])
@@ -194,16 +203,16 @@ const overCapAnswer = (marker: Partial<Framing.OversizedLine>, ids: ReadonlySet<
     const whole = Buffer.concat(Framing.oversizedLineChunks({ type: Framing.oversizedLineType, bytes, head, tail })).toString()
     const line = parsed(whole) as { response?: { response?: { account?: unknown } | null } | null } | undefined
     if (line !== null && typeof line === "object") {
-      return Option.some({ _tag: "Read", email: emailOfAccount(line.response?.response?.account) })
+      return Option.some({ id, email: { _tag: "Read", email: emailOfAccount(line.response?.response?.account) } })
     }
   }
   for (const text of [head, tail]) {
     const account = accountPattern.exec(text)
-    if (account !== null) return Option.some({ _tag: "Read", email: emailOfAccount(parsed(account[1])) })
+    if (account !== null) return Option.some({ id, email: { _tag: "Read", email: emailOfAccount(parsed(account[1])) } })
     const email = parsed(accountEmailPattern.exec(text)?.[1])
-    if (typeof email === "string") return Option.some({ _tag: "Read", email: email.length > 0 ? email : undefined })
+    if (typeof email === "string") return Option.some({ id, email: { _tag: "Read", email: email.length > 0 ? email : undefined } })
   }
-  return Option.some({ _tag: "Unreadable" })
+  return Option.some({ id, email: { _tag: "Unreadable" } })
 }
 
 /** A streamed part of a content block's text (its key names the block), with its field. */
@@ -309,6 +318,8 @@ const redactMessage = (msg: unknown, forms: ReadonlyArray<string>): unknown => {
  * held.
  */
 const makeEncoder = () => {
+  // The initialize requests not answered yet: each session sharing the recorder sends one, and
+  // its account's e-mail is known once it is answered.
   const initializeIds = new Set<string>()
   let settled = false
   // Longest first: a secret holding another is replaced whole.
@@ -337,22 +348,28 @@ const makeEncoder = () => {
       for (const value of values) if (value.length > 0) addForms(value)
     },
     push: (entry: Entry): ReadonlyArray<string> => {
-      if (settled) return release([entry])
       if (entry.dir === "send") {
         const id = initializeRequestId(entry.msg)
-        if (id !== undefined) initializeIds.add(id)
+        if (id !== undefined) {
+          // Another session of this recorder starts: its lines are held until its account is known.
+          initializeIds.add(id)
+          settled = false
+        }
       }
+      if (settled) return release([entry])
       held.push(entry)
-      if (entry.dir === "recv") {
+      if (entry.dir === "recv" && initializeIds.size > 0) {
         const answer = initializeAnswer(entry.msg, initializeIds)
         if (Option.isSome(answer)) {
-          settled = true
-          if (answer.value._tag === "Unreadable") {
+          initializeIds.delete(answer.value.id)
+          if (answer.value.email._tag === "Unreadable") {
             // Fail closed: the head and tail may hold a part of the e-mail, which is not known.
             held[held.length - 1] = { ...entry, msg: { ...(entry.msg as Framing.OversizedLine), head: "", tail: "" } }
-          } else if (answer.value.email !== undefined) {
-            addForms(answer.value.email)
+          } else if (answer.value.email.email !== undefined) {
+            addForms(answer.value.email.email)
           }
+          if (initializeIds.size > 0) return []
+          settled = true
           return release(held.splice(0))
         }
       }
@@ -418,10 +435,18 @@ export const toSink: <E>(
       })
     )
 
+    // A line that comes once the recorder's scope has closed (the session outlives it) is lost:
+    // said once, as a failing sink is, so that the transcript is not taken for complete.
+    const runFork = Effect.runForkWith(yield* Effect.context<never>())
     const recorder: TranscriptRecorder = {
       record: (dir, msg) => {
         if (!streamEvents && dir === "recv" && (msg as { type?: unknown } | null)?.type === "stream_event") return
-        Queue.offerUnsafe(queue, { dir, ts: clock.currentTimeMillisUnsafe(), msg })
+        if (Queue.offerUnsafe(queue, { dir, ts: clock.currentTimeMillisUnsafe(), msg }) || failure !== undefined) return
+        failure = transcriptFailed(
+          "a line came after the recorder's scope closed: the lines from it on are not in the transcript " +
+            "(open the recorder in a scope that outlives the session)"
+        )
+        runFork(fail(failure))
       },
       streamEvents,
       secrets: encoder.secrets,
@@ -439,10 +464,14 @@ const causeError = (cause: Cause.Cause<unknown>): unknown => {
   return "interrupted"
 }
 
+/** The files (resolved paths) a recorder of `toFile` writes now. */
+const recordedFiles = new Set<string>()
+
 /**
  * A recorder writing to the file at `path` (created or truncated, readable by its owner only;
  * its directory is created). Fails with `TranscriptFailed` when the file cannot be opened or
- * made owner-only.
+ * made owner-only, or when another recorder of this process writes it now (each would write
+ * over the other's lines: sessions recorded in one file share one recorder).
  *
  * @since 0.1.0
  * @category constructors
@@ -452,14 +481,34 @@ export const toFile: (
   options?: RecorderOptions
 ) => Effect.Effect<TranscriptRecorder, ClaudeError.ClaudeError, Scope.Scope> = Effect.fn("Transcript.toFile")(
   function*(path: string, options?: RecorderOptions) {
+    const cannotOpen = (error: unknown) => transcriptFailed(`cannot open ${path}: ${describeError(error)}`)
+    // A regular file (or one to be made) another recorder writes: each would truncate it and
+    // write over the other's lines. What is no regular file (`/dev/stdout`) may be shared.
+    const regular = yield* Effect.tryPromise({
+      try: async () => {
+        await Fs.promises.mkdir(Path.dirname(path), { recursive: true })
+        const stat = await Fs.promises.stat(path).catch(() => undefined)
+        return stat === undefined || stat.isFile()
+      },
+      catch: cannotOpen
+    })
+    if (regular) {
+      const key = Path.resolve(path)
+      yield* Effect.acquireRelease(
+        Effect.suspend(() => {
+          if (recordedFiles.has(key)) {
+            return Effect.fail(transcriptFailed(
+              `cannot record to ${path}: another recorder writes it now (to record several sessions in one file, give them one recorder)`
+            ))
+          }
+          recordedFiles.add(key)
+          return Effect.void
+        }),
+        () => Effect.sync(() => recordedFiles.delete(key))
+      )
+    }
     const handle = yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          await Fs.promises.mkdir(Path.dirname(path), { recursive: true })
-          return await openOwnerOnly(path)
-        },
-        catch: (error) => transcriptFailed(`cannot open ${path}: ${describeError(error)}`)
-      }),
+      Effect.tryPromise({ try: () => openOwnerOnly(path), catch: cannotOpen }),
       (handle) => Effect.promise(() => handle.close()).pipe(Effect.ignore)
     )
     const sink = Sink.forEachArray((lines: ReadonlyArray<string>) =>

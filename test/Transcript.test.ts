@@ -149,6 +149,52 @@ describe("Transcript recording", { timeout: 30_000 }, () => {
       assert.include(Option.getOrThrow(failure).message, "did not finish")
     }))
 
+  it.live("a recorder whose scope closed before the session's says the transcript is incomplete", () =>
+    Effect.gen(function*() {
+      // Found by a review: the lines were dropped without a word and `failure` stayed None, so an
+      // empty transcript passed for a complete one.
+      const written: Array<string> = []
+      const recorder = yield* Effect.scoped(
+        Transcript.toSink(Sink.forEach((line: string) => Effect.sync(() => written.push(line))))
+      )
+      const result = yield* Effect.scoped(Effect.gen(function*() {
+        const session = yield* Claude.open({ transcript: recorder })
+        return yield* session.run("hi")
+      })).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({}))))
+      assert.strictEqual(result.result, "echo: hi", "the session goes on")
+      assert.deepStrictEqual(written, [])
+      const failure = yield* recorder.failure
+      assert.isTrue(Option.isSome(failure), "the lost lines are not reported")
+      const reason = Option.getOrThrow(failure).reason
+      assert.strictEqual(reason._tag, "TranscriptFailed")
+      assert.include((reason as ClaudeError.TranscriptFailed).description, "after the recorder's scope closed")
+    }))
+
+  it.live("a second toFile of a file a recorder writes now is TranscriptFailed, not lines written over each other", () =>
+    Effect.gen(function*() {
+      // Found by a review: each recorder truncated the file and wrote from its own offset, so
+      // the two sessions' lines overwrote each other; the file still read, with lines missing.
+      const file = yield* tempFile
+      yield* Effect.scoped(Effect.gen(function*() {
+        const recorder = yield* Transcript.toFile(file)
+        const session = yield* Claude.open({ transcript: recorder })
+        assert.strictEqual((yield* session.run("first")).result, "echo: first")
+        const again = yield* Effect.exit(Effect.scoped(Transcript.toFile(Path.join(Path.dirname(file), ".", "t.ndjson"))))
+        const reason = failureReason(again)
+        assert.strictEqual(reason._tag, "TranscriptFailed")
+        assert.include((reason as ClaudeError.TranscriptFailed).description, "another recorder writes it now")
+        assert.strictEqual((yield* session.run("second")).result, "echo: second")
+      })).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({}))))
+      const lines = yield* Transcript.read(file)
+      const prompts = lines.flatMap((line) => {
+        const msg = line.msg as { type?: unknown; message?: { content?: unknown } }
+        return line.dir === "send" && msg.type === "user" ? [msg.message?.content] : []
+      })
+      assert.deepStrictEqual(prompts, ["first", "second"])
+      // Once that recorder is closed, the file is recorded again.
+      yield* Effect.scoped(Transcript.toFile(file))
+    }).pipe(Effect.scoped))
+
   it.live("toFile fails with TranscriptFailed when the file cannot be created", () =>
     Effect.gen(function*() {
       const exit = yield* Effect.exit(Effect.scoped(Transcript.toFile("/dev/null/not-a-dir/t.ndjson")))

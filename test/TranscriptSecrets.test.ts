@@ -9,6 +9,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import * as Sink from "effect/Sink"
 import * as Claude from "../src/Claude.ts"
 import { secretsOf } from "../src/internal/tracing.ts"
 import * as Transcript from "../src/Transcript.ts"
@@ -54,6 +55,36 @@ describe("secrets in transcripts", () => {
       assert.notInclude(text, EMAIL, "the e-mail is redacted (control)")
       assert.notInclude(text, API_KEY, "the apiKey (Redacted) reached the transcript in clear")
       assert.notInclude(text, TOKEN, "GITHUB_TOKEN (a default secret name) reached the transcript in clear")
+    }))
+  it.live("a recorder given to two sessions of two accounts redacts each one's e-mail", () =>
+    Effect.gen(function*() {
+      // Found by a review: once the first session's `initialize` was answered, the lines of the
+      // next were written as they came, its account's e-mail in clear.
+      const cli = (email: string) =>
+        FakeCli.layer((cli) =>
+          Effect.gen(function*() {
+            const initialize = yield* cli.nextMatching((m) => m.type === "control_request")
+            yield* cli.emit(FakeCli.success(initialize, { commands: [], models: [], account: { email } }))
+            yield* cli.nextMatching((m) => m.type === "user")
+            for (const line of FakeCli.textTurn({ sessionId: "s-1", text: `Hello ${email}` })) yield* cli.emit(line)
+            return yield* Effect.exit(cli.next).pipe(Effect.as(0))
+          })
+        )
+      const written: Array<string> = []
+      yield* Effect.scoped(Effect.gen(function*() {
+        const recorder = yield* Transcript.toSink(Sink.forEach((line: string) => Effect.sync(() => written.push(line))))
+        for (const email of ["first@example.com", "second@example.com"]) {
+          yield* Effect.scoped(Effect.gen(function*() {
+            const session = yield* Claude.open({ transcript: recorder })
+            const result = yield* session.run("hi")
+            assert.strictEqual(result.result, `Hello ${email}`)
+          })).pipe(Effect.provide(cli(email)))
+        }
+      }))
+      const text = written.join("")
+      assert.strictEqual(text.match(/Hello \[redacted\]/g)?.length, 4, "both answers recorded (assistant and result lines)")
+      assert.notInclude(text, "first@example.com")
+      assert.notInclude(text, "second@example.com", "the second session's account e-mail reached the transcript in clear")
     }))
   it("the session's secrets: its env's Redacted values and the host's values it inherits, 8 characters or more, longest first", () => {
     const secrets = secretsOf(
