@@ -25,7 +25,8 @@
  * (first in, first out, as queued prompts run). The CLI starts a turn by itself (after a
  * background task finished) with a `system/init` that names no prompt while none waits (or, on
  * a CLI that echoes uuids, while the oldest waiting one has a uuid), or with a `result` that has
- * an `origin`. A prompt withdrawn before it ran ends `cancelled`. What comes before the first
+ * an `origin`; a `result` before any turn (its prompt not in the transcript) is shown in a turn
+ * of its own. A prompt withdrawn before it ran ends `cancelled`. What comes before the first
  * prompt (the `initialize` request, MCP start-up) is the timeline's `preamble`.
  *
  * @since 0.2.0
@@ -696,8 +697,9 @@ export const make = (): Builder => {
         const own = mistaken !== undefined ? undefined : automatic ?? (result.origin !== undefined ? startAutomatic(ts) : undefined)
         automatic = undefined
         if (own !== undefined && isRecord(result.origin)) own.origin = str(result.origin.kind) ?? "unknown"
-        const turn = own ?? answers[0] ?? open[0] ?? turns[turns.length - 1]
-        if (turn === undefined) return [0]
+        // A result before any turn (its prompt not in the transcript) is shown in a turn of its own.
+        const turn = own ?? answers[0] ?? open[0] ?? turns[turns.length - 1] ?? startAutomatic(ts)
+        automatic = undefined
         const changed = [turn.index]
         if (mistaken !== undefined) {
           mistaken.mergedInto = turn.index

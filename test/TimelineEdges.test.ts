@@ -97,6 +97,20 @@ describe("the timeline", () => {
     assert.include(Page.renderTurn(own), "started by the CLI, not by a prompt (task-notification)")
   })
 
+  it("a result before any turn (its prompt not in the transcript) is shown in a turn of its own, with its failure", () => {
+    // Found by a review: with no turn to end, the result was dropped; the page showed nothing of
+    // it, its reason neither.
+    const timeline = Timeline.fromLines([
+      recv(result(0.003, { subtype: "error_max_turns", is_error: true, errors: ["Reached maximum number of turns (1)"] }), 5)
+    ])
+    assert.strictEqual(timeline.turns.length, 1)
+    const turn = timeline.turns[0]!
+    assert.strictEqual(turn.status, "error")
+    assert.strictEqual(turn.summary?.subtype, "error_max_turns")
+    assert.closeTo(turn.summary?.costUsd ?? -1, 0.003, 1e-9)
+    assert.include(Page.renderTurn(turn), "Reached maximum number of turns (1)")
+  })
+
   it("a line over maxLineBytes, recorded as what is known of it, is a problem of its turn naming its type and size", () => {
     const uuid = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
     const lines = recording("c4-subagent-background.ndjson")
