@@ -464,7 +464,7 @@ const causeError = (cause: Cause.Cause<unknown>): unknown => {
   return "interrupted"
 }
 
-/** The files (resolved paths) a recorder of `toFile` writes now. */
+/** The regular files (device and inode, whatever the path to them) recorders of `toFile` write now. */
 const recordedFiles = new Set<string>()
 
 /**
@@ -481,35 +481,36 @@ export const toFile: (
   options?: RecorderOptions
 ) => Effect.Effect<TranscriptRecorder, ClaudeError.ClaudeError, Scope.Scope> = Effect.fn("Transcript.toFile")(
   function*(path: string, options?: RecorderOptions) {
-    const cannotOpen = (error: unknown) => transcriptFailed(`cannot open ${path}: ${describeError(error)}`)
-    // A regular file (or one to be made) another recorder writes: each would truncate it and
+    const cannotOpen = (error: unknown) =>
+      ClaudeError.isClaudeError(error) ? error : transcriptFailed(`cannot open ${path}: ${describeError(error)}`)
+    // A regular file another recorder of this process writes (by any path to it: a link, a
+    // relative one), known by its device and inode once opened, before it is truncated: each would
     // write over the other's lines. What is no regular file (`/dev/stdout`) may be shared.
-    const regular = yield* Effect.tryPromise({
-      try: async () => {
-        await Fs.promises.mkdir(Path.dirname(path), { recursive: true })
-        const stat = await Fs.promises.stat(path).catch(() => undefined)
-        return stat === undefined || stat.isFile()
-      },
-      catch: cannotOpen
-    })
-    if (regular) {
-      const key = Path.resolve(path)
-      yield* Effect.acquireRelease(
-        Effect.suspend(() => {
-          if (recordedFiles.has(key)) {
-            return Effect.fail(transcriptFailed(
-              `cannot record to ${path}: another recorder writes it now (to record several sessions in one file, give them one recorder)`
-            ))
-          }
-          recordedFiles.add(key)
-          return Effect.void
-        }),
-        () => Effect.sync(() => recordedFiles.delete(key))
-      )
+    let claimed: string | undefined
+    const claim = (stat: Fs.Stats) => {
+      if (!stat.isFile()) return
+      const key = `${stat.dev}:${stat.ino}`
+      if (recordedFiles.has(key)) {
+        throw transcriptFailed(
+          `cannot record to ${path}: another recorder writes it now (to record several sessions in one file, give them one recorder)`
+        )
+      }
+      recordedFiles.add(key)
+      claimed = key
     }
     const handle = yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => openOwnerOnly(path), catch: cannotOpen }),
-      (handle) => Effect.promise(() => handle.close()).pipe(Effect.ignore)
+      Effect.tryPromise({
+        try: async () => {
+          await Fs.promises.mkdir(Path.dirname(path), { recursive: true })
+          return openOwnerOnly(path, claim)
+        },
+        catch: cannotOpen
+      }),
+      (handle) =>
+        Effect.promise(() => handle.close()).pipe(
+          Effect.ignore,
+          Effect.ensuring(Effect.sync(() => claimed !== undefined && recordedFiles.delete(claimed)))
+        )
     )
     const sink = Sink.forEachArray((lines: ReadonlyArray<string>) =>
       Effect.tryPromise({

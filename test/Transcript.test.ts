@@ -179,10 +179,16 @@ describe("Transcript recording", { timeout: 30_000 }, () => {
         const recorder = yield* Transcript.toFile(file)
         const session = yield* Claude.open({ transcript: recorder })
         assert.strictEqual((yield* session.run("first")).result, "echo: first")
-        const again = yield* Effect.exit(Effect.scoped(Transcript.toFile(Path.join(Path.dirname(file), ".", "t.ndjson"))))
-        const reason = failureReason(again)
-        assert.strictEqual(reason._tag, "TranscriptFailed")
-        assert.include((reason as ClaudeError.TranscriptFailed).description, "another recorder writes it now")
+        // By another spelling of its path, a symbolic link to it, a hard link to it: the same file.
+        const dir = Path.dirname(file)
+        Fs.symlinkSync(file, Path.join(dir, "symlink.ndjson"))
+        Fs.linkSync(file, Path.join(dir, "hardlink.ndjson"))
+        for (const other of [Path.join(dir, ".", Path.basename(file)), Path.join(dir, "symlink.ndjson"), Path.join(dir, "hardlink.ndjson")]) {
+          const again = yield* Effect.exit(Effect.scoped(Transcript.toFile(other)))
+          const reason = failureReason(again)
+          assert.strictEqual(reason._tag, "TranscriptFailed", other)
+          assert.include((reason as ClaudeError.TranscriptFailed).description, "another recorder writes it now")
+        }
         assert.strictEqual((yield* session.run("second")).result, "echo: second")
       })).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({}))))
       const lines = yield* Transcript.read(file)

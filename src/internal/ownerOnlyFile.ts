@@ -7,12 +7,18 @@ import * as Fs from "node:fs"
 /**
  * Opens `path` for writing, readable by its owner only: a new file is created 0600, an existing
  * one is made 0600 before it is truncated, so its old mode never covers the new text. What is not
- * a regular file (`/dev/stdout`, a pipe) is written as it is, its mode left alone.
+ * a regular file (`/dev/stdout`, a pipe) is written as it is, its mode left alone. `claim`, given
+ * the opened file's stat before anything is changed, may refuse it by throwing (the file is then
+ * closed untouched).
  */
-export const openOwnerOnly = async (path: string): Promise<Fs.promises.FileHandle> => {
+export const openOwnerOnly = async (
+  path: string,
+  claim?: (stat: Fs.Stats) => void
+): Promise<Fs.promises.FileHandle> => {
   const handle = await Fs.promises.open(path, Fs.constants.O_WRONLY | Fs.constants.O_CREAT, 0o600)
   try {
     const stat = await handle.stat()
+    claim?.(stat)
     if (stat.isFile()) {
       if ((stat.mode & 0o777) !== 0o600) await handle.chmod(0o600)
       await handle.truncate(0)
