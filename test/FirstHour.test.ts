@@ -17,7 +17,7 @@ const linesOf = (file: string): number =>
   }).length
 
 const programs = [
-  { row: "Quickstart: the text streamed, then the cost", ours: "quickstart.ts", sdk: "sdk/quickstart.ts" },
+  { row: "Quickstart: the text streamed, then the cost (its second program)", ours: "quickstart.ts", sdk: "sdk/quickstart.ts" },
   { row: "Text only: one prompt, its answer", ours: "text-only.ts", sdk: "sdk/text-only.ts" },
   { row: "Chat from stdin, answers streamed", ours: "chat.ts", sdk: "sdk/chat.ts" },
   { row: "A `PreToolUse` hook refusing `rm` and an MCP tool", ours: "hook-mcp.ts", sdk: "sdk/hook-mcp.ts" },
