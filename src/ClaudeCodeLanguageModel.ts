@@ -5,14 +5,16 @@
  *
  * - **Prompt.** The prompt's system messages become the session's system prompt (else
  *   `options.systemPrompt`, else Claude Code's own). By default every call is a fresh session:
- *   the last user message is the turn (its PNG, JPEG, GIF and WebP images as image blocks, other
- *   files named only; a message of images alone gets a word for them), earlier messages go before
- *   it as a transcript, one JSON object a message (no message's text passes for another's). With
+ *   the last user message is the turn (its PNG, JPEG, GIF and WebP images as image blocks: bytes,
+ *   base64 or a `data:` URL, an `InvalidRequestError` by any other URL; other files named only; a
+ *   message of images alone gets a word for them), earlier messages go before it as a
+ *   transcript, one JSON object a message (no message's text passes for another's). With
  *   `conversation: "resume"`, a call that continues a conversation this model answered (a
  *   `Chat`'s next turn) resumes that CLI session by its id and sends only the new user
  *   message: the agent keeps its own context (its tool calls, files read) and the history is not
  *   sent again; a session the CLI no longer has (its files removed, another `cwd`) gives way to
- *   a fresh one with the whole prompt.
+ *   a fresh one with the whole prompt. A prompt with no message at all is an
+ *   `InvalidRequestError` (no turn runs).
  * - **Tools.** The call's toolkit (its user-defined tools) is served as the in-process server
  *   `toolkit` (the model sees `mcp__toolkit__<name>`, every character of either name but letters,
  *   digits, `_` and `-` as `_`), allowed without a permission prompt. The
@@ -301,8 +303,31 @@ const openTurn = Effect.fnUntraced(function*(
 ) {
   const { conversation, toolServerName = "toolkit", ...sessionOptions } = options
   const method = methodOf(providerOptions, text)
+  // Nothing to answer: never an agent turn on a made-up ask (a history the program lost).
+  if (providerOptions.prompt.content.length === 0) {
+    return yield* Effect.fail(aiError(
+      method,
+      new AiError.InvalidRequestError({
+        parameter: "prompt",
+        description: "the prompt has no message: give it a user message (or a system message to answer)"
+      })
+    ))
+  }
   const resume = resumed?.sessionId
-  const rendered = renderPrompt(providerOptions.prompt.content, resumed?.messages ?? providerOptions.prompt.content)
+  const toSend = resumed?.messages ?? providerOptions.prompt.content
+  // An image of the turn the CLI cannot take: never a turn answered as if it were not there.
+  const urlImage = imageUrlOf(toSend)
+  if (urlImage !== undefined) {
+    return yield* Effect.fail(aiError(
+      method,
+      new AiError.InvalidRequestError({
+        parameter: "prompt",
+        description: `the user message's image ${urlImage} is given by URL: Claude Code takes an image's ` +
+          "bytes or base64 (fetch it first)"
+      })
+    ))
+  }
+  const rendered = renderPrompt(providerOptions.prompt.content, toSend)
 
   // The call's toolkit, served in process; its handlers are in the caller's context.
   const userTools = providerOptions.toolChoice === "none"
@@ -484,19 +509,33 @@ const imageTypes: ReadonlyArray<string> = ["image/png", "image/jpeg", "image/gif
 
 type TurnImage = NonNullable<Protocol.UserTurnInput["images"]>[number]
 
-const isImage = (part: Prompt.FilePart): part is Prompt.FilePart & { readonly data: string | Uint8Array } =>
-  imageTypes.includes(part.mediaType) && !(part.data instanceof URL)
+/** An image given by a URL the CLI cannot take (any but a `data:` URL). */
+const isUrlImage = (part: Prompt.FilePart): part is Prompt.FilePart & { readonly data: URL } =>
+  imageTypes.includes(part.mediaType) && part.data instanceof URL && part.data.protocol !== "data:"
 
-/** The images of a user message (PNG, JPEG, GIF, WebP given as bytes or base64), sent as image blocks. */
+const isImage = (part: Prompt.FilePart): boolean => imageTypes.includes(part.mediaType) && !isUrlImage(part)
+
+/** The images of a user message (PNG, JPEG, GIF, WebP given as bytes, base64 or a `data:` URL), sent as image blocks. */
 const imagesOf = (message: Prompt.Message): ReadonlyArray<TurnImage> => {
   if (message.role !== "user") return []
   const images: Array<TurnImage> = []
   for (const part of message.content) {
     if (part.type !== "file" || !isImage(part)) continue
-    const data = typeof part.data === "string" ? part.data.replace(/^data:[^,]*;base64,/, "") : Base64.encode(part.data)
+    const given = part.data instanceof URL ? part.data.href : part.data
+    const data = typeof given === "string" ? given.replace(/^data:[^,]*;base64,/, "") : Base64.encode(given)
     images.push({ mediaType: part.mediaType as TurnImage["mediaType"], data })
   }
   return images
+}
+
+/** The URL of an image (PNG, JPEG, GIF, WebP) the turn's user message gives by URL, if any. */
+const imageUrlOf = (toSend: ReadonlyArray<Prompt.Message>): string | undefined => {
+  const last = toSend.filter((message) => message.role !== "system").at(-1)
+  if (last?.role !== "user") return undefined
+  for (const part of last.content) {
+    if (part.type === "file" && isUrlImage(part)) return part.data.href
+  }
+  return undefined
 }
 
 /** The system prompt (from the whole prompt), and the turn's text (from the messages to send). */
