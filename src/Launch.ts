@@ -1207,6 +1207,10 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
   optionalString("model", options.model, "nonEmpty")
   optionalString("fallbackModel", options.fallbackModel, "nonEmpty")
   optionalString("resume", options.resume, "nonEmpty")
+  // The official SDK refuses it (a fallback to the same model is no fallback); CLI 2.1.332 takes it silently.
+  if (options.fallbackModel !== undefined && options.fallbackModel === options.model) {
+    add(`fallbackModel must differ from model (both are ${JSON.stringify(options.model)})`)
+  }
   if (Array.isArray(options.systemPrompt)) {
     // The official SDK's list form (with a cache boundary) would be dropped here, not sent.
     add("systemPrompt must be a string or a preset ({ type: \"preset\", preset: \"claude_code\" }), not a list")
@@ -1317,7 +1321,8 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
  * Checks options that would make a bad command line, and returns them unchanged when they are
  * fine. Fails with a `ClaudeError` whose reason is `InvalidInput`, listing every problem found:
  * a wrong type, an empty `model`/`fallbackModel`/`resume`/`executable`/`cwd`, a `maxTurns` that
- * is not a positive integer, an unknown `permissionMode`, `resume` together with
+ * is not a positive integer, a `fallbackModel` equal to `model`, an unknown `permissionMode`,
+ * `resume` together with
  * `continueConversation`, `forkSession` without either, an empty tool or directory name,
  * `settings`, `jsonSchema`, `agents` or `mcpServers` that JSON would not write as given (a Set,
  * a RegExp, Infinity, a Date; named by path), a bad env name, an empty git identity, an
