@@ -304,28 +304,19 @@ const openTurn = Effect.fnUntraced(function*(
   const { conversation, toolServerName = "toolkit", ...sessionOptions } = options
   const method = methodOf(providerOptions, text)
   // Nothing to answer: never an agent turn on a made-up ask (a history the program lost).
+  const invalidPrompt = (description: string) =>
+    Effect.fail(aiError(method, new AiError.InvalidRequestError({ parameter: "prompt", description })))
   if (providerOptions.prompt.content.length === 0) {
-    return yield* Effect.fail(aiError(
-      method,
-      new AiError.InvalidRequestError({
-        parameter: "prompt",
-        description: "the prompt has no message: give it a user message (or a system message to answer)"
-      })
-    ))
+    return yield* invalidPrompt("the prompt has no message: give it a user message (or a system message to answer)")
   }
   const resume = resumed?.sessionId
   const toSend = resumed?.messages ?? providerOptions.prompt.content
   // An image of the turn the CLI cannot take: never a turn answered as if it were not there.
   const urlImage = imageUrlOf(toSend)
   if (urlImage !== undefined) {
-    return yield* Effect.fail(aiError(
-      method,
-      new AiError.InvalidRequestError({
-        parameter: "prompt",
-        description: `the user message's image ${urlImage} is given by URL: Claude Code takes an image's ` +
-          "bytes or base64 (fetch it first)"
-      })
-    ))
+    return yield* invalidPrompt(
+      `the user message's image ${urlImage} is given by URL: Claude Code takes an image's bytes or base64 (fetch it first)`
+    )
   }
   const rendered = renderPrompt(providerOptions.prompt.content, toSend)
 
