@@ -32,7 +32,9 @@
  *   interrupts the CLI turn, then ends the session. A failure is an `AiError` whose reason carries
  *   the library's `ClaudeError` as its `cause` (and its reason tag in `metadata["claude-code"]`).
  *
- * Tool choice is not enforced (Claude Code has no such switch); `toolChoice: "none"` serves no tools.
+ * Tool choice limits the tools served: `"none"` serves none, `{ tool }` that one alone, `{ oneOf }`
+ * those alone. That the model calls one (`"required"`, `{ tool }`) is not enforced: Claude Code has
+ * no such switch.
  *
  * @since 0.2.0
  */
@@ -321,9 +323,7 @@ const openTurn = Effect.fnUntraced(function*(
   const rendered = renderPrompt(providerOptions.prompt.content, toSend)
 
   // The call's toolkit, served in process; its handlers are in the caller's context.
-  const userTools = providerOptions.toolChoice === "none"
-    ? []
-    : providerOptions.tools.filter((tool) => !Tool.isProviderDefined(tool))
+  const userTools = servedTools(providerOptions)
   const reported = new Set(providerOptions.tools.filter(Tool.isProviderDefined).map((tool) => tool.name))
   const results = new ToolkitResults()
   const services = yield* Effect.context<never>()
@@ -520,6 +520,17 @@ const imagesOf = (message: Prompt.Message): ReadonlyArray<TurnImage> => {
 }
 
 /** The URL of an image (PNG, JPEG, GIF, WebP) the turn's user message gives by URL, if any. */
+/**
+ * The call's own tools the toolkit's server serves: none for `"none"`, the named one for
+ * `{ tool }` (`{ oneOf }` is applied by `LanguageModel` itself, before the call).
+ */
+const servedTools = (options: LanguageModel.ProviderOptions): ReadonlyArray<Tool.Any> => {
+  const choice = options.toolChoice
+  if (choice === "none") return []
+  const own = options.tools.filter((tool) => !Tool.isProviderDefined(tool))
+  return typeof choice === "object" && "tool" in choice ? own.filter((tool) => tool.name === choice.tool) : own
+}
+
 const imageUrlOf = (toSend: ReadonlyArray<Prompt.Message>): string | undefined => {
   const last = toSend.filter((message) => message.role !== "system").at(-1)
   if (last?.role !== "user") return undefined
