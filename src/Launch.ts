@@ -446,12 +446,31 @@ export interface LaunchOptions {
   readonly agent?: string | undefined
   /** `--session-id`: the id of a new session; a UUID. */
   readonly sessionId?: string | undefined
-  /** `--resume-session-at`: with `resume`, resume up to this message uuid of the transcript. */
+  /**
+   * `--resume-session-at`: with `resume`, resume up to this message uuid of the transcript (any
+   * entry of it; one the transcript does not hold ends the CLI: `ProcessExited`, its stderr
+   * naming the uuid).
+   */
   readonly resumeSessionAt?: string | undefined
+  /**
+   * `--resume-drops-turn`: with `resumeSessionAt`, the uuid of the prompt of the one turn that
+   * resume means to drop. The CLI refuses the resume when the entries past `resumeSessionAt`
+   * hold anything else (a message queued mid-turn, a task's notice): it ends with
+   * `ProcessExited`, its stderr starting `Resume rejected by --resume-drops-turn:`. Refused
+   * once, refused again: resume without it to keep those entries.
+   */
+  readonly resumeDropsTurn?: string | undefined
   /** `false` passes `--no-session-persistence`: no transcript under `~/.claude/projects`. */
   readonly persistSession?: boolean | undefined
   /** `--include-hook-events`: the CLI also writes `hook_started`/`hook_response` system lines. */
   readonly includeHookEvents?: boolean | undefined
+  /**
+   * `--debug`: the CLI writes its debug log to `~/.claude/debug/<session id>.txt` (under the
+   * CLI's `HOME`); a string is its category filter (`"hooks,mcp"`, `"!statsig"`).
+   */
+  readonly debug?: boolean | string | undefined
+  /** `--debug-file`: the CLI writes its debug log to this file (debug on, whatever `debug` says). */
+  readonly debugFile?: string | undefined
   /** One `--plugin-dir` each: plugins for this session only (see {@link PluginConfig}). */
   readonly plugins?: ReadonlyArray<PluginConfig> | undefined
   /**
@@ -721,6 +740,10 @@ const contextArgs = (options: LaunchOptions): ReadonlyArray<string> => {
   if (options.includeHookEvents === true) args.push("--include-hook-events")
   for (const plugin of options.plugins ?? []) args.push(...valueFlag("--plugin-dir", plugin.path))
   if (options.resumeSessionAt !== undefined) args.push(...valueFlag("--resume-session-at", options.resumeSessionAt))
+  if (options.resumeDropsTurn !== undefined) args.push(...valueFlag("--resume-drops-turn", options.resumeDropsTurn))
+  if (options.debugFile !== undefined) args.push(...valueFlag("--debug-file", options.debugFile))
+  else if (typeof options.debug === "string") args.push(`--debug=${options.debug}`)
+  else if (options.debug === true) args.push("--debug")
   if (options.sessionId !== undefined) args.push("--session-id", options.sessionId)
   if (options.persistSession === false) args.push("--no-session-persistence")
   return args
@@ -930,6 +953,9 @@ const nulProblems = (options: LaunchOptions, add: (problem: string) => void): vo
     "agent",
     "permissionPromptToolName",
     "resumeSessionAt",
+    "resumeDropsTurn",
+    "debugFile",
+    "debug",
     "sessionId",
     "allowedTools",
     "disallowedTools",
@@ -1031,12 +1057,21 @@ const contextProblems = (options: LaunchOptions, wiring: Wiring | undefined, add
   }
   text("resumeSessionAt", options.resumeSessionAt)
   if (options.resumeSessionAt !== undefined && options.resume === undefined) add("resumeSessionAt needs resume")
+  text("resumeDropsTurn", options.resumeDropsTurn)
+  if (options.resumeDropsTurn !== undefined && options.resumeSessionAt === undefined) {
+    add("resumeDropsTurn needs resumeSessionAt")
+  }
   if (options.sessionId !== undefined && (options.resume !== undefined || options.continueConversation === true) &&
     options.forkSession !== true) {
     add("sessionId with resume or continueConversation needs forkSession")
   }
   flag("persistSession", options.persistSession)
   flag("includeHookEvents", options.includeHookEvents)
+  const debug: unknown = options.debug
+  if (debug !== undefined && typeof debug !== "boolean" && !nonEmpty(debug)) {
+    add("debug must be a boolean or a non-empty category filter (\"hooks,mcp\")")
+  }
+  text("debugFile", options.debugFile)
   const plugins: unknown = options.plugins
   if (plugins !== undefined) {
     if (!Array.isArray(plugins)) add(`plugins must be an array of { type: "local", path }`)

@@ -72,6 +72,19 @@ describe("buildCommand: limits, context and identity", () => {
     assert.deepStrictEqual(tail({ persistSession: false }), ["--no-session-persistence"])
     assert.deepStrictEqual(tail({ persistSession: true }), [])
     assert.deepStrictEqual(tail({ includeHookEvents: true }), ["--include-hook-events"])
+    assert.deepStrictEqual(tail({ resume: "s", resumeSessionAt: id, resumeDropsTurn: "p" }), [
+      "--resume=s",
+      "--resume-session-at",
+      id,
+      "--resume-drops-turn",
+      "p"
+    ])
+    assert.deepStrictEqual(tail({ debug: true }), ["--debug"])
+    assert.deepStrictEqual(tail({ debug: false }), [])
+    assert.deepStrictEqual(tail({ debug: "hooks,mcp" }), ["--debug=hooks,mcp"])
+    assert.deepStrictEqual(tail({ debug: "!statsig" }), ["--debug=!statsig"])
+    assert.deepStrictEqual(tail({ debugFile: "logs/d.txt", debug: true }), ["--debug-file", "logs/d.txt"])
+    assert.deepStrictEqual(tail({ debugFile: "-d.txt" }), ["--debug-file=-d.txt"])
     assert.deepStrictEqual(tail({ plugins: [{ type: "local", path: "a" }, { type: "local", path: "b" }] }), [
       "--plugin-dir",
       "a",
@@ -166,6 +179,12 @@ describe("validate: limits, context and identity", () => {
         [{ sessionId: "not-a-uuid" }, "sessionId must be a UUID (got not-a-uuid)"],
         [{ sessionId: "0b8f4a52-3f1e-4c1d-9f0a-6d2f1e7a9b3c", resume: "x" }, "sessionId with resume or continueConversation needs forkSession"],
         [{ resumeSessionAt: "m" }, "resumeSessionAt needs resume"],
+        [{ resume: "s", resumeDropsTurn: "p" }, "resumeDropsTurn needs resumeSessionAt"],
+        [{ resume: "s", resumeSessionAt: "m", resumeDropsTurn: " " }, "resumeDropsTurn must be a non-empty string"],
+        [loose({ debug: 1 }), "debug must be a boolean or a non-empty category filter"],
+        [{ debug: "" }, "debug must be a boolean or a non-empty category filter"],
+        [{ debugFile: "" }, "debugFile must be a non-empty string"],
+        [{ debugFile: "a\0b" }, "debugFile must not contain NUL characters"],
         [loose({ persistSession: "no" }), "persistSession must be a boolean"],
         [loose({ includeHookEvents: 1 }), "includeHookEvents must be a boolean"],
         [loose({ plugins: [{ type: "remote", path: "x" }] }), `plugins must hold { type: "local", path }`],

@@ -346,6 +346,86 @@ describe("resumeSessionAt", () => {
     })).pipe(Effect.provide(processLayer)), 90_000)
 })
 
+/** The uuids of a session's transcript entries of `type` whose text holds `text`, in order. */
+const entryUuids = (home: string, sessionId: string, type: string, text: string): ReadonlyArray<string> => {
+  const file = filesUnder(Path.join(home, ".claude/projects")).find((f) => f.endsWith(`${sessionId}.jsonl`))
+  assert.isDefined(file, "the session's transcript")
+  return Fs.readFileSync(Path.join(home, ".claude/projects", file!), "utf8").split("\n").flatMap((line) => {
+    if (line === "") return []
+    const entry = JSON.parse(line) as { type?: string; uuid?: string; isMeta?: boolean; message?: unknown }
+    return entry.type === type && entry.isMeta !== true && typeof entry.uuid === "string" &&
+        JSON.stringify(entry.message ?? "").includes(text)
+      ? [entry.uuid]
+      : []
+  })
+}
+
+describe("resumeDropsTurn", () => {
+  it.live("the CLI drops the declared turn; a turn it would drop besides it refuses the resume (ProcessExited naming it)", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const first = yield* Offline.open(
+        [FakeModel.text("answer one"), FakeModel.text("answer two"), FakeModel.text("answer three")],
+        { executable: cliPath }
+      )
+      yield* first.session.run("question one")
+      yield* first.session.run("question two")
+      yield* first.session.run("question three")
+      const sessionId = yield* first.session.sessionId
+      const endOfOne = entryUuids(first.home, sessionId, "assistant", "answer one").at(-1)
+      const endOfTwo = entryUuids(first.home, sessionId, "assistant", "answer two").at(-1)
+      const promptThree = entryUuids(first.home, sessionId, "user", "question three")[0]
+      assert.isDefined(endOfOne)
+      assert.isDefined(endOfTwo)
+      assert.isDefined(promptThree)
+      const resumeWith = (at: string, answer: string) =>
+        Offline.open([FakeModel.text(answer)], {
+          executable: cliPath,
+          cwd: first.cwd,
+          env: { HOME: first.home },
+          resume: sessionId,
+          resumeSessionAt: at,
+          resumeDropsTurn: promptThree!
+        })
+      // Past the end of turn one lie turns two and three: dropping "turn three" would drop two as well.
+      const refused = yield* resumeWith(endOfOne!, "answer four")
+      const error = yield* Effect.flip(refused.session.run("question four"))
+      assert.strictEqual(error.reason._tag, "ProcessExited", String(error))
+      if (error.reason._tag === "ProcessExited") {
+        assert.include(error.reason.stderrTail, "Resume rejected by --resume-drops-turn:")
+      }
+      assert.lengthOf(yield* refused.model.messageRequests, 0)
+      // Past the end of turn two lies turn three alone: dropped, and the model never sees it.
+      const resumed = yield* resumeWith(endOfTwo!, "answer five")
+      yield* resumed.session.run("question five")
+      const [request] = yield* resumed.model.messageRequests
+      const messages = JSON.stringify(request?.messages)
+      assert.include(messages, "question two")
+      assert.include(messages, "question five")
+      assert.notInclude(messages, "question three")
+    })).pipe(Effect.provide(processLayer)), 120_000)
+})
+
+describe("debug and debugFile", () => {
+  it.live("debugFile: the CLI writes its debug log there; debug: the CLI writes it under HOME's .claude/debug", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const dir = yield* projectWithMemory("debug")
+      const file = Path.join(dir, "logs", "debug.txt")
+      Fs.mkdirSync(Path.dirname(file))
+      const toFile = yield* Offline.open([FakeModel.text("ok")], { executable: cliPath, debugFile: file })
+      yield* toFile.session.run("hi")
+      assert.match(Fs.readFileSync(file, "utf8"), /\[DEBUG\]/)
+      const quiet = yield* Offline.open([FakeModel.text("ok")], { executable: cliPath })
+      yield* quiet.session.run("hi")
+      assert.deepStrictEqual(filesUnder(Path.join(quiet.home, ".claude/debug")), [])
+      const debug = yield* Offline.open([FakeModel.text("ok")], { executable: cliPath, debug: true })
+      yield* debug.session.run("hi")
+      const sessionId = yield* debug.session.sessionId
+      const log = Path.join(debug.home, ".claude/debug", `${sessionId}.txt`)
+      assert.isTrue(Fs.existsSync(log), `no ${sessionId}.txt in ${JSON.stringify(filesUnder(Path.join(debug.home, ".claude/debug")))}`)
+      assert.match(Fs.readFileSync(log, "utf8"), /\[DEBUG\]/)
+    })).pipe(Effect.provide(processLayer)), 90_000)
+})
+
 describe("permissionPromptToolName", () => {
   it.live("the CLI asks the named MCP tool about a risky call; its deny reaches the model as the tool result", () =>
     Effect.scoped(Effect.gen(function*() {
