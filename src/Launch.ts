@@ -487,6 +487,16 @@ export interface LaunchOptions {
    */
   readonly agents?: Readonly<Record<string, AgentDefinition>> | undefined
   /**
+   * Sent in `initialize`: the title of a new session, in place of the one the CLI makes of its
+   * first prompt (a resumed session keeps its own: `Session.renameSession` retitles it).
+   */
+  readonly title?: string | undefined
+  /**
+   * Sent in `initialize`: the workflow of plan mode (`permissionMode: "plan"`), in place of the
+   * CLI's; the CLI keeps its read-only preamble and its `ExitPlanMode` footer around it.
+   */
+  readonly planModeInstructions?: string | undefined
+  /**
    * Sent in `initialize`: the CLI forwards subagents' text and thinking as assistant/user
    * messages with `parent_tool_use_id` set (by default only their tool calls and results).
    */
@@ -1085,6 +1095,8 @@ const contextProblems = (options: LaunchOptions, wiring: Wiring | undefined, add
     }
   }
   flag("forwardSubagentText", options.forwardSubagentText)
+  text("title", options.title)
+  text("planModeInstructions", options.planModeInstructions)
   const agents: unknown = options.agents
   if (agents !== undefined) {
     if (!isPlainObject(agents)) add("agents must be an object of agent definitions by name")

@@ -362,6 +362,8 @@ const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOption
   permissionPromptToolName: undefined,
   agents: undefined,
   forwardSubagentText: undefined,
+  title: undefined,
+  planModeInstructions: undefined,
   skills: undefined,
   maxLineBytes: undefined,
   closeGrace: undefined,

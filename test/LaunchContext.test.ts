@@ -203,6 +203,8 @@ describe("validate: limits, context and identity", () => {
         [{ agents: { r: { description: "d", prompt: "p", maxTurns: 0 } } }, "agents.r.maxTurns must be a positive integer (got 0)"],
         [loose({ agents: { r: { description: "d", prompt: "p", permissionMode: "x" } } }), "agents.r.permissionMode must be one of"],
         [loose({ forwardSubagentText: "yes" }), "forwardSubagentText must be a boolean"],
+        [{ title: " " }, "title must be a non-empty string"],
+        [loose({ planModeInstructions: 5 }), "planModeInstructions must be a non-empty string"],
         [loose({ skills: "some" }), `skills must be "all" or an array of non-empty skill names`],
         [{ skills: [""] }, `skills must be "all" or an array of non-empty skill names`],
         [{ skills: ["a,b"] }, `skills name "a,b": parentheses, commas and control characters are not allowed`]

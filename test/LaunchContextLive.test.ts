@@ -426,6 +426,30 @@ describe("debug and debugFile", () => {
     })).pipe(Effect.provide(processLayer)), 90_000)
 })
 
+describe("title and planModeInstructions (initialize)", () => {
+  it.live("title: the new session's transcript carries it as its title", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const offline = yield* Offline.open([FakeModel.text("ok")], { executable: cliPath, title: "Release notes 7f3a" })
+      yield* offline.session.run("Write the release notes")
+      const sessionId = yield* offline.session.sessionId
+      const file = filesUnder(Path.join(offline.home, ".claude/projects")).find((f) => f.endsWith(`${sessionId}.jsonl`))
+      assert.isDefined(file)
+      const titles = Fs.readFileSync(Path.join(offline.home, ".claude/projects", file!), "utf8").split("\n")
+        .flatMap((line) => line === "" ? [] : [JSON.parse(line) as { type?: string; customTitle?: string }])
+        .flatMap((entry) => entry.type === "custom-title" ? [entry.customTitle] : [])
+      assert.deepStrictEqual(titles.slice(-1), ["Release notes 7f3a"])
+    })).pipe(Effect.provide(processLayer)), 60_000)
+
+  it.live("planModeInstructions: in plan mode the model reads them in place of the CLI's workflow", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const marker = "Draft the plan as three bullet points, marker 5c1e."
+      const { body } = yield* firstRequest({ permissionMode: "plan", planModeInstructions: marker })
+      assert.include(JSON.stringify(body.messages), marker)
+      const { body: plain } = yield* firstRequest({ permissionMode: "plan" })
+      assert.notInclude(JSON.stringify(plain.messages), "marker 5c1e")
+    })).pipe(Effect.provide(processLayer)), 60_000)
+})
+
 describe("permissionPromptToolName", () => {
   it.live("the CLI asks the named MCP tool about a risky call; its deny reaches the model as the tool result", () =>
     Effect.scoped(Effect.gen(function*() {

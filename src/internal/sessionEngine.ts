@@ -64,7 +64,16 @@ import { TurnUsageTracker } from "./turnUsage.ts"
 export interface EngineOptions extends
   Pick<
     Launch.LaunchOptions,
-    "permissionMode" | "env" | "secretEnv" | "agents" | "forwardSubagentText" | "skills" | "systemPrompt" | "appendSystemPrompt"
+    | "permissionMode"
+    | "env"
+    | "secretEnv"
+    | "agents"
+    | "forwardSubagentText"
+    | "skills"
+    | "systemPrompt"
+    | "appendSystemPrompt"
+    | "title"
+    | "planModeInstructions"
   >
 {
   readonly maxLineBytes?: number | undefined
@@ -372,8 +381,8 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
 
 /**
  * The `initialize` request: the hooks' registrations (`{}` when none), and the system prompt, the
- * structured output's schema, the subagents, `forwardSubagentText`, the skills and the host's
- * dialog kinds, each only when the session has them.
+ * structured output's schema, the subagents, `forwardSubagentText`, the title, the plan mode's
+ * instructions, the skills and the host's dialog kinds, each only when the session has them.
  */
 const initializeRequest = (
   options: EngineOptions,
@@ -387,6 +396,8 @@ const initializeRequest = (
   ...(jsonSchema === undefined ? {} : { jsonSchema }),
   ...(options.agents !== undefined ? { agents: options.agents } : {}),
   ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
+  ...(options.title !== undefined ? { title: options.title } : {}),
+  ...(options.planModeInstructions !== undefined ? { planModeInstructions: options.planModeInstructions } : {}),
   ...(Array.isArray(options.skills) ? { skills: options.skills } : {}),
   ...(Option.isSome(userDialogs) ? { supportedDialogKinds: userDialogs.value.kinds } : {})
 })

@@ -213,6 +213,7 @@ export const InitializeRequest = Schema.Struct({
   sdkMcpServers: opt(Schema.Array(Schema.String)),
   jsonSchema: opt(JsonObject),
   title: opt(Schema.String),
+  planModeInstructions: opt(Schema.String),
   skills: opt(Schema.Array(Schema.String)),
   promptSuggestions: opt(Schema.Boolean),
   excludeDynamicSections: opt(Schema.Boolean),
