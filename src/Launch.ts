@@ -377,6 +377,15 @@ export interface LaunchOptions {
   /** Merged into the `--settings` JSON, next to the library's `attribution` default. */
   readonly settings?: Settings | undefined
   /**
+   * `--managed-settings <json>`: settings of the policy tier, for a host that enforces its own
+   * lock-down (`{ permissions: { deny: ["Bash"] } }` holds whatever `allowedTools` or `settings`
+   * allow). The CLI keeps only what restricts (an `allow` list is dropped), and only when no
+   * administrator's managed settings are on the machine unless those let it in (the SDK's
+   * `managedSettings`). A CLI that does not know the flag (2.1.0) exits: the session fails
+   * with `ProcessExited` rather than run without the policy.
+   */
+  readonly managedSettings?: { readonly [key: string]: unknown } | undefined
+  /**
    * Variables set (or, with `undefined`, removed) in the child environment, on top of the
    * inherited one. `Redacted` values stay redacted until the process starts. The process
    * transport sets `CLAUDE_CODE_TMPDIR` (the CLI's own temporary files) to a directory it removes
@@ -845,6 +854,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (mode !== undefined) args.push("--permission-mode", mode)
   if (mode === "bypassPermissions") args.push("--allow-dangerously-skip-permissions")
   args.push("--settings", settingsJson(options.settings))
+  if (options.managedSettings !== undefined) args.push("--managed-settings", JSON.stringify(options.managedSettings))
   const external = options.mcpServers ?? {}
   if (wiring.mcpServers.length > 0 || Object.keys(external).length > 0) {
     args.push("--mcp-config", mcpConfigJson(wiring.mcpServers, external))
@@ -1299,6 +1309,13 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
         add("settings.attribution must be an object")
       }
       const problem = jsonProblem("settings", options.settings)
+      if (problem !== undefined) add(problem)
+    }
+  }
+  if (options.managedSettings !== undefined) {
+    if (!isPlainObject(options.managedSettings)) add("managedSettings must be an object")
+    else {
+      const problem = jsonProblem("managedSettings", options.managedSettings)
       if (problem !== undefined) add(problem)
     }
   }

@@ -333,6 +333,7 @@ const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOption
   maxTurns: undefined,
   addDirs: undefined,
   settings: undefined,
+  managedSettings: undefined,
   env: undefined,
   secretEnv: undefined,
   apiKey: undefined,

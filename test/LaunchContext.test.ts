@@ -80,6 +80,10 @@ describe("buildCommand: limits, context and identity", () => {
       "p"
     ])
     assert.deepStrictEqual(tail({ debug: true }), ["--debug"])
+    assert.deepStrictEqual(
+      tail({ managedSettings: { permissions: { deny: ["Bash"] } } }),
+      ["--managed-settings", `{"permissions":{"deny":["Bash"]}}`]
+    )
     assert.deepStrictEqual(tail({ debug: false }), [])
     assert.deepStrictEqual(tail({ debug: "hooks,mcp" }), ["--debug=hooks,mcp"])
     assert.deepStrictEqual(tail({ debug: "!statsig" }), ["--debug=!statsig"])
@@ -204,6 +208,8 @@ describe("validate: limits, context and identity", () => {
         [loose({ agents: { r: { description: "d", prompt: "p", permissionMode: "x" } } }), "agents.r.permissionMode must be one of"],
         [loose({ forwardSubagentText: "yes" }), "forwardSubagentText must be a boolean"],
         [{ title: " " }, "title must be a non-empty string"],
+        [loose({ managedSettings: ["deny"] }), "managedSettings must be an object"],
+        [{ managedSettings: { permissions: { deny: [new Map()] } } }, "managedSettings must be plain JSON data"],
         [loose({ planModeInstructions: 5 }), "planModeInstructions must be a non-empty string"],
         [loose({ skills: "some" }), `skills must be "all" or an array of non-empty skill names`],
         [{ skills: [""] }, `skills must be "all" or an array of non-empty skill names`],
