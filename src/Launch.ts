@@ -374,6 +374,13 @@ export interface LaunchOptions {
   readonly maxTurns?: number | undefined
   /** `--add-dir D`, once per directory: more directories the tools may access. */
   readonly addDirs?: ReadonlyArray<string> | undefined
+  /**
+   * `--project-config-root <dir>`: the project settings, `.mcp.json` and the `.claude` trees
+   * (commands, agents, skills, output styles) are read from this directory, not from `cwd`: a
+   * session in a worktree of a repository runs the settings of the trusted checkout, not what
+   * the branch in `cwd` carries. An absolute path.
+   */
+  readonly projectConfigRoot?: string | undefined
   /** Merged into the `--settings` JSON, next to the library's `attribution` default. */
   readonly settings?: Settings | undefined
   /**
@@ -855,6 +862,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (mode === "bypassPermissions") args.push("--allow-dangerously-skip-permissions")
   args.push("--settings", settingsJson(options.settings))
   if (options.managedSettings !== undefined) args.push("--managed-settings", JSON.stringify(options.managedSettings))
+  if (options.projectConfigRoot !== undefined) args.push(...valueFlag("--project-config-root", options.projectConfigRoot))
   const external = options.mcpServers ?? {}
   if (wiring.mcpServers.length > 0 || Object.keys(external).length > 0) {
     args.push("--mcp-config", mcpConfigJson(wiring.mcpServers, external))
@@ -976,6 +984,7 @@ const nulProblems = (options: LaunchOptions, add: (problem: string) => void): vo
     "resumeDropsTurn",
     "debugFile",
     "debug",
+    "projectConfigRoot",
     "sessionId",
     "allowedTools",
     "disallowedTools",
@@ -1311,6 +1320,10 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
       const problem = jsonProblem("settings", options.settings)
       if (problem !== undefined) add(problem)
     }
+  }
+  if (options.projectConfigRoot !== undefined &&
+    !(typeof options.projectConfigRoot === "string" && Path.isAbsolute(options.projectConfigRoot))) {
+    add(`projectConfigRoot must be an absolute path (got ${String(options.projectConfigRoot)})`)
   }
   if (options.managedSettings !== undefined) {
     if (!isPlainObject(options.managedSettings)) add("managedSettings must be an object")

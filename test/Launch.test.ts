@@ -332,6 +332,7 @@ const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOption
   disallowedTools: undefined,
   maxTurns: undefined,
   addDirs: undefined,
+  projectConfigRoot: undefined,
   settings: undefined,
   managedSettings: undefined,
   env: undefined,

@@ -80,6 +80,7 @@ describe("buildCommand: limits, context and identity", () => {
       "p"
     ])
     assert.deepStrictEqual(tail({ debug: true }), ["--debug"])
+    assert.deepStrictEqual(tail({ projectConfigRoot: "/srv/repo" }), ["--project-config-root", "/srv/repo"])
     assert.deepStrictEqual(
       tail({ managedSettings: { permissions: { deny: ["Bash"] } } }),
       ["--managed-settings", `{"permissions":{"deny":["Bash"]}}`]
@@ -208,6 +209,8 @@ describe("validate: limits, context and identity", () => {
         [loose({ agents: { r: { description: "d", prompt: "p", permissionMode: "x" } } }), "agents.r.permissionMode must be one of"],
         [loose({ forwardSubagentText: "yes" }), "forwardSubagentText must be a boolean"],
         [{ title: " " }, "title must be a non-empty string"],
+        [{ projectConfigRoot: "repo" }, "projectConfigRoot must be an absolute path (got repo)"],
+        [{ projectConfigRoot: "/srv/\0" }, "projectConfigRoot must not contain NUL characters"],
         [loose({ managedSettings: ["deny"] }), "managedSettings must be an object"],
         [{ managedSettings: { permissions: { deny: [new Map()] } } }, "managedSettings must be plain JSON data"],
         [loose({ planModeInstructions: 5 }), "planModeInstructions must be a non-empty string"],
