@@ -508,6 +508,13 @@ export interface LaunchOptions {
    */
   readonly title?: string | undefined
   /**
+   * Sent in `initialize`: after a turn (not the first), the CLI asks the model for a likely next
+   * prompt and writes it as a `prompt_suggestion` line after the turn's `result`, so it is read
+   * from `Session.events`. The CLI makes none in plan mode, after an API error, near the
+   * account's usage limit, or with `CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION=false`.
+   */
+  readonly promptSuggestions?: boolean | undefined
+  /**
    * Sent in `initialize`: the workflow of plan mode (`permissionMode: "plan"`), in place of the
    * CLI's; the CLI keeps its read-only preamble and its `ExitPlanMode` footer around it.
    */
@@ -1115,6 +1122,7 @@ const contextProblems = (options: LaunchOptions, wiring: Wiring | undefined, add
   }
   flag("forwardSubagentText", options.forwardSubagentText)
   text("title", options.title)
+  flag("promptSuggestions", options.promptSuggestions)
   text("planModeInstructions", options.planModeInstructions)
   const agents: unknown = options.agents
   if (agents !== undefined) {

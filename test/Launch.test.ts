@@ -365,6 +365,7 @@ const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOption
   agents: undefined,
   forwardSubagentText: undefined,
   title: undefined,
+  promptSuggestions: undefined,
   planModeInstructions: undefined,
   skills: undefined,
   maxLineBytes: undefined,

@@ -4,6 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
@@ -448,6 +450,34 @@ describe("title and planModeInstructions (initialize)", () => {
       const { body: plain } = yield* firstRequest({ permissionMode: "plan" })
       assert.notInclude(JSON.stringify(plain.messages), "marker 5c1e")
     })).pipe(Effect.provide(processLayer)), 60_000)
+})
+
+describe("promptSuggestions (initialize)", () => {
+  /** The model: a suggestion for the CLI's suggestion requests, "ok" for the turns. */
+  const suggesting: FakeModel.Script = (request) =>
+    FakeModel.text(JSON.stringify(request.messages.at(-1)?.content ?? "").includes("SUGGESTION MODE") ? "run the tests 9d2b" : "ok")
+
+  it.live("after the second turn the CLI writes the model's suggestion, read from Session.events; without the option it never asks", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const offline = yield* Offline.open(suggesting, { executable: cliPath, promptSuggestions: true })
+      const suggestion = yield* offline.session.events.pipe(
+        Stream.filter((event) => event.type === "prompt_suggestion"),
+        Stream.runHead,
+        Effect.forkScoped
+      )
+      yield* offline.session.run("question one")
+      yield* offline.session.run("question two")
+      const first = yield* Fiber.join(suggestion).pipe(Effect.timeout("30 seconds"))
+      assert.isTrue(Option.isSome(first))
+      assert.strictEqual(Option.isSome(first) && first.value.type === "prompt_suggestion" ? first.value.suggestion : "", "run the tests 9d2b")
+
+      const plain = yield* Offline.open(suggesting, { executable: cliPath })
+      yield* plain.session.run("question one")
+      yield* plain.session.run("question two")
+      yield* plain.session.run("question three")
+      const asked = (yield* plain.model.messageRequests).filter((request) => JSON.stringify(request.messages).includes("SUGGESTION MODE"))
+      assert.lengthOf(asked, 0)
+    })).pipe(Effect.provide(processLayer)), 90_000)
 })
 
 describe("permissionPromptToolName", () => {

@@ -74,6 +74,7 @@ export interface EngineOptions extends
     | "appendSystemPrompt"
     | "title"
     | "planModeInstructions"
+    | "promptSuggestions"
   >
 {
   readonly maxLineBytes?: number | undefined
@@ -397,6 +398,7 @@ const initializeRequest = (
   ...(options.agents !== undefined ? { agents: options.agents } : {}),
   ...(options.forwardSubagentText !== undefined ? { forwardSubagentText: options.forwardSubagentText } : {}),
   ...(options.title !== undefined ? { title: options.title } : {}),
+  ...(options.promptSuggestions !== undefined ? { promptSuggestions: options.promptSuggestions } : {}),
   ...(options.planModeInstructions !== undefined ? { planModeInstructions: options.planModeInstructions } : {}),
   ...(Array.isArray(options.skills) ? { skills: options.skills } : {}),
   ...(Option.isSome(userDialogs) ? { supportedDialogKinds: userDialogs.value.kinds } : {})
