@@ -165,10 +165,12 @@ const makeConnection = <R>(
         })
     }
 
+    // The tail is read when the script has ended, after the stderr written just before (a
+    // failing script's cause), not when this effect is built.
     const finish = (status: { readonly code: number | null; readonly signal: string | null }) =>
       Effect.andThen(
         Effect.andThen(endStdout, stderrLines.end),
-        Deferred.succeed(exited, { ...status, stderrTail: stderrText })
+        Effect.suspend(() => Deferred.succeed(exited, { ...status, stderrTail: stderrText }))
       )
 
     let stoppedAtEof = false
@@ -482,7 +484,8 @@ export const result = (options: {
 const defaultSessionId = "00000000-0000-4000-8000-000000000000"
 
 /**
- * A script for the common case: answers `initialize`, answers every later control request with
+ * A script for the common case: answers `initialize` ({@link initializeResponse}, as
+ * {@link answerInitialize} does), answers every later control request with
  * `onControl` (by default success `{}`, and `{cancelled: false}` to `cancel_async_message`), and
  * plays `onUser(text, turnIndex, cli, message)` for each user turn until stdin ends; the default
  * turn echoes the user message's uuid as the real CLI does.
@@ -523,7 +526,7 @@ export const conversation = <R = never>(options: {
           // Turns run one at a time here, as they arrive: nothing is ever still queued.
           yield* cli.emit(success(message, { cancelled: false, message_uuid: request.message_uuid }))
         } else {
-          yield* cli.emit(success(message, request.subtype === "initialize" ? { commands: [], models: [] } : {}))
+          yield* cli.emit(success(message, request.subtype === "initialize" ? initializeResponse : {}))
         }
       } else if (message.type === "user") {
         const content = (message.message as { content: unknown }).content

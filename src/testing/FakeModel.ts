@@ -1168,18 +1168,26 @@ export const make: (script: Script, options?: MakeOptions) => Effect.Effect<Serv
   } satisfies Server
 })
 
+/** The loopback hosts, which no proxy is asked for (`NO_PROXY`). */
+const loopback = "127.0.0.1,localhost,::1"
+
 /**
  * The environment that points the real CLI at a fake model, to merge over `process.env`:
  * `HOME` (the caller creates it, fresh per test), `IS_SANDBOX=1` (needed to run as root with
  * bypassPermissions), `ANTHROPIC_API_KEY=sk-test`, `ANTHROPIC_BASE_URL`,
  * `CLAUDE_CODE_MAX_RETRIES` (default 1), `DISABLE_TELEMETRY`,
- * `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`, `DISABLE_AUTOUPDATER`.
+ * `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`, `DISABLE_AUTOUPDATER`, and
+ * `NO_PROXY=127.0.0.1,localhost,::1` (also lower-case), so that a proxy the host's environment
+ * names is not asked for the fake (nor for a test's own servers on loopback).
  *
  * **Details**
  *
  * Variables that would send the CLI elsewhere or make it a nested session are `undefined`, which
  * means "remove": `CLAUDECODE`, `CLAUDE_CONFIG_DIR`, `ANTHROPIC_AUTH_TOKEN`,
- * `CLAUDE_CODE_OAUTH_TOKEN`, `CLAUDE_CODE_USE_BEDROCK`, `CLAUDE_CODE_USE_VERTEX`. Node's
+ * `CLAUDE_CODE_OAUTH_TOKEN`, `ANTHROPIC_UNIX_SOCKET`, and every provider switch of the CLI
+ * 2.1.332 (`CLAUDE_CODE_USE_BEDROCK`, `_VERTEX`, `_FOUNDRY`, `_ANTHROPIC_AWS`,
+ * `_ANTHROPIC_GOOGLE_CLOUD`, `_MANTLE`, `_GATEWAY`), so a shell set up for another provider
+ * still reaches the fake. Node's
  * `child_process` and `effect/process` (with `extendEnv: true`) both drop `undefined` values.
  *
  * @since 0.1.0
@@ -1198,12 +1206,21 @@ export const cliEnvironment = (
   DISABLE_TELEMETRY: "1",
   CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
   DISABLE_AUTOUPDATER: "1",
+  // The fake is on loopback: a proxy of the host's (`HTTPS_PROXY`) cannot reach it.
+  NO_PROXY: loopback,
+  no_proxy: loopback,
   CLAUDECODE: undefined,
   CLAUDE_CONFIG_DIR: undefined,
   ANTHROPIC_AUTH_TOKEN: undefined,
   CLAUDE_CODE_OAUTH_TOKEN: undefined,
+  ANTHROPIC_UNIX_SOCKET: undefined,
   CLAUDE_CODE_USE_BEDROCK: undefined,
-  CLAUDE_CODE_USE_VERTEX: undefined
+  CLAUDE_CODE_USE_VERTEX: undefined,
+  CLAUDE_CODE_USE_FOUNDRY: undefined,
+  CLAUDE_CODE_USE_ANTHROPIC_AWS: undefined,
+  CLAUDE_CODE_USE_ANTHROPIC_GOOGLE_CLOUD: undefined,
+  CLAUDE_CODE_USE_MANTLE: undefined,
+  CLAUDE_CODE_USE_GATEWAY: undefined
 })
 
 /**

@@ -102,9 +102,10 @@ const tempDir = (prefix: string): Effect.Effect<string, never, Scope.Scope> =>
  *
  * The environment is {@link FakeModel.cliEnvironment} (`HOME`, `ANTHROPIC_API_KEY=sk-test`,
  * `ANTHROPIC_BASE_URL=http://127.0.0.1:<port>`, `CLAUDE_CODE_MAX_RETRIES`, `DISABLE_TELEMETRY=1`,
- * `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`, `DISABLE_AUTOUPDATER=1`, and `TMPDIR` in that HOME,
- * so that the CLI's temporary files go with it; `CLAUDECODE`,
- * `CLAUDE_CONFIG_DIR` and other credentials removed), then `options.env` over it. `IS_SANDBOX=1`
+ * `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`, `DISABLE_AUTOUPDATER=1`, `NO_PROXY` for loopback,
+ * and `TMPDIR` in that HOME, so that the CLI's temporary files go with it; `CLAUDECODE`,
+ * `CLAUDE_CONFIG_DIR`, every other provider's switch (`CLAUDE_CODE_USE_*`) and other credentials
+ * removed), then `options.env` over it. `IS_SANDBOX=1`
  * is set only when this process runs as root and the session asks for `bypassPermissions`,
  * which the CLI refuses as root without it; otherwise it is removed, so a test runs as the
  * program would. `options.env` can set it either way.

@@ -13,11 +13,13 @@
  *   permission's or a dialog's `behavior`, an elicitation's `action`, a hook's `decision`,
  *   `continue` and `permissionDecision`, whether an MCP answer is an error): a handler that now
  *   decides otherwise is a mismatch, one whose words or values vary from run to run is not;
- * - a `user` turn by its content (text and images), each `[redacted]` in it standing for any
- *   non-empty text (the recorder wrote it in place of a secret the prompt held: the account
- *   e-mail, a `Redacted` value of the session's environment); its recorded uuid is mapped to the
- *   one the library wrote, in every `recv` line played after it (the CLI echoes it as
- *   `user_message_uuid(s)` and `command_uuid`, by which the library matches a turn's events);
+ * - a `user` turn by its content (text and images), in its recorded order (with the first
+ *   recorded turn not matched yet: a turn skipped is a mismatch, not a wait), each `[redacted]`
+ *   in it standing for any non-empty text (the recorder wrote it in place of a secret the prompt
+ *   held: the account e-mail, a `Redacted` value of the session's environment); its recorded
+ *   uuid is mapped to the one the library wrote, in every `recv` line played after it (the CLI
+ *   echoes it as `user_message_uuid(s)` and `command_uuid`, by which the library matches a
+ *   turn's events);
  * - anything else by its `type`.
  * Lines recorded before the first `send` (the CLI starts its MCP servers first) are played at
  * once. A line the CLI wrote that is not JSON (`Transcript.NonJsonLine`) is written again as its
@@ -350,13 +352,15 @@ const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
           const key = sendKey(message)
           const m = asRecord(message)
           let bound: ReadonlyArray<string> = []
-          const index = lines.findIndex((l, i) => {
-            if (keys[i] !== key || matched[i]) return false
-            if (m.type !== "user") return true
-            const texts = redactedMatch(asRecord(asRecord(l.msg).message).content, asRecord(m.message).content)
-            if (texts !== undefined) bound = texts
-            return texts !== undefined
-          })
+          // The first recorded line of its key not matched yet. A user turn matches that one or
+          // nothing: matching a later turn would leave its answer gated behind the skipped one,
+          // waiting for ever.
+          let index = lines.findIndex((_, i) => keys[i] === key && !matched[i])
+          if (m.type === "user" && index !== -1) {
+            const texts = redactedMatch(asRecord(asRecord(lines[index]!.msg).message).content, asRecord(m.message).content)
+            if (texts === undefined) index = -1
+            else bound = texts
+          }
           if (index === -1) return Effect.fail(mismatch(message))
           matched[index] = true
           for (const text of bound) {
