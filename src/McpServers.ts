@@ -64,6 +64,7 @@ import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import { describeCause, describeError } from "./internal/describeCause.ts"
+import { redactCause } from "./internal/handlerCall.ts"
 import { jsonWriteError } from "./internal/json.ts"
 import * as Rpc from "./internal/mcpJsonRpc.ts"
 import * as SpanExits from "./internal/spanExits.ts"
@@ -100,7 +101,9 @@ export type ContentBlock = TextContent | ImageContent
 /**
  * A full MCP tool result, as sent on the wire. `structuredContent` is an optional JSON object
  * next to the blocks; `isError: true` reports a failure the model should see (the CLI shows
- * the blocks to the model as an erroring tool result).
+ * the blocks to the model as an erroring tool result). With `structuredContent` and no `isError`,
+ * CLI 2.1.332 gives the model the JSON text of `structuredContent` in place of the text blocks
+ * (image blocks still go); the program sees it in the `user` event's `tool_use_result`.
  *
  * @since 0.1.0
  * @category models
@@ -143,7 +146,9 @@ export const image = (options: {
 
 /**
  * A result carrying `structuredContent`, with the JSON text of the value as its text block (MCP
- * asks for both, for clients that only read blocks), or `options.text` instead.
+ * asks for both, for clients that only read blocks), or `options.text` instead. The model reads
+ * the value's JSON either way: CLI 2.1.332 sends it in place of the text block (see
+ * {@link ToolResult}), so `options.text` reaches only clients that read the blocks.
  *
  * @since 0.1.0
  * @category constructors
@@ -151,7 +156,7 @@ export const image = (options: {
 export const structured = (
   value: Readonly<Record<string, unknown>>,
   options?: {
-    /** The text block to send instead of the value's JSON. */
+    /** The text block to send instead of the value's JSON (the CLI's model reads the JSON). */
     readonly text?: string | undefined
   }
 ): ToolResult => ({
@@ -668,22 +673,36 @@ const register = Effect.fnUntraced(function*(
   return result
 })
 
+/**
+ * The session's secrets replaced in a text (`ConnectOptions.redact`), set in the calls of a
+ * connection: a tool's failure text may quote them (a handler that read the environment).
+ */
+const Redacting = Context.Reference<((text: string) => string) | undefined>(
+  "effect-claude-code/McpServers/Redacting",
+  { defaultValue: () => undefined }
+)
+
 const runTool = (serverName: string, tool: Tool<unknown>, args: unknown, meta: CallMeta | undefined) =>
   tool.call(args, meta ?? { toolUseId: undefined }).pipe(
     Effect.flatMap(toToolResult),
     Effect.scoped,
     Effect.catchCause((cause): Effect.Effect<ToolResult> => {
       if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
-      const failure = Cause.findError(cause)
-      if (Result.isSuccess(failure) && !Cause.hasDies(cause)) {
-        const error = failure.success
-        return Effect.succeed(
-          Rpc.errorResult(error._tag === "InvalidArguments" ? error.message : describeError(error.error))
-        )
-      }
-      return Effect.logError(`Tool ${tool.name} of MCP server ${serverName} failed`, cause).pipe(
-        Effect.as(Rpc.errorResult(`Tool ${tool.name} failed: ${describeCause(cause)}`))
-      )
+      // What is logged and what the model reads, without the session's secrets.
+      return Effect.flatMap(Effect.service(Redacting), (redact) => {
+        const shown = redact ?? ((text: string) => text)
+        const failure = Cause.findError(cause)
+        if (Result.isSuccess(failure) && !Cause.hasDies(cause)) {
+          const error = failure.success
+          return Effect.succeed(
+            Rpc.errorResult(shown(error._tag === "InvalidArguments" ? error.message : describeError(error.error)))
+          )
+        }
+        return Effect.logError(
+          `Tool ${tool.name} of MCP server ${serverName} failed`,
+          redact === undefined ? cause : redactCause(cause, redact)
+        ).pipe(Effect.as(Rpc.errorResult(shown(`Tool ${tool.name} failed: ${describeCause(cause)}`))))
+      })
     }),
     Effect.annotateLogs({ mcpServer: serverName, mcpTool: tool.name }),
     // Ends without the tool's result (it may quote the session's secrets: a tool that read the environment).
@@ -806,6 +825,13 @@ export interface ConnectOptions {
    * close waits for them (a session passes its `closeGrace`).
    */
   readonly closeGrace?: Duration.Input | undefined
+  /**
+   * Replaces the session's secrets in a text (a session passes its own): applied to a failed
+   * tool call's logged cause and to the failure text the model reads. Default: none replaced.
+   *
+   * @since 0.2.0
+   */
+  readonly redact?: ((text: string) => string) | undefined
 }
 
 /**
@@ -884,7 +910,7 @@ export const connect: (
         Effect.flatMap(
           FiberMap.run(calls, key, tool.call(decoded.success.arguments ?? {}, {
             toolUseId: Rpc.toolUseIdOf(decoded.success._meta)
-          }), {
+          }).pipe(Effect.provideService(Redacting, options?.redact)), {
             startImmediately: false,
             onlyIfMissing: true
           }),
@@ -1059,7 +1085,8 @@ export type ToolkitServices<Tools extends Record<string, AiTool.Any>> =
  *
  * - `tools/list` advertises each tool's name, description and the JSON Schema of its parameters
  *   (as `Tool.getJsonSchema` gives it, an empty `Struct` as an object without properties; a
- *   dynamic tool's own JSON Schema).
+ *   dynamic tool's own JSON Schema), and its annotations as `effect/ai`'s `McpServer` does
+ *   (`Tool.Title` as `title`, which the CLI shows as the tool's name; the four hints).
  *   Provider-defined tools (which need no handler, such as `ClaudeCodeLanguageModel.Bash`) are
  *   left out: they are the provider's own.
  * - A `tools/call` runs through the toolkit (`Toolkit.handle`), with the handlers of the context
@@ -1214,9 +1241,12 @@ const toolkitTool = (
   }
 }
 
+/** A toolkit tool's annotations as `effect/ai`'s `McpServer` advertises them (the CLI shows `title`). */
 const toolkitAnnotations = (aiTool: AiTool.Any): ToolAnnotations => {
   const annotations = aiTool.annotations
+  const title = Context.getOption(annotations, AiTool.Title)
   return {
+    ...(Option.isSome(title) ? { title: title.value } : {}),
     readOnlyHint: Context.get(annotations, AiTool.Readonly),
     destructiveHint: Context.get(annotations, AiTool.Destructive),
     idempotentHint: Context.get(annotations, AiTool.Idempotent),

@@ -6,6 +6,7 @@
  */
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import type * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Path from "node:path"
@@ -49,6 +50,10 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => {
   /** A request answered with a bare acknowledgement. */
   const ack = (body: Protocol.OutgoingRequestBody & { readonly subtype: string }, options: RequestOptions | undefined) =>
     Effect.asVoid(request(body, Control.AcknowledgedResponse, options))
+  // The names the last `setMcpServers` the CLI took gave external configs: it replaced the
+  // servers of earlier calls and the in-process ones, so an in-process server of such a name is
+  // one no more (and it may be reconnected).
+  let madeExternal: ReadonlySet<string> = new Set()
   return {
     setModel: (model?: string, options?: RequestOptions): Effect.Effect<string, ClaudeError.ClaudeError> =>
       // A blank name: the CLI refuses "(unrecognized model name)", which does not say why.
@@ -117,27 +122,40 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => {
         // CLI 2.1.332 fails a stdio server without `args` here ("Spread syntax requires ...iterable
         // not be null or undefined"), though it takes one at launch: `args: []`, as the launch reads it.
         const external: Record<string, Protocol.McpExternalServerConfig> = {}
-        for (const [name, config] of Object.entries(servers)) {
+        for (const [name, config] of Predicate.isObject(servers) ? Object.entries(servers) : []) {
           if (name.length === 0) return yield* invalid("an MCP server name must not be empty")
+          // Not an object (from JavaScript): refused below, by the launch option's checks.
+          if (!Predicate.isObject(config)) continue
           const stdio = config.type === undefined || config.type === "stdio"
-          if (stdio && config.command.length === 0) {
-            return yield* invalid(`MCP server "${name}": command must not be empty`)
-          }
+          if (stdio && config.command === "") return yield* invalid(`MCP server "${name}": command must not be empty`)
           external[name] = stdio && config.args === undefined ? { ...config, args: [] } : config
           if ((config.type === "sse" || config.type === "http") && !URL.canParse(config.url)) {
             return yield* invalid(`MCP server "${name}": url is not a URL: ${config.url}`)
           }
         }
+        // The checks of the launch option `mcpServers` (a stdio, SSE or HTTP config, its command, an
+        // http(s) URL, `args`, `env` and `headers` of strings): CLI 2.1.332 takes a config that
+        // fails them, and fails the server with an error that does not name what is wrong.
+        yield* Launch.validate({ mcpServers: servers }).pipe(
+          Effect.mapError((error) =>
+            error.reason._tag === "InvalidInput"
+              ? ClaudeError.make(new ClaudeError.InvalidInput({
+                description: error.reason.description.replace(/^Invalid launch options: /, "setMcpServers: ")
+              }))
+              : error
+          )
+        )
         // Served before the CLI hears of them: its first mcp_message may come before its answer.
         yield* mcp.add(registered)
         const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...external, ...sdk } }
         const answer = yield* request(body, Control.McpSetServersResponse, options)
+        madeExternal = new Set(Object.keys(external))
         // The CLI closed its client for those: their running calls end here too.
         yield* mcp.interruptCalls(answer.removed)
         return answer
       }),
     reconnectMcpServer: (serverName: string, options?: RequestOptions) =>
-      mcp.serves(serverName)
+      mcp.serves(serverName) && !madeExternal.has(serverName)
         // CLI 2.1.332 refuses it with an internal error ("SDK servers should be handled in print.ts").
         ? invalid(
           `"${serverName}" is one of the session's in-process MCP servers, which the CLI cannot reconnect: ` +

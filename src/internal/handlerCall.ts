@@ -169,7 +169,7 @@ const redactError = (error: ClaudeError.ClaudeError, redact: Redact): ClaudeErro
  * whether it holds one. Reasons without a secret are kept as they are (the program's own error,
  * for `HandlerFailed.cause`); a `ClaudeError` keeps its reason ({@link redactError}).
  */
-const redactCause = (cause: Cause.Cause<unknown>, redact: Redact): Cause.Cause<unknown> => {
+export const redactCause = (cause: Cause.Cause<unknown>, redact: Redact): Cause.Cause<unknown> => {
   const reasons = cause.reasons.map((reason) => redactReason(reason, redact))
   return reasons.every((reason, i) => reason === cause.reasons[i]) ? cause : Cause.fromReasons(reasons)
 }

@@ -63,7 +63,7 @@ export const bind = Effect.fnUntraced(function*(
     ? hookBinding.dispatch
     : (...args: Parameters<Hooks.Bound["dispatch"]>) =>
       Effect.flatMap(loadHooks, (module) => module.bind(module.empty, report, redact).dispatch(...args))
-  const mcp = yield* McpConnection.connect(mcpServers, { closeGrace })
+  const mcp = yield* McpConnection.connect(mcpServers, { closeGrace, redact })
   const handlers: Record<string, Incoming.Handler> = {
     hook_callback: (request, requestId, unreadable) => {
       const toolUseId = typeof request.tool_use_id === "string" ? request.tool_use_id : undefined

@@ -1,0 +1,54 @@
+/**
+ * `reconnectMcpServer` on a server that `setMcpServers` made an external one, found by a reviewing
+ * helper on the real CLI 2.1.332 (failing before): the session's in-process server `byre`, replaced
+ * by `setMcpServers({ byre: { command } })` (the CLI answers `added` and `removed` `byre`, and
+ * `mcpStatus` shows it as a stdio server), could not be reconnected: `InvalidInput` said it was one
+ * of the session's in-process servers, as long as the session lived. It is sent now; a server made
+ * in-process again by a later `setMcpServers` is refused again.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Schema from "effect/Schema"
+import * as Claude from "../src/Claude.ts"
+import * as McpServers from "../src/McpServers.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+
+const byre = McpServers.server("byre", {
+  tools: [McpServers.tool({ name: "echo", description: "Echo.", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) })]
+})
+
+/** A CLI that answers every control request with success; the subtypes it got. */
+const answering = (received: Array<string>) =>
+  FakeCli.layer((cli) =>
+    Effect.gen(function*() {
+      yield* FakeCli.answerInitialize(cli)
+      while (true) {
+        const request = yield* cli.nextMatching((m) => m.type === "control_request")
+        const body = request.request as { readonly subtype: string; readonly servers?: Record<string, unknown> }
+        received.push(body.subtype)
+        const names = Object.keys(body.servers ?? {})
+        yield* cli.emit(FakeCli.success(request, body.subtype === "mcp_set_servers" ? { added: names, removed: names, errors: {} } : {}))
+      }
+    })
+  )
+
+describe("reconnectMcpServer after setMcpServers", () => {
+  it.effect("a server setMcpServers made external is reconnected; made in-process again, refused", () =>
+    Effect.gen(function*() {
+      const received: Array<string> = []
+      const [before, replaced, back] = yield* Effect.gen(function*() {
+        const session = yield* Claude.open()
+        const before = yield* Effect.exit(session.reconnectMcpServer("byre"))
+        yield* session.setMcpServers({ byre: { command: "byre-server" } })
+        const replaced = yield* Effect.exit(session.reconnectMcpServer("byre"))
+        yield* session.setMcpServers({}, { inProcess: [byre] })
+        const back = yield* Effect.exit(session.reconnectMcpServer("byre"))
+        return [before, replaced, back] as const
+      }).pipe(Effect.scoped, Effect.provide(McpServers.layer(byre)), Effect.provide(answering(received)))
+      assert.isTrue(Exit.isFailure(before), "the in-process server is refused")
+      assert.isTrue(Exit.isSuccess(replaced), `the external server is reconnected: ${String(replaced)}`)
+      assert.isTrue(Exit.isFailure(back), "in-process again: refused")
+      assert.deepStrictEqual(received.filter((s) => s.startsWith("mcp_")), ["mcp_set_servers", "mcp_reconnect", "mcp_set_servers"])
+    }))
+})
