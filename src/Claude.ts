@@ -422,7 +422,7 @@ export interface Session<R extends TurnResult = TurnResult> {
    * @since 0.2.0
    */
   readonly setMcpServers: <const Servers extends ReadonlyArray<McpServers.Server<unknown>> = readonly []>(
-    servers: { readonly [name: string]: Protocol.McpExternalServerConfig },
+    servers: { readonly [name: string]: Launch.McpExternalServer },
     options?: RequestOptions & {
       /** In-process servers (made with `McpServers.server`), kept and served by this session. */
       readonly inProcess?: Servers

@@ -69,7 +69,8 @@ import * as ClaudeError from "./ClaudeError.ts"
 import { describeError } from "./internal/describeCause.ts"
 import { formsOf, replaceAll } from "./internal/secretText.ts"
 import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
-import { secretsOf } from "./internal/tracing.ts"
+import * as McpServerConfigs from "./internal/mcpServerConfigs.ts"
+import { secretsOf, withSecrets } from "./internal/tracing.ts"
 import { planResume } from "./internal/resumePlan.ts"
 import * as TurnLedger from "./internal/turnLedger.ts"
 import * as Launch from "./Launch.ts"
@@ -415,7 +416,8 @@ const callbackDied = (
 const redactorOf = (options: Claude.SessionOptions): (text: string) => string => {
   let secrets: ReadonlyArray<string>
   try {
-    secrets = secretsOf(Launch.commandEnv(options), [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
+    const names = [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])]
+    secrets = withSecrets(secretsOf(Launch.commandEnv(options), names), McpServerConfigs.secretsOf(options.mcpServers, names))
   } catch {
     // An `env` that is no object: the host's secrets only.
     secrets = secretsOf({}, Launch.defaultSecretEnv)

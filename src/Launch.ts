@@ -16,6 +16,7 @@ import * as Path from "node:path"
 import * as ClaudeError from "./ClaudeError.ts"
 import type * as Control from "./protocol/control.ts"
 import { isUuid, jsonDataProblem, objectSchemaOf } from "./internal/json.ts"
+import * as McpServerConfigs from "./internal/mcpServerConfigs.ts"
 import { Fs } from "./internal/nodeFs.ts"
 import * as SpanExits from "./internal/spanExits.ts"
 
@@ -79,6 +80,59 @@ export interface GitIdentity {
   /** Becomes `GIT_AUTHOR_EMAIL` and `GIT_COMMITTER_EMAIL`. */
   readonly email: string
 }
+
+/**
+ * A value of an external MCP server's `env` or `headers`: plain, or a secret kept `Redacted`
+ * until the CLI reads it (`[redacted]` in transcripts, spans and logs).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type McpConfigValue = string | Redacted.Redacted<string>
+
+/**
+ * A stdio MCP server the CLI runs: `Protocol.McpStdioServerConfig` with `Redacted` values taken
+ * in `env`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface McpStdioServer extends Omit<Control.McpStdioServerConfig, "env"> {
+  /** The server's environment variables; a `Redacted` value is a secret of the session. */
+  readonly env?: Readonly<Record<string, McpConfigValue>>
+}
+
+/**
+ * An SSE MCP server the CLI dials: `Protocol.McpSseServerConfig` with `Redacted` values taken in
+ * `headers`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface McpSseServer extends Omit<Control.McpSseServerConfig, "headers"> {
+  /** The headers of its requests; a `Redacted` value is a secret of the session. */
+  readonly headers?: Readonly<Record<string, McpConfigValue>>
+}
+
+/**
+ * A streamable HTTP MCP server the CLI dials: `Protocol.McpHttpServerConfig` with `Redacted`
+ * values taken in `headers`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface McpHttpServer extends Omit<Control.McpHttpServerConfig, "headers"> {
+  /** The headers of its requests; a `Redacted` value is a secret of the session. */
+  readonly headers?: Readonly<Record<string, McpConfigValue>>
+}
+
+/**
+ * An MCP server the CLI runs or dials itself (the option `mcpServers`, `setMcpServers`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type McpExternalServer = McpStdioServer | McpSseServer | McpHttpServer
 
 /**
  * A settings object passed to the CLI with `--settings`. Any key of the CLI's `settings.json`
@@ -551,9 +605,13 @@ export interface LaunchOptions {
    * They go in the `--mcp-config` the library writes, next to the in-process servers of the
    * `McpServers` layer; a name used by both is refused (`InvalidInput`). As with the official
    * SDK, the configs travel on the command line: their `env` and `headers` are visible in the
-   * process list. In-process (`sdk`) servers come from the `McpServers` layer, not from here.
+   * process list. A value of `env` or `headers` may be `Redacted` (revealed to the CLI only);
+   * it, a plain `env` value of a secret name (`defaultSecretEnv`, `secretEnv`) and a plain
+   * credential header (`Authorization`, `X-Api-Key`, `Cookie`, …) are the session's secrets,
+   * `[redacted]` where the CLI echoes the configs (`mcpStatus`) in transcripts, spans and logs.
+   * In-process (`sdk`) servers come from the `McpServers` layer, not from here.
    */
-  readonly mcpServers?: Readonly<Record<string, Control.McpExternalServerConfig>> | undefined
+  readonly mcpServers?: Readonly<Record<string, McpExternalServer>> | undefined
   /**
    * `--strict-mcp-config`: only the servers of `--mcp-config` (`mcpServers` and the in-process
    * ones); those of the settings files, a project's `.mcp.json` and plugins are ignored.
@@ -709,9 +767,9 @@ const settingsJson = (settings: Settings | undefined): string => {
 
 const mcpConfigJson = (
   servers: Wiring["mcpServers"],
-  external: Readonly<Record<string, Control.McpExternalServerConfig>>
+  external: Readonly<Record<string, McpExternalServer>>
 ): string => {
-  const mcpServers: Record<string, Control.McpServerConfig> = { ...external }
+  const mcpServers: Record<string, Control.McpServerConfig> = McpServerConfigs.reveal(external)
   for (const server of servers) {
     mcpServers[server.name] = server.alwaysLoad
       ? { type: "sdk", name: server.name, alwaysLoad: true }
@@ -1202,9 +1260,12 @@ const skillNameProblem = (name: string): string | undefined => {
   return undefined
 }
 
-/** A record of strings (the `env` of a stdio server, the `headers` of a remote one). */
+/** A record of strings, or `Redacted` strings (the `env` of a stdio server, the `headers` of a remote one). */
 const isStringRecord = (u: unknown): boolean =>
-  isPlainObject(u) && Object.values(u).every((value) => typeof value === "string")
+  isPlainObject(u) &&
+  Object.values(u).every((value) =>
+    typeof value === "string" || (Redacted.isRedacted(value) && typeof Redacted.value(value) === "string")
+  )
 
 /** The problems of the external MCP servers and `strictMcpConfig`. */
 const mcpProblems = (options: LaunchOptions, wiring: Wiring | undefined, add: (problem: string) => void): void => {
@@ -1231,19 +1292,21 @@ const mcpProblems = (options: LaunchOptions, wiring: Wiring | undefined, add: (p
       if (config.args !== undefined && !(Array.isArray(config.args) && config.args.every((arg) => typeof arg === "string"))) {
         add(`${at}.args must be an array of strings`)
       }
-      if (config.env !== undefined && !isStringRecord(config.env)) add(`${at}.env must be an object of strings`)
+      if (config.env !== undefined && !isStringRecord(config.env)) add(`${at}.env must be an object of strings (or Redacted strings)`)
     } else if (config.type === "sse" || config.type === "http") {
       const url = typeof config.url === "string" && URL.canParse(config.url) ? new URL(config.url) : undefined
       if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
         add(`${at}.url must be an http:// or https:// URL (got ${JSON.stringify(config.url)})`)
       }
-      if (config.headers !== undefined && !isStringRecord(config.headers)) add(`${at}.headers must be an object of strings`)
+      if (config.headers !== undefined && !isStringRecord(config.headers)) {
+        add(`${at}.headers must be an object of strings (or Redacted strings)`)
+      }
     } else if (config.type === "sdk") {
       add(`${at}: in-process servers come from the McpServers layer, not from mcpServers`)
     } else add(`${at}.type must be "stdio", "sse" or "http" (got ${JSON.stringify(config.type)})`)
   }
-  // Sent in `--mcp-config` as JSON.
-  const problem = jsonProblem("mcpServers", servers)
+  // Sent in `--mcp-config` as JSON, each Redacted value revealed.
+  const problem = jsonProblem("mcpServers", McpServerConfigs.reveal(servers as Record<string, McpExternalServer>))
   if (problem !== undefined) add(problem)
 }
 

@@ -16,6 +16,7 @@ import type * as McpServers from "../McpServers.ts"
 import type * as Protocol from "../Protocol.ts"
 import * as Control from "../protocol/control.ts"
 import * as McpConnection from "./mcpConnection.ts"
+import * as McpServerConfigs from "./mcpServerConfigs.ts"
 import { deadlineProblem } from "./sessionOptionsCheck.ts"
 
 /** The session's per-call options (`Claude.RequestOptions`). */
@@ -46,7 +47,16 @@ const modeInEffect = (mode: string | undefined): Launch.PermissionMode | undefin
  * The methods, over the session's `request` and its in-process MCP connection (their public
  * signatures and docs are on `Claude.Session`, which checks them).
  */
-export const make = (request: Request, mcp: McpServers.McpConnection) => {
+export const make = (
+  request: Request,
+  mcp: McpServers.McpConnection,
+  secrets: {
+    /** The names of the secret variables (`Launch.defaultSecretEnv`, the session's `secretEnv`). */
+    readonly secretNames: ReadonlyArray<string>
+    /** Makes values the session's secrets, before a line holding them is written. */
+    readonly addSecrets: (values: ReadonlyArray<string>) => void
+  }
+) => {
   /** A request answered with a bare acknowledgement. */
   const ack = (body: Protocol.OutgoingRequestBody & { readonly subtype: string }, options: RequestOptions | undefined) =>
     Effect.asVoid(request(body, Control.AcknowledgedResponse, options))
@@ -99,7 +109,7 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => {
         ? Effect.fail(invalid("stopTask: the task id is empty"))
         : Effect.asVoid(request({ subtype: "stop_task", task_id: taskId }, Control.StopTaskResponse, options)),
     setMcpServers: <const Servers extends ReadonlyArray<McpServers.Server<unknown>> = readonly []>(
-      servers: { readonly [name: string]: Protocol.McpExternalServerConfig },
+      servers: { readonly [name: string]: Launch.McpExternalServer },
       options?: RequestOptions & { readonly inProcess?: Servers }
     ): Effect.Effect<
       Protocol.McpSetServersResponse,
@@ -122,7 +132,8 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => {
         // CLI 2.1.332 fails a stdio server without `args` here ("Spread syntax requires ...iterable
         // not be null or undefined"), though it takes one at launch: `args: []`, as the launch reads it.
         const external: Record<string, Protocol.McpExternalServerConfig> = {}
-        for (const [name, config] of Predicate.isObject(servers) ? Object.entries(servers) : []) {
+        const revealed = Predicate.isObject(servers) ? McpServerConfigs.reveal(servers) : {}
+        for (const [name, config] of Object.entries(revealed)) {
           if (name.length === 0) return yield* invalid("an MCP server name must not be empty")
           // Not an object (from JavaScript): refused below, by the launch option's checks.
           if (!Predicate.isObject(config)) continue
@@ -145,6 +156,8 @@ export const make = (request: Request, mcp: McpServers.McpConnection) => {
               : error
           )
         )
+        // Their secrets are the session's before the line that holds them is written.
+        secrets.addSecrets(McpServerConfigs.secretsOf(servers, secrets.secretNames))
         // Served before the CLI hears of them: its first mcp_message may come before its answer.
         yield* mcp.add(registered)
         const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...external, ...sdk } }

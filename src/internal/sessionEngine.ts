@@ -39,6 +39,7 @@ import * as Control from "../protocol/control.ts"
 import { type Connection, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
 import * as CliAccepted from "./cliAccepted.ts"
 import * as Controls from "./controls.ts"
+import * as McpServerConfigs from "./mcpServerConfigs.ts"
 import { exitContext } from "./exitReason.ts"
 import * as HostHandlers from "./hostHandlers.ts"
 import * as Incoming from "./incoming.ts"
@@ -75,6 +76,7 @@ export interface EngineOptions extends
     | "title"
     | "planModeInstructions"
     | "promptSuggestions"
+    | "mcpServers"
   >
 {
   readonly maxLineBytes?: number | undefined
@@ -153,7 +155,11 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     userDialogs
   } = input
   const scope: Scope.Scope = yield* Effect.scope
-  const secrets = Tracing.secretsOf(command.env, [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])])
+  const secretNames = [...Launch.defaultSecretEnv, ...(options.secretEnv ?? [])]
+  const secrets = Tracing.withSecrets(
+    Tracing.secretsOf(command.env, secretNames),
+    McpServerConfigs.secretsOf(options.mcpServers, secretNames)
+  )
   const tracing = yield* Tracing.make(sessionSpan, secrets)
   const redact: ResultRedaction.RedactValue = (value) => tracing.redactValue(value)
   // The session's secrets stay out of the stderr the library logs and puts in errors.
@@ -188,6 +194,20 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
         ))
       }
     }
+  // Secrets told after the start (the configs of `setMcpServers`), before the line that holds
+  // them is written: the spans', the logs' and the transcript's. A recorder that throws is stopped
+  // as on a line.
+  const addSecrets = (values: ReadonlyArray<string>): void => {
+    const kept = Tracing.withSecrets([], values)
+    for (const value of kept) tracing.addSecret(value)
+    if (!recording || kept.length === 0) return
+    try {
+      recorder?.secrets?.(kept)
+    } catch (error) {
+      recording = false
+      runFork(Effect.logWarning("the transcript recorder (options.transcript) threw on secrets: recording stopped, the session goes on", error))
+    }
+  }
   // An interrupt asks for an abort while a turn is in progress, or a message waits (the CLI then
   // starts its turn aborted). `turns` is made below: only an interrupt reads it, and none is
   // written before the session is open.
@@ -370,7 +390,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   return {
     runner,
     requestDecoded: requestWith(true),
-    controls: Controls.make(requestWith(false), mcp),
+    controls: Controls.make(requestWith(false), mcp, { secretNames, addSecrets }),
     sessionId: Deferred.await(sessionId),
     initializeResult,
     cliVersion: Fiber.join(ready),

@@ -706,8 +706,15 @@ export const secretsOf = (
     const inherited = host[name]
     if (!Object.hasOwn(env, name) && inherited !== undefined) add(name, inherited)
   }
-  return [...secrets].filter((secret) => secret.length >= minSecretLength).sort((a, b) => b.length - a.length)
+  return withSecrets([], [...secrets])
 }
+
+/**
+ * `secrets` with `more` added (the secrets of external MCP servers' configs), as
+ * {@link secretsOf} gives them: each once, 8 characters or more, longest first.
+ */
+export const withSecrets = (secrets: ReadonlyArray<string>, more: ReadonlyArray<string>): Array<string> =>
+  [...new Set([...secrets, ...more])].filter((secret) => secret.length >= minSecretLength).sort((a, b) => b.length - a.length)
 
 /**
  * The parts of a secret variable's value that are secrets on their own: each header's value of

@@ -1,0 +1,80 @@
+/**
+ * The configs of external MCP servers (the launch option `mcpServers`, `setMcpServers`): their
+ * `env` and `headers` may hold `Redacted` values, revealed only where the CLI reads them, and
+ * their secrets join the session's, so that the CLI's echo of a config (`mcp_status`) and the
+ * `mcp_set_servers` line are written `[redacted]` in transcripts, spans and logs.
+ */
+import * as Redacted from "effect/Redacted"
+import type * as Launch from "../Launch.ts"
+import type * as Control from "../protocol/control.ts"
+
+/** Headers whose plain values are credentials (compared in lower case). */
+const credentialHeaders = new Set(["authorization", "proxy-authorization", "x-api-key", "api-key", "x-auth-token", "cookie"])
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+const revealRecord = (values: unknown): unknown =>
+  isRecord(values)
+    ? Object.fromEntries(Object.entries(values).map(([name, value]) => [name, Redacted.isRedacted(value) ? Redacted.value(value) : value]))
+    : values
+
+/**
+ * The configs as the CLI reads them: each `Redacted` value of `env` and `headers` revealed. A
+ * config of another shape (from JavaScript) is kept as it is, for the checks to name.
+ */
+export const reveal = (
+  servers: Readonly<Record<string, Launch.McpExternalServer>>
+): Record<string, Control.McpExternalServerConfig> => {
+  const out: Record<string, unknown> = {}
+  for (const [name, config] of Object.entries(servers as Readonly<Record<string, unknown>>)) {
+    if (!isRecord(config)) out[name] = config
+    else {
+      out[name] = {
+        ...config,
+        ...(config.env === undefined ? {} : { env: revealRecord(config.env) }),
+        ...(config.headers === undefined ? {} : { headers: revealRecord(config.headers) })
+      }
+    }
+  }
+  return out as Record<string, Control.McpExternalServerConfig>
+}
+
+/** A credential header's value, and the credential after its scheme (`Bearer <token>`). */
+const credentialParts = (value: string): ReadonlyArray<string> => {
+  const space = value.trim().indexOf(" ")
+  return space === -1 ? [value] : [value, value.trim().slice(space + 1).trim()]
+}
+
+/**
+ * The secrets of the configs: every `Redacted` value of `env` and `headers`; the plain `env`
+ * values of a secret variable's name (`secretNames`: `Launch.defaultSecretEnv` and the session's
+ * `secretEnv`); the plain values of credential headers (`Authorization`, `X-Api-Key`, `Cookie`,
+ * …), with the credential after an auth scheme on its own.
+ */
+export const secretsOf = (
+  servers: Readonly<Record<string, Launch.McpExternalServer>> | undefined,
+  secretNames: ReadonlyArray<string>
+): ReadonlyArray<string> => {
+  const secrets = new Set<string>()
+  const names = new Set(secretNames)
+  for (const config of Object.values((servers ?? {}) as Readonly<Record<string, unknown>>)) {
+    if (!isRecord(config)) continue
+    if (isRecord(config.env)) {
+      for (const [name, value] of Object.entries(config.env)) {
+        if (Redacted.isRedacted(value)) secrets.add(String(Redacted.value(value)))
+        else if (typeof value === "string" && names.has(name)) secrets.add(value)
+      }
+    }
+    if (isRecord(config.headers)) {
+      for (const [name, value] of Object.entries(config.headers)) {
+        const revealed = Redacted.isRedacted(value) ? String(Redacted.value(value)) : value
+        if (typeof revealed !== "string") continue
+        if (Redacted.isRedacted(value) || credentialHeaders.has(name.toLowerCase())) {
+          for (const part of credentialParts(revealed)) secrets.add(part)
+        }
+      }
+    }
+  }
+  return [...secrets].filter((secret) => secret.length > 0)
+}
