@@ -108,6 +108,8 @@ export const knownResults: Readonly<Record<string, ReadonlyArray<string>>> = {
   newer_model_offer: ["resume_on_newer_model", "keep", "dismiss", "cancelled"],
   send_to_project_remote_control_offer: ["turned_on", "already_on", "declined", "failed"],
   ultraplan_choice: ["here", "fresh", "cancel", "cancelled"],
+  resume_return: ["compact", "continue", "dismiss", "never", "cancelled"],
+  check_in_question: ["new", "chat", "tried", "agents", "own", "check", "step", "other_question", "skip", "cancelled"],
   auto_mode_outside_reads: ["allow", "block", "ask_again", "allow_once"],
   auto_mode_setup_review: ["accept", "decline", "cancelled"],
   chrome_install_setup: ["continue", "keep_waiting", "skip", "cancelled"],

@@ -70,6 +70,9 @@ describe("UserDialogs: results the CLI would not take", () => {
     newer_model_offer: ["resume_on_newer_model", "keep", "dismiss", "cancelled"],
     send_to_project_remote_control_offer: ["turned_on", "already_on", "declined", "failed"],
     ultraplan_choice: ["here", "fresh", "cancel", "cancelled"],
+    // Two more whose kind name is a variable, found by a seventh review.
+    resume_return: ["compact", "continue", "dismiss", "never", "cancelled"],
+    check_in_question: ["new", "chat", "tried", "agents", "own", "check", "step", "other_question", "skip", "cancelled"],
     // Its list is a variable of the binary's, not written inline (found by a fifth review).
     auto_mode_outside_reads: ["allow", "block", "ask_again", "allow_once"],
     auto_mode_setup_review: ["accept", "decline", "cancelled"],
