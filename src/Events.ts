@@ -75,7 +75,10 @@ export interface ProtocolProblem {
  * A batch of transcript entries the session could not mirror to its `SessionStore` (the option
  * `sessionStore`): the store failed every attempt (3, with short backoff). The batch is kept and
  * tried again in front of the next one; the session goes on, and the CLI's own transcript file
- * has the entries. At close, what was never saved is reported once more (`attempts: 0`).
+ * has the entries. At close, what was never saved is reported once more (`attempts: 0`) in the
+ * log (an error) only: `events` has ended by then. A program that must know before it closes
+ * the session waits on `Session.flushStore`, which fails with `StoreFailed` while anything is
+ * unsaved.
  *
  * @since 0.2.0
  * @category models
@@ -92,7 +95,7 @@ export interface MirrorFailed {
   readonly key?: SessionStore.SessionKey | undefined
   /**
    * How many entries were not saved. They are kept and tried again in front of the next batch
-   * (and once more when the session closes); a `mirror_error` at close names what was never saved.
+   * (and once more when the session closes, what is then never saved going to the log).
    */
   readonly entries: number
   /** How many times `append` was tried. */
