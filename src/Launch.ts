@@ -135,6 +135,33 @@ export interface McpHttpServer extends Omit<Control.McpHttpServerConfig, "header
 export type McpExternalServer = McpStdioServer | McpSseServer | McpHttpServer
 
 /**
+ * The command sandbox of the CLI's Bash tool (the settings' `sandbox`; on Linux it needs
+ * `bubblewrap` and `socat`). With `enabled: true` and no `failIfUnavailable`, the library sets
+ * `failIfUnavailable: true`, as the official SDK's `sandbox` does: where the sandbox cannot
+ * start, the CLI exits (`ProcessExited`, its stderr naming what is missing) rather than run the
+ * commands unsandboxed, which CLI 2.1.332 does by default. `failIfUnavailable: false` lets them
+ * run unsandboxed there. Other keys of the CLI's sandbox settings pass through as given.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface SandboxSettings {
+  /** Runs Bash commands inside the sandbox. */
+  readonly enabled?: boolean
+  /** Exit at start when the sandbox cannot start (`true` by default here when `enabled`). */
+  readonly failIfUnavailable?: boolean
+  /** Sandboxed Bash commands run without a permission prompt. */
+  readonly autoAllowBashIfSandboxed?: boolean
+  /** Whether a command may ask to run outside the sandbox. */
+  readonly allowUnsandboxedCommands?: boolean
+  /** Network access of sandboxed commands (`allowedDomains`, `deniedDomains`, …). */
+  readonly network?: { readonly [key: string]: unknown }
+  /** File access of sandboxed commands (`allowWrite`, `denyRead`, …). */
+  readonly filesystem?: { readonly [key: string]: unknown }
+  readonly [key: string]: unknown
+}
+
+/**
  * A settings object passed to the CLI with `--settings`. Any key of the CLI's `settings.json`
  * is allowed; values must be JSON.
  *
@@ -437,6 +464,12 @@ export interface LaunchOptions {
   readonly projectConfigRoot?: string | undefined
   /** Merged into the `--settings` JSON, next to the library's `attribution` default. */
   readonly settings?: Settings | undefined
+  /**
+   * The settings' `sandbox` (see {@link SandboxSettings}: fails closed where the sandbox cannot
+   * start). Set it here or in `settings.sandbox`, not both (`InvalidInput`); the fail-closed
+   * default holds for `settings.sandbox` too.
+   */
+  readonly sandbox?: SandboxSettings | undefined
   /**
    * `--managed-settings <json>`: settings of the policy tier, for a host that enforces its own
    * lock-down (`{ permissions: { deny: ["Bash"] } }` holds whatever `allowedTools` or `settings`
@@ -756,14 +789,23 @@ const envName = /^[^=\0]+$/
 const valueFlag = (name: string, value: string): ReadonlyArray<string> =>
   value.startsWith("-") ? [`${name}=${value}`] : [name, value]
 
-const settingsJson = (settings: Settings | undefined): string => {
+const settingsJson = (settings: Settings | undefined, sandboxOption: SandboxSettings | undefined): string => {
   const { attribution, ...rest } = settings ?? {}
+  const sandbox = sandboxOption ?? (isPlainObject(rest.sandbox) ? rest.sandbox : undefined)
   // A key set to `undefined` is absent: it keeps the library's "" (spread, it would cancel it).
   return JSON.stringify({
     attribution: { ...attribution, commit: attribution?.commit ?? "", pr: attribution?.pr ?? "" },
-    ...rest
+    ...rest,
+    ...(sandbox === undefined ? {} : { sandbox: failingClosed(sandbox) })
   })
 }
+
+/**
+ * A sandbox that is `enabled` fails closed unless told otherwise: CLI 2.1.332 runs the commands
+ * unsandboxed, with a warning, where it cannot start one.
+ */
+const failingClosed = (sandbox: { readonly [key: string]: unknown }): { readonly [key: string]: unknown } =>
+  sandbox.enabled === true && sandbox.failIfUnavailable === undefined ? { ...sandbox, failIfUnavailable: true } : sandbox
 
 const mcpConfigJson = (
   servers: Wiring["mcpServers"],
@@ -925,7 +967,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (options.includePartialMessages !== false) args.push("--include-partial-messages")
   if (mode !== undefined) args.push("--permission-mode", mode)
   if (mode === "bypassPermissions") args.push("--allow-dangerously-skip-permissions")
-  args.push("--settings", settingsJson(options.settings))
+  args.push("--settings", settingsJson(options.settings, options.sandbox))
   if (options.managedSettings !== undefined) args.push("--managed-settings", JSON.stringify(options.managedSettings))
   if (options.projectConfigRoot !== undefined) args.push(...valueFlag("--project-config-root", options.projectConfigRoot))
   const external = options.mcpServers ?? {}
@@ -1389,6 +1431,20 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
         add("settings.attribution must be an object")
       }
       const problem = jsonProblem("settings", options.settings)
+      if (problem !== undefined) add(problem)
+    }
+  }
+  if (options.sandbox !== undefined) {
+    const sandbox: unknown = options.sandbox
+    if (!isPlainObject(sandbox)) add("sandbox must be an object")
+    else {
+      for (const key of ["enabled", "failIfUnavailable", "autoAllowBashIfSandboxed", "allowUnsandboxedCommands"] as const) {
+        if (sandbox[key] !== undefined && typeof sandbox[key] !== "boolean") add(`sandbox.${key} must be a boolean`)
+      }
+      if (isPlainObject(options.settings) && options.settings.sandbox !== undefined) {
+        add("sandbox and settings.sandbox cannot be combined: set the sandbox in one of them")
+      }
+      const problem = jsonProblem("sandbox", sandbox)
       if (problem !== undefined) add(problem)
     }
   }

@@ -335,6 +335,7 @@ const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOption
   projectConfigRoot: undefined,
   settings: undefined,
   managedSettings: undefined,
+  sandbox: undefined,
   env: undefined,
   secretEnv: undefined,
   apiKey: undefined,

@@ -102,6 +102,23 @@ describe("buildCommand: limits, context and identity", () => {
     ])
   })
 
+  it("sandbox goes in the --settings JSON; enabled without failIfUnavailable fails closed, in settings.sandbox too", () => {
+    const settingsOf = (options: Launch.LaunchOptions) => {
+      const args = Launch.buildCommand(options, { mcpServers: [], permissionPromptTool: false }).args
+      return JSON.parse(args[args.indexOf("--settings") + 1]!) as { sandbox?: unknown; model?: unknown }
+    }
+    assert.deepStrictEqual(settingsOf({ sandbox: { enabled: true } }).sandbox, { enabled: true, failIfUnavailable: true })
+    assert.deepStrictEqual(settingsOf({ sandbox: { enabled: true, failIfUnavailable: false } }).sandbox, { enabled: true, failIfUnavailable: false })
+    assert.deepStrictEqual(settingsOf({ sandbox: { enabled: false } }).sandbox, { enabled: false })
+    assert.deepStrictEqual(
+      settingsOf({ sandbox: { enabled: true, network: { allowedDomains: ["example.com"] } } }).sandbox,
+      { enabled: true, network: { allowedDomains: ["example.com"] }, failIfUnavailable: true }
+    )
+    const viaSettings = settingsOf({ settings: { model: "m", sandbox: { enabled: true } } })
+    assert.deepStrictEqual(viaSettings, { ...viaSettings, model: "m", sandbox: { enabled: true, failIfUnavailable: true } })
+    assert.isUndefined(settingsOf({}).sandbox)
+  })
+
   it("skills add Skill rules after allowedTools, as the SDK does", () => {
     assert.deepStrictEqual(tail({ skills: ["pdf", "docx"] }), ["--allowedTools", "Skill(pdf),Skill(docx)"])
     assert.deepStrictEqual(tail({ allowedTools: ["Read", "Skill(pdf)"], skills: ["pdf"] }), [
@@ -209,6 +226,10 @@ describe("validate: limits, context and identity", () => {
         [loose({ agents: { r: { description: "d", prompt: "p", permissionMode: "x" } } }), "agents.r.permissionMode must be one of"],
         [loose({ forwardSubagentText: "yes" }), "forwardSubagentText must be a boolean"],
         [{ title: " " }, "title must be a non-empty string"],
+        [loose({ sandbox: true }), "sandbox must be an object"],
+        [loose({ sandbox: { enabled: "yes" } }), "sandbox.enabled must be a boolean"],
+        [loose({ sandbox: { failIfUnavailable: 0 } }), "sandbox.failIfUnavailable must be a boolean"],
+        [{ sandbox: { enabled: true }, settings: { sandbox: { enabled: false } } }, "sandbox and settings.sandbox cannot be combined"],
         [{ projectConfigRoot: "repo" }, "projectConfigRoot must be an absolute path (got repo)"],
         [{ projectConfigRoot: "/srv/\0" }, "projectConfigRoot must not contain NUL characters"],
         [loose({ managedSettings: ["deny"] }), "managedSettings must be an object"],

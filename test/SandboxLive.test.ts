@@ -1,0 +1,60 @@
+/**
+ * `sandbox` on the real CLI: a sandbox asked for never turns into commands run unsandboxed
+ * without the program saying so. CLI 2.1.332, given `sandbox.enabled` where the sandbox cannot
+ * start (no `bubblewrap` or `socat`), runs the commands unsandboxed with a warning; the library
+ * sets `failIfUnavailable: true` unless told otherwise (found while adding the option).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as FakeModel from "../src/testing/FakeModel.ts"
+import * as Offline from "../src/testing/Offline.ts"
+import { processLayer } from "./support/live.ts"
+import { cliPath } from "./support/realCli.ts"
+
+const script = () => [
+  FakeModel.toolUse("Bash", { command: "touch made-by-bash", description: "Make a file" }),
+  FakeModel.text("done")
+]
+
+/** Whether `name` is an executable on PATH. */
+const onPath = (name: string): boolean =>
+  (process.env.PATH ?? "").split(Path.delimiter).some((dir) => {
+    try {
+      Fs.accessSync(Path.join(dir, name), Fs.constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+
+const sandboxCanStart = onPath("bwrap") && onPath("socat")
+const options = { executable: cliPath, permissionMode: "default", allowedTools: ["Bash"] } as const
+
+describe("sandbox (real CLI)", { timeout: 120_000 }, () => {
+  for (const [name, extra] of [
+    ["the sandbox option", { sandbox: { enabled: true } }],
+    ["settings.sandbox", { settings: { sandbox: { enabled: true } } }]
+  ] as const) {
+    it.live(`${name} enabled: ${sandboxCanStart ? "the command runs in the sandbox" : "the sandbox cannot start here, so the session fails with ProcessExited naming what is missing, and no command runs"}`, () =>
+      Effect.scoped(Effect.gen(function*() {
+        const offline = yield* Offline.open(script(), { ...options, ...extra })
+        if (sandboxCanStart) {
+          yield* offline.session.run("Make a file")
+        } else {
+          const error = yield* Effect.flip(offline.session.run("Make a file"))
+          assert.strictEqual(error.reason._tag, "ProcessExited", String(error))
+          if (error.reason._tag === "ProcessExited") assert.include(error.reason.stderrTail, "sandbox")
+          assert.isFalse(Fs.existsSync(Path.join(offline.cwd, "made-by-bash")), "a command ran unsandboxed")
+        }
+      })).pipe(Effect.provide(processLayer)))
+  }
+
+  it.live("failIfUnavailable: false is the program's choice: where the sandbox cannot start the command runs unsandboxed", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const offline = yield* Offline.open(script(), { ...options, sandbox: { enabled: true, failIfUnavailable: false } })
+      yield* offline.session.run("Make a file")
+      assert.isTrue(Fs.existsSync(Path.join(offline.cwd, "made-by-bash")))
+    })).pipe(Effect.provide(processLayer)))
+})
