@@ -238,7 +238,8 @@ export const fromInitialize = (body: unknown): string | undefined => {
 
 /**
  * Runs `claude --version` through the `Transport` (the same executable, environment and cwd as
- * the session) and reads the version it prints. `undefined` when it prints none, fails, or takes
+ * the session) and reads the version it prints (on the line naming Claude Code when one does, so
+ * that a wrapper's banner is not taken for it). `undefined` when it prints none, fails, or takes
  * more than 15 seconds; never fails.
  *
  * @since 0.1.0
@@ -258,7 +259,10 @@ export const query: (
       Effect.map(Option.getOrElse(() => "")),
       Effect.catchCause((cause) => Effect.as(Effect.logDebug("claude --version failed", cause), ""))
     )
-    return Option.match(parse(output), { onNone: () => undefined, onSome: format })
+    // The line naming Claude Code (`2.1.0 (Claude Code)`) wins: a wrapper's banner before it
+    // (`Now using node v20.11.1`) or a notice after it names other versions.
+    const named = output.split("\n").find((line) => /claude code/i.test(line) && Option.isSome(parse(line)))
+    return Option.match(parse(named ?? output), { onNone: () => undefined, onSome: format })
   },
   SpanExits.withSpan("CliVersion.query")
 )

@@ -86,7 +86,9 @@ export interface Connection {
   readonly pid: number | undefined
   /**
    * The CLI's stdout, as it arrives; run once, by the session. It keeps what the CLI writes from
-   * `open` on, until it is run: a session writes `initialize` before it starts reading.
+   * `open` on, until it is run: a session writes `initialize` before it starts reading. It ends
+   * when stdout ends, or once the CLI exited and its stdout stayed quiet for a moment (a process
+   * the CLI started may hold the pipe open for long).
    */
   readonly incoming: Stream.Stream<Uint8Array, ClaudeError>
   /**

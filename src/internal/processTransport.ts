@@ -14,7 +14,9 @@
  * the spawn itself is `SpawnFailed`), the CLI in its own process group (`detached`), SIGTERM to
  * the group when the CLI exits with an error, and on close the ladder: stdin EOF, then SIGTERM,
  * then SIGKILL to the whole group within `closeGrace`, then the sweep of what the CLI left
- * outside its group (see `sweep`). stderr is drained into a bounded tail and a line feed. Each
+ * outside its group (see `sweep`); a group found empty after the CLI exited is never signalled
+ * again (its id may lead another group by then). stdout ends at the latest shortly after the
+ * CLI exited, whoever else holds the pipe. stderr is drained into a bounded tail and a line feed. Each
  * CLI gets a temporary root of its own, removed last, which holds the `--settings` JSON as a file
  * (`cliTmpRoot.ts`).
  */
@@ -134,6 +136,10 @@ const workingDirectoryProblem = (cwd: string): ClaudeError.BadWorkingDirectory["
 }
 
 const GROUP_POLL_MILLIS = 10
+/** How often the group of a CLI that exited is looked at until it is empty. */
+const GROUP_WATCH_MILLIS = 250
+/** How long the stdout of a CLI that exited may stay quiet before it counts as ended. */
+const STDOUT_AFTER_EXIT_MILLIS = 200
 /** How long the close waits for the group to go after SIGKILL. */
 const AFTER_KILL_MILLIS = 1_000
 
@@ -224,9 +230,24 @@ const runningMembers = (pgid: number, known: ReadonlyArray<number>): ReadonlyArr
 /** The members of each CLI's group found running at the last look (see `runningMembers`). */
 const lastRunning = new WeakMap<NodeChildProcess.ChildProcess, ReadonlyArray<number>>()
 
+/**
+ * CLIs that exited and whose process group was then found empty: it is gone for good (nothing
+ * joins a group with no running member), and its id, the CLI's pid, may since lead an unrelated
+ * group (pids wrap around), which must never be signalled.
+ */
+const groupGone = new WeakSet<NodeChildProcess.ChildProcess>()
+
 /** The CLI has not exited, or a member of its process group still runs (zombies do not count). */
 const groupAlive = (child: NodeChildProcess.ChildProcess): boolean => {
   if (!hasExited(child)) return true
+  if (groupGone.has(child)) return false
+  const alive = membersLeft(child)
+  if (!alive) groupGone.add(child)
+  return alive
+}
+
+/** After the CLI exited: whether a member of its group still runs (see `groupAlive`). */
+const membersLeft = (child: NodeChildProcess.ChildProcess): boolean => {
   if (process.platform === "win32") return false
   try {
     process.kill(-child.pid!, 0)
@@ -362,7 +383,9 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   )
 
   // stdout: each chunk goes to the session's reader as it comes, with nothing scheduled.
+  let lastStdoutAt = 0
   child.stdout!.on("data", (chunk: Buffer) => {
+    lastStdoutAt = Date.now()
     stdout.offer(chunk)
     stdout.wake()
   })
@@ -407,15 +430,55 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
     return Effect.sync(() => child.removeListener("exit", onExit))
   })
   // A CLI that failed leaves nothing of its group behind, as the spawner of `effect/process` did.
-  child.once("exit", (code) => {
-    if (code !== 0 && code !== null) {
+  // From its exit on, the group is watched until it is empty (`groupGone`), so that a close long
+  // after signals no group that has taken its id since.
+  let watch: ReturnType<typeof setTimeout> | undefined
+  let watching = true
+  const watchGroup = () => {
+    watch = watching && groupAlive(child) ? setTimeout(watchGroup, GROUP_WATCH_MILLIS).unref() : undefined
+  }
+  // Once the CLI exited, its stdout ends when it has been quiet for STDOUT_AFTER_EXIT_MILLIS,
+  // even if a process it started holds the pipe open: the session then learns of the exit at
+  // once, not when that process goes. The check runs once more after a turn of the event loop
+  // (timers run before I/O after a busy stretch), so what the pipe still holds is read first.
+  let quietTimer: ReturnType<typeof setTimeout> | undefined
+  const endStdoutWhenQuiet = (recheck: boolean) => {
+    quietTimer = undefined
+    if (!watching || child.stdout!.readableEnded || child.stdout!.destroyed) return
+    const quiet = Date.now() - lastStdoutAt
+    if (quiet < STDOUT_AFTER_EXIT_MILLIS) {
+      quietTimer = setTimeout(() => endStdoutWhenQuiet(true), STDOUT_AFTER_EXIT_MILLIS - quiet).unref()
+    } else if (recheck) {
+      setImmediate(() => endStdoutWhenQuiet(false))
+    } else {
+      child.stdout!.destroy()
+      stdout.end()
+      stdout.wake()
+    }
+  }
+  const onExit = () => {
+    if (child.exitCode !== 0 && child.exitCode !== null) {
       try {
         if (process.platform !== "win32") process.kill(-child.pid!, "SIGTERM")
       } catch {
         // nothing left
       }
     }
-  })
+    watchGroup()
+    lastStdoutAt = Math.max(lastStdoutAt, Date.now())
+    endStdoutWhenQuiet(true)
+  }
+  // It may have exited already, between its spawn and here.
+  if (hasExited(child)) onExit()
+  else child.once("exit", onExit)
+  // The close looks at the group itself from here on.
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      watching = false
+      clearTimeout(watch)
+      clearTimeout(quietTimer)
+    })
+  )
   yield* exit.pipe(
     // The stderr tail is only whole once the pipe is drained; a grandchild may hold it open.
     Effect.tap(() => Deferred.await(stderrDone).pipe(Effect.timeoutOption(Duration.millis(200)))),
