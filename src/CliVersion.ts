@@ -189,7 +189,7 @@ export interface Policy {
  *
  * A version that cannot be told (`undefined`: an in-memory or replayed CLI that names none, a
  * `claude --version` that printed none; or text without `x.y.z`) is not checked: logged at debug
- * level, and the check succeeds.
+ * level, and the check succeeds ({@link verify} warns of it for a CLI with a process).
  *
  * @since 0.1.0
  * @category policy
@@ -317,6 +317,14 @@ export const verify: (
     policy?: Policy | undefined
   ) {
     const version = yield* resolve(initializeBody, spec, connection)
+    // A CLI of a process that could not tell its version runs unchecked: said where a program
+    // sees it (an in-memory or replayed CLI is never asked).
+    if (connection.pid !== undefined && (version === undefined || Option.isNone(parse(version)))) {
+      yield* Effect.logWarning(
+        `the claude CLI's version could not be told (${version ?? "claude --version printed none"}): ` +
+          `not checked against ${(policy?.range ?? supported).floor} to <${(policy?.range ?? supported).below}`
+      )
+    }
     yield* check(version, policy)
     return version
   },

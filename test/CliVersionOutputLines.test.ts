@@ -7,6 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import * as CliVersion from "../src/CliVersion.ts"
 import { Transport } from "../src/Transport.ts"
@@ -47,5 +48,42 @@ describe("CliVersion.query", () => {
   it.effect("a bare version (no Claude Code on any line) is still read", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* query("2.1.7\n"), "2.1.7")
+    }))
+})
+
+describe("CliVersion.verify: a CLI with a process whose version cannot be told", () => {
+  /** The messages logged at `level` or above while `effect` runs. */
+  const logged = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.gen(function*() {
+      const lines: Array<{ readonly level: string; readonly message: string }> = []
+      const logger = Logger.make<unknown, void>(({ logLevel, message }) => {
+        lines.push({ level: logLevel, message: Array.isArray(message) ? message.join(" ") : String(message) })
+      })
+      const result = yield* effect.pipe(Effect.provide(Logger.layer([logger])))
+      return { result, lines }
+    })
+
+  it.effect("claude --version prints no version: the session goes on unchecked, with a warning that says so (not a debug line)", () =>
+    Effect.gen(function*() {
+      const { result, lines } = yield* logged(
+        CliVersion.verify({}, { executable: "claude", env: {}, closeGrace: Duration.seconds(1) }, { pid: 1 }).pipe(
+          Effect.provide(printing("claude: command wrapper ready\n"))
+        )
+      )
+      assert.isUndefined(result)
+      const warning = lines.find((line) => line.level === "Warn")
+      assert.isDefined(warning, JSON.stringify(lines))
+      assert.include(warning!.message, "not checked")
+    }))
+
+  it.effect("an in-memory CLI (no process) is not asked and not warned about", () =>
+    Effect.gen(function*() {
+      const { result, lines } = yield* logged(
+        CliVersion.verify({}, { executable: "claude", env: {}, closeGrace: Duration.seconds(1) }, { pid: undefined }).pipe(
+          Effect.provide(printing("2.1.7\n"))
+        )
+      )
+      assert.isUndefined(result)
+      assert.isUndefined(lines.find((line) => line.level === "Warn"))
     }))
 })
