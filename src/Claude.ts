@@ -135,6 +135,14 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
    * typed reason carrying it; `"return"` returns such results as data.
    */
   readonly errorResults?: "fail" | "return" | undefined
+  /**
+   * Every user turn as written (`UserTurnInput.verbatim` for each, `client_composed: true`, as
+   * the official SDK's `verbatimPrompts`): no `@path` mention read into the prompt, no slash
+   * command run, for programs whose turns carry text their user did not type. A turn's own
+   * `verbatim: false` opts it out. CLI 2.1.248 and later; an older one would ignore it, so its
+   * turns are refused (`InvalidInput`).
+   */
+  readonly verbatimPrompts?: boolean | undefined
   /** What an unsupported CLI version does: fail (the default) or warn; and the range. */
   readonly cliVersionPolicy?: CliVersion.Policy | undefined
   /**

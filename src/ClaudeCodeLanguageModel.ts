@@ -28,6 +28,10 @@
  *   turn's token usage, and `metadata["claude-code"]` its cost, session id, turns and duration.
  * - **Objects.** `generateObject` runs the turn with the Schema's JSON Schema as the CLI's
  *   structured output (`--json-schema`); the accepted value is the response's text.
+ * - **Verbatim.** Each turn goes as written (`verbatimPrompts`, on by default here): the CLI
+ *   reads no `@path` mention of the prompt into it and runs no slash command, as a prompt is
+ *   text on any provider. `verbatimPrompts: false` turns it off; a CLI older than 2.1.248, which
+ *   cannot send a turn so, needs it off.
  * - **Interruption and failures.** Interrupting the caller (or ending `streamText`'s stream early)
  *   interrupts the CLI turn, then ends the session. A failure is an `AiError` whose reason carries
  *   the library's `ClaudeError` as its `cause` (and its reason tag in `metadata["claude-code"]`).
@@ -390,7 +394,9 @@ const openTurn = Effect.fnUntraced(function*(
       ...(sessionOptions.allowedTools ?? []),
       ...userTools.filter((tool) => tool.needsApproval === undefined || tool.needsApproval === false).map((tool) => prefix + McpServers.modelFacing(tool.name))
     ],
-    includePartialMessages: true
+    includePartialMessages: true,
+    // A prompt is text, as on any provider: no `@path` mention read in, no slash command run.
+    verbatimPrompts: sessionOptions.verbatimPrompts ?? true
   }
 
   // The session gets a scope of its own, closed after the turn's stream: a stream ended early

@@ -152,6 +152,28 @@ export const isSupported = (version: Version | string, range: Range = supported)
 }
 
 /**
+ * The first CLI that takes a user message's `client_composed` (a verbatim turn).
+ *
+ * @since 0.2.0
+ * @category comparison
+ */
+export const verbatimPromptsSince = "2.1.248"
+
+/**
+ * Whether the CLI takes a user message as written when it says `client_composed` (2.1.248 and
+ * later, as the official SDK says; an older one ignores the field and reads its `@path`
+ * mentions). A version that cannot be told is taken to take it, as the pinned one.
+ *
+ * @since 0.2.0
+ * @category comparison
+ */
+export const takesVerbatimPrompts = (version: string | undefined): boolean => {
+  if (version === undefined) return true
+  const v = parse(version)
+  return Option.isNone(v) || compare(v.value, parseOrThrow(verbatimPromptsSince)) >= 0
+}
+
+/**
  * Whether the CLI reads a host's `control_cancel_request`: 2.1.0 exits on it ("Expected message
  * type 'user' or 'control', got 'control_cancel_request'", exit 1); 2.1.100, 2.1.200 and 2.1.332
  * accept it (measured). A version that cannot be told is taken to accept it, as the pinned one.

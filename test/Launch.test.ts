@@ -377,6 +377,7 @@ const everyOptionUndefined: { readonly [K in keyof Required<Claude.SessionOption
   stallTimeout: undefined,
   turnTimeout: undefined,
   errorResults: undefined,
+  verbatimPrompts: undefined,
   cliVersionPolicy: undefined,
   transcript: undefined,
   // structured output (issue 15)

@@ -61,6 +61,7 @@ describe("the session's own options", () => {
         [{ turnTimeout: loose("soon") }, "turnTimeout must be a positive duration, or unset for none (got \"soon\")"],
         // A misspelt choice: `errorResults` read it as "return", so failed turns came back as results.
         [{ errorResults: "failed" as "fail" }, 'errorResults must be "fail" or "return" (got "failed")'],
+        [{ verbatimPrompts: "yes" as unknown as boolean }, 'verbatimPrompts must be a boolean (got "yes")'],
         [{ cliVersionPolicy: { onUnsupported: "warning" as "warn" } }, 'cliVersionPolicy.onUnsupported must be "fail" or "warn" (got "warning")'],
         [{ cliVersionPolicy: { range: { floor: "2.1", below: "2.2" } } }, 'cliVersionPolicy.range: a range\'s floor and below must be versions x.y.z (got "2.1" and "2.2")'],
         [{ cliVersionPolicy: { range: { floor: "2.2.0", below: "2.1.0" } } }, "cliVersionPolicy.range: a range's floor must be below its below (got 2.2.0 and 2.1.0)"],

@@ -86,6 +86,7 @@ export interface EngineOptions extends
   readonly stallTimeout?: Duration.Input | undefined
   readonly turnTimeout?: Duration.Input | undefined
   readonly errorResults?: "fail" | "return" | undefined
+  readonly verbatimPrompts?: boolean | undefined
   readonly cliVersionPolicy?: CliVersion.Policy | undefined
   /** `Claude.Recorder`. */
   readonly transcript?: {
@@ -290,7 +291,11 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
           interruptRequested: interrupts.take()
         }
       }, redact),
-    verdict: failedTurns === "fail" ? (result) => failureOf(result, redact) : () => undefined
+    verdict: failedTurns === "fail" ? (result) => failureOf(result, redact) : () => undefined,
+    // The interrupt asked in a CLI turn whose result could not be read covers that turn alone.
+    unreadResult: () => {
+      interrupts.take()
+    }
   })
   const sessionId = Deferred.makeUnsafe<string, ClaudeError.ClaudeError>()
   const reader = new Reader({
@@ -353,7 +358,17 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     turns,
     outgoing,
     lifecycle,
-    write,
+    // A turn meant as written never goes to a CLI that would read its `@path` mentions anyway.
+    write: (message) =>
+      message.type === "user" && message.client_composed === true && !CliVersion.takesVerbatimPrompts(cliVersion)
+        ? Effect.fail(ClaudeError.make(
+          new ClaudeError.InvalidInput({
+            description: `A verbatim user turn (verbatim, verbatimPrompts) needs Claude Code ${CliVersion.verbatimPromptsSince} ` +
+              `or later: CLI ${cliVersion} would read its @path mentions and run its slash commands, so it was not sent`
+          })
+        ))
+        : write(message),
+    verbatimPrompts: options.verbatimPrompts === true,
     // A real CLI gets no user line before it answered `initialize` (its hooks are then in place)
     // and its version passed; the CLI reads no line before it is up anyway. Fakes and replays
     // (no process) are not held: their scripts decide the order.

@@ -22,6 +22,7 @@ export type Checked =
   & { readonly [Name in "closeGrace" | (typeof deadlines)[number][0]]?: Duration.Input | undefined }
   & {
     readonly errorResults?: unknown
+    readonly verbatimPrompts?: unknown
     readonly cliVersionPolicy?: { readonly onUnsupported?: unknown; readonly range?: CliVersion.Range | undefined } | undefined
     readonly transcript?: unknown
   }
@@ -90,6 +91,10 @@ export const problemsOf = (options: Checked): Array<string> => {
   const { errorResults } = options
   if (errorResults !== undefined && errorResults !== "fail" && errorResults !== "return") {
     problems.push(`errorResults must be "fail" or "return" (got ${shown(errorResults)})`)
+  }
+  const { verbatimPrompts } = options
+  if (verbatimPrompts !== undefined && typeof verbatimPrompts !== "boolean") {
+    problems.push(`verbatimPrompts must be a boolean (got ${shown(verbatimPrompts)})`)
   }
   // `Transcript.toFile(path)` given as it is (a scoped Effect) died at the first line recorded.
   const { transcript } = options

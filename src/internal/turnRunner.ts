@@ -53,6 +53,8 @@ export interface TurnRunnerOptions {
   readonly outgoing: Outgoing
   readonly lifecycle: Lifecycle
   readonly write: Write
+  /** Every user turn as written, unless it says otherwise (`SessionOptions.verbatimPrompts`). */
+  readonly verbatimPrompts: boolean
   /** Done once user lines may be written; a failure fails the write with it. */
   readonly ready: Effect.Effect<void, ClaudeError.ClaudeError>
   /** The session's scope: where abandoned turns are interrupted; closed means closing. */
@@ -196,7 +198,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
           // Those the program had: it gave it, or `send` hands it back. A uuid the library made for
           // `turn`/`run` is not kept: one a turn long session would keep them all, old.
           if (turnInput.uuid !== undefined || operation === "send") writtenUuids.add(uuid)
-          return options.write(Lines.userTurn({ ...turnInput, uuid }))
+          return options.write(Lines.userTurn({ ...turnInput, uuid, verbatim: turnInput.verbatim ?? options.verbatimPrompts }))
         }))),
         Effect.as(uuid),
         // Not written (a failure, a defect, or the caller gave up waiting for `ready`): never left

@@ -46,6 +46,15 @@ export interface UserTurnInput {
   readonly images?: ReadonlyArray<UserTurnImage> | undefined
   /** Host-chosen id: turns on `command_lifecycle` lines and is the id for `rewind_files`. */
   readonly uuid?: string | undefined
+  /**
+   * `client_composed: true`: the CLI takes the text as written, with no `@path` mention read
+   * into the prompt and no slash command run, for text the program did not have its user type
+   * (a model's output, a web page, a chat message of someone else). CLI 2.1.248 and later; an
+   * older one ignores it, so a session refuses such a turn there (`InvalidInput`). The CLI then
+   * also sends the turn without its per-turn context (nested `CLAUDE.md`, skill listings), which
+   * arrives after the turn's first tool call.
+   */
+  readonly verbatim?: boolean | undefined
 }
 
 /**
@@ -71,9 +80,11 @@ export const userTurn = (options: UserTurnInput): StdinUserMessage => {
     type: "user",
     message: { role: "user", content },
     parent_tool_use_id: null,
-    session_id: ""
+    session_id: "",
+    ...(options.uuid === undefined ? {} : { uuid: options.uuid }),
+    ...(options.verbatim === true ? { client_composed: true } : {})
   }
-  return options.uuid === undefined ? message : { ...message, uuid: options.uuid }
+  return message
 }
 
 /**

@@ -629,7 +629,9 @@ export const StdinUserMessage = Schema.Struct({
   session_id: opt(Schema.String),
   uuid: opt(Schema.String),
   priority: opt(Schema.String),
-  isSynthetic: opt(Schema.Boolean)
+  isSynthetic: opt(Schema.Boolean),
+  /** The text as written: no `@path` mention read in, no slash command run (CLI 2.1.248 and later). */
+  client_composed: opt(Schema.Boolean)
 })
 
 /**

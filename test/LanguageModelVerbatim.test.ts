@@ -1,0 +1,45 @@
+/**
+ * `effect/ai` on Claude Code sends its turns as written: a prompt is text on any other provider,
+ * but the CLI reads the file of an `@path` mention in it and runs a leading slash command
+ * (`test/VerbatimPromptsLive.test.ts`), so a user message relayed to `generateText` could make
+ * it read a file. The turns go `client_composed` (verbatim) unless the layer's options say
+ * `verbatimPrompts: false`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import * as ClaudeCodeLanguageModel from "../src/ClaudeCodeLanguageModel.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+
+const sessionId = "11111111-1111-4111-8111-111111111111"
+
+/** The `client_composed` of the user line a `generateText` call writes. */
+const clientComposedOf = (options: ClaudeCodeLanguageModel.Options) =>
+  Effect.gen(function*() {
+    const seen: Array<unknown> = []
+    const transport = FakeCli.layer(FakeCli.conversation({
+      sessionId,
+      onUser: (_text, _index, cli, message) =>
+        Effect.gen(function*() {
+          seen.push((message as { readonly client_composed?: unknown }).client_composed)
+          for (const line of FakeCli.textTurn({ sessionId, text: "ok" })) yield* cli.emit(line)
+        })
+    }))
+    yield* LanguageModel.generateText({ prompt: "Summarize @notes.txt" }).pipe(
+      Effect.provide(ClaudeCodeLanguageModel.layer(options).pipe(Layer.provide(transport)))
+    )
+    return seen
+  })
+
+describe("ClaudeCodeLanguageModel: verbatim turns", () => {
+  it.effect("by default the turn is sent as written (client_composed: true)", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* clientComposedOf({}), [true])
+    }))
+
+  it.effect("verbatimPrompts: false sends it as a typed prompt (the CLI reads its @path mentions)", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(yield* clientComposedOf({ verbatimPrompts: false }), [undefined])
+    }))
+})
