@@ -636,9 +636,10 @@ export interface LaunchOptions {
    * stdio server (`{ command, args?, env? }`, `type: "stdio"` optional), an SSE one
    * (`{ type: "sse", url, headers? }`) or a streamable HTTP one (`{ type: "http", url, headers? }`).
    * They go in the `--mcp-config` the library writes, next to the in-process servers of the
-   * `McpServers` layer; a name used by both is refused (`InvalidInput`). As with the official
-   * SDK, the configs travel on the command line: their `env` and `headers` are visible in the
-   * process list. A value of `env` or `headers` may be `Redacted` (revealed to the CLI only);
+   * `McpServers` layer; a name used by both is refused (`InvalidInput`). The process transport
+   * hands that JSON to the CLI as an owner-only file of the CLI's temporary directory, not on its
+   * command line, where the official SDK puts it (any user of the machine can read a process's
+   * command line). A value of `env` or `headers` may be `Redacted` (revealed to the CLI only);
    * it, a plain `env` value of a secret name (`defaultSecretEnv`, `secretEnv`) and a plain
    * credential header (`Authorization`, `X-Api-Key`, `Cookie`, …) are the session's secrets,
    * `[redacted]` where the CLI echoes the configs (`mcpStatus`) in transcripts, spans and logs.
@@ -933,7 +934,9 @@ export const effectivePermissionMode = (
 
 /**
  * Translates launch options into the CLI's arguments and environment. Pure: it reads neither
- * the file system nor `process.env`, and never unwraps a `Redacted` value.
+ * the file system nor `process.env`, and unwraps no `Redacted` value of the environment (the
+ * transport does, at spawn). The `--mcp-config` JSON holds the external MCP servers' `Redacted`
+ * values revealed, for the CLI: the process transport hands it over as an owner-only file.
  *
  * It assumes valid options; run {@link validate} first (the spawner does).
  *

@@ -7,10 +7,13 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Os from "node:os"
 import * as Launch from "../src/Launch.ts"
-import { inlineSettings, settingsInRoot } from "../src/internal/cliTmpRoot.ts"
+import { inlineJson, jsonInRoot } from "../src/internal/cliTmpRoot.ts"
+
+const inlineSettings = (args: ReadonlyArray<string>) => inlineJson(args, "--settings")
 
 const json = "{\"attribution\":{\"commit\":\"\",\"pr\":\"\"}}"
 
@@ -47,7 +50,24 @@ describe("the inline --settings JSON of a command line", () => {
     Effect.gen(function*() {
       const args = ["--verbose", "--settings", json]
       const root = Path.join(Os.tmpdir(), `ecc-no-such-root-${crypto.randomUUID()}`)
-      assert.deepStrictEqual(yield* settingsInRoot(args, root), args)
-      assert.deepStrictEqual(yield* settingsInRoot(["--settings", "settings.json"], root), ["--settings", "settings.json"])
+      assert.deepStrictEqual(yield* jsonInRoot(args, root), args)
+      assert.deepStrictEqual(yield* jsonInRoot(["--settings", "settings.json"], root), ["--settings", "settings.json"])
+    }))
+})
+
+describe("the inline --mcp-config JSON (its servers' credentials) goes to an owner-only file too", () => {
+  it.effect("both flags' JSON in files of the root, each path in its JSON's place; a path left as it is", () =>
+    Effect.gen(function*() {
+      const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-root-"))
+      const mcp = `{"mcpServers":{"api":{"type":"http","url":"https://x.example","headers":{"Authorization":"Bearer t"}}}}`
+      const out = yield* jsonInRoot(["--settings", json, "--mcp-config", mcp, "--model", "m"], root)
+      assert.deepStrictEqual(out, ["--settings", Path.join(root, "settings.json"), "--mcp-config", Path.join(root, "mcp-config.json"), "--model", "m"])
+      assert.strictEqual(Fs.readFileSync(Path.join(root, "mcp-config.json"), "utf8"), mcp)
+      assert.strictEqual(Fs.statSync(Path.join(root, "mcp-config.json")).mode & 0o777, 0o600)
+      const joined = Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-root-"))
+      assert.deepStrictEqual(yield* jsonInRoot([`--mcp-config=${mcp}`], joined), [`--mcp-config=${Path.join(joined, "mcp-config.json")}`])
+      assert.deepStrictEqual(yield* jsonInRoot(["--mcp-config", "servers.json"], joined), ["--mcp-config", "servers.json"])
+      Fs.rmSync(root, { recursive: true, force: true })
+      Fs.rmSync(joined, { recursive: true, force: true })
     }))
 })

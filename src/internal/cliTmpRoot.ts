@@ -1,6 +1,6 @@
 /**
- * A temporary root of its own for each CLI process, removed after it, and the `--settings` JSON
- * as a file in it.
+ * A temporary root of its own for each CLI process, removed after it, and the `--settings` and
+ * `--mcp-config` JSON as files in it.
  *
  * Why: CLI 2.1.332 keeps its temporary files under its temporary root (`CLAUDE_CODE_TMPDIR`, else
  * the system's temporary directory): `claude-<uid>/<project>/<session>/` with the output of every
@@ -12,9 +12,13 @@
  * always passes one, for its `attribution` default), it writes the JSON to
  * `claude-settings-<uuid>.json` in `os.tmpdir()` (its `TMPDIR`), reads its settings from that
  * file, and never removes it: one file a session, for good. So the JSON goes to the CLI as a file
- * the library writes in the root ({@link settingsInRoot}), which the CLI reads as it read its own
+ * the library writes in the root ({@link jsonInRoot}), which the CLI reads as it read its own
  * (2.1.0 takes a path as it takes the file it wrote; 2.1.332 reads the file once, up to 2 MiB),
  * and which goes with the root.
+ *
+ * The `--mcp-config` JSON goes the same way: it holds the external MCP servers' `env` and
+ * `headers` (a `Redacted` token revealed for the CLI), which on the command line any user of the
+ * machine could read (`/proc/<pid>/cmdline`, `ps`); the file is its owner's only.
  */
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
@@ -71,20 +75,24 @@ export const provide = (
   }))
 }
 
+/** The flags whose inline JSON goes to a file of the root, and the file's name. */
+const JSON_FLAGS = [["--settings", SETTINGS_FILE], ["--mcp-config", "mcp-config.json"]] as const
+
 /**
- * Where `args` give `--settings` its value as the CLI finds it (the first `--settings <value>` or
- * `--settings=<value>`, as CLI 2.1.0 looks it up), when that value is inline JSON: trimmed, `{`
- * first and `}` last (the CLI's own test), and JSON that parses (a value the CLI would refuse is
- * left for it to refuse). Undefined otherwise: no `--settings`, a file's path.
+ * Where `args` give `flag` its value as the CLI finds it (the first `<flag> <value>` or
+ * `<flag>=<value>`, as CLI 2.1.0 looks `--settings` up), when that value is inline JSON: trimmed,
+ * `{` first and `}` last (the CLI's own test), and JSON that parses (a value the CLI would refuse
+ * is left for it to refuse). Undefined otherwise: no such flag, a file's path.
  */
-export const inlineSettings = (
-  args: ReadonlyArray<string>
+export const inlineJson = (
+  args: ReadonlyArray<string>,
+  flag: string
 ): { readonly index: number; readonly joined: boolean; readonly json: string } | undefined => {
   for (let index = 0; index < args.length; index++) {
     const arg = args[index]!
-    const joined = arg.startsWith("--settings=")
-    if (!joined && !(arg === "--settings" && index + 1 < args.length)) continue
-    const json = (joined ? arg.slice("--settings=".length) : args[index + 1]!).trim()
+    const joined = arg.startsWith(`${flag}=`)
+    if (!joined && !(arg === flag && index + 1 < args.length)) continue
+    const json = (joined ? arg.slice(flag.length + 1) : args[index + 1]!).trim()
     if (!(json.startsWith("{") && json.endsWith("}"))) return undefined
     try {
       JSON.parse(json)
@@ -97,26 +105,28 @@ export const inlineSettings = (
 }
 
 /**
- * `args` with their inline `--settings` JSON ({@link inlineSettings}) written to a file in `root`,
- * readable by its owner only, and its path in the JSON's place; the same `args` when they have
- * none, or when the file cannot be written (a warning: the CLI gets the JSON as before).
+ * `args` with the inline JSON of `--settings` and of `--mcp-config` ({@link inlineJson}) each
+ * written to a file in `root`, readable by its owner only, and its path in the JSON's place; the
+ * same `args` where they have none, or where a file cannot be written (a warning: the CLI gets
+ * that JSON on its command line, as before).
  */
-export const settingsInRoot = (args: ReadonlyArray<string>, root: string): Effect.Effect<ReadonlyArray<string>> =>
+export const jsonInRoot = (args: ReadonlyArray<string>, root: string): Effect.Effect<ReadonlyArray<string>> =>
   Effect.suspend(() => {
-    const inline = inlineSettings(args)
-    if (inline === undefined) return Effect.succeed(args)
-    const file = Path.join(root, SETTINGS_FILE)
-    try {
-      // A new file (`wx`) in a directory only its owner may enter, created 0600.
-      Fs.writeFileSync(file, inline.json, { mode: 0o600, flag: "wx" })
-    } catch (error) {
-      return Effect.as(
-        Effect.logWarning(`could not write the CLI's settings to ${file}: they go on its command line`, error),
-        args
-      )
-    }
     const out = [...args]
-    if (inline.joined) out[inline.index] = `--settings=${file}`
-    else out[inline.index + 1] = file
-    return Effect.succeed(out)
+    const warnings: Array<Effect.Effect<void>> = []
+    for (const [flag, name] of JSON_FLAGS) {
+      const inline = inlineJson(out, flag)
+      if (inline === undefined) continue
+      const file = Path.join(root, name)
+      try {
+        // A new file (`wx`) in a directory only its owner may enter, created 0600.
+        Fs.writeFileSync(file, inline.json, { mode: 0o600, flag: "wx" })
+      } catch (error) {
+        warnings.push(Effect.logWarning(`could not write the CLI's ${flag} JSON to ${file}: it goes on its command line`, error))
+        continue
+      }
+      if (inline.joined) out[inline.index] = `${flag}=${file}`
+      else out[inline.index + 1] = file
+    }
+    return Effect.as(Effect.all(warnings, { discard: true }), out)
   })

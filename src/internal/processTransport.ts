@@ -17,8 +17,8 @@
  * outside its group (see `sweep`); a group found empty after the CLI exited is never signalled
  * again (its id may lead another group by then). stdout ends at the latest shortly after the
  * CLI exited, whoever else holds the pipe. stderr is drained into a bounded tail and a line feed. Each
- * CLI gets a temporary root of its own, removed last, which holds the `--settings` JSON as a file
- * (`cliTmpRoot.ts`).
+ * CLI gets a temporary root of its own, removed last, which holds the `--settings` and
+ * `--mcp-config` JSON as files (`cliTmpRoot.ts`).
  */
 import * as NodeChildProcess from "node:child_process"
 import type { Stats } from "node:fs"
@@ -335,8 +335,9 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   // Before the child: its removal is then the close's very last step, once nothing runs.
   const root = yield* CliTmpRoot.provide(env, spec.env)
   // The `--settings` JSON as a file in the root, which goes with it (CLI 2.1.0 would write one
-  // in its TMPDIR and leave it there).
-  const cliArgs = root === undefined ? spec.args : yield* CliTmpRoot.settingsInRoot(spec.args, root)
+  // in its TMPDIR and leave it there), and the `--mcp-config` JSON (its servers' credentials) off
+  // the command line, which any user of the machine may read.
+  const cliArgs = root === undefined ? spec.args : yield* CliTmpRoot.jsonInRoot(spec.args, root)
   const args = [...(interpreter?.args ?? []), ...cliArgs]
 
   const stdout = new Mailbox<Uint8Array, ClaudeError.ClaudeError>()
