@@ -140,14 +140,15 @@ export const rangeProblem = (range: Range): string | undefined => {
 }
 
 /**
- * Whether `version` is in `range` (default {@link supported}).
+ * Whether `version` is in `range` (default {@link supported}); false for a range that is none
+ * (see {@link rangeProblem}), as for text that is no version.
  *
  * @since 0.1.0
  * @category comparison
  */
 export const isSupported = (version: Version | string, range: Range = supported): boolean => {
   const v = typeof version === "string" ? parse(version) : Option.some(version)
-  if (Option.isNone(v)) return false
+  if (Option.isNone(v) || rangeProblem(range) !== undefined) return false
   return compare(v.value, parseOrThrow(range.floor)) >= 0 && compare(v.value, parseOrThrow(range.below)) < 0
 }
 

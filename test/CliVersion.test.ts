@@ -36,6 +36,13 @@ describe("CliVersion", () => {
       assert.isTrue(CliVersion.isSupported("2.0.1", { floor: "2.0.0", below: "2.1.0" }))
     })
 
+    it("a range that is none (an end that is no version, a floor not below its below): no version is in it, no throw", () => {
+      assert.isFalse(CliVersion.isSupported("2.1.5", { floor: "2.1", below: "2.2.0" }))
+      assert.isFalse(CliVersion.isSupported("2.1.5", { floor: "2.1.0", below: "latest" }))
+      assert.isFalse(CliVersion.isSupported("2.1.5", { floor: "2.2.0", below: "2.1.0" }))
+      assert.isString(CliVersion.rangeProblem({ floor: "2.1", below: "2.2.0" }))
+    })
+
     it("a host's control_cancel_request only goes to CLIs that read it (2.1.0 exits on one)", () => {
       for (const reads of ["2.1.100", "2.1.200", "2.1.332", undefined]) assert.isTrue(CliVersion.acceptsControlCancel(reads), String(reads))
       for (const exits of ["2.1.0", "2.1.3", "2.1.99"]) assert.isFalse(CliVersion.acceptsControlCancel(exits), exits)
