@@ -459,7 +459,10 @@ const withStreamedText = (lines: ReadonlyArray<Transcript.Line>, chunks: number)
 
 /**
  * A `Transport` that plays a transcript: a file path (read when a session opens) or the lines.
- * Every session opened with it replays the transcript from its start. With
+ * Every session opened with it replays the transcript from its start, so a transcript of several
+ * sessions (one recorder given to each, as `ClaudeCodeLanguageModel`'s calls share one) is
+ * replayed by none past its first session's lines (`ReplayMismatch`): record one file a session
+ * to replay them. With
  * `{ streamText: true }` the recorded answers' text is streamed too (see {@link Options}).
  *
  * @since 0.1.0
