@@ -7,12 +7,10 @@
 import * as Redacted from "effect/Redacted"
 import type * as Launch from "../Launch.ts"
 import type * as Control from "../protocol/control.ts"
+import { isRecord } from "./json.ts"
 
 /** Headers whose plain values are credentials (compared in lower case). */
 const credentialHeaders = new Set(["authorization", "proxy-authorization", "x-api-key", "api-key", "x-auth-token", "cookie"])
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
 
 const revealRecord = (values: unknown): unknown =>
   isRecord(values)
