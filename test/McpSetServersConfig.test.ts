@@ -17,20 +17,8 @@ import * as Option from "effect/Option"
 import * as Claude from "../src/Claude.ts"
 import type * as Protocol from "../src/Protocol.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { answering } from "./support/answeringCli.ts"
 
-/** A CLI that answers every control request with an empty success; what it got. */
-const answering = (received: Array<Record<string, unknown>>) =>
-  FakeCli.layer((cli) =>
-    Effect.gen(function*() {
-      yield* FakeCli.answerInitialize(cli)
-      while (true) {
-        const request = yield* cli.nextMatching((m) => m.type === "control_request")
-        received.push(request.request as Record<string, unknown>)
-        const subtype = (request.request as { readonly subtype?: unknown }).subtype
-        yield* cli.emit(FakeCli.success(request, subtype === "mcp_set_servers" ? { added: [], removed: [], errors: {} } : {}))
-      }
-    })
-  )
 
 const describeExit = <A>(exit: Exit.Exit<A, unknown>): string =>
   Exit.isSuccess(exit) ? "success" : Option.match(Cause.findErrorOption(exit.cause), {
