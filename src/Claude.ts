@@ -120,7 +120,9 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
   /**
    * Fails a turn with `Stalled` when the CLI writes nothing for this long during it (or while it
    * waits to be written, on a CLI that takes one message at a time), at that moment; the turn is
-   * then interrupted on the CLI. A positive duration; off by default.
+   * then interrupted on the CLI. The time the CLI waits for one of the program's handlers (a
+   * permission, a hook, an in-process MCP tool) is not silence: it counts from the answer. A
+   * positive duration; off by default.
    */
   readonly stallTimeout?: Duration.Input | undefined
   /**

@@ -231,7 +231,11 @@ describe("older CLIs (2.1.0, 2.1.200)", () => {
             yield* cli.emit(init)
             yield* cli.emit(start)
             yield* Deferred.succeed(streaming, undefined)
-            const interrupt = yield* cli.nextMatching((m) => m.type === "control_request")
+            // 2.1.0 never answers `cancel_async_message` (sent when the library has not yet seen the
+            // turn start): the library interrupts the turn once it starts.
+            const interrupt = yield* cli.nextMatching((m) =>
+              m.type === "control_request" && (m.request as Record<string, unknown>).subtype === "interrupt"
+            )
             // 2.1.0 answers interrupt with no still_queued, and ends the turn with
             // error_during_execution, is_error false, no terminal_reason (interrupt-streaming).
             yield* cli.emit(FakeCli.success(interrupt, {}))

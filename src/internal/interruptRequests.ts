@@ -7,8 +7,9 @@
  * (`turnOutcome.ts`).
  *
  * One ask covers the CLI's turn it was written in: {@link InterruptRequests.take} forgets it at
- * each result. An interrupt written while no turn is in progress and no message waits (the CLI
- * aborts nothing then) asks nothing: it would cover the next turn, whatever happened in it.
+ * each result, one that could not be read too (`Turns.failCurrent`). An interrupt written while
+ * no turn is in progress and no message waits (the CLI aborts nothing then) asks nothing: it
+ * would cover the next turn, whatever happened in it.
  */
 import type * as Protocol from "../Protocol.ts"
 import { isRecord } from "./json.ts"

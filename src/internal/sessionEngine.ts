@@ -17,6 +17,7 @@
  * so the close runs first and the reader serves the CLI's last lines while it exits; a real CLI
  * gets no user line before `initialize` is answered and its version passed.
  */
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -250,8 +251,27 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     (text) => tracing.redact(text),
     spec.closeGrace
   )
+  // The CLI waits for the program's handlers (a permission asked of a person, a slow MCP tool):
+  // while one runs, and from when the last one answered, the CLI is not silent for `stallTimeout`.
+  const clock = yield* Clock.Clock
+  let serving = 0
+  let servedAt = 0
+  const served: Record<string, Incoming.Handler> = {}
+  for (const [subtype, handler] of Object.entries(handlers)) {
+    served[subtype] = (request, requestId, unreadable) =>
+      Effect.suspend(() => {
+        serving++
+        return Effect.ensuring(
+          handler(request, requestId, unreadable),
+          Effect.sync(() => {
+            serving--
+            servedAt = clock.currentTimeMillisUnsafe()
+          })
+        )
+      })
+  }
   const incoming = yield* Incoming.make({
-    handlers,
+    handlers: served,
     send: write,
     tracing,
     session: lifecycle,
@@ -380,7 +400,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     interruptTimeout: Duration.fromInputUnsafe(options.interruptTimeout ?? "10 seconds"),
     stallTimeout: options.stallTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.stallTimeout),
     turnTimeout: options.turnTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.turnTimeout),
-    lastActivity,
+    lastActivity: () => serving > 0 ? clock.currentTimeMillisUnsafe() : Math.max(lastActivity(), servedAt),
     tracing: { sessionSpan, spans: tracing },
     decodeResult: decodeStructured === undefined ? undefined : (result) => decodeStructured(result, redact)
   })

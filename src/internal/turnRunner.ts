@@ -62,7 +62,10 @@ export interface TurnRunnerOptions {
   readonly interruptTimeout: Duration.Duration
   readonly stallTimeout: Duration.Duration | undefined
   readonly turnTimeout: Duration.Duration | undefined
-  /** When the CLI last wrote anything (epoch millis). */
+  /**
+   * When the CLI last wrote anything, or last got an answer from one of the program's handlers
+   * (epoch millis); now while one runs (the CLI waits for it).
+   */
   readonly lastActivity: () => number
   /** The session's spans: a turn's span is under the caller's span, else the session's. */
   readonly tracing?: { readonly sessionSpan: Tracer.AnySpan; readonly spans: SessionTracing } | undefined
@@ -240,10 +243,15 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   /** Withdraws `turn` if the CLI has not started it, else interrupts it; waits for its end. */
   const interruptOnCli = Effect.fnUntraced(function*(turn: Turn) {
     if (!Deferred.isDoneUnsafe(turn.started)) {
-      const withdrawn = yield* outgoing.request(
-        { subtype: "cancel_async_message", message_uuid: turn.uuid },
-        Control.CancelAsyncMessageResponse
-      ).pipe(Effect.map((answer) => answer.cancelled), Effect.orElseSucceed(() => false))
+      // Moot once the CLI started the turn (CLI 2.1.0 never answers the request): the rest of the
+      // read that started it, which may hold the answer and the turn's result, is routed first.
+      const withdrawn = yield* Effect.raceFirst(
+        outgoing.request(
+          { subtype: "cancel_async_message", message_uuid: turn.uuid },
+          Control.CancelAsyncMessageResponse
+        ).pipe(Effect.map((answer) => answer.cancelled), Effect.orElseSucceed(() => false)),
+        Effect.as(Effect.andThen(Deferred.await(turn.started), Effect.yieldNow), false)
+      )
       if (withdrawn) {
         turns.withdraw(turn, ClaudeError.make(new ClaudeError.TurnCancelled({ uuid: turn.uuid })))
         return

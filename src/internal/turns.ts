@@ -89,6 +89,11 @@ export interface TurnsOptions {
   ) => TurnResult
   /** How a result ends its turn's queue: cleanly, or failed after the result (a failed turn). */
   readonly verdict: (result: TurnResult) => ClaudeError.ClaudeError | undefined
+  /**
+   * A CLI turn ended without a result to read (`failCurrent`): what was asked of it (an
+   * interrupt) is forgotten there, as `toTurnResult` forgets it at a result.
+   */
+  readonly unreadResult?: (() => void) | undefined
 }
 
 interface UuidCarrier {
@@ -392,6 +397,7 @@ export class Turns {
 
   /** Ends the user turns of the running CLI turn with `error` (its result could not be read). */
   failCurrent(error: ClaudeError.ClaudeError): void {
+    this.options.unreadResult?.()
     let failed: ReadonlyArray<Turn> = this.running
     if (failed.length === 0 && !this.echoes && !this.automatic) {
       const oldest = this.oldest()
