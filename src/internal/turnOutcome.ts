@@ -8,7 +8,9 @@
  * `is_error` says.
  * A turn that was interrupted (`terminal_reason` `aborted_*`) is not a failure when the program
  * (or its user) asked for it; one the CLI aborted though the program did not ask
- * (`turn.interruptRequested` false) failed.
+ * (`turn.interruptRequested` false) failed. CLI 2.1.0 writes no `terminal_reason`, and ends an
+ * interrupted turn and one its own error cut short (an SSE `error` mid-stream) alike:
+ * `error_during_execution` with `is_error: false`; only the program's interrupt tells them apart.
  */
 import * as ClaudeError from "../ClaudeError.ts"
 import type { TurnResult } from "../Events.ts"
@@ -40,12 +42,16 @@ const failedTerminalReasons = new Set([
   "turn_setup_failed"
 ])
 
+/** CLI 2.1.0's line for a turn interrupted or cut short by its own error (no `terminal_reason`). */
+const cutShort = (result: TurnResult): boolean =>
+  result.subtype === "error_during_execution" && !result.is_error && result.terminal_reason === undefined
+
 /**
  * Whether `result` may stand for a failure: `failureOf` reads nothing else of any other (it is a
  * success), and nothing needs its redaction.
  */
 export const mayFail = (result: TurnResult): boolean =>
-  result.is_error || limitSubtypes.has(result.subtype) ||
+  result.is_error || limitSubtypes.has(result.subtype) || cutShort(result) ||
   (result.terminal_reason !== undefined && failedTerminalReasons.has(result.terminal_reason))
 
 const describe = (result: TurnResult): string =>
@@ -54,16 +60,31 @@ const describe = (result: TurnResult): string =>
     : (result.errors ?? []).join("; ") || `${result.subtype}, ${result.terminal_reason ?? "no terminal reason"}`
 
 const apiErrorText = /^API Error: (\d{3})\b/
+const apiErrorPrefix = /^API Error:/
+/** CLI 2.1.0's text for a refusal it gave up on (its result has no `stop_reason`). */
+const refusalText = /unable to respond to this request, which appears to violate our Usage Policy/i
+
+/**
+ * CLI 2.1.0's text for a key the API refused (a 401), which names no status; with no key at all it
+ * writes `Invalid API key · Please run /login` (`NotAuthenticated`).
+ */
+const invalidKeyText = /^Invalid API key\b(?!.*please run \/login)/i
 
 /** The HTTP status of an `API Error: <status> <body>` result text, as CLI 2.1.0 writes it. */
 const statusInText = (text: string): number | null => {
   const match = apiErrorText.exec(text)
-  return match === null ? null : Number(match[1])
+  if (match !== null) return Number(match[1])
+  return invalidKeyText.test(text) ? 401 : null
 }
 
-/** The `error.type` of that text's JSON body (`api_error`, `overloaded_error`, …), if it has one. */
+/**
+ * The `error.type` of that text's JSON body (`api_error`, `overloaded_error`, …), if it has one
+ * (CLI 2.1.0 may write a hint after it: `{...} · Please run /login` for a 403).
+ */
 const errorTypeInText = (text: string): string | null => {
-  const body = text.replace(apiErrorText, "").trim()
+  if (invalidKeyText.test(text)) return "authentication_error"
+  const rest = text.replace(apiErrorText, "").trim()
+  const body = rest.slice(0, rest.lastIndexOf("}") + 1)
   try {
     const parsed: unknown = JSON.parse(body)
     const type = isRecord(parsed) && isRecord(parsed.error) ? parsed.error.type : undefined
@@ -88,12 +109,14 @@ export const failureOf = (
   const result = redact === undefined ? raw : redact(raw)
   const terminal = result.terminal_reason
   const description = describe(result)
-  if (terminal !== undefined && terminal.startsWith("aborted_")) {
+  if ((terminal !== undefined && terminal.startsWith("aborted_")) || cutShort(result)) {
     if (result.turn?.interruptRequested !== false) return undefined
     return ClaudeError.make(
       new ClaudeError.TurnFailed({
         result,
-        description: `The CLI ended the turn as interrupted (${terminal}), which the program did not ask for: ${description}`
+        description: terminal === undefined
+          ? `The CLI ended the turn short (error_during_execution: interrupted, or cut by an error), and the program asked for no interrupt: ${description}`
+          : `The CLI ended the turn as interrupted (${terminal}), which the program did not ask for: ${description}`
       })
     )
   }
@@ -107,8 +130,9 @@ export const failureOf = (
   }
   // The model's own stops the CLI gave up on end as `api_error` with no status, which would read
   // as an API that could not be reached (a retryable `ApiError`): a refusal (the CLI tried once
-  // more), a full context window, an answer cut at the output-token maximum on every try.
-  if (result.stop_reason === "refusal") {
+  // more; CLI 2.1.0 writes no `stop_reason`, only its text), a full context window, an answer
+  // cut at the output-token maximum on every try.
+  if (result.stop_reason === "refusal" || (status === null && refusalText.test(description))) {
     return ClaudeError.make(new ClaudeError.Refused({ result, description }))
   }
   // `blocking_limit`: the CLI itself refused a prompt over the context window (no request made).
@@ -124,7 +148,10 @@ export const failureOf = (
   if (result.api_error === "max_output_tokens" || (status === null && /output token maximum/i.test(description))) {
     return ClaudeError.make(new ClaudeError.LimitReached({ result, limit: "max_output_tokens" }))
   }
-  if (terminal === "api_error" || status !== null) {
+  // CLIs before `terminal_reason: "api_error"` (2.1.0 writes none, 2.1.200 `completed`) tell an
+  // API error with no status (the API unreachable) by their text alone.
+  const olderApiError = (terminal === undefined || terminal === "completed") && apiErrorPrefix.test(description)
+  if (terminal === "api_error" || status !== null || olderApiError) {
     const errorType = result.api_error_type ?? (result.api_error_status === undefined ? errorTypeInText(description) : null)
     return ClaudeError.make(new ClaudeError.ApiError({ result, status, errorType, description }))
   }
