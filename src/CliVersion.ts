@@ -175,6 +175,29 @@ export const takesVerbatimPrompts = (version: string | undefined): boolean => {
 }
 
 /**
+ * The first CLI known to end a turn of structured output whose model answers in text (it asks
+ * once more, then ends the turn): 2.1.200 and 2.1.332 do (measured); 2.1.0 asks again without
+ * end. The versions between are untested.
+ *
+ * @since 0.2.0
+ * @category comparison
+ */
+export const structuredOutputSince = "2.1.200"
+
+/**
+ * Whether a session with structured output may run turns on the CLI ({@link structuredOutputSince}).
+ * A version that cannot be told is taken to, as the pinned one.
+ *
+ * @since 0.2.0
+ * @category comparison
+ */
+export const boundsStructuredOutputRetries = (version: string | undefined): boolean => {
+  if (version === undefined) return true
+  const v = parse(version)
+  return Option.isNone(v) || compare(v.value, parseOrThrow(structuredOutputSince)) >= 0
+}
+
+/**
  * Whether the CLI reads a host's `control_cancel_request`: 2.1.0 exits on it ("Expected message
  * type 'user' or 'control', got 'control_cancel_request'", exit 1); 2.1.100, 2.1.200 and 2.1.332
  * accept it (measured). A version that cannot be told is taken to accept it, as the pinned one.

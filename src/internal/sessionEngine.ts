@@ -378,16 +378,13 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     turns,
     outgoing,
     lifecycle,
-    // A turn meant as written never goes to a CLI that would read its `@path` mentions anyway.
-    write: (message) =>
-      message.type === "user" && message.client_composed === true && !CliVersion.takesVerbatimPrompts(cliVersion)
-        ? Effect.fail(ClaudeError.make(
-          new ClaudeError.InvalidInput({
-            description: `A verbatim user turn (verbatim, verbatimPrompts) needs Claude Code ${CliVersion.verbatimPromptsSince} ` +
-              `or later: CLI ${cliVersion} would read its @path mentions and run its slash commands, so it was not sent`
-          })
-        ))
-        : write(message),
+    // A user turn a CLI would not run as the session means it is not sent (`userTurnRefusal`).
+    write: (message) => {
+      const refusal = message.type === "user" ? userTurnRefusal(message, cliVersion, jsonSchema !== undefined) : undefined
+      return refusal === undefined
+        ? write(message)
+        : Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: refusal })))
+    },
     verbatimPrompts: options.verbatimPrompts === true,
     // A real CLI gets no user line before it answered `initialize` (its hooks are then in place)
     // and its version passed; the CLI reads no line before it is up anyway. Fakes and replays
@@ -434,6 +431,27 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     exit: Deferred.await(lifecycle.ended)
   }
 })
+
+/**
+ * Why a user turn is not sent to a CLI of `version` (undefined when it may be): one meant as
+ * written to a CLI that would read its `@path` mentions anyway; one of a session with structured
+ * output to a CLI that asks the model again without end when it answers in text (2.1.0).
+ */
+const userTurnRefusal = (
+  message: Protocol.StdinUserMessage,
+  version: string | undefined,
+  structured: boolean
+): string | undefined => {
+  if (message.client_composed === true && !CliVersion.takesVerbatimPrompts(version)) {
+    return `A verbatim user turn (verbatim, verbatimPrompts) needs Claude Code ${CliVersion.verbatimPromptsSince} ` +
+      `or later: CLI ${version} would read its @path mentions and run its slash commands, so it was not sent`
+  }
+  if (structured && !CliVersion.boundsStructuredOutputRetries(version)) {
+    return `Structured output (outputFormat, jsonSchema) needs Claude Code ${CliVersion.structuredOutputSince} or later: ` +
+      `CLI ${version} asks the model again without end when it answers in text (a paid request each time), so the turn was not sent`
+  }
+  return undefined
+}
 
 /**
  * The `initialize` request: the hooks' registrations (`{}` when none), and the system prompt, the
