@@ -67,7 +67,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import * as HandlerFailure from "./HandlerFailure.ts"
 import { describeCause } from "./internal/describeCause.ts"
 import { matcherProblems } from "./internal/matcherProblems.ts"
-import { answerBy, readAnswer, redactFailure, warnFailure, writable } from "./internal/handlerCall.ts"
+import { answerBy, effectOf, readAnswer, redactFailure, warnFailure, writable } from "./internal/handlerCall.ts"
 import { isRecord } from "./internal/json.ts"
 import * as SpanExits from "./internal/spanExits.ts"
 import { deadlineProblem } from "./internal/sessionOptionsCheck.ts"
@@ -140,7 +140,9 @@ export interface HookOptions {
    * `"mcp__byre"` guards no tool of server `byre`; anything else is a regular expression, not
    * anchored (`"mcp__byre__.*"`, `"^mcp__byre__"`). `"*"`, `""` or absent: every call of the event.
    * Tool names are compared with their case, and a permission rule (`"Bash(rm:*)"`) is no
-   * matcher: such matchers, and `mcp__<server>` alone, are `InvalidInput` when the layer is built.
+   * matcher, nor is a glob (`"mcp__*__delete"`, where `_*` is any number of `_`: write
+   * `"mcp__.*__delete"`): such matchers, and `mcp__<server>` alone, are `InvalidInput` when the
+   * layer is built.
    */
   readonly matcher?: string | undefined
   /**
@@ -563,7 +565,9 @@ export const register = <const Hs extends ReadonlyArray<Hook<unknown>>>(
       // `Scope` is provided per call by `dispatch`; the parent span is the caller's.
       handler: (input: never, meta: HookMeta) =>
         Effect.provideContext(
-          Effect.suspend(() => hook.handler(input, meta)) as Effect.Effect<unknown, unknown, Requirements<Hs[number]>>,
+          Effect.suspend(() =>
+            effectOf(hook.handler(input, meta), `${hook.event} hook handler (${meta.callbackId})`)
+          ) as Effect.Effect<unknown, unknown, Requirements<Hs[number]>>,
           context
         ) as Effect.Effect<unknown, unknown>
     }))
@@ -984,7 +988,9 @@ const runHandler = (
 ): Effect.Effect<unknown, CallFailure> => {
   const { event } = bound.registration
   const { callbackId } = meta
-  const handled = Effect.scoped(Effect.suspend(() => bound.registration.handler(input as never, meta))).pipe(
+  const handled = Effect.scoped(
+    Effect.suspend(() => effectOf(bound.registration.handler(input as never, meta), `${event} hook handler (${callbackId})`))
+  ).pipe(
     Effect.catchCause((cause): Effect.Effect<never, CallFailure> => {
       const failure = Cause.findErrorOption(cause)
       const how = howItEnded(cause)

@@ -58,7 +58,7 @@ export const captureHandler = <I, A, E, R>(
     const context = Context.omit(Tracer.ParentSpan, Scope.Scope)(captured)
     const timeout = options.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
     return (input: I) => {
-      const run = Effect.suspend(() => handler(input)).pipe(
+      const run = Effect.suspend(() => effectOf(handler(input), options.who(input))).pipe(
         Effect.provideContext(context),
         Effect.scoped,
         Effect.mapError((error) =>
@@ -73,6 +73,21 @@ export const captureHandler = <I, A, E, R>(
         )))
     }
   })
+}
+
+/**
+ * What a handler returned, when it is an Effect; else a defect saying so. A value that is no
+ * Effect (a plain answer, a Promise: a JavaScript caller, a cast) ended the fiber running it past
+ * every handler of its failure (Effect's run loop), so the CLI got no answer at all.
+ */
+export const effectOf = <A, E, R>(returned: Effect.Effect<A, E, R>, who: string): Effect.Effect<A, E, R> => {
+  if (Effect.isEffect(returned)) return returned
+  const value: unknown = returned
+  const what = value === null ? "null"
+    : value instanceof Promise ? "a Promise"
+    : typeof value === "object" ? "an object"
+    : typeof value
+  return Effect.die(new TypeError(`The ${who} returned ${what}, not an Effect`))
 }
 
 /**

@@ -54,9 +54,10 @@ export const bind = Effect.fnUntraced(function*(
   const hookBinding = hooksModule === undefined || Option.isNone(hooks)
     ? undefined
     : hooksModule.bind(hooks.value, report, redact)
-  // With both a Permissions handler and PermissionRequest hooks, the CLI asks them at once: the
-  // handler's answer waits for the hooks' (`permissionRequestGate.ts`).
-  const gate = hooksModule !== undefined && Option.isSome(hooks) && Option.isSome(permissions)
+  // The CLI asks a Permissions handler and the PermissionRequest hooks at once, and takes the
+  // first decision: the handler's answer, and a hook's allow, wait for the hooks'
+  // (`permissionRequestGate.ts`).
+  const gate = hooksModule !== undefined && Option.isSome(hooks)
     ? new PermissionRequestGate(hooks.value.registrations, hooksModule.deadlineOf)
     : undefined
   const dispatchHook = hookBinding !== undefined
@@ -67,10 +68,11 @@ export const bind = Effect.fnUntraced(function*(
   const handlers: Record<string, Incoming.Handler> = {
     hook_callback: (request, requestId, unreadable) => {
       const toolUseId = typeof request.tool_use_id === "string" ? request.tool_use_id : undefined
-      const dispatched = dispatchHook(String(request.callback_id), request.input, toolUseId, requestId, unreadable)
+      const callbackId = String(request.callback_id)
+      const dispatched = dispatchHook(callbackId, request.input, toolUseId, requestId, unreadable)
       const event = isRecord(request.input) ? request.input.hook_event_name : undefined
       return gate?.active === true && event === "PermissionRequest" && toolUseId !== undefined
-        ? Effect.onExit(dispatched, (exit) => Effect.sync(() => gate.answered(toolUseId, exit)))
+        ? gate.hook(callbackId, toolUseId, request.input, dispatched)
         : dispatched
     },
     mcp_message: (request) =>

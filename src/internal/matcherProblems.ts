@@ -153,9 +153,34 @@ const ruleProblem = (event: string, rule: string, tool: string) =>
   `the ${event} hook's matcher has "${rule}", written as a permission rule, which the CLI reads as a regular ` +
   `expression over tool names that matches no tool: match the tool ("${tool}") and read its input in the handler`
 
+/** A glob of names with an "any" after `_` (`mcp__*__delete`), as permission rules are written. */
+const globShape = /^[\w-]*_\*[\w*-]*$/
+
+/**
+ * A glob (`mcp__*__delete`: "the delete tool of any server") that the CLI, reading a regular
+ * expression where `_*` is any number of `_`, reads as no name the glob means (`mcp__x__delete`)
+ * and as no built-in tool's: it needs a server (or tool) name of underscores alone.
+ */
+const globProblem = (event: string, { end, start, text }: Alternative): string | undefined => {
+  if (!globShape.test(text)) return undefined
+  const anchored = (body: string) => `${start ? "^" : ""}${body}${end ? "$" : ""}`
+  let pattern: RegExp
+  try {
+    pattern = new RegExp(anchored(text))
+  } catch {
+    return undefined
+  }
+  if (pattern.test(text.replaceAll("*", "x")) || builtinToolNames.some((name) => pattern.test(name))) return undefined
+  return `the ${event} hook's matcher has "${anchored(text)}", a glob as permission rules are written, which the CLI ` +
+    `reads as a regular expression, where "_*" is any number of "_": it matches none of the tools the glob means; ` +
+    `write "${anchored(text.replaceAll("*", ".*"))}"`
+}
+
 /** What is wrong with one alternative of a regular-expression matcher, if anything. */
 const alternativeProblem = (event: string, alternative: Alternative): string | undefined => {
   const { end, start, text } = alternative
+  const glob = globProblem(event, alternative)
+  if (glob !== undefined) return glob
   const rule = ruleShape.exec(text)
   if (rule !== null) {
     const [, tool, argument] = rule

@@ -10,9 +10,11 @@
  * their decision when they made one: a deny of any (at once), else the first allow, with its
  * `updatedInput` and `updatedPermissions`; else the handler decides. A request the CLI asks
  * without its hooks (a few of its own asks do) waits that long too: fail safe, not fast. The CLI
- * itself takes the first hook that decides, so another hook's quick allow can still win over a
- * slower guard's deny; nothing here can change that.
+ * takes the first hook that decides too, so one hook's quick allow beat a slower guard's deny
+ * (with or without a handler): a hook's allow is held until the call's other hooks have answered
+ * ({@link PermissionRequestGate.held}), and a deny of any is its answer.
  */
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -38,6 +40,8 @@ interface Answers {
   denied: Decision | undefined
   /** The first allow. */
   allowed: Decision | undefined
+  /** How many hooks the CLI asks about the call, the most any of its requests tells. */
+  expected: number
   /** Done at the next answer. */
   next: Deferred.Deferred<void>
 }
@@ -48,12 +52,15 @@ const kept = 256
 export class PermissionRequestGate {
   private readonly calls = new Map<string, Answers>()
   private readonly registrations: ReadonlyArray<Hooks.Registration>
+  /** Every registration, by the index of its callback id (`hook_<index>`, `Hooks.bind`). */
+  private readonly byIndex: ReadonlyArray<Hooks.Registration>
   private readonly deadlineOf: (registration: Hooks.Registration) => Duration.Duration | undefined
 
   constructor(
     registrations: ReadonlyArray<Hooks.Registration>,
     deadlineOf: (registration: Hooks.Registration) => Duration.Duration | undefined
   ) {
+    this.byIndex = registrations
     this.registrations = registrations.filter((registration) => registration.event === "PermissionRequest")
     this.deadlineOf = deadlineOf
   }
@@ -66,7 +73,7 @@ export class PermissionRequestGate {
   private entry(toolUseId: string): Answers {
     let answers = this.calls.get(toolUseId)
     if (answers === undefined) {
-      answers = { count: 0, denied: undefined, allowed: undefined, next: Deferred.makeUnsafe<void>() }
+      answers = { count: 0, denied: undefined, allowed: undefined, expected: 0, next: Deferred.makeUnsafe<void>() }
       this.calls.set(toolUseId, answers)
       if (this.calls.size > kept) this.calls.delete(this.calls.keys().next().value!)
     }
@@ -74,7 +81,7 @@ export class PermissionRequestGate {
   }
 
   /** A `PermissionRequest` hook of the call `toolUseId` answered (or failed: no opinion). */
-  answered(toolUseId: string, exit: Exit.Exit<unknown, unknown>): void {
+  answered(toolUseId: string, exit: Exit.Exit<unknown, unknown>): Answers {
     const answers = this.entry(toolUseId)
     answers.count++
     const decision = exit._tag === "Success" ? decisionOf(exit.value) : undefined
@@ -83,6 +90,32 @@ export class PermissionRequestGate {
     const next = answers.next
     answers.next = Deferred.makeUnsafe<void>()
     Deferred.doneUnsafe(next, Exit.void)
+    return answers
+  }
+
+  /**
+   * The call `dispatched` of the `PermissionRequest` hook `callbackId` about the tool call
+   * `toolUseId` (the CLI's `input`): its answer counted ({@link answered}) and, when it allows,
+   * held ({@link held}).
+   */
+  hook<E>(
+    callbackId: string,
+    toolUseId: string,
+    input: unknown,
+    dispatched: Effect.Effect<Record<string, unknown>, E>
+  ): Effect.Effect<Record<string, unknown>, E> {
+    return Effect.flatMap(Clock.currentTimeMillis, (asked) => {
+      let answers: Answers | undefined
+      return dispatched.pipe(
+        Effect.onExit((exit) => Effect.sync(() => {
+          answers = this.answered(toolUseId, exit)
+        })),
+        Effect.flatMap((output) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            answers === undefined ? Effect.succeed(output) : this.held(answers, callbackId, input, output, now - asked))
+        )
+      )
+    })
   }
 
   /**
@@ -101,18 +134,57 @@ export class PermissionRequestGate {
       .reduce((a, b) => Duration.max(a, b))
     const deadline = Duration.sum(longest, margin)
     const answers = this.entry(toolUseId)
-    const wait: Effect.Effect<void> = Effect.suspend(() =>
-      answers.denied !== undefined || answers.count >= asked.length
-        ? Effect.void
-        : Effect.andThen(Deferred.await(answers.next), wait)
-    )
-    return wait.pipe(
+    answers.expected = Math.max(answers.expected, asked.length)
+    return waitFor(answers).pipe(
       Effect.timeoutOption(deadline),
       Effect.map(() => answerOf(answers, request)),
       Effect.ensuring(Effect.sync(() => this.calls.delete(toolUseId)))
     )
   }
+
+  /**
+   * The answer `output` of the `PermissionRequest` hook `callbackId` (counted in `answers`) to
+   * the CLI's `input`, `elapsed` ms after the CLI asked: an allow is held while other hooks the CLI
+   * asks about the call have not answered, since the CLI takes the first decision. A deny of
+   * another (or a failing guard's refusal) is its answer then; one still out at this hook's own
+   * deadline (before the CLI's) leaves it no decision (`{}`): the CLI waits for the others.
+   */
+  private held(
+    answers: Answers,
+    callbackId: string,
+    input: unknown,
+    output: Record<string, unknown>,
+    elapsed: number
+  ): Effect.Effect<Record<string, unknown>> {
+    const fields = isRecord(input) ? input : {}
+    const toolName = typeof fields.tool_name === "string" ? fields.tool_name : undefined
+    const registration = this.byIndex[Number(/^hook_(\d+)$/.exec(callbackId)?.[1] ?? NaN)]
+    if (decisionOf(output)?.behavior !== "allow" || toolName === undefined) {
+      return Effect.succeed(output)
+    }
+    const asked = this.registrations.filter((each) => matchesCall(each.matcher, toolName, fields.tool_input))
+    answers.expected = Math.max(answers.expected, asked.length)
+    const own = registration === undefined ? unbounded : this.deadlineOf(registration) ?? unbounded
+    const left = Duration.subtract(own, Duration.millis(Math.max(0, elapsed)))
+    return waitFor(answers).pipe(
+      Effect.timeoutOption(Duration.max(left, Duration.zero)),
+      Effect.map(() => {
+        if (answers.denied !== undefined) {
+          return { hookSpecificOutput: { hookEventName: "PermissionRequest", decision: answerOf(answers, {}) } }
+        }
+        return answers.count >= answers.expected ? output : {}
+      })
+    )
+  }
 }
+
+/** Until a hook of the call denied, or all it asks answered. */
+const waitFor = (answers: Answers): Effect.Effect<void> =>
+  Effect.suspend(() =>
+    answers.denied !== undefined || answers.count >= answers.expected
+      ? Effect.void
+      : Effect.andThen(Deferred.await(answers.next), waitFor(answers))
+  )
 
 /** A `PermissionRequest` hook's decision (`hookSpecificOutput.decision`), if it made one. */
 const decisionOf = (output: unknown): Decision | undefined => {
