@@ -64,7 +64,7 @@ import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "./ClaudeError.ts"
 import { describeCause, describeError } from "./internal/describeCause.ts"
-import { redactCause } from "./internal/handlerCall.ts"
+import { effectOf, redactCause } from "./internal/handlerCall.ts"
 import { jsonWriteError } from "./internal/json.ts"
 import * as Rpc from "./internal/mcpJsonRpc.ts"
 import * as SpanExits from "./internal/spanExits.ts"
@@ -328,7 +328,10 @@ export const tool = <S extends Schema.Constraint, E = never, R = never>(options:
       decode(args).pipe(
         Effect.mapError((error): ToolCallFailure => ({ _tag: "InvalidArguments", message: error.message })),
         Effect.flatMap((input) =>
-          Effect.mapError(options.handler(input), (error): ToolCallFailure => ({ _tag: "HandlerFailed", error }))
+          Effect.mapError(
+            effectOf(options.handler(input), `handler of the MCP tool ${options.name}`),
+            (error): ToolCallFailure => ({ _tag: "HandlerFailed", error })
+          )
         )
       )
   }
