@@ -22,9 +22,10 @@
  * ```
  *
  * Recording never slows the session: `record` only enqueues (unbounded), and a fiber writes.
- * The account e-mail from the `initialize` answer and the session's secrets (the `Redacted` values
- * of its environment, given through `Recorder.secrets`) are replaced with `[redacted]` in every
- * line, also escaped inside JSON text in a string; lines are held back until that answer is seen
+ * The account e-mail from the `initialize` answer (in any casing) and the session's secrets (the
+ * `Redacted` values of its environment, given through `Recorder.secrets`) are replaced with
+ * `[redacted]` in every line, also escaped inside JSON text in a string (as JavaScript, Go or
+ * Python escape it) and, a secret, in base64; lines are held back until that answer is seen
  * (or the recorder closes), so even the lines written before it are redacted. A recorder given to
  * several sessions holds them back again from each session's `initialize` request until every
  * pending one is answered, so each session's account e-mail is redacted. An answer over the
@@ -215,6 +216,12 @@ const overCapAnswer = (marker: Partial<Framing.OversizedLine>, ids: ReadonlySet<
   return Option.some({ id, email: { _tag: "Unreadable" } })
 }
 
+/** The account e-mails' forms, lower-case, and a pattern of them in any casing. */
+interface Emails {
+  readonly forms: Array<string>
+  pattern: RegExp | undefined
+}
+
 /** A streamed part of a content block's text (its key names the block), with its field. */
 interface Delta {
   readonly key: string
@@ -266,7 +273,7 @@ const blockEnds = (entry: Entry, held: ReadonlyMap<string, unknown>): ReadonlyAr
  * agent's message or the turn's result lets it go, a part of a secret left at its end replaced.
  * A recording has fewer, longer deltas there; their text is the same.
  */
-const makeDeltaJoiner = (forms: ReadonlyArray<string>) => {
+const makeDeltaJoiner = (forms: ReadonlyArray<string>, emails: Emails) => {
   const held = new Map<string, { readonly entry: Entry; readonly delta: Delta }>()
   const release = (keys: ReadonlyArray<string>): Array<Entry> =>
     keys.flatMap((key) => {
@@ -285,7 +292,10 @@ const makeDeltaJoiner = (forms: ReadonlyArray<string>) => {
       const joined = before === undefined
         ? { entry, delta }
         : { entry: withDeltaText(entry, delta.field, text), delta: { ...delta, text } }
-      if (SecretText.openPrefixLength(SecretText.replaceAll(text, forms), forms) === 0) return [joined.entry]
+      const replaced = SecretText.replaceAll(text, forms)
+      const redacted = emails.pattern === undefined ? replaced : replaced.replace(emails.pattern, SecretText.REDACTED)
+      const open = SecretText.openPrefixLength(redacted, forms) + SecretText.openPrefixLength(redacted.toLowerCase(), emails.forms)
+      if (open === 0) return [joined.entry]
       held.set(delta.key, joined)
       return []
     },
@@ -297,8 +307,8 @@ const makeDeltaJoiner = (forms: ReadonlyArray<string>) => {
  * A message with the secrets in its strings replaced; the head and tail of a line over the cap,
  * cut where its bytes were dropped, lose a part of a secret at the cut too.
  */
-const redactMessage = (msg: unknown, forms: ReadonlyArray<string>): unknown => {
-  const redacted = SecretText.redactValue(msg, forms)
+const redactMessage = (msg: unknown, forms: ReadonlyArray<string>, emails: Emails): unknown => {
+  const redacted = SecretText.redactValue(msg, forms, emails.pattern)
   const marker = redacted as Partial<Framing.OversizedLine> | null
   if (forms.length === 0 || marker === null || typeof marker !== "object" || marker.type !== Framing.oversizedLineType) {
     return redacted
@@ -333,13 +343,22 @@ const makeEncoder = () => {
     for (const form of SecretText.formsOf(value, 3).slice(1)) if (!lineForms.includes(form)) lineForms.push(form)
     if (!lineForms.includes(value)) lineForms.push(value)
   }
+  // The account e-mails, replaced in any casing (a tool prints one as it was typed).
+  const emails: Emails = { forms: [], pattern: undefined }
+  const addEmail = (email: string) => {
+    addForms(email)
+    // Not its base64: that is not the same in another casing.
+    for (const form of SecretText.escapedFormsOf(email.toLowerCase(), 3)) if (!emails.forms.includes(form)) emails.forms.push(form)
+    emails.pattern = SecretText.foldedPattern(emails.forms)
+  }
   const held: Array<Entry> = []
-  const joiner = makeDeltaJoiner(forms)
+  const joiner = makeDeltaJoiner(forms, emails)
   const encode = (entry: Entry): string => {
     const plain = JSON.stringify(entry.msg) as string | undefined
     const walk = plain !== undefined && (lineForms.some((form) => plain.includes(form)) ||
+      (emails.pattern !== undefined && plain.search(emails.pattern) !== -1) ||
       (forms.length > 0 && (entry.msg as { type?: unknown } | null)?.type === Framing.oversizedLineType))
-    const msg = walk ? JSON.stringify(redactMessage(entry.msg, forms)) : plain
+    const msg = walk ? JSON.stringify(redactMessage(entry.msg, forms, emails)) : plain
     return `{"dir":${JSON.stringify(entry.dir)},"ts":${JSON.stringify(entry.ts)}${msg === undefined ? "" : `,"msg":${msg}`}}\n`
   }
   const release = (entries: ReadonlyArray<Entry>): ReadonlyArray<string> => entries.flatMap(joiner.push).map(encode)
@@ -366,7 +385,7 @@ const makeEncoder = () => {
             // Fail closed: the head and tail may hold a part of the e-mail, which is not known.
             held[held.length - 1] = { ...entry, msg: { ...(entry.msg as Framing.OversizedLine), head: "", tail: "" } }
           } else if (answer.value.email.email !== undefined) {
-            addForms(answer.value.email.email)
+            addEmail(answer.value.email.email)
           }
           if (initializeIds.size > 0) return []
           settled = true
@@ -524,7 +543,9 @@ export const toFile: (
 
 /**
  * Parses transcript text (NDJSON; blank lines are skipped). Fails with `InvalidInput` on a line
- * that is not a transcript line. Lines without `ts` (transcripts before 0.2.0) are read as they are.
+ * that is not a transcript line, one that says so when it is the last line, cut off (the recorder
+ * stopped while writing it: the text up to its last `\n` parses). Lines without `ts` (transcripts
+ * before 0.2.0) are read as they are.
  *
  * @since 0.1.0
  * @category parsing
@@ -536,7 +557,8 @@ export const parse = (text: string): Effect.Effect<ReadonlyArray<Line>, ClaudeEr
     SchemaJit.get()
     const lines: Array<Line> = []
     const decode = Schema.decodeUnknownOption(Line)
-    for (const [index, raw] of text.split("\n").entries()) {
+    const raws = text.split("\n")
+    for (const [index, raw] of raws.entries()) {
       if (raw.trim() === "") continue
       let json: unknown
       try {
@@ -546,9 +568,13 @@ export const parse = (text: string): Effect.Effect<ReadonlyArray<Line>, ClaudeEr
       }
       const line = decode(json)
       if (Option.isNone(line)) {
-        return Effect.fail(ClaudeError.make(
-          new ClaudeError.InvalidInput({ description: `transcript line ${index + 1} is not {"dir","msg"}: ${raw.slice(0, 200)}` })
-        ))
+        // Text ending inside a line that is no JSON: the recorder stopped while writing it.
+        const cut = json === undefined && index === raws.length - 1
+        const description = cut
+          ? `transcript line ${index + 1}, the last, is cut off (the recorder stopped while writing it); ` +
+            `the lines before it parse without it: ${raw.slice(0, 200)}`
+          : `transcript line ${index + 1} is not {"dir","msg"}: ${raw.slice(0, 200)}`
+        return Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description })))
       }
       lines.push(line.value)
     }
