@@ -293,7 +293,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   )
   // The account e-mail of the answer is a secret of the spans too (as of transcripts).
   yield* Effect.forkScoped(
-    Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(accountEmail(body))))
+    Effect.ignore(Effect.map(Fiber.join(initializeAnswer), (body) => tracing.addSecret(accountEmail(body), { anyCase: true })))
   )
 
   // ---- reading ----------------------------------------------------------------------------------
@@ -345,7 +345,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   const initializeResult = Fiber.join(initializeAnswer).pipe(
     Effect.flatMap((body) => {
       // The account e-mail is a secret before an answer that breaks its schema is put in an error.
-      tracing.addSecret(accountEmail(body))
+      tracing.addSecret(accountEmail(body), { anyCase: true })
       return Outgoing.decodeResponse("initialize", Control.InitializeResponse, body, tracing)
     })
   )
@@ -380,7 +380,9 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     lifecycle,
     // A user turn a CLI would not run as the session means it is not sent (`userTurnRefusal`).
     write: (message) => {
-      const refusal = message.type === "user" ? userTurnRefusal(message, cliVersion, jsonSchema !== undefined) : undefined
+      const refusal = message.type === "user"
+        ? userTurnRefusal(message, cliVersion, jsonSchema !== undefined, connection.pid !== undefined)
+        : undefined
       return refusal === undefined
         ? write(message)
         : Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: refusal })))
@@ -434,14 +436,23 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
 
 /**
  * Why a user turn is not sent to a CLI of `version` (undefined when it may be): one meant as
- * written to a CLI that would read its `@path` mentions anyway; one of a session with structured
- * output to a CLI that asks the model again without end when it answers in text (2.1.0).
+ * written to a CLI that would read its `@path` mentions anyway, or to a CLI process whose version
+ * could not be told (2.1.332 names it in `initialize`, so one that names none is older and may
+ * ignore `client_composed`; an in-memory CLI, no process, reads no file); one of a session with
+ * structured output to a CLI that asks the model again without end when it answers in text
+ * (2.1.0).
  */
 const userTurnRefusal = (
   message: Protocol.StdinUserMessage,
   version: string | undefined,
-  structured: boolean
+  structured: boolean,
+  isProcess: boolean
 ): string | undefined => {
+  if (message.client_composed === true && isProcess && (version === undefined || Option.isNone(CliVersion.parse(version)))) {
+    return `A verbatim user turn (verbatim, verbatimPrompts) needs Claude Code ${CliVersion.verbatimPromptsSince} ` +
+      `or later: the CLI's version could not be told (${version ?? "none named"}), and an older one would read its ` +
+      `@path mentions and run its slash commands, so it was not sent`
+  }
   if (message.client_composed === true && !CliVersion.takesVerbatimPrompts(version)) {
     return `A verbatim user turn (verbatim, verbatimPrompts) needs Claude Code ${CliVersion.verbatimPromptsSince} ` +
       `or later: CLI ${version} would read its @path mentions and run its slash commands, so it was not sent`

@@ -133,38 +133,51 @@ export class SessionTracing {
     options.sessionSpan.attribute("gen_ai.system", PROVIDER)
   }
 
-  /** A value never to be written (the account e-mail, once `initialize` told it). */
-  addSecret(secret: string | undefined): void {
-    if (secret !== undefined && secret.length > 0 && !this.secrets.includes(secret)) {
-      this.secrets.push(secret)
-      this.forms = undefined
-    }
+  /**
+   * A value never to be written (the account e-mail, once `initialize` told it); `anyCase`: in
+   * any casing too (an e-mail address is one in any casing: `git log` may print it capitalized).
+   */
+  addSecret(secret: string | undefined, options?: { readonly anyCase?: boolean }): void {
+    if (secret === undefined || secret.length === 0) return
+    if (!this.secrets.includes(secret)) this.secrets.push(secret)
+    if (options?.anyCase === true && !this.anyCase.includes(secret)) this.anyCase.push(secret)
+    this.forms = undefined
+    this.textForms = undefined
+    this.folded = undefined
   }
 
+  /** The secrets matched in any casing too ({@link addSecret}). */
+  private readonly anyCase: Array<string> = []
   /** The forms of the secrets inside a string value, longest first (made when first needed). */
   private forms: ReadonlyArray<string> | undefined
+  /** The forms of the secrets inside a text that may hold JSON text (escaped once more). */
+  private textForms: ReadonlyArray<string> | undefined
+  /** The any-case secrets' forms as one pattern (base64 aside: it tells cases apart). */
+  private folded: RegExp | undefined
+
+  private foldedPattern(): RegExp | undefined {
+    if (this.anyCase.length === 0) return undefined
+    return this.folded ??= SecretText.foldedPattern(this.anyCase.flatMap((secret) => SecretText.escapedFormsOf(secret, 3)))
+  }
 
   /** `value` with the secrets taken out of its strings: a copy where one was in it. */
   redactValue<A>(value: A): A {
     this.forms ??= [...new Set(this.secrets.flatMap((secret) => SecretText.formsOf(secret)))].sort((a, b) => b.length - a.length)
-    return SecretText.redactValue(value, this.forms) as A
+    return SecretText.redactValue(value, this.forms, this.foldedPattern()) as A
   }
 
-  /** `value` as text, secrets replaced. */
+  /**
+   * `value` as text, secrets replaced: each in every form `SecretText.formsOf` knows, JSON-escaped
+   * up to three times (JSON text inside a JSON string, as a tool's printed config inside its
+   * result).
+   */
   redact(value: unknown): string {
-    let text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value)
-    for (const secret of this.secrets) {
-      // As it is, and as JSON text escapes it once, twice, three times (JSON text inside a JSON
-      // string, as a tool's printed config inside its result).
-      let form = secret
-      for (let depth = 0; depth < 4; depth++) {
-        if (text.includes(form)) text = text.split(form).join(REDACTED)
-        const escaped = JSON.stringify(form).slice(1, -1)
-        if (escaped === form) break
-        form = escaped
-      }
-    }
-    return text
+    const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value)
+    this.textForms ??= [...new Set(this.secrets.flatMap((secret) => SecretText.formsOf(secret, 3)))]
+      .sort((a, b) => b.length - a.length)
+    const replaced = SecretText.replaceAll(text, this.textForms)
+    const folded = this.foldedPattern()
+    return folded === undefined ? replaced : replaced.replace(folded, REDACTED)
   }
 
   /**
