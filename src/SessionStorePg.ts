@@ -30,7 +30,15 @@ export interface Options extends SessionStoreSql.Options {
 }
 
 /**
- * The PostgreSQL client (`effect/sql`'s `SqlClient`) with connection failures as `StoreFailed`.
+ * The largest message the client reads from the server unless `maxMessageSize` is given: one row
+ * of the entries table with the largest text PostgreSQL holds (1 GB), so that every entry the
+ * store took is read back (`@effect/sql-pg`'s own default, 16 MiB, refused a larger entry on load).
+ */
+const readAnyRow = 2 ** 30 + 2 ** 16
+
+/**
+ * The PostgreSQL client (`effect/sql`'s `SqlClient`) with connection failures as `StoreFailed`,
+ * reading rows of any size PostgreSQL stores (`maxMessageSize` 1 GiB unless given).
  *
  * @since 0.2.0
  * @category layers
@@ -39,7 +47,7 @@ export const layerClient = (
   connection: PgClient.PgPoolConfig
 ): Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, ClaudeError.ClaudeError> =>
   Layer.effectContext(
-    PgClient.make(connection).pipe(
+    PgClient.make({ ...connection, maxMessageSize: connection.maxMessageSize ?? readAnyRow }).pipe(
       Effect.mapError((error) =>
         ClaudeError.make(
           new ClaudeError.StoreFailed({ store: "pg", operation: "connect", description: error.message })

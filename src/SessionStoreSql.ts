@@ -11,7 +11,10 @@
  *   not load next to `effect` 4.1; `layerSqlite` builds the same client (one serialized
  *   connection, WAL) from Effect 4.1's own `effect/sql` pieces instead. Any other `SqlClient`
  *   works through `layer`.
- * - PostgreSQL: `SessionStorePg.layer` (entry `effect-claude-code/pg`, on `@effect/sql-pg`).
+ * - PostgreSQL: `SessionStorePg.layer` (entry `effect-claude-code/pg`, on `@effect/sql-pg`). On a
+ *   `PgClient` of your own, give it a `maxMessageSize` above the largest entry: `@effect/sql-pg`
+ *   reads no row over 16 MiB by default, so such an entry is stored but never loaded
+ *   (`SessionStorePg` sets 1 GiB).
  *
  * **Details**
  *

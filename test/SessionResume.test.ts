@@ -169,7 +169,8 @@ describe("resuming from a session store", () => {
       // Every local line, in file order (the line cut short is no entry), then the CLI's: the
       // store's copy resumes on another machine without a hole.
       assert.deepStrictEqual(yield* storedOf(store, mainKey), ["u1", "u2", "custom-title", "u3", "u4"])
-      assert.deepStrictEqual(yield* storedOf(store, agentKey), ["u7", "u8", "u9"])
+      // The subagent's sidecar follows its lines, as the official SDK imports it.
+      assert.deepStrictEqual(yield* storedOf(store, agentKey), ["u7", "u8", "agent_metadata", "u9"])
       assert.deepStrictEqual(Fs.readFileSync(agentFile, "utf8"), jsonl([7, 8]), "the local copy is left as it was")
       // A second resume (the CLI wrote u4 and u9 locally meanwhile) appends nothing again, not
       // even the line without a uuid, which no store dedupes.
@@ -198,6 +199,7 @@ describe("resuming from a session store", () => {
         `${SESSION}/subagents/agent-b2 agent-name`,
         `${SESSION}/subagents/agent-b2 u5`,
         `${SESSION}/subagents/agent-b2 u6`,
+        `${SESSION}/subagents/agent-b2 agent_metadata`,
         `${SESSION}/subagents/workflows/w1/agent-c3 u8`
       ])
       assert.deepStrictEqual(
@@ -209,7 +211,7 @@ describe("resuming from a session store", () => {
       appended.length = 0
       assert.isTrue(yield* materialize(store, projectsDir, key))
       assert.deepStrictEqual(appended, [])
-      assert.deepStrictEqual(yield* storedOf(memory, { ...key, subpath: "subagents/agent-b2" }), ["agent-name", "u5", "u6"])
+      assert.deepStrictEqual(yield* storedOf(memory, { ...key, subpath: "subagents/agent-b2" }), ["agent-name", "u5", "u6", "agent_metadata"])
     }).pipe(Effect.scoped))
 
   it.effect("a store that refuses the local lines of a session it lacks fails the resume with StoreFailed; the local copy is kept", () =>

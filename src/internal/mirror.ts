@@ -8,7 +8,10 @@
  *   more than `maxPendingEntries` entries or `maxPendingBytes` bytes are pending, or after every
  *   frame with `flush: "eager"`; one `append` per transcript file, frames of one file merged in
  *   order.
- * - Bounded retry: 3 attempts (backoff 200 ms, then 800 ms); then a `mirror_error` event
+ * - Bounded retry: 3 attempts (backoff 200 ms, then 800 ms), each bounded by `appendTimeout` (an
+ *   append that did not answer is interrupted in the background, never waited for, and not tried
+ *   again in that flush, as in the official SDK: it may still land, so a line without a uuid may
+ *   then be stored twice); then a `mirror_error` event
  *   (`Events.MirrorFailed`) is published on the session's events and the batch is kept (in
  *   memory) in front of its file's next batch: a store that comes back gets every entry, in
  *   order, and a transcript in the store never has a hole. Never silent, never a failed turn.
@@ -28,6 +31,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as ClaudeError from "../ClaudeError.ts"
@@ -44,6 +48,8 @@ export interface MirrorOptions {
   readonly maxPendingBytes: number
   /** The waits between attempts: its length + 1 attempts in all. */
   readonly backoff: ReadonlyArray<Duration.Duration>
+  /** How long one `append` may take; past it the batch counts as not saved, and is not retried in this flush. */
+  readonly appendTimeout: Duration.Duration
   /** How long closing the session waits for the last flush. */
   readonly closeTimeout: Duration.Duration
   readonly report: (event: Events.MirrorFailed) => void
@@ -54,6 +60,8 @@ export const defaults = {
   maxPendingEntries: 500,
   maxPendingBytes: 1024 * 1024,
   backoff: [Duration.millis(200), Duration.millis(800)],
+  // The official SDK's `sendTimeoutMs`.
+  appendTimeout: Duration.seconds(60),
   closeTimeout: Duration.seconds(30)
 }
 
@@ -98,6 +106,26 @@ export interface Mirror {
   readonly close: Effect.Effect<void>
 }
 
+/**
+ * `effect`'s outcome, or `orElse`'s after `duration`, never waiting for `effect` to stop: one
+ * stuck where it cannot be interrupted (`@effect/sql-pg` on a connection whose server stopped
+ * answering waits for it even when interrupted) is interrupted in the background, and so is it
+ * when this is interrupted (the session closing), so that no caller waits on it past `duration`.
+ * The effect may still complete later: it must touch nothing its caller releases meanwhile.
+ */
+export const within = <A, E>(
+  effect: Effect.Effect<A, E>,
+  duration: Duration.Duration,
+  orElse: () => Effect.Effect<A, E>
+): Effect.Effect<A, E> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(Effect.forkDetach(effect, { startImmediately: true }), (fiber) => {
+      const stop = Effect.asVoid(Effect.forkDetach(Fiber.interrupt(fiber)))
+      return restore(Effect.timeoutOrElse(Fiber.join(fiber), { duration, orElse: () => Effect.andThen(stop, orElse()) }))
+        .pipe(Effect.onInterrupt(() => stop))
+    })
+  )
+
 const keyText = (key: SessionStore.SessionKey) =>
   `${key.projectKey}/${key.sessionId}${key.subpath === undefined ? "" : `/${key.subpath}`}`
 
@@ -132,6 +160,9 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
       attempt++
       // A store that dies (a defect) counts as a failed attempt like a typed failure: retried,
       // then reported; the flush's other batches go on either way.
+      // An append that never answers (a connection lost without a reset) must not stop the
+      // mirror: it is interrupted and the batch kept like a failed one.
+      let timedOut = false
       const outcome = yield* Effect.result(options.store.append(key, entries).pipe(
         Effect.catchDefect((defect) =>
           Effect.fail(ClaudeError.make(
@@ -141,10 +172,22 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
               description: `the store died: ${describeError(defect)}`
             })
           ))
-        )
+        ),
+        (append) =>
+          within(append, options.appendTimeout, () =>
+            Effect.suspend(() => {
+              timedOut = true
+              return Effect.fail(ClaudeError.make(
+                new ClaudeError.StoreFailed({
+                  store: options.store.name,
+                  operation: "append",
+                  description: `the store did not answer within ${Duration.format(options.appendTimeout)}`
+                })
+              ))
+            }))
       ))
       if (outcome._tag === "Success") return true
-      const wait = backoff[attempt - 1]
+      const wait = timedOut ? undefined : backoff[attempt - 1]
       if (wait === undefined) {
         const error: ClaudeError.ClaudeError = outcome.failure
         yield* Effect.logWarning(

@@ -30,7 +30,9 @@ export interface StoreOptions {
    * session and not only what the CLI writes from now on. A local copy is replaced only when the
    * store's copy holds every line of it; one holding lines the store lacks is kept (a warning in
    * the log), those lines are appended to the store, and the CLI resumes from it; a local subagent
-   * transcript the store does not list is appended to it. No line is appended twice.
+   * transcript the store does not list is appended to it. No line is appended twice. A subagent's
+   * metadata sidecar (`agent-<id>.meta.json`) is kept in the store as an `agent_metadata` entry of
+   * its transcript (as the CLI mirrors it) and written back as that sidecar, as the official SDK does.
    */
   readonly materialize?: boolean | undefined
   /**
@@ -115,6 +117,7 @@ export const openMirror = Effect.fnUntraced(function*(
     maxPendingEntries: storeOptions.maxPendingEntries ?? Mirror.defaults.maxPendingEntries,
     maxPendingBytes: storeOptions.maxPendingBytes ?? Mirror.defaults.maxPendingBytes,
     backoff: Mirror.defaults.backoff,
+    appendTimeout: Mirror.defaults.appendTimeout,
     closeTimeout: Mirror.defaults.closeTimeout,
     report
   })

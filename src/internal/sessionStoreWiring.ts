@@ -23,7 +23,7 @@ import type * as Launch from "../Launch.ts"
 import type * as SessionStore from "../SessionStore.ts"
 import { isUnreadableLine, parseLine, unreadableLineType } from "../SessionStore.ts"
 import { describeError } from "./describeCause.ts"
-import { keyOfPath } from "./mirror.ts"
+import { keyOfPath, within } from "./mirror.ts"
 import * as ProjectKey from "./projectKey.ts"
 
 /** A variable of the CLI's environment: the session's `env` over the inherited one. */
@@ -89,18 +89,21 @@ export const defaultLoadTimeout: Duration.Duration = Duration.seconds(60)
 const failed = (store: string, description: string, operation = "resume") =>
   ClaudeError.make(new ClaudeError.StoreFailed({ store, operation, description }))
 
-/** `effect`, failing with `StoreFailed` naming `operation` when the store does not answer within `timeout`. */
-const bounded = <A, R>(
+/**
+ * `effect`, failing with `StoreFailed` naming `operation` when the store does not answer within
+ * `timeout`, never waiting for an operation stuck where it cannot be interrupted (see `within`).
+ */
+const bounded = <A>(
   store: string,
   operation: string,
   timeout: Duration.Duration,
-  effect: Effect.Effect<A, ClaudeError.ClaudeError, R>
-): Effect.Effect<A, ClaudeError.ClaudeError, R> =>
-  Effect.timeoutOrElse(effect, {
-    duration: timeout,
-    orElse: () =>
-      Effect.fail(failed(store, `no answer within ${Duration.format(timeout)} while resuming a session`, operation))
-  })
+  effect: Effect.Effect<A, ClaudeError.ClaudeError>
+): Effect.Effect<A, ClaudeError.ClaudeError> =>
+  within(
+    effect,
+    timeout,
+    () => Effect.fail(failed(store, `no answer within ${Duration.format(timeout)} while resuming a session`, operation))
+  )
 
 /** A subpath that stays under the session's directory: no `..`, not absolute, not empty. */
 const safeSubpath = (subpath: string): boolean =>
@@ -193,13 +196,21 @@ const writeTranscript = (
       (temporary) => Effect.sync(() => Fs.rmSync(temporary, { force: true }))
     )
     const held: Held = { uuids: new Set(), others: new Set() }
+    // A subagent's last `agent_metadata` entry: its sidecar, not a line of its transcript.
+    let meta: SessionStore.Entry | undefined
     yield* Effect.gen(function*() {
-      const fd = yield* Effect.acquireRelease(
+      // `open`: a load that timed out may go on in the background (`bounded`); once the file is
+      // closed it writes nothing (its descriptor may be another file's by then).
+      const output = yield* Effect.acquireRelease(
         Effect.try({
-          try: () => Fs.openSync(temporary, "w", 0o600),
+          try: () => ({ fd: Fs.openSync(temporary, "w", 0o600), open: true }),
           catch: (cause) => failed(store.name, `cannot write ${temporary}: ${String(cause)}`)
         }),
-        (fd) => Effect.sync(() => Fs.closeSync(fd))
+        (output) =>
+          Effect.sync(() => {
+            output.open = false
+            Fs.closeSync(output.fd)
+          })
       )
       yield* bounded(
         store.name,
@@ -220,11 +231,17 @@ const writeTranscript = (
                     if ((entry as SessionStore.UnreadableLine).cut) continue
                     throw new Unreadable(entry as SessionStore.UnreadableLine)
                   }
+                  if (key.subpath !== undefined && entry.type === agentMetadataType) {
+                    meta = entry
+                    held.others.add(JSON.stringify(entry))
+                    continue
+                  }
                   kept.push(entry)
                   if (typeof entry.uuid === "string") held.uuids.add(entry.uuid)
                   else held.others.add(JSON.stringify(entry))
                 }
-                Fs.writeSync(fd, kept.map((entry) => `${JSON.stringify(entry)}\n`).join(""))
+                if (!output.open) throw new Error("the resume ended")
+                Fs.writeSync(output.fd, kept.map((entry) => `${JSON.stringify(entry)}\n`).join(""))
               },
               catch: (cause) =>
                 cause instanceof Unreadable
@@ -244,18 +261,61 @@ const writeTranscript = (
     const local = (yield* isFile(store.name, file))
       ? yield* bounded(store.name, "append", timeout, backfill(store, key, file, held))
       : { appended: 0, unreadable: 0 }
-    if (local.appended > 0 || local.unreadable > 0) {
+    const kept = local.appended > 0 || local.unreadable > 0
+    if (kept) {
       yield* Effect.logWarning(
         `session store ${store.name}: kept the local ${file}: it holds entries the store's copy lacked (appended to the store; the CLI resumes from it)`
       )
-      return false
+    } else {
+      yield* Effect.try({
+        try: () => Fs.renameSync(temporary, file),
+        catch: (cause) => failed(store.name, `cannot write ${file}: ${String(cause)}`)
+      })
     }
-    yield* Effect.try({
-      try: () => Fs.renameSync(temporary, file),
-      catch: (cause) => failed(store.name, `cannot write ${file}: ${String(cause)}`)
-    })
-    return true
+    // The sidecar follows the store's copy; a local one is kept with a kept local transcript.
+    if (meta !== undefined && !(kept && Fs.existsSync(sidecarOf(file)))) {
+      const { type: _type, ...fields } = meta
+      yield* Effect.try({
+        try: () => Fs.writeFileSync(sidecarOf(file), JSON.stringify(fields), { mode: 0o600 }),
+        catch: (cause) => failed(store.name, `cannot write ${sidecarOf(file)}: ${String(cause)}`)
+      })
+    }
+    return !kept
   }).pipe(Effect.scoped)
+
+/**
+ * The `type` of the entry the CLI mirrors a subagent's metadata sidecar as (to the subagent's
+ * transcript key), as the official SDK reads and imports it.
+ */
+const agentMetadataType = "agent_metadata"
+
+/** A subagent transcript's metadata sidecar: `agent-<id>.jsonl` → `agent-<id>.meta.json`. */
+const sidecarOf = (file: string): string => file.replace(/\.jsonl$/, ".meta.json")
+
+/**
+ * Appends a local subagent transcript the store does not have (as {@link storeLocal}), then its
+ * sidecar, if any, as an `agent_metadata` entry (an unreadable one is left out, a warning).
+ */
+const storeLocalSubagent = (
+  store: SessionStore.SessionStore["Service"],
+  key: SessionStore.SessionKey,
+  file: string,
+  timeout: Duration.Duration
+) =>
+  Effect.gen(function*() {
+    const appended = yield* storeLocal(store, key, file, timeout)
+    const sidecar = sidecarOf(file)
+    let fields: unknown
+    try {
+      fields = Fs.existsSync(sidecar) ? JSON.parse(Fs.readFileSync(sidecar, "utf8")) : undefined
+    } catch (cause) {
+      yield* Effect.logWarning(`session store ${store.name}: left out the unreadable ${sidecar}: ${describeError(cause)}`)
+      return appended
+    }
+    if (typeof fields !== "object" || fields === null || Array.isArray(fields)) return appended
+    yield* bounded(store.name, "append", timeout, store.append(key, [{ ...fields, type: agentMetadataType }]))
+    return appended + 1
+  })
 
 /** Whether `file` is a file the CLI can read as a transcript (not a directory); false when absent. */
 const isFile = (store: string, file: string): Effect.Effect<boolean, ClaudeError.ClaudeError> =>
@@ -325,7 +385,9 @@ const storeLocal = (
  * resumes from it and the mirror stores only what the CLI writes next, whose first lines point at
  * those. So after this the store holds every line the CLI resumes from, each once. Each store
  * operation (`list`, `listSubkeys`, one transcript's `load` or `append`) fails with `StoreFailed`
- * after `timeout`. Returns false when the store did not have the session (the CLI resumes its
+ * after `timeout`. A subagent's last `agent_metadata` entry is written as its sidecar
+ * (`<subpath>.meta.json`), not as a line, and a local sidecar goes to the store as that entry.
+ * Returns false when the store did not have the session (the CLI resumes its
  * local copy, now in the store, or says it has none).
  */
 export const materialize = Effect.fnUntraced(function*(
@@ -348,7 +410,7 @@ export const materialize = Effect.fnUntraced(function*(
     if (!(yield* isFile(store.name, mainFile))) return false
     let appended = yield* storeLocal(store, key, mainFile, timeout)
     for (const subagent of yield* localSubagents(store.name, projectsDir, key)) {
-      appended += yield* storeLocal(store, subagent.key, subagent.file, timeout)
+      appended += yield* storeLocalSubagent(store, subagent.key, subagent.file, timeout)
     }
     if (appended > 0) {
       yield* Effect.logInfo(
@@ -375,7 +437,7 @@ export const materialize = Effect.fnUntraced(function*(
   const listed = new Set(subpaths)
   for (const subagent of yield* localSubagents(store.name, projectsDir, key)) {
     if (subagent.key.subpath === undefined || listed.has(subagent.key.subpath)) continue
-    const appended = yield* storeLocal(store, subagent.key, subagent.file, timeout)
+    const appended = yield* storeLocalSubagent(store, subagent.key, subagent.file, timeout)
     if (appended > 0) {
       yield* Effect.logWarning(
         `session store ${store.name}: it did not have the local ${subagent.file}: appended it (${appended} entries)`
