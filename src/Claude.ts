@@ -142,7 +142,8 @@ export interface SessionOptions<S extends OutputFormat = OutputFormat> extends L
    * the official SDK's `verbatimPrompts`): no `@path` mention read into the prompt, no slash
    * command run, for programs whose turns carry text their user did not type. A turn's own
    * `verbatim: false` opts it out. CLI 2.1.248 and later; an older one would ignore it, so its
-   * turns are refused (`InvalidInput`).
+   * turns are refused (`InvalidInput`), as are those of a CLI process whose version could not
+   * be told.
    */
   readonly verbatimPrompts?: boolean | undefined
   /** What an unsupported CLI version does: fail (the default) or warn; and the range. */

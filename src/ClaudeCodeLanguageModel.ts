@@ -31,7 +31,7 @@
  * - **Verbatim.** Each turn goes as written (`verbatimPrompts`, on by default here): the CLI
  *   reads no `@path` mention of the prompt into it and runs no slash command, as a prompt is
  *   text on any provider. `verbatimPrompts: false` turns it off; a CLI older than 2.1.248, which
- *   cannot send a turn so, needs it off.
+ *   cannot send a turn so, needs it off, as does a CLI process whose version cannot be told.
  * - **Interruption and failures.** Interrupting the caller (or ending `streamText`'s stream early)
  *   interrupts the CLI turn, then ends the session. A failure is an `AiError` whose reason carries
  *   the library's `ClaudeError` as its `cause` (and its reason tag in `metadata["claude-code"]`).

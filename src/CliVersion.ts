@@ -163,7 +163,8 @@ export const verbatimPromptsSince = "2.1.248"
 /**
  * Whether the CLI takes a user message as written when it says `client_composed` (2.1.248 and
  * later, as the official SDK says; an older one ignores the field and reads its `@path`
- * mentions). A version that cannot be told is taken to take it, as the pinned one.
+ * mentions). A version that cannot be told is taken to take it here; a session refuses a
+ * verbatim turn to a CLI process of such a version (2.1.332 names its version in `initialize`).
  *
  * @since 0.2.0
  * @category comparison
@@ -186,7 +187,8 @@ export const structuredOutputSince = "2.1.200"
 
 /**
  * Whether a session with structured output may run turns on the CLI ({@link structuredOutputSince}).
- * A version that cannot be told is taken to, as the pinned one.
+ * A version that cannot be told is taken to here; a session refuses such turns to a CLI process
+ * of such a version (2.1.332 names its version in `initialize`).
  *
  * @since 0.2.0
  * @category comparison

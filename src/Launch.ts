@@ -476,7 +476,8 @@ export interface LaunchOptions {
    * allow). The CLI keeps only what restricts (an `allow` list is dropped), and only when no
    * administrator's managed settings are on the machine unless those let it in (the SDK's
    * `managedSettings`). A CLI that does not know the flag (2.1.0) exits: the session fails
-   * with `ProcessExited` rather than run without the policy.
+   * with `ProcessExited` rather than run without the policy. Its `sandbox` fails closed as
+   * {@link SandboxSettings} says (`failIfUnavailable: true` with `enabled`, unless set).
    */
   readonly managedSettings?: { readonly [key: string]: unknown } | undefined
   /**
@@ -572,7 +573,10 @@ export interface LaunchOptions {
    * CLI's `HOME`); a string is its category filter (`"hooks,mcp"`, `"!statsig"`).
    */
   readonly debug?: boolean | string | undefined
-  /** `--debug-file`: the CLI writes its debug log to this file (debug on, whatever `debug` says). */
+  /**
+   * `--debug-file`: the CLI writes its debug log to this file (debug on, whatever `debug` says;
+   * a category filter of `debug` applies to it).
+   */
   readonly debugFile?: string | undefined
   /** One `--plugin-dir` each: plugins for this session only (see {@link PluginConfig}). */
   readonly plugins?: ReadonlyArray<PluginConfig> | undefined
@@ -640,8 +644,9 @@ export interface LaunchOptions {
    * hands that JSON to the CLI as an owner-only file of the CLI's temporary directory, not on its
    * command line, where the official SDK puts it (any user of the machine can read a process's
    * command line). A value of `env` or `headers` may be `Redacted` (revealed to the CLI only);
-   * it, a plain `env` value of a secret name (`defaultSecretEnv`, `secretEnv`) and a plain
-   * credential header (`Authorization`, `X-Api-Key`, `Cookie`, …) are the session's secrets,
+   * it, a plain `env` value of a secret name (`defaultSecretEnv`, `secretEnv`) or of a
+   * credential's (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`) and a plain credential header
+   * (`Authorization`, `X-Api-Key`, `Private-Token`, `Cookie`, …) are the session's secrets,
    * `[redacted]` where the CLI echoes the configs (`mcpStatus`) in transcripts, spans and logs.
    * In-process (`sdk`) servers come from the `McpServers` layer, not from here.
    */
@@ -808,6 +813,10 @@ const settingsJson = (settings: Settings | undefined, sandboxOption: SandboxSett
 const failingClosed = (sandbox: { readonly [key: string]: unknown }): { readonly [key: string]: unknown } =>
   sandbox.enabled === true && sandbox.failIfUnavailable === undefined ? { ...sandbox, failIfUnavailable: true } : sandbox
 
+/** The policy tier's settings, its `sandbox` failing closed as the other tiers' do. */
+const managedSettingsJson = (managed: { readonly [key: string]: unknown }): string =>
+  JSON.stringify(isPlainObject(managed.sandbox) ? { ...managed, sandbox: failingClosed(managed.sandbox) } : managed)
+
 const mcpConfigJson = (
   servers: Wiring["mcpServers"],
   external: Readonly<Record<string, McpExternalServer>>
@@ -875,9 +884,10 @@ const contextArgs = (options: LaunchOptions): ReadonlyArray<string> => {
   for (const plugin of options.plugins ?? []) args.push(...valueFlag("--plugin-dir", plugin.path))
   if (options.resumeSessionAt !== undefined) args.push(...valueFlag("--resume-session-at", options.resumeSessionAt))
   if (options.resumeDropsTurn !== undefined) args.push(...valueFlag("--resume-drops-turn", options.resumeDropsTurn))
+  // `--debug-file` turns debug on by itself; a category filter applies to the file too.
+  if (typeof options.debug === "string") args.push(`--debug=${options.debug}`)
+  else if (options.debug === true && options.debugFile === undefined) args.push("--debug")
   if (options.debugFile !== undefined) args.push(...valueFlag("--debug-file", options.debugFile))
-  else if (typeof options.debug === "string") args.push(`--debug=${options.debug}`)
-  else if (options.debug === true) args.push("--debug")
   if (options.sessionId !== undefined) args.push("--session-id", options.sessionId)
   if (options.persistSession === false) args.push("--no-session-persistence")
   return args
@@ -971,7 +981,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   if (mode !== undefined) args.push("--permission-mode", mode)
   if (mode === "bypassPermissions") args.push("--allow-dangerously-skip-permissions")
   args.push("--settings", settingsJson(options.settings, options.sandbox))
-  if (options.managedSettings !== undefined) args.push("--managed-settings", JSON.stringify(options.managedSettings))
+  if (options.managedSettings !== undefined) args.push("--managed-settings", managedSettingsJson(options.managedSettings))
   if (options.projectConfigRoot !== undefined) args.push(...valueFlag("--project-config-root", options.projectConfigRoot))
   const external = options.mcpServers ?? {}
   if (wiring.mcpServers.length > 0 || Object.keys(external).length > 0) {

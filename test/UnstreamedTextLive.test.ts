@@ -35,7 +35,7 @@ describe("text the CLI did not stream (real CLI)", { timeout: 60_000 }, () => {
       }
       const setup = yield* live([FakeModel.text("the model is not called for /cost")], { transcript: recorder })
       const response = yield* LanguageModel.generateText({ prompt: "/cost" }).pipe(
-        Effect.provide(ClaudeCodeLanguageModel.layer(setup.options).pipe(Layer.provide(processLayer)))
+        Effect.provide(ClaudeCodeLanguageModel.layer({ ...setup.options, verbatimPrompts: false }).pipe(Layer.provide(processLayer)))
       )
       assert.strictEqual(results.length, 1)
       assert.isFalse(results[0]!.is_error)
@@ -57,7 +57,7 @@ describe("text the CLI did not stream (real CLI)", { timeout: 60_000 }, () => {
 
         const again = yield* live([FakeModel.text("the model is not called")])
         const response = yield* LanguageModel.generateText({ prompt: command }).pipe(
-          Effect.provide(ClaudeCodeLanguageModel.layer(again.options).pipe(Layer.provide(processLayer)))
+          Effect.provide(ClaudeCodeLanguageModel.layer({ ...again.options, verbatimPrompts: false }).pipe(Layer.provide(processLayer)))
         )
         assert.strictEqual(response.text, result.result)
       }).pipe(Effect.provide(processLayer)))

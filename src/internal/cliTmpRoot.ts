@@ -75,14 +75,24 @@ export const provide = (
   }))
 }
 
-/** The flags whose inline JSON goes to a file of the root, and the file's name. */
-const JSON_FLAGS = [["--settings", SETTINGS_FILE], ["--mcp-config", "mcp-config.json"]] as const
+/**
+ * Whether `json` (trimmed) is inline JSON as the CLI tells it: `{` first and `}` last (the CLI's
+ * own test), and JSON that parses; a value the CLI would refuse is left for it to refuse.
+ */
+const isInlineJson = (json: string): boolean => {
+  if (!(json.startsWith("{") && json.endsWith("}"))) return false
+  try {
+    JSON.parse(json)
+    return true
+  } catch {
+    return false
+  }
+}
 
 /**
  * Where `args` give `flag` its value as the CLI finds it (the first `<flag> <value>` or
- * `<flag>=<value>`, as CLI 2.1.0 looks `--settings` up), when that value is inline JSON: trimmed,
- * `{` first and `}` last (the CLI's own test), and JSON that parses (a value the CLI would refuse
- * is left for it to refuse). Undefined otherwise: no such flag, a file's path.
+ * `<flag>=<value>`, as CLI 2.1.0 looks `--settings` up), when that value is inline JSON
+ * ({@link isInlineJson}). Undefined otherwise: no such flag, a file's path.
  */
 export const inlineJson = (
   args: ReadonlyArray<string>,
@@ -93,40 +103,65 @@ export const inlineJson = (
     const joined = arg.startsWith(`${flag}=`)
     if (!joined && !(arg === flag && index + 1 < args.length)) continue
     const json = (joined ? arg.slice(flag.length + 1) : args[index + 1]!).trim()
-    if (!(json.startsWith("{") && json.endsWith("}"))) return undefined
-    try {
-      JSON.parse(json)
-    } catch {
-      return undefined
-    }
-    return { index, joined, json }
+    return isInlineJson(json) ? { index, joined, json } : undefined
   }
   return undefined
 }
 
 /**
- * `args` with the inline JSON of `--settings` and of `--mcp-config` ({@link inlineJson}) each
- * written to a file in `root`, readable by its owner only, and its path in the JSON's place; the
- * same `args` where they have none, or where a file cannot be written (a warning: the CLI gets
- * that JSON on its command line, as before).
+ * Every inline JSON value `args` give `--mcp-config`, which the CLI reads all of (a variadic
+ * flag: each `--mcp-config <value>…` up to the next flag, each `--mcp-config=<value>`): the
+ * library's and those of `extraArgs`. `index` is the value's own position.
+ */
+export const inlineMcpConfigs = (
+  args: ReadonlyArray<string>
+): ReadonlyArray<{ readonly index: number; readonly joined: boolean; readonly json: string }> => {
+  const flag = "--mcp-config"
+  const found: Array<{ readonly index: number; readonly joined: boolean; readonly json: string }> = []
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!
+    if (arg.startsWith(`${flag}=`)) {
+      const json = arg.slice(flag.length + 1).trim()
+      if (isInlineJson(json)) found.push({ index, joined: true, json })
+    } else if (arg === flag) {
+      while (index + 1 < args.length && !args[index + 1]!.startsWith("-")) {
+        index++
+        const json = args[index]!.trim()
+        if (isInlineJson(json)) found.push({ index, joined: false, json })
+      }
+    }
+  }
+  return found
+}
+
+/**
+ * `args` with the inline JSON of `--settings` ({@link inlineJson}) and every inline JSON of
+ * `--mcp-config` ({@link inlineMcpConfigs}) each written to a file of its own in `root`, readable
+ * by its owner only, and its path in the JSON's place; the same `args` where they have none, or
+ * where a file cannot be written (a warning: the CLI gets that JSON on its command line, as
+ * before).
  */
 export const jsonInRoot = (args: ReadonlyArray<string>, root: string): Effect.Effect<ReadonlyArray<string>> =>
   Effect.suspend(() => {
     const out = [...args]
     const warnings: Array<Effect.Effect<void>> = []
-    for (const [flag, name] of JSON_FLAGS) {
-      const inline = inlineJson(out, flag)
-      if (inline === undefined) continue
+    const settings = inlineJson(out, "--settings")
+    const values = [
+      ...(settings === undefined ? [] : [{ ...settings, flag: "--settings", name: SETTINGS_FILE }]),
+      ...inlineMcpConfigs(out).map((value, i) => ({ ...value, flag: "--mcp-config", name: i === 0 ? "mcp-config.json" : `mcp-config-${i + 1}.json` }))
+    ]
+    for (const { flag, index, joined, json, name } of values) {
       const file = Path.join(root, name)
       try {
         // A new file (`wx`) in a directory only its owner may enter, created 0600.
-        Fs.writeFileSync(file, inline.json, { mode: 0o600, flag: "wx" })
+        Fs.writeFileSync(file, json, { mode: 0o600, flag: "wx" })
       } catch (error) {
         warnings.push(Effect.logWarning(`could not write the CLI's ${flag} JSON to ${file}: it goes on its command line`, error))
         continue
       }
-      if (inline.joined) out[inline.index] = `${flag}=${file}`
-      else out[inline.index + 1] = file
+      // `--settings` is found at its flag; an `--mcp-config` value at its own position.
+      if (joined) out[index] = `${flag}=${file}`
+      else out[flag === "--settings" ? index + 1 : index] = file
     }
     return Effect.as(Effect.all(warnings, { discard: true }), out)
   })

@@ -9,8 +9,19 @@ import type * as Launch from "../Launch.ts"
 import type * as Control from "../protocol/control.ts"
 import { isRecord } from "./json.ts"
 
-/** Headers whose plain values are credentials (compared in lower case). */
-const credentialHeaders = new Set(["authorization", "proxy-authorization", "x-api-key", "api-key", "x-auth-token", "cookie"])
+/**
+ * Headers whose plain values are credentials: `Authorization`, `Cookie`, and any name with a
+ * word of a credential (`X-Api-Key`, `X-Goog-Api-Key`, `Private-Token`, `X-Access-Token`,
+ * `X-Client-Secret`), as services spell them.
+ */
+const credentialHeader = /(^|[-_])(authorization|auth|cookie|token|key|apikey|secret|password|passwd|credentials?|signature)([-_]|$)|token$|key$/i
+
+/**
+ * A stdio server's variables whose plain values are credentials, by the last word of their name
+ * (`BRAVE_API_KEY`, `SLACK_BOT_TOKEN`, `DB_PASSWORD`, `STRIPE_SECRET`), as MCP servers document
+ * their setup; `SSH_KEY_PATH` or `LOG_LEVEL` are not.
+ */
+const credentialVariable = /(^|_)(token|key|apikey|secret|password|passwd|pat|credentials?|auth)$/i
 
 const revealRecord = (values: unknown): unknown =>
   isRecord(values)
@@ -47,7 +58,8 @@ const credentialParts = (value: string): ReadonlyArray<string> => {
 /**
  * The secrets of the configs: every `Redacted` value of `env` and `headers`; the plain `env`
  * values of a secret variable's name (`secretNames`: `Launch.defaultSecretEnv` and the session's
- * `secretEnv`); the plain values of credential headers (`Authorization`, `X-Api-Key`, `Cookie`,
+ * `secretEnv`) or of a credential's (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`); the
+ * plain values of credential headers (`Authorization`, `X-Api-Key`, `Private-Token`, `Cookie`,
  * …), with the credential after an auth scheme on its own.
  */
 export const secretsOf = (
@@ -61,14 +73,14 @@ export const secretsOf = (
     if (isRecord(config.env)) {
       for (const [name, value] of Object.entries(config.env)) {
         if (Redacted.isRedacted(value)) secrets.add(String(Redacted.value(value)))
-        else if (typeof value === "string" && names.has(name)) secrets.add(value)
+        else if (typeof value === "string" && (names.has(name) || credentialVariable.test(name))) secrets.add(value)
       }
     }
     if (isRecord(config.headers)) {
       for (const [name, value] of Object.entries(config.headers)) {
         const revealed = Redacted.isRedacted(value) ? String(Redacted.value(value)) : value
         if (typeof revealed !== "string") continue
-        if (Redacted.isRedacted(value) || credentialHeaders.has(name.toLowerCase())) {
+        if (Redacted.isRedacted(value) || credentialHeader.test(name)) {
           for (const part of credentialParts(revealed)) secrets.add(part)
         }
       }

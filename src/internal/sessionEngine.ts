@@ -436,11 +436,10 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
 
 /**
  * Why a user turn is not sent to a CLI of `version` (undefined when it may be): one meant as
- * written to a CLI that would read its `@path` mentions anyway, or to a CLI process whose version
- * could not be told (2.1.332 names it in `initialize`, so one that names none is older and may
- * ignore `client_composed`; an in-memory CLI, no process, reads no file); one of a session with
- * structured output to a CLI that asks the model again without end when it answers in text
- * (2.1.0).
+ * written to a CLI that would read its `@path` mentions anyway; one of a session with structured
+ * output to a CLI that asks the model again without end when it answers in text (2.1.0). Either
+ * to a CLI process whose version could not be told: 2.1.332 names it in `initialize`, so one that
+ * names none is older and may be such a CLI (an in-memory CLI, no process, is not held).
  */
 const userTurnRefusal = (
   message: Protocol.StdinUserMessage,
@@ -448,7 +447,8 @@ const userTurnRefusal = (
   structured: boolean,
   isProcess: boolean
 ): string | undefined => {
-  if (message.client_composed === true && isProcess && (version === undefined || Option.isNone(CliVersion.parse(version)))) {
+  const unknown = isProcess && (version === undefined || Option.isNone(CliVersion.parse(version)))
+  if (message.client_composed === true && unknown) {
     return `A verbatim user turn (verbatim, verbatimPrompts) needs Claude Code ${CliVersion.verbatimPromptsSince} ` +
       `or later: the CLI's version could not be told (${version ?? "none named"}), and an older one would read its ` +
       `@path mentions and run its slash commands, so it was not sent`
@@ -456,6 +456,11 @@ const userTurnRefusal = (
   if (message.client_composed === true && !CliVersion.takesVerbatimPrompts(version)) {
     return `A verbatim user turn (verbatim, verbatimPrompts) needs Claude Code ${CliVersion.verbatimPromptsSince} ` +
       `or later: CLI ${version} would read its @path mentions and run its slash commands, so it was not sent`
+  }
+  if (structured && unknown) {
+    return `Structured output (outputFormat, jsonSchema) needs Claude Code ${CliVersion.structuredOutputSince} or later: ` +
+      `the CLI's version could not be told (${version ?? "none named"}), and 2.1.0 asks the model again without end ` +
+      `when it answers in text (a paid request each time), so the turn was not sent`
   }
   if (structured && !CliVersion.boundsStructuredOutputRetries(version)) {
     return `Structured output (outputFormat, jsonSchema) needs Claude Code ${CliVersion.structuredOutputSince} or later: ` +

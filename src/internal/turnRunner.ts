@@ -172,6 +172,12 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       const turnInput = typeof input === "string" ? { text: input } : input
       const problem = userTurnProblem(turnInput)
       if (problem !== undefined) return Effect.fail(invalid(problem))
+      // Not a boolean (from JavaScript): the line would go without `client_composed`, and the
+      // CLI would read the `@path` mentions the program meant to keep out.
+      const verbatim: unknown = turnInput.verbatim
+      if (verbatim !== undefined && typeof verbatim !== "boolean") {
+        return Effect.fail(invalid(`verbatim must be a boolean (got a ${typeof verbatim})`))
+      }
       // Two open turns under one uuid: the CLI's echoes could not tell them apart. And CLI 2.1.332
       // drops, without a word, a user message whose uuid it has seen in the session: a turn
       // written under an earlier turn's uuid would never end.

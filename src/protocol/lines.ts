@@ -50,9 +50,10 @@ export interface UserTurnInput {
    * `client_composed: true`: the CLI takes the text as written, with no `@path` mention read
    * into the prompt and no slash command run, for text the program did not have its user type
    * (a model's output, a web page, a chat message of someone else). CLI 2.1.248 and later; an
-   * older one ignores it, so a session refuses such a turn there (`InvalidInput`). The CLI then
-   * also sends the turn without its per-turn context (nested `CLAUDE.md`, skill listings), which
-   * arrives after the turn's first tool call.
+   * older one ignores it, so a session refuses such a turn there, and on a CLI process whose
+   * version could not be told (`InvalidInput`). The CLI then also sends the turn without its
+   * per-turn context (nested `CLAUDE.md`, skill listings), which arrives after the turn's first
+   * tool call.
    */
   readonly verbatim?: boolean | undefined
 }
