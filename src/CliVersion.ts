@@ -161,21 +161,6 @@ export const isSupported = (version: Version | string, range: Range = supported)
 export const verbatimPromptsSince = "2.1.248"
 
 /**
- * Whether the CLI takes a user message as written when it says `client_composed` (2.1.248 and
- * later, as the official SDK says; an older one ignores the field and reads its `@path`
- * mentions). A version that cannot be told is taken to take it here; a session refuses a
- * verbatim turn to a CLI process of such a version (2.1.332 names its version in `initialize`).
- *
- * @since 0.2.0
- * @category comparison
- */
-export const takesVerbatimPrompts = (version: string | undefined): boolean => {
-  if (version === undefined) return true
-  const v = parse(version)
-  return Option.isNone(v) || compare(v.value, parseOrThrow(verbatimPromptsSince)) >= 0
-}
-
-/**
  * The first CLI known to end a turn of structured output whose model answers in text (it asks
  * once more, then ends the turn): 2.1.200 and 2.1.332 do (measured); 2.1.0 asks again without
  * end. The versions between are untested.
@@ -186,17 +171,18 @@ export const takesVerbatimPrompts = (version: string | undefined): boolean => {
 export const structuredOutputSince = "2.1.200"
 
 /**
- * Whether a session with structured output may run turns on the CLI ({@link structuredOutputSince}).
- * A version that cannot be told is taken to here; a session refuses such turns to a CLI process
- * of such a version (2.1.332 names its version in `initialize`).
+ * Whether `version` is `since` or later: false for a version that cannot be told (`undefined`,
+ * text without `x.y.z`), which may be an older one. A session asks it of the CLI before a
+ * verbatim turn ({@link verbatimPromptsSince}) and a turn of structured output
+ * ({@link structuredOutputSince}); an in-memory CLI, which names none, is not asked.
  *
  * @since 0.2.0
  * @category comparison
  */
-export const boundsStructuredOutputRetries = (version: string | undefined): boolean => {
-  if (version === undefined) return true
-  const v = parse(version)
-  return Option.isNone(v) || compare(v.value, parseOrThrow(structuredOutputSince)) >= 0
+export const atLeast = (version: string | undefined, since: string): boolean => {
+  const v = version === undefined ? Option.none() : parse(version)
+  const floor = parse(since)
+  return Option.isSome(v) && Option.isSome(floor) && compare(v.value, floor.value) >= 0
 }
 
 /**

@@ -106,3 +106,14 @@ describe("CliVersion", () => {
 
   })
 })
+
+describe("CliVersion.atLeast", () => {
+  it("a version at or past `since`; never one that cannot be told (it may be older)", () => {
+    assert.isTrue(CliVersion.atLeast("2.1.248", CliVersion.verbatimPromptsSince))
+    assert.isTrue(CliVersion.atLeast("2.1.332", CliVersion.verbatimPromptsSince))
+    assert.isFalse(CliVersion.atLeast("2.1.200", CliVersion.verbatimPromptsSince))
+    assert.isFalse(CliVersion.atLeast(undefined, CliVersion.structuredOutputSince))
+    assert.isFalse(CliVersion.atLeast("unknown", CliVersion.structuredOutputSince))
+    assert.isTrue(CliVersion.atLeast("2.1.200", CliVersion.structuredOutputSince))
+  })
+})

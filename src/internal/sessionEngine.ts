@@ -435,11 +435,11 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
 })
 
 /**
- * Why a user turn is not sent to a CLI of `version` (undefined when it may be): one meant as
- * written to a CLI that would read its `@path` mentions anyway; one of a session with structured
- * output to a CLI that asks the model again without end when it answers in text (2.1.0). Either
- * to a CLI process whose version could not be told: 2.1.332 names it in `initialize`, so one that
- * names none is older and may be such a CLI (an in-memory CLI, no process, is not held).
+ * Why a user turn is not sent to the CLI of `version` (undefined when it may be; an in-memory
+ * CLI, no process, is not asked): one meant as written to a CLI that would read its `@path`
+ * mentions anyway (older than 2.1.248, or of a version that cannot be told: 2.1.332 names its
+ * own); one of a session with structured output to a CLI that may ask the model again without
+ * end when it answers in text (2.1.0).
  */
 const userTurnRefusal = (
   message: Protocol.StdinUserMessage,
@@ -447,26 +447,24 @@ const userTurnRefusal = (
   structured: boolean,
   isProcess: boolean
 ): string | undefined => {
-  const unknown = isProcess && (version === undefined || Option.isNone(CliVersion.parse(version)))
-  if (message.client_composed === true && unknown) {
-    return `A verbatim user turn (verbatim, verbatimPrompts) needs Claude Code ${CliVersion.verbatimPromptsSince} ` +
-      `or later: the CLI's version could not be told (${version ?? "none named"}), and an older one would read its ` +
-      `@path mentions and run its slash commands, so it was not sent`
-  }
-  if (message.client_composed === true && !CliVersion.takesVerbatimPrompts(version)) {
-    return `A verbatim user turn (verbatim, verbatimPrompts) needs Claude Code ${CliVersion.verbatimPromptsSince} ` +
-      `or later: CLI ${version} would read its @path mentions and run its slash commands, so it was not sent`
-  }
-  if (structured && unknown) {
-    return `Structured output (outputFormat, jsonSchema) needs Claude Code ${CliVersion.structuredOutputSince} or later: ` +
-      `the CLI's version could not be told (${version ?? "none named"}), and 2.1.0 asks the model again without end ` +
-      `when it answers in text (a paid request each time), so the turn was not sent`
-  }
-  if (structured && !CliVersion.boundsStructuredOutputRetries(version)) {
-    return `Structured output (outputFormat, jsonSchema) needs Claude Code ${CliVersion.structuredOutputSince} or later: ` +
-      `CLI ${version} asks the model again without end when it answers in text (a paid request each time), so the turn was not sent`
-  }
-  return undefined
+  if (!isProcess) return undefined
+  const needs = (what: string, since: string, why: string) =>
+    CliVersion.atLeast(version, since) ? undefined : `${what} needs Claude Code ${since} or later, and ` +
+      `${version === undefined ? "the CLI's version could not be told" : `this CLI is ${version}`}: ${why}, so the turn was not sent`
+  return (message.client_composed === true
+    ? needs(
+      "A verbatim user turn (verbatim, verbatimPrompts)",
+      CliVersion.verbatimPromptsSince,
+      "an older CLI reads its @path mentions and runs its slash commands"
+    )
+    : undefined) ??
+    (structured
+      ? needs(
+        "Structured output (outputFormat, jsonSchema)",
+        CliVersion.structuredOutputSince,
+        "CLI 2.1.0 asks the model again without end when it answers in text (a paid request each time)"
+      )
+      : undefined)
 }
 
 /**
