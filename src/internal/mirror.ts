@@ -10,8 +10,10 @@
  *   order.
  * - Bounded retry: 3 attempts (backoff 200 ms, then 800 ms), each bounded by `appendTimeout` (an
  *   append that did not answer is interrupted in the background, never waited for, and not tried
- *   again in that flush, as in the official SDK: it may still land, so a line without a uuid may
- *   then be stored twice); then a `mirror_error` event
+ *   again in that flush, as in the official SDK: it may still land, so its lines may then be
+ *   stored twice, and after a later batch of their file; new appends are not held behind it,
+ *   because a connection that stopped answering is often one of a pool whose others work); then
+ *   a `mirror_error` event
  *   (`Events.MirrorFailed`) is published on the session's events and the batch is kept (in
  *   memory) in front of its file's next batch: a store that comes back gets every entry, in
  *   order, and a transcript in the store never has a hole. Never silent, never a failed turn.
