@@ -643,7 +643,8 @@ export interface LaunchOptions {
    * `McpServers` layer; a name used by both is refused (`InvalidInput`). The process transport
    * hands that JSON to the CLI as an owner-only file of the CLI's temporary directory, not on its
    * command line, where the official SDK puts it (any user of the machine can read a process's
-   * command line). A value of `env` or `headers` may be `Redacted` (revealed to the CLI only);
+   * command line); where that directory cannot be made or written, on the command line, with a
+   * warning in the log. A value of `env` or `headers` may be `Redacted` (revealed to the CLI only);
    * it, a plain `env` value of a secret name (`defaultSecretEnv`, `secretEnv`) or of a
    * credential's (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`) and a plain credential header
    * (`Authorization`, `X-Api-Key`, `Private-Token`, `Cookie`, …) are the session's secrets,
