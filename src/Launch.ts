@@ -140,7 +140,8 @@ export type McpExternalServer = McpStdioServer | McpSseServer | McpHttpServer
  * `failIfUnavailable: true`, as the official SDK's `sandbox` does: where the sandbox cannot
  * start, the CLI exits (`ProcessExited`, its stderr naming what is missing) rather than run the
  * commands unsandboxed, which CLI 2.1.332 does by default. `failIfUnavailable: false` lets them
- * run unsandboxed there. Other keys of the CLI's sandbox settings pass through as given.
+ * run unsandboxed there. A key the CLI's sandbox settings do not have is `InvalidInput` (a
+ * misspelt `enable` would leave the sandbox off).
  *
  * @since 0.2.0
  * @category models
@@ -158,7 +159,26 @@ export interface SandboxSettings {
   readonly network?: { readonly [key: string]: unknown }
   /** File access of sandboxed commands (`allowWrite`, `denyRead`, …). */
   readonly filesystem?: { readonly [key: string]: unknown }
-  readonly [key: string]: unknown
+  /** Credentials kept from sandboxed commands (`files`, `envVars`). */
+  readonly credentials?: { readonly [key: string]: unknown }
+  /** Commands that run outside the sandbox. */
+  readonly excludedCommands?: ReadonlyArray<string>
+  /** The other keys of the CLI's sandbox settings, as it takes them. */
+  readonly ignoreViolations?: unknown
+  /** See the CLI's sandbox settings. */
+  readonly enableWeakerNestedSandbox?: boolean
+  /** See the CLI's sandbox settings. */
+  readonly allowNestedUserNamespaces?: boolean
+  /** See the CLI's sandbox settings. */
+  readonly enableWeakerNetworkIsolation?: boolean
+  /** See the CLI's sandbox settings (macOS). */
+  readonly allowAppleEvents?: boolean
+  /** See the CLI's sandbox settings. */
+  readonly ripgrep?: unknown
+  /** The `bwrap` executable to use (Linux). */
+  readonly bwrapPath?: string
+  /** The `socat` executable to use (Linux). */
+  readonly socatPath?: string
 }
 
 /**
@@ -807,11 +827,31 @@ const settingsJson = (settings: Settings | undefined, sandboxOption: SandboxSett
   })
 }
 
+/** The keys of the CLI 2.1.332's sandbox settings (the official SDK's `SandboxSettings`). */
+const sandboxKeys: ReadonlyArray<string> = [
+  "enabled",
+  "failIfUnavailable",
+  "autoAllowBashIfSandboxed",
+  "allowUnsandboxedCommands",
+  "network",
+  "filesystem",
+  "credentials",
+  "ignoreViolations",
+  "enableWeakerNestedSandbox",
+  "allowNestedUserNamespaces",
+  "enableWeakerNetworkIsolation",
+  "allowAppleEvents",
+  "excludedCommands",
+  "ripgrep",
+  "bwrapPath",
+  "socatPath"
+]
+
 /**
  * A sandbox that is `enabled` fails closed unless told otherwise: CLI 2.1.332 runs the commands
  * unsandboxed, with a warning, where it cannot start one.
  */
-const failingClosed = (sandbox: { readonly [key: string]: unknown }): { readonly [key: string]: unknown } =>
+const failingClosed = <S extends { readonly enabled?: unknown; readonly failIfUnavailable?: unknown }>(sandbox: S): S =>
   sandbox.enabled === true && sandbox.failIfUnavailable === undefined ? { ...sandbox, failIfUnavailable: true } : sandbox
 
 /** The policy tier's settings, its `sandbox` failing closed as the other tiers' do. */
@@ -1454,6 +1494,10 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
     else {
       for (const key of ["enabled", "failIfUnavailable", "autoAllowBashIfSandboxed", "allowUnsandboxedCommands"] as const) {
         if (sandbox[key] !== undefined && typeof sandbox[key] !== "boolean") add(`sandbox.${key} must be a boolean`)
+      }
+      // A misspelt key (`enable`) would leave the sandbox off without a word.
+      for (const key of Object.keys(sandbox)) {
+        if (!sandboxKeys.includes(key)) add(`sandbox.${key} is not a sandbox setting (${sandboxKeys.join(", ")})`)
       }
       if (isPlainObject(options.settings) && options.settings.sandbox !== undefined) {
         add("sandbox and settings.sandbox cannot be combined: set the sandbox in one of them")

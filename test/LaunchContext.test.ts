@@ -229,6 +229,7 @@ describe("validate: limits, context and identity", () => {
         [loose({ sandbox: true }), "sandbox must be an object"],
         [loose({ sandbox: { enabled: "yes" } }), "sandbox.enabled must be a boolean"],
         [loose({ sandbox: { failIfUnavailable: 0 } }), "sandbox.failIfUnavailable must be a boolean"],
+        [loose({ sandbox: { enable: true } }), "sandbox.enable is not a sandbox setting (enabled, failIfUnavailable,"],
         [{ sandbox: { enabled: true }, settings: { sandbox: { enabled: false } } }, "sandbox and settings.sandbox cannot be combined"],
         [{ projectConfigRoot: "repo" }, "projectConfigRoot must be an absolute path (got repo)"],
         [{ projectConfigRoot: "/srv/\0" }, "projectConfigRoot must not contain NUL characters"],
