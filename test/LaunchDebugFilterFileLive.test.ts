@@ -18,11 +18,11 @@ const argsOf = (options: Launch.LaunchOptions) => Launch.buildCommand(options, {
 
 describe("debug's category filter with debugFile", { timeout: 120_000 }, () => {
   it("both go to the CLI; debug true or false adds nothing to --debug-file", () => {
-    const args = argsOf({ debug: "hooks", debugFile: "/tmp/d.txt" })
+    const args = argsOf({ debug: "hooks", debugFile: "logs/d.txt" })
     assert.include(args, "--debug=hooks")
-    assert.include(args, "/tmp/d.txt")
+    assert.include(args, "logs/d.txt")
     for (const debug of [true, false, undefined]) {
-      const plain = argsOf({ debug, debugFile: "/tmp/d.txt" })
+      const plain = argsOf({ debug, debugFile: "logs/d.txt" })
       assert.isFalse(plain.some((arg) => arg.startsWith("--debug") && arg !== "--debug-file"), String(debug))
     }
   })

@@ -29,7 +29,7 @@ const env = {
   GITLAB_PERSONAL_ACCESS_TOKEN: "glpat-env-0123456789abcdef",
   DB_PASSWORD: "hunter2-0123456789",
   LOG_LEVEL_NAME: "visible-level-0123",
-  SSH_KEY_PATH: "/home/user/.ssh/id_visible"
+  SSH_KEY_PATH: "keys/id_visible"
 }
 const envSecrets = ["BRAVE_API_KEY", "SLACK_BOT_TOKEN", "GITLAB_PERSONAL_ACCESS_TOKEN", "DB_PASSWORD"] as const
 const servers = {
