@@ -525,7 +525,6 @@ const imagesOf = (message: Prompt.Message): ReadonlyArray<TurnImage> => {
   return images
 }
 
-/** The URL of an image (PNG, JPEG, GIF, WebP) the turn's user message gives by URL, if any. */
 /**
  * The call's own tools the toolkit's server serves: none for `"none"`, the named one for
  * `{ tool }` (`{ oneOf }` is applied by `LanguageModel` itself, before the call).
@@ -537,6 +536,7 @@ const servedTools = (options: LanguageModel.ProviderOptions): ReadonlyArray<Tool
   return typeof choice === "object" && "tool" in choice ? own.filter((tool) => tool.name === choice.tool) : own
 }
 
+/** The URL of an image (PNG, JPEG, GIF, WebP) the turn's user message gives by URL, if any. */
 const imageUrlOf = (toSend: ReadonlyArray<Prompt.Message>): string | undefined => {
   const last = toSend.filter((message) => message.role !== "system").at(-1)
   if (last?.role !== "user") return undefined

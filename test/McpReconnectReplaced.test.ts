@@ -12,31 +12,22 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as Claude from "../src/Claude.ts"
 import * as McpServers from "../src/McpServers.ts"
-import * as FakeCli from "../src/testing/FakeCli.ts"
+import { answering } from "./support/answeringCli.ts"
 
 const byre = McpServers.server("byre", {
   tools: [McpServers.tool({ name: "echo", description: "Echo.", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) })]
 })
 
-/** A CLI that answers every control request with success; the subtypes it got. */
-const answering = (received: Array<string>) =>
-  FakeCli.layer((cli) =>
-    Effect.gen(function*() {
-      yield* FakeCli.answerInitialize(cli)
-      while (true) {
-        const request = yield* cli.nextMatching((m) => m.type === "control_request")
-        const body = request.request as { readonly subtype: string; readonly servers?: Record<string, unknown> }
-        received.push(body.subtype)
-        const names = Object.keys(body.servers ?? {})
-        yield* cli.emit(FakeCli.success(request, body.subtype === "mcp_set_servers" ? { added: names, removed: names, errors: {} } : {}))
-      }
-    })
-  )
+/** The CLI's answer to `mcp_set_servers`: every server named added and removed (as 2.1.332 answers a replacement). */
+const replacing = (body: Record<string, unknown>): Record<string, unknown> => {
+  const names = Object.keys((body.servers ?? {}) as Record<string, unknown>)
+  return body.subtype === "mcp_set_servers" ? { added: names, removed: names, errors: {} } : {}
+}
 
 describe("reconnectMcpServer after setMcpServers", () => {
   it.effect("a server setMcpServers made external is reconnected; made in-process again, refused", () =>
     Effect.gen(function*() {
-      const received: Array<string> = []
+      const received: Array<Record<string, unknown>> = []
       const [before, replaced, back] = yield* Effect.gen(function*() {
         const session = yield* Claude.open()
         const before = yield* Effect.exit(session.reconnectMcpServer("byre"))
@@ -45,10 +36,10 @@ describe("reconnectMcpServer after setMcpServers", () => {
         yield* session.setMcpServers({}, { inProcess: [byre] })
         const back = yield* Effect.exit(session.reconnectMcpServer("byre"))
         return [before, replaced, back] as const
-      }).pipe(Effect.scoped, Effect.provide(McpServers.layer(byre)), Effect.provide(answering(received)))
+      }).pipe(Effect.scoped, Effect.provide(McpServers.layer(byre)), Effect.provide(answering(received, replacing)))
       assert.isTrue(Exit.isFailure(before), "the in-process server is refused")
       assert.isTrue(Exit.isSuccess(replaced), `the external server is reconnected: ${String(replaced)}`)
       assert.isTrue(Exit.isFailure(back), "in-process again: refused")
-      assert.deepStrictEqual(received.filter((s) => s.startsWith("mcp_")), ["mcp_set_servers", "mcp_reconnect", "mcp_set_servers"])
+      assert.deepStrictEqual(received.map((body) => String(body.subtype)).filter((s) => s.startsWith("mcp_")), ["mcp_set_servers", "mcp_reconnect", "mcp_set_servers"])
     }))
 })

@@ -138,7 +138,11 @@ export class PermissionRequestGate {
     return waitFor(answers).pipe(
       Effect.timeoutOption(deadline),
       Effect.map(() => answerOf(answers, request)),
-      Effect.ensuring(Effect.sync(() => this.calls.delete(toolUseId)))
+      // Kept while a hook has not answered: its answer counts with the others' (a held allow
+      // waits for it). The oldest go past `kept` calls.
+      Effect.ensuring(Effect.sync(() => {
+        if (answers.count >= answers.expected) this.calls.delete(toolUseId)
+      }))
     )
   }
 

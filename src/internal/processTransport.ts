@@ -457,7 +457,7 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
       stdout.wake()
     }
   }
-  const onExit = () => {
+  const afterExit = () => {
     if (child.exitCode !== 0 && child.exitCode !== null) {
       try {
         if (process.platform !== "win32") process.kill(-child.pid!, "SIGTERM")
@@ -470,8 +470,8 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
     endStdoutWhenQuiet(true)
   }
   // It may have exited already, between its spawn and here.
-  if (hasExited(child)) onExit()
-  else child.once("exit", onExit)
+  if (hasExited(child)) afterExit()
+  else child.once("exit", afterExit)
   // The close looks at the group itself from here on.
   yield* Effect.addFinalizer(() =>
     Effect.sync(() => {

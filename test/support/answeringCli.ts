@@ -5,16 +5,26 @@
 import * as Effect from "effect/Effect"
 import * as FakeCli from "../../src/testing/FakeCli.ts"
 
-/** A CLI that answers every control request with an empty success; what it got goes to `received`. */
-export const answering = (received: Array<Record<string, unknown>>) =>
+/** The empty answer to each request (`mcp_set_servers` with empty lists). */
+const emptyAnswer = (body: Record<string, unknown>): Record<string, unknown> =>
+  body.subtype === "mcp_set_servers" ? { added: [], removed: [], errors: {} } : {}
+
+/**
+ * A CLI that answers every control request with `answer` of its body (by default an empty
+ * success); what it got goes to `received`.
+ */
+export const answering = (
+  received: Array<Record<string, unknown>>,
+  answer: (body: Record<string, unknown>) => Record<string, unknown> = emptyAnswer
+) =>
   FakeCli.layer((cli) =>
     Effect.gen(function*() {
       yield* FakeCli.answerInitialize(cli)
       while (true) {
         const request = yield* cli.nextMatching((m) => m.type === "control_request")
-        received.push(request.request as Record<string, unknown>)
-        const subtype = (request.request as { readonly subtype?: unknown }).subtype
-        yield* cli.emit(FakeCli.success(request, subtype === "mcp_set_servers" ? { added: [], removed: [], errors: {} } : {}))
+        const body = request.request as Record<string, unknown>
+        received.push(body)
+        yield* cli.emit(FakeCli.success(request, answer(body)))
       }
     })
   )
