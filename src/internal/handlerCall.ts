@@ -20,12 +20,12 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as HandlerFailure from "../HandlerFailure.ts"
+import { bounded } from "./bounded.ts"
 import { describeCause, describeError } from "./describeCause.ts"
 import { jsonDataProblem, jsonWriteError } from "./json.ts"
 import { deadlineProblem } from "./sessionOptionsCheck.ts"
@@ -103,17 +103,7 @@ export const answerBy = <A, E, A2, E2>(
   handler: Effect.Effect<A, E>,
   deadline: Duration.Duration,
   orElse: () => Effect.Effect<A2, E2>
-): Effect.Effect<A | A2, E | E2> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.forkDetach(handler, { startImmediately: true }), (fiber) =>
-      restore(Effect.timeoutOrElse(Fiber.join(fiber), {
-        duration: deadline,
-        orElse: () => Effect.andThen(interruptInBackground(fiber), orElse())
-      })).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber))))
-  )
-
-const interruptInBackground = (fiber: Fiber.Fiber<unknown, unknown>): Effect.Effect<void> =>
-  Effect.asVoid(Effect.forkDetach(Fiber.interrupt(fiber)))
+): Effect.Effect<A | A2, E | E2> => bounded(handler, deadline, orElse, "wait")
 
 /** What the handler named `who` did wrong, for the request of `subtype`; its success passes. */
 export const guard = <A>(effect: Effect.Effect<A, unknown>, subtype: string, who: string): Effect.Effect<A, CallFailure> =>

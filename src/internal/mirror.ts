@@ -33,12 +33,12 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as ClaudeError from "../ClaudeError.ts"
 import type * as Events from "../Events.ts"
 import type * as SessionStore from "../SessionStore.ts"
+import { bounded } from "./bounded.ts"
 import { describeError } from "./describeCause.ts"
 
 export interface MirrorOptions {
@@ -108,26 +108,6 @@ export interface Mirror {
   readonly close: Effect.Effect<void>
 }
 
-/**
- * `effect`'s outcome, or `orElse`'s after `duration`, never waiting for `effect` to stop: one
- * stuck where it cannot be interrupted (`@effect/sql-pg` on a connection whose server stopped
- * answering waits for it even when interrupted) is interrupted in the background, and so is it
- * when this is interrupted (the session closing), so that no caller waits on it past `duration`.
- * The effect may still complete later: it must touch nothing its caller releases meanwhile.
- */
-export const within = <A, E>(
-  effect: Effect.Effect<A, E>,
-  duration: Duration.Duration,
-  orElse: () => Effect.Effect<A, E>
-): Effect.Effect<A, E> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.flatMap(Effect.forkDetach(effect, { startImmediately: true }), (fiber) => {
-      const stop = Effect.asVoid(Effect.forkDetach(Fiber.interrupt(fiber)))
-      return restore(Effect.timeoutOrElse(Fiber.join(fiber), { duration, orElse: () => Effect.andThen(stop, orElse()) }))
-        .pipe(Effect.onInterrupt(() => stop))
-    })
-  )
-
 const keyText = (key: SessionStore.SessionKey) =>
   `${key.projectKey}/${key.sessionId}${key.subpath === undefined ? "" : `/${key.subpath}`}`
 
@@ -176,7 +156,7 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
           ))
         ),
         (append) =>
-          within(append, options.appendTimeout, () =>
+          bounded(append, options.appendTimeout, () =>
             Effect.suspend(() => {
               timedOut = true
               return Effect.fail(ClaudeError.make(
@@ -186,7 +166,7 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
                   description: `the store did not answer within ${Duration.format(options.appendTimeout)}`
                 })
               ))
-            }))
+            }), "background")
       ))
       if (outcome._tag === "Success") return true
       const wait = timedOut ? undefined : backoff[attempt - 1]

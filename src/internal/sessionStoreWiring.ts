@@ -23,7 +23,8 @@ import type * as Launch from "../Launch.ts"
 import type * as SessionStore from "../SessionStore.ts"
 import { isUnreadableLine, parseLine, unreadableLineType } from "../SessionStore.ts"
 import { describeError } from "./describeCause.ts"
-import { keyOfPath, within } from "./mirror.ts"
+import { bounded } from "./bounded.ts"
+import { keyOfPath } from "./mirror.ts"
 import * as ProjectKey from "./projectKey.ts"
 
 /** A variable of the CLI's environment: the session's `env` over the inherited one. */
@@ -91,18 +92,19 @@ const failed = (store: string, description: string, operation = "resume") =>
 
 /**
  * `effect`, failing with `StoreFailed` naming `operation` when the store does not answer within
- * `timeout`, never waiting for an operation stuck where it cannot be interrupted (see `within`).
+ * `timeout`, never waiting for an operation stuck where it cannot be interrupted (`bounded.ts`).
  */
-const bounded = <A>(
+const boundedOperation = <A>(
   store: string,
   operation: string,
   timeout: Duration.Duration,
   effect: Effect.Effect<A, ClaudeError.ClaudeError>
 ): Effect.Effect<A, ClaudeError.ClaudeError> =>
-  within(
+  bounded(
     effect,
     timeout,
-    () => Effect.fail(failed(store, `no answer within ${Duration.format(timeout)} while resuming a session`, operation))
+    () => Effect.fail(failed(store, `no answer within ${Duration.format(timeout)} while resuming a session`, operation)),
+    "background"
   )
 
 /** A subpath that stays under the session's directory: no `..`, not absolute, not empty. */
@@ -212,7 +214,7 @@ const writeTranscript = (
             Fs.closeSync(output.fd)
           })
       )
-      yield* bounded(
+      yield* boundedOperation(
         store.name,
         "load",
         timeout,
@@ -259,7 +261,7 @@ const writeTranscript = (
     // One read of the local file: what the store's copy lacks is appended to it, and the file is
     // then kept (the CLI resumes from it); else the store's copy replaces it.
     const local = (yield* isFile(store.name, file))
-      ? yield* bounded(store.name, "append", timeout, backfill(store, key, file, held))
+      ? yield* boundedOperation(store.name, "append", timeout, backfill(store, key, file, held))
       : { appended: 0, unreadable: 0 }
     const kept = local.appended > 0 || local.unreadable > 0
     if (kept) {
@@ -313,7 +315,7 @@ const storeLocalSubagent = (
       return appended
     }
     if (typeof fields !== "object" || fields === null || Array.isArray(fields)) return appended
-    yield* bounded(store.name, "append", timeout, store.append(key, [{ ...fields, type: agentMetadataType }]))
+    yield* boundedOperation(store.name, "append", timeout, store.append(key, [{ ...fields, type: agentMetadataType }]))
     return appended + 1
   })
 
@@ -371,7 +373,7 @@ const storeLocal = (
   timeout: Duration.Duration
 ) =>
   Effect.map(
-    bounded(store.name, "append", timeout, backfill(store, key, file, nothingHeld())),
+    boundedOperation(store.name, "append", timeout, backfill(store, key, file, nothingHeld())),
     (local) => local.appended
   )
 
@@ -401,7 +403,7 @@ export const materialize = Effect.fnUntraced(function*(
       description: `resume: ${JSON.stringify(key.sessionId)} is not a session id a store can hold`
     })))
   }
-  const sessions = yield* bounded(store.name, "list", timeout, store.list(key.projectKey))
+  const sessions = yield* boundedOperation(store.name, "list", timeout, store.list(key.projectKey))
   const projectDir = Path.join(projectsDir, key.projectKey)
   const mainFile = Path.join(projectDir, `${key.sessionId}.jsonl`)
   if (!sessions.some((session) => session.sessionId === key.sessionId)) {
@@ -420,7 +422,7 @@ export const materialize = Effect.fnUntraced(function*(
     return false
   }
   yield* writeTranscript(store, key, mainFile, timeout)
-  const subpaths = yield* bounded(store.name, "listSubkeys", timeout, store.listSubkeys(key))
+  const subpaths = yield* boundedOperation(store.name, "listSubkeys", timeout, store.listSubkeys(key))
   for (const subpath of subpaths) {
     if (!safeSubpath(subpath)) {
       yield* Effect.logWarning(`session store ${store.name}: skipping the unsafe subpath ${JSON.stringify(subpath)}`)
