@@ -10,28 +10,11 @@ import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Launch from "../src/Launch.ts"
-import * as FakeModel from "../src/testing/FakeModel.ts"
 import * as Offline from "../src/testing/Offline.ts"
 import { processLayer } from "./support/live.ts"
 import { cliPath } from "./support/realCli.ts"
+import { makesAFile, sandboxCanStart } from "./support/sandbox.ts"
 
-const script = () => [
-  FakeModel.toolUse("Bash", { command: "touch made-by-bash", description: "Make a file" }),
-  FakeModel.text("done")
-]
-
-/** Whether `name` is an executable on PATH. */
-const onPath = (name: string): boolean =>
-  (process.env.PATH ?? "").split(Path.delimiter).some((dir) => {
-    try {
-      Fs.accessSync(Path.join(dir, name), Fs.constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
-
-const sandboxCanStart = onPath("bwrap") && onPath("socat")
 const options = { executable: cliPath, permissionMode: "default", allowedTools: ["Bash"] } as const
 
 const managedOf = (options: Launch.LaunchOptions): unknown => {
@@ -54,7 +37,7 @@ describe("managedSettings' sandbox fails closed", { timeout: 120_000 }, () => {
 
   it.live(`real CLI, managedSettings sandbox enabled: ${sandboxCanStart ? "the command runs in the sandbox" : "the sandbox cannot start here, so the session fails with ProcessExited, and no command runs"}`, () =>
     Effect.scoped(Effect.gen(function*() {
-      const offline = yield* Offline.open(script(), { ...options, managedSettings: { sandbox: { enabled: true } } })
+      const offline = yield* Offline.open(makesAFile(), { ...options, managedSettings: { sandbox: { enabled: true } } })
       if (sandboxCanStart) {
         yield* offline.session.run("Make a file")
       } else {

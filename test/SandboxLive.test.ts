@@ -8,28 +8,11 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import * as FakeModel from "../src/testing/FakeModel.ts"
 import * as Offline from "../src/testing/Offline.ts"
 import { processLayer } from "./support/live.ts"
 import { cliPath } from "./support/realCli.ts"
+import { makesAFile, sandboxCanStart } from "./support/sandbox.ts"
 
-const script = () => [
-  FakeModel.toolUse("Bash", { command: "touch made-by-bash", description: "Make a file" }),
-  FakeModel.text("done")
-]
-
-/** Whether `name` is an executable on PATH. */
-const onPath = (name: string): boolean =>
-  (process.env.PATH ?? "").split(Path.delimiter).some((dir) => {
-    try {
-      Fs.accessSync(Path.join(dir, name), Fs.constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
-
-const sandboxCanStart = onPath("bwrap") && onPath("socat")
 const options = { executable: cliPath, permissionMode: "default", allowedTools: ["Bash"] } as const
 
 describe("sandbox (real CLI)", { timeout: 120_000 }, () => {
@@ -39,7 +22,7 @@ describe("sandbox (real CLI)", { timeout: 120_000 }, () => {
   ] as const) {
     it.live(`${name} enabled: ${sandboxCanStart ? "the command runs in the sandbox" : "the sandbox cannot start here, so the session fails with ProcessExited naming what is missing, and no command runs"}`, () =>
       Effect.scoped(Effect.gen(function*() {
-        const offline = yield* Offline.open(script(), { ...options, ...extra })
+        const offline = yield* Offline.open(makesAFile(), { ...options, ...extra })
         if (sandboxCanStart) {
           yield* offline.session.run("Make a file")
         } else {
@@ -53,7 +36,7 @@ describe("sandbox (real CLI)", { timeout: 120_000 }, () => {
 
   it.live("failIfUnavailable: false is the program's choice: where the sandbox cannot start the command runs unsandboxed", () =>
     Effect.scoped(Effect.gen(function*() {
-      const offline = yield* Offline.open(script(), { ...options, sandbox: { enabled: true, failIfUnavailable: false } })
+      const offline = yield* Offline.open(makesAFile(), { ...options, sandbox: { enabled: true, failIfUnavailable: false } })
       yield* offline.session.run("Make a file")
       assert.isTrue(Fs.existsSync(Path.join(offline.cwd, "made-by-bash")))
     })).pipe(Effect.provide(processLayer)))
