@@ -93,6 +93,20 @@ const hookCallbackIdIn = (head: string): string | undefined => {
 }
 
 /**
+ * The `session_id` of a `system/init` over the cap, from its head (the CLI writes `type`,
+ * `subtype`, `cwd`, `session_id` first).
+ */
+const initSessionIdIn = (head: string): string | undefined => {
+  if (!/^\s*\{\s*"type"\s*:\s*"system"\s*,\s*"subtype"\s*:\s*"init"\s*,/.test(head)) return undefined
+  const found = /"session_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1]
+  try {
+    return found === undefined ? undefined : JSON.parse(found) as string
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * What a transcript records for a line that is not JSON. Its shape is `Transcript.NonJsonLine`'s
  * (checked by the type): Transcript.ts itself loads only when a session records.
  */
@@ -178,9 +192,22 @@ export class Reader {
     this.options.turns.note(event)
     // A result that cannot be read still ends its turn, as a typed failure: never a hang.
     if (messageType === "result") {
+      // Still the turn's end: the mirror flushes as for a result read whole.
+      this.options.mirror?.endOfTurn()
       const failure = ClaudeError.make(error)
       this.options.turns.failCurrent(failure)
       this.options.tracing.turnOver(failure)
+    }
+  }
+
+  /**
+   * The session id, from the first `system/init`, set once. An init the library cannot read in
+   * full (over the cap, a field of the wrong type) still gives it: the session goes on, and
+   * `sessionId` must not wait for its end.
+   */
+  private initSessionId(id: string | undefined): void {
+    if (id !== undefined && !Deferred.isDoneUnsafe(this.options.sessionId)) {
+      Deferred.doneUnsafe(this.options.sessionId, Exit.succeed(id))
     }
   }
 
@@ -208,6 +235,7 @@ export class Reader {
       } else if (id !== undefined) {
         this.controls.push(() => this.options.outgoing.fail(id, problem))
       }
+      if (frame.type === "system") this.initSessionId(initSessionIdIn(frame.head))
       this.problem(problem, frame.type)
       return
     }
@@ -256,6 +284,9 @@ export class Reader {
         // with ControlTimeout at its deadline (the CLI did answer).
         this.controls.push(() => this.options.outgoing.fail(answered, problem))
       }
+      if (messageType === "system" && object!.subtype === "init" && typeof object!.session_id === "string") {
+        this.initSessionId(object!.session_id)
+      }
       this.problem(problem, messageType)
       return
     }
@@ -290,9 +321,7 @@ export class Reader {
         this.options.mirror?.endOfTurn()
         break
       case "system":
-        if (message.subtype === "init" && !Deferred.isDoneUnsafe(this.options.sessionId)) {
-          Deferred.doneUnsafe(this.options.sessionId, Exit.succeed(message.session_id))
-        }
+        if (message.subtype === "init") this.initSessionId(message.session_id)
     }
     // The turns a result ends are those running before it is routed; other lines may start one.
     const before = this.options.turns.current
