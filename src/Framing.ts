@@ -144,7 +144,15 @@ export class LineSplitter {
   /** The cap in force: the one given, lowered to {@link maxLineBytesLimit}. */
   readonly maxLineBytes: number
 
+  /**
+   * Throws a `RangeError` for a cap that is no positive number (`NaN`, zero, below): compared
+   * with every line's size, `NaN` would let any line through whole (a session checks its
+   * `maxLineBytes` first, `InvalidInput`).
+   */
   constructor(maxLineBytes: number = defaultMaxLineBytes) {
+    if (!(typeof maxLineBytes === "number" && maxLineBytes > 0)) {
+      throw new RangeError(`maxLineBytes must be a positive number or Infinity (got ${String(maxLineBytes)})`)
+    }
     this.maxLineBytes = Math.min(maxLineBytes, maxLineBytesLimit)
   }
 

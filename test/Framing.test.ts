@@ -310,3 +310,12 @@ describe("Framing", () => {
     assert.strictEqual(Framing.parseJson("null"), null)
   })
 })
+
+describe("LineSplitter: a cap that is no positive number", () => {
+  it("NaN, 0 and a negative cap throw a RangeError naming the value, where NaN let every line through whole", () => {
+    for (const cap of [Number.NaN, 0, -1]) {
+      assert.throws(() => new Framing.LineSplitter(cap), RangeError, "maxLineBytes must be a positive number")
+    }
+    assert.strictEqual(new Framing.LineSplitter(Infinity).maxLineBytes, Framing.maxLineBytesLimit)
+  })
+})
