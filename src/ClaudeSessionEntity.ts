@@ -69,6 +69,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import { describeError } from "./internal/describeCause.ts"
 import { formsOf, replaceAll } from "./internal/secretText.ts"
 import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
+import { bounded } from "./internal/bounded.ts"
 import * as McpServerConfigs from "./internal/mcpServerConfigs.ts"
 import { secretsOf, withSecrets } from "./internal/tracing.ts"
 import { planResume } from "./internal/resumePlan.ts"
@@ -293,7 +294,8 @@ export interface Options {
   readonly maxLiveSessions?: number | undefined
   /**
    * A turn accepted by a runner that was lost before its outcome was recorded: `"retry"` (the
-   * default) runs it again, its outcome saying `attempt: 2`; `"fail"` answers `TurnLost`.
+   * default) runs it again, its outcome saying `attempt: 2`; `"fail"` answers `TurnLost`. A turn
+   * its caller abandoned on this runner (interrupted before its result) runs again either way.
    */
   readonly lostTurns?: "retry" | "fail" | undefined
   /** The store's project key for a session id (default `"cluster"`). One that throws fails every call. */
@@ -547,6 +549,29 @@ const flushTimeout = Duration.seconds(60)
 const ledgerTimeout = Duration.seconds(10)
 const ledgerRetry = { schedule: Schedule.exponential("200 millis", 4), times: 2 }
 
+/**
+ * A ledger operation within `ledgerTimeout`: a store that stops answering (a connection lost
+ * without a reset) fails the call with `StoreFailed`, never a call (and the session's later
+ * calls, behind the ledger's read) that waits forever; one stuck where it cannot be interrupted
+ * (`@effect/sql-pg` on such a connection) is not waited for (`internal/bounded.ts`).
+ */
+const withinLedgerTimeout = <A>(
+  effect: Effect.Effect<A, ClaudeError.ClaudeError>,
+  store: string,
+  operation: "load" | "append"
+): Effect.Effect<A, ClaudeError.ClaudeError> =>
+  bounded(
+    effect,
+    ledgerTimeout,
+    () =>
+      Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({
+        store,
+        operation,
+        description: `the turn ledger did not answer within ${Duration.format(ledgerTimeout)}`
+      }))),
+    "background"
+  )
+
 /** The typed failure of an exit, if it has one. */
 const failureOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.ClaudeError | undefined => {
   if (Exit.isSuccess(exit)) return undefined
@@ -667,7 +692,7 @@ export const layer = (
       const readLedger = Effect.suspend(() => {
         if (unkeyed !== undefined) return Effect.fail(unkeyed)
         return ledgerRead ? Effect.void : Semaphore.withPermits(ledgerLock, 1)(Effect.suspend(() =>
-          ledgerRead ? Effect.void : Effect.tap(ledger.load, () =>
+          ledgerRead ? Effect.void : Effect.tap(withinLedgerTimeout(ledger.load, store.name, "load"), () =>
             Effect.sync(() => {
               ledgerRead = true
             }))
@@ -691,6 +716,9 @@ export const layer = (
       // reservation ends: an attempt 2 of a turn a caller abandoned here must not be taken for a
       // first (its CLI would be launched with `--session-id` on the transcript attempt 1 left).
       const firstAttempts = new Set<string>()
+      // Turns whose last attempt here was abandoned by its caller (interrupted before its result),
+      // not lost with a runner: asked again, they run again, whatever `lostTurns` says.
+      const abandonedHere = new Set<string>()
       // The last top-level assistant message's uuid of each running turn, recorded with its outcome.
       const ends = new Map<string, string>()
       const noteEnd = (turn: string, event: Claude.Event) => {
@@ -830,7 +858,10 @@ export const layer = (
         settings: { readonly model?: string; readonly permissionMode?: string },
         undo: Effect.Effect<unknown, unknown> | undefined
       ) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => ledger.setting(settings, now)).pipe(
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (now) => withinLedgerTimeout(ledger.setting(settings, now), store.name, "append")
+        ).pipe(
           Effect.tapError(() =>
             undo === undefined ? Effect.void : Effect.andThen(Effect.ignore(undo), Effect.sync(() => {
               tainted = true
@@ -871,12 +902,12 @@ export const layer = (
       ): Effect.fn.Return<{ readonly run: number; readonly cli: string } | { readonly recorded: Recorded }, ClaudeError.ClaudeError> {
         const record = ledger.turns.get(uuid)
         if (record?.outcome !== undefined) return { recorded: record.outcome }
-        if (record !== undefined && lostTurns === "fail") {
+        if (record !== undefined && lostTurns === "fail" && !abandonedHere.has(uuid)) {
           const outcome: Recorded = {
             _tag: "Failure",
             error: encodeError(ClaudeError.make(new ClaudeError.TurnLost({ uuid, sessionId })))
           }
-          yield* ledger.finished(uuid, outcome, yield* Clock.currentTimeMillis)
+          yield* withinLedgerTimeout(ledger.finished(uuid, outcome, yield* Clock.currentTimeMillis), store.name, "append")
           return { recorded: outcome }
         }
         const attempt = (record?.attempts ?? 0) + 1
@@ -885,8 +916,10 @@ export const layer = (
             `turn ${uuid} of session ${sessionId} did not finish (its runner lost, or its caller gone, mid-turn): running it again (attempt ${attempt})`
           )
         }
+        abandonedHere.delete(uuid)
         const cli = cliUuid(uuid, attempt)
-        yield* ledger.started(uuid, runner, yield* Clock.currentTimeMillis, cli)
+        const now = yield* Clock.currentTimeMillis
+        yield* withinLedgerTimeout(ledger.started(uuid, runner, now, cli), store.name, "append")
         if (attempt === 1) firstAttempts.add(uuid)
         else firstAttempts.delete(uuid)
         return { run: attempt, cli }
@@ -941,6 +974,7 @@ export const layer = (
           // later turn runs there (`forgetAbandoned`). Erring on the safe side: an attempt that
           // never reached the CLI (interrupted while waiting for its turn) costs a reopen too.
           if (current !== undefined) tainted = true
+          abandonedHere.add(uuid)
           verdict = exit as Exit.Exit<never, ClaudeError.ClaudeError>
         } else {
           const flushed = result === undefined || session === undefined
@@ -967,21 +1001,11 @@ export const layer = (
           const recorded: Recorded = Exit.isSuccess(verdict)
             ? { _tag: "Success", value: encodeOutcome(verdict.value) }
             : { _tag: "Failure", error: encodeError(failureOf(verdict)!) }
-          const written = yield* Effect.exit(ledger.finished(uuid, recorded, yield* Clock.currentTimeMillis, {
-            at: stored ? at : undefined,
-            reached
-          }).pipe(
-            Effect.timeoutOrElse({
-              duration: ledgerTimeout,
-              orElse: () =>
-                Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({
-                  store: store.name,
-                  operation: "append",
-                  description: `the turn ledger did not answer within ${Duration.format(ledgerTimeout)}`
-                })))
-            }),
-            Effect.retry(ledgerRetry)
-          ))
+          const written = yield* Effect.exit(withinLedgerTimeout(
+            ledger.finished(uuid, recorded, yield* Clock.currentTimeMillis, { at: stored ? at : undefined, reached }),
+            store.name,
+            "append"
+          ).pipe(Effect.retry(ledgerRetry)))
           // An outcome the ledger did not take is not answered as a success: another runner
           // would not know it and run the turn again. This entity keeps the answer it gave.
           if (Exit.isFailure(written)) {
@@ -1041,6 +1065,8 @@ export const layer = (
           if (inflight.get(uuid) === deferred) {
             inflight.delete(uuid)
             firstAttempts.delete(uuid)
+            // Left by its caller before an attempt settled it (its ledger may say started).
+            if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) abandonedHere.add(uuid)
           }
           Deferred.doneUnsafe(deferred, exit)
         })
