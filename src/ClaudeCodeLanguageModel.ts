@@ -13,8 +13,8 @@
  *   `Chat`'s next turn) resumes that CLI session by its id and sends only the new user
  *   message: the agent keeps its own context (its tool calls, files read) and the history is not
  *   sent again; a session the CLI no longer has (its files removed, another `cwd`) gives way to
- *   a fresh one with the whole prompt. A prompt with no message at all is an
- *   `InvalidRequestError` (no turn runs).
+ *   a fresh one with the whole prompt, as does a session another call is resuming at that
+ *   moment. A prompt with no message at all is an `InvalidRequestError` (no turn runs).
  * - **Tools.** The call's toolkit (its user-defined tools) is served as the in-process server
  *   `toolkit` (the model sees `mcp__toolkit__<name>`, every character of either name but letters,
  *   digits, `_` and `-` as `_`), allowed without a permission prompt. The
@@ -27,7 +27,8 @@
  *   them (`--include-partial-messages`); the `finish` part carries the finish reason and the
  *   turn's token usage, and `metadata["claude-code"]` its cost, session id, turns and duration.
  * - **Objects.** `generateObject` runs the turn with the Schema's JSON Schema as the CLI's
- *   structured output (`--json-schema`); the accepted value is the response's text.
+ *   structured output (`--json-schema`), in the Schema's JSON form (an ISO string for a `Date`);
+ *   the accepted value is the response's text, read back with the Schema's JSON codec.
  * - **Verbatim.** Each turn goes as written (`verbatimPrompts`, on by default here): the CLI
  *   reads no `@path` mention of the prompt into it and runs no slash command, as a prompt is
  *   text on any provider. `verbatimPrompts: false` turns it off; a CLI older than 2.1.248, which
@@ -192,6 +193,7 @@ export const make: (options?: Options) => Effect.Effect<LanguageModel.LanguageMo
   const stream = (providerOptions: LanguageModel.ProviderOptions, text: TextSource) =>
     streamParts(options, providerOptions, conversations, text).pipe(Stream.provideService(Transport, transport))
   return yield* LanguageModel.make({
+    codecTransformer,
     // The whole answer: its text from the CLI's complete messages, so that an attempt the CLI
     // abandoned mid-stream (and retried) is not part of it.
     generateText: (providerOptions) =>
@@ -277,12 +279,16 @@ const streamParts = (
   tracker: Conversations,
   text: TextSource
 ): Stream.Stream<Response.StreamPartEncoded, AiError.AiError, IdGenerator.IdGenerator | Transport> => {
-  const resume = resumeOf(options, providerOptions, tracker)
-  const stream = resume === undefined
-    ? streamTurn(options, providerOptions, tracker, undefined, text)
-    : streamTurn(options, providerOptions, tracker, resume, text).pipe(
-      Stream.catchIf(isSessionGone, () => streamTurn(options, providerOptions, tracker, undefined, text))
-    )
+  // The session is claimed when the stream runs, and released when it ends: one call at a time.
+  const stream = Stream.suspend(() => {
+    const resume = resumeOf(options, providerOptions, tracker)
+    return resume === undefined
+      ? streamTurn(options, providerOptions, tracker, undefined, text)
+      : streamTurn(options, providerOptions, tracker, resume, text).pipe(
+        Stream.catchIf(isSessionGone, () => streamTurn(options, providerOptions, tracker, undefined, text)),
+        Stream.ensuring(Effect.sync(() => tracker.release(resume)))
+      )
+  })
   return Stream.mapError(stream, (error) =>
     ClaudeError.isClaudeError(error) ? fromClaudeError(methodOf(providerOptions, text), error) : error)
 }
@@ -379,7 +385,7 @@ const openTurn = Effect.fnUntraced(function*(
   const prefix = `mcp__${McpServers.modelFacing(toolServerName)}__`
 
   const jsonSchema = providerOptions.responseFormat.type === "json"
-    ? LanguageModel.defaultCodecTransformer(
+    ? codecTransformer(
       providerOptions.responseFormat.schema as Schema.Codec<unknown, unknown>
     ).jsonSchema as Readonly<Record<string, unknown>>
     : undefined
@@ -433,6 +439,17 @@ const openTurn = Effect.fnUntraced(function*(
   )
 })
 
+/**
+ * The structured output's JSON Schema is the Schema's JSON form (an ISO string for a `Date`, a
+ * string for a `BigInt`, `null` for an absent optional field), so `generateObject` reads the
+ * CLI's value with the Schema's JSON codec: a value the JSON Schema accepts is never refused as a
+ * wrong answer for its form.
+ */
+const codecTransformer: LanguageModel.CodecTransformer = (schema) => ({
+  codec: Schema.toCodecJson(schema),
+  jsonSchema: LanguageModel.defaultCodecTransformer(schema).jsonSchema
+})
+
 /** The `effect/ai` method a call serves, for its errors: `generateText` takes whole messages. */
 const methodOf = (providerOptions: LanguageModel.ProviderOptions, text: TextSource): string =>
   providerOptions.responseFormat.type === "json" ? "generateObject" : text === "messages" ? "generateText" : "streamText"
@@ -455,6 +472,16 @@ interface Answered {
  */
 class Conversations {
   private readonly answered = new WeakMap<Prompt.Message, Answered>()
+  /**
+   * The sessions a call is resuming now: another call that continues the same prompt at once
+   * (a fork, parallel continuations) starts afresh, never appends its turn to the same session.
+   */
+  private readonly inUse = new Set<string>()
+
+  /** The call that resumed `resumed`'s session has ended. */
+  release(resumed: Resume): void {
+    this.inUse.delete(resumed.sessionId)
+  }
 
   /** The session `resumed` named answers its prompt no longer (a turn ran there without a result). */
   forget(resumed: Resume): void {
@@ -467,7 +494,10 @@ class Conversations {
     if (last !== undefined) this.answered.set(last, { sessionId, messages })
   }
 
-  /** The session to resume and the messages after its reply, when the messages before its reply are the prompt it answered. */
+  /**
+   * The session to resume and the messages after its reply, when the messages before its reply are
+   * the prompt it answered and no other call is resuming it (then claimed: {@link release} it).
+   */
   prepare(messages: ReadonlyArray<Prompt.Message>): Resume | undefined {
     const lastAssistant = messages.findLastIndex((message) => message.role === "assistant")
     if (lastAssistant <= 0 || lastAssistant === messages.length - 1) return undefined
@@ -479,8 +509,9 @@ class Conversations {
     const answered = this.answered.get(key)
     if (
       answered === undefined || answered.messages.length !== end ||
-      answered.messages.some((message, i) => message !== messages[i])
+      answered.messages.some((message, i) => message !== messages[i]) || this.inUse.has(answered.sessionId)
     ) return undefined
+    this.inUse.add(answered.sessionId)
     return { sessionId: answered.sessionId, messages: messages.slice(lastAssistant + 1), answered: key }
   }
 }
