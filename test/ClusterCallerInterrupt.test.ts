@@ -76,7 +76,9 @@ describe("a Run its caller interrupted, asked again with its uuid", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("interrupts the turn on the CLI, and asked again runs it (attempt 2) on a CLI without the abandoned prompt", () => {
+  // With `lostTurns: "fail"` too: that option is about turns lost with their runner; one its caller
+  // abandoned here was answered `TurnLost`, recorded for good, before (found by a review).
+  it.effect.each([{ lostTurns: "retry" }, { lostTurns: "fail" }] as const)("interrupts the turn on the CLI, and asked again runs it (attempt 2) on a CLI without the abandoned prompt (lostTurns: $lostTurns)", ({ lostTurns }) => {
     const gate = Effect.runSync(Deferred.make<void>())
     const controls: Array<string> = []
     const spawned: Array<ReadonlyArray<string>> = []
@@ -103,7 +105,7 @@ describe("a Run its caller interrupted, asked again with its uuid", () => {
           }))
       })(cli)
     })
-    const layer = ClaudeSessionEntity.layer().pipe(
+    const layer = ClaudeSessionEntity.layer({ lostTurns }).pipe(
       Layer.provideMerge(TestRunner.layer),
       Layer.provide(transport),
       Layer.provide(Layer.succeed(SessionStore.SessionStore, Effect.runSync(SessionStore.makeMemory)))
