@@ -65,9 +65,9 @@ export interface HandlerFailed {
   readonly type: "handler_failed"
   /** Which kind of handler failed: a hook, or the permission handler (`can_use_tool`). */
   readonly handler: HandlerKind
-  /** The hook event (`PreToolUse`, `Stop`, ...); `undefined` for `can_use_tool`. */
+  /** The hook event (`PreToolUse`, `Stop`, ...); `undefined` for `can_use_tool`, or a hook request naming none that could be read. */
   readonly hookEvent: string | undefined
-  /** The registration's callback id (`hook_0`, ...); `undefined` for `can_use_tool`. */
+  /** The registration's callback id (`hook_0`, ...); `undefined` for `can_use_tool`, or a hook request whose id could not be read. */
   readonly callbackId: string | undefined
   /** The tool the request was about, when it was about one. */
   readonly toolName: string | undefined

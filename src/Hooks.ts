@@ -297,10 +297,13 @@ export interface Bound {
    * `requestId`, when given, is carried in the {@link HandlerFailure.HandlerFailed} event.
    * `unreadable`, when given, says why the library could not read the request (a field that
    * breaks its schema, a line over `maxLineBytes`): the handler is not run, and the call fails
-   * with `InvalidInput` saying so, answered as above (a guard's refusal).
+   * with `InvalidInput` saying so, answered as above (a guard's refusal). A `callbackId` that
+   * could not be read (`undefined`) is any hook's: with a guard registered for the event the input
+   * names (any guard, when it names none) the call is refused, as that event's {@link refusal} or
+   * as {@link refusalOfAnyEvent}; else it fails with `InvalidInput`.
    */
   readonly dispatch: (
-    callbackId: string,
+    callbackId: string | undefined,
     input: unknown,
     toolUseId: string | undefined,
     requestId?: string | undefined,
@@ -487,6 +490,22 @@ export const refusal = (event: string, reason: string): Record<string, unknown> 
   }
   return guardEvents.includes(event) ? { decision: "block", reason } : undefined
 }
+
+/**
+ * The refusal of a guard whose event is not known (a request the library could not read): what
+ * every guard event's answer refuses with on CLI 2.1.332 (`UnreadableHookRefusalLive.test.ts`),
+ * `continue: false` ending the turn and `decision: "block"` refusing the action: the tool does
+ * not run, the prompt is dropped, a `PermissionRequest` gets no allow.
+ *
+ * @since 0.2.0
+ * @category failing closed
+ */
+export const refusalOfAnyEvent = (reason: string): HookEvents.HookOutputBase => ({
+  continue: false,
+  stopReason: reason,
+  decision: "block",
+  reason
+})
 
 /**
  * The deadline of a registration that fails closed and names no `timeout`: 60 seconds.
@@ -893,15 +912,73 @@ export const bind = (
     )
   }
 
+  /**
+   * Answers a request whose callback id could not be read (so no handler runs): a guard of the
+   * event it names (any event, when that cannot be read either) may be the one asked, so with
+   * one registered it is refused as that event's refusal, or {@link refusalOfAnyEvent}; without,
+   * the error answer. Logged and reported as a failed call.
+   */
+  const answerUnreadable = (
+    input: unknown,
+    toolUseId: string | undefined,
+    requestId: string | undefined,
+    unreadable: string
+  ): Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError> => {
+    const named = (input as { hook_event_name?: unknown } | null)?.hook_event_name
+    const event = typeof named === "string" ? named : undefined
+    const error = invalid(`The library could not read this request: ${redact === undefined ? unreadable : redact(unreadable)}`)
+    const guarded = [...byId.values()].some((bound) =>
+      bound.failsClosed && (event === undefined || bound.registration.event === event)
+    )
+    const refused: Record<string, unknown> | undefined = !guarded
+      ? undefined
+      : event === undefined
+      ? { ...refusalOfAnyEvent(error.message) }
+      : refusal(event, error.message)
+    const consequence = refused === undefined
+      ? "and the CLI goes on as if the hook had said nothing"
+      : event === undefined
+      ? "so it was refused, as a guard's of any event is (the turn stops)"
+      : `so the ${refusedWhat(event)} was refused`
+    const message = `A ${event === undefined ? "hook" : event + " hook"} request (callback id unreadable) failed: ${error.message}; ${consequence}`
+    const toolName = (input as { tool_name?: unknown } | null)?.tool_name
+    const reported: HandlerFailure.HandlerFailed = {
+      type: "handler_failed",
+      handler: "hook",
+      hookEvent: event,
+      callbackId: undefined,
+      toolName: typeof toolName === "string" ? toolName : undefined,
+      toolUseId,
+      requestId,
+      failure: "invalid_input",
+      outcome: refused !== undefined ? "denied" : "continued",
+      message,
+      error,
+      cause: Cause.fail(error)
+    }
+    return warnFailure(message, Cause.fail(error)).pipe(
+      Effect.annotateLogs({
+        ...(event !== undefined ? { hook_event: event } : {}),
+        ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
+        ...(requestId !== undefined ? { request_id: requestId } : {})
+      }),
+      Effect.andThen(HandlerFailure.callReport(report, reported)),
+      Effect.andThen(refused !== undefined ? Effect.succeed(refused) : Effect.fail(error))
+    )
+  }
+
   // Its span ends without the answer (a handler's output may echo the CLI's input, which may hold
   // the session's secrets), its failure's texts left out without `TraceContent`.
   const dispatch = Effect.fnUntraced(function*(
-    callbackId: string,
+    callbackId: string | undefined,
     input: unknown,
     toolUseId: string | undefined,
     requestId?: string | undefined,
     unreadable?: string | undefined
   ) {
+    if (callbackId === undefined) {
+      return yield* answerUnreadable(input, toolUseId, requestId, unreadable ?? "it has no callback id")
+    }
     const bound = byId.get(callbackId)
     if (bound === undefined) {
       const error = invalid(

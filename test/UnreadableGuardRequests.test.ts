@@ -122,13 +122,69 @@ describe("hook requests the library cannot read", () => {
       }], JSON.stringify(toldOf(failures)))
     }))
 
-  it.effect("one whose callback id cannot be read is answered with an error naming the problem (whose hook it is is unknown)", () =>
+  it.effect("one whose callback id cannot be read, of a session with a guard, is refused as any guard event's (the turn stops)", () =>
     Effect.gen(function*() {
-      const { answer } = yield* answerOf([hookRequest("hook-req-4", { subtype: "hook_callback", input: preToolUse })])
+      // No `hook_event_name` either: whose hook it is, and for which event, is unknown.
+      const { hook_event_name: _event, ...input } = preToolUse
+      const { answer, failures } = yield* answerOf([hookRequest("hook-req-4", { subtype: "hook_callback", input })])
+      const response = answer.response as Line
+      // Before: an error answer, which the CLI reads as "no opinion": the tool ran.
+      assert.strictEqual(response.subtype, "success", JSON.stringify(response))
+      assert.strictEqual(response.request_id, "hook-req-4")
+      const body = response.response as Line
+      assert.strictEqual(body.continue, false)
+      assert.strictEqual(body.decision, "block")
+      assert.include(String(body.reason), "The library could not read this request")
+      assert.strictEqual(body.stopReason, body.reason)
+      assert.deepStrictEqual(toldOf(failures), [{
+        hookEvent: undefined,
+        outcome: "denied",
+        failure: "invalid_input",
+        message: "A hook request (callback id unreadable) failed: The library could not read this request: " +
+          "control_request/hook_callback: Missing key at [\"request\"][\"callback_id\"]; so it was refused, " +
+          "as a guard's of any event is (the turn stops)"
+      }], JSON.stringify(toldOf(failures)))
+    }))
+
+  it.effect("one whose callback id cannot be read, for a guard event it names, gets that event's refusal", () =>
+    Effect.gen(function*() {
+      const { answer } = yield* answerOf([hookRequest("hook-req-6", { subtype: "hook_callback", callback_id: 0, input: preToolUse })])
+      assert.deepStrictEqual(decisionOf(answer), { subtype: "success", requestId: "hook-req-6", decision: "deny" })
+    }))
+
+  it.effect("one over maxLineBytes whose callback id is not in the line's head is refused as well", () =>
+    Effect.gen(function*() {
+      const input = { ...preToolUse, tool_input: { command: `echo ${"x".repeat(20_000)}` } }
+      // The input before the callback id: the head ends before it.
+      const { answer } = yield* answerOf(
+        [hookRequest("hook-req-7", { subtype: "hook_callback", input, callback_id: "hook_0", tool_use_id: "toolu_1" })],
+        { maxLineBytes: 4096 }
+      )
+      const response = answer.response as Line
+      assert.strictEqual(response.subtype, "success", JSON.stringify(response))
+      assert.strictEqual((response.response as Line).continue, false)
+      assert.strictEqual((response.response as Line).decision, "block")
+    }))
+
+  it.effect("one whose callback id cannot be read, of a session with no guard, is answered with an error naming the problem", () =>
+    Effect.gen(function*() {
+      const { answer, failures } = yield* answerOf(
+        [hookRequest("hook-req-8", { subtype: "hook_callback", input: { ...preToolUse, hook_event_name: "PostToolUse" } })],
+        { hooks: Hooks.layer(Hooks.on("PostToolUse", () => Effect.succeed(Hooks.allow()))) }
+      )
       const response = answer.response as Line
       assert.strictEqual(response.subtype, "error")
-      assert.strictEqual(response.request_id, "hook-req-4")
+      assert.strictEqual(response.request_id, "hook-req-8")
       assert.include(String(response.error), "The library could not read this request")
+      assert.deepStrictEqual(toldOf(failures).map((told) => told.outcome), ["continued"])
+    }))
+
+  it.effect("one whose callback id cannot be read, naming an event no guard of the session is on, is answered with an error", () =>
+    Effect.gen(function*() {
+      const { answer } = yield* answerOf([
+        hookRequest("hook-req-9", { subtype: "hook_callback", input: { ...preToolUse, hook_event_name: "PostToolUse" } })
+      ])
+      assert.strictEqual((answer.response as Line).subtype, "error")
     }))
 
   it.effect("one for a hook that guards nothing (PostToolUse) is answered with an error: the CLI goes on, as for any failure of it", () =>

@@ -68,7 +68,8 @@ export const bind = Effect.fnUntraced(function*(
   const handlers: Record<string, Incoming.Handler> = {
     hook_callback: (request, requestId, unreadable) => {
       const toolUseId = typeof request.tool_use_id === "string" ? request.tool_use_id : undefined
-      const callbackId = String(request.callback_id)
+      // Not a string only in a request the library could not read (`unreadable` says why).
+      const callbackId = typeof request.callback_id === "string" ? request.callback_id : undefined
       const dispatched = dispatchHook(callbackId, request.input, toolUseId, requestId, unreadable)
       const event = isRecord(request.input) ? request.input.hook_event_name : undefined
       return gate?.active === true && event === "PermissionRequest" && toolUseId !== undefined

@@ -94,12 +94,12 @@ export class PermissionRequestGate {
   }
 
   /**
-   * The call `dispatched` of the `PermissionRequest` hook `callbackId` about the tool call
+   * The call `dispatched` of the `PermissionRequest` hook `callbackId` (`undefined`: unreadable) about the tool call
    * `toolUseId` (the CLI's `input`): its answer counted ({@link answered}) and, when it allows,
    * held ({@link held}).
    */
   hook<E>(
-    callbackId: string,
+    callbackId: string | undefined,
     toolUseId: string,
     input: unknown,
     dispatched: Effect.Effect<Record<string, unknown>, E>
@@ -155,14 +155,14 @@ export class PermissionRequestGate {
    */
   private held(
     answers: Answers,
-    callbackId: string,
+    callbackId: string | undefined,
     input: unknown,
     output: Record<string, unknown>,
     elapsed: number
   ): Effect.Effect<Record<string, unknown>> {
     const fields = isRecord(input) ? input : {}
     const toolName = typeof fields.tool_name === "string" ? fields.tool_name : undefined
-    const registration = this.byIndex[Number(/^hook_(\d+)$/.exec(callbackId)?.[1] ?? NaN)]
+    const registration = callbackId === undefined ? undefined : this.byIndex[Number(/^hook_(\d+)$/.exec(callbackId)?.[1] ?? NaN)]
     if (decisionOf(output)?.behavior !== "allow" || toolName === undefined) {
       return Effect.succeed(output)
     }

@@ -68,27 +68,30 @@ const requestIdIn = (head: string): string | undefined => {
 }
 
 /**
- * The callback id of a `hook_callback` the library could not read, when it can read that much:
- * such a request still goes to its hook, which does not run its handler and answers as for a
- * failed call: a guard with its refusal. An error answer would be the CLI's "no opinion": a CLI
- * that does not honour `onFailure: "block"` (before 2.1.332) would run the tool.
+ * Whether a request the library could not read is a `hook_callback`: such a request still goes to
+ * the hooks, which do not run a handler and answer as for a failed call, a guard with its refusal
+ * (by its callback id, or as any guard's when that cannot be read: `Hooks.bind`'s dispatch). An
+ * error answer would be the CLI's "no opinion": a CLI that does not honour `onFailure: "block"`
+ * (before 2.1.332, or for a callback id it cannot match) would run the tool.
  */
-const hookCallbackId = (request: unknown): string | undefined => {
-  if (typeof request !== "object" || request === null) return undefined
-  const { callback_id, subtype } = request as { readonly subtype?: unknown; readonly callback_id?: unknown }
-  return subtype === "hook_callback" && typeof callback_id === "string" ? callback_id : undefined
-}
+const isHookCallback = (request: unknown): request is Record<string, unknown> =>
+  typeof request === "object" && request !== null && (request as { readonly subtype?: unknown }).subtype === "hook_callback"
 
 /**
- * The same from an over-cap line's head, only as the CLI writes a hook request (the subtype, then
- * the callback id, before the input): a `callback_id` the input holds is never taken for it.
+ * The same from an over-cap line's head (the CLI writes the subtype first), with the callback id
+ * when it is written right after it, as the CLI does: a `callback_id` the input holds is never
+ * taken for it.
  */
-const hookCallbackIdIn = (head: string): string | undefined => {
-  const found = /"request"\s*:\s*\{\s*"subtype"\s*:\s*"hook_callback"\s*,\s*"callback_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1]
+const hookCallbackIn = (head: string): Record<string, unknown> | undefined => {
+  const request = /"request"\s*:\s*\{\s*"subtype"\s*:\s*"hook_callback"\s*,/.exec(head)
+  if (request === null) return undefined
+  const found = /^\s*"callback_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head.slice(request.index + request[0].length))?.[1]
   try {
-    return found === undefined ? undefined : JSON.parse(found) as string
+    return found === undefined
+      ? { subtype: "hook_callback" }
+      : { subtype: "hook_callback", callback_id: JSON.parse(found) as string }
   } catch {
-    return undefined
+    return { subtype: "hook_callback" }
   }
 }
 
@@ -224,12 +227,11 @@ export class Reader {
       // head: the CLI writes it right after the type (`request_id`, `response.request_id`).
       const id = frame.type === "control_request" || frame.type === "control_response" ? requestIdIn(frame.head) : undefined
       if (id !== undefined && frame.type === "control_request") {
-        const callbackId = hookCallbackIdIn(frame.head)
-        if (callbackId === undefined) {
+        const request = hookCallbackIn(frame.head)
+        if (request === undefined) {
           this.controls.push(() => this.options.incoming.reject(id, `The library could not read this request: ${problem.description}`))
         } else {
-          // Its hook answers it, a guard with its refusal (`hookCallbackId`).
-          const request = { subtype: "hook_callback", callback_id: callbackId }
+          // The hooks answer it, a guard with its refusal (`isHookCallback`).
           this.controls.push(() => this.options.incoming.dispatch(id, request, undefined, problem.description))
         }
       } else if (id !== undefined) {
@@ -263,9 +265,9 @@ export class Reader {
       if (messageType === "control_request") {
         const request = object!.request
         const requestId = object!.request_id
-        if (typeof requestId === "string" && hookCallbackId(request) !== undefined) {
-          // Its hook answers it, a guard with its refusal (`hookCallbackId`).
-          const hook = request as Record<string, unknown>
+        if (typeof requestId === "string" && isHookCallback(request)) {
+          // The hooks answer it, a guard with its refusal (`isHookCallback`).
+          const hook = request
           const parent = this.options.tracing.parentOf(hook, this.options.turns.current)
           this.controls.push(() => this.options.incoming.dispatch(requestId, hook, parent, decoded.failure))
         } else {
