@@ -56,11 +56,61 @@ const credentialParts = (value: string): ReadonlyArray<string> => {
 }
 
 /**
+ * A URL's query parameters whose values are credentials, by the last word of their name
+ * (`api_key`, `access_token`, `apiKey`, `key`, `sig`), as services that take a key in the URL
+ * document it; `region` or `format` are not.
+ */
+const credentialParameter = /(^|[-_.])(token|key|apikey|secret|password|passwd|pat|sig|signature|auth|credentials?)$|[a-z](token|key|secret)$/i
+
+/**
+ * A stdio server's flags whose value is a credential (`--api-key <key>`, `--token=<t>`,
+ * `--github-pat <t>`), by the same last words.
+ */
+const credentialFlag = /^--?([a-z0-9]+[-_])*(token|key|apikey|secret|password|passwd|pat|auth|credentials?)$/i
+
+/** A value as written, and decoded when it is percent-encoded (the CLI may echo either). */
+const urlForms = (raw: string): ReadonlyArray<string> => {
+  try {
+    const decoded = decodeURIComponent(raw.replace(/\+/g, " "))
+    return decoded === raw ? [raw] : [raw, decoded]
+  } catch {
+    return [raw]
+  }
+}
+
+/** The credentials a server's URL holds: its userinfo's password and credential parameters. */
+const urlCredentials = (url: string): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  const password = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:([^/?#@]*)@/i.exec(url)?.[1]
+  if (password !== undefined) found.push(...urlForms(password))
+  const query = /\?([^#]*)/.exec(url)?.[1] ?? ""
+  for (const pair of query.split("&")) {
+    const equals = pair.indexOf("=")
+    if (equals > 0 && credentialParameter.test(urlForms(pair.slice(0, equals)).at(-1)!)) found.push(...urlForms(pair.slice(equals + 1)))
+  }
+  return found
+}
+
+/** The credentials in a stdio server's arguments: the value of each credential flag. */
+const argCredentials = (args: ReadonlyArray<unknown>): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  args.forEach((arg, i) => {
+    if (typeof arg !== "string") return
+    const equals = arg.indexOf("=")
+    if (equals > 0 && arg.startsWith("-") && credentialFlag.test(arg.slice(0, equals))) found.push(arg.slice(equals + 1))
+    else if (credentialFlag.test(arg) && typeof args[i + 1] === "string") found.push(args[i + 1] as string)
+  })
+  return found
+}
+
+/**
  * The secrets of the configs: every `Redacted` value of `env` and `headers`; the plain `env`
  * values of a secret variable's name (`secretNames`: `Launch.defaultSecretEnv` and the session's
  * `secretEnv`) or of a credential's (`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`); the
  * plain values of credential headers (`Authorization`, `X-Api-Key`, `Private-Token`, `Cookie`,
- * …), with the credential after an auth scheme on its own.
+ * …), with the credential after an auth scheme on its own; a URL's password and credential
+ * parameters (`?api_key=`, `?access_token=`), and the values of a stdio server's credential flags
+ * (`--api-key <key>`, `--token=<t>`).
  */
 export const secretsOf = (
   servers: Readonly<Record<string, Launch.McpExternalServer>> | undefined,
@@ -76,6 +126,8 @@ export const secretsOf = (
         else if (typeof value === "string" && (names.has(name) || credentialVariable.test(name))) secrets.add(value)
       }
     }
+    if (typeof config.url === "string") for (const credential of urlCredentials(config.url)) secrets.add(credential)
+    if (Array.isArray(config.args)) for (const credential of argCredentials(config.args)) secrets.add(credential)
     if (isRecord(config.headers)) {
       for (const [name, value] of Object.entries(config.headers)) {
         const revealed = Redacted.isRedacted(value) ? String(Redacted.value(value)) : value

@@ -1,0 +1,75 @@
+/**
+ * Credentials of external MCP servers not in `env` or `headers`: in the URL (a query parameter
+ * such as `?api_key=`, `?access_token=`, as services that take a key in the URL document it, or a
+ * password in its userinfo) and in a stdio server's `args` (`--api-key <key>`, `--token=<t>`).
+ * The CLI echoes every config in its `mcp_status` answer, which reached the transcript in clear.
+ * They are the session's secrets now; other parameters and arguments are not.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Sink from "effect/Sink"
+import * as Claude from "../src/Claude.ts"
+import * as McpServerConfigs from "../src/internal/mcpServerConfigs.ts"
+import * as Transcript from "../src/Transcript.ts"
+import * as FakeCli from "../src/testing/FakeCli.ts"
+
+const secrets = {
+  query: "qk-0123456789abcdef",
+  accessToken: "at-0123456789abcdef",
+  password: "pw-0123456789abcdef",
+  argNext: "sk-arg-0123456789abcdef",
+  argJoined: "tok-arg-0123456789abcdef",
+  argShort: "pat-arg-0123456789abcdef"
+}
+const visible = ["visible-region-0123", "visible-path-0123", "visible-flag-0123"]
+const servers = {
+  keyed: { type: "http", url: `https://mcp.example.com/mcp?region=visible-region-0123&api_key=${secrets.query}` },
+  oauth: { type: "sse", url: `https://mcp.example.com/sse?access_token=${secrets.accessToken}` },
+  basic: { type: "http", url: `https://bot:${secrets.password}@mcp.example.com/mcp` },
+  tools: {
+    command: "node",
+    args: [
+      "server.js",
+      "--root",
+      "visible-path-0123",
+      "--api-key",
+      secrets.argNext,
+      `--token=${secrets.argJoined}`,
+      "--github-pat",
+      secrets.argShort,
+      "--name=visible-flag-0123"
+    ]
+  }
+} as const
+
+describe("credentials in MCP server URLs and arguments", () => {
+  it("secretsOf takes them; not other parameters or arguments", () => {
+    const found = McpServerConfigs.secretsOf(servers, [])
+    for (const [name, secret] of Object.entries(secrets)) assert.include(found, secret, name)
+    for (const text of [...visible, "server.js", "--root", "--api-key", "mcp.example.com", "bot"]) {
+      assert.notInclude(found, text)
+    }
+  })
+
+  it.effect("mcp_status echoing them: the transcript holds none of the credentials", () =>
+    Effect.gen(function*() {
+      const written: Array<string> = []
+      const cli = FakeCli.layer(FakeCli.conversation({
+        sessionId: "s-1",
+        onControl: (request, cli) =>
+          (request.request as { subtype: string }).subtype === "mcp_status"
+            ? cli.emit(FakeCli.success(request, {
+              mcpServers: Object.entries(servers).map(([name, config]) => ({ name, status: "failed", config }))
+            }))
+            : cli.emit(FakeCli.success(request, {}))
+      }))
+      yield* Effect.scoped(Effect.gen(function*() {
+        const recorder = yield* Transcript.toSink(Sink.forEach((line: string) => Effect.sync(() => written.push(line))))
+        const session = yield* Claude.open({ mcpServers: servers, transcript: recorder })
+        yield* session.mcpStatus()
+      })).pipe(Effect.provide(cli))
+      const text = written.join("")
+      for (const shown of visible) assert.include(text, shown)
+      for (const [name, secret] of Object.entries(secrets)) assert.notInclude(text, secret, name)
+    }))
+})
