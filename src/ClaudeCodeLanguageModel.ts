@@ -419,14 +419,16 @@ const openTurn = Effect.fnUntraced(function*(
   )
   const state = new MappingState(prefix, toolkit, reported, results, jsonSchema !== undefined, text)
   let finished = false
+  const reply = new Reply()
   return session.turn(rendered.input).pipe(
     Stream.flatMap((event) => Stream.fromIterable(state.map(event))),
     Stream.tap((part) =>
       Effect.sync(() => {
+        reply.add(part)
         if (part.type !== "finish") return
         finished = true
         if (conversation === "resume" && state.sessionId !== undefined) {
-          tracker.mark(providerOptions.prompt.content, state.sessionId, resumed)
+          tracker.mark(providerOptions.prompt.content, state.sessionId, resumed, reply)
         }
       })
     ),
@@ -458,6 +460,38 @@ const methodOf = (providerOptions: LanguageModel.ProviderOptions, text: TextSour
 interface Answered {
   readonly sessionId: string
   readonly messages: ReadonlyArray<Prompt.Message>
+  /** What the session answered (its {@link Reply}): a history whose reply says otherwise was edited. */
+  readonly reply: string
+}
+
+/**
+ * What a reply says, as one string: its text, and the ids of its tool calls, in order. The
+ * session's reply is read from the parts it streamed, a history's from its messages' parts
+ * (`effect/ai` makes the messages of a reply from its parts, text deltas joined).
+ */
+class Reply {
+  private text = ""
+  private readonly calls: Array<string> = []
+
+  /** Reads one part of a response (stream) or of a message. */
+  add(part: Part | Prompt.AssistantMessage["content"][number]): void {
+    if (part.type === "text-delta") this.text += part.delta
+    else if (part.type === "text") this.text += part.text
+    else if (part.type === "tool-call") this.calls.push(part.id)
+  }
+
+  toString(): string {
+    return JSON.stringify([this.text, this.calls])
+  }
+
+  /** What the assistant messages of a history say. */
+  static of(messages: ReadonlyArray<Prompt.Message>): string {
+    const reply = new Reply()
+    for (const message of messages) {
+      if (message.role === "assistant") for (const part of message.content) reply.add(part)
+    }
+    return reply.toString()
+  }
 }
 
 /**
@@ -488,15 +522,16 @@ class Conversations {
     if (resumed.answered !== undefined) this.answered.delete(resumed.answered)
   }
 
-  mark(messages: ReadonlyArray<Prompt.Message>, sessionId: string, resumed: Resume | undefined): void {
+  mark(messages: ReadonlyArray<Prompt.Message>, sessionId: string, resumed: Resume | undefined, reply: Reply): void {
     if (resumed?.answered !== undefined) this.answered.delete(resumed.answered)
     const last = messages.at(-1)
-    if (last !== undefined) this.answered.set(last, { sessionId, messages })
+    if (last !== undefined) this.answered.set(last, { sessionId, messages, reply: reply.toString() })
   }
 
   /**
    * The session to resume and the messages after its reply, when the messages before its reply are
-   * the prompt it answered and no other call is resuming it (then claimed: {@link release} it).
+   * the prompt it answered, its reply is what it said, and no other call is resuming it (then
+   * claimed: {@link release} it).
    */
   prepare(messages: ReadonlyArray<Prompt.Message>): Resume | undefined {
     const lastAssistant = messages.findLastIndex((message) => message.role === "assistant")
@@ -509,7 +544,8 @@ class Conversations {
     const answered = this.answered.get(key)
     if (
       answered === undefined || answered.messages.length !== end ||
-      answered.messages.some((message, i) => message !== messages[i]) || this.inUse.has(answered.sessionId)
+      answered.messages.some((message, i) => message !== messages[i]) || this.inUse.has(answered.sessionId) ||
+      Reply.of(messages.slice(end, lastAssistant + 1)) !== answered.reply
     ) return undefined
     this.inUse.add(answered.sessionId)
     return { sessionId: answered.sessionId, messages: messages.slice(lastAssistant + 1), answered: key }
