@@ -249,6 +249,14 @@ export interface Recorder {
    * @since 0.2.0
    */
   readonly secrets?: ((values: ReadonlyArray<string>) => void) | undefined
+  /**
+   * A recorder for one session of several given this one: a session calls it once, when it
+   * opens, and records its lines there. `Transcript`'s recorders mark each line with the
+   * session's number (`Transcript.Line.session`), so that `Replay` plays each session its own.
+   *
+   * @since 0.2.0
+   */
+  readonly forSession?: (() => Recorder) | undefined
 }
 
 /**

@@ -71,7 +71,15 @@ export const Line = Schema.Struct({
    * +-8.64e15); absent in transcripts before 0.2.0.
    */
   ts: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: -8.64e15, maximum: 8.64e15 }))),
-  msg: Schema.Unknown
+  msg: Schema.Unknown,
+  /**
+   * Which session of the recorder the line is, in the order they began (`Recorder.forSession`):
+   * absent for the first (and for a recorder of one session), `1` for the second, and so on.
+   * `Replay` plays the n-th session's lines to the n-th session opened on it.
+   *
+   * @since 0.2.0
+   */
+  session: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)))
 })
 
 /**
@@ -137,6 +145,8 @@ interface Entry {
   readonly dir: "send" | "recv"
   readonly ts: number
   readonly msg: unknown
+  /** The recorder's session the line is (0: the first, not written). */
+  readonly session: number
 }
 
 type Holder = { readonly type?: unknown; readonly request?: unknown; readonly response?: unknown }
@@ -359,7 +369,9 @@ const makeEncoder = () => {
       (emails.pattern !== undefined && plain.search(emails.pattern) !== -1) ||
       (forms.length > 0 && (entry.msg as { type?: unknown } | null)?.type === Framing.oversizedLineType))
     const msg = walk ? JSON.stringify(redactMessage(entry.msg, forms, emails)) : plain
-    return `{"dir":${JSON.stringify(entry.dir)},"ts":${JSON.stringify(entry.ts)}${msg === undefined ? "" : `,"msg":${msg}`}}\n`
+    return `{"dir":${JSON.stringify(entry.dir)},"ts":${JSON.stringify(entry.ts)}${msg === undefined ? "" : `,"msg":${msg}`}${
+      entry.session === 0 ? "" : `,"session":${entry.session}`
+    }}\n`
   }
   const release = (entries: ReadonlyArray<Entry>): ReadonlyArray<string> => entries.flatMap(joiner.push).map(encode)
   return {
@@ -457,18 +469,22 @@ export const toSink: <E>(
     // A line that comes once the recorder's scope has closed (the session outlives it) is lost:
     // said once, as a failing sink is, so that the transcript is not taken for complete.
     const runFork = Effect.runForkWith(yield* Effect.context<never>())
+    const recordAs = (session: number): Recorder["record"] => (dir, msg) => {
+      if (!streamEvents && dir === "recv" && (msg as { type?: unknown } | null)?.type === "stream_event") return
+      if (Queue.offerUnsafe(queue, { dir, ts: clock.currentTimeMillisUnsafe(), msg, session }) || failure !== undefined) return
+      failure = transcriptFailed(
+        "a line came after the recorder's scope closed: the lines from it on are not in the transcript " +
+          "(open the recorder in a scope that outlives the session)"
+      )
+      runFork(fail(failure))
+    }
+    // Each session that begins on the recorder gets the next number (the first 0).
+    let sessions = 0
     const recorder: TranscriptRecorder = {
-      record: (dir, msg) => {
-        if (!streamEvents && dir === "recv" && (msg as { type?: unknown } | null)?.type === "stream_event") return
-        if (Queue.offerUnsafe(queue, { dir, ts: clock.currentTimeMillisUnsafe(), msg }) || failure !== undefined) return
-        failure = transcriptFailed(
-          "a line came after the recorder's scope closed: the lines from it on are not in the transcript " +
-            "(open the recorder in a scope that outlives the session)"
-        )
-        runFork(fail(failure))
-      },
+      record: recordAs(0),
       streamEvents,
       secrets: encoder.secrets,
+      forSession: () => ({ record: recordAs(sessions++), streamEvents, secrets: encoder.secrets }),
       failure: Effect.sync(() => Option.fromUndefinedOr(failure))
     }
     return recorder

@@ -89,12 +89,15 @@ export interface EngineOptions extends
   readonly errorResults?: "fail" | "return" | undefined
   readonly verbatimPrompts?: boolean | undefined
   readonly cliVersionPolicy?: CliVersion.Policy | undefined
-  /** `Claude.Recorder`. */
-  readonly transcript?: {
-    readonly record: (direction: "send" | "recv", message: unknown) => void
-    readonly streamEvents?: boolean | undefined
-    readonly secrets?: ((values: ReadonlyArray<string>) => void) | undefined
-  } | undefined
+  readonly transcript?: EngineRecorder | undefined
+}
+
+/** `Claude.Recorder`. */
+interface EngineRecorder {
+  readonly record: (direction: "send" | "recv", message: unknown) => void
+  readonly streamEvents?: boolean | undefined
+  readonly secrets?: ((values: ReadonlyArray<string>) => void) | undefined
+  readonly forSession?: (() => EngineRecorder) | undefined
 }
 
 /** What `Claude.open` hands over once the CLI is spawned (with the services it found). */
@@ -173,7 +176,15 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     Effect.forkScoped
   )
 
-  const recorder = options.transcript
+  // The session's own recorder, when the one given records several (`Recorder.forSession`); one
+  // that throws there records nothing of the session (said once), as one that throws on a line.
+  let recorder = options.transcript
+  try {
+    if (recorder?.forSession !== undefined) recorder = recorder.forSession()
+  } catch (error) {
+    recorder = undefined
+    yield* Effect.logWarning("the transcript recorder (options.transcript) threw on forSession: this session is not recorded", error)
+  }
   recorder?.secrets?.(secrets)
   // Called as the recorder's method: a recorder may be a class instance. One that throws (its doc
   // says it must not) is stopped, with one warning: a failing sink never ends the session (as

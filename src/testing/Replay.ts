@@ -458,11 +458,22 @@ const withStreamedText = (lines: ReadonlyArray<Transcript.Line>, chunks: number)
 }
 
 /**
+ * The lines of the recorder's `n`-th session (`Transcript.Line.session`; absent: the first). A
+ * transcript of one session is every session's: each session opened replays it from its start.
+ * Past the last recorded session, none: the first line the session writes is a mismatch.
+ */
+const sessionLines = (lines: ReadonlyArray<Transcript.Line>, n: number): ReadonlyArray<Transcript.Line> => {
+  if (!lines.some((line) => line.session !== undefined)) return lines
+  return lines.filter((line) => (line.session ?? 0) === n)
+}
+
+/**
  * A `Transport` that plays a transcript: a file path (read when a session opens) or the lines.
- * Every session opened with it replays the transcript from its start, so a transcript of several
- * sessions (one recorder given to each, as `ClaudeCodeLanguageModel`'s calls share one) is
- * replayed by none past its first session's lines (`ReplayMismatch`): record one file a session
- * to replay them. With
+ * A transcript of several sessions (one `Transcript` recorder given to each, as
+ * `ClaudeCodeLanguageModel`'s calls share one; its lines marked `session`) plays the n-th
+ * recorded session to the n-th session opened on the layer, one after the other or at once
+ * (open them in the recorded order); a session past the last recorded is a `ReplayMismatch`.
+ * A transcript of one session is played from its start to every session opened. With
  * `{ streamText: true }` the recorded answers' text is streamed too (see {@link Options}).
  *
  * @since 0.1.0
@@ -472,18 +483,23 @@ export const layer = (
   transcript: string | ReadonlyArray<Transcript.Line>,
   options?: Options
 ): Layer.Layer<Transport> =>
-  Layer.succeed(
-    Transport,
-    Transport.of({
-      open: (spec) =>
-        Effect.flatMap(
+  Layer.sync(Transport, () => {
+    // The sessions opened on this layer so far: each takes the next recorded session.
+    let opened = 0
+    return Transport.of({
+      open: (spec) => {
+        const n = opened++
+        return Effect.flatMap(
           typeof transcript === "string" ? Transcript.read(transcript) : Effect.succeed(transcript),
-          (lines) =>
-            makeConnection(
+          (all) => {
+            const lines = sessionLines(all, n)
+            return makeConnection(
               options?.streamText === true && spec.args.includes("--include-partial-messages")
                 ? withStreamedText(lines, options.chunks ?? 2)
                 : lines
             )
+          }
         )
+      }
     })
-  )
+  })
