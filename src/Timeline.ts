@@ -354,7 +354,8 @@ export interface Turn {
   /** The turn whose result answered this prompt too (the CLI merged queued prompts into one turn). */
   readonly mergedInto?: number | undefined
   /**
-   * `running` until its result; `error` when the result says so or an error was reported;
+   * `running` until its result; `error` when the result says so or an error was reported while
+   * it ran (a control request refused after its result leaves it as it was);
    * `cancelled` when the prompt was withdrawn before it ran (`cancel_async_message`, or the CLI's
    * `command_lifecycle` `cancelled`).
    */
@@ -516,7 +517,7 @@ export const make = (): Builder => {
     }
     turn.items.push(item)
     turnOf.set(item, turn.index)
-    if (item.kind === "error") turn.status = "error"
+    if (item.kind === "error" && turn.status === "running") turn.status = "error"
     return turn.index
   }
   const turnOfRequest = (item: Item): number => turnOf.get(item) ?? 0
@@ -560,7 +561,10 @@ export const make = (): Builder => {
     const body = ok ? response.response : response.error
     item.decision = { ok, summary: ok ? answerSummary(item.kind, body) : "error", body, ts }
     const index = turnOfRequest(item)
-    if (!ok && index > 0) turns[index - 1]!.status = "error"
+    // An error answer fails a turn that runs; a turn already over (a request of the program's
+    // between turns goes to the last one) keeps the outcome its result gave it.
+    const turn = index > 0 ? turns[index - 1]! : undefined
+    if (!ok && turn?.status === "running") turn.status = "error"
     // The CLI withdrew the queued prompt the program asked it to.
     if (
       ok && item.kind === "control" && item.subtype === "cancel_async_message" && isRecord(item.request) &&

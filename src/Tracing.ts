@@ -11,12 +11,22 @@
  * |---|---|---|---|
  * | `claude.session` | `Claude.open` | the session's scope closes | `gen_ai.conversation.id`, `gen_ai.provider.name`, `gen_ai.request.model`, `claude.cli.version`, `claude.session.end_reason` |
  * | `claude.turn` | `turn` / `run` (under the caller's span, or the session's when there is none); for `send` and the CLI's automatic turns, the first line of the turn (under the session's) | the turn's stream ends | `gen_ai.operation.name` (`invoke_agent`), `gen_ai.usage.input_tokens` / `output_tokens`, `gen_ai.response.finish_reasons`, `claude.cost_usd`, `claude.result.subtype`, `claude.terminal_reason`, `claude.turn.kind`, `claude.error.reason` and `error.type` (a failed turn's reason; the span ends failed, with `errorResults: "return"` too) |
- * | `chat <model>` | the model request the CLI reports: from the moment its input was ready (the turn began, the last tool result came) | the last line of its response | `gen_ai.operation.name` (`chat`), `gen_ai.request.model`, `gen_ai.response.id`, `gen_ai.usage.*`, `gen_ai.response.finish_reasons` |
+ * | `chat <model>` | the model request the CLI reports: from the moment its input was ready (the turn began, the last tool result came) | the last line of its response | `gen_ai.operation.name` (`chat`), `gen_ai.request.model`, `gen_ai.response.id`, `gen_ai.usage.*`, `gen_ai.response.finish_reasons`, `error.type` (the API's error type, when the CLI reports the request failed: the span ends failed) |
  * | `execute_tool <name>` | the `tool_use` block (built-in and MCP tools alike) | its `tool_result` | `gen_ai.tool.name`, `gen_ai.tool.call.id`, `claude.permission.decision` |
  * | `claude.hook <event>` | the CLI's `hook_callback` (under the tool use it is about) | the answer | `claude.hook.event`, `gen_ai.tool.name`, `gen_ai.tool.call.id`, `claude.hook.decision` |
  * | `claude.permission <tool>` | `can_use_tool` (under the tool use) | the decision | `gen_ai.tool.name`, `gen_ai.tool.call.id`, `claude.permission.behavior` |
  * | `claude.mcp <method>` | an in-process MCP server's request (a `tools/call` under its tool use) | the answer | `claude.mcp.server`, `gen_ai.tool.name` |
  * | `claude.control_request <subtype>` | any other control request, either way | the answer | `claude.subtype`, `claude.control.direction` |
+ *
+ * A request of the CLI's that the library answers with an error (a subtype it does not handle,
+ * an MCP server it does not have) ends its span failed, with `claude.error.reason` and
+ * `error.type`, as a request of the program's the CLI refuses does (a guard whose handler failed
+ * answers with its refusal: a success, its decision `deny`).
+ *
+ * A subagent's model requests and tool uses are under its `Agent` (`Task`) tool use; one in the
+ * background (its `system/task_started` says `is_backgrounded`, as the CLI's `Agent` runs by
+ * default) goes on past its turn's result: its spans end at its own lines, its task's
+ * `system/task_notification` or the session's end, and its lines start no turn's span.
  *
  * What the CLI does not report cannot be traced: the moment a model request was sent (its span
  * begins when its input was ready), and tools run inside a subagent's own process.
@@ -34,7 +44,26 @@
  *
  * **Metrics** (one update per turn result; attributes of low cardinality: the model, the turn's
  * kind and outcome, the tool's name, never a session id): {@link turnDuration},
- * {@link tokenUsage}, {@link turnCost}, {@link turnToolCalls}, {@link toolCalls}.
+ * {@link tokenUsage}, {@link turnCost}, {@link turnToolCalls}, {@link toolCalls}. Every update
+ * carries its attributes, so `Metric.value(Tracing.turnCost)` alone reads the series of none
+ * (always empty): read one series with its attributes, or every series from the registry.
+ *
+ * ```ts
+ * import * as Effect from "effect/Effect"
+ * import * as Metric from "effect/Metric"
+ * import { Tracing } from "effect-claude-code"
+ *
+ * const report = Effect.gen(function*() {
+ *   // One series: the cost of the user turns on one model.
+ *   const user = yield* Metric.value(Metric.withAttributes(Tracing.turnCost, {
+ *     "gen_ai.request.model": "claude-opus-5-5",
+ *     "claude.turn.kind": "user"
+ *   }))
+ *   // Every series of the metric, with its attributes.
+ *   const all = (yield* Metric.snapshot).filter((series) => series.id === "claude.turn.cost")
+ *   return { user, all }
+ * })
+ * ```
  *
  * @since 0.2.0
  */

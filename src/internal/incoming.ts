@@ -29,6 +29,7 @@ import * as Lines from "../protocol/lines.ts"
 import { describeCause } from "./describeCause.ts"
 import { ServingTheCli } from "./services.ts"
 import { SmallMap } from "./smallMap.ts"
+import * as SpanExits from "./spanExits.ts"
 import type { Write } from "./stdinWriter.ts"
 import type { SessionTracing } from "./tracing.ts"
 
@@ -204,18 +205,24 @@ export const make = Effect.fnUntraced(function*(options: {
       Effect.flatMap((exit) => {
         const annotated = tracing === undefined ? Effect.void : Effect.annotateCurrentSpan(tracing.answered(request, exit))
         if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return annotated
-        return Effect.andThen(annotated, answer(requestId, exit))
+        return Effect.andThen(annotated, answer(requestId, exit)).pipe(
+          // Not sent: the session is closing (stdin closed), or a defect, which is logged.
+          Effect.catchCause((cause) =>
+            Cause.hasDies(cause)
+              ? Effect.logWarning(`Answering the CLI's ${subtype} request ${requestId} failed`, cause)
+              : Effect.void
+          ),
+          // The span ends as the request did: failed when the CLI was answered with an error.
+          Effect.andThen(Exit.isFailure(exit) ? Effect.failCause(exit.cause) : Effect.void)
+        )
       }),
-      // Not sent: the session is closing (stdin closed), or a defect, which is logged.
-      Effect.catchCause((cause) =>
-        Cause.hasDies(cause)
-          ? Effect.logWarning(`Answering the CLI's ${subtype} request ${requestId} failed`, cause)
-          : Effect.void
-      ),
-      Effect.withSpan(named.name, {
+      // No success value, and the CLI's and the model's texts left out without `TraceContent`.
+      SpanExits.withSpan(named.name, {
         attributes: named.attributes,
         ...(parent === undefined ? {} : { parent })
-      })
+      }),
+      // The failure was answered: nothing more to do.
+      Effect.catchCause(() => Effect.void)
     )
     run(requestId, subtype, call)
   }

@@ -9,8 +9,11 @@
  *   metrics updated with `updateUnsafe`, so the reader never waits (see `reader.ts`).
  * - Content (prompts, texts, tool inputs and outputs) is written only when `TraceContent` is on,
  *   always through `redact`; without it, attributes are names, ids, counts and reasons.
- * - Every span it opens is ended: tool uses and model requests at their turn's result, the rest
- *   when the session ends.
+ * - Every span it opens is ended: tool uses and model requests at their turn's result (a
+ *   background subagent's at its own lines, or when its task's notification or the session's end
+ *   comes), the rest when the session ends.
+ * - Only a line of the main thread starts a turn's span of the library's own: a background
+ *   subagent's lines after their turn's result are under its `Agent` tool use.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -65,15 +68,21 @@ export interface TracingOptions {
   readonly secrets: ReadonlyArray<string>
 }
 
-/** A tool use not yet answered: its span (none with tracing off) and its name (for the metrics). */
+/**
+ * A tool use not yet answered: its span (none with tracing off), its name (for the metrics), and
+ * its thread.
+ */
 interface ToolUse {
   readonly span: Tracer.Span | undefined
   readonly name: string
+  readonly thread: string
 }
 
+/** A model request's span; `failed`: the API's error type, when the CLI reported it failed. */
 interface ModelCall {
   readonly span: Tracer.Span
   readonly id: string
+  failed?: string | undefined
 }
 
 type Attributes = Record<string, unknown>
@@ -81,6 +90,8 @@ type Attributes = Record<string, unknown>
 
 const reasonOf = (cause: unknown): string | undefined => {
   if (ClaudeError.isClaudeError(cause)) return cause.reason._tag
+  // Another tagged failure of the library's (`Unsupported`: a request it does not handle).
+  if (isRecord(cause) && typeof cause._tag === "string") return cause._tag
   return undefined
 }
 
@@ -109,6 +120,13 @@ export class SessionTracing {
   // Per thread (the main one is `MAIN`, a subagent's its Task tool use's id) and per tool use:
   // small maps, which V8 does not re-table as entries come and go (`smallMap.ts`).
   private readonly tools = new SmallMap<string, ToolUse>()
+  /**
+   * The tasks running in the background (by their tool use's id, from their `system/task_started`
+   * with `is_backgrounded`): a subagent's tool result comes at its launch, its lines are under that
+   * tool use's span (none with tracing off), and its model requests and tool uses outlive their
+   * turn's result. Forgotten at the task's `system/task_notification` and when the session ends.
+   */
+  private readonly background = new SmallMap<string, Tracer.Span | undefined>()
   private readonly calls = new SmallMap<string, ModelCall>()
   /** When each thread's next model request had its input (the turn began, a tool result came). */
   private readonly marks = new SmallMap<string, bigint>()
@@ -225,9 +243,17 @@ export class SessionTracing {
     return this.ownTurn ?? this.options.sessionSpan
   }
 
-  /** The parent of a line of `thread`: the subagent's tool use, or the turn. */
+  /**
+   * The parent of a line of `thread`: the subagent's tool use, or the turn. A subagent's line
+   * never starts a turn's span (a background one's comes after its turn's result): without its
+   * tool use's span, it is under the turn that runs, else the session.
+   */
   private parentIn(thread: string, running: ReadonlyArray<Turn>): Tracer.AnySpan {
-    return (thread === MAIN ? undefined : this.tools.get(thread)?.span) ?? this.turnSpan(running)
+    if (thread === MAIN) return this.turnSpan(running)
+    const own = this.tools.get(thread)?.span ?? this.background.get(thread)
+    if (own !== undefined) return own
+    for (const turn of running) if (turn.span !== undefined) return turn.span
+    return this.ownTurn ?? this.options.sessionSpan
   }
 
   /** The attributes a `turn`/`run` span starts with; the prompt when content is on. */
@@ -322,6 +348,8 @@ export class SessionTracing {
     switch (event.type) {
       case "system": {
         if (event.subtype === "init") this.init(event as Protocol.SystemInit, running)
+        else if (event.subtype === "task_started") this.taskStarted(event as Protocol.SystemTaskStarted)
+        else if (event.subtype === "task_notification") this.taskEnded(event as Protocol.SystemTaskNotification)
         return
       }
       case "stream_event":
@@ -359,11 +387,11 @@ export class SessionTracing {
     }
   }
 
-  private modelCall(thread: string, message: Protocol.ApiAssistantMessage, running: ReadonlyArray<Turn>): Tracer.Span | undefined {
+  private modelCall(thread: string, message: Protocol.ApiAssistantMessage, running: ReadonlyArray<Turn>): ModelCall | undefined {
     if (!this.observed) return undefined
     const current = this.calls.get(thread)
-    if (current !== undefined && current.id === message.id) return current.span
-    if (current !== undefined) this.end(current.span)
+    if (current !== undefined && current.id === message.id) return current
+    if (current !== undefined) this.endCall(current)
     // The session's model for its own requests; a subagent's may run on another (its definition's
     // `model`), which only its answer tells.
     const requested = thread === MAIN ? this.model ?? message.model : message.model
@@ -377,8 +405,14 @@ export class SessionTracing {
       "gen_ai.conversation.id": this.conversationId
     }, this.marks.get(thread))
     this.usage(span, message.usage)
-    this.calls.set(thread, { span, id: message.id })
-    return span
+    const call: ModelCall = { span, id: message.id }
+    this.calls.set(thread, call)
+    return call
+  }
+
+  /** Ends a model request's span: failed when the CLI reported its API error. */
+  private endCall(call: ModelCall): void {
+    this.end(call.span, call.failed === undefined ? Exit.void : Exit.fail(call.failed))
   }
 
   private usage(span: Tracer.Span, usage: Partial<Protocol.Usage> | undefined): void {
@@ -414,9 +448,11 @@ export class SessionTracing {
     const thread = event.parent_tool_use_id ?? MAIN
     const call = this.modelCall(thread, event.message, running)
     if (call !== undefined) {
-      if (event.message.stop_reason !== null) call.attribute("gen_ai.response.finish_reasons", [event.message.stop_reason])
+      const span = call.span
+      if (event.message.stop_reason !== null) span.attribute("gen_ai.response.finish_reasons", [event.message.stop_reason])
       if (event.error !== undefined || event.is_api_error_message === true) {
-        call.attribute("error.type", event.api_error_type ?? event.error ?? "api_error")
+        call.failed = event.api_error_type ?? event.error ?? "api_error"
+        span.attribute("error.type", call.failed)
       }
     }
     for (const block of event.message.content) {
@@ -426,7 +462,7 @@ export class SessionTracing {
       if (this.tools.has(use.id)) continue
       // Kept with tracing off too: `claude.tool.calls` names the tool when its result comes.
       if (!this.options.enabled) {
-        this.tools.set(use.id, { span: undefined, name: use.name })
+        this.tools.set(use.id, { span: undefined, name: use.name, thread })
         continue
       }
       const mcp = use.name.startsWith("mcp__") ? use.name.split("__")[1] : undefined
@@ -440,7 +476,7 @@ export class SessionTracing {
           ? this.redact(use.input)
           : undefined
       })
-      this.tools.set(use.id, { span, name: use.name })
+      this.tools.set(use.id, { span, name: use.name, thread })
     }
   }
 
@@ -466,13 +502,16 @@ export class SessionTracing {
         : tool.name
       const outcome = failed ? "error" : "ok"
       this.series.update(toolCalls, 1, toolName, outcome)
-      // A subagent's last model request is over when its Task tool use is.
-      const subagent = this.calls.get(tool_use_id)
+      // Launched in the background: the subagent goes on, its lines under this tool use.
+      const launched = !failed && this.background.has(tool_use_id)
+      if (failed) this.background.delete(tool_use_id)
+      // A (foreground) subagent's last model request is over when its Task tool use is.
+      const subagent = launched ? undefined : this.calls.get(tool_use_id)
       if (subagent !== undefined) {
-        this.end(subagent.span)
+        this.endCall(subagent)
         this.calls.delete(tool_use_id)
       }
-      this.marks.delete(tool_use_id)
+      if (!launched) this.marks.delete(tool_use_id)
       if (tool === undefined) continue
       this.tools.delete(tool_use_id)
       if (tool.span === undefined) continue
@@ -491,7 +530,7 @@ export class SessionTracing {
     // The model's answer is over; the next request of this thread has its input from now.
     const call = this.calls.get(thread)
     if (call !== undefined) {
-      this.end(call.span)
+      this.endCall(call)
       this.calls.delete(thread)
     }
     this.marks.set(thread, this.options.now())
@@ -502,18 +541,66 @@ export class SessionTracing {
     return this.toolNames === undefined || this.toolNames.includes(name)
   }
 
-  /** Ends the spans of the calls and tools still open; a tool's says it did not finish. */
-  private endOpen(): void {
-    this.calls.drain((call) => this.end(call.span))
-    this.tools.drain((tool) => {
-      if (tool.span === undefined) return
-      tool.span.attribute("claude.tool.unfinished", true)
-      this.end(tool.span)
+  /**
+   * Ends the spans of the calls and tools still open; a tool's says it did not finish. With
+   * `keepBackground` (a turn's result), a background subagent's are kept: it goes on.
+   */
+  private endOpen(keepBackground = false): void {
+    if (!keepBackground || this.background.size === 0) {
+      this.calls.drain((call) => this.endCall(call))
+      this.tools.drain((tool) => this.endUnfinished(tool))
+      this.background.drain((_, thread) => this.marks.delete(thread))
+      return
+    }
+    const calls: Array<[string, ModelCall]> = []
+    this.calls.drain((call, thread) => {
+      if (this.background.has(thread)) calls.push([thread, call])
+      else this.endCall(call)
     })
+    for (const [thread, call] of calls) this.calls.set(thread, call)
+    const tools: Array<[string, ToolUse]> = []
+    this.tools.drain((tool, id) => {
+      if (this.background.has(tool.thread)) tools.push([id, tool])
+      else this.endUnfinished(tool)
+    })
+    for (const [id, tool] of tools) this.tools.set(id, tool)
+  }
+
+  private endUnfinished(tool: ToolUse): void {
+    if (tool.span === undefined) return
+    tool.span.attribute("claude.tool.unfinished", true)
+    this.end(tool.span)
+  }
+
+  /** A task started in the background: its tool use's thread goes on after its turn's result. */
+  private taskStarted(started: Protocol.SystemTaskStarted): void {
+    const id = started.tool_use_id
+    if (started.is_backgrounded !== true || id === undefined) return
+    const tool = this.tools.get(id)
+    if (tool !== undefined) this.background.set(id, tool.span)
+  }
+
+  /** A task ended: a background subagent's model request and tool uses still open end with it. */
+  private taskEnded(notification: Protocol.SystemTaskNotification): void {
+    const thread = notification.tool_use_id
+    if (thread === undefined || !this.background.has(thread)) return
+    this.background.delete(thread)
+    this.marks.delete(thread)
+    const call = this.calls.get(thread)
+    if (call !== undefined) {
+      this.endCall(call)
+      this.calls.delete(thread)
+    }
+    const kept: Array<[string, ToolUse]> = []
+    this.tools.drain((tool, id) => {
+      if (tool.thread === thread) this.endUnfinished(tool)
+      else kept.push([id, tool])
+    })
+    for (const [id, tool] of kept) this.tools.set(id, tool)
   }
 
   private result(result: TurnResult): void {
-    this.endOpen()
+    this.endOpen(true)
     const model = this.model ?? "unknown"
     const kind = result.turn.kind
     const failure = this.failureOf(result)
