@@ -9,11 +9,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Sink from "effect/Sink"
-import * as Claude from "../src/Claude.ts"
 import * as McpServerConfigs from "../src/internal/mcpServerConfigs.ts"
-import * as Transcript from "../src/Transcript.ts"
-import * as FakeCli from "../src/testing/FakeCli.ts"
+import { mcpStatusTranscript } from "./support/mcpStatusEcho.ts"
 
 const headers = {
   "Private-Token": "glpat-0123456789abcdef",
@@ -52,22 +49,7 @@ describe("credentials of MCP server configs, named otherwise", () => {
 
   it.effect("mcp_status echoing them: the transcript holds none of the credentials", () =>
     Effect.gen(function*() {
-      const written: Array<string> = []
-      const cli = FakeCli.layer(FakeCli.conversation({
-        sessionId: "s-1",
-        onControl: (request, cli) =>
-          (request.request as { subtype: string }).subtype === "mcp_status"
-            ? cli.emit(FakeCli.success(request, {
-              mcpServers: [{ name: "api", status: "failed", config: servers.api }, { name: "tools", status: "failed", config: servers.tools }]
-            }))
-            : cli.emit(FakeCli.success(request, {}))
-      }))
-      yield* Effect.scoped(Effect.gen(function*() {
-        const recorder = yield* Transcript.toSink(Sink.forEach((line: string) => Effect.sync(() => written.push(line))))
-        const session = yield* Claude.open({ mcpServers: servers, transcript: recorder })
-        yield* session.mcpStatus()
-      })).pipe(Effect.provide(cli))
-      const text = written.join("")
+      const text = yield* mcpStatusTranscript(servers)
       assert.include(text, "visible-trace-0123")
       assert.include(text, "visible-level-0123")
       for (const name of envSecrets) assert.notInclude(text, env[name], name)

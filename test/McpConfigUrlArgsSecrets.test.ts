@@ -7,11 +7,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Sink from "effect/Sink"
-import * as Claude from "../src/Claude.ts"
 import * as McpServerConfigs from "../src/internal/mcpServerConfigs.ts"
-import * as Transcript from "../src/Transcript.ts"
-import * as FakeCli from "../src/testing/FakeCli.ts"
+import { mcpStatusTranscript } from "./support/mcpStatusEcho.ts"
 
 const secrets = {
   query: "qk-0123456789abcdef",
@@ -53,22 +50,7 @@ describe("credentials in MCP server URLs and arguments", () => {
 
   it.effect("mcp_status echoing them: the transcript holds none of the credentials", () =>
     Effect.gen(function*() {
-      const written: Array<string> = []
-      const cli = FakeCli.layer(FakeCli.conversation({
-        sessionId: "s-1",
-        onControl: (request, cli) =>
-          (request.request as { subtype: string }).subtype === "mcp_status"
-            ? cli.emit(FakeCli.success(request, {
-              mcpServers: Object.entries(servers).map(([name, config]) => ({ name, status: "failed", config }))
-            }))
-            : cli.emit(FakeCli.success(request, {}))
-      }))
-      yield* Effect.scoped(Effect.gen(function*() {
-        const recorder = yield* Transcript.toSink(Sink.forEach((line: string) => Effect.sync(() => written.push(line))))
-        const session = yield* Claude.open({ mcpServers: servers, transcript: recorder })
-        yield* session.mcpStatus()
-      })).pipe(Effect.provide(cli))
-      const text = written.join("")
+      const text = yield* mcpStatusTranscript(servers)
       for (const shown of visible) assert.include(text, shown)
       for (const [name, secret] of Object.entries(secrets)) assert.notInclude(text, secret, name)
     }))
