@@ -15,8 +15,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { TestClock } from "effect/testing"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-import * as Claude from "../src/Claude.ts"
-import { collectSpans, metricSnapshots, named, only, parentName } from "./support/spans.ts"
+import { metricSnapshots, named, only, parentName, tracedSession } from "./support/spans.ts"
 import { assistantLine, toolResultLine } from "./support/toolLines.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
@@ -34,67 +33,62 @@ const result = (uuid: string, totalCostUsd: number) => ({
 describe("Tracing: a background subagent", () => {
   it.effect("its lines after its turn's result open no turn span; its tool use ends at its result, counted by name", () =>
     Effect.gen(function*() {
-      const collected = collectSpans()
-      const { spans, tools } = yield* Effect.gen(function*() {
-        const session = yield* Claude.open()
-        yield* session.run("start a background agent")
-        yield* session.run("meanwhile, something else")
-        return { spans: collected.spans, tools: yield* metricSnapshots("claude.tool.calls") }
-      }).pipe(
-        Effect.scoped,
-        Effect.provide(FakeCli.layer(FakeCli.conversation({
-          sessionId: SESSION,
-          onUser: (_text, index, cli, message) =>
-            Effect.gen(function*() {
-              const uuid = String(message.uuid)
-              yield* cli.emit(init(uuid))
-              if (index === 0) {
-                yield* cli.emit(assistantLine(SESSION, "msg_1", [{
-                  type: "tool_use",
-                  id: AGENT,
-                  name: "Agent",
-                  input: { prompt: "look around" }
-                }], { userMessageUuid: uuid }))
-                yield* cli.emit({
-                  type: "system",
-                  subtype: "task_started",
-                  task_id: "a1",
-                  tool_use_id: AGENT,
-                  description: "look around",
-                  is_backgrounded: true,
-                  session_id: SESSION,
-                  uuid: "t1"
-                })
-                yield* cli.emit(toolResultLine(SESSION, AGENT, "Async agent launched successfully."))
-                // The subagent starts a tool before the turn ends.
-                yield* cli.emit(sub(assistantLine(SESSION, "msg_sub_1", [{ type: "tool_use", id: "toolu_sub_bash", name: "Bash", input: {} }])))
-                yield* cli.emit(assistantLine(SESSION, "msg_2", [{ type: "text", text: "started" }], { userMessageUuid: uuid }))
-                yield* cli.emit(result(uuid, 0.1))
-                // After the result: the subagent's next model request.
-                yield* cli.emit(sub(assistantLine(SESSION, "msg_sub_2", [{ type: "text", text: "thinking on" }])))
-              } else {
-                yield* cli.emit(assistantLine(SESSION, "msg_3", [{ type: "text", text: "other" }], { userMessageUuid: uuid }))
-                // The subagent's tool finishes during the program's next turn.
-                yield* cli.emit(sub(toolResultLine(SESSION, "toolu_sub_bash", "ok")))
-                yield* cli.emit(sub(assistantLine(SESSION, "msg_sub_3", [{ type: "text", text: "found it" }])))
-                // The task's end ends its last model request.
-                yield* cli.emit({
-                  type: "system",
-                  subtype: "task_notification",
-                  task_id: "a1",
-                  tool_use_id: AGENT,
-                  status: "completed",
-                  output_file: "a1.output",
-                  summary: "found it",
-                  session_id: SESSION,
-                  uuid: "n1"
-                })
-                yield* TestClock.adjust("1 second")
-                yield* cli.emit(result(uuid, 0.3))
-              }
-            })
-        }))),
-        collected.provide
+      const { spans, value: tools } = yield* tracedSession(
+        SESSION,
+        (_text, index, cli, message) =>
+          Effect.gen(function*() {
+            const uuid = String(message.uuid)
+            yield* cli.emit(init(uuid))
+            if (index === 0) {
+              yield* cli.emit(assistantLine(SESSION, "msg_1", [{
+                type: "tool_use",
+                id: AGENT,
+                name: "Agent",
+                input: { prompt: "look around" }
+              }], { userMessageUuid: uuid }))
+              yield* cli.emit({
+                type: "system",
+                subtype: "task_started",
+                task_id: "a1",
+                tool_use_id: AGENT,
+                description: "look around",
+                is_backgrounded: true,
+                session_id: SESSION,
+                uuid: "t1"
+              })
+              yield* cli.emit(toolResultLine(SESSION, AGENT, "Async agent launched successfully."))
+              // The subagent starts a tool before the turn ends.
+              yield* cli.emit(sub(assistantLine(SESSION, "msg_sub_1", [{ type: "tool_use", id: "toolu_sub_bash", name: "Bash", input: {} }])))
+              yield* cli.emit(assistantLine(SESSION, "msg_2", [{ type: "text", text: "started" }], { userMessageUuid: uuid }))
+              yield* cli.emit(result(uuid, 0.1))
+              // After the result: the subagent's next model request.
+              yield* cli.emit(sub(assistantLine(SESSION, "msg_sub_2", [{ type: "text", text: "thinking on" }])))
+            } else {
+              yield* cli.emit(assistantLine(SESSION, "msg_3", [{ type: "text", text: "other" }], { userMessageUuid: uuid }))
+              // The subagent's tool finishes during the program's next turn.
+              yield* cli.emit(sub(toolResultLine(SESSION, "toolu_sub_bash", "ok")))
+              yield* cli.emit(sub(assistantLine(SESSION, "msg_sub_3", [{ type: "text", text: "found it" }])))
+              // The task's end ends its last model request.
+              yield* cli.emit({
+                type: "system",
+                subtype: "task_notification",
+                task_id: "a1",
+                tool_use_id: AGENT,
+                status: "completed",
+                output_file: "a1.output",
+                summary: "found it",
+                session_id: SESSION,
+                uuid: "n1"
+              })
+              yield* TestClock.adjust("1 second")
+              yield* cli.emit(result(uuid, 0.3))
+            }
+          }),
+        (session) =>
+          session.run("start a background agent").pipe(
+            Effect.andThen(session.run("meanwhile, something else")),
+            Effect.andThen(metricSnapshots("claude.tool.calls"))
+          )
       )
       const tree = spans.map((span) => `${span.name} < ${parentName(span)}`).join("\n")
       // The program's two turns, and no other.

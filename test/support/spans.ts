@@ -3,9 +3,13 @@
  * tree (unit and live tiers share it).
  */
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
+import * as Claude from "../../src/Claude.ts"
+import * as FakeCli from "../../src/testing/FakeCli.ts"
 
 export interface Collected {
   /** Every span, in the order it was started. */
@@ -73,3 +77,23 @@ export const attributeTexts = (spans: ReadonlyArray<Tracer.NativeSpan>): Array<s
 /** One metric's snapshots, from the registry `collectSpans` provides. */
 export const metricSnapshots = (id: string) =>
   Effect.map(Metric.snapshot, (snapshots) => snapshots.filter((snapshot) => snapshot.id === id))
+
+/**
+ * Runs `program` on a session of a FakeCli that plays each user turn with `onUser`
+ * (`FakeCli.conversation`'s, lines of `sessionId`), under {@link collectSpans}, its logs silenced:
+ * what `program` returned, and every span.
+ */
+export const tracedSession = <A, E>(
+  sessionId: string,
+  onUser: (text: string, index: number, cli: FakeCli.FakeCliHandle, message: Record<string, unknown>) => Effect.Effect<void, unknown>,
+  program: (session: Claude.Session) => Effect.Effect<A, E, Scope.Scope>
+) => {
+  const collected = collectSpans()
+  return Effect.flatMap(Claude.open(), program).pipe(
+    Effect.scoped,
+    Effect.provide(FakeCli.layer(FakeCli.conversation({ sessionId, onUser }))),
+    collected.provide,
+    Effect.provide(Logger.layer([])),
+    Effect.map((value) => ({ value, spans: collected.spans as ReadonlyArray<Tracer.NativeSpan> }))
+  )
+}
