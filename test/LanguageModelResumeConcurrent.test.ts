@@ -7,19 +7,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Ref from "effect/Ref"
 import * as Chat from "effect/ai/Chat"
 import * as ClaudeCodeLanguageModel from "../src/ClaudeCodeLanguageModel.ts"
-import { resumed, sessionPerLaunch } from "./support/resumedSessions.ts"
+import { firstTurnHistory, resumed, sessionPerLaunch } from "./support/resumedSessions.ts"
 
 describe("ClaudeCodeLanguageModel: resume with calls at once", () => {
   it.effect("two Chats forked from one history, their next turns at once: only one resumes the session", () =>
     Effect.gen(function*() {
       const { launches, transport } = sessionPerLaunch()
       yield* Effect.gen(function*() {
-        const chat = yield* Chat.empty
-        yield* chat.generateText({ prompt: "Pick a number." })
-        const history = yield* Ref.get(chat.history)
+        const history = yield* firstTurnHistory
         const a = yield* Chat.fromPrompt(history)
         const b = yield* Chat.fromPrompt(history)
         yield* Effect.all([a.generateText({ prompt: "A" }), b.generateText({ prompt: "B" })], { concurrency: 2 })

@@ -8,20 +8,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Ref from "effect/Ref"
 import * as Chat from "effect/ai/Chat"
 import * as Prompt from "effect/ai/Prompt"
 import * as ClaudeCodeLanguageModel from "../src/ClaudeCodeLanguageModel.ts"
-import { resumed, sessionPerLaunch } from "./support/resumedSessions.ts"
+import { firstTurnHistory, resumed, sessionPerLaunch } from "./support/resumedSessions.ts"
 
 /** The history of a first turn, with its reply replaced by `edit` (given the reply) when given. */
 const nextTurnResumes = (edit?: (reply: Prompt.AssistantMessage) => Prompt.AssistantMessage) =>
   Effect.gen(function*() {
     const { launches, transport } = sessionPerLaunch()
     yield* Effect.gen(function*() {
-      const chat = yield* Chat.empty
-      yield* chat.generateText({ prompt: "Pick a number." })
-      const history = yield* Ref.get(chat.history)
+      const history = yield* firstTurnHistory
       const messages = history.content.map((message) =>
         edit !== undefined && message.role === "assistant" ? edit(message) : message
       )

@@ -3,7 +3,8 @@
  * starts session-<n>, or goes on with the session it resumes, and the launches are kept.
  */
 import * as Effect from "effect/Effect"
-import type * as Chat from "effect/ai/Chat"
+import * as Ref from "effect/Ref"
+import * as Chat from "effect/ai/Chat"
 import * as FakeCli from "../../src/testing/FakeCli.ts"
 import type { LaunchSpec } from "../../src/Transport.ts"
 
@@ -42,3 +43,10 @@ export const interleave = <E, R>(chat: Effect.Effect<Chat.Chat, E, R>) =>
     yield* a.generateText({ prompt: "A2" })
     yield* b.generateText({ prompt: "B2" })
   })
+
+/** The history of a Chat after its first turn ("Pick a number."), which a session answered. */
+export const firstTurnHistory = Effect.gen(function*() {
+  const chat = yield* Chat.empty
+  yield* chat.generateText({ prompt: "Pick a number." })
+  return yield* Ref.get(chat.history)
+})
