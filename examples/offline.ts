@@ -20,6 +20,15 @@ Effect.gen(function*() {
   process.exitCode = yield* Effect.callback<number>((resume) => {
     const child = ChildProcess.spawn(process.execPath, [program], { env, stdio: "inherit" })
     child.on("exit", (code) => resume(Effect.succeed(code ?? 1)))
-    return Effect.sync(() => child.kill("SIGINT"))
+    // Interrupted (Ctrl-C, SIGTERM): the program gets SIGINT and is waited for (SIGKILL after
+    // 10 s), so that the fake model and the HOME it runs on are removed after it, not under it.
+    return Effect.callback<void>((exited) => {
+      if (child.exitCode !== null || child.signalCode !== null) return exited(Effect.void)
+      child.once("exit", () => exited(Effect.void))
+      child.kill("SIGINT")
+    }).pipe(
+      Effect.timeoutOption("10 seconds"),
+      Effect.andThen(Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL")))
+    )
   })
 }).pipe(Effect.scoped, NodeRuntime.runMain)

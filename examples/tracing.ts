@@ -108,7 +108,9 @@ export const main: Effect.Effect<void, ClaudeError.ClaudeError> = Effect.gen(fun
   const content = process.env.TRACE_CONTENT === "1"
   if (endpoint !== undefined && endpoint !== "") {
     const result = yield* session.pipe(Effect.provideService(Tracing.TraceContent, content), Effect.provide(otlpLayer(endpoint)))
-    yield* Console.log(`${result.result} (spans sent to ${endpoint})`)
+    // The OTLP layer has closed: its exporter sent the spans, or tried to. A failed export never
+    // fails the program; it is only logged, at debug level.
+    yield* Console.log(`${result.result} (spans sent to ${endpoint}, unless it could not be reached: a failed export is only logged, at debug level)`)
     return
   }
   yield* Console.log(render(yield* inMemory(content)))

@@ -73,6 +73,14 @@ describe("examples/first-hour, run as programs on the fake model", { timeout: 60
       assert.match(run.stdout, /^notes\.txt\ndone, \$0\.\d{4}\n$/)
     }))
 
+  it.live("quickstart: a failed turn (the API refuses the key) says failed, not done", () =>
+    Effect.gen(function*() {
+      const run = yield* runProgram("quickstart", [FakeModel.httpError(401), FakeModel.httpError(401)])
+      // Before: "done, $0.0000", then the error.
+      assert.match(run.stdout, /\nfailed, \$0\.\d{4}\n/, run.stdout)
+      assert.notInclude(run.stdout, "done,")
+    }))
+
   it.live("text-only: the answer's text, and exit code 0", () =>
     Effect.gen(function*() {
       const run = yield* runProgram("text-only", [FakeModel.text("Paris.")])

@@ -23,6 +23,8 @@ interface Run {
   readonly chunks: ReadonlyArray<string>
   /** Signals the whole process group (npm and node), as Ctrl-C in a terminal does. */
   readonly signal: (signal: NodeJS.Signals) => void
+  /** Signals npm alone, as `timeout`, a process manager or `kill <npm's pid>` does. */
+  readonly signalNpm: (signal: NodeJS.Signals) => void
   /** Waits for the output to pass `predicate` (dies with the output after `timeoutMs`). */
   readonly waitFor: (predicate: (output: string) => boolean, timeoutMs: number) => Effect.Effect<void>
   /** Waits for the exit (dies after `timeoutMs`). */
@@ -96,7 +98,8 @@ const start = (extraEnv: Record<string, string>, args: ReadonlyArray<string> = [
       }),
       (child) =>
         Effect.sync(() => {
-          if (exit === undefined && child.pid !== undefined) {
+          // The group, not npm alone: a demo that outlived npm (the SIGTERM test's defect) goes too.
+          if (child.pid !== undefined && groupAlive(child.pid)) {
             try {
               process.kill(-child.pid, "SIGKILL")
             } catch {
@@ -120,6 +123,7 @@ const start = (extraEnv: Record<string, string>, args: ReadonlyArray<string> = [
       output: () => output,
       chunks,
       signal: (signal) => process.kill(-child.pid!, signal),
+      signalNpm: (signal) => child.kill(signal),
       waitFor: (predicate, timeoutMs) => Effect.asVoid(poll(() => predicate(output) ? true : undefined, timeoutMs, "output")),
       exited: (timeoutMs) => poll(() => exit, timeoutMs, "the exit"),
       closeStdout: () => child.stdout.destroy(),
@@ -282,5 +286,18 @@ describe("npm start (examples/main.ts)", { timeout: 120_000 }, () => {
       yield* Effect.sleep("500 millis")
       assert.deepStrictEqual(run.leftovers(), [], "the temporary HOME and cwd are removed")
       assert.isFalse(groupAlive(cliPid), "the CLI and what it started are gone")
+    }))
+
+  it.live("SIGTERM to npm alone (timeout, a process manager) ends the demo with it: nothing runs on, its folders are gone", () =>
+    Effect.gen(function*() {
+      // DEMO_SLOW: the first turn's Bash command runs 30 s.
+      const run = yield* start({ DEMO_SLOW: "1" })
+      yield* run.waitFor((o) => o.includes("permission: allow Bash"), 40_000)
+      // Before: npm's shell ended, and node ran on without a parent, its turn and all.
+      run.signalNpm("SIGTERM")
+      yield* run.exited(10_000)
+      yield* Effect.sleep("500 millis")
+      assert.isFalse(groupAlive(run.pid), `a process of npm start still runs after npm got SIGTERM:\n${run.output()}`)
+      assert.deepStrictEqual(run.leftovers(), [], "the temporary HOME and cwd are removed")
     }))
 })

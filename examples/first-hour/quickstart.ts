@@ -9,7 +9,7 @@ Claude.queryStream("List the files here, in one line.", { model: "sonnet", cwd: 
     if (event.type === "stream_event" && event.event.type === "content_block_delta") {
       if (event.event.delta.type === "text_delta") process.stdout.write(event.event.delta.text)
     }
-    if (event.type === "result") console.log(`\ndone, $${event.turn.costUsd.toFixed(4)}`)
+    if (event.type === "result") console.log(`\n${event.is_error ? "failed" : "done"}, $${event.turn.costUsd.toFixed(4)}`)
   })),
   ClaudeNode.runMain
 )
