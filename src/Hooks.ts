@@ -41,8 +41,9 @@
  *
  * **Guards fail closed.** A handler of an event whose answer can let an action through
  * ({@link guardEvents}: `PreToolUse`, `PermissionRequest`, `UserPromptSubmit`, ...) that fails,
- * dies, throws, interrupts itself, answers something the event's schema refuses, or runs past its
- * deadline (its `timeout`, else {@link defaultGuardTimeout}) answers the CLI with the event's
+ * dies, throws, interrupts itself, answers something the event's schema refuses (a key the
+ * event's answer does not have too: `permissionDecision` outside `hookSpecificOutput`), or runs
+ * past its deadline (its `timeout`, else {@link defaultGuardTimeout}) answers the CLI with the event's
  * {@link refusal}, whose reason says what happened: the tool does not run, the prompt is dropped.
  * `{ onFailure: "continue" }` on a registration opts out. A failing handler of any other event
  * gets the non-blocking error answer (the CLI goes on as if the hook had said nothing). Every
@@ -397,6 +398,30 @@ const blockOfPermissionRequest = (
       hookSpecificOutput: { ...specific, decision: isRecord(specific.decision) ? specific.decision : { behavior: "deny", message } }
     }
   }
+}
+
+/**
+ * An `Elicitation` / `ElicitationResult` answer written where CLI 2.1.332 reads it: it runs these
+ * hooks apart from the others and reads of an SDK host's answer only `decision: "block"` (the
+ * server is told decline) and the `systemMessage` text, parsed as the hook's JSON; it ignores
+ * `hookSpecificOutput`, so a hook's decline was no opinion and the dialog (or the `Elicitation`
+ * handler) accepted. The action is kept in `hookSpecificOutput` and also written as a decline's
+ * `decision: "block"`, or as an accept's or a cancel's JSON in `systemMessage` (which the CLI
+ * shows nowhere on these events). An accept or cancel beside a `block` says two things: an
+ * invalid answer.
+ */
+const elicitationAnswer = (
+  event: string,
+  answer: Record<string, unknown>
+): { readonly answer: Record<string, unknown> } | { readonly problem: string } => {
+  if (event !== "Elicitation" && event !== "ElicitationResult") return { answer }
+  const specific = answer.hookSpecificOutput
+  if (!isRecord(specific) || specific.action === undefined) return { answer }
+  if (specific.action === "decline") return { answer: { ...answer, decision: "block" } }
+  if (answer.decision === "block") {
+    return { problem: `decision "block" beside hookSpecificOutput.action ${JSON.stringify(specific.action)}: answer one decision` }
+  }
+  return { answer: { ...answer, systemMessage: JSON.stringify({ hookSpecificOutput: specific }) } }
 }
 
 /**
@@ -810,6 +835,13 @@ const withEventName = (event: string, output: unknown): unknown => {
   return { ...base, hookSpecificOutput: { hookEventName: event, ...specific } }
 }
 
+/**
+ * An answer that passed `writable` (JSON data as given) as the CLI reads it: a key whose value is
+ * `undefined` left out, as JSON writes it, where the answer's schema refused it (a guard's allow
+ * with `permissionDecisionReason: undefined` went out as its refusal).
+ */
+const asWritten = (answer: unknown): unknown => answer === undefined ? answer : JSON.parse(JSON.stringify(answer))
+
 interface BoundRegistration {
   readonly id: string
   readonly registration: Registration
@@ -849,7 +881,14 @@ export const bind = (
       failsClosed: closed,
       deadline,
       decodeInput: Schema.decodeUnknownEffect(HookEvents.inputSchema(registration.event)),
-      encodeOutput: Schema.encodeUnknownEffect(HookEvents.outputSchema(registration.event))
+      // A guard's answer with a key its event's answer lacks (`permissionDecision` outside
+      // `hookSpecificOutput`, another event's `decision`) is invalid, so refused: dropping the key
+      // sent the rest, often `{}`, which the CLI reads as no opinion. Other events keep the rest.
+      encodeOutput: (output) =>
+        Schema.encodeUnknownEffect(HookEvents.outputSchema(registration.event))(
+          output,
+          closed ? { onExcessProperty: "error" } : undefined
+        )
     })
     const entry: InitializeMatcher = {
       matcher: registration.matcher ?? null,
@@ -1011,6 +1050,7 @@ export const bind = (
       // `hookSpecificOutput.hookEventName` filled in.
       Effect.flatMap((output) =>
         writable(withEventName(event, output), `${event} hook (${callbackId})`).pipe(
+          Effect.map(asWritten),
           Effect.mapError((failed) => callFailure(failed.failure, failed.error, failed.cause))
         )
       ),
@@ -1027,6 +1067,12 @@ export const bind = (
           )
         )
       ),
+      Effect.flatMap((output) => {
+        const written = elicitationAnswer(event, output)
+        if ("answer" in written) return Effect.succeed(written.answer)
+        const error = invalid(`The ${event} hook (${callbackId}) gave an invalid answer: ${written.problem}`)
+        return Effect.fail(callFailure("invalid_answer", error, Cause.fail(error)))
+      }),
       (reading) =>
         readAnswer(reading, `${event} hook (${callbackId})`).pipe(
           Effect.mapError((failed) => callFailure(failed.failure, failed.error, failed.cause))

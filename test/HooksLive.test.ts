@@ -159,7 +159,13 @@ describe("hook schemas for values and events of later CLIs (no CLI)", () => {
           message: "Your name?",
           mode: "form"
         }, undefined),
-        { hookSpecificOutput: { hookEventName: "Elicitation", action: "accept", content: { server: "byre" } } }
+        {
+          hookSpecificOutput: { hookEventName: "Elicitation", action: "accept", content: { server: "byre" } },
+          // Where CLI 2.1.332 reads an SDK host's Elicitation answer (test/HookElicitationAnswersLive.test.ts).
+          systemMessage: JSON.stringify({
+            hookSpecificOutput: { hookEventName: "Elicitation", action: "accept", content: { server: "byre" } }
+          })
+        }
       )
       assert.deepStrictEqual(
         yield* bound.dispatch("hook_3", {
@@ -168,7 +174,7 @@ describe("hook schemas for values and events of later CLIs (no CLI)", () => {
           mcp_server_name: "byre",
           action: "accept"
         }, undefined),
-        { hookSpecificOutput: { hookEventName: "ElicitationResult", action: "decline" } }
+        { hookSpecificOutput: { hookEventName: "ElicitationResult", action: "decline" }, decision: "block" }
       )
       const missing = yield* Effect.flip(
         bound.dispatch("hook_0", { ...baseInput, hook_event_name: "PostToolBatch" }, undefined)

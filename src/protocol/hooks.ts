@@ -530,8 +530,8 @@ const ElicitationMode = openLiterals(["form", "url"])
 const ElicitationAction = openLiterals(["accept", "decline", "cancel"])
 
 /**
- * An MCP server asks for user input (TS SDK event; not observed from CLI 2.1.332 over
- * stream-json). The answer may accept or decline it.
+ * An MCP server asks for user input (`elicitation/create`), before the CLI asks the host (fired by
+ * CLI 2.1.332: test/HookElicitationAnswersLive.test.ts). The answer may accept, decline or cancel it.
  *
  * @since 0.1.0
  * @category inputs
@@ -554,8 +554,8 @@ export const ElicitationInput = Schema.Struct({
 export interface ElicitationInput extends Schema.Schema.Type<typeof ElicitationInput> {}
 
 /**
- * The user answered an MCP elicitation; the hook may override the answer (TS SDK event; not
- * observed from CLI 2.1.332 over stream-json).
+ * The user (or the `Elicitation` handler) answered an MCP elicitation; the hook may override the
+ * answer (fired by CLI 2.1.332: test/HookElicitationAnswersLive.test.ts).
  *
  * @since 0.1.0
  * @category inputs
@@ -1103,7 +1103,10 @@ export const UserPromptExpansionSpecificOutput = specific("UserPromptExpansion",
 })
 
 /**
- * Elicitation answer: accept (with `content`), decline or cancel the MCP server's request.
+ * Elicitation answer: accept (with `content`), decline or cancel the MCP server's request. CLI
+ * 2.1.332 does not read it from an SDK host's answer: `Hooks` writes the action where it reads it
+ * too (a decline as `decision: "block"`, an accept or cancel as JSON in `systemMessage`), and so
+ * for `ElicitationResult`.
  *
  * @since 0.1.0
  * @category outputs
