@@ -430,10 +430,9 @@ const respondWire = Effect.fnUntraced(function*(
     Effect.andThen(
       guard(Effect.suspend(() => service.respond(raw as ElicitationRequest)), "elicitation", `elicitation handler for ${server}`)
     ),
-    // JSON data as given, then as the CLI reads it: `content: undefined` is no content, not an
+    // JSON data as given, read as the CLI reads it: `content: undefined` is no content, not an
     // answer the schema refuses (an accept went out as cancel).
     Effect.flatMap((result) => writable(result, `elicitation handler for ${server}`)),
-    Effect.map((result) => result === undefined ? result : JSON.parse(JSON.stringify(result)) as unknown),
     Effect.flatMap((result) =>
       decodeResult(result).pipe(
         Effect.mapError((error): CallFailure => ({

@@ -835,13 +835,6 @@ const withEventName = (event: string, output: unknown): unknown => {
   return { ...base, hookSpecificOutput: { hookEventName: event, ...specific } }
 }
 
-/**
- * An answer that passed `writable` (JSON data as given) as the CLI reads it: a key whose value is
- * `undefined` left out, as JSON writes it, where the answer's schema refused it (a guard's allow
- * with `permissionDecisionReason: undefined` went out as its refusal).
- */
-const asWritten = (answer: unknown): unknown => answer === undefined ? answer : JSON.parse(JSON.stringify(answer))
-
 interface BoundRegistration {
   readonly id: string
   readonly registration: Registration
@@ -1050,7 +1043,6 @@ export const bind = (
       // `hookSpecificOutput.hookEventName` filled in.
       Effect.flatMap((output) =>
         writable(withEventName(event, output), `${event} hook (${callbackId})`).pipe(
-          Effect.map(asWritten),
           Effect.mapError((failed) => callFailure(failed.failure, failed.error, failed.cause))
         )
       ),

@@ -215,11 +215,14 @@ export const warnFailure = (message: string, cause: Cause.Cause<unknown>): Effec
   )
 
 /**
- * `answer`, when it is JSON data (written as JSON, it reads back as given); else the
- * `invalid_answer` of the handler named `who`. The answers' schemas take any value where the CLI
- * takes any JSON (`updatedInput`, a dialog's `result`): a BigInt or a cycle there passed them,
- * then failed the write, and the CLI got no answer at all; a Map went out as `{}`. Checked on the
- * handler's own answer, before its schema writes it (which would turn the Map into `{}`).
+ * `answer` as JSON writes it, when it is JSON data (written as JSON, it reads back as given, a
+ * key whose value is `undefined` left out); else the `invalid_answer` of the handler named `who`.
+ * The answers' schemas take any value where the CLI takes any JSON (`updatedInput`, a dialog's
+ * `result`): a BigInt or a cycle there passed them, then failed the write, and the CLI got no
+ * answer at all; a Map went out as `{}`. Checked on the handler's own answer, before its schema
+ * writes it (which would turn the Map into `{}`), and read back as the CLI will read it: an
+ * optional key set to `undefined` (which TypeScript allows without `exactOptionalPropertyTypes`)
+ * is absent, not a value the schema refuses (a deny's own message was lost to its refusal).
  */
 export const writable = <A>(answer: A, who: string): Effect.Effect<A, CallFailure> => {
   const error = jsonWriteError(answer)
@@ -232,7 +235,9 @@ export const writable = <A>(answer: A, who: string): Effect.Effect<A, CallFailur
   }
   // Written, but not as given: a Map in `updatedInput` would reach the CLI as `{}`.
   const problem = jsonDataProblem(answer)
-  return problem === undefined ? Effect.succeed(answer) : refuseAnswer(`The ${who} gave an answer that is not JSON data: ${problem}`)
+  return problem === undefined
+    ? Effect.succeed(answer === undefined ? answer : JSON.parse(JSON.stringify(answer)) as A)
+    : refuseAnswer(`The ${who} gave an answer that is not JSON data: ${problem}`)
 }
 
 /** The `invalid_answer` failure of a handler's answer, saying `description`. */
