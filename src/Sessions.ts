@@ -6,15 +6,18 @@
  * `forkSession`, `deleteSession`), read from its 0.3.332 sources:
  *
  * - a session's title is its custom title (`rename`), else the CLI's AI title, else its last
- *   prompt, else a summary, else its first prompt;
+ *   prompt, else a summary, else its first prompt, else "Image" or "Document" for a first prompt
+ *   of only that;
  * - `rename` and `tag` APPEND an entry (`custom-title`, `tag`), as the CLI does, so a session the
  *   CLI is writing at the same time stays whole; the last such entry wins;
  * - `messages` follows the `parentUuid` chain from the newest leaf back to the root, as the CLI
  *   does on `--resume`: the live branch, not lines abandoned by a rewind or a retry; the messages
- *   a `/compact` kept follow its summary, and every result of parallel tool calls is in;
+ *   a `/compact` kept follow its summary, and every result of parallel tool calls is in; a
+ *   prompt the CLI queued (sent while a turn ran) and delivered is the user message it is, with
+ *   the uuid it was sent with;
  * - a lookup by `cwd` searches the project of `cwd` and those of its git repository's worktrees;
  * - `fork` copies the live history to a new session id with fresh message uuids, resumable with
- *   `resume`.
+ *   `resume`; `upToMessageId` may name a queued prompt by the uuid it was sent with.
  *
  * Reading is streaming: a session file of any size is read a chunk at a time, and `messages`
  * keeps only a small index of each line (uuid, parent, kind, tool ids) between its two passes,
@@ -39,7 +42,7 @@ import * as ClaudeError from "./ClaudeError.ts"
 import * as ProjectKey from "./internal/projectKey.ts"
 import * as EntryLines from "./internal/entryLines.ts"
 import * as ForkCut from "./internal/forkCut.ts"
-import { renamedReferences } from "./internal/forkReferences.ts"
+import { renamedReferences, sourceUuidOf } from "./internal/forkReferences.ts"
 import { worktreesOf } from "./internal/gitWorktrees.ts"
 import * as LiveBranch from "./internal/liveBranch.ts"
 import { cutText } from "./internal/textChunks.ts"
@@ -273,7 +276,10 @@ export interface SessionInfo {
   readonly sessionId: string
   /** The project directory name (see {@link projectKey}). */
   readonly projectKey: string
-  /** Custom title, else AI title, else last prompt, else summary, else first prompt. */
+  /**
+   * Custom title, else AI title, else last prompt, else summary, else first prompt, else "Image"
+   * or "Document" for a first prompt that is only one.
+   */
   readonly title: string
   /** The title given with `rename` (or the CLI's `/rename`, `rename_session`), when there is one. */
   readonly customTitle?: string | undefined
@@ -302,6 +308,8 @@ interface Fold {
   summary?: string
   firstPrompt?: string
   commandFallback: string
+  /** "Image" or "Document": the first prompt without text but an image or a document (the SDK's last resort). */
+  mediaFallback?: string
   gitBranch?: string
   cwd?: string
   relocatedCwd?: string
@@ -346,6 +354,15 @@ const promptOf = (entry: SessionStore.Entry, fold: Fold): string | undefined => 
   return undefined
 }
 
+/** The SDK's title of a prompt without text: "Image" when it holds an image, else "Document" for a document. */
+const mediaOf = (entry: SessionStore.Entry): string | undefined => {
+  if (entry.type !== "user" || entry.isMeta === true || !isRecord(entry.message)) return undefined
+  const content = entry.message.content
+  if (!Array.isArray(content) || content.some((b) => isRecord(b) && b.type === "tool_result")) return undefined
+  const has = (type: string) => content.some((b) => isRecord(b) && b.type === type)
+  return has("image") ? "Image" : has("document") ? "Document" : undefined
+}
+
 const foldEntry = (fold: Fold, entry: SessionStore.Entry): Fold => {
   if (SessionStore.isUnreadableLine(entry)) return fold
   fold.lines++
@@ -384,13 +401,17 @@ const foldEntry = (fold: Fold, entry: SessionStore.Entry): Fold => {
     const prompt = promptOf(entry, fold)
     if (prompt !== undefined) fold.firstPrompt = prompt
   }
+  if (fold.mediaFallback === undefined) {
+    const media = mediaOf(entry)
+    if (media !== undefined) fold.mediaFallback = media
+  }
   return fold
 }
 
 const infoOf = (stored: SessionStore.StoredSession, fold: Fold): SessionInfo | undefined => {
   if (fold.sidechain || fold.lines === 0) return undefined
   const firstPrompt = fold.firstPrompt ?? (fold.commandFallback === "" ? undefined : fold.commandFallback)
-  const title = fold.customTitle ?? fold.aiTitle ?? fold.lastPrompt ?? fold.summary ?? firstPrompt
+  const title = fold.customTitle ?? fold.aiTitle ?? fold.lastPrompt ?? fold.summary ?? firstPrompt ?? fold.mediaFallback
   if (title === undefined) return undefined
   return {
     sessionId: stored.sessionId,
@@ -422,6 +443,105 @@ const isMessageOfBranch = (
   if (entry.isMeta === true) return false
   if (!options.sidechain && (entry.isSidechain === true || entry.teamName !== undefined)) return false
   return true
+}
+
+/**
+ * The prompt of a queued command the CLI wrote as an attachment (`queued_command`: a prompt sent
+ * while a turn ran), when it is one the conversation shows: not meta, not a forwarded one.
+ */
+const queuedPromptOf = (entry: SessionStore.Entry): string | ReadonlyArray<unknown> | undefined => {
+  const command = entry.attachment
+  if (entry.type !== "attachment" || !isRecord(command) || command.type !== "queued_command") return undefined
+  if (command.isMeta === true || isRecord(command.forwardedIntent)) return undefined
+  const prompt = command.prompt
+  return typeof prompt === "string" || Array.isArray(prompt) ? prompt : undefined
+}
+
+/**
+ * The queued prompts of the branch the model answered: an assistant line follows before the next
+ * prompt (the SDK's `getSessionMessages` rule).
+ */
+const deliveredPrompts = (
+  branch: ReadonlyArray<LiveBranch.Node>,
+  queued: ReadonlySet<string>,
+  summaries: ReadonlySet<string>
+): Set<string> => {
+  const delivered = new Set<string>()
+  let next: "reply" | "prompt" | undefined
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const node = branch[i]!
+    if (next === "reply" && queued.has(node.uuid)) delivered.add(node.uuid)
+    if (node.type === "assistant") next = "reply"
+    else if (node.type === "user" && !node.meta && !summaries.has(node.uuid)) next = "prompt"
+  }
+  return delivered
+}
+
+/**
+ * The queued prompts after the end of the branch, not answered yet (the turn still runs, or the
+ * session ended first), in file order: reached from the branch's last message through lines that
+ * are no messages, and leading to no message off the branch (the SDK's rule).
+ */
+const trailingPrompts = (
+  nodes: ReadonlyMap<string, LiveBranch.Node>,
+  branch: ReadonlyArray<LiveBranch.Node>,
+  onBranch: ReadonlySet<string>,
+  queued: ReadonlySet<string>
+): ReadonlyArray<LiveBranch.Node> => {
+  if ([...queued].every((uuid) => onBranch.has(uuid))) return []
+  const isMessage = (node: LiveBranch.Node) => node.type === "user" || node.type === "assistant"
+  // The branch's last message: the one no line of the branch continues.
+  const continued = new Set(branch.flatMap((node) => node.parent === undefined ? [] : [node.parent]))
+  const leaf = branch.findLast((node) => isMessage(node) && !continued.has(node.uuid))
+  if (leaf === undefined) return []
+  // The lines off the branch that lead to a message of the main conversation off it.
+  const leading = new Set<string>()
+  for (const node of nodes.values()) {
+    if (!isMessage(node) || node.sidechain || node.team || onBranch.has(node.uuid)) continue
+    for (
+      let at = node.parent === undefined ? undefined : nodes.get(node.parent);
+      at !== undefined && !onBranch.has(at.uuid) && !leading.has(at.uuid);
+      at = at.parent === undefined ? undefined : nodes.get(at.parent)
+    ) leading.add(at.uuid)
+  }
+  const trailing: Array<LiveBranch.Node> = []
+  for (const uuid of queued) {
+    const node = nodes.get(uuid)
+    if (node === undefined || onBranch.has(uuid) || leading.has(uuid)) continue
+    const seen = new Set<string>()
+    let at: LiveBranch.Node | undefined = node
+    while (at !== undefined && !isMessage(at) && !onBranch.has(at.uuid) && !seen.has(at.uuid)) {
+      seen.add(at.uuid)
+      at = at.parent === undefined ? undefined : nodes.get(at.parent)
+    }
+    if (at === leaf) trailing.push(node)
+  }
+  return trailing.sort((a, b) => a.index - b.index)
+}
+
+/**
+ * A delivered queued prompt as the user line it is, as the SDK gives it: its uuid the one it was
+ * sent with (`source_uuid`), unless another line of the branch has that uuid.
+ */
+const queuedAsUser = (entry: SessionStore.Entry, branchUuids: ReadonlySet<string>): SessionStore.Entry => {
+  const prompt = queuedPromptOf(entry)
+  const uuid = entry.uuid as string
+  const source = sourceUuidOf(entry)
+  if (prompt === undefined || (source !== undefined && source !== uuid && branchUuids.has(source))) return entry
+  return {
+    type: "user",
+    uuid: source ?? uuid,
+    parentUuid: entry.parentUuid ?? null,
+    sessionId: entry.sessionId,
+    timestamp: entry.timestamp,
+    ...(entry.isSidechain === undefined ? {} : { isSidechain: entry.isSidechain }),
+    ...(entry.teamName === undefined ? {} : { teamName: entry.teamName }),
+    ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
+    ...(entry.gitBranch === undefined ? {} : { gitBranch: entry.gitBranch }),
+    ...(entry.version === undefined ? {} : { version: entry.version }),
+    message: { role: "user", content: prompt },
+    isQueuedCommand: true
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -483,7 +603,8 @@ export interface MessagesOptions extends LookupOptions {
  */
 export interface ForkOptions extends LookupOptions {
   /**
-   * Copy the history up to this message uuid (inclusive); everything when absent. In a compacted
+   * Copy the history up to this message uuid (inclusive; a queued prompt's is the uuid it was
+   * sent with, as {@link messages} gives it); everything when absent. In a compacted
    * session, as the official SDK's `forkSession`: up to a `/compact`'s summary, the messages the
    * compaction kept (which follow the summary) are not copied; up to its boundary, the copy ends
    * before the boundary.
@@ -502,7 +623,10 @@ export interface ForkOptions extends LookupOptions {
 export class Sessions extends Context.Service<Sessions, {
   /** The store it reads and writes. */
   readonly store: SessionStore.SessionStore["Service"]
-  /** The sessions of a project (or of all), newest first. */
+  /**
+   * The sessions of a project (or of all), newest first. With `cwd`, not those of another
+   * existing directory the CLI keys alike (`/x/a-b` and `/x/a.b`), as the SDK's `listSessions`.
+   */
   readonly list: (options?: ListOptions) => Effect.Effect<ReadonlyArray<SessionInfo>, ClaudeError.ClaudeError>
   /** One session's info; `SessionNotFound` when no project holds it. */
   readonly info: (sessionId: string, options?: LookupOptions) => Effect.Effect<SessionInfo, ClaudeError.ClaudeError>
@@ -622,14 +746,49 @@ export const makeWith: (
           worktrees.map((worktree) => ({ dir: worktree, key: keyOfDir(worktree) })))
 
     /**
-     * The project keys `list` lists for `cwd`: its own, and its worktrees' only when the
-     * repository has a linked one (the SDK's `listSessions({ dir })`).
+     * The projects `list` lists for `cwd`: its own, and its worktrees' only when the repository
+     * has a linked one (the SDK's `listSessions({ dir })`); with the directories they are of.
      */
-    const listKeys = Effect.fnUntraced(function*(options: LookupOptions & { readonly cwd: string }) {
+    const listProjects = Effect.fnUntraced(function*(options: LookupOptions & { readonly cwd: string }) {
       const own = yield* ownProject(options.cwd)
       const worktrees = yield* worktreeProjects(own.dir, options)
-      return worktrees.length <= 1 ? [own.key] : [...new Set([own.key, ...worktrees.map((w) => w.key)])]
+      if (worktrees.length <= 1) return { projects: [own], worktrees: undefined }
+      const projects = [own]
+      for (const w of worktrees) if (!projects.some((p) => p.key === w.key)) projects.push(w)
+      return { projects, worktrees: [own.dir, ...worktrees.map((w) => w.dir)] }
     })
+
+    const caseInsensitive = process.platform === "win32" || process.platform === "darwin"
+    const folded = (p: string) => caseInsensitive ? p.toLowerCase() : p
+    /** Two paths the CLI keys alike that are not the same path (the SDK's rule). */
+    const keyedAlike = (a: string, b: string) =>
+      folded(ProjectKey.sanitize(a)) === folded(ProjectKey.sanitize(b)) &&
+      folded(a.replaceAll("\\", "/")) !== folded(b.replaceAll("\\", "/"))
+
+    /**
+     * Whether a session whose `cwd` is `cwd`, found in the project of `dir`, is another
+     * directory's: one the CLI keys as `dir` (`/x/a-b` and `/x/a.b` are both `-x-a-b`) that
+     * exists and is not `dir` (nor, when `list` lists them, in one of its repository's
+     * worktrees). The SDK's `listSessions({ dir })` leaves such sessions out; a directory that
+     * is gone cannot be told apart and keeps them.
+     */
+    const ofAnotherDirectory = Effect.fnUntraced(
+      function*(cwd: string, dir: string, worktrees: ReadonlyArray<string> | undefined) {
+        if (Option.isNone(fs) || Option.isNone(path)) return false
+        const own = ProjectKey.keyedCwd(cwd)
+        if (!keyedAlike(own, dir) || !path.value.isAbsolute(own) || own.split(/[\\/]/).includes("..")) return false
+        const within = (p: string) => {
+          const w = folded(ProjectKey.keyedCwd(p))
+          const c = folded(own)
+          return c === w || c.startsWith(w.endsWith("/") ? w : `${w}/`)
+        }
+        if (worktrees?.some(within) === true) return false
+        const real = yield* fs.value.realPath(own).pipe(Effect.option)
+        if (Option.isNone(real)) return false
+        const realDir = yield* fs.value.realPath(dir).pipe(Effect.orElseSucceed(() => dir))
+        return keyedAlike(ProjectKey.keyedCwd(real.value), ProjectKey.keyedCwd(realDir))
+      }
+    )
 
     /** `sessionId`'s newest copy in the project `projectKey` (in any, when undefined). */
     const findIn = (sessionId: string, projectKey: string | undefined) =>
@@ -682,7 +841,8 @@ export const makeWith: (
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
         return yield* Effect.fail(invalid(`Sessions.list: limit must be a whole number >= 0, got ${limit}`))
       }
-      const keys = options?.cwd === undefined ? [undefined] : yield* listKeys({ ...options, cwd: options.cwd })
+      const listing = options?.cwd === undefined ? undefined : yield* listProjects({ ...options, cwd: options.cwd })
+      const keys = listing === undefined ? [undefined] : listing.projects.map((p) => p.key)
       const stored = (yield* Effect.forEach(keys, (key) => store.list(key))).flat().sort((a, b) =>
         b.mtime !== a.mtime ? b.mtime - a.mtime : b.sessionId < a.sessionId ? -1 : b.sessionId > a.sessionId ? 1 : 0
       )
@@ -700,6 +860,8 @@ export const makeWith: (
           Effect.catchIf((e) => e.reason._tag === "SessionNotFound", () => Effect.succeed(undefined))
         )
         if (info === undefined) continue
+        const dir = listing?.projects.find((p) => p.key === s.projectKey)?.dir
+        if (dir !== undefined && info.cwd !== undefined && (yield* ofAnotherDirectory(info.cwd, dir, listing?.worktrees))) continue
         listed.add(s.sessionId)
         if (skipped < offset) {
           skipped++
@@ -745,18 +907,32 @@ export const makeWith: (
           const key = keyOf(stored, options?.agentId)
           // Pass 1: the index of the chain (uuid, parent, kind, tool ids), not the lines.
           const nodes = new Map<string, LiveBranch.Node>()
+          // The queued prompts (`queued_command` attachments) and compaction summaries among them.
+          const queued = new Set<string>()
+          const summaries = new Set<string>()
           let index = 0
           yield* store.load(key).pipe(
             Stream.runForEach((entry) =>
               Effect.sync(() => {
                 const node = LiveBranch.nodeOf(entry, index++)
-                if (node !== undefined) nodes.set(node.uuid, node)
+                if (node === undefined) return
+                nodes.set(node.uuid, node)
+                if (queuedPromptOf(entry) !== undefined) queued.add(node.uuid)
+                if (entry.isCompactSummary === true) summaries.add(node.uuid)
               })
             )
           )
           // The place in the conversation of each line of the branch, by its position in the file.
           const placeOf = new Map<number, number>()
-          for (const node of LiveBranch.liveBranch(nodes)) placeOf.set(node.index, placeOf.size)
+          const branch = LiveBranch.liveBranch(nodes)
+          for (const node of branch) placeOf.set(node.index, placeOf.size)
+          const delivered = deliveredPrompts(branch, queued, summaries)
+          const branchUuids = new Set(branch.map((node) => node.uuid))
+          // The queued prompts not answered yet follow the conversation, as the SDK shows them.
+          for (const node of trailingPrompts(nodes, branch, branchUuids, queued)) {
+            placeOf.set(node.index, placeOf.size)
+            delivered.add(node.uuid)
+          }
           nodes.clear()
           const filter = { includeSystem: options?.includeSystem === true, sidechain: options?.agentId !== undefined }
           // Pass 2: the branch's messages in conversation order. That is file order but for the
@@ -767,7 +943,8 @@ export const makeWith: (
               const place = placeOf.get(at)
               return place === undefined ? Result.failVoid : Result.succeed({ entry, place })
             }),
-            Stream.mapEffect(({ entry, place }): Effect.Effect<{ readonly place: number; readonly message: Message | undefined }> => {
+            Stream.mapEffect(({ entry: read, place }): Effect.Effect<{ readonly place: number; readonly message: Message | undefined }> => {
+              const entry = typeof read.uuid === "string" && delivered.has(read.uuid) ? queuedAsUser(read, branchUuids) : read
               if (!isMessageOfBranch(entry, filter)) return Effect.succeed({ place, message: undefined })
               const line = toLine(entry)
               return isProblem(line)
@@ -835,32 +1012,48 @@ export const makeWith: (
       // Pass 1: which lines are copied (the main chain's, up to `upToMessageId`), and the parents
       // of progress lines, which are not copied (a copied line's parent skips over them).
       const parents = new Map<string, { readonly parent: string | undefined; readonly progress: boolean }>()
-      const upTo = options?.upToMessageId
+      let upTo = options?.upToMessageId
       // With `upTo`, the lines up to it, for where a compaction makes the copy end (internal/forkCut.ts).
       const lines: Array<ForkCut.Line> = []
       let cut: number | undefined
       let index = 0
       let copied = 0
-      yield* store.load(source).pipe(
-        Stream.runForEach((entry) =>
-          Effect.sync(() => {
-            const at = index++
-            if (cut !== undefined) return
-            const node = LiveBranch.nodeOf(entry, at)
-            if (node === undefined || entry.isSidechain === true) return
-            const progress = node.type === "progress"
-            parents.set(node.uuid, { parent: node.parent, progress })
-            if (upTo === undefined) {
-              if (!progress) copied++
-              return
-            }
-            lines.push(ForkCut.lineOf(entry, node.uuid))
-            if (entry.uuid === upTo) cut = at
-          })
+      // The first main-chain line holding the queued prompt `upTo` names (its `source_uuid`, the
+      // uuid `send` returned): the message cut at when no line has that uuid, as for the SDK.
+      let queuedMatch: string | undefined
+      const scan = Effect.suspend(() => {
+        parents.clear()
+        lines.length = 0
+        cut = undefined
+        index = 0
+        copied = 0
+        return store.load(source).pipe(
+          Stream.runForEach((entry) =>
+            Effect.sync(() => {
+              const at = index++
+              if (cut !== undefined) return
+              const node = LiveBranch.nodeOf(entry, at)
+              if (node === undefined || entry.isSidechain === true) return
+              const progress = node.type === "progress"
+              parents.set(node.uuid, { parent: node.parent, progress })
+              if (upTo === undefined) {
+                if (!progress) copied++
+                return
+              }
+              lines.push(ForkCut.lineOf(entry, node.uuid))
+              if (entry.uuid === upTo) cut = at
+              else if (queuedMatch === undefined && sourceUuidOf(entry) === upTo) queuedMatch = node.uuid
+            })
+          )
         )
-      )
+      })
+      yield* scan
+      if (upTo !== undefined && cut === undefined && queuedMatch !== undefined) {
+        upTo = queuedMatch
+        yield* scan
+      }
       if (upTo !== undefined && cut === undefined) {
-        return yield* Effect.fail(invalid(`Sessions.fork: message ${upTo} is not in session ${sessionId}`))
+        return yield* Effect.fail(invalid(`Sessions.fork: message ${options?.upToMessageId} is not in session ${sessionId}`))
       }
       // The boundaries anchored at the message cut at, copied without the messages they kept.
       const unkept = new Set<string>()

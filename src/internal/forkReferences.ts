@@ -66,6 +66,12 @@ const commandOf = (entry: SessionStore.Entry): Record<string, unknown> | undefin
   return entry.type === "attachment" && isRecord(attachment) && attachment.type === "queued_command" ? attachment : undefined
 }
 
+/** The `source_uuid` of the queued command a line carries (the uuid its prompt was sent with), when not empty. */
+export const sourceUuidOf = (entry: SessionStore.Entry): string | undefined => {
+  const source = commandOf(entry)?.source_uuid
+  return typeof source === "string" && source !== "" ? source : undefined
+}
+
 const sourceOf = (entry: SessionStore.Entry, all: Renames): Record<string, unknown> | undefined => {
   const command = commandOf(entry)
   const source = command?.source_uuid
