@@ -77,21 +77,29 @@ const requestIdIn = (head: string): string | undefined => {
 const isHookCallback = (request: unknown): request is Record<string, unknown> =>
   typeof request === "object" && request !== null && (request as { readonly subtype?: unknown }).subtype === "hook_callback"
 
+/** A JSON string's value, from its text as a line holds it. */
+const jsonString = (text: string | undefined): string | undefined => {
+  try {
+    return text === undefined ? undefined : JSON.parse(text) as string
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * The same from an over-cap line's head (the CLI writes the subtype first), with the callback id
- * when it is written right after it, as the CLI does: a `callback_id` the input holds is never
- * taken for it.
+ * The same from an over-cap line's head and tail, as the CLI writes a hook request: the subtype
+ * first, the callback id right after it, the input, then the `tool_use_id` last (which puts its
+ * span under its tool use). A `callback_id` or `tool_use_id` the input holds is never taken.
  */
-const hookCallbackIn = (head: string): Record<string, unknown> | undefined => {
+const hookCallbackIn = (head: string, tail: string): Record<string, unknown> | undefined => {
   const request = /"request"\s*:\s*\{\s*"subtype"\s*:\s*"hook_callback"\s*,/.exec(head)
   if (request === null) return undefined
-  const found = /^\s*"callback_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head.slice(request.index + request[0].length))?.[1]
-  try {
-    return found === undefined
-      ? { subtype: "hook_callback" }
-      : { subtype: "hook_callback", callback_id: JSON.parse(found) as string }
-  } catch {
-    return { subtype: "hook_callback" }
+  const callbackId = jsonString(/^\s*"callback_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head.slice(request.index + request[0].length))?.[1])
+  const toolUseId = jsonString(/,\s*"tool_use_id"\s*:\s*("(?:[^"\\]|\\.)*")\s*\}\s*\}\s*$/.exec(tail)?.[1])
+  return {
+    subtype: "hook_callback",
+    ...(callbackId === undefined ? {} : { callback_id: callbackId }),
+    ...(toolUseId === undefined ? {} : { tool_use_id: toolUseId })
   }
 }
 
@@ -227,12 +235,14 @@ export class Reader {
       // head: the CLI writes it right after the type (`request_id`, `response.request_id`).
       const id = frame.type === "control_request" || frame.type === "control_response" ? requestIdIn(frame.head) : undefined
       if (id !== undefined && frame.type === "control_request") {
-        const request = hookCallbackIn(frame.head)
+        const request = hookCallbackIn(frame.head, frame.tail)
         if (request === undefined) {
           this.controls.push(() => this.options.incoming.reject(id, `The library could not read this request: ${problem.description}`))
         } else {
-          // The hooks answer it, a guard with its refusal (`isHookCallback`).
-          this.controls.push(() => this.options.incoming.dispatch(id, request, undefined, problem.description))
+          // The hooks answer it, a guard with its refusal (`isHookCallback`), under its tool use
+          // or turn as a readable one.
+          const parent = this.options.tracing.parentOf(request, this.options.turns.current)
+          this.controls.push(() => this.options.incoming.dispatch(id, request, parent, problem.description))
         }
       } else if (id !== undefined) {
         this.controls.push(() => this.options.outgoing.fail(id, problem))
