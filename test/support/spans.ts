@@ -10,6 +10,8 @@ import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import * as Claude from "../../src/Claude.ts"
 import * as FakeCli from "../../src/testing/FakeCli.ts"
+import type { Transport } from "../../src/Transport.ts"
+import type { ClaudeError } from "../../src/ClaudeError.ts"
 
 export interface Collected {
   /** Every span, in the order it was started. */
@@ -81,15 +83,16 @@ export const metricSnapshots = (id: string) =>
 /**
  * Runs `program` on a session of a FakeCli that plays each user turn with `onUser`
  * (`FakeCli.conversation`'s, lines of `sessionId`), under {@link collectSpans}, its logs silenced:
- * what `program` returned, and every span.
+ * what `program` returned, and every span. `open` opens the session (default `Claude.open()`).
  */
 export const tracedSession = <A, E>(
   sessionId: string,
   onUser: (text: string, index: number, cli: FakeCli.FakeCliHandle, message: Record<string, unknown>) => Effect.Effect<void, unknown>,
-  program: (session: Claude.Session) => Effect.Effect<A, E, Scope.Scope>
+  program: (session: Claude.Session) => Effect.Effect<A, E, Scope.Scope>,
+  open: Effect.Effect<Claude.Session, ClaudeError, Scope.Scope | Transport> = Claude.open()
 ) => {
   const collected = collectSpans()
-  return Effect.flatMap(Claude.open(), program).pipe(
+  return Effect.flatMap(open, program).pipe(
     Effect.scoped,
     Effect.provide(FakeCli.layer(FakeCli.conversation({ sessionId, onUser }))),
     collected.provide,
