@@ -22,7 +22,7 @@ const userLine = (sessionId: string, content: unknown) => ({
   parentUuid: null,
   sessionId,
   timestamp: "2026-01-01T00:00:00.000Z",
-  cwd: "/work/project",
+  cwd: "/srv/demo-project",
   message: { role: "user", content }
 })
 
@@ -30,7 +30,7 @@ describe("Sessions of a prompt without text", () => {
   it.effect("an image-only or document-only prompt titles the session Image or Document, as the SDK", () =>
     Effect.gen(function*() {
       const config = "/users-home/someone/.claude"
-      const dir = `${config}/projects/${Sessions.projectKey("/work/project")}`
+      const dir = `${config}/projects/${Sessions.projectKey("/srv/demo-project")}`
       const memory = MemoryFs.make()
       const write = (sessionId: string, lines: ReadonlyArray<object>) =>
         MemoryFs.writeText(memory.state, `${dir}/${sessionId}.jsonl`, lines.map((l) => JSON.stringify(l) + "\n").join(""))

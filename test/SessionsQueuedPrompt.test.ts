@@ -24,7 +24,7 @@ const common = (n: number, parent: number | null) => ({
   parentUuid: parent === null ? null : u(parent),
   sessionId: S,
   timestamp: at(n),
-  cwd: "/work/project",
+  cwd: "/srv/demo-project",
   isSidechain: false
 })
 const assistant = (n: number, parent: number, content: ReadonlyArray<object>) => ({
@@ -79,7 +79,7 @@ describe("Sessions and a prompt the CLI queued", () => {
   it.effect("messages yields the queued prompt as a user message with the uuid send returned; fork finds it by that uuid", () =>
     Effect.gen(function*() {
       const store = yield* SessionStore.SessionStore
-      yield* store.append({ projectKey: Sessions.projectKey("/work/project"), sessionId: S }, transcript)
+      yield* store.append({ projectKey: Sessions.projectKey("/srv/demo-project"), sessionId: S }, transcript)
       const sessions = yield* Sessions.Sessions
       const messages = yield* Stream.runCollect(sessions.messages(S))
       assert.deepStrictEqual(messages.map(textOf), [
@@ -114,7 +114,7 @@ describe("Sessions and a prompt the CLI queued", () => {
     Effect.gen(function*() {
       const store = yield* SessionStore.SessionStore
       const second = "a61176fe-3bd4-4718-8073-2a54928b9169"
-      yield* store.append({ projectKey: Sessions.projectKey("/work/project"), sessionId: S }, [
+      yield* store.append({ projectKey: Sessions.projectKey("/srv/demo-project"), sessionId: S }, [
         ...transcript.slice(0, 6),
         {
           type: "attachment",
