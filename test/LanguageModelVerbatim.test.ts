@@ -10,22 +10,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import * as ClaudeCodeLanguageModel from "../src/ClaudeCodeLanguageModel.ts"
-import * as FakeCli from "../src/testing/FakeCli.ts"
-
-const sessionId = "11111111-1111-4111-8111-111111111111"
+import { clientComposedCli } from "./support/clientComposed.ts"
 
 /** The `client_composed` of the user line a `generateText` call writes. */
 const clientComposedOf = (options: ClaudeCodeLanguageModel.Options) =>
   Effect.gen(function*() {
-    const seen: Array<unknown> = []
-    const transport = FakeCli.layer(FakeCli.conversation({
-      sessionId,
-      onUser: (_text, _index, cli, message) =>
-        Effect.gen(function*() {
-          seen.push((message as { readonly client_composed?: unknown }).client_composed)
-          for (const line of FakeCli.textTurn({ sessionId, text: "ok" })) yield* cli.emit(line)
-        })
-    }))
+    const { seen, transport } = clientComposedCli()
     yield* LanguageModel.generateText({ prompt: "Summarize @notes.txt" }).pipe(
       Effect.provide(ClaudeCodeLanguageModel.layer(options).pipe(Layer.provide(transport)))
     )
