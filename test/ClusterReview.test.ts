@@ -534,3 +534,43 @@ describe("the resume point", () => {
   })
 })
 
+/**
+ * On a store that stops answering (a connection lost without a reset): the turn ledger's read and
+ * its `turn_started` append were not bounded, so `Run` waited forever, and every later call of the
+ * session with it (the ledger's read holds a lock). Each is now bounded and the call answered
+ * `StoreFailed`, the turn not run; a store that answers again serves the next call.
+ */
+describe("the session entity on a store that stops answering its ledger", () => {
+  /** The memory store, its ledger's `load` or `turn_started` append never answering while `hung`. */
+  const hanging = (what: "load" | "append") => {
+    const memory = Effect.runSync(SessionStore.makeMemory)
+    const state = { hung: true }
+    const store = SessionStore.SessionStore.of({
+      ...memory,
+      load: (key) => what === "load" && key.subpath === "cluster/turns" && state.hung ? Stream.never : memory.load(key),
+      append: (key, entries) =>
+        what === "append" && key.subpath === "cluster/turns" && state.hung && entries.some((e) => e.type === "turn_started")
+          ? Effect.never
+          : memory.append(key, entries)
+    })
+    return { state, store }
+  }
+
+  it.effect.each([
+    { what: "load" as const, name: "a ledger read that never answers" },
+    { what: "append" as const, name: "a turn_started append that never answers" }
+  ])("$name: Run is StoreFailed, the turn not run; asked again, it runs once", ({ what }) => {
+    const { state, transport } = counting()
+    const { state: store, store: service } = hanging(what)
+    return Effect.gen(function*() {
+      const exit = yield* runWithin5Minutes(1, "p1")
+      assert.isDefined(exit, "Run still waiting after 5 minutes")
+      assert.strictEqual(typeof exit === "string" ? exit : tagOf(exit!), "StoreFailed")
+      assert.strictEqual(state.userLines, 0)
+      store.hung = false
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      assert.strictEqual(tagOf(yield* Effect.exit(session.Run({ uuid: uuid(1), prompt: "p1" }))), "success")
+      assert.strictEqual(state.userLines, 1)
+    }).pipe(Effect.provide(on(transport, service)))
+  })
+})
