@@ -6,7 +6,6 @@
  * structured output. Each was wrong before (found by an audit).
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -16,15 +15,10 @@ import { TestClock } from "effect/testing"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { startedTurn } from "./support/interrupts.ts"
+import { reasonOf } from "./support/outcomes.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
-
-const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.Reason => {
-  if (Exit.isSuccess(exit)) throw new Error("expected a failure")
-  const error = exit.cause.reasons.find(Cause.isFailReason)?.error
-  if (!ClaudeError.isClaudeError(error)) throw new Error("expected a ClaudeError")
-  return error.reason
-}
 
 describe("turn outcomes", () => {
   it.effect("a run whose turn ran and whose interrupt went unanswered does not fail saying it was cancelled before it ran", () =>
@@ -32,14 +26,9 @@ describe("turn outcomes", () => {
       const started = yield* Deferred.make<void>()
       const layer = FakeCli.layer((cli) =>
         Effect.gen(function*() {
-          yield* FakeCli.answerInitialize(cli)
-          const user = yield* cli.nextMatching((m) => m.type === "user")
-          const uuid = String(user.uuid)
           // The turn starts on the CLI (2.1.332 echoes the uuid)...
-          const lines = FakeCli.textTurn({ sessionId: SESSION, text: "working", userMessageUuid: uuid })
-          yield* cli.emit({ type: "command_lifecycle", command_uuid: uuid, state: "started", uuid: "l1", session_id: SESSION })
-          yield* cli.emit(lines[0])
-          yield* cli.emit(lines[1])
+          const uuid = yield* startedTurn(cli, SESSION)
+          yield* cli.emit(FakeCli.textTurn({ sessionId: SESSION, text: "working", userMessageUuid: uuid })[1])
           yield* Deferred.succeed(started, undefined)
           // ...acknowledges the interrupt, but its stuck tool keeps the result from coming in time.
           const interrupt = yield* cli.nextMatching((m) => m.type === "control_request")

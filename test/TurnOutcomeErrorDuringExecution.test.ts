@@ -16,6 +16,8 @@ import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as Turn from "../src/Turn.ts"
+import { startedTurn } from "./support/interrupts.ts"
+import { reasonOf } from "./support/outcomes.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 
@@ -25,13 +27,6 @@ const cutShort = {
   is_error: false,
   errors: [],
   terminal_reason: undefined
-}
-
-const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.Reason => {
-  if (Exit.isSuccess(exit)) return assert.fail("the turn read as a success")
-  const error = exit.cause.reasons.find(Cause.isFailReason)?.error
-  assert.isTrue(ClaudeError.isClaudeError(error), Cause.pretty(exit.cause))
-  return error!.reason
 }
 
 describe("error_during_execution with is_error false (CLI 2.1.0)", () => {
@@ -55,11 +50,7 @@ describe("error_during_execution with is_error false (CLI 2.1.0)", () => {
       const started = yield* Deferred.make<void>()
       const layer = FakeCli.layer((cli) =>
         Effect.gen(function*() {
-          yield* FakeCli.answerInitialize(cli)
-          const user = yield* cli.nextMatching((m) => m.type === "user")
-          const uuid = String(user.uuid)
-          yield* cli.emit({ type: "command_lifecycle", command_uuid: uuid, state: "started", uuid: "l1", session_id: SESSION })
-          yield* cli.emit(FakeCli.textTurn({ sessionId: SESSION, text: "working", userMessageUuid: uuid })[0])
+          yield* startedTurn(cli, SESSION)
           yield* Deferred.succeed(started, undefined)
           const interrupt = yield* cli.nextMatching((m) => m.type === "control_request")
           yield* cli.emit(FakeCli.success(interrupt))

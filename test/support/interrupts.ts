@@ -6,6 +6,21 @@ import * as Effect from "effect/Effect"
 import * as FakeCli from "../../src/testing/FakeCli.ts"
 
 /**
+ * A turn the CLI started: answers `initialize`, reads the program's user line and writes the
+ * turn's start (`command_lifecycle` started, the turn's first line, as 2.1.332 echoes the uuid).
+ * Returns the user line's uuid.
+ */
+export const startedTurn = (cli: FakeCli.FakeCliHandle, sessionId: string) =>
+  Effect.gen(function*() {
+    yield* FakeCli.answerInitialize(cli)
+    const user = yield* cli.nextMatching((m) => m.type === "user")
+    const uuid = String(user.uuid)
+    yield* cli.emit({ type: "command_lifecycle", command_uuid: uuid, state: "started", uuid: "l1", session_id: sessionId })
+    yield* cli.emit(FakeCli.textTurn({ sessionId, text: "working", userMessageUuid: uuid })[0])
+    return uuid
+  })
+
+/**
  * Answers the library's control requests until its `interrupt`: a withdrawal of the running turn
  * first (`cancel_async_message`, sent while the library has not yet seen the turn start) is
  * refused, as the CLI refuses it for a turn it runs; the interrupt is answered. Returns the
