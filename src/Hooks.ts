@@ -896,7 +896,51 @@ export const bind = (
     else list.push(entry)
   })
 
-  /** Logs and reports a failed call, then answers it: the refusal, or the error. */
+  /**
+   * Logs and reports a failed call of the hook `callbackId` (`undefined`: unreadable) of `event`
+   * (`undefined`: unknown), then answers it: `refused`, or the error.
+   */
+  const conclude = (
+    call: {
+      readonly event: string | undefined
+      readonly callbackId: string | undefined
+      readonly input: unknown
+      readonly toolUseId: string | undefined
+      readonly requestId: string | undefined
+    },
+    failed: CallFailure,
+    message: string,
+    refused: Record<string, unknown> | undefined
+  ): Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError> => {
+    const { callbackId, event, requestId, toolUseId } = call
+    const toolName = (call.input as { tool_name?: unknown } | null)?.tool_name
+    const reported: HandlerFailure.HandlerFailed = {
+      type: "handler_failed",
+      handler: "hook",
+      hookEvent: event,
+      callbackId,
+      toolName: typeof toolName === "string" ? toolName : undefined,
+      toolUseId,
+      requestId,
+      failure: failed.failure,
+      outcome: refused !== undefined ? "denied" : "continued",
+      message,
+      error: failed.error,
+      cause: failed.cause
+    }
+    return warnFailure(message, failed.cause).pipe(
+      Effect.annotateLogs({
+        ...(event !== undefined ? { hook_event: event } : {}),
+        ...(callbackId !== undefined ? { callback_id: callbackId } : {}),
+        ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
+        ...(requestId !== undefined ? { request_id: requestId } : {})
+      }),
+      Effect.andThen(HandlerFailure.callReport(report, reported)),
+      Effect.andThen(refused !== undefined ? Effect.succeed(refused) : Effect.fail(failed.error))
+    )
+  }
+
+  /** A failed call of `bound`: the refusal when it fails closed, else the error. */
   const answerFailure = (
     bound: BoundRegistration,
     input: unknown,
@@ -911,44 +955,18 @@ export const bind = (
       ? `The ${event} hook (${bound.id}) did not answer within ${Duration.toMillis(bound.deadline)} ms`
       : failed.error.message
     const refused = bound.failsClosed ? refusal(event, reason) : undefined
-    const toolName = typeof (input as { tool_name?: unknown } | null)?.tool_name === "string"
-      ? (input as { tool_name: string }).tool_name
-      : undefined
     const consequence = refused !== undefined
       ? `so the ${refusedWhat(event)} was refused`
       : "and the CLI goes on as if the hook had said nothing"
-    const message = `The ${event} hook (${bound.id}) failed: ${reason}; ${consequence}`
-    const reported: HandlerFailure.HandlerFailed = {
-      type: "handler_failed",
-      handler: "hook",
-      hookEvent: event,
-      callbackId: bound.id,
-      toolName,
-      toolUseId,
-      requestId,
-      failure: failed.failure,
-      outcome: refused !== undefined ? "denied" : "continued",
-      message,
-      error: failed.error,
-      cause: failed.cause
-    }
-    return warnFailure(message, failed.cause).pipe(
-      Effect.annotateLogs({
-        hook_event: event,
-        callback_id: bound.id,
-        ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
-        ...(requestId !== undefined ? { request_id: requestId } : {})
-      }),
-      Effect.andThen(HandlerFailure.callReport(report, reported)),
-      Effect.andThen(refused !== undefined ? Effect.succeed(refused) : Effect.fail(failed.error))
-    )
+    const call = { event, callbackId: bound.id, input, toolUseId, requestId }
+    return conclude(call, failed, `The ${event} hook (${bound.id}) failed: ${reason}; ${consequence}`, refused)
   }
 
   /**
    * Answers a request whose callback id could not be read (so no handler runs): a guard of the
    * event it names (any event, when that cannot be read either) may be the one asked, so with
    * one registered it is refused as that event's refusal, or {@link refusalOfAnyEvent}; without,
-   * the error answer. Logged and reported as a failed call.
+   * the error answer.
    */
   const answerUnreadable = (
     input: unknown,
@@ -973,30 +991,8 @@ export const bind = (
       ? "so it was refused, as a guard's of any event is (the turn stops)"
       : `so the ${refusedWhat(event)} was refused`
     const message = `A ${event === undefined ? "hook" : event + " hook"} request (callback id unreadable) failed: ${error.message}; ${consequence}`
-    const toolName = (input as { tool_name?: unknown } | null)?.tool_name
-    const reported: HandlerFailure.HandlerFailed = {
-      type: "handler_failed",
-      handler: "hook",
-      hookEvent: event,
-      callbackId: undefined,
-      toolName: typeof toolName === "string" ? toolName : undefined,
-      toolUseId,
-      requestId,
-      failure: "invalid_input",
-      outcome: refused !== undefined ? "denied" : "continued",
-      message,
-      error,
-      cause: Cause.fail(error)
-    }
-    return warnFailure(message, Cause.fail(error)).pipe(
-      Effect.annotateLogs({
-        ...(event !== undefined ? { hook_event: event } : {}),
-        ...(toolUseId !== undefined ? { tool_use_id: toolUseId } : {}),
-        ...(requestId !== undefined ? { request_id: requestId } : {})
-      }),
-      Effect.andThen(HandlerFailure.callReport(report, reported)),
-      Effect.andThen(refused !== undefined ? Effect.succeed(refused) : Effect.fail(error))
-    )
+    const failed = callFailure("invalid_input", error, Cause.fail(error))
+    return conclude({ event, callbackId: undefined, input, toolUseId, requestId }, failed, message, refused)
   }
 
   // Its span ends without the answer (a handler's output may echo the CLI's input, which may hold
