@@ -56,16 +56,18 @@ export interface ReaderOptions {
   } | undefined
 }
 
-
-/** The first `"request_id":"…"` of a line's head (a request's own, or its answer's). */
-const requestIdIn = (head: string): string | undefined => {
-  const found = /"request_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1]
+/** A JSON string's value, from its text as a line holds it. */
+const jsonString = (text: string | undefined): string | undefined => {
   try {
-    return found === undefined ? undefined : JSON.parse(found) as string
+    return text === undefined ? undefined : JSON.parse(text) as string
   } catch {
     return undefined
   }
 }
+
+/** The first `"request_id":"…"` of a line's head (a request's own, or its answer's). */
+const requestIdIn = (head: string): string | undefined =>
+  jsonString(/"request_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1])
 
 /**
  * Whether a request the library could not read is a `hook_callback`: such a request still goes to
@@ -76,15 +78,6 @@ const requestIdIn = (head: string): string | undefined => {
  */
 const isHookCallback = (request: unknown): request is Record<string, unknown> =>
   typeof request === "object" && request !== null && (request as { readonly subtype?: unknown }).subtype === "hook_callback"
-
-/** A JSON string's value, from its text as a line holds it. */
-const jsonString = (text: string | undefined): string | undefined => {
-  try {
-    return text === undefined ? undefined : JSON.parse(text) as string
-  } catch {
-    return undefined
-  }
-}
 
 /**
  * The same from an over-cap line's head and tail, as the CLI writes a hook request: the subtype
@@ -107,15 +100,10 @@ const hookCallbackIn = (head: string, tail: string): Record<string, unknown> | u
  * The `session_id` of a `system/init` over the cap, from its head (the CLI writes `type`,
  * `subtype`, `cwd`, `session_id` first).
  */
-const initSessionIdIn = (head: string): string | undefined => {
-  if (!/^\s*\{\s*"type"\s*:\s*"system"\s*,\s*"subtype"\s*:\s*"init"\s*,/.test(head)) return undefined
-  const found = /"session_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1]
-  try {
-    return found === undefined ? undefined : JSON.parse(found) as string
-  } catch {
-    return undefined
-  }
-}
+const initSessionIdIn = (head: string): string | undefined =>
+  /^\s*\{\s*"type"\s*:\s*"system"\s*,\s*"subtype"\s*:\s*"init"\s*,/.test(head)
+    ? jsonString(/"session_id"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1])
+    : undefined
 
 /**
  * What a transcript records for a line that is not JSON. Its shape is `Transcript.NonJsonLine`'s
