@@ -10,7 +10,8 @@
  * Invariants:
  * - A user turn ends at the first `result` that names it, or that ends the CLI turn it ran in;
  *   a result with `origin` (a turn the CLI started by itself) ends only the user turns folded
- *   into it (those it names).
+ *   into it (those it names). On a CLI that echoes uuids, a result that names none of the
+ *   running CLI turn's user messages (a late or repeated one) ends only those it names.
  * - The lines the CLI writes between the start of a CLI turn and its result go to the user turns
  *   it runs (a background task's lines that arrive then too: the protocol does not say whose
  *   they are), and to none while it is an automatic turn (a `system/init` that names no user
@@ -430,11 +431,18 @@ export class Turns {
     const own = origin !== undefined || (this.automatic && this.running.length === 0)
     const uuids = uuidsOf(result)
     let ended: Array<Turn>
+    // Whether it ends the running CLI turn. Once the CLI echoes uuids (its running user turns
+    // were matched by theirs), one that names none of them (a late or repeated result, or that of
+    // a message that never ran) is not theirs: it ends those it names, and the running turn goes
+    // on to its own result.
+    let closes = true
     if (uuids !== undefined) {
       // Also an automatic turn's result, when the CLI folded a queued user message into it.
+      closes = !this.echoes || this.running.length === 0 || uuids.length === 0 ||
+        this.running.some((turn) => uuids.includes(turn.uuid))
       this.echoes = true
       ended = this.lookup(uuids)
-      for (const turn of this.running) if (!ended.includes(turn)) ended.push(turn)
+      if (closes) for (const turn of this.running) if (!ended.includes(turn)) ended.push(turn)
     } else if (own) {
       ended = []
     } else if (this.running.length > 0 || this.echoes) {
@@ -450,6 +458,7 @@ export class Turns {
       this.deliver(turn, withUsage)
       this.end(turn, Exit.succeed(withUsage))
     }
+    if (!closes) return withUsage
     this.running = []
     this.automatic = false
     this.between = true
