@@ -14,6 +14,7 @@ import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { abortedResult, answerInterrupt } from "./support/interrupts.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 
@@ -95,6 +96,40 @@ describe("a result that names none of the running turn's messages", () => {
           assert.strictEqual(exit.value.result, "the running answer")
           assert.notInclude(exit.value.turn.userMessageUuids, sent)
         }
+      }).pipe(Effect.scoped, Effect.provide(layer))
+    }))
+
+  it.effect("a repeated result while the program's interrupt is pending leaves the interrupt to the running turn", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const layer = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          yield* FakeCli.answerInitialize(cli)
+          const first = yield* userUuid(cli)
+          const firstLines = FakeCli.textTurn({ sessionId: SESSION, text: "answer one", userMessageUuid: first })
+          yield* Effect.forEach(firstLines, cli.emit, { discard: true })
+          const second = yield* userUuid(cli)
+          yield* cli.emit(FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: second })[0])
+          yield* Deferred.succeed(started, undefined)
+          yield* answerInterrupt(cli)
+          // The first turn's result again, then the second's, aborted as the program asked.
+          yield* cli.emit(firstLines[firstLines.length - 1])
+          yield* cli.emit(abortedResult(SESSION, second))
+          return yield* Effect.never
+        })
+      )
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open()
+        yield* session.run("one")
+        const run = yield* Effect.forkChild(Effect.exit(session.run("two")), { startImmediately: true })
+        yield* Deferred.await(started)
+        for (let i = 0; i < 20; i++) yield* Effect.yieldNow
+        yield* session.interrupt
+        const exit = yield* Fiber.join(run)
+        // Before: the repeated result took the ask, and the aborted result read as the CLI's own
+        // abort (TurnFailed).
+        assert.isTrue(Exit.isSuccess(exit), String(exit))
+        if (Exit.isSuccess(exit)) assert.isTrue(exit.value.turn.interruptRequested)
       }).pipe(Effect.scoped, Effect.provide(layer))
     }))
 })

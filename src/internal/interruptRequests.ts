@@ -43,6 +43,11 @@ export class InterruptRequests {
     }
   }
 
+  /** Whether an abort was asked since the last result, kept. */
+  get pending(): boolean {
+    return this.asked
+  }
+
   /** Whether an abort was asked since the last result; forgets it (a result ends the CLI's turn). */
   take(): boolean {
     const asked = this.asked

@@ -312,14 +312,15 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   // Only "return" returns failed results (checked at open; anything else fails closed).
   const failedTurns = options.errorResults === "return" ? "return" : "fail"
   const turns = new Turns({
-    toTurnResult: (result, userMessageUuids, automatic) =>
+    toTurnResult: (result, userMessageUuids, automatic, closes) =>
       ResultRedaction.remember({
         ...result,
         turn: {
           ...usage.next(result),
           kind: automatic ? "automatic" : "user",
           userMessageUuids,
-          interruptRequested: interrupts.take()
+          // A result that leaves the running CLI turn running (a late one) leaves its ask to it.
+          interruptRequested: closes ? interrupts.take() : interrupts.pending
         }
       }, redact),
     verdict: failedTurns === "fail" ? (result) => failureOf(result, redact) : () => undefined,

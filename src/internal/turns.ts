@@ -82,11 +82,16 @@ export const outcomeOf = (turn: Turn): Exit.Exit<TurnResult, ClaudeError.ClaudeE
 export type Message = Exclude<Event, TurnResult | Protocol.ResultMessage> | Protocol.ResultMessage
 
 export interface TurnsOptions {
-  /** The result with its turn's usage, kind (`automatic`: the CLI started it by itself) and uuids. */
+  /**
+   * The result with its turn's usage, kind (`automatic`: the CLI started it by itself) and uuids;
+   * `closes`: whether it ends the running CLI turn (a late result, naming none of its messages,
+   * does not).
+   */
   readonly toTurnResult: (
     result: Protocol.ResultMessage,
     userMessageUuids: ReadonlyArray<string>,
-    automatic: boolean
+    automatic: boolean,
+    closes: boolean
   ) => TurnResult
   /** How a result ends its turn's queue: cleanly, or failed after the result (a failed turn). */
   readonly verdict: (result: TurnResult) => ClaudeError.ClaudeError | undefined
@@ -451,7 +456,7 @@ export class Turns {
       const oldest = this.oldest()
       ended = oldest === undefined ? [] : [oldest]
     }
-    const withUsage = this.options.toTurnResult(result, uuids ?? ended.map((turn) => turn.uuid), own)
+    const withUsage = this.options.toTurnResult(result, uuids ?? ended.map((turn) => turn.uuid), own, closes)
     for (let i = 0; i < ended.length; i++) {
       const turn = ended[i]!
       this.forget(turn)
