@@ -393,7 +393,8 @@ export interface Session<R extends TurnResult = TurnResult> {
    * Switches the permission mode for later tool calls; returns the mode now in effect, as the
    * CLI answers it, which is not always the one asked for (a mode the settings impose, a switch
    * overtaken by another): keep that one, not the argument. `undefined` when the CLI names none
-   * (or one this library does not know).
+   * (or one this library does not know). In a session with a `Permissions` layer,
+   * `bypassPermissions` is `InvalidInput`, not sent (the CLI would never ask the layer).
    */
   readonly setPermissionMode: (
     mode: Launch.PermissionMode,
@@ -412,7 +413,12 @@ export interface Session<R extends TurnResult = TurnResult> {
       readonly detail?: "summary" | "full"
     }
   ) => Effect.Effect<Protocol.ContextUsageResponse, ClaudeError.ClaudeError>
-  /** Restores files to their state before the user turn with this uuid (needs `fileCheckpointing`). */
+  /**
+   * Restores files to their state before the user turn with this uuid (needs `fileCheckpointing`).
+   * Only what the file tools (Write, Edit) wrote is restored: a file a Bash command
+   * changed is left as it is, and the answer still succeeds (a dry run lists no such file).
+   * `skippedLinks` counts files not restored because of a link at their path.
+   */
   readonly rewindFiles: (
     userMessageId: string,
     options?: RequestOptions & {
@@ -460,9 +466,10 @@ export interface Session<R extends TurnResult = TurnResult> {
    */
   readonly reconnectMcpServer: (serverName: string, options?: RequestOptions) => Effect.Effect<void, ClaudeError.ClaudeError>
   /**
-   * `mcp_toggle`: disables (its tools leave the next request) or enables an MCP server. Disabling
-   * one of the session's in-process servers interrupts its tool calls still running (the CLI tells
-   * the model they failed).
+   * `mcp_toggle`: disables or enables an MCP server. Disabled, its status is `disabled` and the CLI
+   * refuses its tools' calls (telling the model the server is switched off), though CLI 2.1.332
+   * may still list its tools in the next requests. Disabling one of the session's in-process servers
+   * interrupts its tool calls still running (the CLI tells the model they failed).
    *
    * @since 0.2.0
    */
@@ -568,7 +575,8 @@ export interface Session<R extends TurnResult = TurnResult> {
   ) => Effect.Effect<Protocol.ReloadOutputStylesResponse, ClaudeError.ClaudeError>
   /**
    * `apply_flag_settings`: merges settings into the flag layer mid-session (top-level keys
-   * shallowly; `null` clears a key), e.g. `{ effortLevel: "low" }`.
+   * shallowly; `null` clears a key), e.g. `{ effortLevel: "low" }`. An `effortLevel` that is no
+   * `Launch.EffortLevel` is `InvalidInput`, not sent (the CLI would acknowledge and drop it).
    *
    * @since 0.2.0
    */

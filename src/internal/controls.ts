@@ -55,7 +55,9 @@ export const make = (
     readonly secretNames: ReadonlyArray<string>
     /** Makes values the session's secrets, before a line holding them is written. */
     readonly addSecrets: (values: ReadonlyArray<string>) => void
-  }
+  },
+  /** The session has a `Permissions` layer (the CLI asks it: `--permission-prompt-tool stdio`). */
+  permissionsLayer: boolean
 ) => {
   /** A request answered with a bare acknowledgement. */
   const ack = (body: Protocol.OutgoingRequestBody & { readonly subtype: string }, options: RequestOptions | undefined) =>
@@ -79,10 +81,17 @@ export const make = (
       mode: Launch.PermissionMode,
       options?: RequestOptions
     ): Effect.Effect<Launch.PermissionMode | undefined, ClaudeError.ClaudeError> =>
-      Effect.map(
-        request({ subtype: "set_permission_mode", mode }, Control.SetPermissionModeResponse, options),
-        (response) => modeInEffect(response.mode)
-      ),
+      // Refused as the launch option is (`Launch.validate`): in that mode the CLI never asks the
+      // layer, and a CLI launched with `--allow-dangerously-skip-permissions` takes the switch.
+      permissionsLayer && mode === "bypassPermissions"
+        ? invalid(
+          `setPermissionMode: "bypassPermissions" cannot be used in a session with a Permissions layer: in that ` +
+            `mode the CLI never asks, so the layer would never be called`
+        )
+        : Effect.map(
+          request({ subtype: "set_permission_mode", mode }, Control.SetPermissionModeResponse, options),
+          (response) => modeInEffect(response.mode)
+        ),
     mcpStatus: (options?: RequestOptions) => request({ subtype: "mcp_status" }, Control.McpStatusResponse, options),
     contextUsage: (options?: RequestOptions & { readonly detail?: "summary" | "full" }) =>
       request(
@@ -168,13 +177,16 @@ export const make = (
         return answer
       }),
     reconnectMcpServer: (serverName: string, options?: RequestOptions) =>
-      mcp.serves(serverName) && !madeExternal.has(serverName)
-        // CLI 2.1.332 refuses it with an internal error ("SDK servers should be handled in print.ts").
-        ? invalid(
-          `"${serverName}" is one of the session's in-process MCP servers, which the CLI cannot reconnect: ` +
-            `toggleMcpServer("${serverName}", false) then toggleMcpServer("${serverName}", true) restarts it`
-        )
-        : ack({ subtype: "mcp_reconnect", serverName } satisfies Protocol.McpReconnectRequest, options),
+      // Decided when it runs: `setMcpServers` may have changed what the name is since it was made.
+      Effect.suspend(() =>
+        mcp.serves(serverName) && !madeExternal.has(serverName)
+          // CLI 2.1.332 refuses it with an internal error ("SDK servers should be handled in print.ts").
+          ? invalid(
+            `"${serverName}" is one of the session's in-process MCP servers, which the CLI cannot reconnect: ` +
+              `toggleMcpServer("${serverName}", false) then toggleMcpServer("${serverName}", true) restarts it`
+          )
+          : ack({ subtype: "mcp_reconnect", serverName } satisfies Protocol.McpReconnectRequest, options)
+      ),
     toggleMcpServer: (serverName: string, enabled: boolean, options?: RequestOptions) =>
       ack({ subtype: "mcp_toggle", serverName, enabled } satisfies Protocol.McpToggleRequest, options).pipe(
         // Disabled, the CLI closed its client: its running calls end here too.
@@ -261,7 +273,15 @@ export const make = (
         options
       ),
     applyFlagSettings: (settings: { readonly [key: string]: unknown }, options?: RequestOptions) =>
-      ack({ subtype: "apply_flag_settings", settings } satisfies Protocol.ApplyFlagSettingsRequest, options),
+      // CLI 2.1.332 acknowledges an `effortLevel` that is no level and drops it (the effort stays).
+      // `null` clears it; `undefined` is not written, so it changes nothing.
+      Predicate.isObject(settings) && settings.effortLevel != null &&
+        !Launch.effortLevels.some((level) => level === settings.effortLevel)
+        ? invalid(
+          `applyFlagSettings: effortLevel must be one of ${Launch.effortLevels.join(", ")} or null, ` +
+            `got ${JSON.stringify(settings.effortLevel) ?? String(settings.effortLevel)}`
+        )
+        : ack({ subtype: "apply_flag_settings", settings } satisfies Protocol.ApplyFlagSettingsRequest, options),
     settings: (options?: RequestOptions) =>
       request({ subtype: "get_settings" } satisfies Protocol.GetSettingsRequest, Control.SettingsResponse, options),
     backgroundTasks: (options?: RequestOptions & { readonly toolUseId?: string }) =>

@@ -325,8 +325,10 @@ export interface GetContextUsageRequest extends Schema.Schema.Type<typeof GetCon
 
 /**
  * `rewind_files`: restores files to their state before the user message whose `uuid` is
- * `user_message_id`. Needs `CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true`, else error
- * `File rewinding is not enabled.` Answered with {@link RewindFilesResponse}.
+ * `user_message_id`, as the file tools (Write, Edit) left them: a Bash command's
+ * changes are not tracked, and are left as they are with a success answer. Needs
+ * `CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=true`, else error `File rewinding is not enabled.`
+ * Answered with {@link RewindFilesResponse}.
  *
  * @since 0.1.0
  * @category requests (host → CLI)
@@ -528,8 +530,8 @@ export const McpReconnectRequest = Schema.Struct({
 export interface McpReconnectRequest extends Schema.Schema.Type<typeof McpReconnectRequest> {}
 
 /**
- * `mcp_toggle`: enables or disables a server by name (its tools leave or join the next
- * request). Answered `{}`.
+ * `mcp_toggle`: enables or disables a server by name (disabled: the CLI refuses its tools'
+ * calls; 2.1.332 may still list them in the next requests). Answered `{}`.
  *
  * @since 0.2.0
  * @category requests (host → CLI)
