@@ -118,4 +118,18 @@ describe("the end of a turn whose stream ended before its result", () => {
       assert.strictEqual(interrupts.length, 1)
       assert.strictEqual(parentName(interrupts[0]!), "consumer")
     }))
+
+  it.effect("stopped early by a program with no span of its own: the interrupt's span is under the turn's, in its trace", () =>
+    Effect.gen(function*() {
+      const collected = collectSpans()
+      const streaming = Deferred.makeUnsafe<void>()
+      yield* Effect.gen(function*() {
+        const session = yield* Claude.open()
+        yield* Stream.runDrain(Stream.take(session.turn("one"), 1))
+      }).pipe(Effect.scoped, Effect.provide(cli(streaming)), collected.provide)
+      const interrupts = named(collected.spans, "claude.control_request interrupt")
+      assert.strictEqual(interrupts.length, 1)
+      // Before: a root span, in a trace of its own.
+      assert.strictEqual(parentName(interrupts[0]!), "claude.turn")
+    }))
 })

@@ -24,6 +24,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import { identity } from "effect/Function"
 import * as Option from "effect/Option"
 import type * as Pull from "effect/Pull"
 import * as Result from "effect/Result"
@@ -375,6 +376,10 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         return Semaphore.release(lock, 1)
       }
       return settle(current).pipe(
+        // Under the consumer's span; with none, under the turn's (not a trace of its own).
+        span !== undefined && Option.isNone(Context.getOption(context, Tracer.ParentSpan))
+          ? Effect.withParentSpan(span)
+          : identity,
         Effect.provideContext(context),
         Effect.ensuring(Effect.sync(() => endSpan(exit))),
         Effect.ensuring(Semaphore.release(lock, 1))
