@@ -326,7 +326,9 @@ export class Reader {
     // The turns a result ends are those running before it is routed; other lines may start one.
     const before = this.options.turns.current
     const event = this.options.turns.route(message)
-    this.options.tracing.observe(event, event.type === "result" ? before : this.options.turns.current)
+    // A late result (it ended no running turn) closes none of the running turn's spans.
+    if (event.type !== "result") this.options.tracing.observe(event, this.options.turns.current)
+    else if (this.options.turns.lastResultClosed) this.options.tracing.observe(event, before)
     this.events.push(event)
   }
 }
