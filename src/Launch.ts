@@ -650,7 +650,8 @@ export interface LaunchOptions {
    * `--json-schema <json>`: the JSON Schema of every turn's structured output, as a plain object.
    * The CLI gives the model a `StructuredOutput` tool with this schema and writes the value it
    * accepted as the result's `structured_output`. Set by a session's `outputFormat` (an Effect
-   * Schema, which also decodes the value); set it here only for a raw JSON Schema.
+   * Schema, which also decodes the value); set it here only for a raw JSON Schema. Sent in
+   * `initialize` too, and there only when its JSON is over 128 KiB (too long for one argument).
    */
   readonly jsonSchema?: Readonly<Record<string, unknown>> | undefined
 
@@ -811,6 +812,9 @@ const envName = /^[^=\0]+$/
 // -----------------------------------------------------------------------------
 // buildCommand
 // -----------------------------------------------------------------------------
+
+/** The longest argument Linux takes (`MAX_ARG_STRLEN`, 128 KiB with its NUL), in bytes. */
+const maxArgBytes = 128 * 1024 - 1
 
 /** `--name value`, or `--name=value` when the value starts with `-` and could read as a flag. */
 const valueFlag = (name: string, value: string): ReadonlyArray<string> =>
@@ -997,7 +1001,8 @@ export const effectivePermissionMode = (
  * mode is named and a permission handler is wired), `--settings <json>`,
  * `--mcp-config <json>` (only with servers: `mcpServers`, then the in-process ones),
  * `--strict-mcp-config`, `--permission-prompt-tool stdio` (only when wired),
- * then one flag per set option, then `extraArgs`. `--resume` always uses the `--resume=<id>`
+ * then one flag per set option (`--json-schema` only when its JSON fits in one argument, 128 KiB:
+ * the session sends it in `initialize` too), then `extraArgs`. `--resume` always uses the `--resume=<id>`
  * form; any other value starting with `-` uses the `--flag=value` form.
  *
  * The process transport (`Claude.layerProcess`) hands the `--settings` JSON to the CLI as a file:
@@ -1007,7 +1012,8 @@ export const effectivePermissionMode = (
  * and left it there). When that directory cannot be made, the CLI gets the JSON as shown.
  *
  * Environment: `CLAUDECODE` removed (so the child does not think it is nested),
- * `CLAUDE_CODE_ENTRYPOINT` = {@link entrypoint} unless `env` sets it, `PWD` = `cwd` made absolute
+ * `CLAUDE_CODE_ENTRYPOINT` = {@link entrypoint} unless `env` sets it, `DEBUG` and `DEBUG_SDK`
+ * removed unless `env` sets them (either turns the CLI's debug log on), `PWD` = `cwd` made absolute
  * when `cwd` is set,
  * the user's `env` (secret names wrapped in `Redacted`), then `apiKey`, `gitIdentity` and
  * `fileCheckpointing`, which win over `env`.
@@ -1049,7 +1055,10 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
   args.push(...contextArgs(options))
   if (options.jsonSchema !== undefined) {
     // Its object at the top (a top-level `$ref` resolved), as the model's tool input schema must be.
-    args.push("--json-schema", JSON.stringify(objectSchemaOf(options.jsonSchema) ?? options.jsonSchema))
+    const schema = JSON.stringify(objectSchemaOf(options.jsonSchema) ?? options.jsonSchema)
+    // Also sent in `initialize.jsonSchema`, which the CLIs with structured output (2.1.200 on) read:
+    // one too long for a single argument would fail the spawn (E2BIG), so it goes there only.
+    if (Buffer.byteLength(schema) < maxArgBytes) args.push("--json-schema", schema)
   }
   if (wiring.sessionMirror === true) args.push("--session-mirror")
   args.push(...extraArgsList(options.extraArgs))
@@ -1060,14 +1069,17 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
 /**
  * The variables {@link buildCommand} sets for the CLI, over the host's: the session's `env` (a
  * value under a secret name, `defaultSecretEnv` or `secretEnv`, as a `Redacted`), `apiKey`,
- * `gitIdentity`, `PWD`, the entrypoint; `CLAUDECODE` removed.
+ * `gitIdentity`, `PWD`, the entrypoint; `CLAUDECODE` removed, and `DEBUG`/`DEBUG_SDK` unless `env`
+ * sets them.
  *
  * @since 0.2.0
  * @category constructors
  */
 export const commandEnv = (options: LaunchOptions): Record<string, EnvValue> => {
   const secrets = new Set([...defaultSecretEnv, ...(options.secretEnv ?? [])])
-  const env: Record<string, EnvValue> = { CLAUDE_CODE_ENTRYPOINT: entrypoint }
+  // A host's `DEBUG`/`DEBUG_SDK` (its own logging) would turn the CLI's debug log on, which the
+  // `debug` option decides (the official SDK removes `DEBUG` too); the session's `env` may set them.
+  const env: Record<string, EnvValue> = { CLAUDE_CODE_ENTRYPOINT: entrypoint, DEBUG: undefined, DEBUG_SDK: undefined }
   if (options.cwd !== undefined) env.PWD = Path.resolve(options.cwd)
   for (const [name, value] of Object.entries(options.env ?? {})) {
     env[name] = typeof value === "string" && secrets.has(name) ? Redacted.make(value, { label: name }) : value

@@ -240,7 +240,12 @@ describe("buildCommand: arguments", () => {
 describe("buildCommand: environment", () => {
   it("always removes CLAUDECODE and sets the sdk-ts entrypoint", () => {
     const { env } = Launch.buildCommand({}, noWiring)
-    assert.deepStrictEqual(env, { CLAUDE_CODE_ENTRYPOINT: "sdk-ts", CLAUDECODE: undefined })
+    assert.deepStrictEqual(env, {
+      CLAUDE_CODE_ENTRYPOINT: "sdk-ts",
+      DEBUG: undefined,
+      DEBUG_SDK: undefined,
+      CLAUDECODE: undefined
+    })
     assert.isTrue(Object.hasOwn(env, "CLAUDECODE"))
     const forced = Launch.buildCommand({ env: { CLAUDECODE: "1" } }, noWiring).env
     assert.isTrue(Object.hasOwn(forced, "CLAUDECODE"))

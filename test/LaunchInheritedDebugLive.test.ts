@@ -1,0 +1,61 @@
+/**
+ * A host's `DEBUG` (or `DEBUG_SDK`), set for its own logging, is not the CLI's: CLI 2.1.332 turns
+ * its debug log on for either, and wrote one under HOME's `.claude/debug` for every session of a
+ * program that never set the `debug` option. The official SDK removes `DEBUG` likewise. A session
+ * whose own `env` names either still gets it.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import * as Launch from "../src/Launch.ts"
+import * as FakeModel from "../src/testing/FakeModel.ts"
+import * as Offline from "../src/testing/Offline.ts"
+import { processLayer } from "./support/live.ts"
+import { cliPath } from "./support/realCli.ts"
+
+/** Sets the host's variable for the scope, as the program's own environment would hold it. */
+const hostVariable = (name: string, value: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const before = process.env[name]
+      process.env[name] = value
+      return before
+    }),
+    (before) =>
+      Effect.sync(() => {
+        if (before === undefined) delete process.env[name]
+        else process.env[name] = before
+      })
+  )
+
+/** The debug logs the CLI of an offline session wrote under its HOME. */
+const debugLogs = (offline: Offline.Setup): ReadonlyArray<string> => {
+  const dir = Path.join(offline.home, ".claude", "debug")
+  return Fs.existsSync(dir) ? Fs.readdirSync(dir).filter((name) => name.endsWith(".txt")) : []
+}
+
+describe("a host's DEBUG does not turn the CLI's debug log on", () => {
+  it("buildCommand removes DEBUG and DEBUG_SDK unless the session's env sets them", () => {
+    const noWiring: Launch.Wiring = { mcpServers: [], permissionPromptTool: false }
+    const env = Launch.buildCommand({}, noWiring).env
+    for (const name of ["DEBUG", "DEBUG_SDK"]) {
+      assert.isTrue(Object.hasOwn(env, name), name)
+      assert.strictEqual(env[name], undefined, name)
+    }
+    assert.strictEqual(Launch.buildCommand({ env: { DEBUG: "1" } }, noWiring).env.DEBUG, "1")
+  })
+
+  for (const name of ["DEBUG", "DEBUG_SDK"]) {
+    it.live(`the host's ${name}=1: no debug log; the session's own env ${name}=1: a debug log`, () =>
+      Effect.scoped(Effect.gen(function*() {
+        yield* hostVariable(name, "1")
+        const inherited = yield* Offline.open([FakeModel.text("ok")], { executable: cliPath })
+        yield* inherited.session.run("hi")
+        assert.deepStrictEqual(debugLogs(inherited), [], "the CLI wrote a debug log the program never asked for")
+        const asked = yield* Offline.open([FakeModel.text("ok")], { executable: cliPath, env: { [name]: "1" } })
+        yield* asked.session.run("hi")
+        assert.lengthOf(debugLogs(asked), 1)
+      })).pipe(Effect.provide(processLayer)), 60_000)
+  }
+})
