@@ -721,11 +721,63 @@ export const open: <S extends OutputFormat = never>(
   // `run` decodes with the Schema given, so the session's type follows it.
   openSession(options) as Effect.Effect<Session<RunResult<S>>, ClaudeError.ClaudeError, Transport | Scope.Scope>
 
+/**
+ * Every key of {@link SessionOptions} (the compiler keeps the list whole and exact). A key off it
+ * (a misspelling from JavaScript or a config file, `disalowedTools`; the SDK's name for an option
+ * of another name, `additionalDirectories`) was dropped without a word, and a restriction the
+ * program meant did not hold: it is `InvalidInput`.
+ */
+const sessionOptionKeys: { readonly [K in keyof Required<SessionOptions>]: true } = {
+  executable: true, cwd: true, model: true, fallbackModel: true, resume: true, forkSession: true,
+  continueConversation: true, permissionMode: true, systemPrompt: true, appendSystemPrompt: true,
+  allowedTools: true, disallowedTools: true, maxTurns: true, addDirs: true,
+  projectConfigRoot: true, settings: true, sandbox: true, managedSettings: true, env: true,
+  secretEnv: true, apiKey: true, gitIdentity: true, replayUserMessages: true,
+  fileCheckpointing: true, extraArgs: true, includePartialMessages: true, thinking: true,
+  maxThinkingTokens: true, effort: true, maxBudgetUsd: true, taskBudget: true,
+  settingSources: true, betas: true, tools: true, agent: true, sessionId: true,
+  resumeSessionAt: true, resumeDropsTurn: true, persistSession: true, includeHookEvents: true,
+  debug: true, debugFile: true, plugins: true, permissionPromptToolName: true, agents: true,
+  title: true, promptSuggestions: true, planModeInstructions: true, forwardSubagentText: true,
+  skills: true, jsonSchema: true, mcpServers: true, strictMcpConfig: true, outputFormat: true,
+  maxLineBytes: true, closeGrace: true, controlTimeout: true, initializeTimeout: true,
+  interruptTimeout: true, stallTimeout: true, turnTimeout: true, errorResults: true,
+  verbatimPrompts: true, cliVersionPolicy: true, transcript: true, sessionStore: true
+}
+
+/** The known option nearest `key` (by edit distance, at most 3 edits), for the error's hint. */
+const nearestOption = (key: string): string | undefined => {
+  const distance = (a: string, b: string): number => {
+    let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i]
+      for (let j = 1; j <= b.length; j++) {
+        row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+      }
+      previous = row
+    }
+    return previous[b.length]!
+  }
+  let best: { readonly name: string; readonly d: number } | undefined
+  for (const name of Object.keys(sessionOptionKeys)) {
+    const d = distance(key.toLowerCase(), name.toLowerCase())
+    if (d <= 3 && (best === undefined || d < best.d)) best = { name, d }
+  }
+  return best?.name
+}
+
+/** The keys of `options` that are no session option, each named with the option it is near. */
+const unknownOptions = (options: object): ReadonlyArray<string> =>
+  Object.keys(options).filter((key) => !Object.hasOwn(sessionOptionKeys, key)).map((key) => {
+    const near = nearestOption(key)
+    return `unknown option ${JSON.stringify(key)}${near === undefined ? "" : ` (did you mean ${near}?)`}`
+  })
+
 const openSession: (
   options?: SessionOptions
 ) => Effect.Effect<Session, ClaudeError.ClaudeError, Transport | Scope.Scope> = Effect.fnUntraced(
   function*(options: SessionOptions = {}) {
-    const problems = SessionOptionsCheck.problemsOf(options)
+    const problems = [...unknownOptions(options), ...SessionOptionsCheck.problemsOf(options)]
     if (problems.length > 0) {
       return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({
         description: `Invalid session options: ${problems.join("; ")}`
