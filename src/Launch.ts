@@ -514,7 +514,11 @@ export interface LaunchOptions {
    * `Redacted`. Added to {@link defaultSecretEnv}.
    */
   readonly secretEnv?: ReadonlyArray<string> | undefined
-  /** The Anthropic API key; becomes `ANTHROPIC_API_KEY` (over any value in `env`). */
+  /**
+   * The Anthropic API key; becomes `ANTHROPIC_API_KEY` (over any value in `env`). It is the
+   * session's credential: the host's `ANTHROPIC_AUTH_TOKEN` and `CLAUDE_CODE_OAUTH_TOKEN` are not
+   * inherited with it (the CLI would send the token beside the key), unless `env` sets them.
+   */
   readonly apiKey?: Redacted.Redacted<string> | undefined
   /** Sets `GIT_AUTHOR_NAME`/`GIT_AUTHOR_EMAIL` and `GIT_COMMITTER_NAME`/`GIT_COMMITTER_EMAIL`. */
   readonly gitIdentity?: GitIdentity | undefined
@@ -1070,7 +1074,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
  * The variables {@link buildCommand} sets for the CLI, over the host's: the session's `env` (a
  * value under a secret name, `defaultSecretEnv` or `secretEnv`, as a `Redacted`), `apiKey`,
  * `gitIdentity`, `PWD`, the entrypoint; `CLAUDECODE` removed, and `DEBUG`/`DEBUG_SDK` unless `env`
- * sets them.
+ * sets them, and with `apiKey` the host's `ANTHROPIC_AUTH_TOKEN` and `CLAUDE_CODE_OAUTH_TOKEN`.
  *
  * @since 0.2.0
  * @category constructors
@@ -1080,6 +1084,9 @@ export const commandEnv = (options: LaunchOptions): Record<string, EnvValue> => 
   // A host's `DEBUG`/`DEBUG_SDK` (its own logging) would turn the CLI's debug log on, which the
   // `debug` option decides (the official SDK removes `DEBUG` too); the session's `env` may set them.
   const env: Record<string, EnvValue> = { CLAUDE_CODE_ENTRYPOINT: entrypoint, DEBUG: undefined, DEBUG_SDK: undefined }
+  // With `apiKey`, the key is the session's credential: the CLI would send a host's bearer token
+  // beside it (`Authorization`), to whatever endpoint the session names; the `env` may set one.
+  if (options.apiKey !== undefined) env.ANTHROPIC_AUTH_TOKEN = env.CLAUDE_CODE_OAUTH_TOKEN = undefined
   if (options.cwd !== undefined) env.PWD = Path.resolve(options.cwd)
   for (const [name, value] of Object.entries(options.env ?? {})) {
     env[name] = typeof value === "string" && secrets.has(name) ? Redacted.make(value, { label: name }) : value
