@@ -233,8 +233,14 @@ export type TurnEvent<R extends TurnResult = TurnResult> = Exclude<Event, TurnRe
  * @category models
  */
 export interface Recorder {
-  /** Called with each line the session writes (`send`) or reads (`recv`); must not block or throw. */
-  readonly record: (direction: "send" | "recv", message: unknown) => void
+  /**
+   * Called with each line the session writes (`send`) or reads (`recv`); must not block or throw.
+   * `session` says which of the sessions given this recorder the line is, in the order they opened
+   * (0 the first; since 0.2.0): `Transcript`'s recorders write it from the second on
+   * (`Transcript.Line.session`), so that `Replay` plays each session its own lines. A recorder
+   * that wraps another passes it on.
+   */
+  readonly record: (direction: "send" | "recv", message: unknown, session?: number) => void
   /**
    * `true` to be given the CLI's `stream_event`s too (default: they are not recorded).
    *
@@ -249,15 +255,13 @@ export interface Recorder {
    * @since 0.2.0
    */
   readonly secrets?: ((values: ReadonlyArray<string>) => void) | undefined
-  /**
-   * A recorder for one session of several given this one: a session calls it once, when it
-   * opens, and records its lines there. `Transcript`'s recorders mark each line with the
-   * session's number (`Transcript.Line.session`), so that `Replay` plays each session its own.
-   *
-   * @since 0.2.0
-   */
-  readonly forSession?: (() => Recorder) | undefined
 }
+
+/**
+ * How many sessions each recorder was given so far: a session's number is taken when its CLI is
+ * opened, as `Replay` numbers the sessions opened on it, so that the two agree.
+ */
+const recordedSessions = new WeakMap<Recorder, number>()
 
 /**
  * A user turn: text, or text with images (sent as base64 blocks before the text), and an
@@ -841,11 +845,15 @@ const openSession: (
     // closeGrace, from the interruption) without keeping the CLI alive.
     const afterTheCli: Array<Effect.Effect<void>> = []
     yield* Effect.addFinalizer(() => Effect.suspend(() => Effect.all(afterTheCli, { discard: true })))
+    // The session's number for its recorder, taken where `Replay` takes its own: at the open.
+    const recordedAs = options.transcript === undefined ? undefined : recordedSessions.get(options.transcript) ?? 0
+    if (options.transcript !== undefined) recordedSessions.set(options.transcript, recordedAs! + 1)
     const connection = yield* transport.open({ ...spec, args: command.args })
     // The engine and the protocol's schemas are loaded (by the first session of the process) once
     // the CLI is spawned: they are compiled and built while it starts, which takes far longer.
     const engine = yield* (yield* loadEngine).start({
       options,
+      recordedAs,
       transport,
       connection,
       spec,

@@ -73,7 +73,7 @@ export const Line = Schema.Struct({
   ts: Schema.optionalKey(Schema.Finite.check(Schema.isBetween({ minimum: -8.64e15, maximum: 8.64e15 }))),
   msg: Schema.Unknown,
   /**
-   * Which session of the recorder the line is, in the order they began (`Recorder.forSession`):
+   * Which session of the recorder the line is, in the order they opened (`Recorder.record`'s):
    * absent for the first (and for a recorder of one session), `1` for the second, and so on.
    * `Replay` plays the n-th session's lines to the n-th session opened on it.
    *
@@ -469,22 +469,19 @@ export const toSink: <E>(
     // A line that comes once the recorder's scope has closed (the session outlives it) is lost:
     // said once, as a failing sink is, so that the transcript is not taken for complete.
     const runFork = Effect.runForkWith(yield* Effect.context<never>())
-    const recordAs = (session: number): Recorder["record"] => (dir, msg) => {
-      if (!streamEvents && dir === "recv" && (msg as { type?: unknown } | null)?.type === "stream_event") return
-      if (Queue.offerUnsafe(queue, { dir, ts: clock.currentTimeMillisUnsafe(), msg, session }) || failure !== undefined) return
-      failure = transcriptFailed(
-        "a line came after the recorder's scope closed: the lines from it on are not in the transcript " +
-          "(open the recorder in a scope that outlives the session)"
-      )
-      runFork(fail(failure))
-    }
-    // Each session that begins on the recorder gets the next number (the first 0).
-    let sessions = 0
     const recorder: TranscriptRecorder = {
-      record: recordAs(0),
+      record: (dir, msg, session) => {
+        if (!streamEvents && dir === "recv" && (msg as { type?: unknown } | null)?.type === "stream_event") return
+        const entry = { dir, ts: clock.currentTimeMillisUnsafe(), msg, session: session ?? 0 }
+        if (Queue.offerUnsafe(queue, entry) || failure !== undefined) return
+        failure = transcriptFailed(
+          "a line came after the recorder's scope closed: the lines from it on are not in the transcript " +
+            "(open the recorder in a scope that outlives the session)"
+        )
+        runFork(fail(failure))
+      },
       streamEvents,
       secrets: encoder.secrets,
-      forSession: () => ({ record: recordAs(sessions++), streamEvents, secrets: encoder.secrets }),
       failure: Effect.sync(() => Option.fromUndefinedOr(failure))
     }
     return recorder

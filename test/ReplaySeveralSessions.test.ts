@@ -4,7 +4,8 @@
  * played the file from its start, so the second session's prompt was a `ReplayMismatch` and a
  * recorded `effect/ai` program of two calls could not be replayed. The recorder now writes which
  * of its sessions each line is (`session`, from the second on), and the n-th session opened on
- * the replay plays the n-th session's lines.
+ * the replay plays the n-th session's lines (its number taken when the session opens its CLI, as
+ * the replay takes its own, and passed to `record`, which a wrapping recorder passes on).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -87,5 +88,28 @@ describe("Replay: a transcript of several sessions", () => {
       const replayed = yield* replay(lines, program)
       assert.isTrue(Exit.isSuccess(replayed), String(replayed))
       assert.lengthOf(Exit.isSuccess(replayed) ? replayed.value : [], 2)
+    }))
+
+  it.live("a recorder wrapping a Transcript recorder sees every line; passing session on, its recording replays", () =>
+    Effect.gen(function*() {
+      let seen = 0
+      const program: Program<ReadonlyArray<string | undefined>> = (transcript) =>
+        Effect.all([ask(transcript, "one"), ask(transcript, "two")])
+      const written: Array<string> = []
+      yield* Effect.scoped(Effect.gen(function*() {
+        const inner = yield* Transcript.toSink(Sink.forEach((line: string) => Effect.sync(() => written.push(line))))
+        // Before: the wrapper's `record` never ran (a method it spread from the inner one took the lines).
+        const wrapper: Transcript.TranscriptRecorder = {
+          ...inner,
+          record: (direction, message, session) => {
+            seen++
+            inner.record(direction, message, session)
+          }
+        }
+        yield* program(wrapper)
+      })).pipe(Effect.provide(FakeCli.layer(FakeCli.conversation({}))))
+      assert.isAbove(seen, 0, "the wrapper's record was never called")
+      const lines = yield* Transcript.parse(written.join(""))
+      assert.deepStrictEqual(yield* replay(lines, program), Exit.succeed(["echo: one", "echo: two"]))
     }))
 })

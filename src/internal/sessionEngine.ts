@@ -94,15 +94,16 @@ export interface EngineOptions extends
 
 /** `Claude.Recorder`. */
 interface EngineRecorder {
-  readonly record: (direction: "send" | "recv", message: unknown) => void
+  readonly record: (direction: "send" | "recv", message: unknown, session?: number) => void
   readonly streamEvents?: boolean | undefined
   readonly secrets?: ((values: ReadonlyArray<string>) => void) | undefined
-  readonly forSession?: (() => EngineRecorder) | undefined
 }
 
 /** What `Claude.open` hands over once the CLI is spawned (with the services it found). */
 export interface EngineInput extends HostHandlers.HostServices {
   readonly options: EngineOptions
+  /** Which of the sessions given its recorder this one is (`Claude.Recorder.record`'s `session`). */
+  readonly recordedAs: number | undefined
   readonly transport: Transport["Service"]
   readonly connection: Connection
   /** How the CLI was spawned (`claude --version` is run with the same), with its `closeGrace`. */
@@ -176,15 +177,8 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     Effect.forkScoped
   )
 
-  // The session's own recorder, when the one given records several (`Recorder.forSession`); one
-  // that throws there records nothing of the session (said once), as one that throws on a line.
-  let recorder = options.transcript
-  try {
-    if (recorder?.forSession !== undefined) recorder = recorder.forSession()
-  } catch (error) {
-    recorder = undefined
-    yield* Effect.logWarning("the transcript recorder (options.transcript) threw on forSession: this session is not recorded", error)
-  }
+  const recorder = options.transcript
+  const recordedAs = input.recordedAs ?? 0
   recorder?.secrets?.(secrets)
   // Called as the recorder's method: a recorder may be a class instance. One that throws (its doc
   // says it must not) is stopped, with one warning: a failing sink never ends the session (as
@@ -197,7 +191,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     : (direction: "send" | "recv", message: unknown): void => {
       if (!recording) return
       try {
-        recorder.record(direction, message)
+        recorder.record(direction, message, recordedAs)
       } catch (error) {
         recording = false
         runFork(Effect.logWarning(
