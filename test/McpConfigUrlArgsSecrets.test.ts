@@ -48,6 +48,14 @@ describe("credentials in MCP server URLs and arguments", () => {
     }
   })
 
+  it("a switch (--no-auth, --require-auth) makes no secret of the argument after it", () => {
+    const found = McpServerConfigs.secretsOf({
+      files: { command: "mcp-files", args: ["--no-auth", "relative/project-dir"] },
+      other: { command: "srv", args: ["--require-auth", "--config-file", "/etc/srv.json", "--require-auth", "/srv/project"] }
+    }, [])
+    assert.deepStrictEqual(found, [])
+  })
+
   it.effect("mcp_status echoing them: the transcript holds none of the credentials", () =>
     Effect.gen(function*() {
       const text = yield* mcpStatusTranscript(servers)

@@ -9,19 +9,32 @@ import type * as Launch from "../Launch.ts"
 import type * as Control from "../protocol/control.ts"
 import { isRecord } from "./json.ts"
 
-/**
- * Headers whose plain values are credentials: `Authorization`, `Cookie`, and any name with a
- * word of a credential (`X-Api-Key`, `X-Goog-Api-Key`, `Private-Token`, `X-Access-Token`,
- * `X-Client-Secret`), as services spell them.
- */
-const credentialHeader = /(^|[-_])(authorization|auth|cookie|token|key|apikey|secret|password|passwd|credentials?|signature)([-_]|$)|token$|key$/i
+/** The words that name a credential (`api_key`, `X-Access-Token`, `apiKey`, `DB_PASSWORD`). */
+const credentialWords = new Set([
+  "token", "key", "apikey", "secret", "password", "passwd", "pat", "auth", "authorization",
+  "credential", "credentials", "cookie", "sig", "signature"
+])
+
+/** A name's words, lower-case: split at `-`, `_`, `.` and a lower-to-upper case change. */
+const wordsOf = (name: string): ReadonlyArray<string> =>
+  name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().split(/[-_.\s]+/).filter((word) => word !== "")
+
+/** Whether `word` names a credential: one of {@link credentialWords}, or one ending so (`accesstoken`). */
+const isCredentialWord = (word: string | undefined): boolean =>
+  word !== undefined && (credentialWords.has(word) || /(token|key|secret)$/.test(word))
 
 /**
- * A stdio server's variables whose plain values are credentials, by the last word of their name
- * (`BRAVE_API_KEY`, `SLACK_BOT_TOKEN`, `DB_PASSWORD`, `STRIPE_SECRET`), as MCP servers document
- * their setup; `SSH_KEY_PATH` or `LOG_LEVEL` are not.
+ * A name whose value is a credential, by its last word (`BRAVE_API_KEY`, `SLACK_BOT_TOKEN`,
+ * `access_token`, `--github-pat`), as MCP servers and services document their setup;
+ * `SSH_KEY_PATH`, `LOG_LEVEL` or `region` are not.
  */
-const credentialVariable = /(^|_)(token|key|apikey|secret|password|passwd|pat|credentials?|auth)$/i
+const namesCredential = (name: string): boolean => isCredentialWord(wordsOf(name).at(-1))
+
+/**
+ * A header whose value is a credential: `Authorization`, `Cookie`, and any with a word of a
+ * credential (`X-Api-Key`, `X-Goog-Api-Key`, `Private-Token`, `X-Client-Secret`).
+ */
+const isCredentialHeader = (name: string): boolean => wordsOf(name).some(isCredentialWord)
 
 const revealRecord = (values: unknown): unknown =>
   isRecord(values)
@@ -55,19 +68,6 @@ const credentialParts = (value: string): ReadonlyArray<string> => {
   return space === -1 ? [value] : [value, value.trim().slice(space + 1).trim()]
 }
 
-/**
- * A URL's query parameters whose values are credentials, by the last word of their name
- * (`api_key`, `access_token`, `apiKey`, `key`, `sig`), as services that take a key in the URL
- * document it; `region` or `format` are not.
- */
-const credentialParameter = /(^|[-_.])(token|key|apikey|secret|password|passwd|pat|sig|signature|auth|credentials?)$|[a-z](token|key|secret)$/i
-
-/**
- * A stdio server's flags whose value is a credential (`--api-key <key>`, `--token=<t>`,
- * `--github-pat <t>`), by the same last words.
- */
-const credentialFlag = /^--?([a-z0-9]+[-_])*(token|key|apikey|secret|password|passwd|pat|auth|credentials?)$/i
-
 /** A value as written, and decoded when it is percent-encoded (the CLI may echo either). */
 const urlForms = (raw: string): ReadonlyArray<string> => {
   try {
@@ -86,19 +86,34 @@ const urlCredentials = (url: string): ReadonlyArray<string> => {
   const query = /\?([^#]*)/.exec(url)?.[1] ?? ""
   for (const pair of query.split("&")) {
     const equals = pair.indexOf("=")
-    if (equals > 0 && credentialParameter.test(urlForms(pair.slice(0, equals)).at(-1)!)) found.push(...urlForms(pair.slice(equals + 1)))
+    if (equals > 0 && namesCredential(urlForms(pair.slice(0, equals)).at(-1)!)) found.push(...urlForms(pair.slice(equals + 1)))
   }
   return found
 }
 
-/** The credentials in a stdio server's arguments: the value of each credential flag. */
+/**
+ * A stdio server's flag whose value is a credential (`--api-key <key>`, `--token=<t>`,
+ * `--github-pat <t>`), by its last word; not a negated one (`--no-auth`).
+ */
+const isCredentialFlag = (flag: string): boolean =>
+  /^--?[a-z0-9]/i.test(flag) && !/^--?no-/i.test(flag) && namesCredential(flag.replace(/^--?/, ""))
+
+/**
+ * The credentials in a stdio server's arguments: the value of each credential flag, joined
+ * (`--token=<t>`) or the next argument, unless that reads as no value of it (another flag, a path:
+ * the flag is then a switch, `--require-auth /srv/project`).
+ */
 const argCredentials = (args: ReadonlyArray<unknown>): ReadonlyArray<string> => {
   const found: Array<string> = []
   args.forEach((arg, i) => {
     if (typeof arg !== "string") return
     const equals = arg.indexOf("=")
-    if (equals > 0 && arg.startsWith("-") && credentialFlag.test(arg.slice(0, equals))) found.push(arg.slice(equals + 1))
-    else if (credentialFlag.test(arg) && typeof args[i + 1] === "string") found.push(args[i + 1] as string)
+    if (equals > 0) {
+      if (isCredentialFlag(arg.slice(0, equals))) found.push(arg.slice(equals + 1))
+      return
+    }
+    const next = args[i + 1]
+    if (isCredentialFlag(arg) && typeof next === "string" && !/^[-/.~]/.test(next)) found.push(next)
   })
   return found
 }
@@ -123,7 +138,7 @@ export const secretsOf = (
     if (isRecord(config.env)) {
       for (const [name, value] of Object.entries(config.env)) {
         if (Redacted.isRedacted(value)) secrets.add(String(Redacted.value(value)))
-        else if (typeof value === "string" && (names.has(name) || credentialVariable.test(name))) secrets.add(value)
+        else if (typeof value === "string" && (names.has(name) || namesCredential(name))) secrets.add(value)
       }
     }
     if (typeof config.url === "string") for (const credential of urlCredentials(config.url)) secrets.add(credential)
@@ -132,7 +147,7 @@ export const secretsOf = (
       for (const [name, value] of Object.entries(config.headers)) {
         const revealed = Redacted.isRedacted(value) ? String(Redacted.value(value)) : value
         if (typeof revealed !== "string") continue
-        if (Redacted.isRedacted(value) || credentialHeader.test(name)) {
+        if (Redacted.isRedacted(value) || isCredentialHeader(name)) {
           for (const part of credentialParts(revealed)) secrets.add(part)
         }
       }
