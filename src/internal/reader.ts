@@ -326,9 +326,9 @@ export class Reader {
     // The turns a result ends are those running before it is routed; other lines may start one.
     const before = this.options.turns.current
     const event = this.options.turns.route(message)
-    // A late result (it ended no running turn) closes none of the running turn's spans.
+    // A late result leaves the running turn running (`Turns.finish`): it closes none of its spans.
     if (event.type !== "result") this.options.tracing.observe(event, this.options.turns.current)
-    else if (this.options.turns.lastResultClosed) this.options.tracing.observe(event, before)
+    else if (this.options.turns.current.length === 0) this.options.tracing.observe(event, before)
     this.events.push(event)
   }
 }

@@ -137,11 +137,6 @@ export class Turns {
   private between = true
   /** True once the CLI has echoed a uuid: from then on, turns are matched by uuid alone. */
   private echoes = false
-  /**
-   * Whether the last result routed ended the running CLI turn; a late one (naming none of its
-   * messages) did not, and is not the running turn's to trace.
-   */
-  lastResultClosed = true
   /** Prompt hook lines read between CLI turns, for the user turns of the next one. */
   private early: Array<Event> = []
   /**
@@ -461,7 +456,6 @@ export class Turns {
       const oldest = this.oldest()
       ended = oldest === undefined ? [] : [oldest]
     }
-    this.lastResultClosed = closes
     const withUsage = this.options.toTurnResult(result, uuids ?? ended.map((turn) => turn.uuid), own, closes)
     for (let i = 0; i < ended.length; i++) {
       const turn = ended[i]!
