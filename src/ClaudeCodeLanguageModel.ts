@@ -419,15 +419,16 @@ const openTurn = Effect.fnUntraced(function*(
   )
   const state = new MappingState(prefix, toolkit, reported, results, jsonSchema !== undefined, text)
   let finished = false
-  const reply = new Reply()
+  // What the session answers, kept only for a conversation that may resume it.
+  const reply = conversation === "resume" ? new Reply() : undefined
   return session.turn(rendered.input).pipe(
     Stream.flatMap((event) => Stream.fromIterable(state.map(event))),
     Stream.tap((part) =>
       Effect.sync(() => {
-        reply.add(part)
+        reply?.add(part)
         if (part.type !== "finish") return
         finished = true
-        if (conversation === "resume" && state.sessionId !== undefined) {
+        if (reply !== undefined && state.sessionId !== undefined) {
           tracker.mark(providerOptions.prompt.content, state.sessionId, resumed, reply)
         }
       })

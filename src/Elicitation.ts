@@ -448,7 +448,6 @@ const respondWire = Effect.fnUntraced(function*(
         Effect.mapError((error): CallFailure => ({ action: "decline", failure: "invalid_answer", error, cause: Cause.fail(error) }))
       )
     ),
-    Effect.flatMap((body) => writable(body, `elicitation handler for ${server}`)),
     (reading) => readAnswer(reading, `elicitation handler for ${server}`),
     Effect.result
   )

@@ -983,7 +983,7 @@ export const bind = (
     const refused: Record<string, unknown> | undefined = !guarded
       ? undefined
       : event === undefined
-      ? { ...refusalOfAnyEvent(error.message) }
+      ? refusalOfAnyEvent(error.message)
       : refusal(event, error.message)
     const consequence = refused === undefined
       ? "and the CLI goes on as if the hook had said nothing"

@@ -1062,7 +1062,7 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
     const schema = JSON.stringify(objectSchemaOf(options.jsonSchema) ?? options.jsonSchema)
     // Also sent in `initialize.jsonSchema`, which the CLIs with structured output (2.1.200 on) read:
     // one too long for a single argument would fail the spawn (E2BIG), so it goes there only.
-    if (Buffer.byteLength(schema) < maxArgBytes) args.push("--json-schema", schema)
+    if (Buffer.byteLength(schema) <= maxArgBytes) args.push("--json-schema", schema)
   }
   if (wiring.sessionMirror === true) args.push("--session-mirror")
   args.push(...extraArgsList(options.extraArgs))

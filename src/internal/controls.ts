@@ -50,14 +50,14 @@ const modeInEffect = (mode: string | undefined): Launch.PermissionMode | undefin
 export const make = (
   request: Request,
   mcp: McpServers.McpConnection,
-  secrets: {
+  session: {
     /** The names of the secret variables (`Launch.defaultSecretEnv`, the session's `secretEnv`). */
     readonly secretNames: ReadonlyArray<string>
     /** Makes values the session's secrets, before a line holding them is written. */
     readonly addSecrets: (values: ReadonlyArray<string>) => void
-  },
-  /** The session has a `Permissions` layer (the CLI asks it: `--permission-prompt-tool stdio`). */
-  permissionsLayer: boolean
+    /** The session has a `Permissions` layer (the CLI asks it: `--permission-prompt-tool stdio`). */
+    readonly permissionsLayer: boolean
+  }
 ) => {
   /** A request answered with a bare acknowledgement. */
   const ack = (body: Protocol.OutgoingRequestBody & { readonly subtype: string }, options: RequestOptions | undefined) =>
@@ -83,7 +83,7 @@ export const make = (
     ): Effect.Effect<Launch.PermissionMode | undefined, ClaudeError.ClaudeError> =>
       // Refused as the launch option is (`Launch.validate`): in that mode the CLI never asks the
       // layer, and a CLI launched with `--allow-dangerously-skip-permissions` takes the switch.
-      permissionsLayer && mode === "bypassPermissions"
+      session.permissionsLayer && mode === "bypassPermissions"
         ? invalid(
           `setPermissionMode: "bypassPermissions" cannot be used in a session with a Permissions layer: in that ` +
             `mode the CLI never asks, so the layer would never be called`
@@ -166,7 +166,7 @@ export const make = (
           )
         )
         // Their secrets are the session's before the line that holds them is written.
-        secrets.addSecrets(McpServerConfigs.secretsOf(servers, secrets.secretNames))
+        session.addSecrets(McpServerConfigs.secretsOf(servers, session.secretNames))
         // Served before the CLI hears of them: its first mcp_message may come before its answer.
         yield* mcp.add(registered)
         const body: Protocol.McpSetServersRequest = { subtype: "mcp_set_servers", servers: { ...external, ...sdk } }

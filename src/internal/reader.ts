@@ -265,9 +265,8 @@ export class Reader {
         const requestId = object!.request_id
         if (typeof requestId === "string" && isHookCallback(request)) {
           // The hooks answer it, a guard with its refusal (`isHookCallback`).
-          const hook = request
-          const parent = this.options.tracing.parentOf(hook, this.options.turns.current)
-          this.controls.push(() => this.options.incoming.dispatch(requestId, hook, parent, decoded.failure))
+          const parent = this.options.tracing.parentOf(request, this.options.turns.current)
+          this.controls.push(() => this.options.incoming.dispatch(requestId, request, parent, decoded.failure))
         } else {
           // The CLI waits for an answer to every request: one it cannot be served gets an error.
           const description = `The library could not read this request: ${decoded.failure}`

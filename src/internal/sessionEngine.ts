@@ -430,7 +430,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   return {
     runner,
     requestDecoded: requestWith(true),
-    controls: Controls.make(requestWith(false), mcp, { secretNames, addSecrets }, Option.isSome(input.permissions)),
+    controls: Controls.make(requestWith(false), mcp, { secretNames, addSecrets, permissionsLayer: Option.isSome(input.permissions) }),
     sessionId: Deferred.await(sessionId),
     initializeResult,
     cliVersion: Fiber.join(ready),
