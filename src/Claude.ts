@@ -770,11 +770,29 @@ const nearestOption = (key: string): string | undefined => {
   return best?.name
 }
 
+/** The official SDK's options that the library takes under another name, or as a service. */
+const sdkOptionNames: Readonly<Record<string, string>> = {
+  additionalDirectories: "addDirs",
+  continue: "continueConversation",
+  enableFileCheckpointing: "fileCheckpointing",
+  pathToClaudeCodeExecutable: "executable",
+  canUseTool: "a Permissions layer",
+  hooks: "a Hooks layer",
+  onElicitation: "an Elicitation layer",
+  onUserDialog: "a UserDialogs layer"
+}
+
 /** The keys of `options` that are no session option, each named with the option it is near. */
 const unknownOptions = (options: object): ReadonlyArray<string> =>
   Object.keys(options).filter((key) => !Object.hasOwn(sessionOptionKeys, key)).map((key) => {
+    const sdk = Object.hasOwn(sdkOptionNames, key) ? sdkOptionNames[key] : undefined
     const near = nearestOption(key)
-    return `unknown option ${JSON.stringify(key)}${near === undefined ? "" : ` (did you mean ${near}?)`}`
+    const hint = sdk !== undefined
+      ? ` (the official SDK's name: here it is ${sdk})`
+      : near === undefined
+      ? ""
+      : ` (did you mean ${near}?)`
+    return `unknown option ${JSON.stringify(key)}${hint}`
   })
 
 const openSession: (

@@ -33,6 +33,7 @@ describe("unknown session options", () => {
     Effect.gen(function*() {
       const message = yield* invalidMessage(openWith({ additionalDirectories: ["/srv/data"] }))
       assert.include(message, "\"additionalDirectories\"")
+      assert.include(message, "here it is addDirs")
     }))
 
   it.effect("every known option, even undefined, is taken", () =>
