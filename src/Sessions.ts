@@ -401,7 +401,8 @@ const foldEntry = (fold: Fold, entry: SessionStore.Entry): Fold => {
     const prompt = promptOf(entry, fold)
     if (prompt !== undefined) fold.firstPrompt = prompt
   }
-  if (fold.mediaFallback === undefined) {
+  // Only a session with no first prompt yet may need it.
+  if (fold.firstPrompt === undefined && fold.mediaFallback === undefined) {
     const media = mediaOf(entry)
     if (media !== undefined) fold.mediaFallback = media
   }
