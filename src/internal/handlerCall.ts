@@ -222,9 +222,17 @@ export const warnFailure = (message: string, cause: Cause.Cause<unknown>): Effec
  * answer at all; a Map went out as `{}`. Checked on the handler's own answer, before its schema
  * writes it (which would turn the Map into `{}`), and read back as the CLI will read it: an
  * optional key set to `undefined` (which TypeScript allows without `exactOptionalPropertyTypes`)
- * is absent, not a value the schema refuses (a deny's own message was lost to its refusal).
+ * is absent, not a value the schema refuses (a deny's own message was lost to its refusal). But
+ * not a permission rule's `ruleContent`: absent, the rule covers every call of its tool
+ * (`Bash(rm:*)` would become all of Bash), so an answer holding one set to `undefined` is refused.
  */
 export const writable = <A>(answer: A, who: string): Effect.Effect<A, CallFailure> => {
+  if (hasUndefinedRuleContent(answer)) {
+    return refuseAnswer(
+      `The ${who} gave an invalid answer: a permission rule's ruleContent is undefined, which the CLI would read ` +
+        "as a rule for every call of the tool (leave the key out to mean that)"
+    )
+  }
   const error = jsonWriteError(answer)
   if (error !== undefined) {
     return Effect.fail({
@@ -238,6 +246,14 @@ export const writable = <A>(answer: A, who: string): Effect.Effect<A, CallFailur
   return problem === undefined
     ? Effect.succeed(answer === undefined ? answer : JSON.parse(JSON.stringify(answer)) as A)
     : refuseAnswer(`The ${who} gave an answer that is not JSON data: ${problem}`)
+}
+
+/** Whether a value holds an object with a `ruleContent` key set to `undefined` (a permission rule's). */
+const hasUndefinedRuleContent = (value: unknown, depth = 0): boolean => {
+  if (typeof value !== "object" || value === null || depth > 8) return false
+  if (Array.isArray(value)) return value.some((item) => hasUndefinedRuleContent(item, depth + 1))
+  if (Object.hasOwn(value, "ruleContent") && (value as { readonly ruleContent?: unknown }).ruleContent === undefined) return true
+  return Object.values(value).some((item) => hasUndefinedRuleContent(item, depth + 1))
 }
 
 /** The `invalid_answer` failure of a handler's answer, saying `description`. */
