@@ -125,7 +125,12 @@ import { Permissions } from "./internal/services.ts"
 /**
  * Allow the tool call. `updatedInput` replaces the tool's input (the CLI runs the new one);
  * `updatedPermissions` adds rules (e.g. one of the request's `permission_suggestions`) so the
- * same call is not asked about again.
+ * same call is not asked about again. An update's `destination` says where the CLI keeps it:
+ * `session` for this session only; `localSettings`, `projectSettings` and `userSettings` are
+ * written to a settings file on disk (`.claude/settings.local.json` in the cwd for
+ * `localSettings`, the destination CLI 2.1.332 suggests its rules with) and hold for later
+ * sessions too. A rule without `ruleContent` covers every call of the tool; one whose
+ * `ruleContent` is `undefined` is refused (the call denied), as JSON would drop the key.
  *
  * @since 0.1.0
  * @category constructors
