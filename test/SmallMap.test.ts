@@ -50,4 +50,16 @@ describe("SmallMap", () => {
     assert.strictEqual(map.get(a), "first")
     assert.strictEqual(map.size, 2)
   })
+
+  it("removeWhere takes out the entries it picks, in order, each gone when f sees it; the rest stay in order", () => {
+    const map = new SmallMap<string, number>()
+    for (const [key, value] of [["a", 1], ["b", 2], ["c", 3], ["d", 4]] as const) map.set(key, value)
+    const removed: Array<string> = []
+    map.removeWhere((value) => value % 2 === 0, (value, key) => {
+      removed.push(`${key}=${value}`)
+      assert.isFalse(map.has(key))
+    })
+    assert.deepStrictEqual(removed, ["b=2", "d=4"])
+    assert.deepStrictEqual(map.values(), [1, 3])
+  })
 })

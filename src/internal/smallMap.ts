@@ -50,6 +50,24 @@ export class SmallMap<K, V> {
     return this.entries.slice()
   }
 
+  /**
+   * Removes the entries `remove` picks, oldest first, calling `f` with each once it is out (so
+   * `f` may change the map); the others stay, in their order.
+   */
+  removeWhere(remove: (value: V, key: K) => boolean, f: (value: V, key: K) => void): void {
+    for (let at = 0; at < this.keys.length;) {
+      const key = this.keys[at]!
+      const value = this.entries[at]!
+      if (!remove(value, key)) {
+        at++
+        continue
+      }
+      this.keys.splice(at, 1)
+      this.entries.splice(at, 1)
+      f(value, key)
+    }
+  }
+
   /** Removes every entry, calling `f` with each value first, oldest first. */
   drain(f: (value: V, key: K) => void): void {
     while (this.keys.length > 0) {

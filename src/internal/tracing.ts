@@ -229,8 +229,15 @@ export class SessionTracing {
   }
 
   /** The span of the turn the CLI runs now: the library's, or one of its own. */
-  private turnSpan(running: ReadonlyArray<Turn>): Tracer.AnySpan {
+  /** The span of the user turn that runs, if any has one. */
+  private runningSpan(running: ReadonlyArray<Turn>): Tracer.AnySpan | undefined {
     for (const turn of running) if (turn.span !== undefined) return turn.span
+    return undefined
+  }
+
+  private turnSpan(running: ReadonlyArray<Turn>): Tracer.AnySpan {
+    const own = this.runningSpan(running)
+    if (own !== undefined) return own
     if (this.ownTurn === undefined && this.options.enabled) {
       this.ownTurn = this.open("claude.turn", this.options.sessionSpan, {
         "gen_ai.operation.name": "invoke_agent",
@@ -250,10 +257,8 @@ export class SessionTracing {
    */
   private parentIn(thread: string, running: ReadonlyArray<Turn>): Tracer.AnySpan {
     if (thread === MAIN) return this.turnSpan(running)
-    const own = this.tools.get(thread)?.span ?? this.background.get(thread)
-    if (own !== undefined) return own
-    for (const turn of running) if (turn.span !== undefined) return turn.span
-    return this.ownTurn ?? this.options.sessionSpan
+    return this.tools.get(thread)?.span ?? this.background.get(thread) ?? this.runningSpan(running) ?? this.ownTurn ??
+      this.options.sessionSpan
   }
 
   /** The attributes a `turn`/`run` span starts with; the prompt when content is on. */
@@ -552,18 +557,8 @@ export class SessionTracing {
       this.background.drain((_, thread) => this.marks.delete(thread))
       return
     }
-    const calls: Array<[string, ModelCall]> = []
-    this.calls.drain((call, thread) => {
-      if (this.background.has(thread)) calls.push([thread, call])
-      else this.endCall(call)
-    })
-    for (const [thread, call] of calls) this.calls.set(thread, call)
-    const tools: Array<[string, ToolUse]> = []
-    this.tools.drain((tool, id) => {
-      if (this.background.has(tool.thread)) tools.push([id, tool])
-      else this.endUnfinished(tool)
-    })
-    for (const [id, tool] of tools) this.tools.set(id, tool)
+    this.calls.removeWhere((_, thread) => !this.background.has(thread), (call) => this.endCall(call))
+    this.tools.removeWhere((tool) => !this.background.has(tool.thread), (tool) => this.endUnfinished(tool))
   }
 
   private endUnfinished(tool: ToolUse): void {
@@ -591,12 +586,7 @@ export class SessionTracing {
       this.endCall(call)
       this.calls.delete(thread)
     }
-    const kept: Array<[string, ToolUse]> = []
-    this.tools.drain((tool, id) => {
-      if (tool.thread === thread) this.endUnfinished(tool)
-      else kept.push([id, tool])
-    })
-    for (const [id, tool] of kept) this.tools.set(id, tool)
+    this.tools.removeWhere((tool) => tool.thread === thread, (tool) => this.endUnfinished(tool))
   }
 
   private result(result: TurnResult): void {
