@@ -19,10 +19,17 @@
  *   `toolkit` (the model sees `mcp__toolkit__<name>`, every character of either name but letters,
  *   digits, `_` and `-` as `_`), allowed without a permission prompt. The
  *   CLI runs the handlers during the turn, so their calls come back as provider-executed
- *   `tool-call` and `tool-result` parts, with the results as the tools' Schemas encode them.
+ *   `tool-call` and `tool-result` parts, with the results as the tools' Schemas encode them (a
+ *   tool's `toModelOutput` is what the model reads instead, and the part's `modelOutput`; a
+ *   history's tool result is sent as its `modelOutput` when it has one).
  *   Claude Code's own tools (`Bash`, `Read`, …) are reported the same way when the toolkit holds
  *   their provider-defined counterpart ({@link Bash}, {@link builtin}); calls of built-in tools the
- *   toolkit does not name are left out of the response (they still ran).
+ *   toolkit does not name are left out of the response (they still ran). A tool with
+ *   `needsApproval` is not allowed ahead: the CLI asks the session's `Permissions` for each of its
+ *   calls (with none, it refuses them); with `permissionMode` `bypassPermissions` or `auto`, which
+ *   ask no one, the call is a `ToolConfigurationError`. `disableToolCallResolution` cannot be
+ *   honoured (the handlers run in the turn, and a provider is not told of it), but with
+ *   `toolCallValidation: "deferred"`, which a provider sees, a toolkit is an `InvalidRequestError`.
  * - **Streaming.** Text and thinking come as `text-*` and `reasoning-*` deltas as the CLI streams
  *   them (`--include-partial-messages`); the `finish` part carries the finish reason and the
  *   turn's token usage, and `metadata["claude-code"]` its cost, session id, turns and duration.
@@ -47,7 +54,7 @@ import * as AiError from "effect/ai/AiError"
 import type * as IdGenerator from "effect/ai/IdGenerator"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import * as Model from "effect/ai/Model"
-import type * as Prompt from "effect/ai/Prompt"
+import * as Prompt from "effect/ai/Prompt"
 import type * as Response from "effect/ai/Response"
 import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
@@ -336,6 +343,18 @@ const openTurn = Effect.fnUntraced(function*(
   const userTools = servedTools(providerOptions)
   const reported = new Set(providerOptions.tools.filter(Tool.isProviderDefined).map((tool) => tool.name))
   const results = new ToolkitResults()
+  // Calls left to the program (`disableToolCallResolution`, seen here by its deferred validation):
+  // the CLI would run the handlers in the turn, so none is served.
+  if (userTools.length > 0 && providerOptions.toolCallValidation === "deferred") {
+    return yield* Effect.fail(aiError(
+      method,
+      new AiError.InvalidRequestError({
+        parameter: "disableToolCallResolution",
+        description: "Claude Code runs the toolkit's handlers during the turn: it cannot leave the model's calls " +
+          "of the toolkit's tools to the program"
+      })
+    ))
+  }
   const services = yield* Effect.context<never>()
   const missing = userTools.filter((tool) => !services.mapUnsafe.has(tool.id))
   if (missing.length > 0) {
@@ -344,7 +363,24 @@ const openTurn = Effect.fnUntraced(function*(
       new AiError.ToolConfigurationError({
         toolName: missing[0]!.name,
         description: "its handler is not in the context: pass the Toolkit itself (not its resolved " +
-          "handlers) as the toolkit of the call, with `toolkit.toLayer(...)` provided"
+          "handlers) as the toolkit of the call, with `toolkit.toLayer(...)` provided (Claude Code runs the " +
+          "handlers during the turn, even with disableToolCallResolution)"
+      })
+    ))
+  }
+  // A tool that needs approval runs only when the session's `Permissions` allow its call: a mode
+  // in which the CLI asks no one (everything allowed, or a classifier deciding) would run it unasked.
+  const needsApproval = userTools.find((tool) => tool.needsApproval !== undefined && tool.needsApproval !== false)
+  if (
+    needsApproval !== undefined &&
+    (sessionOptions.permissionMode === "bypassPermissions" || sessionOptions.permissionMode === "auto")
+  ) {
+    return yield* Effect.fail(aiError(
+      method,
+      new AiError.ToolConfigurationError({
+        toolName: needsApproval.name,
+        description: `it needs approval (needsApproval), which permissionMode "${sessionOptions.permissionMode}" ` +
+          "never asks for: use a mode that asks the session's Permissions, or leave the tool out of the call"
       })
     ))
   }
@@ -649,8 +685,13 @@ const messageText = (message: Prompt.Message, imagesSent = false): string => {
       case "tool-call":
         lines.push(`[called ${part.name} (call ${part.id}) with ${stringify(part.params)}]`)
         break
+      // What the model read of it: its model output (`toModelOutput`) in place of the result.
       case "tool-result":
-        lines.push(`[${part.name} (call ${part.id}) ${part.isFailure ? "failed with" : "returned"} ${stringify(part.result)}]`)
+        lines.push(
+          `[${part.name} (call ${part.id}) ${part.isFailure ? "failed with" : "returned"} ${
+            part.modelOutput !== undefined ? stringify(Prompt.toolModelOutputToText(part.modelOutput)) : stringify(part.result)
+          }]`
+        )
         break
       case "file":
         // The turn's own images go as image blocks; other files, and earlier images, are named only.
@@ -946,6 +987,7 @@ class MappingState {
             name,
             isFailure: recorded.isFailure,
             result: recorded.encodedResult,
+            ...modelOutputOf(recorded),
             providerExecuted: true
           }
           : call.toolkit
@@ -1012,6 +1054,17 @@ class MappingState {
     })
     return parts
   }
+}
+
+const encodeModelOutput = Schema.encodeUnknownResult(Schema.Array(Prompt.ToolModelOutputPart))
+
+/** A toolkit call's model output (its tool's `toModelOutput`), encoded for its `tool-result` part. */
+const modelOutputOf = (
+  recorded: McpServers.ToolkitCallResult
+): { readonly modelOutput?: ReadonlyArray<Prompt.TextPartEncoded | Prompt.FilePartEncoded> } => {
+  if (recorded.modelOutput === undefined) return {}
+  const encoded = encodeModelOutput(recorded.modelOutput)
+  return Result.isSuccess(encoded) ? { modelOutput: encoded.success } : {}
 }
 
 const toolResultText = (content: Protocol.ToolResultBlock["content"]): string => {

@@ -1067,6 +1067,8 @@ export interface ToolkitCallResult {
   readonly isFailure: boolean
   /** The encoded success or failure. */
   readonly encodedResult: unknown
+  /** What the model read in place of the success: the tool's `toModelOutput`, when it has one. */
+  readonly modelOutput?: ReadonlyArray<ModelOutputPart> | undefined
 }
 
 /**
@@ -1096,9 +1098,11 @@ export type ToolkitServices<Tools extends Record<string, AiTool.Any>> =
  *   where the `McpServers` layer is built (`toolkit.toLayer(...)` provided below it): the
  *   parameters are decoded with the tool's Schema before the handler runs.
  * - The success, encoded with the tool's `success` Schema, is the result: a string as its text,
- *   anything else as its JSON text. A failure (the tool's `failure`, whatever its `failureMode`,
- *   or parameters that did not decode) is an `isError` result whose text the model reads: the
- *   error's `message` when it has one, else its JSON.
+ *   anything else as its JSON text; with the tool's `toModelOutput`, its output instead (text
+ *   blocks, PNG, JPEG, GIF and WebP images as image blocks, other files named). A failure (the
+ *   tool's `failure`, whatever its `failureMode`, or parameters that did not decode) is an
+ *   `isError` result whose text the model reads: the error's `message` when it has one, else its
+ *   JSON.
  * - Preliminary results are not sent (MCP has no place for them); the last one counts.
  * - `notifications/cancelled` interrupts the handler, as for {@link tool}.
  * - `onResult`, when given, sees every call's encoded result (what `ClaudeCodeLanguageModel`
@@ -1170,10 +1174,23 @@ const toolkitTool = (
   const fromJson = AiTool.isDynamic(aiTool) && aiTool.jsonSchema !== undefined
     ? Effect.succeed
     : (args: unknown) => readJson(args).pipe(Effect.orElseSucceed(() => args))
-  const report = (meta: CallMeta | undefined, params: unknown, isFailure: boolean, encodedResult: unknown) =>
+  const report = (
+    meta: CallMeta | undefined,
+    params: unknown,
+    isFailure: boolean,
+    encodedResult: unknown,
+    modelOutput?: ReadonlyArray<ModelOutputPart>
+  ) =>
     onResult === undefined
       ? Effect.void
-      : onResult({ toolUseId: meta?.toolUseId, name: aiTool.name, params, isFailure, encodedResult })
+      : onResult({
+        toolUseId: meta?.toolUseId,
+        name: aiTool.name,
+        params,
+        isFailure,
+        encodedResult,
+        ...(modelOutput !== undefined ? { modelOutput } : {})
+      })
   const fail = (meta: CallMeta | undefined, params: unknown, error: unknown, encoded: unknown) =>
     Effect.andThen(
       report(meta, params, true, encoded),
@@ -1219,6 +1236,12 @@ const toolkitTool = (
         if (Option.isNone(outcome.success)) return yield* Effect.die(new Error(`Tool ${aiTool.name} gave no result`))
         const result = outcome.success.value
         if (result.isFailure) return yield* fail(meta, args, result.result, result.encodedResult)
+        // `toModelOutput`: the model reads its output in place of the encoded result (which may
+        // hold what the model must not see); the program still gets the encoded result.
+        if (result.modelOutput !== undefined) {
+          yield* report(meta, args, false, result.encodedResult, result.modelOutput)
+          return modelOutputContent(result.modelOutput)
+        }
         // Written before it is reported: a success JSON cannot write (a BigInt, a cycle) reaches
         // the model as a failure, and `onResult` says so too.
         if (Predicate.isString(result.encodedResult)) {
@@ -1255,6 +1278,32 @@ const toolkitAnnotations = (aiTool: AiTool.Any): ToolAnnotations => {
     idempotentHint: Context.get(annotations, AiTool.Idempotent),
     openWorldHint: Context.get(annotations, AiTool.OpenWorld)
   }
+}
+
+/** A part of a tool's `toModelOutput` (`Prompt.ToolModelOutputPart`; that module is left to `./ai`). */
+type ModelOutputPart = ReturnType<NonNullable<AiTool.Any["toModelOutput"]>>[number]
+
+/** The image types a model reads from a tool's model output (others are named only). */
+const modelImageTypes: ReadonlyArray<string> = ["image/png", "image/jpeg", "image/gif", "image/webp"]
+
+/**
+ * A tool's `toModelOutput` as content blocks: its text, its images (bytes, base64 or a `data:`
+ * URL) as image blocks, any other file named only, as `Prompt.toolModelOutputToText` does.
+ */
+const modelOutputContent = (parts: ReadonlyArray<ModelOutputPart>): ReadonlyArray<ContentBlock> => {
+  const blocks = parts.map((part): ContentBlock => {
+    if (part.type === "text") return text(part.text)
+    const given = part.data instanceof URL ? (part.data.protocol === "data:" ? part.data.href : undefined) : part.data
+    if (given !== undefined && modelImageTypes.includes(part.mediaType)) {
+      return image({
+        data: Predicate.isString(given) ? given.replace(/^data:[^,]*;base64,/, "") : given,
+        mimeType: part.mediaType
+      })
+    }
+    // As `Prompt.toolModelOutputToText` names a file.
+    return text(`[${part.mediaType}${part.fileName === undefined ? "" : ` ${part.fileName}`} omitted]`)
+  })
+  return blocks.length === 0 ? [text("")] : blocks
 }
 
 /** What the model reads of a failure: its message, else its encoded form as JSON. */
