@@ -12,24 +12,10 @@ import * as Redacted from "effect/Redacted"
 import * as Claude from "../src/Claude.ts"
 import * as Launch from "../src/Launch.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
+import { withEnv } from "./support/env.ts"
 import { processLayer } from "./support/live.ts"
 import { cliPath } from "./support/realCli.ts"
 import { makeTempDir } from "./support/tempDir.ts"
-
-/** Sets the host's variable for the scope, as the program's own environment would hold it. */
-const hostVariable = (name: string, value: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const before = process.env[name]
-      process.env[name] = value
-      return before
-    }),
-    (before) =>
-      Effect.sync(() => {
-        if (before === undefined) delete process.env[name]
-        else process.env[name] = before
-      })
-  )
 
 /** The credential headers of the model requests of one turn, `options` given over the fake's environment. */
 const credentialsSent = (options: Claude.SessionOptions) =>
@@ -61,14 +47,14 @@ describe("apiKey and a host's ANTHROPIC_AUTH_TOKEN", { timeout: 60_000 }, () => 
 
   it.live("the session's apiKey alone reaches the model; the host's token does not", () =>
     Effect.scoped(Effect.gen(function*() {
-      yield* hostVariable("ANTHROPIC_AUTH_TOKEN", "host-token-0123456789")
+      yield* withEnv("ANTHROPIC_AUTH_TOKEN", "host-token-0123456789")
       const sent = yield* credentialsSent({ apiKey: Redacted.make("program-key-0123456789") })
       assert.deepStrictEqual(sent, [{ key: "program-key-0123456789", bearer: undefined }])
     })).pipe(Effect.provide(processLayer)))
 
   it.live("without apiKey the host's token is the credential, as before", () =>
     Effect.scoped(Effect.gen(function*() {
-      yield* hostVariable("ANTHROPIC_AUTH_TOKEN", "host-token-0123456789")
+      yield* withEnv("ANTHROPIC_AUTH_TOKEN", "host-token-0123456789")
       const sent = yield* credentialsSent({})
       assert.deepStrictEqual(sent, [{ key: undefined, bearer: "Bearer host-token-0123456789" }])
     })).pipe(Effect.provide(processLayer)))

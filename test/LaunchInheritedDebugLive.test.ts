@@ -11,23 +11,9 @@ import * as Path from "node:path"
 import * as Launch from "../src/Launch.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import * as Offline from "../src/testing/Offline.ts"
+import { withEnv } from "./support/env.ts"
 import { processLayer } from "./support/live.ts"
 import { cliPath } from "./support/realCli.ts"
-
-/** Sets the host's variable for the scope, as the program's own environment would hold it. */
-const hostVariable = (name: string, value: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const before = process.env[name]
-      process.env[name] = value
-      return before
-    }),
-    (before) =>
-      Effect.sync(() => {
-        if (before === undefined) delete process.env[name]
-        else process.env[name] = before
-      })
-  )
 
 /** The debug logs the CLI of an offline session wrote under its HOME. */
 const debugLogs = (offline: Offline.Setup): ReadonlyArray<string> => {
@@ -49,7 +35,7 @@ describe("a host's DEBUG does not turn the CLI's debug log on", () => {
   for (const name of ["DEBUG", "DEBUG_SDK"]) {
     it.live(`the host's ${name}=1: no debug log; the session's own env ${name}=1: a debug log`, () =>
       Effect.scoped(Effect.gen(function*() {
-        yield* hostVariable(name, "1")
+        yield* withEnv(name, "1")
         const inherited = yield* Offline.open([FakeModel.text("ok")], { executable: cliPath })
         yield* inherited.session.run("hi")
         assert.deepStrictEqual(debugLogs(inherited), [], "the CLI wrote a debug log the program never asked for")

@@ -4,7 +4,8 @@
  * allows it without `exactOptionalPropertyTypes`). JSON leaves the key out, and a rule without
  * `ruleContent` is a rule for the whole tool: `Bash(rm:*)` became all of Bash, for the session or
  * in a settings file on disk. Refused instead (the call denied), in every handler's answer: a
- * `PermissionRequest` hook's decision carries the same rules.
+ * `PermissionRequest` hook's decision carries the same rules. Any other optional key set to
+ * `undefined` is read as absent, as JSON writes it (a deny's own message was lost to its refusal).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -113,5 +114,24 @@ describe("Permissions: a rule whose ruleContent is undefined", () => {
         .hookSpecificOutput?.decision
       assert.strictEqual(decision?.behavior, "deny", JSON.stringify(answer))
       assert.isUndefined(decision?.updatedPermissions)
+    }))
+})
+
+describe("Permissions: an answer with an optional key set to undefined", () => {
+  it.effect("an allow with updatedInput: undefined allows, with the call's own input", () =>
+    Effect.gen(function*() {
+      const answer = { behavior: "allow", updatedInput: undefined } as unknown as Permissions.PermissionResult
+      const result = yield* decided(answer)
+      assert.strictEqual(result.behavior, "allow", JSON.stringify(result))
+    }))
+
+  it.effect("a deny with interrupt: undefined denies with its own message", () =>
+    Effect.gen(function*() {
+      const answer = { behavior: "deny", message: "not now", interrupt: undefined } as unknown as Permissions.PermissionResult
+      const result = yield* decided(answer)
+      assert.deepStrictEqual({ behavior: result.behavior, message: (result as { message?: string }).message }, {
+        behavior: "deny",
+        message: "not now"
+      })
     }))
 })
