@@ -21,15 +21,22 @@ const SESSION = "11111111-2222-4333-8444-555555555555"
 const userUuid = (cli: FakeCli.FakeCliHandle) =>
   Effect.map(cli.nextMatching((m) => m.type === "user"), (m) => String(m.uuid))
 
+/** Answers `initialize`, then the first turn whole ("answer one"): its lines, to write again. */
+const firstTurn = (cli: FakeCli.FakeCliHandle) =>
+  Effect.gen(function*() {
+    yield* FakeCli.answerInitialize(cli)
+    const first = yield* userUuid(cli)
+    const lines = FakeCli.textTurn({ sessionId: SESSION, text: "answer one", userMessageUuid: first })
+    yield* Effect.forEach(lines, cli.emit, { discard: true })
+    return lines
+  })
+
 describe("a result that names none of the running turn's messages", () => {
   it.effect("a repeated result of the ended turn does not end the next turn", () =>
     Effect.gen(function*() {
       const layer = FakeCli.layer((cli) =>
         Effect.gen(function*() {
-          yield* FakeCli.answerInitialize(cli)
-          const first = yield* userUuid(cli)
-          const firstLines = FakeCli.textTurn({ sessionId: SESSION, text: "answer one", userMessageUuid: first })
-          yield* Effect.forEach(firstLines, cli.emit, { discard: true })
+          const firstLines = yield* firstTurn(cli)
           const second = yield* userUuid(cli)
           const secondLines = FakeCli.textTurn({
             sessionId: SESSION,
@@ -104,10 +111,7 @@ describe("a result that names none of the running turn's messages", () => {
       const started = yield* Deferred.make<void>()
       const layer = FakeCli.layer((cli) =>
         Effect.gen(function*() {
-          yield* FakeCli.answerInitialize(cli)
-          const first = yield* userUuid(cli)
-          const firstLines = FakeCli.textTurn({ sessionId: SESSION, text: "answer one", userMessageUuid: first })
-          yield* Effect.forEach(firstLines, cli.emit, { discard: true })
+          const firstLines = yield* firstTurn(cli)
           const second = yield* userUuid(cli)
           yield* cli.emit(FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: second })[0])
           yield* Deferred.succeed(started, undefined)
