@@ -10,19 +10,13 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import type * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as McpServers from "../src/McpServers.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { fromCli } from "./support/fakeCliHost.ts"
+import { connectTo } from "./support/mcpWire.ts"
 
-interface Wire {
-  readonly handle: (serverName: string, message: unknown) => Effect.Effect<unknown, ClaudeError.ClaudeError>
-}
-const connectTo = <E, R>(layer: Layer.Layer<McpServers.McpServers, E, R>): Effect.Effect<Wire, E, R | Scope.Scope> =>
-  Effect.flatMap(Effect.service(McpServers.McpServers), McpServers.connect).pipe(Effect.provide(layer))
 const call = (id: unknown, name: string, args: unknown) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } })
 const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25" } }
 const resultOf = (answer: unknown) => (answer as { result: unknown }).result

@@ -12,6 +12,7 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as McpServers from "../src/McpServers.ts"
+import { connectTo, type Wire } from "./support/mcpWire.ts"
 
 // -----------------------------------------------------------------------------
 // Fixtures: the `message` of real `mcp_message` control requests from CLI 2.1.332
@@ -109,14 +110,6 @@ const echo = (seen?: Array<{ readonly text: string }>) =>
 const byre = (seen?: Array<{ readonly text: string }>) =>
   McpServers.server("byre", { version: "0.0.1", alwaysLoad: true, tools: [echo(seen)] })
 
-/** The JSON-RPC side as the session sees it: raw messages in, `mcp_response` values out. */
-interface Wire {
-  readonly handle: (serverName: string, message: unknown) => Effect.Effect<unknown, ClaudeError.ClaudeError>
-}
-
-/** Connects to the servers of `layer`, within the test's scope. */
-const connectTo = <E, R>(layer: Layer.Layer<McpServers.McpServers, E, R>): Effect.Effect<Wire, E, R | Scope.Scope> =>
-  Effect.flatMap(Effect.service(McpServers.McpServers), McpServers.connect).pipe(Effect.provide(layer))
 
 /** The generated schema, minus the keyword that is JSON Schema's default. */
 const withoutAdditionalTrue = (answer: unknown): unknown =>

@@ -9,12 +9,12 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
 import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as ClaudeCodeLanguageModel from "../src/ClaudeCodeLanguageModel.ts"
 import * as McpServers from "../src/McpServers.ts"
+import { connectTo, toolCall as call } from "./support/mcpWire.ts"
 
 class CityUnknown extends Schema.TaggedError<CityUnknown>()("CityUnknown", { message: Schema.String }) {}
 
@@ -48,19 +48,6 @@ const handlers = (seen: Array<unknown>, started?: Deferred.Deferred<void>, relea
       }).pipe(Effect.onInterrupt(() => released === undefined ? Effect.void : Deferred.succeed(released, undefined)))
   })
 
-interface Wire {
-  readonly handle: (serverName: string, message: unknown) => Effect.Effect<unknown, ClaudeError.ClaudeError>
-}
-
-const connectTo = <E, R>(layer: Layer.Layer<McpServers.McpServers, E, R>): Effect.Effect<Wire, E, R | Scope.Scope> =>
-  Effect.flatMap(Effect.service(McpServers.McpServers), McpServers.connect).pipe(Effect.provide(layer))
-
-const call = (id: number, name: string, args: unknown) => ({
-  jsonrpc: "2.0",
-  id,
-  method: "tools/call",
-  params: { name, arguments: args, _meta: { "claudecode/toolUseId": `toolu_${id}` } }
-})
 
 describe("McpServers.toolkit", () => {
   it.effect("lists the toolkit's tools with the JSON Schema of their parameters, not the provider's own", () =>

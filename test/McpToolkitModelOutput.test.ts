@@ -7,12 +7,12 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import type * as Scope from "effect/Scope"
 import * as Prompt from "effect/ai/Prompt"
 import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as McpServers from "../src/McpServers.ts"
+import { connectTo, toolCall as call } from "./support/mcpWire.ts"
 
 const Lookup = Tool.make("Lookup", {
   description: "Looks a user up",
@@ -38,19 +38,6 @@ const Handlers = Kit.toLayer({
   Screenshot: () => Effect.succeed({ path: "shots/1.png" })
 })
 
-interface Wire {
-  readonly handle: (serverName: string, message: unknown) => Effect.Effect<unknown, ClaudeError.ClaudeError>
-}
-
-const connectTo = <E, R>(layer: Layer.Layer<McpServers.McpServers, E, R>): Effect.Effect<Wire, E, R | Scope.Scope> =>
-  Effect.flatMap(Effect.service(McpServers.McpServers), McpServers.connect).pipe(Effect.provide(layer))
-
-const call = (id: number, name: string, args: unknown) => ({
-  jsonrpc: "2.0",
-  id,
-  method: "tools/call",
-  params: { name, arguments: args, _meta: { "claudecode/toolUseId": `toolu_${id}` } }
-})
 
 type Answer = { readonly result: { readonly content: ReadonlyArray<Record<string, unknown>>; readonly isError?: boolean } }
 
