@@ -6,28 +6,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import * as LanguageModel from "effect/ai/LanguageModel"
-import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
 import * as ClaudeCodeLanguageModel from "../src/ClaudeCodeLanguageModel.ts"
 import type * as Launch from "../src/Launch.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { Admin, AdminHandlers, ListRepos } from "./support/aiTools.ts"
 
 const sessionId = "11111111-1111-4111-8111-111111111111"
 
-const DeleteRepo = Tool.make("DeleteRepo", {
-  description: "Deletes a repository",
-  parameters: Schema.Struct({ name: Schema.String }),
-  success: Schema.String,
-  needsApproval: true
-})
-const ListRepos = Tool.make("ListRepos", { description: "Lists repositories", success: Schema.String })
-const Admin = Toolkit.make(DeleteRepo, ListRepos)
-const Handlers = Admin.toLayer({
-  DeleteRepo: ({ name }) => Effect.succeed(`deleted ${name}`),
-  ListRepos: () => Effect.succeed("a, b")
-})
+const Handlers = AdminHandlers
 
 const run = (permissionMode: Launch.PermissionMode, withApproval: boolean) =>
   Effect.gen(function*() {

@@ -7,25 +7,17 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import * as LanguageModel from "effect/ai/LanguageModel"
 import * as Prompt from "effect/ai/Prompt"
-import * as Tool from "effect/ai/Tool"
-import * as Toolkit from "effect/ai/Toolkit"
 import * as ClaudeCodeLanguageModel from "../src/ClaudeCodeLanguageModel.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { assistantLine, toolResultLine } from "./support/toolLines.ts"
+import { Users, UsersHandlers } from "./support/aiTools.ts"
 
 const sessionId = "11111111-1111-4111-8111-111111111111"
 
-const Lookup = Tool.make("Lookup", {
-  description: "Looks a user up",
-  parameters: Schema.Struct({ id: Schema.String }),
-  success: Schema.Struct({ name: Schema.String, apiToken: Schema.String }),
-  toModelOutput: (user) => [Prompt.textPart({ text: `User ${user.name}` })]
-})
-const Kit = Toolkit.make(Lookup)
-const Handlers = Kit.toLayer({ Lookup: ({ id }) => Effect.succeed({ name: `ada-${id}`, apiToken: "secret-token-123" }) })
+const Kit = Users
+const Handlers = UsersHandlers
 
 describe("ClaudeCodeLanguageModel: toModelOutput", () => {
   it.effect("the tool-result part carries the model output; the next fresh turn sends it, not the result", () =>

@@ -34,6 +34,7 @@ import * as FakeCli from "../src/testing/FakeCli.ts"
 import type { LaunchSpec } from "../src/Transport.ts"
 import { withWarnings } from "./support/outcomes.ts"
 import { argValue } from "./support/resumedSessions.ts"
+import { Admin, AdminHandlers, ListRepos } from "./support/aiTools.ts"
 
 const echo = (name: string) =>
   McpServers.tool({ name, description: "Echo.", input: Schema.Struct({ text: Schema.String }), handler: ({ text }) => Effect.succeed(text) })
@@ -135,14 +136,6 @@ describe("in-process MCP servers", () => {
 
   it.effect("ClaudeCodeLanguageModel does not allow a toolkit tool that needs approval ahead", () =>
     Effect.gen(function*() {
-      const DeleteRepo = Tool.make("DeleteRepo", {
-        description: "Deletes a repository",
-        parameters: Schema.Struct({ name: Schema.String }),
-        success: Schema.String,
-        needsApproval: true
-      })
-      const ListRepos = Tool.make("ListRepos", { description: "Lists repositories", success: Schema.String })
-      const Admin = Toolkit.make(DeleteRepo, ListRepos)
       const launches: Array<LaunchSpec> = []
       const sessionId = "11111111-1111-4111-8111-111111111111"
       const transport = FakeCli.layer((cli) => {
@@ -154,7 +147,7 @@ describe("in-process MCP servers", () => {
       })
       yield* LanguageModel.generateText({ prompt: "Clean up", toolkit: Admin }).pipe(
         Effect.provide(ClaudeCodeLanguageModel.layer().pipe(Layer.provide(transport))),
-        Effect.provide(Admin.toLayer({ DeleteRepo: ({ name }) => Effect.succeed(`deleted ${name}`), ListRepos: () => Effect.succeed("a, b") }))
+        Effect.provide(AdminHandlers)
       )
       const allowed = argValue(launches[0]!, "--allowedTools") ?? ""
       assert.notInclude(allowed, "mcp__toolkit__DeleteRepo")
@@ -163,7 +156,6 @@ describe("in-process MCP servers", () => {
 
   it.effect("ClaudeCodeLanguageModel refuses a toolkit the model could not tell from the session's servers", () =>
     Effect.gen(function*() {
-      const ListRepos = Tool.make("ListRepos", { description: "Lists repositories", success: Schema.String })
       const Kit = Toolkit.make(ListRepos)
       let spawned = false
       const transport = FakeCli.layer((cli) => {

@@ -13,14 +13,7 @@ import * as Toolkit from "effect/ai/Toolkit"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as McpServers from "../src/McpServers.ts"
 import { connectTo, toolCall as call } from "./support/mcpWire.ts"
-
-const Lookup = Tool.make("Lookup", {
-  description: "Looks a user up",
-  parameters: Schema.Struct({ id: Schema.String }),
-  success: Schema.Struct({ name: Schema.String, apiToken: Schema.String }),
-  // The model reads the name alone, never the token.
-  toModelOutput: (user) => [Prompt.textPart({ text: `User ${user.name}` })]
-})
+import { Lookup, lookupResult } from "./support/aiTools.ts"
 
 const Screenshot = Tool.make("Screenshot", {
   description: "Takes a screenshot",
@@ -34,7 +27,7 @@ const Screenshot = Tool.make("Screenshot", {
 
 const Kit = Toolkit.make(Lookup, Screenshot)
 const Handlers = Kit.toLayer({
-  Lookup: ({ id }) => Effect.succeed({ name: `ada-${id}`, apiToken: "secret-token-123" }),
+  Lookup: ({ id }) => Effect.succeed(lookupResult(id)),
   Screenshot: () => Effect.succeed({ path: "shots/1.png" })
 })
 
