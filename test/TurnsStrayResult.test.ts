@@ -92,9 +92,16 @@ describe("a result that names none of the running turn's messages", () => {
       )
       yield* Effect.gen(function*() {
         const session = yield* Claude.open({ errorResults: "return" })
+        // The running turn's first line (its init), once the session has read it.
+        const started = yield* session.events.pipe(
+          Stream.filter((event) => event.type === "system"),
+          Stream.take(1),
+          Stream.runDrain,
+          Effect.forkChild({ startImmediately: true })
+        )
         const running = yield* Effect.forkChild(session.run("run me"))
-        // Written once the running turn has started (its stream's first lines are in).
-        yield* Effect.repeat(Effect.yieldNow, { times: 50 })
+        // Written once the session has read the running turn's start.
+        yield* Fiber.join(started)
         const sent = yield* session.send("queued")
         assert.strictEqual(yield* Deferred.await(queued), sent)
         const exit = yield* Fiber.await(running)
@@ -133,7 +140,11 @@ describe("a result that names none of the running turn's messages", () => {
         // Before: the repeated result took the ask, and the aborted result read as the CLI's own
         // abort (TurnFailed).
         assert.isTrue(Exit.isSuccess(exit), String(exit))
-        if (Exit.isSuccess(exit)) assert.isTrue(exit.value.turn.interruptRequested)
+        if (Exit.isSuccess(exit)) {
+          assert.isTrue(exit.value.turn.interruptRequested)
+          // Its own result, not the repeated one of turn one.
+          assert.strictEqual(exit.value.terminal_reason, "aborted_streaming")
+        }
       }).pipe(Effect.scoped, Effect.provide(layer))
     }))
 })
