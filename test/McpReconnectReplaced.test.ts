@@ -42,4 +42,27 @@ describe("reconnectMcpServer after setMcpServers", () => {
       assert.isTrue(Exit.isFailure(back), "in-process again: refused")
       assert.deepStrictEqual(received.map((body) => String(body.subtype)).filter((s) => s.startsWith("mcp_")), ["mcp_set_servers", "mcp_reconnect", "mcp_set_servers"])
     }))
+
+  // Decided when it runs, not when made (found by a reviewing helper): an Effect made before
+  // setMcpServers, or run again by Effect.retry, refused a reconnectable server or sent one the
+  // CLI fails.
+  it.effect("an Effect made before setMcpServers follows what the server is when it runs", () =>
+    Effect.gen(function*() {
+      const received: Array<Record<string, unknown>> = []
+      const [replaced, back] = yield* Effect.gen(function*() {
+        const session = yield* Claude.open()
+        const reconnect = session.reconnectMcpServer("byre")
+        yield* session.setMcpServers({ byre: { command: "byre-server" } })
+        const replaced = yield* Effect.exit(reconnect)
+        yield* session.setMcpServers({}, { inProcess: [byre] })
+        const back = yield* Effect.exit(reconnect)
+        return [replaced, back] as const
+      }).pipe(Effect.scoped, Effect.provide(McpServers.layer(byre)), Effect.provide(answering(received, replacing)))
+      assert.isTrue(Exit.isSuccess(replaced), `the external server is reconnected: ${String(replaced)}`)
+      assert.isTrue(Exit.isFailure(back), "in-process again: refused")
+      assert.deepStrictEqual(
+        received.map((body) => String(body.subtype)).filter((s) => s.startsWith("mcp_")),
+        ["mcp_set_servers", "mcp_reconnect", "mcp_set_servers"]
+      )
+    }))
 })
