@@ -47,4 +47,15 @@ describe("ClaudeCodeLanguageModel: resume after an edited reply", () => {
       const copied = yield* nextTurnResumes((reply) => Prompt.assistantMessage({ content: [...reply.content], options: reply.options }))
       assert.deepStrictEqual(copied, [undefined, "session-1"])
     }))
+
+  it.effect("a tool call added to the reply (its text kept): the next turn starts afresh", () =>
+    Effect.gen(function*() {
+      const edited = yield* nextTurnResumes((reply) =>
+        Prompt.assistantMessage({
+          content: [...reply.content, Prompt.toolCallPart({ id: "call_added", name: "Lookup", params: {}, providerExecuted: true })],
+          options: reply.options
+        })
+      )
+      assert.deepStrictEqual(edited, [undefined, undefined])
+    }))
 })
