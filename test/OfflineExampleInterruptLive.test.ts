@@ -9,6 +9,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import { isAlive as alive } from "./support/live.ts"
 
 const root = Path.resolve(import.meta.dirname, "..")
 
@@ -21,14 +22,6 @@ const childrenOf = (pid: number): ReadonlyArray<number> => {
   }
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 describe("examples/offline.ts, interrupted", { timeout: 60_000 }, () => {
   it.live("SIGTERM: it exits after the program it ran, not before", () =>
@@ -37,16 +30,16 @@ describe("examples/offline.ts, interrupted", { timeout: 60_000 }, () => {
       const offline = ChildProcess.spawn(
         process.execPath,
         [Path.join(root, "examples/offline.ts"), Path.join(root, "examples/first-hour/chat.ts"), "Hi."],
-        { cwd: root, stdio: ["pipe", "ignore", "ignore"] }
+        // Its own process group: whatever it leaves behind goes with the group at the end.
+        { cwd: root, stdio: ["pipe", "ignore", "ignore"], detached: true }
       )
       const exited = Effect.callback<void>((resume) => {
         if (offline.exitCode !== null || offline.signalCode !== null) return resume(Effect.void)
         offline.once("exit", () => resume(Effect.void))
       })
-      const left: Array<number> = []
       yield* Effect.addFinalizer(() =>
         Effect.sync(() => {
-          for (const pid of [offline.pid ?? 0, ...left]) if (pid > 0 && alive(pid)) process.kill(pid, "SIGKILL")
+          if (offline.pid !== undefined && alive(-offline.pid)) process.kill(-offline.pid, "SIGKILL")
         })
       )
       // The program is running once its own child (the CLI) is.
@@ -54,7 +47,6 @@ describe("examples/offline.ts, interrupted", { timeout: 60_000 }, () => {
         const [pid] = childrenOf(offline.pid ?? 0)
         return pid !== undefined && childrenOf(pid).length > 0 ? Effect.succeed(pid) : Effect.fail("not yet")
       }).pipe(Effect.retry(Schedule.spaced("100 millis")), Effect.timeout("30 seconds"))
-      left.push(program, ...childrenOf(program))
       offline.kill("SIGTERM")
       yield* exited
       assert.isFalse(alive(program), "the program offline.ts ran still runs after offline.ts exited")

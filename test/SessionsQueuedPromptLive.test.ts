@@ -8,6 +8,7 @@ import { NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
@@ -32,9 +33,16 @@ describe("Sessions and a prompt the CLI queued", { timeout: 120_000 }, () => {
       const setup = yield* live(script)
       const { sessionId, queued } = yield* Effect.scoped(Effect.gen(function*() {
         const session = yield* Claude.open(setup.options)
+        // The first turn's tool call, once the session has read it: its tool runs then (3 s).
+        const toolCalled = yield* session.events.pipe(
+          Stream.filter((event) => event.type === "assistant" && JSON.stringify(event.message.content).includes("\"tool_use\"")),
+          Stream.take(1),
+          Stream.runDrain,
+          Effect.forkChild({ startImmediately: true })
+        )
         yield* session.send("Slow one please")
         // Sent while the first turn's tool runs: the CLI queues it.
-        yield* Effect.sleep("1500 millis")
+        yield* Fiber.join(toolCalled)
         const queued = yield* session.send("Queued follow-up")
         yield* session.run("Last")
         return { sessionId: yield* session.sessionId, queued }
