@@ -18,9 +18,9 @@ const secrets = {
   argJoined: "tok-arg-0123456789abcdef",
   argShort: "pat-arg-0123456789abcdef"
 }
-const visible = ["visible-region-0123", "visible-path-0123", "visible-flag-0123"]
+const visible = ["visible-region-0123", "visible-monkey-0123", "visible-path-0123", "visible-flag-0123"]
 const servers = {
-  keyed: { type: "http", url: `https://mcp.example.com/mcp?region=visible-region-0123&api_key=${secrets.query}` },
+  keyed: { type: "http", url: `https://mcp.example.com/mcp?region=visible-region-0123&monkey=visible-monkey-0123&api_key=${secrets.query}` },
   oauth: { type: "sse", url: `https://mcp.example.com/sse?access_token=${secrets.accessToken}` },
   basic: { type: "http", url: `https://bot:${secrets.password}@mcp.example.com/mcp` },
   tools: {

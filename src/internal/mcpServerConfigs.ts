@@ -19,9 +19,14 @@ const credentialWords = new Set([
 const wordsOf = (name: string): ReadonlyArray<string> =>
   name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().split(/[-_.\s]+/).filter((word) => word !== "")
 
-/** Whether `word` names a credential: one of {@link credentialWords}, or one ending so (`accesstoken`). */
+/**
+ * Whether `word` names a credential: one of {@link credentialWords}, or one of them run together
+ * with what kind it is (`accesstoken`, `clientsecret`; not `monkey`).
+ */
 const isCredentialWord = (word: string | undefined): boolean =>
-  word !== undefined && (credentialWords.has(word) || /(token|key|secret)$/.test(word))
+  word !== undefined &&
+  (credentialWords.has(word) ||
+    /^(access|refresh|auth|api|bearer|private|client|session|id|bot|app|signing|secret)(token|key|secret)$/.test(word))
 
 /**
  * A name whose value is a credential, by its last word (`BRAVE_API_KEY`, `SLACK_BOT_TOKEN`,
