@@ -227,7 +227,7 @@ export const warnFailure = (message: string, cause: Cause.Cause<unknown>): Effec
  * (`Bash(rm:*)` would become all of Bash), so an answer holding one set to `undefined` is refused.
  */
 export const writable = <A>(answer: A, who: string): Effect.Effect<A, CallFailure> => {
-  if (hasUndefinedRuleContent(answer)) {
+  if (holdsUndefinedRuleContent(answer)) {
     return refuseAnswer(
       `The ${who} gave an invalid answer: a permission rule's ruleContent is undefined, which the CLI would read ` +
         "as a rule for every call of the tool (leave the key out to mean that)"
@@ -248,8 +248,19 @@ export const writable = <A>(answer: A, who: string): Effect.Effect<A, CallFailur
     : refuseAnswer(`The ${who} gave an answer that is not JSON data: ${problem}`)
 }
 
-/** Whether a value holds an object with a `ruleContent` key set to `undefined` (a permission rule's). */
-const hasUndefinedRuleContent = (value: unknown, depth = 0): boolean => {
+/**
+ * Whether a value holds an object with a `ruleContent` key set to `undefined` (a permission
+ * rule's); a value that cannot be walked (a getter that throws) is left to the JSON checks.
+ */
+const holdsUndefinedRuleContent = (value: unknown): boolean => {
+  try {
+    return hasUndefinedRuleContent(value, 0)
+  } catch {
+    return false
+  }
+}
+
+const hasUndefinedRuleContent = (value: unknown, depth: number): boolean => {
   if (typeof value !== "object" || value === null || depth > 8) return false
   if (Array.isArray(value)) return value.some((item) => hasUndefinedRuleContent(item, depth + 1))
   if (Object.hasOwn(value, "ruleContent") && (value as { readonly ruleContent?: unknown }).ruleContent === undefined) return true
