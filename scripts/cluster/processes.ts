@@ -63,12 +63,20 @@ export const spawnRunner = (
       // A runner on the real CLI has a HOME of its own (its CLI config directory), removed here
       // once it exited, however it ended.
       const home = options.real === undefined ? undefined : Fs.mkdtempSync(Path.join(Os.tmpdir(), "ecc-runner-home-"))
+      // Its temporary files in its HOME too (the CLIs' temporary roots): a runner killed with
+      // SIGKILL cannot remove them, and they go with its HOME.
+      const tmp = home === undefined ? undefined : Path.join(home, "tmp")
+      if (tmp !== undefined) Fs.mkdirSync(tmp)
       const ready = yield* Deferred.make<void>()
       const exited = yield* Deferred.make<void>()
       const child = ChildProcess.spawn(
         process.execPath,
         ["--experimental-transform-types", "--no-warnings", Path.join(import.meta.dirname, "runner.ts"), String(options.port), options.url, String(options.maxLiveSessions), String(options.turnDelayMs), ...(options.real === undefined ? [] : ["real", options.real.modelUrl, options.real.cwd, home!])],
-        { stdio: ["ignore", "pipe", "pipe"], cwd: Path.resolve(import.meta.dirname, "..", "..") }
+        {
+          stdio: ["ignore", "pipe", "pipe"],
+          cwd: Path.resolve(import.meta.dirname, "..", ".."),
+          ...(tmp === undefined ? {} : { env: { ...process.env, TMPDIR: tmp } })
+        }
       )
       Readline.createInterface({ input: child.stdout! }).on("line", (line) => {
         if (line.startsWith("{\"ready\"")) Deferred.doneUnsafe(ready, Exit.void)
