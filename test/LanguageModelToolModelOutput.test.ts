@@ -16,45 +16,54 @@ import { Users, UsersHandlers } from "./support/aiTools.ts"
 
 const sessionId = "11111111-1111-4111-8111-111111111111"
 
-const Kit = Users
-const Handlers = UsersHandlers
+/** A fake CLI that keeps each turn's prompt text and plays it with `play`, then answers `text`. */
+const recordingTurns = (
+  text: string,
+  play: (index: number, cli: FakeCli.FakeCliHandle) => Effect.Effect<void, unknown> = () => Effect.void
+) => {
+  const turns: Array<string> = []
+  const transport = FakeCli.layer(FakeCli.conversation({
+    sessionId,
+    onUser: (prompt, index, cli) =>
+      Effect.gen(function*() {
+        turns.push(prompt)
+        yield* play(index, cli)
+        for (const line of FakeCli.textTurn({ sessionId, text })) yield* cli.emit(line)
+      })
+  }))
+  return { turns, transport }
+}
 
 describe("ClaudeCodeLanguageModel: toModelOutput", () => {
   it.effect("the tool-result part carries the model output; the next fresh turn sends it, not the result", () =>
     Effect.gen(function*() {
-      const turns: Array<string> = []
-      const transport = FakeCli.layer(FakeCli.conversation({
-        sessionId,
-        onUser: (text, index, cli) =>
-          Effect.gen(function*() {
-            turns.push(text)
-            if (index === 0) {
-              const id = "toolu_1"
-              const args = { id: "7" }
-              yield* cli.emit(assistantLine(sessionId, "msg_1", [{ type: "tool_use", id, name: "mcp__toolkit__Lookup", input: args }], { stopReason: "tool_use" }))
-              const answer = (yield* cli.request({
-                subtype: "mcp_message",
-                server_name: "toolkit",
-                message: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "Lookup", arguments: args, _meta: { "claudecode/toolUseId": id } } }
-              })) as { readonly response?: { readonly mcp_response?: { readonly result?: { readonly content?: ReadonlyArray<{ readonly text?: string }> } } } }
-              yield* cli.emit(toolResultLine(sessionId, id, answer.response?.mcp_response?.result?.content?.[0]?.text ?? "", false))
-            }
-            for (const line of FakeCli.textTurn({ sessionId, text: "Found." })) yield* cli.emit(line)
-          })
-      }))
+      const { transport, turns } = recordingTurns("Found.", (index, cli) =>
+        Effect.gen(function*() {
+          if (index === 0) {
+            const id = "toolu_1"
+            const args = { id: "7" }
+            yield* cli.emit(assistantLine(sessionId, "msg_1", [{ type: "tool_use", id, name: "mcp__toolkit__Lookup", input: args }], { stopReason: "tool_use" }))
+            const answer = (yield* cli.request({
+              subtype: "mcp_message",
+              server_name: "toolkit",
+              message: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "Lookup", arguments: args, _meta: { "claudecode/toolUseId": id } } }
+            })) as { readonly response?: { readonly mcp_response?: { readonly result?: { readonly content?: ReadonlyArray<{ readonly text?: string }> } } } }
+            yield* cli.emit(toolResultLine(sessionId, id, answer.response?.mcp_response?.result?.content?.[0]?.text ?? "", false))
+          }
+        }))
       const model = ClaudeCodeLanguageModel.layer().pipe(Layer.provide(transport))
-      const first = yield* LanguageModel.generateText({ prompt: "Look up 7", toolkit: Kit }).pipe(
+      const first = yield* LanguageModel.generateText({ prompt: "Look up 7", toolkit: Users }).pipe(
         Effect.provide(model),
-        Effect.provide(Handlers)
+        Effect.provide(UsersHandlers)
       )
       const [result] = first.toolResults
       assert.deepStrictEqual(result!.result, { name: "ada-7", apiToken: "secret-token-123" })
       assert.deepStrictEqual(result!.modelOutput?.map((part) => part.type === "text" ? part.text : part.type), ["User ada-7"])
 
       const history = Prompt.concat(Prompt.make("Look up 7"), Prompt.fromResponseParts(first.content))
-      yield* LanguageModel.generateText({ prompt: Prompt.concat(history, Prompt.make("Who was it?")), toolkit: Kit }).pipe(
+      yield* LanguageModel.generateText({ prompt: Prompt.concat(history, Prompt.make("Who was it?")), toolkit: Users }).pipe(
         Effect.provide(model),
-        Effect.provide(Handlers)
+        Effect.provide(UsersHandlers)
       )
       assert.strictEqual(turns.length, 2)
       assert.include(turns[1]!, "User ada-7")
@@ -63,15 +72,7 @@ describe("ClaudeCodeLanguageModel: toModelOutput", () => {
 
   it.effect("a history's tool result with a model output (from any provider) is sent as that output", () =>
     Effect.gen(function*() {
-      const turns: Array<string> = []
-      const transport = FakeCli.layer(FakeCli.conversation({
-        sessionId,
-        onUser: (text, _index, cli) =>
-          Effect.gen(function*() {
-            turns.push(text)
-            for (const line of FakeCli.textTurn({ sessionId, text: "ok" })) yield* cli.emit(line)
-          })
-      }))
+      const { transport, turns } = recordingTurns("ok")
       const prompt = Prompt.fromMessages([
         Prompt.userMessage({ content: [Prompt.textPart({ text: "Look up 7" })] }),
         Prompt.assistantMessage({ content: [Prompt.toolCallPart({ id: "c1", name: "Lookup", params: { id: "7" }, providerExecuted: false })] }),
