@@ -687,7 +687,9 @@ export interface Session<R extends TurnResult = TurnResult> {
   /**
    * Any control request, for subtypes the library does not name yet. Its answer is what
    * `responseSchema` decodes it to (a `Schema.Class` instance, the schema's own keys), fields the
-   * schema does not know left out.
+   * schema does not know left out. In a session with a `Permissions` layer, a
+   * `set_permission_mode` to `bypassPermissions` is `InvalidInput`, not sent, as with
+   * `setPermissionMode`.
    */
   readonly request: <S extends Schema.Top & { readonly DecodingServices: never }>(
     body: {

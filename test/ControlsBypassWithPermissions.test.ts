@@ -4,13 +4,16 @@
  * but the switch at run time was sent, and a CLI launched with
  * `--allow-dangerously-skip-permissions` (in `extraArgs`, which a layer allows) took it: a tool
  * call the layer denies ran without it being asked (shown on the real CLI 2.1.332 by a
- * reviewing helper). It is `InvalidInput` now, nothing sent; other modes still go through.
+ * reviewing helper). It is `InvalidInput` now, nothing sent; other modes still go through. The
+ * raw escape hatch, `session.request({ subtype: "set_permission_mode", ... })`, is the same
+ * switch: refused alike.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as Permissions from "../src/Permissions.ts"
@@ -34,6 +37,26 @@ describe("setPermissionMode with a Permissions layer", () => {
         const session = yield* Claude.open({ extraArgs: ["--allow-dangerously-skip-permissions"] })
         const bypass = yield* Effect.exit(session.setPermissionMode("bypassPermissions"))
         const plan = yield* Effect.exit(session.setPermissionMode("plan"))
+        return [bypass, plan] as const
+      }).pipe(Effect.scoped, Effect.provide(denyAll), Effect.provide(answering(received, (body) =>
+        body.subtype === "set_permission_mode" ? { mode: body.mode } : {})))
+      const reason = reasonOf(bypass)
+      assert.strictEqual(reason === "success" ? reason : reason._tag, "InvalidInput")
+      assert.include(reason === "success" ? "" : reason.message, "Permissions layer")
+      assert.strictEqual(reasonOf(plan), "success")
+      assert.deepStrictEqual(received.map((r) => [r.subtype, r.mode]), [["set_permission_mode", "plan"]])
+    }))
+
+  it.effect("the raw request for bypassPermissions is InvalidInput too, nothing sent", () =>
+    Effect.gen(function*() {
+      const received: Array<Record<string, unknown>> = []
+      const [bypass, plan] = yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ extraArgs: ["--allow-dangerously-skip-permissions"] })
+        const answer = Schema.Struct({ mode: Schema.optional(Schema.String) })
+        const bypass = yield* Effect.exit(
+          session.request({ subtype: "set_permission_mode", mode: "bypassPermissions" }, answer)
+        )
+        const plan = yield* Effect.exit(session.request({ subtype: "set_permission_mode", mode: "plan" }, answer))
         return [bypass, plan] as const
       }).pipe(Effect.scoped, Effect.provide(denyAll), Effect.provide(answering(received, (body) =>
         body.subtype === "set_permission_mode" ? { mode: body.mode } : {})))

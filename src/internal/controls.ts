@@ -44,6 +44,19 @@ const modeInEffect = (mode: string | undefined): Launch.PermissionMode | undefin
 }
 
 /**
+ * Why a control request is not sent in a session with a `Permissions` layer (undefined when it
+ * may be): a switch to `bypassPermissions`, refused as the launch option is (`Launch.validate`).
+ * In that mode the CLI never asks the layer, and a CLI launched with
+ * `--allow-dangerously-skip-permissions` takes the switch. Checked on every request, so the raw
+ * `session.request` is no way around it.
+ */
+export const bypassRefusal = (body: { readonly subtype: string } & Record<string, unknown>): string | undefined =>
+  body.subtype === "set_permission_mode" && body.mode === "bypassPermissions"
+    ? `set_permission_mode "bypassPermissions" cannot be used in a session with a Permissions layer: in that ` +
+      `mode the CLI never asks, so the layer would never be called`
+    : undefined
+
+/**
  * The methods, over the session's `request` and its in-process MCP connection (their public
  * signatures and docs are on `Claude.Session`, which checks them).
  */
@@ -55,8 +68,6 @@ export const make = (
     readonly secretNames: ReadonlyArray<string>
     /** Makes values the session's secrets, before a line holding them is written. */
     readonly addSecrets: (values: ReadonlyArray<string>) => void
-    /** The session has a `Permissions` layer (the CLI asks it: `--permission-prompt-tool stdio`). */
-    readonly permissionsLayer: boolean
   }
 ) => {
   /** A request answered with a bare acknowledgement. */
@@ -81,17 +92,12 @@ export const make = (
       mode: Launch.PermissionMode,
       options?: RequestOptions
     ): Effect.Effect<Launch.PermissionMode | undefined, ClaudeError.ClaudeError> =>
-      // Refused as the launch option is (`Launch.validate`): in that mode the CLI never asks the
-      // layer, and a CLI launched with `--allow-dangerously-skip-permissions` takes the switch.
-      session.permissionsLayer && mode === "bypassPermissions"
-        ? invalid(
-          `setPermissionMode: "bypassPermissions" cannot be used in a session with a Permissions layer: in that ` +
-            `mode the CLI never asks, so the layer would never be called`
-        )
-        : Effect.map(
-          request({ subtype: "set_permission_mode", mode }, Control.SetPermissionModeResponse, options),
-          (response) => modeInEffect(response.mode)
-        ),
+      // `bypassPermissions` with a Permissions layer is refused by the session's `request`
+      // (`bypassRefusal`), for this method and the raw request alike.
+      Effect.map(
+        request({ subtype: "set_permission_mode", mode }, Control.SetPermissionModeResponse, options),
+        (response) => modeInEffect(response.mode)
+      ),
     mcpStatus: (options?: RequestOptions) => request({ subtype: "mcp_status" }, Control.McpStatusResponse, options),
     contextUsage: (options?: RequestOptions & { readonly detail?: "summary" | "full" }) =>
       request(

@@ -417,20 +417,25 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   // (`session.request`) get what their schema decodes to, as it is (a class, renamed keys).
   // A request the transport refused (the CLI exited, its stdout not read to the end yet) fails
   // with the session's reason, as a turn does: the CLI's `ProcessExited`, not `SessionClosed (send)`.
+  // With a Permissions layer, a request that would take the CLI past it is refused, not sent.
+  const permissionsLayer = Option.isSome(input.permissions)
   const requestWith = (asDecoded: boolean): Controls.Request => (body, responseSchema, requestOptions) =>
-    Effect.suspend(() =>
-      lifecycle.inputOpen
+    Effect.suspend(() => {
+      const refusal = permissionsLayer ? Controls.bypassRefusal(body) : undefined
+      return refusal !== undefined
+        ? Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: refusal })))
+        : lifecycle.inputOpen
         ? outgoing.request(body, responseSchema, requestOptions?.timeout, asDecoded).pipe(
           Effect.catch((error) =>
             error.reason._tag === "SessionClosed" ? lifecycle.failure(body.subtype) : Effect.fail(error)
           )
         )
         : lifecycle.failure(body.subtype)
-    )
+    })
   return {
     runner,
     requestDecoded: requestWith(true),
-    controls: Controls.make(requestWith(false), mcp, { secretNames, addSecrets, permissionsLayer: Option.isSome(input.permissions) }),
+    controls: Controls.make(requestWith(false), mcp, { secretNames, addSecrets }),
     sessionId: Deferred.await(sessionId),
     initializeResult,
     cliVersion: Fiber.join(ready),
