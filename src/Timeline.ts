@@ -19,10 +19,14 @@
  * ```
  *
  * Turns are told apart as the CLI runs them: each prompt the program sends opens a turn. A line
- * read goes to the turn it names (`user_message_uuid(s)`, which newer CLIs echo, 2.1.332 among them), else
- * to the turn the CLI started by itself, if one runs, else to the oldest turn still open; a
- * `result` ends the turns it names, else that turn of the CLI's own, else the oldest open one
- * (first in, first out, as queued prompts run). The CLI starts a turn by itself (after a
+ * read goes to the turn of the tool use it is about (a subagent's line, `parent_tool_use_id`, to
+ * its Agent tool use's turn, though a background subagent writes on while later turns run; a
+ * permission or hook request to its tool use's), else to the turn it names (`user_message_uuid(s)`,
+ * which newer CLIs echo, 2.1.332 among them), else to the turn the CLI started by itself, if one
+ * runs, else to the oldest turn still open; a `result` ends the turns it names, else that turn of
+ * the CLI's own, else the oldest open one (first in, first out, as queued prompts run). In a
+ * transcript of several sessions (a line's `session`), the turns of the CLI's own, the open ones
+ * and the costs are each session'lane. The CLI starts a turn by itself (after a
  * background task finished) with a `system/init` that names no prompt while none waits (or, on
  * a CLI that echoes uuids, while the oldest waiting one has a uuid), or with a `result` that has
  * an `origin`; a `result` before any turn (its prompt not in the transcript) is shown in a turn
@@ -377,7 +381,7 @@ export interface Timeline {
   readonly turns: ReadonlyArray<Turn>
   /** How many transcript lines were read. */
   readonly lines: number
-  /** The session's cost so far (the last result's `total_cost_usd`). */
+  /** The cost so far: the last result's `total_cost_usd` of each session in the transcript, summed. */
   readonly totalCostUsd: number
 }
 
@@ -458,18 +462,44 @@ export const make = (): Builder => {
   type MutableTurn = (typeof turns)[number]
   /** The uuid each user turn was sent with, if any. */
   const uuidOf = new Map<MutableTurn, string>()
-  /** Turns still waiting for their result, oldest first. */
-  const open: Array<MutableTurn> = []
+  /**
+   * What is told apart per session of the recorder (a line's `session`: one recorder may record
+   * several sessions, at once too): a line that names no turn is a turn of its own session'lane.
+   */
+  interface Lane {
+    /** Turns still waiting for their result, oldest first. */
+    readonly open: Array<MutableTurn>
+    /** The turn the CLI started by itself that runs now: the lines that name no turn are its. */
+    automatic: MutableTurn | undefined
+    /** Whether the CLI echoes the prompts' uuids (then a `system/init` naming none is its own turn). */
+    echoes: boolean
+    /** The CLI's totals are its session's running totals. */
+    readonly usage: TurnUsageTracker
+    /** The session's last result's `total_cost_usd`. */
+    totalCostUsd: number
+    /** The session's last turn. */
+    last: MutableTurn | undefined
+  }
+  const lanes = new Map<number, Lane>()
+  const laneOf = (session: number): Lane => {
+    let found = lanes.get(session)
+    if (found === undefined) {
+      found = { open: [], automatic: undefined, echoes: false, usage: new TurnUsageTracker(), totalCostUsd: 0, last: undefined }
+      lanes.set(session, found)
+    }
+    return found
+  }
+  /** The recorder's session of the line being read (a line that is no transcript line: the last one's). */
+  let lineSession = 0
+  /** The lane of the line being read. */
+  let lane = laneOf(0)
   const byUuid = new Map<string, MutableTurn>()
   const tools = new Map<string, ToolItem>()
+  /** By session and request id (each session's CLI and program make their own ids). */
   const requests = new Map<string, PermissionItem | HookItem | ControlItem>()
+  const requestKey = (id: string): string => `${lineSession}\u0000${id}`
   /** The turn index of each item that is answered later (0: the preamble). */
   const turnOf = new Map<Item, number>()
-  const usage = new TurnUsageTracker()
-  /** The turn the CLI started by itself that runs now: the lines that name no turn are its. */
-  let automatic: MutableTurn | undefined
-  /** Whether the CLI echoes the prompts' uuids (then a `system/init` naming none is its own turn). */
-  let echoes = false
 
   /** The turns a line names (`user_message_uuid(s)`, which the CLI echoes since 2.1). */
   const named = (msg: Json): ReadonlyArray<MutableTurn> => {
@@ -478,7 +508,7 @@ export const make = (): Builder => {
       : typeof msg.user_message_uuid === "string"
       ? [msg.user_message_uuid]
       : []
-    if (ids.length > 0) echoes = true
+    if (ids.length > 0) lane.echoes = true
     const out: Array<MutableTurn> = []
     for (const id of ids) {
       const turn = typeof id === "string" ? byUuid.get(id) : undefined
@@ -486,30 +516,42 @@ export const make = (): Builder => {
     }
     return out
   }
+  /** The turn of a tool use read (none for one not read, or read before the first prompt). */
+  const turnOfTool = (id: unknown): MutableTurn | undefined => {
+    const tool = typeof id === "string" ? tools.get(id) : undefined
+    const index = tool === undefined ? 0 : turnOf.get(tool) ?? 0
+    return index > 0 ? turns[index - 1] : undefined
+  }
   /**
-   * The turn a line read belongs to: the one it names, else the turn the CLI started by itself,
-   * else the oldest open one, else the last one.
+   * The turn a line read belongs to: the turn of the tool use it is about (a subagent's line is
+   * its Agent tool use's turn's, though a background subagent writes on after that turn's result,
+   * while later turns run; a permission or hook request names its tool use), else the one it
+   * names, else the turn its session's CLI started by itself, else its session's oldest open one,
+   * else its session's last one.
    */
-  const current = (msg?: Json): MutableTurn | undefined =>
-    (msg === undefined ? undefined : named(msg)[0]) ?? automatic ?? open[0] ?? turns[turns.length - 1]
-  /** A turn the CLI starts by itself: it has no prompt, and is no user turn's. */
+  const current = (msg?: Json, toolUseId?: unknown): MutableTurn | undefined => {
+    const byName = msg === undefined ? undefined : named(msg)[0]
+    return turnOfTool(str(msg?.parent_tool_use_id) ?? toolUseId) ?? byName ?? lane.automatic ?? lane.open[0] ?? lane.last
+  }
+  /** A turn the CLI starts by itself: it has no prompt, and is no user turn'lane. */
   const startAutomatic = (ts: number | undefined): MutableTurn => {
     const turn: MutableTurn = { index: turns.length + 1, prompt: "", origin: "unknown", ts, items: [], status: "running" }
     turns.push(turn)
-    automatic = turn
+    lane.automatic = turn
+    lane.last = turn
     return turn
   }
   /** A prompt withdrawn before it ran: it ends, and later lines are no longer its. */
   const withdraw = (uuid: string | undefined): ReadonlyArray<number> => {
     const turn = uuid === undefined ? undefined : byUuid.get(uuid)
-    const at = turn === undefined ? -1 : open.indexOf(turn)
+    const at = turn === undefined ? -1 : lane.open.indexOf(turn)
     if (turn === undefined || at === -1) return []
-    open.splice(at, 1)
+    lane.open.splice(at, 1)
     turn.status = "cancelled"
     return [turn.index]
   }
-  const add = (item: Item, msg?: Json): number => {
-    const turn = current(msg)
+  const add = (item: Item, msg?: Json, toolUseId?: unknown): number => {
+    const turn = current(msg, toolUseId)
     if (turn === undefined) {
       preamble.push(item)
       turnOf.set(item, 0)
@@ -529,7 +571,8 @@ export const make = (): Builder => {
         const index = turns.length + 1
         const turn: MutableTurn = { index, prompt: contentText(message.content), ts, items: [], status: "running" }
         turns.push(turn)
-        open.push(turn)
+        lane.open.push(turn)
+        lane.last = turn
         const uuid = str(msg.uuid)
         if (uuid !== undefined) {
           byUuid.set(uuid, turn)
@@ -541,7 +584,7 @@ export const make = (): Builder => {
         const request = isRecord(msg.request) ? msg.request : {}
         const requestId = str(msg.request_id) ?? ""
         const item: Item = { kind: "control", requestId, dir: "send", subtype: str(request.subtype) ?? "?", request, ts }
-        requests.set(requestId, item)
+        requests.set(requestKey(requestId), item)
         return [add(item)]
       }
       case "control_response":
@@ -554,9 +597,9 @@ export const make = (): Builder => {
   const answered = (msg: Json, ts: number | undefined): ReadonlyArray<number> => {
     const response = isRecord(msg.response) ? msg.response : {}
     const requestId = str(response.request_id) ?? ""
-    const item = requests.get(requestId)
+    const item = requests.get(requestKey(requestId))
     if (item === undefined) return [0]
-    requests.delete(requestId)
+    requests.delete(requestKey(requestId))
     const ok = response.subtype !== "error"
     const body = ok ? response.response : response.error
     item.decision = { ok, summary: ok ? answerSummary(item.kind, body) : "error", body, ts }
@@ -599,15 +642,15 @@ export const make = (): Builder => {
         if (msg.subtype === "init") {
           // A CLI turn for no prompt: none is waiting, or the CLI echoes uuids and names none
           // though the oldest waiting prompt has one (one sent without a uuid it cannot name).
-          const own = named(msg).length === 0 && (open.length === 0 || (echoes && uuidOf.has(open[0]!)))
-          automatic = own ? startAutomatic(ts) : undefined
+          const own = named(msg).length === 0 && (lane.open.length === 0 || (lane.echoes && uuidOf.has(lane.open[0]!)))
+          lane.automatic = own ? startAutomatic(ts) : undefined
           session.sessionId = str(msg.session_id)
           session.model = str(msg.model)
           session.cwd = str(msg.cwd)
           session.cliVersion = str(msg.claude_code_version)
           session.permissionMode = str(msg.permissionMode)
           session.tools = Array.isArray(msg.tools) ? msg.tools.length : 0
-          return own ? [0, automatic!.index] : [0]
+          return own ? [0, lane.automatic!.index] : [0]
         }
         return [add({ kind: "system", subtype: str(msg.subtype) ?? "?", message: msg, ts }, msg)]
       }
@@ -670,40 +713,45 @@ export const make = (): Builder => {
         } else {
           item = { kind: "control", requestId, dir: "recv", subtype: str(request.subtype) ?? "?", request, ts }
         }
-        requests.set(requestId, item)
-        return [add(item)]
+        requests.set(requestKey(requestId), item)
+        // A subagent's request goes to its tool use's turn, as the subagent's lines do.
+        return [add(item, undefined, request.tool_use_id)]
       }
       case "control_response":
         return answered(msg, ts)
       case "control_cancel_request": {
         // The CLI no longer waits for this answer (its turn was interrupted).
         const requestId = str(msg.request_id) ?? ""
-        const item = requests.get(requestId)
+        const item = requests.get(requestKey(requestId))
         if (item === undefined) return []
-        requests.delete(requestId)
+        requests.delete(requestKey(requestId))
         item.decision = { ok: false, summary: "cancelled", body: undefined, ts }
         return [turnOfRequest(item)]
       }
       case "command_lifecycle":
-        echoes = true
+        lane.echoes = true
         return msg.state === "cancelled" ? withdraw(str(msg.command_uuid)) : []
       case "result": {
         const result = decoded.success as Protocol.ResultMessage
-        const share = usage.next(result)
-        timeline.totalCostUsd = result.total_cost_usd
+        const share = lane.usage.next(result)
+        // Each session's CLI counts its own cost: the transcript's is theirs together.
+        lane.totalCostUsd = result.total_cost_usd
+        let total = 0
+        for (const each of lanes.values()) total += each.totalCostUsd
+        timeline.totalCostUsd = total
         // The turns it answers: the ones it names (queued prompts the CLI merged, or folded into
         // a turn the CLI started by itself), else the CLI's own turn, else the oldest open one.
         // A result with `origin` is never a prompt's own: it ends the CLI's own turn.
         const answers = named(msg)
         // A result that names prompts and has no origin is theirs: a turn taken for the CLI's
         // own ends with it, as answered by it.
-        const mistaken = result.origin === undefined && answers.length > 0 ? automatic : undefined
-        const own = mistaken !== undefined ? undefined : automatic ?? (result.origin !== undefined ? startAutomatic(ts) : undefined)
-        automatic = undefined
+        const mistaken = result.origin === undefined && answers.length > 0 ? lane.automatic : undefined
+        const own = mistaken !== undefined ? undefined : lane.automatic ?? (result.origin !== undefined ? startAutomatic(ts) : undefined)
+        lane.automatic = undefined
         if (own !== undefined && isRecord(result.origin)) own.origin = str(result.origin.kind) ?? "unknown"
         // A result before any turn (its prompt not in the transcript) is shown in a turn of its own.
-        const turn = own ?? answers[0] ?? open[0] ?? turns[turns.length - 1] ?? startAutomatic(ts)
-        automatic = undefined
+        const turn = own ?? answers[0] ?? lane.open[0] ?? lane.last ?? startAutomatic(ts)
+        lane.automatic = undefined
         const changed = [turn.index]
         if (mistaken !== undefined) {
           mistaken.mergedInto = turn.index
@@ -711,8 +759,8 @@ export const make = (): Builder => {
           changed.push(mistaken.index)
         }
         for (const t of answers.length === 0 ? [turn] : answers) {
-          const at = open.indexOf(t)
-          if (at !== -1) open.splice(at, 1)
+          const at = lane.open.indexOf(t)
+          if (at !== -1) lane.open.splice(at, 1)
           if (t !== turn) {
             t.mergedInto = turn.index
             t.status = result.is_error ? "error" : "ok"
@@ -750,6 +798,8 @@ export const make = (): Builder => {
 
   const push = (line: Transcript.Line): ReadonlyArray<number> => {
     timeline.lines++
+    lineSession = line.session ?? 0
+    lane = laneOf(lineSession)
     const msg = line.msg
     if (!isRecord(msg)) {
       if (line.dir === "send") return []
