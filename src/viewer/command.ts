@@ -12,7 +12,7 @@ import * as Argument from "effect/cli/Argument"
 import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
-import type * as ClaudeError from "../ClaudeError.ts"
+import * as ClaudeError from "../ClaudeError.ts"
 import * as Server from "./server.ts"
 
 /** A library error as the command line shows it: its description, no stack. */
@@ -51,6 +51,15 @@ export const view = Command.make(
   },
   Effect.fn("Viewer.view")(function*({ follow, html, port, transcript }) {
     if (Option.isSome(html)) {
+      // `--follow` and `--port` are the served page's: with `--html` they would do nothing.
+      const serving = [follow ? "--follow" : undefined, Option.isSome(port) ? "--port" : undefined].filter((f) => f !== undefined)
+      if (serving.length > 0) {
+        return yield* userError(ClaudeError.make(
+          new ClaudeError.InvalidInput({
+            description: `--html writes the page to a file once; ${serving.join(" and ")} serve it instead: give one or the other`
+          })
+        ))
+      }
       yield* Server.writeHtml(transcript, html.value).pipe(Effect.mapError(userError))
       yield* Console.log(`wrote ${html.value}`)
       return
