@@ -128,7 +128,9 @@ export type ToolContent = string | ContentBlock | ReadonlyArray<ContentBlock> | 
 export const text = (text: string): TextContent => ({ type: "text", text })
 
 /**
- * An image block. `data` is the image bytes, or already base64-encoded text.
+ * An image block. `data` is the image bytes, or already base64-encoded text (not a `data:` URL:
+ * the CLI refuses a whole result with an image it cannot read as base64, so such a result is the
+ * tool's defect, answered "Tool <name> failed: …" and logged).
  *
  * @since 0.1.0
  * @category constructors
@@ -730,9 +732,14 @@ const toToolResult = (content: ToolContent): Effect.Effect<ToolResult> =>
     // answer's write, and the CLI would get no JSON-RPC response.
     Effect.flatMap((result) => {
       const error = jsonWriteError(result)
-      return error === undefined
+      if (error !== undefined) {
+        return Effect.fail(new Error(`the handler returned a result JSON cannot write: ${error.message}`))
+      }
+      // Blocks the CLI refuses (the whole result, the model told so) while this call had succeeded.
+      const problem = Rpc.contentProblem(result.content)
+      return problem === undefined
         ? Effect.succeed(result)
-        : Effect.fail(new Error(`the handler returned a result JSON cannot write: ${error.message}`))
+        : Effect.fail(new Error(`the handler returned an invalid result: ${problem}`))
     }),
     Effect.orDie
   )
@@ -1239,8 +1246,14 @@ const toolkitTool = (
         // `toModelOutput`: the model reads its output in place of the encoded result (which may
         // hold what the model must not see); the program still gets the encoded result.
         if (result.modelOutput !== undefined) {
+          const content = modelOutputContent(result.modelOutput)
+          // Blocks the CLI would refuse reach the model as a failure: `onResult` says so too.
+          const problem = Rpc.contentProblem(content)
+          if (problem !== undefined) {
+            return yield* failWith(meta, args, encodingFailure(`its model output: ${problem}`))
+          }
           yield* report(meta, args, false, result.encodedResult, result.modelOutput)
-          return modelOutputContent(result.modelOutput)
+          return content
         }
         // Written before it is reported: a success JSON cannot write (a BigInt, a cycle) reaches
         // the model as a failure, and `onResult` says so too.

@@ -234,6 +234,34 @@ export type CallToolResult = typeof CallToolResult.Type
 /** @internal */
 export const errorResult = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true })
 
+/**
+ * Whether the CLI's MCP client reads `data` as base64: it checks an image block's `data` with
+ * `atob` (WHATWG forgiving-base64: ASCII whitespace skipped, padding optional) and refuses the
+ * whole result when one fails ("Invalid Base64 string", CLI 2.1.332).
+ */
+const isBase64 = (data: string): boolean => {
+  try {
+    atob(data)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * What makes the CLI refuse these blocks, or undefined: an image whose `data` is not base64
+ * (a `data:` URL is the usual slip).
+ *
+ * @internal
+ */
+export const contentProblem = (content: ReadonlyArray<typeof ContentBlock.Type>): string | undefined => {
+  const index = content.findIndex((block) => block.type === "image" && !isBase64(block.data))
+  if (index === -1) return undefined
+  const data = (content[index] as typeof ImageContent.Type).data
+  return `the data of its image block ${index + 1} is not base64, and the CLI refuses such a result whole ` +
+    `(a data: URL? give its base64 part): ${JSON.stringify(data.slice(0, 40))}${data.length > 40 ? "…" : ""}`
+}
+
 // -----------------------------------------------------------------------------
 // Tool input JSON Schema
 // -----------------------------------------------------------------------------
