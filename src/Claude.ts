@@ -398,7 +398,9 @@ export interface Session<R extends TurnResult = TurnResult> {
    * CLI answers it, which is not always the one asked for (a mode the settings impose, a switch
    * overtaken by another): keep that one, not the argument. `undefined` when the CLI names none
    * (or one this library does not know). In a session with a `Permissions` layer,
-   * `bypassPermissions` is `InvalidInput`, not sent (the CLI would never ask the layer).
+   * `bypassPermissions` is `InvalidInput`, not sent (the CLI would never ask the layer); so are
+   * `bypassPermissions` and `auto` while the session serves an in-process tool that needs approval
+   * (`McpServers.Tool.needsApproval`: those modes ask no one).
    */
   readonly setPermissionMode: (
     mode: Launch.PermissionMode,
@@ -438,7 +440,10 @@ export interface Session<R extends TurnResult = TurnResult> {
    * `servers` (stdio, SSE, HTTP, which the CLI dials) and `inProcess` (served by this session,
    * with the services of the caller's context); their tools reach the next request. Servers from
    * settings files and plugins stay. Returns what was added and removed, and each server's
-   * connection error. An in-process name taken by another definition is `InvalidInput`.
+   * connection error. An in-process name taken by another definition is `InvalidInput`; so is an
+   * in-process tool that needs approval (`McpServers.Tool.needsApproval`) while the session's mode
+   * asks no one (`bypassPermissions`, `auto`: the last one asked for that the CLI took). Such a
+   * tool counts from then on, removed or not: no later switch to those modes is sent.
    *
    * An in-process server the CLI removes has its tool calls still running interrupted (the CLI
    * tells the model they failed; left running, they would finish what the model was told failed).
@@ -687,9 +692,8 @@ export interface Session<R extends TurnResult = TurnResult> {
   /**
    * Any control request, for subtypes the library does not name yet. Its answer is what
    * `responseSchema` decodes it to (a `Schema.Class` instance, the schema's own keys), fields the
-   * schema does not know left out. In a session with a `Permissions` layer, a
-   * `set_permission_mode` to `bypassPermissions` is `InvalidInput`, not sent, as with
-   * `setPermissionMode`.
+   * schema does not know left out. A `set_permission_mode` that `setPermissionMode` refuses is
+   * `InvalidInput` here too, not sent.
    */
   readonly request: <S extends Schema.Top & { readonly DecodingServices: never }>(
     body: {

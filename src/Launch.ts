@@ -451,8 +451,10 @@ export interface LaunchOptions {
    * its own mode, as with the official SDKs: `permissions.defaultMode` from the settings it
    * loads, else its default (which asks, and without a `Permissions` layer denies what would
    * ask). Unset with a `Permissions` layer, the library passes `default`, so that the CLI asks
-   * the layer whatever the settings say. `bypassPermissions` is never chosen for the program,
-   * and cannot be combined with a `Permissions` layer (the CLI would never ask it).
+   * the layer whatever the settings say; likewise while the session serves an in-process tool
+   * that needs approval. `bypassPermissions` is never chosen for the program, and cannot be
+   * combined with a `Permissions` layer (the CLI would never ask it); neither it nor `auto` with
+   * a tool that needs approval ({@link approvalTools}).
    */
   readonly permissionMode?: PermissionMode | undefined
   /**
@@ -698,6 +700,13 @@ export interface Wiring {
     readonly name: string
     /** Puts the server's tools in the first prompt. */
     readonly alwaysLoad: boolean
+    /**
+     * The names of its tools whose calls need the user's approval: the session then never runs in
+     * a mode that asks no one (see {@link approvalTools}).
+     *
+     * @since 0.2.0
+     */
+    readonly needsApproval?: ReadonlyArray<string> | undefined
   }>
   /** Adds `--permission-prompt-tool stdio`, so `can_use_tool` requests arrive. */
   readonly permissionPromptTool: boolean
@@ -797,11 +806,16 @@ export const allowsBypassSwitch = (options: LaunchOptions): boolean =>
  */
 const extraArgsProblems = (options: LaunchOptions, wiring: Wiring | undefined, add: (problem: string) => void): void => {
   const layer = wiring?.permissionPromptTool === true
+  const approval = approvalTools(wiring?.mcpServers ?? [])
   for (const name of extraFlagNames(options.extraArgs!)) {
     if (protocolFlags.has(name)) add(`extraArgs must not set --${name}: the library needs stream-json`)
-    else if (modeFlags.has(name) && (options.permissionMode !== undefined || layer)) {
+    else if (modeFlags.has(name) && (options.permissionMode !== undefined || layer || approval.length > 0)) {
       add(`extraArgs must not set --${name}: ${
-        layer ? "a Permissions layer decides the tools' permissions" : `permissionMode is ${options.permissionMode}`
+        layer
+          ? "a Permissions layer decides the tools' permissions"
+          : options.permissionMode !== undefined
+          ? `permissionMode is ${options.permissionMode}`
+          : `${approval[0]} needs approval, which the mode must ask for`
       }; name the mode with permissionMode alone`)
     } else if (name === "permission-prompt-tool" && (options.permissionPromptToolName !== undefined || layer)) {
       add(`extraArgs must not set --permission-prompt-tool: ${
@@ -988,8 +1002,31 @@ const allowedWithSkills = (options: LaunchOptions): ReadonlyArray<string> => {
  */
 export const effectivePermissionMode = (
   options: Pick<LaunchOptions, "permissionMode">,
-  wiring: Pick<Wiring, "permissionPromptTool">
-): PermissionMode | undefined => options.permissionMode ?? (wiring.permissionPromptTool ? "default" : undefined)
+  wiring: Pick<Wiring, "permissionPromptTool"> & Partial<Pick<Wiring, "mcpServers">>
+): PermissionMode | undefined =>
+  options.permissionMode ??
+    (wiring.permissionPromptTool || approvalTools(wiring.mcpServers ?? []).length > 0 ? "default" : undefined)
+
+/**
+ * The permission modes in which the CLI asks no one before a tool runs: everything allowed
+ * (`bypassPermissions`), or a classifier deciding (`auto`).
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const asksNoOne = (mode: unknown): boolean => mode === "bypassPermissions" || mode === "auto"
+
+/**
+ * The in-process tools whose calls need the user's approval, as the model names them
+ * (`mcp__<server>__<tool>`): while a session serves one, its CLI runs in no mode that asks no
+ * one ({@link asksNoOne}), and no settings file picks the mode (`default` is passed when the
+ * program names none, as for a `Permissions` layer).
+ *
+ * @since 0.2.0
+ * @category validation
+ */
+export const approvalTools = (servers: Wiring["mcpServers"]): ReadonlyArray<string> =>
+  servers.flatMap((server) => (server.needsApproval ?? []).map((tool) => `mcp__${server.name}__${tool}`))
 
 /**
  * Translates launch options into the CLI's arguments and environment. Pure: it reads neither
@@ -1493,6 +1530,13 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
     add(`permissionMode "bypassPermissions" cannot be combined with a Permissions layer: in that mode the CLI ` +
       `never asks, so the layer would never be called. Leave permissionMode unset (the CLI then asks the layer), ` +
       `name another mode ("default", "acceptEdits", "auto", ...), or remove the Permissions layer`)
+  }
+  const approval = approvalTools(wiring?.mcpServers ?? [])
+  if (asksNoOne(options.permissionMode) && approval.length > 0) {
+    add(`permissionMode "${String(options.permissionMode)}" asks no one before a tool runs, and ${
+      approval.join(", ")
+    } ${approval.length === 1 ? "needs" : "need"} approval (needsApproval): name a mode that asks the session's ` +
+      `Permissions (leave permissionMode unset), or serve ${approval.length === 1 ? "that tool" : "those tools"} elsewhere`)
   }
   if (options.maxTurns !== undefined && !(Number.isSafeInteger(options.maxTurns) && options.maxTurns > 0)) {
     add(`maxTurns must be a positive integer (got ${String(options.maxTurns)})`)

@@ -241,6 +241,14 @@ export interface Tool<out R = never> {
    */
   readonly inputSchema?: JsonSchema.JsonSchema | undefined
   /**
+   * Each call needs the user's approval (an `effect/ai` tool's `needsApproval`): the CLI asks the
+   * session's `Permissions` for it (with none, it refuses the call), and a session refuses a
+   * permission mode that asks no one (`bypassPermissions`, `auto`) while it serves the tool.
+   *
+   * @since 0.2.0
+   */
+  readonly needsApproval?: boolean | undefined
+  /**
    * Decodes raw `tools/call` arguments with the input schema, then runs the handler. `meta` carries
    * what the CLI said about the call (the model's `tool_use` id).
    */
@@ -316,6 +324,8 @@ export const tool = <S extends Schema.Constraint, E = never, R = never>(options:
   readonly input: S
   /** MCP tool annotations (`readOnlyHint`, `destructiveHint`, …). */
   readonly annotations?: ToolAnnotations | undefined
+  /** Each call needs the user's approval (see {@link Tool.needsApproval}). */
+  readonly needsApproval?: boolean | undefined
   /** Runs one call with the decoded arguments; its value becomes the tool result. */
   readonly handler: (input: S["Type"]) => Effect.Effect<ToolContent, E, R>
 }): Tool<R | S["DecodingServices"]> => {
@@ -326,6 +336,7 @@ export const tool = <S extends Schema.Constraint, E = never, R = never>(options:
     description: options.description,
     input: options.input,
     annotations: options.annotations,
+    ...(options.needsApproval === true ? { needsApproval: true } : {}),
     call: (args) =>
       decode(args).pipe(
         Effect.mapError((error): ToolCallFailure => ({ _tag: "InvalidArguments", message: error.message })),
@@ -445,6 +456,12 @@ export interface RegisteredTool {
   readonly inputSchema: JsonSchema.JsonSchema
   /** MCP tool annotations, sent in `tools/list` when set. */
   readonly annotations: ToolAnnotations | undefined
+  /**
+   * Each call needs the user's approval ({@link Tool.needsApproval}).
+   *
+   * @since 0.2.0
+   */
+  readonly needsApproval?: boolean | undefined
   /**
    * Runs one `tools/call` with its raw arguments: every outcome but interruption is a
    * {@link ToolResult} (`isError: true` for bad arguments or a failed handler).
@@ -662,6 +679,7 @@ const register = Effect.fnUntraced(function*(
       description: tool.description,
       inputSchema: inputSchema.success,
       annotations: tool.annotations,
+      ...(tool.needsApproval === true ? { needsApproval: true } : {}),
       call: (args, meta) =>
         // The services are the ones captured at layer build; `Tool<unknown>` erased their type.
         (runTool(definition.name, tool, args, meta).pipe(Effect.provideContext(context)) as Effect.Effect<ToolResult>)
@@ -1111,6 +1129,10 @@ export type ToolkitServices<Tools extends Record<string, AiTool.Any>> =
  *   `isError` result whose text the model reads: the error's `message` when it has one, else its
  *   JSON.
  * - Preliminary results are not sent (MCP has no place for them); the last one counts.
+ * - A tool with `needsApproval` (a function of its parameters too) is never allowed ahead: the
+ *   CLI asks the session's `Permissions` for each call (with none, it refuses it), and the session
+ *   refuses a mode that asks no one (`bypassPermissions`, `auto`) while it serves the tool: at
+ *   launch, as a switch, and in `setMcpServers` ({@link Tool.needsApproval}).
  * - `notifications/cancelled` interrupts the handler, as for {@link tool}.
  * - `onResult`, when given, sees every call's encoded result (what `ClaudeCodeLanguageModel`
  *   turns into `tool-result` parts).
@@ -1223,6 +1245,8 @@ const toolkitTool = (
     // (the same `Schema.toJsonSchemaDocument` as `Tool.getJsonSchema`, with `Struct({})` as `{}`).
     inputSchema: AiTool.isDynamic(aiTool) && aiTool.jsonSchema !== undefined ? aiTool.jsonSchema : undefined,
     annotations: toolkitAnnotations(aiTool),
+    // A function of the parameters too: every call is asked, as none can be told ahead.
+    ...(aiTool.needsApproval !== undefined && aiTool.needsApproval !== false ? { needsApproval: true } : {}),
     call: (args, meta) =>
       Effect.gen(function*() {
         const handlers = yield* kit

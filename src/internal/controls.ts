@@ -17,6 +17,7 @@ import type * as Protocol from "../Protocol.ts"
 import * as Control from "../protocol/control.ts"
 import * as McpConnection from "./mcpConnection.ts"
 import * as McpServerConfigs from "./mcpServerConfigs.ts"
+import * as Services from "./services.ts"
 import { deadlineProblem } from "./sessionOptionsCheck.ts"
 
 /** The session's per-call options (`Claude.RequestOptions`). */
@@ -44,19 +45,6 @@ const modeInEffect = (mode: string | undefined): Launch.PermissionMode | undefin
 }
 
 /**
- * Why a control request is not sent in a session with a `Permissions` layer (undefined when it
- * may be): a switch to `bypassPermissions`, refused as the launch option is (`Launch.validate`).
- * In that mode the CLI never asks the layer, and a CLI launched with
- * `--allow-dangerously-skip-permissions` takes the switch. Checked on every request, so the raw
- * `session.request` is no way around it.
- */
-export const bypassRefusal = (body: { readonly subtype: string } & Record<string, unknown>): string | undefined =>
-  body.subtype === "set_permission_mode" && body.mode === "bypassPermissions"
-    ? `set_permission_mode "bypassPermissions" cannot be used in a session with a Permissions layer: in that ` +
-      `mode the CLI never asks, so the layer would never be called`
-    : undefined
-
-/**
  * The methods, over the session's `request` and its in-process MCP connection (their public
  * signatures and docs are on `Claude.Session`, which checks them).
  */
@@ -68,6 +56,8 @@ export const make = (
     readonly secretNames: ReadonlyArray<string>
     /** Makes values the session's secrets, before a line holding them is written. */
     readonly addSecrets: (values: ReadonlyArray<string>) => void
+    /** Why these in-process servers are not given to the CLI now (`ModeGuard.serving`). */
+    readonly servingRefusal: (servers: ReadonlyArray<Services.LaunchEntry>) => string | undefined
   }
 ) => {
   /** A request answered with a bare acknowledgement. */
@@ -92,8 +82,8 @@ export const make = (
       mode: Launch.PermissionMode,
       options?: RequestOptions
     ): Effect.Effect<Launch.PermissionMode | undefined, ClaudeError.ClaudeError> =>
-      // `bypassPermissions` with a Permissions layer is refused by the session's `request`
-      // (`bypassRefusal`), for this method and the raw request alike.
+      // A mode that would let a tool run unasked is refused by the session's `request`
+      // (`modeGuard.ts`), for this method and the raw request alike.
       Effect.map(
         request({ subtype: "set_permission_mode", mode }, Control.SetPermissionModeResponse, options),
         (response) => modeInEffect(response.mode)
@@ -137,6 +127,8 @@ export const make = (
         if (timeoutProblem !== undefined) return yield* invalid(`Invalid request options: ${timeoutProblem}`)
         const inProcess = options?.inProcess ?? []
         const registered = yield* McpConnection.registerAll(inProcess)
+        const refusal = session.servingRefusal(registered.map(Services.launchEntry))
+        if (refusal !== undefined) return yield* invalid(`setMcpServers: ${refusal}`)
         const sdk: Record<string, Protocol.McpSdkServerConfig> = {}
         for (const server of registered) {
           if (Object.hasOwn(servers, server.name)) {

@@ -100,6 +100,12 @@ export interface LaunchEntry {
   readonly name: string
   /** Adds `"alwaysLoad": true` to the entry: the tools are in the prompt from the first turn. */
   readonly alwaysLoad: boolean
+  /**
+   * The names of its tools whose calls need the user's approval (`McpServers.Tool.needsApproval`).
+   *
+   * @since 0.2.0
+   */
+  readonly needsApproval?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -109,8 +115,18 @@ export interface LaunchEntry {
  * @since 0.1.0
  * @category accessors
  */
-export const launchEntries = (service: McpServers["Service"]): Array<LaunchEntry> =>
-  service.servers.map((server) => ({ name: server.name, alwaysLoad: server.alwaysLoad }))
+export const launchEntries = (service: McpServers["Service"]): Array<LaunchEntry> => service.servers.map(launchEntry)
+
+/**
+ * A registered server's `--mcp-config` entry, with the names of its tools that need approval.
+ *
+ * @since 0.2.0
+ * @category accessors
+ */
+export const launchEntry = (server: McpServers["Service"]["servers"][number]): LaunchEntry => {
+  const needsApproval = server.tools.filter((tool) => tool.needsApproval === true).map((tool) => tool.name)
+  return { name: server.name, alwaysLoad: server.alwaysLoad, ...(needsApproval.length > 0 ? { needsApproval } : {}) }
+}
 
 /**
  * The elicitation handler. When present in the session's context, the session answers each

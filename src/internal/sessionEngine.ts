@@ -45,11 +45,13 @@ import { exitContext } from "./exitReason.ts"
 import * as HostHandlers from "./hostHandlers.ts"
 import * as Incoming from "./incoming.ts"
 import { Lifecycle } from "./lifecycle.ts"
+import { ModeGuard } from "./modeGuard.ts"
 import type { Mirror } from "./mirror.ts"
 import * as Outgoing from "./outgoing.ts"
 import * as ReadLoop from "./readLoop.ts"
 import { Reader } from "./reader.ts"
 import * as SchemaJit from "./schemaJit.ts"
+import * as Services from "./services.ts"
 import { redactLines } from "./stderrLines.ts"
 import * as StdinWriter from "./stdinWriter.ts"
 import { InterruptRequests } from "./interruptRequests.ts"
@@ -417,15 +419,20 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   // (`session.request`) get what their schema decodes to, as it is (a class, renamed keys).
   // A request the transport refused (the CLI exited, its stdout not read to the end yet) fails
   // with the session's reason, as a turn does: the CLI's `ProcessExited`, not `SessionClosed (send)`.
-  // With a Permissions layer, a request that would take the CLI past it is refused, not sent.
-  const permissionsLayer = Option.isSome(input.permissions)
+  // A switch to a mode that would let a tool run unasked is refused, not sent (`modeGuard.ts`).
+  const modes = new ModeGuard(
+    Option.isSome(input.permissions),
+    options.permissionMode,
+    Services.launchEntries(input.mcpServers)
+  )
   const requestWith = (asDecoded: boolean): Controls.Request => (body, responseSchema, requestOptions) =>
     Effect.suspend(() => {
-      const refusal = permissionsLayer ? Controls.bypassRefusal(body) : undefined
+      const refusal = modes.refusal(body)
       return refusal !== undefined
         ? Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: refusal })))
         : lifecycle.inputOpen
         ? outgoing.request(body, responseSchema, requestOptions?.timeout, asDecoded).pipe(
+          Effect.tap(() => Effect.sync(() => modes.took(body))),
           Effect.catch((error) =>
             error.reason._tag === "SessionClosed" ? lifecycle.failure(body.subtype) : Effect.fail(error)
           )
@@ -435,7 +442,11 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   return {
     runner,
     requestDecoded: requestWith(true),
-    controls: Controls.make(requestWith(false), mcp, { secretNames, addSecrets }),
+    controls: Controls.make(requestWith(false), mcp, {
+      secretNames,
+      addSecrets,
+      servingRefusal: (servers) => modes.serving(servers)
+    }),
     sessionId: Deferred.await(sessionId),
     initializeResult,
     cliVersion: Fiber.join(ready),
