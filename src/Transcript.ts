@@ -27,8 +27,9 @@
  * `[redacted]` in every line, also escaped inside JSON text in a string (as JavaScript, Go or
  * Python escape it) and, a secret, in base64; lines are held back until that answer is seen
  * (or the recorder closes), so even the lines written before it are redacted. A recorder given to
- * several sessions holds them back again from each session's `initialize` request until every
- * pending one is answered, so each session's account e-mail is redacted. An answer over the
+ * several sessions holds each session's lines back until its own `initialize` is answered, so
+ * each session's account e-mail is redacted in them; the other sessions' lines are written
+ * meanwhile (a session whose CLI never answers holds back its own only). An answer over the
  * cap is read from its head and tail; when they show no whole account, they are dropped (a cut may
  * have left a part of it there). A failing sink never ends the session: the failure is logged
  * and kept in `failure`, and the lines after it are dropped. Closing the scope flushes what is
@@ -241,6 +242,10 @@ interface Delta {
 
 const deltaFields = { text_delta: "text", thinking_delta: "thinking", input_json_delta: "partial_json" } as const
 
+/** The key prefix of an agent's blocks: its session's (a recorder may record several) and its own. */
+const agentKey = (entry: Entry): string =>
+  `${entry.session}\u0000${String((entry.msg as { parent_tool_use_id?: unknown }).parent_tool_use_id ?? "")}\u0000`
+
 const deltaOf = (entry: Entry): Delta | undefined => {
   const msg = entry.msg as { type?: unknown; event?: unknown; parent_tool_use_id?: unknown } | null
   if (entry.dir !== "recv" || msg === null || typeof msg !== "object" || msg.type !== "stream_event") return undefined
@@ -252,7 +257,7 @@ const deltaOf = (entry: Entry): Delta | undefined => {
   }
   const field = deltaFields[delta.type as keyof typeof deltaFields]
   const text = delta[field]
-  return typeof text === "string" ? { key: `${String(msg.parent_tool_use_id ?? "")}\u0000${String(event.index)}`, field, text } : undefined
+  return typeof text === "string" ? { key: `${agentKey(entry)}${String(event.index)}`, field, text } : undefined
 }
 
 /** `entry` (a delta of `field`) with its text replaced by `text`. */
@@ -265,8 +270,9 @@ const withDeltaText = (entry: Entry, field: Delta["field"], text: string): Entry
 const blockEnds = (entry: Entry, held: ReadonlyMap<string, unknown>): ReadonlyArray<string> => {
   const msg = entry.msg as { type?: unknown; event?: unknown; parent_tool_use_id?: unknown } | null
   if (entry.dir !== "recv" || msg === null || typeof msg !== "object") return []
-  if (msg.type === "result") return [...held.keys()]
-  const agent = `${String(msg.parent_tool_use_id ?? "")}\u0000`
+  // A turn's result ends its session's blocks, not another session's.
+  if (msg.type === "result") return [...held.keys()].filter((key) => key.startsWith(`${entry.session}\u0000`))
+  const agent = agentKey(entry)
   const ofAgent = () => [...held.keys()].filter((key) => key.startsWith(agent))
   if (msg.type === "assistant") return ofAgent()
   if (msg.type !== "stream_event") return []
@@ -278,38 +284,80 @@ const blockEnds = (entry: Entry, held: ReadonlyMap<string, unknown>): ReadonlyAr
 /**
  * Streamed text with a secret split over several lines (`streamEvents`): a delta whose text ends
  * with what may begin a secret is held back and joined with the next delta of its block, so that
- * the secret is whole in one line when it is redacted. Other lines pass it meanwhile (another
- * agent's deltas, a control request: a held delta is written after them); its block's end, its
- * agent's message or the turn's result lets it go, a part of a secret left at its end replaced.
- * A recording has fewer, longer deltas there; their text is the same.
+ * the secret is whole in one line when it is redacted (a block is known by its session, agent
+ * and index). A session's lines keep their order: those after a held delta (another agent's
+ * deltas, a control request, the program's answer to the text) wait behind it, and the joined
+ * delta is written in its place; another session's lines do not wait. Its block's end, its agent's message or its session's turn
+ * result lets it go, a part of a secret left at its end replaced. A recording has fewer, longer
+ * deltas there; their text is the same, and no line comes before a text it came after.
  */
 const makeDeltaJoiner = (forms: ReadonlyArray<string>, emails: Emails) => {
-  const held = new Map<string, { readonly entry: Entry; readonly delta: Delta }>()
-  const release = (keys: ReadonlyArray<string>): Array<Entry> =>
-    keys.flatMap((key) => {
+  // Each session's lines not written yet, in their order; a held delta's slot is empty until it
+  // is let go. Invariant: after each push, a session's queue is empty or its first slot is a held
+  // delta's. Another session's lines never wait (a replay plays each session on its own), so a
+  // session whose CLI died with a delta held holds back its own lines only.
+  const queues = new Map<number, Array<{ entry: Entry | undefined }>>()
+  const held = new Map<string, { readonly slot: { entry: Entry | undefined }; readonly entry: Entry; readonly delta: Delta }>()
+  const release = (keys: ReadonlyArray<string>): void => {
+    for (const key of keys) {
       const joined = held.get(key)
-      if (joined === undefined) return []
+      if (joined === undefined) continue
       held.delete(key)
-      return [withDeltaText(joined.entry, joined.delta.field, SecretText.redactCutEnd(joined.delta.text, forms))]
-    })
+      joined.slot.entry = withDeltaText(joined.entry, joined.delta.field, SecretText.redactCutEnd(joined.delta.text, forms))
+    }
+  }
+  const drain = (queue: Array<{ entry: Entry | undefined }>): Array<Entry> => {
+    const out: Array<Entry> = []
+    while (queue.length > 0 && queue[0]!.entry !== undefined) out.push(queue.shift()!.entry!)
+    return out
+  }
+  const queueOf = (session: number) => {
+    let queue = queues.get(session)
+    if (queue === undefined) {
+      queue = []
+      queues.set(session, queue)
+    }
+    return queue
+  }
   return {
     push: (entry: Entry): ReadonlyArray<Entry> => {
       const delta = deltaOf(entry)
-      if (delta === undefined) return held.size === 0 ? [entry] : [...release(blockEnds(entry, held)), entry]
+      const queue = queueOf(entry.session)
+      if (delta === undefined) {
+        if (queue.length === 0) return [entry]
+        release(blockEnds(entry, held))
+        queue.push({ entry })
+        return drain(queue)
+      }
       const before = held.get(delta.key)
-      held.delete(delta.key)
       const text = (before?.delta.text ?? "") + delta.text
-      const joined = before === undefined
-        ? { entry, delta }
-        : { entry: withDeltaText(entry, delta.field, text), delta: { ...delta, text } }
       const replaced = SecretText.replaceAll(text, forms)
       const redacted = emails.pattern === undefined ? replaced : replaced.replace(emails.pattern, SecretText.REDACTED)
       const open = SecretText.openPrefixLength(redacted, forms) + SecretText.openPrefixLength(redacted.toLowerCase(), emails.forms)
-      if (open === 0) return [joined.entry]
-      held.set(delta.key, joined)
-      return []
+      if (before !== undefined) {
+        // Joined in the place of the block's first held delta.
+        held.delete(delta.key)
+        if (open === 0) {
+          before.slot.entry = withDeltaText(before.entry, delta.field, text)
+          return drain(queue)
+        }
+        held.set(delta.key, { slot: before.slot, entry: before.entry, delta: { ...delta, text } })
+        return []
+      }
+      if (open === 0) {
+        if (queue.length === 0) return [entry]
+        queue.push({ entry })
+        return []
+      }
+      const slot: { entry: Entry | undefined } = { entry: undefined }
+      queue.push(slot)
+      held.set(delta.key, { slot, entry, delta })
+      return drain(queue)
     },
-    flush: (): ReadonlyArray<Entry> => release([...held.keys()])
+    flush: (): ReadonlyArray<Entry> => {
+      release([...held.keys()])
+      return [...queues.values()].flatMap(drain)
+    }
   }
 }
 
@@ -338,10 +386,22 @@ const redactMessage = (msg: unknown, forms: ReadonlyArray<string>, emails: Email
  * held.
  */
 const makeEncoder = () => {
-  // The initialize requests not answered yet: each session sharing the recorder sends one, and
-  // its account's e-mail is known once it is answered.
-  const initializeIds = new Set<string>()
-  let settled = false
+  // Each session of the recorder (by its number): its `initialize` requests not answered yet,
+  // whether its account's e-mail is known (one answered, none pending), and its lines held back
+  // until then, with their place among all lines. Another session's lines are not held for it.
+  const sessions = new Map<
+    number,
+    { readonly pending: Set<string>; settled: boolean; readonly held: Array<readonly [number, Entry]> }
+  >()
+  let arrived = 0
+  const sessionOf = (n: number) => {
+    let session = sessions.get(n)
+    if (session === undefined) {
+      session = { pending: new Set(), settled: false, held: [] }
+      sessions.set(n, session)
+    }
+    return session
+  }
   // Longest first: a secret holding another is replaced whole.
   const forms: Array<string> = []
   // The forms of the secrets in a line's JSON text (a string value escaped once more): a line
@@ -361,7 +421,6 @@ const makeEncoder = () => {
     for (const form of SecretText.escapedFormsOf(email.toLowerCase(), 3)) if (!emails.forms.includes(form)) emails.forms.push(form)
     emails.pattern = SecretText.foldedPattern(emails.forms)
   }
-  const held: Array<Entry> = []
   const joiner = makeDeltaJoiner(forms, emails)
   const encode = (entry: Entry): string => {
     const plain = JSON.stringify(entry.msg) as string | undefined
@@ -379,34 +438,40 @@ const makeEncoder = () => {
       for (const value of values) if (value.length > 0) addForms(value)
     },
     push: (entry: Entry): ReadonlyArray<string> => {
+      const session = sessionOf(entry.session)
       if (entry.dir === "send") {
         const id = initializeRequestId(entry.msg)
         if (id !== undefined) {
-          // Another session of this recorder starts: its lines are held until its account is known.
-          initializeIds.add(id)
-          settled = false
+          // The session starts: its lines are held until its account is known.
+          session.pending.add(id)
+          session.settled = false
         }
       }
-      if (settled) return release([entry])
-      held.push(entry)
-      if (entry.dir === "recv" && initializeIds.size > 0) {
-        const answer = initializeAnswer(entry.msg, initializeIds)
+      if (session.settled) return release([entry])
+      session.held.push([arrived++, entry])
+      if (entry.dir === "recv" && session.pending.size > 0) {
+        const answer = initializeAnswer(entry.msg, session.pending)
         if (Option.isSome(answer)) {
-          initializeIds.delete(answer.value.id)
+          session.pending.delete(answer.value.id)
           if (answer.value.email._tag === "Unreadable") {
             // Fail closed: the head and tail may hold a part of the e-mail, which is not known.
-            held[held.length - 1] = { ...entry, msg: { ...(entry.msg as Framing.OversizedLine), head: "", tail: "" } }
+            const at = session.held.length - 1
+            session.held[at] = [session.held[at]![0], { ...entry, msg: { ...(entry.msg as Framing.OversizedLine), head: "", tail: "" } }]
           } else if (answer.value.email.email !== undefined) {
             addEmail(answer.value.email.email)
           }
-          if (initializeIds.size > 0) return []
-          settled = true
-          return release(held.splice(0))
+          if (session.pending.size > 0) return []
+          session.settled = true
+          return release(session.held.splice(0).map(([, held]) => held))
         }
       }
       return []
     },
-    finish: (): ReadonlyArray<string> => [...release(held.splice(0)), ...joiner.flush().map(encode)]
+    finish: (): ReadonlyArray<string> => {
+      // What is still held, in the order it came.
+      const held = [...sessions.values()].flatMap((session) => session.held.splice(0)).sort(([a], [b]) => a - b)
+      return [...release(held.map(([, entry]) => entry)), ...joiner.flush().map(encode)]
+    }
   }
 }
 
