@@ -6,13 +6,17 @@
  * `send` recorded before it has been matched by a line the library wrote. A line the library
  * writes matches the first expected `send` not matched yet with the same key, ids, uuids and
  * timestamps aside:
- * - a `control_request` by its `subtype` (its `request_id` is mapped, so the recorded
- *   `control_response`s are rewritten to the library's id);
+ * - a `control_request` by its `subtype` and what it sets (a permission mode, a model, an MCP
+ *   server's switch or permission mode override: a program that now sets another is a
+ *   mismatch); its `request_id` is mapped, so the recorded `control_response`s are rewritten to
+ *   the library's id;
  * - a `control_response` (the library answering the CLI) by its `request_id` (the CLI's requests
  *   are played with their recorded ids), its `subtype` and the decision it carries (a
  *   permission's or a dialog's `behavior`, an elicitation's `action`, a hook's `decision`,
- *   `continue` and `permissionDecision`, whether an MCP answer is an error): a handler that now
- *   decides otherwise is a mismatch, one whose words or values vary from run to run is not;
+ *   `continue` and `permissionDecision`, a PermissionRequest hook's `decision.behavior`, an
+ *   Elicitation hook's `action`, a PermissionDenied hook's `retry`, whether an MCP answer is an
+ *   error): a handler that now decides otherwise is a mismatch, one whose words or values vary
+ *   from run to run is not;
  * - a `user` turn by its content (text and images), in its recorded order (with the first
  *   recorded turn not matched yet: a turn skipped is a mismatch, not a wait), each `[redacted]`
  *   in it standing for any non-empty text (the recorder wrote it in place of a secret the prompt
@@ -24,8 +28,9 @@
  * Lines recorded before the first `send` (the CLI starts its MCP servers first) are played at
  * once. A line the CLI wrote that is not JSON (`Transcript.NonJsonLine`) is written again as its
  * text. A line that matches nothing fails the replay with `ReplayMismatch { expected, actual }`
- * (`actual` with the secrets a `[redacted]` stood for so far masked, and what differs from a
- * recorded line holding `[redacted]`: the recording shows no secret, nor does its mismatch):
+ * (`actual` with the session's secrets masked, those of its launch environment and those a
+ * `[redacted]` stood for so far, and what differs from a recorded line holding `[redacted]`:
+ * the recording shows no secret, nor does its mismatch):
  * the `send` that wrote it fails with it, the "process" exits with code 1 and the mismatch on
  * its stderr, and the session's reader fails with it, so the running turn and the pending
  * control requests fail with that reason.
@@ -51,6 +56,8 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "../ClaudeError.ts"
 import * as Framing from "../Framing.ts"
 import * as SecretText from "../internal/secretText.ts"
+import { secretsOf } from "../internal/tracing.ts"
+import * as Launch from "../Launch.ts"
 import { splitText } from "../internal/textChunks.ts"
 import * as Transcript from "../Transcript.ts"
 import { type Connection, type ExitStatus, Transport } from "../Transport.ts"
@@ -68,8 +75,32 @@ const decisionOf = (body: unknown): string => {
     const rpc = asRecord(answer.mcp_response)
     return rpc.error !== undefined ? "mcp error" : asRecord(rpc.result).isError === true ? "mcp isError" : "mcp result"
   }
+  // A hook's: its `decision` and `continue`, and its event's own (`permissionDecision`, a
+  // PermissionRequest's `decision.behavior`, an Elicitation's `action`, a PermissionDenied's `retry`).
   const specific = asRecord(answer.hookSpecificOutput)
-  return `hook ${String(answer.decision)} ${String(answer.continue)} ${String(specific.permissionDecision)}`
+  return `hook ${String(answer.decision)} ${String(answer.continue)} ${String(specific.permissionDecision)} ${
+    String(asRecord(specific.decision).behavior)
+  } ${String(specific.action)} ${String(specific.retry)}`
+}
+
+/**
+ * What a control request of the program sets, which the program decides (not ids, paths or
+ * times that vary from run to run): the permission mode, the model, an MCP server's switch or
+ * permission mode override.
+ */
+const settingOf = (request: Json): string => {
+  switch (request.subtype) {
+    case "set_permission_mode":
+      return ` ${String(request.mode)}`
+    case "set_model":
+      return ` ${String(request.model)}`
+    case "mcp_toggle":
+      return ` ${String(request.serverName)} ${String(request.enabled)}`
+    case "set_mcp_permission_mode_override":
+      return ` ${String(request.serverName)} ${String(request.mode)}`
+    default:
+      return ""
+  }
 }
 
 /** The key a `send` is matched by. */
@@ -77,7 +108,7 @@ const sendKey = (message: unknown): string => {
   const m = asRecord(message)
   switch (m.type) {
     case "control_request":
-      return `control_request/${String(asRecord(m.request).subtype)}`
+      return `control_request/${String(asRecord(m.request).subtype)}${settingOf(asRecord(m.request))}`
     case "control_response": {
       const response = asRecord(m.response)
       const decision = response.subtype === "success" ? decisionOf(response.response) : ""
@@ -212,15 +243,20 @@ const maskLike = (value: unknown, counterparts: ReadonlyArray<Counterpart>): unk
   )
 }
 
-const makeConnection = (lines: ReadonlyArray<Transcript.Line>) =>
+const makeConnection = (lines: ReadonlyArray<Transcript.Line>, sessionSecrets: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const stdout = yield* Queue.unbounded<Uint8Array, ClaudeError.ClaudeError | Cause.Done>()
     const exited = yield* Deferred.make<ExitStatus>()
     const matched = lines.map(() => false)
     const keys = lines.map((line) => line.dir === "send" ? sendKey(line.msg) : undefined)
-    // The forms of the texts the recording's `[redacted]`s stood for so far (longest first): the
-    // secrets of the session, masked in a mismatch's line.
+    // The forms of the session's secrets (its launch environment's, as the recorder was given
+    // them) and of the texts the recording's `[redacted]`s stood for so far (longest first):
+    // masked in a mismatch's line.
     const secrets: Array<string> = []
+    for (const secret of sessionSecrets) {
+      for (const form of SecretText.formsOf(secret)) if (!secrets.includes(form)) secrets.push(form)
+    }
+    secrets.sort((a, b) => b.length - a.length)
     // Recorded request ids of the library's control requests → the ids the library used now.
     const requestIds = new Map<string, string>()
     // Recorded uuids of the user messages → the uuids the library wrote now.
@@ -496,7 +532,8 @@ export const layer = (
             return makeConnection(
               options?.streamText === true && spec.args.includes("--include-partial-messages")
                 ? withStreamedText(lines, options.chunks ?? 2)
-                : lines
+                : lines,
+              secretsOf(spec.env, Launch.defaultSecretEnv)
             )
           }
         )
