@@ -480,15 +480,65 @@ export const result = (options: {
   }
 }
 
+/**
+ * The answer of CLI 2.1.332 to a control request of the host in a session with no MCP servers,
+ * plugins, skills or file checkpointing (its models `initializeResponse`'s: none), `cost` the
+ * running cost of {@link conversation}'s default turns; `{}` where it answers nothing more. Each
+ * decodes with the schema of the session's method that asks it, as the real answer does.
+ */
+const defaultAnswer = (request: Record<string, unknown>, cost: number) => {
+  const body = asRecord(request.request)
+  switch (body.subtype) {
+    case "interrupt":
+      return success(request, { still_queued: [] })
+    case "set_model":
+      return success(request, typeof body.model === "string" ? { model: body.model } : {})
+    case "set_permission_mode":
+      return success(request, { mode: body.mode })
+    case "mcp_status":
+      return success(request, { mcpServers: [] })
+    case "get_context_usage":
+      return success(request, { categories: [], totalTokens: 0, maxTokens: 1000000, percentage: 0, model: "claude-fake-1" })
+    case "rewind_files":
+      // Without checkpointing: a dry run says it cannot, a rewind is refused.
+      return body.dry_run === true
+        ? success(request, { canRewind: false, error: "File rewinding is not enabled." })
+        : failure(request, "File rewinding is not enabled.")
+    case "reload_plugins":
+      return success(request, { commands: [], agents: [], plugins: [], mcpServers: [], error_count: 0 })
+    case "reload_skills":
+      return success(request, { skills: [] })
+    case "reload_output_styles":
+      return success(request, { available_output_styles: ["default"] })
+    case "get_settings":
+      return success(request, { effective: {}, sources: [] })
+    case "get_usage":
+      return success(request, { session: { total_cost_usd: cost }, rate_limits_available: false })
+    case "list_models":
+      return success(request, { models: [] })
+    case "side_question":
+      return success(request, { response: null })
+    case "get_status":
+      return success(request, { sections: [] })
+    case "export_conversation":
+      return success(request, { text: "" })
+    default:
+      return success(request, {})
+  }
+}
+
 /** The session id of {@link conversation}'s lines when none is given. */
 const defaultSessionId = "00000000-0000-4000-8000-000000000000"
 
 /**
  * A script for the common case: answers `initialize` ({@link initializeResponse}, as
  * {@link answerInitialize} does), answers every later control request with
- * `onControl` (by default success `{}`, and `{cancelled: false}` to `cancel_async_message`), and
- * plays `onUser(text, turnIndex, cli, message)` for each user turn until stdin ends; the default
- * turn echoes the user message's uuid as the real CLI does.
+ * `onControl` (by default as CLI 2.1.332 answers it in a session with no MCP servers, plugins,
+ * skills or file checkpointing: `{ mcpServers: [] }` to `mcp_status`, the requested model to
+ * `set_model`, `File rewinding is not enabled.` to `rewind_files`, `{cancelled: false}` to
+ * `cancel_async_message`, success `{}` where it answers nothing more), and plays
+ * `onUser(text, turnIndex, cli, message)` for each user turn until stdin ends; the default turn
+ * echoes the user message's uuid as the real CLI does.
  *
  * @since 0.1.0
  * @category scripting
@@ -525,8 +575,10 @@ export const conversation = <R = never>(options: {
         } else if (request.subtype === "cancel_async_message") {
           // Turns run one at a time here, as they arrive: nothing is ever still queued.
           yield* cli.emit(success(message, { cancelled: false, message_uuid: request.message_uuid }))
+        } else if (request.subtype === "initialize") {
+          yield* cli.emit(success(message, initializeResponse))
         } else {
-          yield* cli.emit(success(message, request.subtype === "initialize" ? initializeResponse : {}))
+          yield* cli.emit(defaultAnswer(message, cost))
         }
       } else if (message.type === "user") {
         const content = (message.message as { content: unknown }).content
