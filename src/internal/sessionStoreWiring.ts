@@ -119,20 +119,48 @@ class Unreadable {
   }
 }
 
-/** What a store copy of a transcript holds: its uuids, and its lines without one (as JSON text). */
+/**
+ * An entry's JSON text with every object's keys sorted: two entries deep-equal give the same text
+ * (a store keeps entries deep-equal, not byte-equal: PostgreSQL's JSONB reorders keys).
+ */
+const canonical = (entry: SessionStore.Entry): string =>
+  JSON.stringify(entry, (_key, value: unknown) =>
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value)
+
+/**
+ * What a store copy of a transcript holds: its uuids, and how many times it holds each line
+ * without one ({@link canonical}): such a line may come again (a title set back, a mode switched back).
+ */
 interface Held {
   readonly uuids: Set<string>
-  readonly others: Set<string>
+  readonly others: Map<string, number>
 }
 
 /** What the store holds of a transcript it does not have: nothing. */
-const nothingHeld = (): Held => ({ uuids: new Set(), others: new Set() })
+const nothingHeld = (): Held => ({ uuids: new Set(), others: new Map() })
+
+/** Counts one more `entry` (a line without a uuid) in `held`. */
+const holdOther = (held: Held, entry: SessionStore.Entry): void => {
+  const text = canonical(entry)
+  held.others.set(text, (held.others.get(text) ?? 0) + 1)
+}
+
+/** Whether `held` still holds a line like `entry` (without a uuid): if so, that one is used up. */
+const takeOther = (held: Held, entry: SessionStore.Entry): boolean => {
+  const text = canonical(entry)
+  const count = held.others.get(text) ?? 0
+  if (count === 0) return false
+  held.others.set(text, count - 1)
+  return true
+}
 
 /**
  * Appends to the store, in file order, the lines of the local `file` the store's copy lacks (a
- * uuid it does not have, or a line without one it does not have, compared as JSON), in batches;
- * a line that is no entry (one cut short, one that is not a JSON object) is left out, as the CLI
- * leaves it out, and counted. Streams the file. Returns how many entries it appended and how many
+ * uuid it does not have, or a line without one past as many alike as it holds, compared as
+ * {@link canonical} JSON), in batches; a line that is no entry (one cut short, one that is not a
+ * JSON object) is left out, as the CLI leaves it out, and counted. Streams the file. Returns how many entries it appended and how many
  * lines it could not read: either means the local file holds what the store's copy does not.
  */
 const backfill = (
@@ -158,7 +186,7 @@ const backfill = (
           unreadable++
           return Result.failVoid
         }
-        const lacked = typeof entry.uuid === "string" ? !held.uuids.has(entry.uuid) : !held.others.has(JSON.stringify(entry))
+        const lacked = typeof entry.uuid === "string" ? !held.uuids.has(entry.uuid) : !takeOther(held, entry)
         return lacked ? Result.succeed(entry) : Result.failVoid
       }),
       Stream.grouped(256),
@@ -197,7 +225,7 @@ const writeTranscript = (
       Effect.sync(() => `${file}.${Crypto.randomUUID()}.resume`),
       (temporary) => Effect.sync(() => Fs.rmSync(temporary, { force: true }))
     )
-    const held: Held = { uuids: new Set(), others: new Set() }
+    const held = nothingHeld()
     // A subagent's last `agent_metadata` entry: its sidecar, not a line of its transcript.
     let meta: SessionStore.Entry | undefined
     yield* Effect.gen(function*() {
@@ -235,12 +263,12 @@ const writeTranscript = (
                   }
                   if (key.subpath !== undefined && entry.type === agentMetadataType) {
                     meta = entry
-                    held.others.add(JSON.stringify(entry))
+                    holdOther(held, entry)
                     continue
                   }
                   kept.push(entry)
                   if (typeof entry.uuid === "string") held.uuids.add(entry.uuid)
-                  else held.others.add(JSON.stringify(entry))
+                  else holdOther(held, entry)
                 }
                 if (!output.open) throw new Error("the resume ended")
                 Fs.writeSync(output.fd, kept.map((entry) => `${JSON.stringify(entry)}\n`).join(""))
