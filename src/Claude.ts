@@ -383,7 +383,8 @@ export interface Session<R extends TurnResult = TurnResult> {
    * turn before its transcript is durable (a job queue, the cluster entity) waits here after the
    * turn's result. Fails with `StoreFailed` while any entry read so far is not in the store
    * (kept for a retry after a failed append, each also a `mirror_error` event), whoever calls it.
-   * Without `sessionStore`, succeeds at once.
+   * Once the session closed, answers at once with what its close left unsaved. Without
+   * `sessionStore`, succeeds at once.
    *
    * @since 0.2.0
    */

@@ -34,7 +34,8 @@ describe("sessionStore: an append that never answers", () => {
   it.effect.each([{ interruptible: true }, { interruptible: false }])("each attempt times out after 60 s (interruptible: $interruptible): flushStore fails with StoreFailed, a mirror_error is published, and the kept batch lands with the next turn's", ({ interruptible }) =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()
-      // The first two appends hang forever (the turn's flush, then flushStore's); every later one lands.
+      // The first append hangs forever (the turn's flush, which flushStore queued behind it joins);
+      // every later one lands.
       const landed = yield* Queue.unbounded<ReadonlyArray<string | undefined>>()
       let calls = 0
       const store = SessionStore.SessionStore.of({
@@ -42,7 +43,7 @@ describe("sessionStore: an append that never answers", () => {
         append: (_key, entries) =>
           Effect.suspend(() => {
             calls++
-            return calls <= 2 ? (interruptible ? Effect.never : Effect.uninterruptible(Deferred.await(gate))) : Queue.offer(landed, entries.map((e) => e.uuid))
+            return calls <= 1 ? (interruptible ? Effect.never : Effect.uninterruptible(Deferred.await(gate))) : Queue.offer(landed, entries.map((e) => e.uuid))
           }),
         load: () => Stream.empty,
         list: () => Effect.succeed([]),

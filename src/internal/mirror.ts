@@ -20,7 +20,8 @@
  * - Never blocking: the session's turns do not wait for the store; closing the session flushes
  *   what is pending (within `closeTimeout`). `flush` is how a program waits (the cluster entity
  *   answers a turn only once its transcript is stored): it fails while any entry read so far is
- *   not in the store (kept for a retry, or of a file that cannot be stored), whoever calls it.
+ *   not in the store (kept for a retry, or of a file that cannot be stored), whoever calls it;
+ *   once the session closed it answers at once, with what the close left unsaved.
  * - Keys: a frame's file path relative to `<config dir>/projects` is `<projectKey>/<sessionId>.jsonl`
  *   (the main transcript) or `<projectKey>/<sessionId>/<subpath>.jsonl` (a subagent's), as the
  *   official SDK reads it; a path outside cannot be stored: the first batch of each such file is
@@ -115,8 +116,8 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
   let pending: Array<Frame> = []
   let pendingEntries = 0
   let pendingBytes = 0
-  // One signal a flush: the fiber below takes what is pending when it gets to it; a waiter's
-  // Deferred completes once that is done.
+  // One signal a flush: the fiber below takes what is pending when it gets to it (the signals
+  // queued by then are one drain); a waiter's Deferred completes once that is done.
   // `last`: the close's flush, one attempt per batch (no backoff: the session is ending).
   const signals = yield* Queue.unbounded<
     { readonly waiter?: Deferred.Deferred<void, ClaudeError.ClaudeError>; readonly last?: boolean }
@@ -238,11 +239,15 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     }
   })
 
-  // Whether every entry read so far is in the store, as a flush answers it.
+  // Set once the fiber below stopped (the session closed): a flush then answers at once.
+  let closed = false
+
+  // Whether every entry read so far is in the store, as a flush answers it: none kept, none of a
+  // drain that stopped before appending it (the session closed), and once closed none pending.
   const missing = (): Exit.Exit<void, ClaudeError.ClaudeError> => {
-    const files = [...carried, ...unkeyable].map(([filePath, entries]) => {
+    const files = [...unsaved(closed), ...unkeyable].map(([filePath, entries]) => {
       const key = keyOfPath(options.projectsDir, filePath)
-      return `${typeof entries === "number" ? entries : entries.length} entries of ${key === undefined ? filePath : keyText(key)}`
+      return `${entries} entries of ${key === undefined ? filePath : keyText(key)}`
     })
     return files.length === 0 ? Exit.void : Exit.fail(ClaudeError.make(new ClaudeError.StoreFailed({
       store: options.store.name,
@@ -251,9 +256,11 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     })))
   }
 
-  yield* Queue.take(signals).pipe(
-    Effect.flatMap(({ last, waiter }) =>
-      drain(last === true ? [] : options.backoff).pipe(
+  // The signals queued meanwhile are one drain (it takes everything pending): one per signal would
+  // try a kept batch again, with its full retry, once per eager frame queued behind a failing store.
+  yield* Queue.takeAll(signals).pipe(
+    Effect.flatMap((taken) =>
+      drain(taken.some((signal) => signal.last === true) ? [] : options.backoff).pipe(
         // Defects of the store are caught per batch (appendWithRetry); this is the last guard.
         Effect.catchCause((cause) =>
           Effect.suspend(() => {
@@ -264,12 +271,25 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
             return Effect.logError(`session store ${options.store.name}: a flush died, ${count} entries kept for the next`, cause)
           })
         ),
-        // The waiter's answer is decided here, at the end of its own drain: a later signal's drain
-        // (which clears `carried` before it appends) must not make a failed batch look saved.
-        Effect.ensuring(Effect.suspend(() => waiter === undefined ? Effect.void : Deferred.done(waiter, missing())))
+        // The waiters' answer is decided here, at the end of their own drain: a later signal's
+        // drain (which clears `carried` before it appends) must not make a failed batch look saved.
+        Effect.ensuring(Effect.suspend(() => {
+          const answer = missing()
+          return Effect.forEach(taken, ({ waiter }) => waiter === undefined ? Effect.void : Deferred.done(waiter, answer), {
+            discard: true
+          })
+        }))
       )
     ),
     Effect.forever,
+    // Stopped with the session: the flushes still queued are answered, and every later one at once.
+    Effect.ensuring(Effect.suspend(() => {
+      closed = true
+      return Effect.flatMap(Queue.clear(signals), (left) =>
+        Effect.forEach(left, ({ waiter }) => waiter === undefined ? Effect.void : Deferred.done(waiter, missing()), {
+          discard: true
+        }))
+    })),
     Effect.forkScoped
   )
 
@@ -282,14 +302,17 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
     Queue.offerUnsafe(signals, { waiter: done, last })
     yield* Deferred.await(done)
   })
-  const flush = flushWith(false)
+  const flush = Effect.suspend(() => closed ? missing() : flushWith(false))
 
-  // What is still unsaved, per file: the running drain's batches, then the pending frames.
-  const unsaved = () => {
+  // What is still unsaved, per file: the running drain's batches, the kept ones, then (with
+  // `withPending`) the pending frames.
+  const unsaved = (withPending = true) => {
     const byFile = new Map<string, number>()
     for (const [filePath, entries] of inFlight) byFile.set(filePath, (byFile.get(filePath) ?? 0) + entries.length)
     for (const [filePath, entries] of carried) byFile.set(filePath, (byFile.get(filePath) ?? 0) + entries.length)
-    for (const frame of pending) byFile.set(frame.filePath, (byFile.get(frame.filePath) ?? 0) + frame.entries.length)
+    if (withPending) {
+      for (const frame of pending) byFile.set(frame.filePath, (byFile.get(frame.filePath) ?? 0) + frame.entries.length)
+    }
     return byFile
   }
 
