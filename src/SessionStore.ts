@@ -198,6 +198,8 @@ const unreadable = (text: string, line: number, description: string, cut: boolea
 /** One string a key: its parts as JSON, so that no two keys meet (a NUL in a part included). */
 const keyString = (key: SessionKey): string => JSON.stringify([key.projectKey, key.sessionId, key.subpath ?? ""])
 
+const utf8 = new TextEncoder()
+
 interface MemoryTranscript {
   readonly key: SessionKey
   readonly entries: Array<Entry>
@@ -238,7 +240,8 @@ export const makeMemory: Effect.Effect<SessionStore["Service"]> = Effect.sync(()
               transcript.uuids.add(entry.uuid)
             }
             transcript.entries.push(entry)
-            transcript.size += texts[i]!.length + 1
+            // Bytes, as a file of these lines (UTF-8) holds them: not UTF-16 code units.
+            transcript.size += utf8.encode(texts[i]!).length + 1
           }
           lastMtime = Math.max(now, lastMtime + 1)
           transcript.mtime = lastMtime

@@ -37,7 +37,9 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import type * as SqlError from "effect/sql/SqlError"
 import * as Stream from "effect/Stream"
+import * as Fs from "node:fs"
 import * as ClaudeError from "./ClaudeError.ts"
+import { describeError } from "./internal/describeCause.ts"
 import { entryTexts, subpathGiven } from "./internal/storeInputs.ts"
 import * as sqliteNode from "./internal/sqliteNode.ts"
 import * as SessionStore from "./SessionStore.ts"
@@ -333,8 +335,35 @@ export const layerSqliteClient = (
   }
 ): Layer.Layer<SqlClient.SqlClient, ClaudeError.ClaudeError> =>
   Layer.effect(SqlClient.SqlClient)(
-    sqliteNode.make(options).pipe(Effect.mapError(failed(`sqlite ${options.filename}`, "open")))
+    Effect.andThen(createPrivate(options.filename), sqliteNode.make(options)).pipe(
+      Effect.mapError(failed(`sqlite ${options.filename}`, "open"))
+    )
   ).pipe(Layer.provide(Reactivity.layer))
+
+/**
+ * Creates the database file, when missing, readable by its owner only (it holds every stored
+ * transcript); SQLite gives its WAL and journal the database's mode. An existing file is left as
+ * it is. Not for `:memory:`, a temporary database (`""`) or a `file:` URI.
+ */
+const createPrivate = (filename: string): Effect.Effect<void, ClaudeError.ClaudeError> =>
+  filename === "" || filename === ":memory:" || filename.startsWith("file:")
+    ? Effect.void
+    : Effect.try({
+      try: () => {
+        try {
+          Fs.closeSync(Fs.openSync(filename, Fs.constants.O_CREAT | Fs.constants.O_EXCL | Fs.constants.O_WRONLY, 0o600))
+        } catch (error) {
+          // There already: opened by SQLite as it is.
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+        }
+      },
+      catch: (cause) =>
+        ClaudeError.make(new ClaudeError.StoreFailed({
+          store: `sqlite ${filename}`,
+          operation: "open",
+          description: `cannot create ${filename}: ${describeError(cause)}`
+        }))
+    })
 
 /**
  * The store in an embedded SQLite database file: no server, nothing native to build.
