@@ -436,10 +436,11 @@ const writesBack = (options: Claude.SessionOptions): boolean =>
   mirrors(options) && !(typeof options.sessionStore === "object" && options.sessionStore.materialize === false)
 
 /**
- * The session's transcript as the CLI will resume it: with `sessionStore`, the
+ * The session's transcript as the CLI will resume it: with `sessionStore` writing it back, the
  * store's copy when it has one (the cluster's truth: the entity removes a runner's local copy,
- * which may be stale or hold a cut-off attempt, before resuming); otherwise its file in the CLI's
- * config directory. Undefined when neither can be read.
+ * which may be stale or hold a cut-off attempt, before resuming); otherwise (no store, or
+ * `materialize: false`, where the CLI resumes the runner's own file, a lost attempt the store
+ * never got in it) its file in the CLI's config directory. Undefined when neither can be read.
  */
 const readTranscript = (
   store: SessionStore.SessionStore["Service"],
@@ -449,7 +450,7 @@ const readTranscript = (
   Effect.gen(function*() {
     const where = locate(options)
     if (where === undefined) return undefined
-    if (mirrors(options)) {
+    if (writesBack(options)) {
       const stored = yield* store.load({ projectKey: where.projectKey, sessionId }).pipe(
         Stream.runCollect,
         Effect.map((entries): ReadonlyArray<Record<string, unknown>> => Array.from(entries)),
@@ -485,10 +486,10 @@ const readLocalTranscript = (
  * Before resuming a session the store holds (with `sessionStore` writing it back): the store's
  * copy is the session's truth, and this runner's file may be stale (the session ran elsewhere
  * since) or hold a cut-off attempt; kept, it would win over the store's copy. So the entries of
- * the local file the store lacks (by uuid) are appended to the store first (what a flush never
- * landed), except an abandoned attempt's and what follows it; then the file is removed and the
- * store's copy written in its place. A repair the store does not take fails the open
- * (`StoreFailed`), the file kept.
+ * the local file the store lacks (by uuid; a line without one, past as many alike as the store
+ * holds) are appended to the store first (what a flush never landed), except an abandoned
+ * attempt's and what follows it; then the file is removed and the store's copy written in its
+ * place. A repair the store does not take fails the open (`StoreFailed`), the file kept.
  */
 const adoptStoreCopy = (
   store: SessionStore.SessionStore["Service"],
@@ -501,21 +502,19 @@ const adoptStoreCopy = (
     if (local === undefined) return
     const where = SessionStoreWiring.locate(options.env ?? {}, options.cwd)
     const key = { projectKey: where.projectKey, sessionId }
-    // What the store's copy holds: its uuids, and its lines without one (as JSON).
-    const held = new Set<unknown>()
-    const heldOthers = new Set<string>()
-    yield* store.load(key).pipe(Stream.runForEach((entry) =>
-      Effect.sync(() => typeof entry.uuid === "string" ? held.add(entry.uuid) : heldOthers.add(JSON.stringify(entry)))
-    ))
+    // What the store's copy holds (`StoredLines`: lines without a uuid counted, compared as JSON).
+    const held = new SessionStoreWiring.StoredLines()
+    yield* store.load(key).pipe(Stream.runForEach((entry) => Effect.sync(() => held.add(entry))))
     const tainted = new Set(abandoned)
     const missing = local.filter((entry): entry is SessionStore.Entry => {
       if (typeof entry.type !== "string") return false
-      if (typeof entry.uuid !== "string") return !heldOthers.has(JSON.stringify(entry))
-      if (tainted.has(entry.uuid) || (typeof entry.parentUuid === "string" && tainted.has(entry.parentUuid))) {
+      if (typeof entry.uuid === "string" &&
+        (tainted.has(entry.uuid) || (typeof entry.parentUuid === "string" && tainted.has(entry.parentUuid))))
+      {
         tainted.add(entry.uuid)
         return false
       }
-      return !held.has(entry.uuid)
+      return held.lacks(entry as SessionStore.Entry)
     })
     if (missing.length > 0) {
       yield* Effect.logWarning(
@@ -663,6 +662,26 @@ export const layer = (
     const liveSessions = LiveSessions.of({ max, live: Effect.sync(() => live), peak: Effect.sync(() => peak) })
     const lostTurns = options.lostTurns ?? "retry"
     const projectKey = options.projectKey ?? (() => "cluster")
+    // What this runner knows of a session's turns that its ledger does not say, kept by the runner
+    // (not the entity) so that it outlives the entity's passivation here: an entity passivated
+    // and built again must not take a turn its caller abandoned here for one lost with a runner,
+    // nor run again a turn whose answer it gave. A session's empty map is dropped.
+    const abandonedOnRunner = new Map<string, Map<string, number>>()
+    const unrecordedOnRunner = new Map<string, Map<string, Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>>>()
+    const runnerMemory = <V>(maps: Map<string, Map<string, V>>, sessionId: string) => ({
+      get: (uuid: string) => maps.get(sessionId)?.get(uuid),
+      set: (uuid: string, value: V) => {
+        let map = maps.get(sessionId)
+        if (map === undefined) maps.set(sessionId, map = new Map())
+        map.set(uuid, value)
+      },
+      delete: (uuid: string) => {
+        const map = maps.get(sessionId)
+        if (map === undefined) return
+        map.delete(uuid)
+        if (map.size === 0) maps.delete(sessionId)
+      }
+    })
 
     const build = Effect.gen(function*() {
       const address = yield* Entity.CurrentAddress
@@ -707,18 +726,23 @@ export const layer = (
        * perhaps a partial answer): the next turn, even a first attempt, must not run on it.
        */
       let tainted = false
+      /** A `Close` asked while calls held `current`: done when the last of them lets it go. */
+      let closeWhenFree = false
       // Turns being run by this entity now, by uuid: a duplicate delivery joins the first.
       const inflight = new Map<string, Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>>()
-      // Answers given for turns whose outcome the ledger did not take: given again, never run again.
-      const unrecorded = new Map<string, Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>>()
+      // Answers given for turns whose outcome the ledger did not take: given again, never run again
+      // (by this runner: kept across the entity's passivation).
+      const unrecorded = runnerMemory(unrecordedOnRunner, sessionId)
       // The turns reserved here (`inflight`) whose attempt running is their first (no runner, and
       // no caller here, ran them before): their prompt is in no transcript yet. Left when the
       // reservation ends: an attempt 2 of a turn a caller abandoned here must not be taken for a
       // first (its CLI would be launched with `--session-id` on the transcript attempt 1 left).
       const firstAttempts = new Set<string>()
-      // Turns whose last attempt here was abandoned by its caller (interrupted before its result),
-      // not lost with a runner: asked again, they run again, whatever `lostTurns` says.
-      const abandonedHere = new Set<string>()
+      // Turns whose last attempt (its number: the ledger's attempts then) was abandoned here by its
+      // caller (interrupted before its result), not lost with a runner: asked again, they run
+      // again, whatever `lostTurns` says. Kept by the runner, across the entity's passivation.
+      const abandonedHere = runnerMemory(abandonedOnRunner, sessionId)
+      const markAbandoned = (uuid: string) => abandonedHere.set(uuid, ledger.turns.get(uuid)?.attempts ?? 0)
       // The last top-level assistant message's uuid of each running turn, recorded with its outcome.
       const ends = new Map<string, string>()
       const noteEnd = (turn: string, event: Claude.Event) => {
@@ -828,6 +852,7 @@ export const layer = (
           current = session
           acquired = session
           tainted = false
+          closeWhenFree = false
           // A CLI that exits by itself (it crashed, it was killed) is no longer the session's: the
           // next turn opens one again. Watched from the entity's scope, not the resource's, which
           // dropping the resource closes.
@@ -884,14 +909,26 @@ export const layer = (
           Effect.suspend(() => {
             holders--
             if (holders > 0 || current === undefined) return Effect.void
-            // Held by no call: closed now if a session waits for a slot (the close happens
-            // as the last reference is released), else idle until evicted or its time passes.
-            if (waiting > 0) return resource.close
+            // Held by no call: closed now if a `Close` was asked or a session waits for a slot
+            // (the close happens as the last reference is released), else idle until evicted or
+            // its time passes.
+            if (closeWhenFree || waiting > 0) return resource.close
             idle.set(sessionId, resource.close)
             return Effect.void
           })
         )
         return session
+      })
+      /**
+       * `Close`: the CLI is closed once no call holds it. Never invalidated under a call that
+       * holds it: the resource would be empty at once, and the next call would open a second CLI
+       * of the session beside the first (a conversation without the running turn's), the first
+       * still running.
+       */
+      const close = Effect.suspend(() => {
+        if (holders === 0) return resource.close
+        closeWhenFree = true
+        return Effect.void
       })
 
       // Each generator function below is made once per entity, not per call (docs/CONTRIBUTING.md).
@@ -901,8 +938,11 @@ export const layer = (
         uuid: string
       ): Effect.fn.Return<{ readonly run: number; readonly cli: string } | { readonly recorded: Recorded }, ClaudeError.ClaudeError> {
         const record = ledger.turns.get(uuid)
-        if (record?.outcome !== undefined) return { recorded: record.outcome }
-        if (record !== undefined && lostTurns === "fail" && !abandonedHere.has(uuid)) {
+        if (record?.outcome !== undefined) {
+          abandonedHere.delete(uuid)
+          return { recorded: record.outcome }
+        }
+        if (record !== undefined && lostTurns === "fail" && abandonedHere.get(uuid) !== record.attempts) {
           const outcome: Recorded = {
             _tag: "Failure",
             error: encodeError(ClaudeError.make(new ClaudeError.TurnLost({ uuid, sessionId })))
@@ -974,7 +1014,7 @@ export const layer = (
           // later turn runs there (`forgetAbandoned`). Erring on the safe side: an attempt that
           // never reached the CLI (interrupted while waiting for its turn) costs a reopen too.
           if (current !== undefined) tainted = true
-          abandonedHere.add(uuid)
+          markAbandoned(uuid)
           verdict = exit as Exit.Exit<never, ClaudeError.ClaudeError>
         } else {
           const flushed = result === undefined || session === undefined
@@ -1066,7 +1106,7 @@ export const layer = (
             inflight.delete(uuid)
             firstAttempts.delete(uuid)
             // Left by its caller before an attempt settled it (its ledger may say started).
-            if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) abandonedHere.add(uuid)
+            if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) markAbandoned(uuid)
           }
           Deferred.doneUnsafe(deferred, exit)
         })
@@ -1084,8 +1124,10 @@ export const layer = (
         Effect.andThen(readLedger, (): Effect.Effect<Begun, ClaudeError.ClaudeError> => {
           const joining = inflight.get(uuid)
           if (joining !== undefined) return Effect.succeed({ joined: joining })
+          // An outcome the ledger holds wins (another runner may have run the turn since).
           const kept = unrecorded.get(uuid)
-          if (kept !== undefined) return Effect.succeed({ answered: kept })
+          if (kept !== undefined && ledger.turns.get(uuid)?.outcome === undefined) return Effect.succeed({ answered: kept })
+          unrecorded.delete(uuid)
           const deferred = Deferred.makeUnsafe<TurnOutcome, ClaudeError.ClaudeError>()
           inflight.set(uuid, deferred)
           return admit(uuid).pipe(
@@ -1264,7 +1306,7 @@ export const layer = (
               turns: ledger.turns.size
             })
           ),
-        Close: () => resource.close
+        Close: () => close
       })
     })
 

@@ -130,36 +130,41 @@ const canonical = (entry: SessionStore.Entry): string =>
       : value)
 
 /**
- * What a store copy of a transcript holds: its uuids, and how many times it holds each line
- * without one ({@link canonical}): such a line may come again (a title set back, a mode switched back).
+ * What a store's copy of a transcript holds, to tell the local lines it lacks: its uuids, and how
+ * many times it holds each line without one (a title set back, a mode switched back: such a line
+ * may come again), compared as {@link canonical} JSON.
  */
-interface Held {
-  readonly uuids: Set<string>
-  readonly others: Map<string, number>
-}
+export class StoredLines {
+  private readonly uuids = new Set<string>()
+  private readonly others = new Map<string, number>()
 
-/** What the store holds of a transcript it does not have: nothing. */
-const nothingHeld = (): Held => ({ uuids: new Set(), others: new Map() })
+  /** Counts an entry of the store's copy. */
+  add(entry: SessionStore.Entry): void {
+    if (typeof entry.uuid === "string") {
+      this.uuids.add(entry.uuid)
+      return
+    }
+    const text = canonical(entry)
+    this.others.set(text, (this.others.get(text) ?? 0) + 1)
+  }
 
-/** Counts one more `entry` (a line without a uuid) in `held`. */
-const holdOther = (held: Held, entry: SessionStore.Entry): void => {
-  const text = canonical(entry)
-  held.others.set(text, (held.others.get(text) ?? 0) + 1)
-}
-
-/** Whether `held` still holds a line like `entry` (without a uuid): if so, that one is used up. */
-const takeOther = (held: Held, entry: SessionStore.Entry): boolean => {
-  const text = canonical(entry)
-  const count = held.others.get(text) ?? 0
-  if (count === 0) return false
-  held.others.set(text, count - 1)
-  return true
+  /**
+   * Whether the store's copy lacks this local entry: a uuid it does not have, or a line without
+   * one past as many alike as it holds (each alike it holds is used up by one local line).
+   */
+  lacks(entry: SessionStore.Entry): boolean {
+    if (typeof entry.uuid === "string") return !this.uuids.has(entry.uuid)
+    const text = canonical(entry)
+    const count = this.others.get(text) ?? 0
+    if (count === 0) return true
+    this.others.set(text, count - 1)
+    return false
+  }
 }
 
 /**
- * Appends to the store, in file order, the lines of the local `file` the store's copy lacks (a
- * uuid it does not have, or a line without one past as many alike as it holds, compared as
- * {@link canonical} JSON), in batches; a line that is no entry (one cut short, one that is not a
+ * Appends to the store, in file order, the lines of the local `file` the store's copy lacks
+ * ({@link StoredLines.lacks}), in batches; a line that is no entry (one cut short, one that is not a
  * JSON object) is left out, as the CLI leaves it out, and counted. Streams the file. Returns how many entries it appended and how many
  * lines it could not read: either means the local file holds what the store's copy does not.
  */
@@ -167,7 +172,7 @@ const backfill = (
   store: SessionStore.SessionStore["Service"],
   key: SessionStore.SessionKey,
   file: string,
-  held: Held
+  held: StoredLines
 ): Effect.Effect<{ readonly appended: number; readonly unreadable: number }, ClaudeError.ClaudeError> =>
   Effect.suspend(() => {
     let appended = 0
@@ -186,8 +191,7 @@ const backfill = (
           unreadable++
           return Result.failVoid
         }
-        const lacked = typeof entry.uuid === "string" ? !held.uuids.has(entry.uuid) : !takeOther(held, entry)
-        return lacked ? Result.succeed(entry) : Result.failVoid
+        return held.lacks(entry) ? Result.succeed(entry) : Result.failVoid
       }),
       Stream.grouped(256),
       Stream.runForEach((entries) =>
@@ -225,7 +229,7 @@ const writeTranscript = (
       Effect.sync(() => `${file}.${Crypto.randomUUID()}.resume`),
       (temporary) => Effect.sync(() => Fs.rmSync(temporary, { force: true }))
     )
-    const held = nothingHeld()
+    const held = new StoredLines()
     // A subagent's last `agent_metadata` entry: its sidecar, not a line of its transcript.
     let meta: SessionStore.Entry | undefined
     yield* Effect.gen(function*() {
@@ -263,12 +267,11 @@ const writeTranscript = (
                   }
                   if (key.subpath !== undefined && entry.type === agentMetadataType) {
                     meta = entry
-                    holdOther(held, entry)
+                    held.add(entry)
                     continue
                   }
                   kept.push(entry)
-                  if (typeof entry.uuid === "string") held.uuids.add(entry.uuid)
-                  else holdOther(held, entry)
+                  held.add(entry)
                 }
                 if (!output.open) throw new Error("the resume ended")
                 Fs.writeSync(output.fd, kept.map((entry) => `${JSON.stringify(entry)}\n`).join(""))
@@ -401,7 +404,7 @@ const storeLocal = (
   timeout: Duration.Duration
 ) =>
   Effect.map(
-    boundedOperation(store.name, "append", timeout, backfill(store, key, file, nothingHeld())),
+    boundedOperation(store.name, "append", timeout, backfill(store, key, file, new StoredLines())),
     (local) => local.appended
   )
 
