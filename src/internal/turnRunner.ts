@@ -13,8 +13,10 @@
  * - Interrupting a turn touches that turn alone: one still queued on the CLI is withdrawn
  *   (`cancel_async_message`), one that runs is interrupted (`interrupt`) and its result awaited;
  *   the whole is bounded by `interruptTimeout`. Nothing is sent once its result is in.
- * - A stall or a turn timeout fails the turn's stream at its deadline; the interrupt of the CLI
- *   then runs in the session's scope, not in the consumer's way.
+ *   `interrupt` fails when the CLI refused it (the turn runs on), never reads as done.
+ * - A stall or a turn timeout fails the turn's stream at its deadline, whatever it waits for (to
+ *   be written, a full pipe to drain, its result); the interrupt of the CLI then runs in the
+ *   session's scope, not in the consumer's way.
  */
 import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
@@ -127,6 +129,25 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   })
 
   /**
+   * `effect` within the turn's limits: its `turnTimeout`'s deadline (`TurnTimedOut`), and the
+   * session's `stallTimeout` (the CLI silent that long meanwhile: `Stalled`); interrupted past one.
+   */
+  const within = <A>(effect: Effect.Effect<A, ClaudeError.ClaudeError>, limits: TurnLimits) => {
+    const { deadline, stallMillis } = limits
+    if (deadline === undefined && stallMillis === undefined) return effect
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const unstalled = stallMillis === undefined ? effect : Effect.raceFirst(
+        effect,
+        Effect.flatMap(silence(stallMillis, now), (idle) => Effect.fail(stalled(idle)))
+      )
+      return deadline === undefined ? unstalled : Effect.timeoutOrElse(unstalled, {
+        duration: Duration.millis(Math.max(0, deadline.at - now)),
+        orElse: () => Effect.fail(timedOut(deadline.timeoutMillis))
+      })
+    })
+  }
+
+  /**
    * Waits until {@link Turns.writable} may hold, within the turn's limits: its `turnTimeout`'s
    * deadline, which covers the wait, and the session's `stallTimeout` (the CLI silent that long
    * while the turn waits: `Stalled`). Fails at once in a fiber that serves the CLI: the turn it
@@ -141,19 +162,10 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         ))
       }
       const waiter = turns.whenWritable()
-      const wait = Effect.onInterrupt(Deferred.await(waiter), () => Effect.sync(() => turns.forgetWaiter(waiter)))
-      const { deadline, stallMillis } = limits
-      if (deadline === undefined && stallMillis === undefined) return wait
-      return Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const unstalled = stallMillis === undefined ? wait : Effect.raceFirst(
-          wait,
-          Effect.flatMap(silence(stallMillis, now), (idle) => Effect.fail(stalled(idle)))
-        )
-        return deadline === undefined ? unstalled : Effect.timeoutOrElse(unstalled, {
-          duration: Duration.millis(Math.max(0, deadline.at - now)),
-          orElse: () => Effect.fail(timedOut(deadline.timeoutMillis))
-        })
-      })
+      return within(
+        Effect.onInterrupt(Deferred.await(waiter), () => Effect.sync(() => turns.forgetWaiter(waiter))),
+        limits
+      )
     })
 
   /**
@@ -282,8 +294,11 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       options.scope
     ))
 
-  /** {@link interruptOnCli}, bounded by `interruptTimeout`; never fails. */
-  const interruptTurn = (turn: Turn): Effect.Effect<void> =>
+  /**
+   * {@link interruptOnCli}, bounded by `interruptTimeout` (past it the turn is given up); fails as
+   * its `interrupt` request did (the CLI refused it: the turn runs on).
+   */
+  const interruptTurnOrFail = (turn: Turn): Effect.Effect<void, ClaudeError.ClaudeError> =>
     interruptOnCli(turn).pipe(
       Effect.timeoutOption(options.interruptTimeout),
       Effect.flatMap((done) => {
@@ -302,7 +317,12 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         // Not started yet (a CLI that cannot withdraw it): interrupted when it starts, so that it
         // does not run through; nothing is written meanwhile (`Turn.interruptOnStart`).
         return standIn?.interruptOnStart === true ? Effect.andThen(warned, interruptWhenStarted(standIn)) : warned
-      }),
+      })
+    )
+
+  /** {@link interruptTurnOrFail} where no one can be told (a finalizer, the background); never fails. */
+  const interruptTurn = (turn: Turn): Effect.Effect<void> =>
+    interruptTurnOrFail(turn).pipe(
       Effect.catchCause((cause) => Effect.logWarning(`interrupting turn ${turn.uuid} failed`, cause))
     )
 
@@ -395,12 +415,15 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
       at: clock.currentTimeMillisUnsafe() + Duration.toMillis(options.turnTimeout),
       timeoutMillis: Duration.toMillis(options.turnTimeout)
     }
+    // The limits cover the whole write: its wait to be written, and its wait for a full pipe to
+    // drain (a large message to a CLI that stopped reading). Past one there, a line handed over
+    // (`written`) is the CLI's: abandoned, interrupted there in the background.
     const uuid = yield* restore(
-      write(input, operation, (uuid) => registered = newTurn(uuid, queue, span), (turn) => current = turn, {
+      within(write(input, operation, (uuid) => registered = newTurn(uuid, queue, span), (turn) => current = turn), {
         deadline,
         stallMillis: options.stallTimeout === undefined ? undefined : Duration.toMillis(options.stallTimeout)
       })
-    )
+    ).pipe(Effect.tapError((error) => current === undefined ? Effect.void : abandon(current, error)))
     span.attribute("claude.user_message_uuid", uuid)
     // Settled by the finalizer from here (or from `write`, when interrupted once the line was
     // handed over); a turn not written was withdrawn by `write`.
@@ -455,13 +478,15 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
   const interrupt = Effect.suspend(() => {
     // After `endInput` nothing reaches the CLI: `SessionClosed`, as for a turn.
     if (!lifecycle.inputOpen) return lifecycle.failure("interrupt")
+    // A refusal fails it, as with none running: the program is never told a turn was
+    // interrupted while it runs on.
     const running = turns.current
-    if (running.length > 0) return interruptTurn(running[0]!)
+    if (running.length > 0) return interruptTurnOrFail(running[0]!)
     // None runs, but one is written and not started yet (a Ctrl-C right after the prompt): it is
     // withdrawn, or interrupted once it starts, as when its fiber is interrupted. A bare
     // `interrupt` left it queued, and it ran to its end.
     const next = turns.next
-    if (next !== undefined) return interruptTurn(next)
+    if (next !== undefined) return interruptTurnOrFail(next)
     return Effect.asVoid(outgoing.request({ subtype: "interrupt" }, Control.InterruptResponse, options.interruptTimeout))
   })
 
