@@ -12,11 +12,12 @@
  * What the spawner did and this module now does itself: spawn errors as typed reasons (the
  * executable is looked up first, `findExecutable`: `CliNotFound`, `NotExecutable`; an error from
  * the spawn itself is `SpawnFailed`), the CLI in its own process group (`detached`), SIGTERM to
- * the group when the CLI exits with an error, and on close the ladder: stdin EOF, then SIGTERM,
- * then SIGKILL to the whole group within `closeGrace`, then the sweep of what the CLI left
- * outside its group (see `sweep`); a group found empty after the CLI exited is never signalled
- * again (its id may lead another group by then). stdout ends at the latest shortly after the
- * CLI exited, whoever else holds the pipe. stderr is drained into a bounded tail and a line feed. Each
+ * the group and the sweep (below) when the CLI exits with an error or dies of a signal, and on
+ * close the ladder: stdin EOF, then SIGTERM, then SIGKILL to the whole group within `closeGrace`,
+ * then the sweep of what the CLI left outside its group (see `sweep`); a group found empty after
+ * the CLI exited is never signalled again (its id may lead another group by then). An open that
+ * fails leaves nothing in the caller's scope (see `open`). stdout ends at the latest shortly
+ * after the CLI exited, whoever else holds the pipe. stderr is drained into a bounded tail and a line feed. Each
  * CLI gets a temporary root of its own, removed last, which holds the `--settings` and
  * `--mcp-config` JSON as files (`cliTmpRoot.ts`).
  */
@@ -32,6 +33,7 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
 import * as ClaudeError from "../ClaudeError.ts"
 import { findExecutable } from "../Launch.ts"
 import { type Connection, eofShare, type ExitStatus, type LaunchSpec, Transport } from "../Transport.ts"
@@ -143,14 +145,21 @@ const STDOUT_AFTER_EXIT_MILLIS = 200
 /** How long the close waits for the group to go after SIGKILL. */
 const AFTER_KILL_MILLIS = 1_000
 
-/** Node's spawn error, named as `PlatformError` names its errno (`NotFound: spawn … ENOENT`). */
-const describeSpawnError = (error: NodeJS.ErrnoException): string => {
+/**
+ * Node's spawn error, named as `PlatformError` names its errno (`NotFound: spawn … ENOENT`). An
+ * ENOENT for an `executable` that exists (it was looked up, and the cwd checked, before) is its
+ * interpreter's: the `#!` line's, or a binary's ELF loader (a glibc build on a musl system).
+ */
+const describeSpawnError = (error: NodeJS.ErrnoException, executable: string): string => {
   const kind = error.code === "ENOENT"
     ? "NotFound"
     : error.code === "EACCES" || error.code === "EPERM"
     ? "PermissionDenied"
     : error.code ?? "Unknown"
-  return `${kind}: ${error.message}`
+  const interpreter = error.code === "ENOENT" && Fs.existsSync(executable)
+    ? ` (the file exists: the interpreter it names, its #! line or a binary's loader, was not found)`
+    : ""
+  return `${kind}: ${error.message}${interpreter}`
 }
 
 /** A NUL in the command, an argument or a variable (Node's own check would print the value). */
@@ -300,7 +309,7 @@ const terminateGroup = (child: NodeChildProcess.ChildProcess, graceMillis: numbe
     )
   })
 
-const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
+const openIn = Effect.fnUntraced(function*(spec: LaunchSpec) {
   // Checked first: a missing cwd would be reported by the spawn as a missing executable.
   const cwd = spec.cwd === undefined ? undefined : Path.resolve(spec.cwd)
   if (cwd !== undefined) {
@@ -358,12 +367,12 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
           detached: true
         })
       } catch (error) {
-        resume(Effect.fail(spawnFailed(describeSpawnError(error as NodeJS.ErrnoException))))
+        resume(Effect.fail(spawnFailed(describeSpawnError(error as NodeJS.ErrnoException, executable))))
         return
       }
       const onError = (error: NodeJS.ErrnoException) => {
         child.removeListener("spawn", onSpawn)
-        resume(Effect.fail(spawnFailed(describeSpawnError(error))))
+        resume(Effect.fail(spawnFailed(describeSpawnError(error, executable))))
       }
       const onSpawn = () => {
         child.removeListener("error", onError)
@@ -430,9 +439,10 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
     child.once("exit", onExit)
     return Effect.sync(() => child.removeListener("exit", onExit))
   })
-  // A CLI that failed leaves nothing of its group behind, as the spawner of `effect/process` did.
-  // From its exit on, the group is watched until it is empty (`groupGone`), so that a close long
-  // after signals no group that has taken its id since.
+  // A CLI that failed (an error code, or a signal: the OOM killer's SIGKILL) leaves nothing of its
+  // group behind, as the spawner of `effect/process` did. From its exit on, the group is watched
+  // until it is empty (`groupGone`), so that a close long after signals no group that has taken
+  // its id since.
   let watch: ReturnType<typeof setTimeout> | undefined
   let watching = true
   const watchGroup = () => {
@@ -458,7 +468,7 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
     }
   }
   const afterExit = () => {
-    if (child.exitCode !== 0 && child.exitCode !== null) {
+    if (child.exitCode !== 0) {
       try {
         if (process.platform !== "win32") process.kill(-child.pid!, "SIGTERM")
       } catch {
@@ -480,12 +490,21 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
       clearTimeout(quietTimer)
     })
   )
+  const statusOf = (code: number | null, signal: string | null): ExitStatus => ({
+    code,
+    signal: code === null ? signal : null,
+    stderrTail: stderr.toString()
+  })
   yield* exit.pipe(
     // The stderr tail is only whole once the pipe is drained; a grandchild may hold it open.
     Effect.tap(() => Deferred.await(stderrDone).pipe(Effect.timeoutOption(Duration.millis(200)))),
-    Effect.flatMap(([code, signal]) =>
-      Deferred.succeed(exited, { code, signal: code === null ? signal : null, stderrTail: stderr.toString() })
-    ),
+    Effect.flatMap(([code, signal]) => Deferred.succeed(exited, statusOf(code, signal))),
+    Effect.forkScoped
+  )
+  // A CLI that failed leaves nothing outside its group behind either, at once: CLI 2.1.332 runs
+  // each Bash command in a session of its own, which a crash would leave running until the close.
+  yield* exit.pipe(
+    Effect.flatMap(([code]) => code === 0 ? Effect.void : sweep(marker, graceMillis)),
     Effect.forkScoped
   )
 
@@ -517,6 +536,9 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
       // What the CLI started outside its process group (tools in their own session) ends too.
       const left = graceMillis - ((yield* Clock.currentTimeMillis) - (inputEndedAt ?? 0))
       yield* sweep(marker, Math.max(0, left))
+      // The fiber that reports the exit is interrupted next, maybe still waiting for a stderr that
+      // a stray holds open: `exit` resolves all the same for a CLI that has exited.
+      if (hasExited(child)) yield* Deferred.succeed(exited, statusOf(child.exitCode, child.signalCode))
     })
   )
 
@@ -553,6 +575,19 @@ const open = Effect.fnUntraced(function*(spec: LaunchSpec) {
   }
   return connection
 })
+
+/**
+ * `openIn` in a scope of its own under the caller's: an open that fails (a spawn error, an
+ * interruption) leaves nothing there, its temporary root removed at once, not when the caller's
+ * scope closes (a program retrying in a long-lived scope gathered one a try).
+ */
+const open = (spec: LaunchSpec): Effect.Effect<Connection, ClaudeError.ClaudeError, Scope.Scope> =>
+  Effect.flatMap(Effect.scope, (parent) =>
+    Effect.flatMap(Scope.fork(parent), (scope) =>
+      openIn(spec).pipe(
+        Scope.provide(scope),
+        Effect.onExit((exit) => Exit.isFailure(exit) ? Scope.close(scope, exit) : Effect.void)
+      )))
 
 /** Where `child_process.spawn` looks a command up when its `env` has no `PATH` (libuv's). */
 const spawnDefaultPath = process.platform === "win32" ? "" : ["/usr/bin", "/bin"].join(Path.delimiter)
