@@ -519,7 +519,8 @@ export interface LaunchOptions {
   /**
    * The Anthropic API key; becomes `ANTHROPIC_API_KEY` (over any value in `env`). It is the
    * session's credential: the host's `ANTHROPIC_AUTH_TOKEN` and `CLAUDE_CODE_OAUTH_TOKEN` are not
-   * inherited with it (the CLI would send the token beside the key), unless `env` sets them.
+   * inherited with it (the CLI would send the token beside the key), unless `env` sets them. An
+   * empty one is `InvalidInput` (the CLI would take it as none and use another login).
    */
   readonly apiKey?: Redacted.Redacted<string> | undefined
   /** Sets `GIT_AUTHOR_NAME`/`GIT_AUTHOR_EMAIL` and `GIT_COMMITTER_NAME`/`GIT_COMMITTER_EMAIL`. */
@@ -1591,8 +1592,13 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
       }
     }
   }
-  if (options.apiKey !== undefined && !Redacted.isRedacted(options.apiKey)) {
-    add("apiKey must be a Redacted string (Redacted.make(key))")
+  if (options.apiKey !== undefined) {
+    if (!Redacted.isRedacted(options.apiKey) || typeof Redacted.value(options.apiKey) !== "string") {
+      add("apiKey must be a Redacted string (Redacted.make(key))")
+    } else if (Redacted.value(options.apiKey).trim().length === 0) {
+      // The CLI takes an empty `ANTHROPIC_API_KEY` as none, and uses whatever other login it finds.
+      add("apiKey must not be empty (an unset variable read as \"\"?): the CLI would use another credential")
+    }
   }
   if (options.gitIdentity !== undefined) {
     if (!isPlainObject(options.gitIdentity)) add("gitIdentity must be an object")
@@ -1645,7 +1651,7 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
 /**
  * Checks options that would make a bad command line, and returns them unchanged when they are
  * fine. Fails with a `ClaudeError` whose reason is `InvalidInput`, listing every problem found:
- * a wrong type, an empty `model`/`fallbackModel`/`resume`/`executable`/`cwd`, a `maxTurns` that
+ * a wrong type, an empty `model`/`fallbackModel`/`resume`/`executable`/`cwd`/`apiKey`, a `maxTurns` that
  * is not a positive integer, a `fallbackModel` equal to `model`, an unknown `permissionMode`,
  * `resume` together with
  * `continueConversation`, `forkSession` without either, an empty tool or directory name,
