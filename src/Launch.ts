@@ -1770,9 +1770,9 @@ const lookup = (explicit: string | undefined, cwd: string | undefined, override:
       : first(onPath(explicit))
     return found !== undefined ? { found } : { searched: searched.length > 0 ? searched : [explicit], unusable }
   }
-  const found = first(onPath("claude")) ??
-    (cwd !== undefined ? first(binsAbove(cwd)) : undefined) ??
-    first(binsAbove(base))
+  // Never from the session's `cwd`: it may be a checkout the program does not trust, whose
+  // `node_modules/.bin/claude` would run with the host's credentials.
+  const found = first(onPath("claude")) ?? first(binsAbove(base))
   // Without an explicit name, a stray non-executable `claude` somewhere is not the point.
   return found !== undefined ? { found } : { searched, unusable: undefined }
 }
@@ -1782,8 +1782,9 @@ const lookup = (explicit: string | undefined, cwd: string | undefined, override:
  *
  * - `explicit` set: a path (relative to `cwd`) that must be an executable file, or a bare
  *   command name looked up on `PATH` only. Nothing else is tried.
- * - otherwise: `claude` on `PATH`, then `node_modules/.bin/claude` in `cwd` and each parent,
- *   then the same from `process.cwd()`.
+ * - otherwise: `claude` on `PATH`, then `node_modules/.bin/claude` in `process.cwd()` (the
+ *   program's directory) and each parent. Never in the session's `cwd`: it may be a checkout the
+ *   program does not trust, whose `claude` would run with the host's credentials.
  *
  * Fails with a `ClaudeError` whose reason is `NotExecutable` when `explicit` names a file that
  * exists but cannot be run (no execute permission, or a directory; the message gives its path and

@@ -617,7 +617,7 @@ describe("findExecutable", () => {
       assert.strictEqual(yield* Launch.findExecutable(undefined, repoRoot, { path, processCwd: repoRoot }), good)
     }))
 
-  it.effect("falls back to node_modules/.bin/claude walking up from cwd, then from process.cwd()", () =>
+  it.effect("falls back to node_modules/.bin/claude walking up from process.cwd(), the program's directory", () =>
     Effect.gen(function*() {
       const project = Path.join(tmp, "project")
       const bin = script(Path.join(project, "node_modules", ".bin", "claude"), 0o755)
@@ -625,9 +625,20 @@ describe("findExecutable", () => {
       Fs.mkdirSync(deep, { recursive: true })
       const elsewhere = Path.join(tmp, "elsewhere")
       Fs.mkdirSync(elsewhere, { recursive: true })
-      assert.strictEqual(yield* Launch.findExecutable(undefined, deep, { path: "", processCwd: elsewhere }), bin)
       assert.strictEqual(yield* Launch.findExecutable(undefined, elsewhere, { path: "", processCwd: deep }), bin)
       assert.strictEqual(yield* Launch.findExecutable(undefined, undefined, { path: "", processCwd: deep }), bin)
+    }))
+
+  // A session's `cwd` may be a checkout the program does not trust (a review bot's): a `claude`
+  // in its node_modules/.bin would run with the host's credentials.
+  it.effect("never runs a claude from the session's cwd: only PATH and the program's own directory", () =>
+    Effect.gen(function*() {
+      const checkout = Path.join(tmp, "untrusted-checkout")
+      const planted = script(Path.join(checkout, "node_modules", ".bin", "claude"), 0o755)
+      const program = Path.join(tmp, "program-without-cli")
+      Fs.mkdirSync(program, { recursive: true })
+      const { searched } = yield* notFound(Launch.findExecutable(undefined, checkout, { path: "", processCwd: program }))
+      assert.notInclude(searched, planted)
     }))
 
   it.effect("finds the pinned CLI of this repository from its own directory", () =>
