@@ -1055,7 +1055,8 @@ export const approvalTools = (servers: Wiring["mcpServers"]): ReadonlyArray<stri
  *
  * Environment: `CLAUDECODE` removed (so the child does not think it is nested),
  * `CLAUDE_CODE_ENTRYPOINT` = {@link entrypoint} unless `env` sets it, `DEBUG` and `DEBUG_SDK`
- * removed unless `env` sets them (either turns the CLI's debug log on), `PWD` = `cwd` made absolute
+ * removed unless `env` sets them (either turns the CLI's debug log on), `NODE_OPTIONS` removed
+ * unless `env` sets it (the host's Node options: a CLI on Node would take them), `PWD` = `cwd` made absolute
  * when `cwd` is set,
  * the user's `env` (secret names wrapped in `Redacted`), then `apiKey`, `gitIdentity` and
  * `fileCheckpointing`, which win over `env`.
@@ -1111,8 +1112,9 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
 /**
  * The variables {@link buildCommand} sets for the CLI, over the host's: the session's `env` (a
  * value under a secret name, `defaultSecretEnv` or `secretEnv`, as a `Redacted`), `apiKey`,
- * `gitIdentity`, `PWD`, the entrypoint; `CLAUDECODE` removed, and `DEBUG`/`DEBUG_SDK` unless `env`
- * sets them, and with `apiKey` the host's `ANTHROPIC_AUTH_TOKEN` and `CLAUDE_CODE_OAUTH_TOKEN`.
+ * `gitIdentity`, `PWD`, the entrypoint; `CLAUDECODE` removed, and `DEBUG`/`DEBUG_SDK` and
+ * `NODE_OPTIONS` unless `env` sets them, and with `apiKey` the host's `ANTHROPIC_AUTH_TOKEN` and
+ * `CLAUDE_CODE_OAUTH_TOKEN`.
  *
  * @since 0.2.0
  * @category constructors
@@ -1121,7 +1123,14 @@ export const commandEnv = (options: LaunchOptions): Record<string, EnvValue> => 
   const secrets = new Set([...defaultSecretEnv, ...(options.secretEnv ?? [])])
   // A host's `DEBUG`/`DEBUG_SDK` (its own logging) would turn the CLI's debug log on, which the
   // `debug` option decides (the official SDK removes `DEBUG` too); the session's `env` may set them.
-  const env: Record<string, EnvValue> = { CLAUDE_CODE_ENTRYPOINT: entrypoint, DEBUG: undefined, DEBUG_SDK: undefined }
+  // A host's `NODE_OPTIONS` is its own Node's (a `--require` of its agent, an `--inspect` port): a
+  // CLI that runs on Node (2.1.0) would take it too; removed, as the official SDK does.
+  const env: Record<string, EnvValue> = {
+    CLAUDE_CODE_ENTRYPOINT: entrypoint,
+    DEBUG: undefined,
+    DEBUG_SDK: undefined,
+    NODE_OPTIONS: undefined
+  }
   // With `apiKey`, the key is the session's credential: the CLI would send a host's bearer token
   // beside it (`Authorization`), to whatever endpoint the session names; the `env` may set one.
   if (options.apiKey !== undefined) env.ANTHROPIC_AUTH_TOKEN = env.CLAUDE_CODE_OAUTH_TOKEN = undefined

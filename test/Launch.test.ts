@@ -244,6 +244,7 @@ describe("buildCommand: environment", () => {
       CLAUDE_CODE_ENTRYPOINT: "sdk-ts",
       DEBUG: undefined,
       DEBUG_SDK: undefined,
+      NODE_OPTIONS: undefined,
       CLAUDECODE: undefined
     })
     assert.isTrue(Object.hasOwn(env, "CLAUDECODE"))

@@ -22,14 +22,17 @@ const debugLogs = (offline: Offline.Setup): ReadonlyArray<string> => {
 }
 
 describe("a host's DEBUG does not turn the CLI's debug log on", () => {
-  it("buildCommand removes DEBUG and DEBUG_SDK unless the session's env sets them", () => {
+  it("buildCommand removes DEBUG, DEBUG_SDK and NODE_OPTIONS unless the session's env sets them", () => {
     const noWiring: Launch.Wiring = { mcpServers: [], permissionPromptTool: false }
     const env = Launch.buildCommand({}, noWiring).env
-    for (const name of ["DEBUG", "DEBUG_SDK"]) {
+    // NODE_OPTIONS too: the host's Node options (an `--inspect` port, a `--require` of its agent)
+    // are not a CLI's that runs on Node (2.1.0); the official SDK removes it as well.
+    for (const name of ["DEBUG", "DEBUG_SDK", "NODE_OPTIONS"]) {
       assert.isTrue(Object.hasOwn(env, name), name)
       assert.strictEqual(env[name], undefined, name)
     }
     assert.strictEqual(Launch.buildCommand({ env: { DEBUG: "1" } }, noWiring).env.DEBUG, "1")
+    assert.strictEqual(Launch.buildCommand({ env: { NODE_OPTIONS: "--no-warnings" } }, noWiring).env.NODE_OPTIONS, "--no-warnings")
   })
 
   for (const name of ["DEBUG", "DEBUG_SDK"]) {
