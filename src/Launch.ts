@@ -1056,7 +1056,9 @@ export const approvalTools = (servers: Wiring["mcpServers"]): ReadonlyArray<stri
  * Environment: `CLAUDECODE` removed (so the child does not think it is nested),
  * `CLAUDE_CODE_ENTRYPOINT` = {@link entrypoint} unless `env` sets it, `DEBUG` and `DEBUG_SDK`
  * removed unless `env` sets them (either turns the CLI's debug log on), `NODE_OPTIONS` removed
- * unless `env` sets it (the host's Node options: a CLI on Node would take them), `PWD` = `cwd` made absolute
+ * unless `env` sets it (the host's Node options: a CLI on Node would take them),
+ * `BUN_ENABLE_CRASH_REPORTING=0` unless `env` names it or `BUN_CRASH_REPORT_URL` (the CLI's
+ * runtime sends no crash report, as with the official SDK), `PWD` = `cwd` made absolute
  * when `cwd` is set,
  * the user's `env` (secret names wrapped in `Redacted`), then `apiKey`, `gitIdentity` and
  * `fileCheckpointing`, which win over `env`.
@@ -1112,9 +1114,10 @@ export const buildCommand = (options: LaunchOptions, wiring: Wiring): Command =>
 /**
  * The variables {@link buildCommand} sets for the CLI, over the host's: the session's `env` (a
  * value under a secret name, `defaultSecretEnv` or `secretEnv`, as a `Redacted`), `apiKey`,
- * `gitIdentity`, `PWD`, the entrypoint; `CLAUDECODE` removed, and `DEBUG`/`DEBUG_SDK` and
- * `NODE_OPTIONS` unless `env` sets them, and with `apiKey` the host's `ANTHROPIC_AUTH_TOKEN` and
- * `CLAUDE_CODE_OAUTH_TOKEN`.
+ * `gitIdentity`, `PWD`, the entrypoint, `BUN_ENABLE_CRASH_REPORTING=0` (no crash report sent by
+ * the CLI's runtime) unless `env` names it or `BUN_CRASH_REPORT_URL`; `CLAUDECODE` removed, and
+ * `DEBUG`/`DEBUG_SDK` and `NODE_OPTIONS` unless `env` sets them, and with `apiKey` the host's
+ * `ANTHROPIC_AUTH_TOKEN` and `CLAUDE_CODE_OAUTH_TOKEN`.
  *
  * @since 0.2.0
  * @category constructors
@@ -1146,6 +1149,11 @@ export const commandEnv = (options: LaunchOptions): Record<string, EnvValue> => 
     env.GIT_COMMITTER_EMAIL = options.gitIdentity.email
   }
   if (options.fileCheckpointing === true) env.CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING = "true"
+  // The CLI's runtime (Bun) sends a crash report to its makers unless told not to; the official
+  // SDK turns it off too. The session's `env` may ask for it (either variable).
+  if (!Object.hasOwn(env, "BUN_ENABLE_CRASH_REPORTING") && !Object.hasOwn(env, "BUN_CRASH_REPORT_URL")) {
+    env.BUN_ENABLE_CRASH_REPORTING = "0"
+  }
   env.CLAUDECODE = undefined
   return env
 }

@@ -245,12 +245,25 @@ describe("buildCommand: environment", () => {
       DEBUG: undefined,
       DEBUG_SDK: undefined,
       NODE_OPTIONS: undefined,
+      BUN_ENABLE_CRASH_REPORTING: "0",
       CLAUDECODE: undefined
     })
     assert.isTrue(Object.hasOwn(env, "CLAUDECODE"))
     const forced = Launch.buildCommand({ env: { CLAUDECODE: "1" } }, noWiring).env
     assert.isTrue(Object.hasOwn(forced, "CLAUDECODE"))
     assert.strictEqual(forced.CLAUDECODE, undefined)
+  })
+
+  // The CLI's runtime (Bun) sends crash reports to its makers unless told not to; the official SDK
+  // turns them off unless the program asks for them.
+  it("turns the CLI runtime's crash reports off unless the session's env asks for them", () => {
+    assert.strictEqual(Launch.buildCommand({}, noWiring).env.BUN_ENABLE_CRASH_REPORTING, "0")
+    assert.strictEqual(
+      Launch.buildCommand({ env: { BUN_ENABLE_CRASH_REPORTING: "1" } }, noWiring).env.BUN_ENABLE_CRASH_REPORTING,
+      "1"
+    )
+    const reported = Launch.buildCommand({ env: { BUN_CRASH_REPORT_URL: "https://crash.example" } }, noWiring).env
+    assert.isFalse(Object.hasOwn(reported, "BUN_ENABLE_CRASH_REPORTING"))
   })
 
   it("lets env override the entrypoint and remove variables", () => {
