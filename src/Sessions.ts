@@ -41,6 +41,7 @@ import * as Stream from "effect/Stream"
 import * as ClaudeError from "./ClaudeError.ts"
 import * as ProjectKey from "./internal/projectKey.ts"
 import * as EntryLines from "./internal/entryLines.ts"
+import * as DirectoryStores from "./internal/directoryStores.ts"
 import * as ForkCut from "./internal/forkCut.ts"
 import { renamedReferences, sourceUuidOf } from "./internal/forkReferences.ts"
 import { worktreesOf } from "./internal/gitWorktrees.ts"
@@ -593,7 +594,7 @@ export interface MessagesOptions extends LookupOptions {
   /**
    * Read a subagent's transcript instead: its agent id (the CLI writes
    * `<sessionId>/subagents/agent-<agentId>.jsonl`): letters, digits, `_` and `-`, else
-   * `InvalidInput`.
+   * `InvalidInput`, as is an agent the session has no transcript of.
    */
   readonly agentId?: string | undefined
 }
@@ -689,6 +690,9 @@ const checkIds = (
  * @category project keys
  */
 export const projectKey = (cwd: string): string => ProjectKey.fromCwd(cwd)
+
+/** The characters `tag` removes: controls, format, private-use and unassigned ones, line and paragraph separators. */
+const invisibleInTag = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\u2028\u2029]/gu
 
 /** Lines of history a fork appends at a time. */
 const forkBatch = 500
@@ -858,7 +862,14 @@ export const makeWith: (
         if (!isUuid(s.sessionId) || listed.has(s.sessionId)) continue
         const info = yield* summarize(s).pipe(
           // A session deleted between the listing and its read is not listed.
-          Effect.catchIf((e) => e.reason._tag === "SessionNotFound", () => Effect.succeed(undefined))
+          Effect.catchIf((e) => e.reason._tag === "SessionNotFound", () => Effect.succeed(undefined)),
+          // Nor, in the CLI's directory, a file that cannot be read (one `sudo claude` left,
+          // say): each session is a file of its own, as the SDK's `listSessions` skips it.
+          // Another store's failure is the store's, and fails the list.
+          Effect.catchIf(
+            (e) => e.reason._tag === "StoreFailed" && DirectoryStores.isDirectory(store),
+            (e) => Effect.as(Effect.logWarning(`Sessions.list: session ${s.sessionId} is not listed: ${e.message}`), undefined)
+          )
         )
         if (info === undefined) continue
         const dir = listing?.projects.find((p) => p.key === s.projectKey)?.dir
@@ -892,11 +903,26 @@ export const makeWith: (
         ? { projectKey: stored.projectKey, sessionId: stored.sessionId }
         : { projectKey: stored.projectKey, sessionId: stored.sessionId, subpath: `subagents/agent-${agentId}` }
 
+    /**
+     * The transcript of a session found, or of its subagent `agentId`: one the session has no
+     * transcript of is `InvalidInput` naming the agent (the session exists: not `SessionNotFound`).
+     */
+    const loadOf = (operation: string, stored: SessionStore.StoredSession, agentId: string | undefined) => {
+      const loaded = store.load(keyOf(stored, agentId))
+      return agentId === undefined ? loaded : loaded.pipe(
+        Stream.mapError((error) =>
+          error.reason._tag === "SessionNotFound"
+            ? invalid(`Sessions.${operation}: session ${stored.sessionId} has no subagent ${JSON.stringify(agentId)}`)
+            : error
+        )
+      )
+    }
+
     const entries = (sessionId: string, options?: LookupOptions & { readonly agentId?: string | undefined }) =>
       Stream.unwrap(
         Effect.map(
           Effect.andThen(checkIds("entries", sessionId, options?.agentId), find(sessionId, options)),
-          (stored) => store.load(keyOf(stored, options?.agentId)).pipe(Stream.map(toLine))
+          (stored) => loadOf("entries", stored, options?.agentId).pipe(Stream.map(toLine))
         )
       ).pipe(Stream.withSpan("Sessions.entries"))
 
@@ -905,14 +931,14 @@ export const makeWith: (
         Effect.gen(function*() {
           yield* checkIds("messages", sessionId, options?.agentId)
           const stored = yield* find(sessionId, options)
-          const key = keyOf(stored, options?.agentId)
+          const load = () => loadOf("messages", stored, options?.agentId)
           // Pass 1: the index of the chain (uuid, parent, kind, tool ids), not the lines.
           const nodes = new Map<string, LiveBranch.Node>()
           // The queued prompts (`queued_command` attachments) and compaction summaries among them.
           const queued = new Set<string>()
           const summaries = new Set<string>()
           let index = 0
-          yield* store.load(key).pipe(
+          yield* load().pipe(
             Stream.runForEach((entry) =>
               Effect.sync(() => {
                 const node = LiveBranch.nodeOf(entry, index++)
@@ -938,7 +964,7 @@ export const makeWith: (
           const filter = { includeSystem: options?.includeSystem === true, sidechain: options?.agentId !== undefined }
           // Pass 2: the branch's messages in conversation order. That is file order but for the
           // lines a compaction relinked, held here until their place comes (a few).
-          return store.load(key).pipe(
+          return load().pipe(
             Stream.zipWithIndex,
             Stream.filterMap(([entry, at]) => {
               const place = placeOf.get(at)
@@ -996,8 +1022,10 @@ export const makeWith: (
     })
 
     const tag = Effect.fn("Sessions.tag")(function*(sessionId: string, tag: string, options?: LookupOptions) {
-      // eslint-disable-next-line no-control-regex
-      const cleaned = tag.replace(/[\u0000-\u001f\u007f-\u009f]/g, "").trim()
+      // NFKC, without the characters that show nothing (controls, format characters such as
+      // zero-width spaces and bidi overrides, private-use and unassigned ones), as the SDK's
+      // `tagSession` cleans a tag: one of only those is empty.
+      const cleaned = tag.normalize("NFKC").replace(invisibleInTag, "").trim()
       if (cleaned === "") return yield* Effect.fail(invalid("Sessions.tag: a tag must not be empty (untag clears it)"))
       yield* appendMeta("tag", sessionId, options, { type: "tag", tag: cleaned })
     })

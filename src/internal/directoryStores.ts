@@ -22,6 +22,9 @@ const real = (dir: string): string => {
   }
 }
 
+/** Whether `store` is a directory store (on any config directory): one file a session. @internal */
+export const isDirectory = (store: object): boolean => directories.has(store)
+
 /** Whether `store` is a directory store on `configDir` (an absolute path), symbolic links resolved. @internal */
 export const isOn = (store: object, configDir: string): boolean => {
   const dir = directories.get(store)
