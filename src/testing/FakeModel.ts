@@ -411,7 +411,9 @@ export const sseError = (options?: {
 
 /**
  * An API that never answers this request (no status, no headers): for turn deadlines. The
- * connection stays open until the CLI gives up on it or the server closes.
+ * connection stays open until the CLI gives up on it or the server closes. In a list script it
+ * answers the request that arrives in its place: a turn interrupted before its request was sent
+ * leaves it to the next turn's (wait for `awaitRequests` first, or choose by the request's text).
  *
  * @since 0.1.0
  * @category constructors
