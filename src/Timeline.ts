@@ -26,7 +26,7 @@
  * runs, else to the oldest turn still open; a `result` ends the turns it names, else that turn of
  * the CLI's own, else the oldest open one (first in, first out, as queued prompts run). In a
  * transcript of several sessions (a line's `session`), the turns of the CLI's own, the open ones
- * and the costs are each session'lane. The CLI starts a turn by itself (after a
+ * and the costs are each session's. The CLI starts a turn by itself (after a
  * background task finished) with a `system/init` that names no prompt while none waits (or, on
  * a CLI that echoes uuids, while the oldest waiting one has a uuid), or with a `result` that has
  * an `origin`; a `result` before any turn (its prompt not in the transcript) is shown in a turn
@@ -464,7 +464,7 @@ export const make = (): Builder => {
   const uuidOf = new Map<MutableTurn, string>()
   /**
    * What is told apart per session of the recorder (a line's `session`: one recorder may record
-   * several sessions, at once too): a line that names no turn is a turn of its own session'lane.
+   * several sessions, at once too): a line that names no turn is a turn of its own session's.
    */
   interface Lane {
     /** Turns still waiting for their result, oldest first. */
@@ -533,7 +533,7 @@ export const make = (): Builder => {
     const byName = msg === undefined ? undefined : named(msg)[0]
     return turnOfTool(str(msg?.parent_tool_use_id) ?? toolUseId) ?? byName ?? lane.automatic ?? lane.open[0] ?? lane.last
   }
-  /** A turn the CLI starts by itself: it has no prompt, and is no user turn'lane. */
+  /** A turn the CLI starts by itself: it has no prompt, and is no user turn's. */
   const startAutomatic = (ts: number | undefined): MutableTurn => {
     const turn: MutableTurn = { index: turns.length + 1, prompt: "", origin: "unknown", ts, items: [], status: "running" }
     turns.push(turn)
