@@ -451,10 +451,10 @@ export interface LaunchOptions {
    * its own mode, as with the official SDKs: `permissions.defaultMode` from the settings it
    * loads, else its default (which asks, and without a `Permissions` layer denies what would
    * ask). Unset with a `Permissions` layer, the library passes `default`, so that the CLI asks
-   * the layer whatever the settings say; likewise while the session serves an in-process tool
+   * the layer whatever the settings say; likewise for a session launched with an in-process tool
    * that needs approval. `bypassPermissions` is never chosen for the program, and cannot be
    * combined with a `Permissions` layer (the CLI would never ask it); neither it nor `auto` with
-   * a tool that needs approval ({@link approvalTools}).
+   * a tool that needs approval ({@link approvalToolNames}).
    */
   readonly permissionMode?: PermissionMode | undefined
   /**
@@ -703,7 +703,7 @@ export interface Wiring {
     readonly alwaysLoad: boolean
     /**
      * The names of its tools whose calls need the user's approval: the session then never runs in
-     * a mode that asks no one (see {@link approvalTools}).
+     * a mode that asks no one (see {@link approvalToolNames}).
      *
      * @since 0.2.0
      */
@@ -807,7 +807,7 @@ export const allowsBypassSwitch = (options: LaunchOptions): boolean =>
  */
 const extraArgsProblems = (options: LaunchOptions, wiring: Wiring | undefined, add: (problem: string) => void): void => {
   const layer = wiring?.permissionPromptTool === true
-  const approval = approvalTools(wiring?.mcpServers ?? [])
+  const approval = approvalToolNames(wiring?.mcpServers ?? [])
   for (const name of extraFlagNames(options.extraArgs!)) {
     if (protocolFlags.has(name)) add(`extraArgs must not set --${name}: the library needs stream-json`)
     else if (modeFlags.has(name) && (options.permissionMode !== undefined || layer || approval.length > 0)) {
@@ -1006,7 +1006,7 @@ export const effectivePermissionMode = (
   wiring: Pick<Wiring, "permissionPromptTool"> & Partial<Pick<Wiring, "mcpServers">>
 ): PermissionMode | undefined =>
   options.permissionMode ??
-    (wiring.permissionPromptTool || approvalTools(wiring.mcpServers ?? []).length > 0 ? "default" : undefined)
+    (wiring.permissionPromptTool || approvalToolNames(wiring.mcpServers ?? []).length > 0 ? "default" : undefined)
 
 /**
  * The permission modes in which the CLI asks no one before a tool runs: everything allowed
@@ -1026,7 +1026,7 @@ export const asksNoOne = (mode: unknown): boolean => mode === "bypassPermissions
  * @since 0.2.0
  * @category validation
  */
-export const approvalTools = (servers: Wiring["mcpServers"]): ReadonlyArray<string> =>
+export const approvalToolNames = (servers: Wiring["mcpServers"]): ReadonlyArray<string> =>
   servers.flatMap((server) => (server.needsApproval ?? []).map((tool) => `mcp__${server.name}__${tool}`))
 
 /**
@@ -1549,7 +1549,7 @@ const problemsOf = (options: LaunchOptions, wiring: Wiring | undefined): Readonl
       `never asks, so the layer would never be called. Leave permissionMode unset (the CLI then asks the layer), ` +
       `name another mode ("default", "acceptEdits", "auto", ...), or remove the Permissions layer`)
   }
-  const approval = approvalTools(wiring?.mcpServers ?? [])
+  const approval = approvalToolNames(wiring?.mcpServers ?? [])
   if (asksNoOne(options.permissionMode) && approval.length > 0) {
     add(`permissionMode "${String(options.permissionMode)}" asks no one before a tool runs, and ${
       approval.join(", ")

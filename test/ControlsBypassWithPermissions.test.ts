@@ -17,7 +17,7 @@ import * as Schema from "effect/Schema"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as Permissions from "../src/Permissions.ts"
-import { answering } from "./support/answeringCli.ts"
+import { answering, modeAnswer } from "./support/answeringCli.ts"
 
 const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.Reason | "success" =>
   Exit.isSuccess(exit)
@@ -29,43 +29,37 @@ const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.R
 
 const denyAll = Permissions.layer(() => Effect.succeed(Permissions.deny("never")))
 
+/**
+ * In a session under `denyAll` launched with `--allow-dangerously-skip-permissions`, a switch to
+ * bypassPermissions by `set`, then one to plan: the first is InvalidInput naming the Permissions
+ * layer, the second goes through, and the CLI got the switch to plan only.
+ */
+const bypassRefusedPlanSent = <A>(
+  set: (session: Claude.Session, mode: "bypassPermissions" | "plan") => Effect.Effect<A, ClaudeError.ClaudeError>
+) =>
+  Effect.gen(function*() {
+    const received: Array<Record<string, unknown>> = []
+    const [bypass, plan] = yield* Effect.gen(function*() {
+      const session = yield* Claude.open({ extraArgs: ["--allow-dangerously-skip-permissions"] })
+      const bypass = yield* Effect.exit(set(session, "bypassPermissions"))
+      const plan = yield* Effect.exit(set(session, "plan"))
+      return [bypass, plan] as const
+    }).pipe(Effect.scoped, Effect.provide(denyAll), Effect.provide(answering(received, modeAnswer)))
+    const reason = reasonOf(bypass)
+    assert.strictEqual(reason === "success" ? reason : reason._tag, "InvalidInput")
+    assert.include(reason === "success" ? "" : reason.message, "Permissions layer")
+    assert.strictEqual(reasonOf(plan), "success")
+    assert.deepStrictEqual(received.map((r) => [r.subtype, r.mode]), [["set_permission_mode", "plan"]])
+  })
+
 describe("setPermissionMode with a Permissions layer", () => {
   it.effect("bypassPermissions is InvalidInput, nothing sent; another mode is sent", () =>
-    Effect.gen(function*() {
-      const received: Array<Record<string, unknown>> = []
-      const [bypass, plan] = yield* Effect.gen(function*() {
-        const session = yield* Claude.open({ extraArgs: ["--allow-dangerously-skip-permissions"] })
-        const bypass = yield* Effect.exit(session.setPermissionMode("bypassPermissions"))
-        const plan = yield* Effect.exit(session.setPermissionMode("plan"))
-        return [bypass, plan] as const
-      }).pipe(Effect.scoped, Effect.provide(denyAll), Effect.provide(answering(received, (body) =>
-        body.subtype === "set_permission_mode" ? { mode: body.mode } : {})))
-      const reason = reasonOf(bypass)
-      assert.strictEqual(reason === "success" ? reason : reason._tag, "InvalidInput")
-      assert.include(reason === "success" ? "" : reason.message, "Permissions layer")
-      assert.strictEqual(reasonOf(plan), "success")
-      assert.deepStrictEqual(received.map((r) => [r.subtype, r.mode]), [["set_permission_mode", "plan"]])
-    }))
+    bypassRefusedPlanSent((session, mode) => session.setPermissionMode(mode)))
 
   it.effect("the raw request for bypassPermissions is InvalidInput too, nothing sent", () =>
-    Effect.gen(function*() {
-      const received: Array<Record<string, unknown>> = []
-      const [bypass, plan] = yield* Effect.gen(function*() {
-        const session = yield* Claude.open({ extraArgs: ["--allow-dangerously-skip-permissions"] })
-        const answer = Schema.Struct({ mode: Schema.optional(Schema.String) })
-        const bypass = yield* Effect.exit(
-          session.request({ subtype: "set_permission_mode", mode: "bypassPermissions" }, answer)
-        )
-        const plan = yield* Effect.exit(session.request({ subtype: "set_permission_mode", mode: "plan" }, answer))
-        return [bypass, plan] as const
-      }).pipe(Effect.scoped, Effect.provide(denyAll), Effect.provide(answering(received, (body) =>
-        body.subtype === "set_permission_mode" ? { mode: body.mode } : {})))
-      const reason = reasonOf(bypass)
-      assert.strictEqual(reason === "success" ? reason : reason._tag, "InvalidInput")
-      assert.include(reason === "success" ? "" : reason.message, "Permissions layer")
-      assert.strictEqual(reasonOf(plan), "success")
-      assert.deepStrictEqual(received.map((r) => [r.subtype, r.mode]), [["set_permission_mode", "plan"]])
-    }))
+    bypassRefusedPlanSent((session, mode) =>
+      session.request({ subtype: "set_permission_mode", mode }, Schema.Struct({ mode: Schema.optional(Schema.String) }))
+    ))
 
   it.effect("without a layer, bypassPermissions is sent (the CLI decides)", () =>
     Effect.gen(function*() {
@@ -73,8 +67,7 @@ describe("setPermissionMode with a Permissions layer", () => {
       const mode = yield* Effect.gen(function*() {
         const session = yield* Claude.open({ permissionMode: "bypassPermissions" })
         return yield* session.setPermissionMode("bypassPermissions")
-      }).pipe(Effect.scoped, Effect.provide(answering(received, (body) =>
-        body.subtype === "set_permission_mode" ? { mode: body.mode } : {})))
+      }).pipe(Effect.scoped, Effect.provide(answering(received, modeAnswer)))
       assert.strictEqual(mode, "bypassPermissions")
       assert.deepStrictEqual(received.map((r) => r.subtype), ["set_permission_mode"])
     }))

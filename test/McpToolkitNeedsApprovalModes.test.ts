@@ -12,17 +12,19 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Toolkit from "effect/ai/Toolkit"
+import { TestClock } from "effect/testing"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import * as Launch from "../src/Launch.ts"
 import * as McpServers from "../src/McpServers.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { Admin, AdminHandlers, ListRepos } from "./support/aiTools.ts"
-import { answering } from "./support/answeringCli.ts"
+import { answering, modeAnswer } from "./support/answeringCli.ts"
 
 const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): string => {
   if (Exit.isSuccess(exit)) return "success"
@@ -33,15 +35,9 @@ const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): string => {
 }
 
 const adminServer = McpServers.layer(McpServers.toolkit("admin", Admin)).pipe(Layer.provide(AdminHandlers))
+const SESSION = "11111111-1111-4111-8111-111111111111"
 const listOnly = Toolkit.make(ListRepos)
 const listHandlers = listOnly.toLayer({ ListRepos: () => Effect.succeed("a, b") })
-
-const modeAnswer = (body: Record<string, unknown>) =>
-  body.subtype === "set_permission_mode"
-    ? { mode: body.mode }
-    : body.subtype === "mcp_set_servers"
-    ? { added: [], removed: [], errors: {} }
-    : {}
 
 describe("McpServers.toolkit: a tool that needs approval, in a mode that asks no one", () => {
   for (const mode of ["bypassPermissions", "auto"] as const satisfies ReadonlyArray<Launch.PermissionMode>) {
@@ -148,5 +144,107 @@ describe("McpServers.toolkit: a tool that needs approval, in a mode that asks no
         assert.match(reasonOf(exit), /^InvalidInput/)
         assert.include(reasonOf(exit), "mcp__admin__DeleteRepo")
       }
+    }))
+
+  // No mode named, none that needs approval at launch: the CLI runs in its settings' mode, which it
+  // reports in its `initialize` answer; a later switch is in effect from when it is sent.
+  const openedIn = (reported: string | undefined, answer: (body: Record<string, unknown>) => Record<string, unknown>) =>
+    FakeCli.layer((cli) =>
+      Effect.gen(function*() {
+        yield* FakeCli.answerInitialize(cli, { current_permission_mode: reported })
+        while (true) {
+          const request = yield* cli.nextMatching((m) => m.type === "control_request")
+          yield* cli.emit(FakeCli.success(request, answer(request.request as Record<string, unknown>)))
+        }
+      })
+    )
+
+  for (const [reported, expected] of [["auto", "refused"], ["bypassPermissions", "refused"], [undefined, "refused"], ["default", "served"]] as const) {
+    it.effect(`setMcpServers with such a toolkit, the CLI reporting ${String(reported)} at start: ${expected}`, () =>
+      Effect.gen(function*() {
+        const received: Array<Record<string, unknown>> = []
+        const exit = yield* Effect.gen(function*() {
+          const session = yield* Claude.open({})
+          return yield* Effect.exit(session.setMcpServers({}, { inProcess: [McpServers.toolkit("admin", Admin)] }))
+        }).pipe(
+          Effect.scoped,
+          Effect.provide(AdminHandlers),
+          Effect.provide(openedIn(reported, (body) => {
+            received.push(body)
+            return modeAnswer(body)
+          }))
+        )
+        if (expected === "served") {
+          assert.strictEqual(reasonOf(exit), "success")
+          assert.deepStrictEqual(received.map((r) => r.subtype), ["mcp_set_servers"])
+        } else {
+          assert.match(reasonOf(exit), /^InvalidInput/)
+          assert.include(reasonOf(exit), "mcp__admin__DeleteRepo")
+          assert.deepStrictEqual(received, [])
+        }
+      }))
+  }
+
+  it.effect("a switch to auto whose answer never came (a timeout) counts: setMcpServers with such a toolkit is refused", () =>
+    Effect.gen(function*() {
+      const received: Array<Record<string, unknown>> = []
+      const [switched, served] = yield* Effect.gen(function*() {
+        const session = yield* Claude.open({})
+        const switching = yield* Effect.forkChild(Effect.exit(session.setPermissionMode("auto", { timeout: "50 millis" })))
+        yield* TestClock.adjust("1 second")
+        const switched = yield* Fiber.join(switching)
+        const served = yield* Effect.exit(session.setMcpServers({}, { inProcess: [McpServers.toolkit("admin", Admin)] }))
+        return [switched, served] as const
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(AdminHandlers),
+        Effect.provide(FakeCli.layer((cli) =>
+          Effect.gen(function*() {
+            yield* FakeCli.answerInitialize(cli)
+            while (true) {
+              const request = yield* cli.nextMatching((m) => m.type === "control_request")
+              const body = request.request as Record<string, unknown>
+              received.push(body)
+              // The switch is taken, its answer never written.
+              if (body.subtype !== "set_permission_mode") yield* cli.emit(FakeCli.success(request, modeAnswer(body)))
+            }
+          })
+        ))
+      )
+      assert.match(reasonOf(switched), /^ControlTimeout/)
+      assert.match(reasonOf(served), /^InvalidInput/)
+      assert.deepStrictEqual(received.map((r) => r.subtype), ["set_permission_mode"])
+    }))
+
+  it.effect("the CLI reporting auto in a system/status (a switch made elsewhere): setMcpServers with such a toolkit is refused", () =>
+    Effect.gen(function*() {
+      const received: Array<Record<string, unknown>> = []
+      const exit = yield* Effect.gen(function*() {
+        const session = yield* Claude.open({})
+        yield* session.run("go")
+        return yield* Effect.exit(session.setMcpServers({}, { inProcess: [McpServers.toolkit("admin", Admin)] }))
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(AdminHandlers),
+        Effect.provide(FakeCli.layer((cli) =>
+          Effect.gen(function*() {
+            yield* FakeCli.answerInitialize(cli)
+            const user = yield* cli.nextMatching((m) => m.type === "user")
+            const lines = FakeCli.textTurn({ sessionId: SESSION, text: "ok", userMessageUuid: user.uuid as string })
+            // Before the turn's result: the switch is reported while the turn runs.
+            for (const line of lines.slice(0, -1)) yield* cli.emit(line)
+            yield* cli.emit({ type: "system", subtype: "status", status: null, permissionMode: "auto", session_id: SESSION, uuid: "00000000-0000-4000-8000-000000000001" })
+            yield* cli.emit(lines[lines.length - 1])
+            while (true) {
+              const request = yield* cli.nextMatching((m) => m.type === "control_request")
+              received.push(request.request as Record<string, unknown>)
+              yield* cli.emit(FakeCli.success(request, modeAnswer(request.request as Record<string, unknown>)))
+            }
+          })
+        ))
+      )
+      assert.match(reasonOf(exit), /^InvalidInput/)
+      assert.include(reasonOf(exit), "auto")
+      assert.deepStrictEqual(received, [])
     }))
 })

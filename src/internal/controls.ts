@@ -56,8 +56,8 @@ export const make = (
     readonly secretNames: ReadonlyArray<string>
     /** Makes values the session's secrets, before a line holding them is written. */
     readonly addSecrets: (values: ReadonlyArray<string>) => void
-    /** Why these in-process servers are not given to the CLI now (`ModeGuard.serving`). */
-    readonly servingRefusal: (servers: ReadonlyArray<Services.LaunchEntry>) => string | undefined
+    /** Why these in-process servers are not given to the CLI now (`ModeGuard.admit`). */
+    readonly servingRefusal: (servers: ReadonlyArray<Services.LaunchEntry>) => Effect.Effect<string | undefined>
   }
 ) => {
   /** A request answered with a bare acknowledgement. */
@@ -127,7 +127,7 @@ export const make = (
         if (timeoutProblem !== undefined) return yield* invalid(`Invalid request options: ${timeoutProblem}`)
         const inProcess = options?.inProcess ?? []
         const registered = yield* McpConnection.registerAll(inProcess)
-        const refusal = session.servingRefusal(registered.map(Services.launchEntry))
+        const refusal = yield* session.servingRefusal(registered.map(Services.launchEntry))
         if (refusal !== undefined) return yield* invalid(`setMcpServers: ${refusal}`)
         const sdk: Record<string, Protocol.McpSdkServerConfig> = {}
         for (const server of registered) {

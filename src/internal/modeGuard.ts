@@ -1,70 +1,119 @@
 /**
  * The permission modes a session's CLI may be switched to at run time, and the in-process tools
- * it may be given in them: none that would let a tool run without the asking it needs. The
- * launch is checked alike (`Launch.validate`).
+ * that need approval it may be given: none that would let a tool run without the asking it needs.
+ * The launch is checked alike (`Launch.validate`).
  *
  * Invariants:
  * - With a `Permissions` layer, no switch to `bypassPermissions` goes out: in that mode the CLI
  *   never asks the layer, and a CLI launched with `--allow-dangerously-skip-permissions` takes
  *   the switch.
  * - While the session serves a tool that needs approval (`McpServers.Tool.needsApproval`), no
- *   switch to a mode that asks no one (`Launch.asksNoOne`) goes out; and in such a mode no such
- *   tool is given to the CLI (`setMcpServers`).
- * - Every request is checked, the raw `session.request` too: one way in for all of them.
- * - Failing closed: the mode is the last one a switch the CLI took asked for (the launch's before
- *   any); a tool is counted from when `setMcpServers` is asked to serve it, and for good.
+ *   switch to a mode that asks no one (`Launch.asksNoOne`) goes out.
+ * - Such a tool is given to the CLI (`setMcpServers`) only while its mode is known to ask: the
+ *   mode the CLI last reported (its `initialize` answer, `system/init`, `system/status`) or was
+ *   launched or switched in, with no switch to a mode that asks no one unanswered (one whose
+ *   answer never came, a timeout, counts for good). Unknown (no mode named, none reported yet)
+ *   is refused.
+ * - Every control request of the session goes through {@link ModeGuard.refusal}: the raw
+ *   `session.request` too. A mode switch inside an answer to the CLI (a permission's
+ *   `updatedPermissions` `setMode`) is the handler's own, not checked here; the CLI's report of it
+ *   is read.
  */
 import * as Launch from "../Launch.ts"
 
 /** A control request's body, as `session.request` takes it. */
 type Body = { readonly subtype: string } & Record<string, unknown>
 
+const isSwitch = (body: Body): boolean => body.subtype === "set_permission_mode"
+
+/** The CLI names `default` `manual` in some answers (as the official SDK reads it). */
+const modeNamed = (mode: unknown): unknown => mode === "manual" ? "default" : mode
+
+/** "X needs" or "X, Y need". */
+const needs = (tools: ReadonlyArray<string>): string => `${tools.join(", ")} ${tools.length === 1 ? "needs" : "need"}`
+
 export class ModeGuard {
-  private mode: unknown
-  private readonly approval: Array<string>
   private readonly permissionsLayer: boolean
+  /** The served tools that need approval (`mcp__<server>__<tool>`), from when they are served on. */
+  private readonly approval: Set<string>
+  /** The mode the CLI runs in as last known (launched in, reported, switched to); undefined: unknown. */
+  private known: unknown
+  /** Switches to a mode that asks no one sent and not answered. */
+  private unanswered = 0
+  /** Whether the mode was reported or switched since the launch (the `initialize` answer is older). */
+  private updated = false
 
   constructor(
     permissionsLayer: boolean,
+    /** The mode the CLI is launched in (`Launch.effectivePermissionMode`): undefined, its settings'. */
     launchMode: Launch.PermissionMode | undefined,
     servers: Launch.Wiring["mcpServers"]
   ) {
     this.permissionsLayer = permissionsLayer
-    this.mode = launchMode
-    this.approval = [...Launch.approvalTools(servers)]
+    this.known = launchMode
+    this.approval = new Set(Launch.approvalToolNames(servers))
   }
 
   /** Why this request is not sent (undefined when it may be). */
   refusal(body: Body): string | undefined {
-    if (body.subtype !== "set_permission_mode") return undefined
+    if (!isSwitch(body)) return undefined
     if (this.permissionsLayer && body.mode === "bypassPermissions") {
       return `set_permission_mode "bypassPermissions" cannot be used in a session with a Permissions layer: in ` +
         `that mode the CLI never asks, so the layer would never be called`
     }
-    if (Launch.asksNoOne(body.mode) && this.approval.length > 0) {
-      return `set_permission_mode "${String(body.mode)}" asks no one before a tool runs, and the session serves ` +
-        `${this.approval.join(", ")}, which ${this.approval.length === 1 ? "needs" : "need"} approval (needsApproval)`
+    if (Launch.asksNoOne(body.mode) && this.approval.size > 0) {
+      return `set_permission_mode "${String(body.mode)}" asks no one before a tool runs, and the session has served ` +
+        `${needs([...this.approval])} approval (needsApproval)`
     }
     return undefined
   }
 
-  /** The CLI took this request: a switch's mode is the session's now. */
-  took(body: Body): void {
-    if (body.subtype === "set_permission_mode") this.mode = body.mode
+  /** The request is sent now: a switch to a mode that asks no one may be in effect from here. */
+  sending(body: Body): void {
+    if (isSwitch(body) && Launch.asksNoOne(body.mode)) this.unanswered++
+  }
+
+  /** The CLI answered the request (`ok`: with success): a switch is settled. */
+  answered(body: Body, ok: boolean): void {
+    if (!isSwitch(body)) return
+    if (Launch.asksNoOne(body.mode)) this.unanswered--
+    if (ok) this.update(body.mode)
+  }
+
+  /** A mode the CLI reported it runs in (`system/init`, `system/status`). */
+  reported(mode: string | undefined): void {
+    if (mode !== undefined) this.update(mode)
   }
 
   /**
-   * Why these servers are not given to the CLI now (undefined when they may be, and then their
-   * tools that need approval count from now on).
+   * The mode the CLI's `initialize` answer says it started in: the first thing it wrote, though
+   * its answer may settle after later reports were read, which it then does not overwrite.
    */
-  serving(servers: Launch.Wiring["mcpServers"]): string | undefined {
-    const approval = Launch.approvalTools(servers)
-    if (approval.length === 0) return undefined
-    if (Launch.asksNoOne(this.mode)) {
-      return `the session's permission mode "${String(this.mode)}" asks no one before a tool runs, and ` +
-        `${approval.join(", ")} ${approval.length === 1 ? "needs" : "need"} approval (needsApproval)`
+  started(mode: string | undefined): void {
+    if (!this.updated && mode !== undefined) this.known = modeNamed(mode)
+  }
+
+  private update(mode: unknown): void {
+    this.known = modeNamed(mode)
+    this.updated = true
+  }
+
+  /**
+   * Why these servers are not given to the CLI now (undefined when they may be: their tools that
+   * need approval count from then on, whatever becomes of the servers).
+   */
+  admit(servers: Launch.Wiring["mcpServers"]): string | undefined {
+    const tools = Launch.approvalToolNames(servers)
+    if (tools.length === 0) return undefined
+    if (this.unanswered > 0 || this.known === undefined || Launch.asksNoOne(this.known)) {
+      const mode = this.unanswered > 0
+        ? "a switch to a mode that asks no one is unanswered"
+        : this.known === undefined
+        ? "the session's permission mode is not known (name one with permissionMode)"
+        : `the session's permission mode "${String(this.known)}" asks no one before a tool runs`
+      return `${mode}, and ${needs(tools)} approval (needsApproval)`
     }
-    this.approval.push(...approval)
+    for (const tool of tools) this.approval.add(tool)
     return undefined
   }
 }

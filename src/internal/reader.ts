@@ -54,6 +54,8 @@ export interface ReaderOptions {
     readonly frame: (filePath: string, entries: ReadonlyArray<SessionStore.Entry>) => void
     readonly endOfTurn: () => void
   } | undefined
+  /** The permission mode the CLI says it runs in (`system/init`, `system/status` after a switch). */
+  readonly permissionMode?: ((mode: string) => void) | undefined
 }
 
 /** A JSON string's value, from its text as a line holds it. */
@@ -321,6 +323,9 @@ export class Reader {
         break
       case "system":
         if (message.subtype === "init") this.initSessionId(message.session_id)
+        if ("permissionMode" in message && typeof message.permissionMode === "string") {
+          this.options.permissionMode?.(message.permissionMode)
+        }
     }
     // The turns a result ends are those running before it is routed; other lines may start one.
     const before = this.options.turns.current

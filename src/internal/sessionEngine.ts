@@ -286,6 +286,17 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     awaitAfter: input.afterTheCli
   })
 
+  // A switch to a mode that would let a tool run unasked is refused, not sent; the modes the CLI
+  // reports are followed (`modeGuard.ts`).
+  const launchEntries = Services.launchEntries(input.mcpServers)
+  const modes = new ModeGuard(
+    Option.isSome(input.permissions),
+    Launch.effectivePermissionMode(options, {
+      permissionPromptTool: Option.isSome(input.permissions),
+      mcpServers: launchEntries
+    }),
+    launchEntries
+  )
   // Sent first, before any user turn and before anything is read: the CLI reads it as soon as it
   // is up (the engine is loaded in far less time than the CLI takes to start). Its body is decoded
   // only for those who ask for it, so an answer that breaks the schema fails `initializeResult`,
@@ -295,6 +306,9 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
       initializeRequest(options, hookBinding?.initialize ?? {}, jsonSchema, userDialogs),
       Schema.Unknown,
       options.initializeTimeout ?? "120 seconds"
+    ).pipe(
+      // The mode the CLI starts in (its settings' when the program named none).
+      Effect.tap((body) => Effect.sync(() => modes.started(currentPermissionModeOf(body))))
     ),
     { startImmediately: true }
   )
@@ -336,7 +350,8 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     tracing,
     record,
     recordStreamEvents: recorder?.streamEvents === true,
-    mirror
+    mirror,
+    permissionMode: (mode) => modes.reported(mode)
   })
   // The read loop, and the session's close (`readLoop.ts`).
   const { lastActivity } = yield* ReadLoop.start({
@@ -419,22 +434,23 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   // (`session.request`) get what their schema decodes to, as it is (a class, renamed keys).
   // A request the transport refused (the CLI exited, its stdout not read to the end yet) fails
   // with the session's reason, as a turn does: the CLI's `ProcessExited`, not `SessionClosed (send)`.
-  // A switch to a mode that would let a tool run unasked is refused, not sent (`modeGuard.ts`).
-  const modes = new ModeGuard(
-    Option.isSome(input.permissions),
-    options.permissionMode,
-    Services.launchEntries(input.mcpServers)
-  )
   const requestWith = (asDecoded: boolean): Controls.Request => (body, responseSchema, requestOptions) =>
     Effect.suspend(() => {
       const refusal = modes.refusal(body)
       return refusal !== undefined
         ? Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: refusal })))
         : lifecycle.inputOpen
-        ? outgoing.request(body, responseSchema, requestOptions?.timeout, asDecoded).pipe(
-          Effect.tap(() => Effect.sync(() => modes.took(body))),
-          Effect.catch((error) =>
-            error.reason._tag === "SessionClosed" ? lifecycle.failure(body.subtype) : Effect.fail(error)
+        ? Effect.andThen(
+          Effect.sync(() => modes.sending(body)),
+          outgoing.request(body, responseSchema, requestOptions?.timeout, asDecoded).pipe(
+            Effect.tap(() => Effect.sync(() => modes.answered(body, true))),
+            Effect.tapError((error) =>
+              // Answered with an error: settled. No answer (a timeout, the CLI gone): it may be in effect.
+              Effect.sync(() => error.reason._tag === "ControlRejected" && modes.answered(body, false))
+            ),
+            Effect.catch((error) =>
+              error.reason._tag === "SessionClosed" ? lifecycle.failure(body.subtype) : Effect.fail(error)
+            )
           )
         )
         : lifecycle.failure(body.subtype)
@@ -445,7 +461,9 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     controls: Controls.make(requestWith(false), mcp, {
       secretNames,
       addSecrets,
-      servingRefusal: (servers) => modes.serving(servers)
+      // Once the CLI said which mode it runs in (its `initialize` answer), or could not.
+      servingRefusal: (servers) =>
+        Effect.andThen(Effect.ignore(Fiber.join(initializeAnswer)), Effect.sync(() => modes.admit(servers)))
     }),
     sessionId: Deferred.await(sessionId),
     initializeResult,
@@ -455,6 +473,12 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     exit: Deferred.await(lifecycle.ended)
   }
 })
+
+/** The `current_permission_mode` of an `initialize` answer not decoded yet, if it names one. */
+const currentPermissionModeOf = (body: unknown): string | undefined => {
+  const mode = typeof body === "object" && body !== null ? (body as Record<string, unknown>).current_permission_mode : undefined
+  return typeof mode === "string" ? mode : undefined
+}
 
 /**
  * Why a user turn is not sent to the CLI of `version` (undefined when it may be; an in-memory

@@ -254,8 +254,9 @@ export const layer = <R>(
   )
 
 /**
- * A minimal successful answer to `initialize`, as CLI 2.1.332 writes it (for a transport of a
- * test's own; {@link answerInitialize} sends it).
+ * A minimal successful answer to `initialize`, as CLI 2.1.332 writes it for a session launched
+ * in no mode (for a transport of a test's own; {@link answerInitialize} sends it, with the mode of
+ * the launch's `--permission-mode`).
  *
  * @since 0.2.0
  * @category scripting
@@ -269,7 +270,7 @@ export const initializeResponse: Readonly<Record<string, unknown>> = {
   account: { tokenSource: "none", apiKeySource: "ANTHROPIC_API_KEY", apiProvider: "firstParty" },
   pid: 1,
   claude_code_version: "2.1.332",
-  current_permission_mode: "bypassPermissions",
+  current_permission_mode: "default",
   capabilities: [],
   hooks_applied: true,
   hook_on_failure_supported: true
@@ -285,9 +286,15 @@ export const initializeResponse: Readonly<Record<string, unknown>> = {
 export const answerInitialize = (cli: FakeCliHandle, response: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
     const request = yield* cli.nextMatching((m) => m.type === "control_request")
-    yield* cli.emit(success(request, { ...initializeResponse, ...response }))
+    yield* cli.emit(success(request, { ...initializeAnswerOf(cli), ...response }))
     return request
   })
+
+/** {@link initializeResponse} with the mode the CLI was launched in (`--permission-mode`), as the CLI reports it. */
+const initializeAnswerOf = (cli: FakeCliHandle): Record<string, unknown> => {
+  const at = cli.spec.args.indexOf("--permission-mode")
+  return at === -1 ? initializeResponse : { ...initializeResponse, current_permission_mode: cli.spec.args[at + 1] }
+}
 
 /**
  * The control_response that answers `request` with success.
@@ -367,7 +374,7 @@ export const textTurn = (options: {
       tools: ["Bash"],
       mcp_servers: [],
       model: "claude-fake-1",
-      permissionMode: "bypassPermissions",
+      permissionMode: "default",
       slash_commands: [],
       apiKeySource: "ANTHROPIC_API_KEY",
       claude_code_version: "2.1.332",
@@ -576,7 +583,7 @@ export const conversation = <R = never>(options: {
           // Turns run one at a time here, as they arrive: nothing is ever still queued.
           yield* cli.emit(success(message, { cancelled: false, message_uuid: request.message_uuid }))
         } else if (request.subtype === "initialize") {
-          yield* cli.emit(success(message, initializeResponse))
+          yield* cli.emit(success(message, initializeAnswerOf(cli)))
         } else {
           yield* cli.emit(defaultAnswer(message, cost))
         }

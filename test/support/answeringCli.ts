@@ -1,6 +1,7 @@
 /**
  * A fake CLI for control-method tests: it answers `initialize`, then every control request with
- * an empty success (`mcp_set_servers` with empty lists), and records each request's body.
+ * an empty success (`mcp_set_servers` with empty lists) or the test's answer, and records each
+ * request's body.
  */
 import * as Effect from "effect/Effect"
 import * as FakeCli from "../../src/testing/FakeCli.ts"
@@ -8,6 +9,10 @@ import * as FakeCli from "../../src/testing/FakeCli.ts"
 /** The empty answer to each request (`mcp_set_servers` with empty lists). */
 const emptyAnswer = (body: Record<string, unknown>): Record<string, unknown> =>
   body.subtype === "mcp_set_servers" ? { added: [], removed: [], errors: {} } : {}
+
+/** The empty answer, but `set_permission_mode` is answered with the mode it asks, as the CLI does. */
+export const modeAnswer = (body: Record<string, unknown>): Record<string, unknown> =>
+  body.subtype === "set_permission_mode" ? { mode: body.mode } : emptyAnswer(body)
 
 /**
  * A CLI that answers every control request with `answer` of its body (by default an empty
