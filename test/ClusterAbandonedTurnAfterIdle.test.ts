@@ -7,82 +7,34 @@
  * the answer given for a turn whose outcome the ledger did not take: given again, not run again.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as TestRunner from "effect/cluster/TestRunner"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as SessionStore from "../src/SessionStore.ts"
+import { abandonedRun, advance, entityOn, gatedEchoCli, S1, uuid } from "./support/clusterEntity.ts"
 import { launchedSession } from "./support/resumedSessions.ts"
-
-const S1 = "11111111-1111-4111-8111-111111111111"
-const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0")}`
-const realSleep = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
 
 describe("a turn its caller abandoned, asked again once its entity was passivated", () => {
   it.effect("runs again (attempt 2) with lostTurns: fail, not TurnLost", () => {
-    const gate = Effect.runSync(Deferred.make<void>())
-    const spawned: Array<ReadonlyArray<string>> = []
-    const transport = FakeCli.layer((cli) => {
-      const sessionId = launchedSession(cli.spec)!
-      spawned.push(cli.spec.args)
-      return FakeCli.conversation({
-        sessionId,
-        onControl: (request, cli) => {
-          const body = request.request as Record<string, unknown>
-          return cli.emit(FakeCli.success(
-            request,
-            body.subtype === "cancel_async_message" ? { cancelled: false, message_uuid: body.message_uuid } : {}
-          ))
-        },
-        onUser: (text, index, cli, message) =>
-          Effect.forkChild(Effect.gen(function*() {
-            if (spawned.length === 1 && index === 0) yield* Deferred.await(gate)
-            for (const line of FakeCli.textTurn({ sessionId, text: `echo: ${text}`, userMessageUuid: String(message.uuid) })) {
-              yield* cli.emit(line)
-            }
-          }))
-      })(cli)
-    })
-    const layer = ClaudeSessionEntity.layer({
-      lostTurns: "fail",
-      idleTimeToLive: "1 minute"
-    }).pipe(
-      Layer.provideMerge(TestRunner.layer),
-      Layer.provide(transport),
-      Layer.provide(Layer.succeed(SessionStore.SessionStore, Effect.runSync(SessionStore.makeMemory)))
-    )
+    const { gate, spawned, transport } = gatedEchoCli()
+    const layer = entityOn(transport, undefined, { lostTurns: "fail", idleTimeToLive: "1 minute" })
     return Effect.gen(function*() {
-      yield* TestClock.adjust(1)
-      const session = (yield* ClaudeSessionEntity.client)(S1)
-      const first = yield* Effect.forkChild(session.Run({ uuid: uuid(1), prompt: "first" }), { startImmediately: true })
-      for (let i = 0; i < 200 && spawned.length === 0; i++) yield* realSleep
-      for (let i = 0; i < 10; i++) yield* realSleep
       // The caller stops waiting, its turn running: the turn is interrupted on the CLI.
-      yield* Effect.forkChild(Fiber.interrupt(first), { startImmediately: true })
-      for (let i = 0; i < 40; i++) {
-        yield* realSleep
-        yield* TestClock.adjust("1 second")
-      }
+      const session = yield* abandonedRun(() => spawned.length !== 0)
+      yield* advance(40, "1 second")
       yield* Deferred.succeed(gate, undefined)
       // Nothing more for a while: the CLI is idle-closed, then the entity passivated.
-      for (let i = 0; i < 60; i++) {
-        yield* realSleep
-        yield* TestClock.adjust("10 seconds")
-      }
+      yield* advance(60, "10 seconds")
       assert.isFalse((yield* session.Status()).live)
       const again = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "first" })), {
         startImmediately: true
       })
-      for (let i = 0; i < 40 && again.pollUnsafe() === undefined; i++) {
-        yield* realSleep
-        yield* TestClock.adjust("1 second")
-      }
+      yield* advance(40, "1 second", () => again.pollUnsafe() !== undefined)
       const exit = yield* Fiber.join(again)
       assert.isTrue(Exit.isSuccess(exit), `asked again: ${Exit.isFailure(exit) ? String(exit.cause) : ""}`)
       if (Exit.isSuccess(exit)) {
@@ -118,11 +70,7 @@ describe("a turn whose outcome the ledger did not take, asked again once its ent
           ? Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({ store: "test", operation: "append", description: "down" })))
           : memory.append(key, entries)
     })
-    const layer = ClaudeSessionEntity.layer({ idleTimeToLive: "1 minute" }).pipe(
-      Layer.provideMerge(TestRunner.layer),
-      Layer.provide(transport),
-      Layer.provide(Layer.succeed(SessionStore.SessionStore, store))
-    )
+    const layer = entityOn(transport, store, { idleTimeToLive: "1 minute" })
     const reasonOf = (exit: Exit.Exit<unknown, unknown>): string | undefined => {
       const failure = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail") : undefined
       const error = failure?._tag === "Fail" ? failure.error : undefined
@@ -132,24 +80,15 @@ describe("a turn whose outcome the ledger did not take, asked again once its ent
       yield* TestClock.adjust(1)
       const session = (yield* ClaudeSessionEntity.client)(S1)
       const first = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" })), { startImmediately: true })
-      for (let i = 0; i < 40 && first.pollUnsafe() === undefined; i++) {
-        yield* realSleep
-        yield* TestClock.adjust("1 second")
-      }
+      yield* advance(40, "1 second", () => first.pollUnsafe() !== undefined)
       const answered = yield* Fiber.join(first)
       assert.strictEqual(reasonOf(answered), "StoreFailed")
       control.failing = false
       // Nothing more for a while: the CLI is idle-closed, then the entity passivated.
-      for (let i = 0; i < 60; i++) {
-        yield* realSleep
-        yield* TestClock.adjust("10 seconds")
-      }
+      yield* advance(60, "10 seconds")
       assert.isFalse((yield* session.Status()).live)
       const again = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "one" })), { startImmediately: true })
-      for (let i = 0; i < 40 && again.pollUnsafe() === undefined; i++) {
-        yield* realSleep
-        yield* TestClock.adjust("1 second")
-      }
+      yield* advance(40, "1 second", () => again.pollUnsafe() !== undefined)
       const exit = yield* Fiber.join(again)
       assert.strictEqual(userLines, 1, "the turn ran a second time")
       assert.strictEqual(reasonOf(exit), "StoreFailed")

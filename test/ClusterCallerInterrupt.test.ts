@@ -5,22 +5,14 @@
  * the uuid (found by a reviewer; failing before).
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as TestRunner from "effect/cluster/TestRunner"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
-import { TestClock } from "effect/testing"
-import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-import * as SessionStore from "../src/SessionStore.ts"
+import { abandonedRun, advance, entityOn, gatedEchoCli, uuid } from "./support/clusterEntity.ts"
 import { launchedSession } from "./support/resumedSessions.ts"
-
-const S1 = "11111111-1111-4111-8111-111111111111"
-const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0")}`
-const realSleep = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
 
 describe("a Run its caller interrupted, asked again with its uuid", () => {
   it.effect("is answered with the turn's outcome or a ClaudeError, not a bare interruption", () => {
@@ -40,30 +32,15 @@ describe("a Run its caller interrupted, asked again with its uuid", () => {
           }))
       })(cli)
     })
-    const layer = ClaudeSessionEntity.layer().pipe(
-      Layer.provideMerge(TestRunner.layer),
-      Layer.provide(transport),
-      Layer.provide(Layer.succeed(SessionStore.SessionStore, Effect.runSync(SessionStore.makeMemory)))
-    )
+    const layer = entityOn(transport)
     return Effect.gen(function*() {
-      yield* TestClock.adjust(1)
-      const session = (yield* ClaudeSessionEntity.client)(S1)
-      const first = yield* Effect.forkChild(session.Run({ uuid: uuid(1), prompt: "first" }), { startImmediately: true })
-      for (let i = 0; i < 200 && spawns === 0; i++) yield* realSleep
-      for (let i = 0; i < 10; i++) yield* realSleep
       // The caller stops waiting (a timeout, a cancelled request), its turn running.
-      yield* Effect.forkChild(Fiber.interrupt(first), { startImmediately: true })
-      for (let i = 0; i < 40; i++) {
-        yield* realSleep
-        yield* TestClock.adjust("1 second")
-      }
+      const session = yield* abandonedRun(() => spawns !== 0)
+      yield* advance(40, "1 second")
       yield* Deferred.succeed(gate, undefined)
       // Retried with its uuid: "a retried call gets the stored answer".
       const again = yield* Effect.forkChild(Effect.exit(session.Run({ uuid: uuid(1), prompt: "first" })), { startImmediately: true })
-      for (let i = 0; i < 40 && again.pollUnsafe() === undefined; i++) {
-        yield* realSleep
-        yield* TestClock.adjust("1 second")
-      }
+      yield* advance(40, "1 second", () => again.pollUnsafe() !== undefined)
       const exit = again.pollUnsafe()
       assert.isDefined(exit, "the retried Run is still waiting")
       assert.isTrue(Exit.isSuccess(exit!), "the retried Run's own fiber was not interrupted")
@@ -79,59 +56,17 @@ describe("a Run its caller interrupted, asked again with its uuid", () => {
   // With `lostTurns: "fail"` too: that option is about turns lost with their runner; one its caller
   // abandoned here was answered `TurnLost`, recorded for good, before (found by a review).
   it.effect.each([{ lostTurns: "retry" }, { lostTurns: "fail" }] as const)("interrupts the turn on the CLI, and asked again runs it (attempt 2) on a CLI without the abandoned prompt (lostTurns: $lostTurns)", ({ lostTurns }) => {
-    const gate = Effect.runSync(Deferred.make<void>())
-    const controls: Array<string> = []
-    const spawned: Array<ReadonlyArray<string>> = []
-    const transport = FakeCli.layer((cli) => {
-      const sessionId = launchedSession(cli.spec)!
-      spawned.push(cli.spec.args)
-      return FakeCli.conversation({
-        sessionId,
-        onControl: (request, cli) => {
-          const body = request.request as Record<string, unknown>
-          controls.push(String(body.subtype))
-          return cli.emit(FakeCli.success(
-            request,
-            body.subtype === "cancel_async_message" ? { cancelled: false, message_uuid: body.message_uuid } : {}
-          ))
-        },
-        onUser: (text, index, cli, message) =>
-          Effect.forkChild(Effect.gen(function*() {
-            // The first prompt of the first CLI waits; any later one is answered at once.
-            if (spawned.length === 1 && index === 0) yield* Deferred.await(gate)
-            for (const line of FakeCli.textTurn({ sessionId, text: `echo: ${text}`, userMessageUuid: String(message.uuid) })) {
-              yield* cli.emit(line)
-            }
-          }))
-      })(cli)
-    })
-    const layer = ClaudeSessionEntity.layer({ lostTurns }).pipe(
-      Layer.provideMerge(TestRunner.layer),
-      Layer.provide(transport),
-      Layer.provide(Layer.succeed(SessionStore.SessionStore, Effect.runSync(SessionStore.makeMemory)))
-    )
+    // The first prompt of the first CLI waits; any later one is answered at once.
+    const { gate, controls, spawned, transport } = gatedEchoCli()
+    const layer = entityOn(transport, undefined, { lostTurns })
     return Effect.gen(function*() {
-      yield* TestClock.adjust(1)
-      const session = (yield* ClaudeSessionEntity.client)(S1)
-      const first = yield* Effect.forkChild(session.Run({ uuid: uuid(1), prompt: "first" }), { startImmediately: true })
-      for (let i = 0; i < 200 && spawned.length === 0; i++) yield* realSleep
-      for (let i = 0; i < 10; i++) yield* realSleep
-      yield* Effect.forkChild(Fiber.interrupt(first), { startImmediately: true })
-      for (let i = 0; i < 40 && !controls.some((c) => c === "interrupt" || c === "cancel_async_message"); i++) {
-        yield* realSleep
-        yield* TestClock.adjust("1 second")
-      }
+      const session = yield* abandonedRun(() => spawned.length !== 0)
+      yield* advance(40, "1 second", () => controls.some((c) => c === "interrupt" || c === "cancel_async_message"))
       // Structured interruption: the caller's interruption reached the CLI's turn.
       assert.isTrue(controls.some((c) => c === "interrupt" || c === "cancel_async_message"), `controls: ${controls.join(", ")}`)
-      for (let i = 0; i < 40; i++) {
-        yield* realSleep
-        yield* TestClock.adjust("1 second")
-      }
+      yield* advance(40, "1 second")
       const again = yield* Effect.forkChild(session.Run({ uuid: uuid(1), prompt: "first" }), { startImmediately: true })
-      for (let i = 0; i < 40 && again.pollUnsafe() === undefined; i++) {
-        yield* realSleep
-        yield* TestClock.adjust("1 second")
-      }
+      yield* advance(40, "1 second", () => again.pollUnsafe() !== undefined)
       const outcome = yield* Fiber.join(again)
       assert.strictEqual(outcome.text, "echo: first")
       assert.strictEqual(outcome.attempt, 2)

@@ -7,53 +7,21 @@
  * lost prompt and its partial answer in the conversation, before).
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Fs from "node:fs"
-import * as Path from "node:path"
 import * as TestRunner from "effect/cluster/TestRunner"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
-import * as SessionStoreWiring from "../src/internal/sessionStoreWiring.ts"
-import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as SessionStore from "../src/SessionStore.ts"
-import { launchedSession } from "./support/resumedSessions.ts"
-import { makeTempDir } from "./support/tempDir.ts"
-
-const S1 = "11111111-1111-4111-8111-111111111111"
-const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0")}`
+import { mirroredSession, mirroringCli, S1, uuid } from "./support/clusterEntity.ts"
+import { writeJsonLines } from "./support/stores.ts"
 
 describe("a lost attempt in the runner's own transcript, with materialize: false", () => {
   it.effect("the turn run again resumes before it (--resume-session-at the last finished turn's end)", () =>
     Effect.gen(function*() {
-      const dir = yield* makeTempDir("ecc-entity-lost-nomaterialize-")
-      const sessionOptions = { cwd: dir, env: { CLAUDE_CONFIG_DIR: Path.join(dir, "config") }, sessionStore: { materialize: false } }
-      const where = SessionStoreWiring.locate(sessionOptions.env, dir)
-      const filePath = Path.join(where.projectsDir, where.projectKey, `${S1}.jsonl`)
+      const { sessionOptions, filePath } = yield* mirroredSession("ecc-entity-lost-nomaterialize-", { materialize: false })
       const memory = Effect.runSync(SessionStore.makeMemory)
-      const launches: Array<ReadonlyArray<string>> = []
-      const transport = FakeCli.layer((cli) => {
-        const sessionId = launchedSession(cli.spec)!
-        launches.push(cli.spec.args)
-        return FakeCli.conversation({
-          sessionId,
-          onUser: (text, index, cli, message) =>
-            Effect.gen(function*() {
-              const userUuid = String(message.uuid)
-              yield* cli.emit({
-                type: "transcript_mirror",
-                filePath,
-                entries: [
-                  { type: "user", uuid: userUuid, message: { role: "user", content: text } },
-                  { type: "assistant", uuid: `answer-${index}`, parentUuid: userUuid, message: { role: "assistant", content: "ok" } }
-                ]
-              })
-              for (const line of FakeCli.textTurn({ sessionId, text: `echo: ${text}`, userMessageUuid: userUuid })) {
-                yield* cli.emit(line.type === "assistant" ? { ...line, uuid: `answer-${index}` } : line)
-              }
-            })
-        })(cli)
-      })
+      const { launches, transport } = mirroringCli(filePath, (_text, index) => `answer-${index}`)
       // A runner, and the same runner after its restart (a fresh entity reading the ledger).
       const runner = () =>
         ClaudeSessionEntity.layer({ session: () => sessionOptions }).pipe(
@@ -71,13 +39,12 @@ describe("a lost attempt in the runner's own transcript, with materialize: false
         yield* memory.append({ projectKey: "cluster", sessionId: S1, subpath: "cluster/turns" }, [
           { type: "turn_started", uuid: `${uuid(2)}:started:1`, turn: uuid(2), cli: uuid(2) }
         ])
-        Fs.mkdirSync(Path.dirname(filePath), { recursive: true })
-        Fs.writeFileSync(filePath, [
-          JSON.stringify({ type: "user", uuid: uuid(1) }),
-          JSON.stringify({ type: "assistant", uuid: "answer-0", parentUuid: uuid(1) }),
-          JSON.stringify({ type: "user", uuid: uuid(2), parentUuid: "answer-0" }),
-          JSON.stringify({ type: "assistant", uuid: "partial", parentUuid: uuid(2) })
-        ].join("\n") + "\n")
+        writeJsonLines(filePath, [
+          { type: "user", uuid: uuid(1) },
+          { type: "assistant", uuid: "answer-0", parentUuid: uuid(1) },
+          { type: "user", uuid: uuid(2), parentUuid: "answer-0" },
+          { type: "assistant", uuid: "partial", parentUuid: uuid(2) }
+        ])
         yield* TestClock.adjust(1)
         const again = yield* (yield* ClaudeSessionEntity.client)(S1).Run({ uuid: uuid(2), prompt: "two" })
         assert.strictEqual(again.attempt, 2)

@@ -5,19 +5,14 @@
  * by an audit).
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as TestRunner from "effect/cluster/TestRunner"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as SessionStore from "../src/SessionStore.ts"
-import type { Transport } from "../src/Transport.ts"
-
-const S1 = "11111111-1111-4111-8111-111111111111"
-const uuid = (n: number) => `aaaaaaaa-0000-4000-8000-${String(n).padStart(12, "0")}`
+import { entityOn, S1, uuid } from "./support/clusterEntity.ts"
 
 /**
  * A fake CLI that refuses the model "no-such-model" and the mode bypassPermissions, and answers a
@@ -67,18 +62,6 @@ const settingsCli = (inEffect?: string) => {
     )
   return { spawns, modes, transport }
 }
-
-/** The entity on `transport` over `store`, under a test runner. */
-const entityOn = (
-  transport: Layer.Layer<Transport>,
-  store: SessionStore.SessionStore["Service"] = Effect.runSync(SessionStore.makeMemory),
-  options: ClaudeSessionEntity.Options = {}
-) =>
-  ClaudeSessionEntity.layer(options).pipe(
-    Layer.provideMerge(TestRunner.layer),
-    Layer.provide(transport),
-    Layer.provide(Layer.succeed(SessionStore.SessionStore, store))
-  )
 
 describe("a refused setting", () => {
   it.effect("a SetModel or SetPermissionMode the CLI refuses is not the setting of the next CLI", () => {

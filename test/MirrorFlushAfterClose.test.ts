@@ -11,7 +11,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -19,6 +18,7 @@ import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { appendOnlyStore } from "./support/stores.ts"
 
 const SESSION = "5e551011-0000-4000-8000-0000000000e3"
 const configDir = Path.join(Os.tmpdir(), "ecc-flush-after-close-config")
@@ -34,23 +34,12 @@ const cli = FakeCli.layer(FakeCli.conversation({
     })
 }))
 
-const down = SessionStore.SessionStore.of({
-  name: "down",
-  append: () => Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({ store: "down", operation: "append", description: "down" }))),
-  load: () => Stream.empty,
-  list: () => Effect.succeed([]),
-  listSubkeys: () => Effect.succeed([]),
-  delete: () => Effect.void
-})
+const down = appendOnlyStore(
+  "down",
+  () => Effect.fail(ClaudeError.make(new ClaudeError.StoreFailed({ store: "down", operation: "append", description: "down" })))
+)
 
-const stalled = SessionStore.SessionStore.of({
-  name: "stalled",
-  append: () => Effect.never,
-  load: () => Stream.empty,
-  list: () => Effect.succeed([]),
-  listSubkeys: () => Effect.succeed([]),
-  delete: () => Effect.void
-})
+const stalled = appendOnlyStore("stalled", () => Effect.never)
 
 /** `flushStore` of a session that ran one turn and was closed, after a minute of the TestClock. */
 const flushAfterClose = (store: Layer.Layer<SessionStore.SessionStore>) =>

@@ -10,13 +10,12 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as Path from "node:path"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import type * as Events from "../src/Events.ts"
 import * as Mirror from "../src/internal/mirror.ts"
-import * as SessionStore from "../src/SessionStore.ts"
+import { appendOnlyStore } from "./support/stores.ts"
 
 const projectsDir = Path.join(Path.sep, "config", "projects")
 const mainFile = Path.join(projectsDir, "-repo-app", "5e551011-0000-4000-8000-0000000000e2.jsonl")
@@ -26,20 +25,13 @@ describe("the mirror: flushes queued behind a failing store", () => {
   it.effect("eager frames queued during a drain are one drain: flushStore answers after one retry, not one per frame", () =>
     Effect.gen(function*() {
       let attempts = 0
-      const store = SessionStore.SessionStore.of({
-        name: "down",
-        append: () =>
-          Effect.suspend(() => {
-            attempts++
-            return Effect.fail(ClaudeError.make(
-              new ClaudeError.StoreFailed({ store: "down", operation: "append", description: "down" })
-            ))
-          }),
-        load: () => Stream.empty,
-        list: () => Effect.succeed([]),
-        listSubkeys: () => Effect.succeed([]),
-        delete: () => Effect.void
-      })
+      const store = appendOnlyStore("down", () =>
+        Effect.suspend(() => {
+          attempts++
+          return Effect.fail(ClaudeError.make(
+            new ClaudeError.StoreFailed({ store: "down", operation: "append", description: "down" })
+          ))
+        }))
       const reports: Array<Events.MirrorFailed> = []
       const mirror = yield* Mirror.make({
         ...Mirror.defaults,

@@ -13,17 +13,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { Transport } from "../src/Transport.ts"
 import * as ProcessTransport from "../src/internal/processTransport.ts"
+import { isRunning } from "./support/processes.ts"
 import { makeTempDir } from "./support/tempDir.ts"
-
-/** True while a process with this pid exists and is not a zombie (read from /proc). */
-const isRunning = (pid: number): boolean => {
-  try {
-    const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z"
-  } catch {
-    return false
-  }
-}
 
 const deaths = [["exit 1", "exit 1"], ["SIGKILL", "kill -KILL $$"], ["SIGTERM", "kill -TERM $$"]] as const
 // `sleep` in the CLI's group (no job control: the same group), or in a session of its own.

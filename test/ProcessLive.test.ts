@@ -18,6 +18,7 @@ import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import type * as ClaudeError from "../src/ClaudeError.ts"
 import { processLayer } from "./support/live.ts"
+import { isRunning } from "./support/processes.ts"
 import { makeTempDir } from "./support/realCli.ts"
 
 const FAKE = Path.resolve(import.meta.dirname, "fixtures/fake-claude.mjs")
@@ -36,16 +37,6 @@ const reasonOf = <A>(exit: Exit.Exit<A, ClaudeError.ClaudeError>): ClaudeError.R
   const error = Cause.findErrorOption(exit.cause)
   if (Option.isNone(error)) return assert.fail(`expected a typed failure, got ${Cause.pretty(exit.cause)}`)
   return error.value.reason
-}
-
-/** True while a process with this pid exists and is not a zombie (read from /proc). */
-const isRunning = (pid: number): boolean => {
-  try {
-    const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z"
-  } catch {
-    return false
-  }
 }
 
 /** Opens a session in a fresh scope; returns the session and the scope, to close it by hand. */

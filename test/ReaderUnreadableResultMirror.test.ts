@@ -10,12 +10,12 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import * as Stream from "effect/Stream"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Claude from "../src/Claude.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { appendOnlyStore } from "./support/stores.ts"
 
 const SESSION = "5e551011-0000-4000-8000-000000000002"
 const configDir = Path.join(Os.tmpdir(), "ecc-mirror-unreadable-result")
@@ -40,14 +40,7 @@ const cli = (result: (line: Record<string, unknown>) => Record<string, unknown>)
 const appended = (result: (line: Record<string, unknown>) => Record<string, unknown>, maxLineBytes?: number) =>
   Effect.gen(function*() {
     const calls = yield* Queue.unbounded<ReadonlyArray<string | undefined>>()
-    const store = SessionStore.SessionStore.of({
-      name: "recording",
-      append: (_key, entries) => Effect.sync(() => Queue.offerUnsafe(calls, entries.map((e) => e.uuid))),
-      load: () => Stream.empty,
-      list: () => Effect.succeed([]),
-      listSubkeys: () => Effect.succeed([]),
-      delete: () => Effect.void
-    })
+    const store = appendOnlyStore("recording", (_key, entries) => Effect.sync(() => Queue.offerUnsafe(calls, entries.map((e) => e.uuid))))
     return yield* Effect.gen(function*() {
       const session = yield* Claude.open({
         env: { CLAUDE_CONFIG_DIR: configDir },

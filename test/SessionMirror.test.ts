@@ -26,6 +26,7 @@ import { keyOfPath } from "../src/internal/mirror.ts"
 import * as Protocol from "../src/Protocol.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { appendOnlyStore } from "./support/stores.ts"
 import { makeTempDir } from "./support/tempDir.ts"
 
 const SESSION = "5e551011-0000-4000-8000-000000000001"
@@ -58,17 +59,6 @@ const recordingStore = (failures: number) =>
         ))
       }))
     return { calls, layer: Layer.succeed(SessionStore.SessionStore)(store) }
-  })
-
-/** A store whose `append` is the test's; it holds nothing to load or list. */
-const appendOnlyStore = (name: string, append: SessionStore.SessionStore["Service"]["append"]) =>
-  SessionStore.SessionStore.of({
-    name,
-    append,
-    load: () => Stream.empty,
-    list: () => Effect.succeed([]),
-    listSubkeys: () => Effect.succeed([]),
-    delete: () => Effect.void
   })
 
 /** A CLI that writes `frames` before each turn's answer. */

@@ -14,6 +14,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { materialize } from "../src/internal/sessionStoreWiring.ts"
 import * as SessionStore from "../src/SessionStore.ts"
+import { readJsonLines } from "./support/stores.ts"
 import { makeTempDir } from "./support/tempDir.ts"
 
 const SESSION = "5e551011-0000-4000-8000-0000000000d4"
@@ -21,7 +22,6 @@ const projectKey = "-repo-app"
 const key = { projectKey, sessionId: SESSION }
 const agentKey = { ...key, subpath: "subagents/agent-a1" }
 const entry = (n: number) => ({ type: "user", uuid: `u${n}`, isSidechain: true })
-const lines = (file: string) => Fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))
 
 describe("resuming from a store: a subagent's metadata", () => {
   it.effect("the store's agent_metadata entry becomes the subagent's .meta.json, not a line of its transcript", () =>
@@ -38,7 +38,7 @@ describe("resuming from a store: a subagent's metadata", () => {
       ])
       assert.isTrue(yield* materialize(store, projectsDir, key))
       const agentDir = Path.join(projectsDir, projectKey, SESSION, "subagents")
-      assert.deepStrictEqual(lines(Path.join(agentDir, "agent-a1.jsonl")), [entry(1), entry(2)])
+      assert.deepStrictEqual(readJsonLines(Path.join(agentDir, "agent-a1.jsonl")), [entry(1), entry(2)])
       const meta = Path.join(agentDir, "agent-a1.meta.json")
       assert.isTrue(Fs.existsSync(meta), "no .meta.json was written")
       assert.deepStrictEqual(JSON.parse(Fs.readFileSync(meta, "utf8")), { agentType: "Explore", isBuiltIn: true })

@@ -20,6 +20,7 @@ import type * as ClaudeError from "../src/ClaudeError.ts"
 import type * as Events from "../src/Events.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { appendOnlyStore } from "./support/stores.ts"
 
 const SESSION = "5e551011-0000-4000-8000-0000000000a7"
 const configDir = Path.join(Os.tmpdir(), "ecc-append-timeout-config")
@@ -38,18 +39,11 @@ describe("sessionStore: an append that never answers", () => {
       // every later one lands.
       const landed = yield* Queue.unbounded<ReadonlyArray<string | undefined>>()
       let calls = 0
-      const store = SessionStore.SessionStore.of({
-        name: "stuck",
-        append: (_key, entries) =>
-          Effect.suspend(() => {
-            calls++
-            return calls <= 1 ? (interruptible ? Effect.never : Effect.uninterruptible(Deferred.await(gate))) : Queue.offer(landed, entries.map((e) => e.uuid))
-          }),
-        load: () => Stream.empty,
-        list: () => Effect.succeed([]),
-        listSubkeys: () => Effect.succeed([]),
-        delete: () => Effect.void
-      })
+      const store = appendOnlyStore("stuck", (_key, entries) =>
+        Effect.suspend(() => {
+          calls++
+          return calls <= 1 ? (interruptible ? Effect.never : Effect.uninterruptible(Deferred.await(gate))) : Queue.offer(landed, entries.map((e) => e.uuid))
+        }))
       const cli = FakeCli.layer(FakeCli.conversation({
         sessionId: SESSION,
         onUser: (text, index, cli) =>

@@ -20,6 +20,7 @@ import * as SessionStoreSql from "../src/SessionStoreSql.ts"
 import * as FakeModel from "../src/testing/FakeModel.ts"
 import { live, processLayer } from "./support/live.ts"
 import { pgConnection, startPostgres } from "./support/postgres.ts"
+import { appendOnlyStore } from "./support/stores.ts"
 import { makeTempDir } from "./support/tempDir.ts"
 
 const requestText = (request: FakeModel.RecordedRequest): string => JSON.stringify(request.messages)
@@ -72,20 +73,13 @@ const moveBetweenMachines = (storeLayer: Layer.Layer<SessionStore.SessionStore, 
   }).pipe(Effect.provide(storeLayer))
 
 let attempts = 0
-const failing = Layer.succeed(SessionStore.SessionStore)(SessionStore.SessionStore.of({
-  name: "broken",
-  append: () =>
-    Effect.suspend(() => {
-      attempts++
-      return Effect.fail(ClaudeError.make(
-        new ClaudeError.StoreFailed({ store: "broken", operation: "append", description: "disk on fire" })
-      ))
-    }),
-  load: () => Stream.empty,
-  list: () => Effect.succeed([]),
-  listSubkeys: () => Effect.succeed([]),
-  delete: () => Effect.void
-}))
+const failing = Layer.succeed(SessionStore.SessionStore)(appendOnlyStore("broken", () =>
+  Effect.suspend(() => {
+    attempts++
+    return Effect.fail(ClaudeError.make(
+      new ClaudeError.StoreFailed({ store: "broken", operation: "append", description: "disk on fire" })
+    ))
+  })))
 
 describe("sessions in a store (real CLI, fake model)", () => {
   it.live("SQLite: a session run in one HOME resumes from the store in another; the model sees its history", () =>

@@ -8,30 +8,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { materialize } from "../src/internal/sessionStoreWiring.ts"
 import * as SessionStore from "../src/SessionStore.ts"
+import { reordering, writeJsonLines } from "./support/stores.ts"
 import { makeTempDir } from "./support/tempDir.ts"
 
 const SESSION = "5e551011-0000-4000-8000-0000000000e1"
 const projectKey = "-repo-app"
 const key = { projectKey, sessionId: SESSION }
-
-/** Each object's keys in reverse order, nested objects too: deep-equal, not byte-equal. */
-const reorder = (value: unknown): unknown =>
-  Array.isArray(value)
-    ? value.map(reorder)
-    : typeof value === "object" && value !== null
-    ? Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reorder(v)]))
-    : value
-
-/** A store whose `load` yields each entry with its keys in another order (as JSONB does). */
-const reordering = (store: SessionStore.SessionStore["Service"]) =>
-  SessionStore.SessionStore.of({
-    ...store,
-    load: (k) => Stream.map(store.load(k), (entry) => reorder(entry) as SessionStore.Entry)
-  })
 
 const lines: ReadonlyArray<SessionStore.Entry> = [
   { type: "user", uuid: "u1", message: { role: "user", content: "hi" } },
@@ -50,8 +35,7 @@ describe("resuming from a store that keeps entries deep-equal, not byte-equal", 
       yield* memory.append(key, lines)
       // The local transcript the CLI wrote: the same lines, in the CLI's key order.
       const file = Path.join(projectsDir, projectKey, `${SESSION}.jsonl`)
-      Fs.mkdirSync(Path.dirname(file), { recursive: true })
-      Fs.writeFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(""))
+      writeJsonLines(file, lines)
       assert.isTrue(yield* materialize(store, projectsDir, key))
       assert.isTrue(yield* materialize(store, projectsDir, key))
       const stored = yield* Stream.runCollect(memory.load(key))

@@ -9,10 +9,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { materialize } from "../src/internal/sessionStoreWiring.ts"
 import * as SessionStore from "../src/SessionStore.ts"
+import { readJsonLines, writeJsonLines } from "./support/stores.ts"
 import { makeTempDir } from "./support/tempDir.ts"
 
 const SESSION = "5e551011-0000-4000-8000-0000000000e4"
@@ -31,11 +31,9 @@ describe("resuming from a store: a line without a uuid the local transcript hold
       yield* store.append(key, [user, title("A"), title("B")])
       const local = [user, title("A"), title("B"), title("A")]
       const file = Path.join(projectsDir, projectKey, `${SESSION}.jsonl`)
-      Fs.mkdirSync(Path.dirname(file), { recursive: true })
-      Fs.writeFileSync(file, local.map((line) => `${JSON.stringify(line)}\n`).join(""))
+      writeJsonLines(file, local)
       yield* materialize(store, projectsDir, key)
-      const lines = Fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l))
-      assert.deepStrictEqual(lines, local, "the local transcript lost a line")
+      assert.deepStrictEqual(readJsonLines(file), local, "the local transcript lost a line")
       assert.deepStrictEqual(yield* Stream.runCollect(store.load(key)), local)
       // Resumed again: nothing more to append, nothing lost.
       yield* materialize(store, projectsDir, key)

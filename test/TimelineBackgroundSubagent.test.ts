@@ -9,25 +9,13 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Timeline from "../src/Timeline.ts"
 import type * as Transcript from "../src/Transcript.ts"
 import * as Page from "../src/viewer/page.ts"
+import { assistant, recv, result as resultLine, send, SESSION, user } from "./support/timelineLines.ts"
 
-const SESSION = "11111111-2222-4333-8444-555555555555"
 const A = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
 const B = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
 const AGENT = "toolu_agent"
 
-const send = (msg: unknown, ts: number): Transcript.Line => ({ dir: "send", ts, msg })
-const recv = (msg: unknown, ts: number): Transcript.Line => ({ dir: "recv", ts, msg })
-
-const user = (content: string, uuid: string) => ({ type: "user", message: { role: "user", content }, parent_tool_use_id: null, session_id: "", uuid })
 const init = (uuid: string) => ({ type: "system", subtype: "init", session_id: SESSION, uuid: `i-${uuid}`, tools: [], user_message_uuids: [uuid] })
-const assistant = (content: ReadonlyArray<unknown>, extra: Record<string, unknown> = {}) => ({
-  type: "assistant",
-  message: { id: "msg_1", type: "message", role: "assistant", model: "m", content, stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } },
-  parent_tool_use_id: null,
-  session_id: SESSION,
-  uuid: `a-${Math.random()}`,
-  ...extra
-})
 const toolResult = (id: string, text: string) => ({
   type: "user",
   message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text, is_error: false }] },
@@ -35,22 +23,8 @@ const toolResult = (id: string, text: string) => ({
   session_id: SESSION,
   uuid: `t-${id}`
 })
-const result = (cost: number, uuid: string) => ({
-  type: "result",
-  subtype: "success",
-  is_error: false,
-  session_id: SESSION,
-  uuid: `r-${uuid}`,
-  num_turns: 1,
-  duration_ms: 100,
-  duration_api_ms: 50,
-  total_cost_usd: cost,
-  usage: { input_tokens: 10, output_tokens: 5 },
-  modelUsage: {},
-  permission_denials: [],
-  result: "done",
-  user_message_uuids: [uuid]
-})
+/** The result of the turn of the user line `uuid`. */
+const result = (cost: number, uuid: string) => resultLine(cost, { uuid: `r-${uuid}`, user_message_uuids: [uuid] })
 
 const lines: ReadonlyArray<Transcript.Line> = [
   send(user("start a background agent", A), 1_000),

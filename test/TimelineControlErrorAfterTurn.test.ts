@@ -9,12 +9,10 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Timeline from "../src/Timeline.ts"
 import type * as Transcript from "../src/Transcript.ts"
 import * as Page from "../src/viewer/page.ts"
+import { recv, send } from "./support/timelineLines.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 const A = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
-
-const send = (msg: unknown, ts: number): Transcript.Line => ({ dir: "send", ts, msg })
-const recv = (msg: unknown, ts: number): Transcript.Line => ({ dir: "recv", ts, msg })
 
 const lines: ReadonlyArray<Transcript.Line> = [
   send({ type: "user", message: { role: "user", content: "hello" }, parent_tool_use_id: null, session_id: "", uuid: A }, 1),

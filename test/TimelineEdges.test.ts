@@ -17,6 +17,7 @@ import type * as Transcript from "../src/Transcript.ts"
 import * as Page from "../src/viewer/page.ts"
 import * as Server from "../src/viewer/server.ts"
 import { makeTempDir } from "./support/tempDir.ts"
+import { assistant, recv, result, send, SESSION, user } from "./support/timelineLines.ts"
 
 const protocol = Path.resolve(import.meta.dirname, "../testdata/protocol")
 
@@ -31,45 +32,9 @@ const recording = (name: string): ReadonlyArray<Transcript.Line> => {
   return out
 }
 
-const send = (msg: unknown, ts: number): Transcript.Line => ({ dir: "send", ts, msg })
-const recv = (msg: unknown, ts: number): Transcript.Line => ({ dir: "recv", ts, msg })
-
-const SESSION = "11111111-2222-4333-8444-555555555555"
 const A = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
 const B = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
 const C = "cccccccc-cccc-4ccc-8ccc-cccccccccccc"
-
-const user = (content: string, uuid: string) => ({
-  type: "user",
-  message: { role: "user", content },
-  parent_tool_use_id: null,
-  session_id: "",
-  uuid
-})
-const assistant = (content: ReadonlyArray<unknown>, extra: Record<string, unknown> = {}) => ({
-  type: "assistant",
-  message: { id: "msg_1", type: "message", role: "assistant", model: "m", content, stop_reason: null, usage: { input_tokens: 1, output_tokens: 1 } },
-  parent_tool_use_id: null,
-  session_id: SESSION,
-  uuid: `a-${Math.random()}`,
-  ...extra
-})
-const result = (cost: number, extra: Record<string, unknown> = {}) => ({
-  type: "result",
-  subtype: "success",
-  is_error: false,
-  session_id: SESSION,
-  uuid: `r-${cost}`,
-  num_turns: 1,
-  duration_ms: 100,
-  duration_api_ms: 50,
-  total_cost_usd: cost,
-  usage: { input_tokens: 10, output_tokens: 5 },
-  modelUsage: {},
-  permission_denials: [],
-  result: "done",
-  ...extra
-})
 const lifecycle = (commandUuid: string, state: string) => ({
   type: "command_lifecycle",
   command_uuid: commandUuid,

@@ -9,6 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Timeline from "../src/Timeline.ts"
 import type * as Transcript from "../src/Transcript.ts"
+import { result as resultLine, user } from "./support/timelineLines.ts"
 
 const A = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
 const B = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
@@ -17,7 +18,6 @@ const B = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
 const line = (dir: "send" | "recv", session: number, msg: unknown, ts: number): Transcript.Line =>
   session === 0 ? { dir, ts, msg } : { dir, ts, msg, session }
 
-const user = (content: string, uuid: string) => ({ type: "user", message: { role: "user", content }, parent_tool_use_id: null, session_id: "", uuid })
 const init = (sessionId: string, uuid: string) => ({ type: "system", subtype: "init", session_id: sessionId, uuid: `i-${uuid}`, tools: [], user_message_uuids: [uuid] })
 const assistant = (sessionId: string, text: string) => ({
   type: "assistant",
@@ -27,22 +27,8 @@ const assistant = (sessionId: string, text: string) => ({
   uuid: `a-${text}`
 })
 /** A result without `model_usage_since_last_result` (a CLI before 2.1): its totals are its session's. */
-const result = (sessionId: string, total: number, uuid: string) => ({
-  type: "result",
-  subtype: "success",
-  is_error: false,
-  session_id: sessionId,
-  uuid: `r-${uuid}`,
-  num_turns: 1,
-  duration_ms: 100,
-  duration_api_ms: 50,
-  total_cost_usd: total,
-  usage: { input_tokens: 10, output_tokens: 5 },
-  modelUsage: {},
-  permission_denials: [],
-  result: "done",
-  user_message_uuids: [uuid]
-})
+const result = (sessionId: string, total: number, uuid: string) =>
+  resultLine(total, { session_id: sessionId, uuid: `r-${uuid}`, user_message_uuids: [uuid] })
 
 const S0 = "11111111-0000-4000-8000-000000000000"
 const S1 = "22222222-0000-4000-8000-000000000000"

@@ -15,40 +15,15 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
-import { Transport } from "../src/Transport.ts"
+import { fullPipeOnFirstUserLine } from "./support/fullPipe.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 
 type Line = Record<string, unknown>
-
-/** `inner`'s transport, whose first user line, once handed over, waits for a drain that never comes. */
-const fullPipeOnFirstUserLine = (inner: Layer.Layer<Transport>, handedOver: Deferred.Deferred<void>) =>
-  Layer.effect(
-    Transport,
-    Effect.map(Effect.service(Transport), (transport) =>
-      Transport.of({
-        open: (spec) =>
-          Effect.map(transport.open(spec), (connection) => {
-            let first = true
-            return {
-              ...connection,
-              send: (line: string) => {
-                if (!first || (JSON.parse(line) as Line).type !== "user") return connection.send(line)
-                first = false
-                return connection.send(line).pipe(
-                  Effect.andThen(Deferred.succeed(handedOver, undefined)),
-                  Effect.andThen(Effect.interruptible(Effect.never))
-                )
-              }
-            }
-          })
-      }))
-  ).pipe(Layer.provide(inner))
 
 const settle = Effect.gen(function*() {
   for (let i = 0; i < 200; i++) yield* Effect.yieldNow

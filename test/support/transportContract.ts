@@ -14,7 +14,6 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { randomUUID } from "node:crypto"
-import * as Fs from "node:fs"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -28,6 +27,7 @@ import * as Stream from "effect/Stream"
 import * as Claude from "../../src/Claude.ts"
 import * as ClaudeError from "../../src/ClaudeError.ts"
 import { type Connection, type LaunchSpec, Transport } from "../../src/Transport.ts"
+import { isRunning } from "./processes.ts"
 
 /**
  * What the suite asks of a transport's CLI. Every CLI answers `initialize`, answers each user
@@ -162,16 +162,6 @@ const isResponse = (line: Json) =>
   (line.response as Json | undefined)?.request_id === "contract-init"
 const isResult = (line: Json) => line.type === "result"
 const isInit = (line: Json) => line.type === "system" && line.subtype === "init"
-
-/** True while a process with this pid exists and is not a zombie (read from /proc). */
-const isRunning = (pid: number): boolean => {
-  try {
-    const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] !== "Z"
-  } catch {
-    return false
-  }
-}
 
 const reasonTag = (exit: Exit.Exit<unknown, ClaudeError.ClaudeError>): string | undefined => {
   if (Exit.isSuccess(exit)) return undefined
