@@ -68,6 +68,7 @@ import * as Claude from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
 import { describeError } from "./internal/describeCause.ts"
 import { formsOf, replaceAll } from "./internal/secretText.ts"
+import * as Services from "./internal/services.ts"
 import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
 import { bounded } from "./internal/bounded.ts"
 import * as McpServerConfigs from "./internal/mcpServerConfigs.ts"
@@ -1284,6 +1285,18 @@ export const layer = (
                   error: "bypassPermissions can only be switched to in a session launched in bypassPermissions " +
                     "or with --allow-dangerously-skip-permissions",
                   by: "host"
+                })
+              ))
+            }
+            // Nor, without one, a mode that asks no one while the session serves a tool that needs
+            // approval: every later CLI would refuse to launch in it (a live CLI refuses the switch).
+            const served = yield* Effect.serviceOption(Services.McpServers)
+            const approval = served._tag === "None" ? [] : Launch.approvalToolNames(Services.launchEntries(served.value))
+            if (live === undefined && Launch.asksNoOne(payload.mode) && approval.length > 0) {
+              return yield* Effect.fail(ClaudeError.make(
+                new ClaudeError.InvalidInput({
+                  description: `permissionMode "${payload.mode}" asks no one before a tool runs, and the session serves ` +
+                    `${approval.join(", ")}, which ${approval.length === 1 ? "needs" : "need"} approval (needsApproval)`
                 })
               ))
             }

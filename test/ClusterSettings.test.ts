@@ -7,11 +7,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import { TestClock } from "effect/testing"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
+import * as McpServers from "../src/McpServers.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as SessionStore from "../src/SessionStore.ts"
+import { Admin, AdminHandlers } from "./support/aiTools.ts"
 import { entityOn, S1, uuid } from "./support/clusterEntity.ts"
 
 /**
@@ -135,6 +138,28 @@ describe("the entity's permission mode (found by an audit)", () => {
       assert.deepStrictEqual(modes, [undefined], "the next CLI is not launched in bypass")
     }).pipe(Effect.provide(entityOn(transport)))
   })
+
+  // With a live CLI the switch is refused (a tool that needs approval is served); without one it was
+  // kept, and every later turn's CLI refused to launch in it (InvalidInput): a success that failed
+  // every turn after it.
+  for (const mode of ["auto", "bypassPermissions"] as const) {
+    it.effect(`a switch to ${mode} with no live CLI, a tool that needs approval served, is refused; turns go on`, () => {
+      const { modes, transport } = settingsCli()
+      return Effect.gen(function*() {
+        yield* TestClock.adjust(1)
+        const session = (yield* ClaudeSessionEntity.client)(S1)
+        const refused = yield* Effect.exit(session.SetPermissionMode({ mode }))
+        assert.strictEqual(reasonOf(refused)?._tag, "InvalidInput")
+        assert.include(reasonOf(refused)?.message ?? "", "mcp__admin__DeleteRepo")
+        yield* session.Run({ uuid: uuid(1), prompt: "one" })
+        assert.deepStrictEqual(modes, ["default"], "the next CLI is launched to ask")
+      }).pipe(Effect.provide(
+        entityOn(transport, undefined, { session: () => ({ extraArgs: ["--allow-dangerously-skip-permissions"] }) }).pipe(
+          Layer.provide(McpServers.layer(McpServers.toolkit("admin", Admin)).pipe(Layer.provide(AdminHandlers)))
+        )
+      ))
+    })
+  }
 
   for (
     const [launched, options] of [
