@@ -436,6 +436,9 @@ const mirrors = (options: Claude.SessionOptions): boolean =>
 const writesBack = (options: Claude.SessionOptions): boolean =>
   mirrors(options) && !(typeof options.sessionStore === "object" && options.sessionStore.materialize === false)
 
+/** How many turns of a session a runner remembers beyond its ledger (abandoned, unrecorded). */
+const runnerMemoryPerSession = 1_000
+
 /**
  * The session's transcript as the CLI will resume it: with `sessionStore` writing it back, the
  * store's copy when it has one (the cluster's truth: the entity removes a runner's local copy,
@@ -669,17 +672,28 @@ export const layer = (
     // nor run again a turn whose answer it gave. A session's empty map is dropped.
     const abandonedOnRunner = new Map<string, Map<string, number>>()
     const unrecordedOnRunner = new Map<string, Map<string, Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>>>()
+    // Bounded: a session's oldest marks go past `runnerMemoryPerSession` (a caller that never asks
+    // again leaves its mark), and a turn the ledger holds the outcome of is dropped when read.
     const runnerMemory = <V>(maps: Map<string, Map<string, V>>, sessionId: string) => ({
       get: (uuid: string) => maps.get(sessionId)?.get(uuid),
       set: (uuid: string, value: V) => {
         let map = maps.get(sessionId)
         if (map === undefined) maps.set(sessionId, map = new Map())
+        map.delete(uuid)
         map.set(uuid, value)
+        if (map.size > runnerMemoryPerSession) map.delete(map.keys().next().value!)
       },
       delete: (uuid: string) => {
         const map = maps.get(sessionId)
         if (map === undefined) return
         map.delete(uuid)
+        if (map.size === 0) maps.delete(sessionId)
+      },
+      /** Drops the marks of the turns `settled` says are over. */
+      prune: (settled: (uuid: string) => boolean) => {
+        const map = maps.get(sessionId)
+        if (map === undefined) return
+        for (const uuid of map.keys()) if (settled(uuid)) map.delete(uuid)
         if (map.size === 0) maps.delete(sessionId)
       }
     })
@@ -715,6 +729,10 @@ export const layer = (
           ledgerRead ? Effect.void : Effect.tap(withinLedgerTimeout(ledger.load, store.name, "load"), () =>
             Effect.sync(() => {
               ledgerRead = true
+              // What this runner kept of turns the ledger now holds the outcome of is not needed.
+              const settled = (uuid: string) => ledger.turns.get(uuid)?.outcome !== undefined
+              abandonedHere.prune(settled)
+              unrecorded.prune(settled)
             }))
         ))
       })
