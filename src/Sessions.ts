@@ -863,11 +863,14 @@ export const makeWith: (
         const info = yield* summarize(s).pipe(
           // A session deleted between the listing and its read is not listed.
           Effect.catchIf((e) => e.reason._tag === "SessionNotFound", () => Effect.succeed(undefined)),
-          // Nor, in the CLI's directory, a file that cannot be read (one `sudo claude` left,
-          // say): each session is a file of its own, as the SDK's `listSessions` skips it.
-          // Another store's failure is the store's, and fails the list.
+          // Nor, in the CLI's directory, a file it may not read (one `sudo claude` left, say):
+          // each session is a file of its own, as the SDK's `listSessions` skips it. Another
+          // failure (too many open files, an I/O error, another store's) fails the list: it could
+          // miss any session.
           Effect.catchIf(
-            (e) => e.reason._tag === "StoreFailed" && DirectoryStores.isDirectory(store),
+            (e) =>
+              e.reason._tag === "StoreFailed" && DirectoryStores.isDirectory(store) &&
+              e.reason.description.startsWith("PermissionDenied:"),
             (e) => Effect.as(Effect.logWarning(`Sessions.list: session ${s.sessionId} is not listed: ${e.message}`), undefined)
           )
         )

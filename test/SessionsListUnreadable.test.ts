@@ -36,34 +36,49 @@ const write = (config: string, sessionId: string, prompt: string) => {
   }) + "\n")
 }
 
+/** The sessions of a directory store whose file of {@link UNREADABLE} fails to read with `error`. */
+const sessionsFailingOn = (error: "PermissionDenied" | "Unknown", description: string) =>
+  Effect.gen(function*() {
+    const config = Path.join(yield* makeTempDir("ecc-sessions-unreadable-"), ".claude")
+    write(config, READABLE, "Readable")
+    write(config, UNREADABLE, "Unreadable")
+    const fs = yield* FileSystem.FileSystem
+    const denying: FileSystem.FileSystem = {
+      ...fs,
+      stream: (path, options) =>
+        path.endsWith(`${UNREADABLE}.jsonl`)
+          ? Stream.fail(PlatformError.systemError({
+            _tag: error,
+            module: "FileSystem",
+            method: "stream",
+            description,
+            pathOrDescriptor: path
+          }))
+          : fs.stream(path, options)
+    }
+    return yield* Sessions.Sessions.pipe(
+      Effect.provide(Sessions.layer.pipe(Layer.provideMerge(SessionStore.layerDirectory(config)))),
+      Effect.provideService(FileSystem.FileSystem, denying)
+    )
+  })
+
 describe("Sessions.list and a session file it cannot read", () => {
   it.effect("the other sessions are listed; the unreadable one is left out, not a failed list", () =>
     Effect.gen(function*() {
-      const config = Path.join(yield* makeTempDir("ecc-sessions-unreadable-"), ".claude")
-      write(config, READABLE, "Readable")
-      write(config, UNREADABLE, "Unreadable")
-      const fs = yield* FileSystem.FileSystem
-      const denying: FileSystem.FileSystem = {
-        ...fs,
-        stream: (path, options) =>
-          path.endsWith(`${UNREADABLE}.jsonl`)
-            ? Stream.fail(PlatformError.systemError({
-              _tag: "PermissionDenied",
-              module: "FileSystem",
-              method: "stream",
-              description: "EACCES: permission denied",
-              pathOrDescriptor: path
-            }))
-            : fs.stream(path, options)
-      }
-      const sessions = yield* Sessions.Sessions.pipe(
-        Effect.provide(Sessions.layer.pipe(Layer.provideMerge(SessionStore.layerDirectory(config)))),
-        Effect.provideService(FileSystem.FileSystem, denying)
-      )
+      const sessions = yield* sessionsFailingOn("PermissionDenied", "EACCES: permission denied")
       assert.deepStrictEqual((yield* sessions.list()).map((s) => s.title), ["Readable"])
       assert.deepStrictEqual((yield* sessions.list({ cwd })).map((s) => s.title), ["Readable"])
       // Reading that session itself still fails, with the store's error.
       const error = yield* Effect.flip(sessions.info(UNREADABLE))
+      assert.strictEqual(error.reason._tag, "StoreFailed")
+    }).pipe(Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer)), Effect.scoped))
+
+  // A failure that is not the file's (too many open files, an I/O error) may hit any session: the
+  // list would look whole and miss them.
+  it.effect("another read failure (EMFILE) fails the list, not a short one", () =>
+    Effect.gen(function*() {
+      const sessions = yield* sessionsFailingOn("Unknown", "EMFILE: too many open files")
+      const error = yield* Effect.flip(sessions.list())
       assert.strictEqual(error.reason._tag, "StoreFailed")
     }).pipe(Effect.provide(Layer.merge(NodeFileSystem.layer, NodePath.layer)), Effect.scoped))
 })
