@@ -294,15 +294,18 @@ export const make = Effect.fnUntraced(function*(options: MirrorOptions): Effect.
   )
 
   const signal = () => {
-    Queue.offerUnsafe(signals, {})
+    if (!closed) Queue.offerUnsafe(signals, {})
   }
 
-  const flushWith = (last: boolean) => Effect.gen(function*() {
-    const done = yield* Deferred.make<void, ClaudeError.ClaudeError>()
-    Queue.offerUnsafe(signals, { waiter: done, last })
-    yield* Deferred.await(done)
-  })
-  const flush = Effect.suspend(() => closed ? missing() : flushWith(false))
+  // Checked and offered at once: a flush offered once the fiber stopped would wait for ever.
+  const flushWith = (last: boolean) =>
+    Effect.suspend(() => {
+      if (closed) return missing()
+      const done = Deferred.makeUnsafe<void, ClaudeError.ClaudeError>()
+      Queue.offerUnsafe(signals, { waiter: done, last })
+      return Deferred.await(done)
+    })
+  const flush = flushWith(false)
 
   // What is still unsaved, per file: the running drain's batches, the kept ones, then (with
   // `withPending`) the pending frames.
