@@ -68,6 +68,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Claude from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
+import * as Launch from "./Launch.ts"
 import * as McpServers from "./McpServers.ts"
 import type * as Protocol from "./Protocol.ts"
 import { Transport } from "./Transport.ts"
@@ -370,11 +371,8 @@ const openTurn = Effect.fnUntraced(function*(
   }
   // A tool that needs approval runs only when the session's `Permissions` allow its call: a mode
   // in which the CLI asks no one (everything allowed, or a classifier deciding) would run it unasked.
-  const needsApproval = userTools.find((tool) => tool.needsApproval !== undefined && tool.needsApproval !== false)
-  if (
-    needsApproval !== undefined &&
-    (sessionOptions.permissionMode === "bypassPermissions" || sessionOptions.permissionMode === "auto")
-  ) {
+  const needsApproval = userTools.find(McpServers.needsApproval)
+  if (needsApproval !== undefined && Launch.asksNoOne(sessionOptions.permissionMode)) {
     return yield* Effect.fail(aiError(
       method,
       new AiError.ToolConfigurationError({
@@ -434,7 +432,7 @@ const openTurn = Effect.fnUntraced(function*(
     // allowed ahead: the CLI asks the session's `Permissions` for each call (with none, it refuses).
     allowedTools: [
       ...(sessionOptions.allowedTools ?? []),
-      ...userTools.filter((tool) => tool.needsApproval === undefined || tool.needsApproval === false).map((tool) => prefix + McpServers.modelFacing(tool.name))
+      ...userTools.filter((tool) => !McpServers.needsApproval(tool)).map((tool) => prefix + McpServers.modelFacing(tool.name))
     ],
     includePartialMessages: true,
     // A prompt is text, as on any provider: no `@path` mention read in, no slash command run.

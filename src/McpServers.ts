@@ -241,9 +241,12 @@ export interface Tool<out R = never> {
    */
   readonly inputSchema?: JsonSchema.JsonSchema | undefined
   /**
-   * Each call needs the user's approval (an `effect/ai` tool's `needsApproval`): the CLI asks the
-   * session's `Permissions` for it (with none, it refuses the call), and a session refuses a
-   * permission mode that asks no one (`bypassPermissions`, `auto`) while it serves the tool.
+   * Each call needs the user's approval (an `effect/ai` tool's `needsApproval`): the library
+   * never allows it ahead, so the CLI asks the session's `Permissions` for it (with none, it
+   * refuses the call), and a session refuses a permission mode that asks no one
+   * (`bypassPermissions`, `auto`) while it serves the tool. A rule of the program's own that
+   * allows it (`allowedTools`, the settings' `permissions.allow`) is the program's decision, and
+   * the CLI then asks no one.
    *
    * @since 0.2.0
    */
@@ -1183,6 +1186,15 @@ export const toolkit = <Tools extends Record<string, AiTool.Any>>(
       .map((aiTool) => toolkitTool(toolkit as AiToolkit.Any as AiToolkit.Toolkit<Record<string, AiTool.Any>>, aiTool, options?.onResult))
   }) as Server<ToolkitServices<Tools>>
 
+/**
+ * Whether an `effect/ai` tool's calls need approval: its `needsApproval` set and not `false` (a
+ * function of the parameters too: none of its calls can be told ahead).
+ *
+ * @since 0.2.0
+ * @category toolkits
+ */
+export const needsApproval = (tool: AiTool.Any): boolean => tool.needsApproval !== undefined && tool.needsApproval !== false
+
 const toolkitTool = (
   kit: AiToolkit.Toolkit<Record<string, AiTool.Any>>,
   aiTool: AiTool.Any,
@@ -1246,7 +1258,7 @@ const toolkitTool = (
     inputSchema: AiTool.isDynamic(aiTool) && aiTool.jsonSchema !== undefined ? aiTool.jsonSchema : undefined,
     annotations: toolkitAnnotations(aiTool),
     // A function of the parameters too: every call is asked, as none can be told ahead.
-    ...(aiTool.needsApproval !== undefined && aiTool.needsApproval !== false ? { needsApproval: true } : {}),
+    ...(needsApproval(aiTool) ? { needsApproval: true } : {}),
     call: (args, meta) =>
       Effect.gen(function*() {
         const handlers = yield* kit
