@@ -518,7 +518,7 @@ const adoptStoreCopy = (
         tainted.add(entry.uuid)
         return false
       }
-      return held.lacks(entry as SessionStore.Entry)
+      return held.missingFromStore(entry as SessionStore.Entry)
     })
     if (missing.length > 0) {
       yield* Effect.logWarning(
@@ -674,7 +674,7 @@ export const layer = (
     const unrecordedOnRunner = new Map<string, Map<string, Exit.Exit<TurnOutcome, ClaudeError.ClaudeError>>>()
     // Bounded: a session's oldest marks go past `runnerMemoryPerSession` (a caller that never asks
     // again leaves its mark), and a turn the ledger holds the outcome of is dropped when read.
-    const runnerMemory = <V>(maps: Map<string, Map<string, V>>, sessionId: string) => ({
+    const perSessionMemory = <V>(maps: Map<string, Map<string, V>>, sessionId: string) => ({
       get: (uuid: string) => maps.get(sessionId)?.get(uuid),
       set: (uuid: string, value: V) => {
         let map = maps.get(sessionId)
@@ -731,7 +731,7 @@ export const layer = (
               ledgerRead = true
               // What this runner kept of turns the ledger now holds the outcome of is not needed.
               const settled = (uuid: string) => ledger.turns.get(uuid)?.outcome !== undefined
-              abandonedHere.prune(settled)
+              abandonedByCallers.prune(settled)
               unrecorded.prune(settled)
             }))
         ))
@@ -751,7 +751,7 @@ export const layer = (
       const inflight = new Map<string, Deferred.Deferred<TurnOutcome, ClaudeError.ClaudeError>>()
       // Answers given for turns whose outcome the ledger did not take: given again, never run again
       // (by this runner: kept across the entity's passivation).
-      const unrecorded = runnerMemory(unrecordedOnRunner, sessionId)
+      const unrecorded = perSessionMemory(unrecordedOnRunner, sessionId)
       // The turns reserved here (`inflight`) whose attempt running is their first (no runner, and
       // no caller here, ran them before): their prompt is in no transcript yet. Left when the
       // reservation ends: an attempt 2 of a turn a caller abandoned here must not be taken for a
@@ -760,8 +760,8 @@ export const layer = (
       // Turns whose last attempt (its number: the ledger's attempts then) was abandoned here by its
       // caller (interrupted before its result), not lost with a runner: asked again, they run
       // again, whatever `lostTurns` says. Kept by the runner, across the entity's passivation.
-      const abandonedHere = runnerMemory(abandonedOnRunner, sessionId)
-      const markAbandoned = (uuid: string) => abandonedHere.set(uuid, ledger.turns.get(uuid)?.attempts ?? 0)
+      const abandonedByCallers = perSessionMemory(abandonedOnRunner, sessionId)
+      const markAbandoned = (uuid: string) => abandonedByCallers.set(uuid, ledger.turns.get(uuid)?.attempts ?? 0)
       // The last top-level assistant message's uuid of each running turn, recorded with its outcome.
       const ends = new Map<string, string>()
       const noteEnd = (turn: string, event: Claude.Event) => {
@@ -958,10 +958,10 @@ export const layer = (
       ): Effect.fn.Return<{ readonly run: number; readonly cli: string } | { readonly recorded: Recorded }, ClaudeError.ClaudeError> {
         const record = ledger.turns.get(uuid)
         if (record?.outcome !== undefined) {
-          abandonedHere.delete(uuid)
+          abandonedByCallers.delete(uuid)
           return { recorded: record.outcome }
         }
-        if (record !== undefined && lostTurns === "fail" && abandonedHere.get(uuid) !== record.attempts) {
+        if (record !== undefined && lostTurns === "fail" && abandonedByCallers.get(uuid) !== record.attempts) {
           const outcome: Recorded = {
             _tag: "Failure",
             error: encodeError(ClaudeError.make(new ClaudeError.TurnLost({ uuid, sessionId })))
@@ -975,7 +975,7 @@ export const layer = (
             `turn ${uuid} of session ${sessionId} did not finish (its runner lost, or its caller gone, mid-turn): running it again (attempt ${attempt})`
           )
         }
-        abandonedHere.delete(uuid)
+        abandonedByCallers.delete(uuid)
         const cli = cliUuid(uuid, attempt)
         const now = yield* Clock.currentTimeMillis
         yield* withinLedgerTimeout(ledger.started(uuid, runner, now, cli), store.name, "append")

@@ -152,7 +152,7 @@ export class StoredLines {
    * Whether the store's copy lacks this local entry: a uuid it does not have, or a line without
    * one past as many alike as it holds (each alike it holds is used up by one local line).
    */
-  lacks(entry: SessionStore.Entry): boolean {
+  missingFromStore(entry: SessionStore.Entry): boolean {
     if (typeof entry.uuid === "string") return !this.uuids.has(entry.uuid)
     const text = canonical(entry)
     const count = this.others.get(text) ?? 0
@@ -164,7 +164,7 @@ export class StoredLines {
 
 /**
  * Appends to the store, in file order, the lines of the local `file` the store's copy lacks
- * ({@link StoredLines.lacks}), in batches; a line that is no entry (one cut short, one that is not a
+ * ({@link StoredLines.missingFromStore}), in batches; a line that is no entry (one cut short, one that is not a
  * JSON object) is left out, as the CLI leaves it out, and counted. Streams the file. Returns how many entries it appended and how many
  * lines it could not read: either means the local file holds what the store's copy does not.
  */
@@ -191,7 +191,7 @@ const backfill = (
           unreadable++
           return Result.failVoid
         }
-        return held.lacks(entry) ? Result.succeed(entry) : Result.failVoid
+        return held.missingFromStore(entry) ? Result.succeed(entry) : Result.failVoid
       }),
       Stream.grouped(256),
       Stream.runForEach((entries) =>

@@ -132,7 +132,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
    * `effect` within the turn's limits: its `turnTimeout`'s deadline (`TurnTimedOut`), and the
    * session's `stallTimeout` (the CLI silent that long meanwhile: `Stalled`); interrupted past one.
    */
-  const within = <A>(effect: Effect.Effect<A, ClaudeError.ClaudeError>, limits: TurnLimits) => {
+  const withinTurnLimits = <A>(effect: Effect.Effect<A, ClaudeError.ClaudeError>, limits: TurnLimits) => {
     const { deadline, stallMillis } = limits
     if (deadline === undefined && stallMillis === undefined) return effect
     return Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -162,7 +162,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
         ))
       }
       const waiter = turns.whenWritable()
-      return within(
+      return withinTurnLimits(
         Effect.onInterrupt(Deferred.await(waiter), () => Effect.sync(() => turns.forgetWaiter(waiter))),
         limits
       )
@@ -419,7 +419,7 @@ export const make = Effect.fnUntraced(function*(options: TurnRunnerOptions): Eff
     // drain (a large message to a CLI that stopped reading). Past one there, a line handed over
     // (`written`) is the CLI's: abandoned, interrupted there in the background.
     const uuid = yield* restore(
-      within(write(input, operation, (uuid) => registered = newTurn(uuid, queue, span), (turn) => current = turn), {
+      withinTurnLimits(write(input, operation, (uuid) => registered = newTurn(uuid, queue, span), (turn) => current = turn), {
         deadline,
         stallMillis: options.stallTimeout === undefined ? undefined : Duration.toMillis(options.stallTimeout)
       })
