@@ -8,7 +8,8 @@
  *   the last user message is the turn (its PNG, JPEG, GIF and WebP images as image blocks: bytes,
  *   base64 or a `data:` URL, an `InvalidRequestError` by any other URL; other files named only; a
  *   message of images alone gets a word for them), earlier messages go before it as a
- *   transcript, one JSON object a message (no message's text passes for another's). With
+ *   transcript, one JSON object a message (no message's text passes for another's; their images
+ *   sent as image blocks too, before the turn's, each named `[image N]` where it was). With
  *   `conversation: "resume"`, a call that continues a conversation this model answered (a
  *   `Chat`'s next turn) resumes that CLI session by its id and sends only the new user
  *   message: the agent keeps its own context (its tool calls, files read) and the history is not
@@ -33,6 +34,8 @@
  * - **Streaming.** Text and thinking come as `text-*` and `reasoning-*` deltas as the CLI streams
  *   them (`--include-partial-messages`); the `finish` part carries the finish reason and the
  *   turn's token usage, and `metadata["claude-code"]` its cost, session id, turns and duration.
+ *   A turn the model did not end (a hook blocked the prompt, or stopped the turn after a tool)
+ *   finishes with `"other"`, the CLI's words under `metadata["claude-code"].result`.
  * - **Objects.** `generateObject` runs the turn with the Schema's JSON Schema as the CLI's
  *   structured output (`--json-schema`), in the Schema's JSON form (an ISO string for a `Date`);
  *   the accepted value is the response's text, read back with the Schema's JSON codec.
@@ -272,10 +275,20 @@ const resumeOf = (
   return tracker.prepare(providerOptions.prompt.content)
 }
 
-/** The CLI refused to resume: the session is gone (its files removed, another `cwd`). */
-const isSessionGone = (error: unknown): boolean =>
-  ClaudeError.isClaudeError(error) && error.reason._tag === "ProcessExited" &&
-  error.reason.stderrTail.includes("No conversation found")
+/**
+ * The CLI refused to resume `sessionId`: the session is gone (its files removed, another `cwd`).
+ * CLI 2.1.332 writes an error `result` (`errors: ["No conversation found with session ID: <id>"]`),
+ * which fails the turn, then exits with the same words on stderr, which fail it when it comes first.
+ */
+const isSessionGone = (sessionId: string) => (error: unknown): boolean => {
+  if (!ClaudeError.isClaudeError(error)) return false
+  const said = `No conversation found with session ID: ${sessionId}`
+  const reason = error.reason
+  if (reason._tag === "ProcessExited") return reason.stderrTail.includes("No conversation found")
+  if (reason._tag !== "TurnFailed" || !Predicate.hasProperty(reason.result, "errors")) return false
+  const errors = reason.result.errors
+  return Array.isArray(errors) && errors.some((line) => Predicate.isString(line) && line.includes(said))
+}
 
 /**
  * One call: resumes the conversation's session when there is one; if the CLI no longer has it,
@@ -293,7 +306,10 @@ const streamParts = (
     return resume === undefined
       ? streamTurn(options, providerOptions, tracker, undefined, text)
       : streamTurn(options, providerOptions, tracker, resume, text).pipe(
-        Stream.catchIf(isSessionGone, () => streamTurn(options, providerOptions, tracker, undefined, text)),
+        Stream.catchIf(
+          isSessionGone(resume.sessionId),
+          () => streamTurn(options, providerOptions, tracker, undefined, text)
+        ),
         Stream.ensuring(Effect.sync(() => tracker.release(resume)))
       )
   })
@@ -654,25 +670,39 @@ const renderPrompt = (all: ReadonlyArray<Prompt.Message>, toSend: ReadonlyArray<
   const rest = toSend.filter((message) => message.role !== "system")
   const last = rest.at(-1)
   const earlier = last?.role === "user" ? rest.slice(0, -1) : rest
-  const images = last === undefined ? [] : imagesOf(last)
-  const text = last?.role === "user" ? messageText(last, true) : "Continue."
-  // A turn needs text: a message of images alone gets a word for them.
-  const ask = text.trim() === "" && images.length > 0 ? "(see the image)" : text
+  // Every image the CLI can take goes as an image block, in order: the earlier messages' first
+  // (the fresh session sees nothing but what is sent; the transcript names each `[image N]`),
+  // then the turn's own.
+  const images: Array<TurnImage> = []
   // One JSON object a message: no message's text can pass for another message (a user's
   // "\n\nAssistant: ..." stays inside its own string).
+  const lines = earlier.map((message) => {
+    const content = messageText(message, images.length + 1)
+    images.push(...imagesOf(message))
+    return JSON.stringify({ role: message.role, content })
+  })
+  const own = last === undefined ? [] : imagesOf(last)
+  images.push(...own)
+  const text = last?.role === "user" ? messageText(last, "sent") : "Continue."
+  // A turn needs text: a message of images alone gets a word for them.
+  const ask = text.trim() === "" && own.length > 0 ? "(see the image)" : text
   const input = earlier.length === 0
     ? ask
-    : `The conversation so far, one message a line as JSON:\n${
-      earlier.map((message) => JSON.stringify({ role: message.role, content: messageText(message) })).join("\n")
-    }\n\nNow: ${ask}`
+    : `The conversation so far, one message a line as JSON:\n${lines.join("\n")}\n\nNow: ${ask}`
   return {
     system: systems.length === 0 ? undefined : systems.join("\n\n"),
     input: images.length === 0 ? input : { text: input, images }
   }
 }
 
-const messageText = (message: Prompt.Message, imagesSent = false): string => {
+/**
+ * A message's text. Its images sent as image blocks ({@link imagesOf}) are left out (`"sent"`:
+ * the turn's own) or named by their place among the blocks (`[image N]`, the first being
+ * `images`); other files, and images by URL, are named only.
+ */
+const messageText = (message: Prompt.Message, images: "sent" | number): string => {
   if (message.role === "system") return message.content
+  let image = images === "sent" ? 0 : images
   const lines: Array<string> = []
   for (const part of message.content) {
     switch (part.type) {
@@ -692,8 +722,10 @@ const messageText = (message: Prompt.Message, imagesSent = false): string => {
         )
         break
       case "file":
-        // The turn's own images go as image blocks; other files, and earlier images, are named only.
-        if (!(imagesSent && isImage(part))) lines.push(`[file ${part.fileName ?? part.mediaType}]`)
+        if (message.role === "user" && isImage(part)) {
+          const name = part.fileName !== undefined ? ` (${part.fileName})` : ""
+          if (images !== "sent") lines.push(`[image ${image++}${name}]`)
+        } else lines.push(`[file ${part.fileName ?? part.mediaType}]`)
         break
       default:
         break
@@ -1046,7 +1078,9 @@ class MappingState {
           durationMs: result.duration_ms,
           subtype: result.subtype,
           ...(result.terminal_reason !== undefined ? { terminalReason: result.terminal_reason } : {}),
-          ...(result.stop_reason !== undefined && result.stop_reason !== null ? { stopReason: result.stop_reason } : {})
+          ...(result.stop_reason !== undefined && result.stop_reason !== null ? { stopReason: result.stop_reason } : {}),
+          // Why a turn the model did not end ended: the CLI's words (a blocking hook's reason).
+          ...(notEndedByModel(result) && result.result !== undefined && result.result !== "" ? { result: result.result } : {})
         }
       }
     })
@@ -1071,8 +1105,16 @@ const toolResultText = (content: Protocol.ToolResultBlock["content"]): string =>
   return content.flatMap((block) => block.type === "text" && Predicate.isString(block.text) ? [block.text] : []).join("")
 }
 
+/**
+ * A turn the model did not end: a hook stopped it after a tool (`hook_stopped`), or it never ran
+ * (`num_turns: 0`: a UserPromptSubmit hook blocked the prompt); its result text says why.
+ */
+const notEndedByModel = (result: Claude.TurnResult): boolean =>
+  result.num_turns === 0 || result.terminal_reason === "hook_stopped"
+
 const finishReason = (result: Claude.TurnResult): Response.FinishReason => {
   if (result.is_error) return "error"
+  if (notEndedByModel(result)) return "other"
   switch (result.subtype) {
     case "success":
       break
@@ -1180,9 +1222,15 @@ export const fromClaudeError = (method: string, error: ClaudeError.ClaudeError):
       aiReason = new AiError.InvalidRequestError({ description, metadata })
       break
     case "StructuredOutputInvalid":
-    case "StructuredOutputMissing":
-      aiReason = new AiError.StructuredOutputError({ description, responseText: "" })
+    case "StructuredOutputMissing": {
+      // The value the Schema refused is the response's text; a missing one has none.
+      aiReason = new AiError.StructuredOutputError({
+        description,
+        responseText: reason._tag === "StructuredOutputInvalid" ? stringify(reason.value) : "",
+        metadata
+      })
       break
+    }
     case "LimitReached": {
       const limit = (reason as { readonly limit?: unknown }).limit
       // The program's budget spent: no retry helps until it is raised. The model breaking the
@@ -1190,7 +1238,7 @@ export const fromClaudeError = (method: string, error: ClaudeError.ClaudeError):
       aiReason = limit === "error_max_budget_usd" || limit === "budget_exhausted"
         ? new AiError.QuotaExhaustedError({ metadata })
         : limit === "error_max_structured_output_retries" || limit === "structured_output_retry_exhausted"
-        ? new AiError.StructuredOutputError({ description, responseText: "" })
+        ? new AiError.StructuredOutputError({ description, responseText: "", metadata })
         : new AiError.UnknownError({ description, metadata })
       break
     }

@@ -93,7 +93,7 @@ describe("prompt rendering", () => {
       assert.include(results!.content, "[GetWeather (call call_paris) returned {\"celsius\":10}]")
     }))
 
-  it.effect("an earlier message's image is named in the transcript", () =>
+  it.effect("an earlier message's image is named in the transcript, and sent as an image block", () =>
     Effect.gen(function*() {
       const cli = recordingCli()
       yield* LanguageModel.generateText({
@@ -110,10 +110,12 @@ describe("prompt rendering", () => {
         ])
       }).pipe(Effect.provide(cli.model))
       assert.deepStrictEqual(earlierOf(cli.users[0]!), [
-        { role: "user", content: "[file dot.png]\nLook" },
+        { role: "user", content: "[image 1 (dot.png)]\nLook" },
         { role: "assistant", content: "A dot." }
       ])
-      assert.strictEqual(typeof (cli.messages[0]!.message as { content: unknown }).content, "string")
+      // A fresh session sees only what is sent: the image goes too (test/LanguageModelEarlierImages.test.ts).
+      const content = (cli.messages[0]!.message as { content: ReadonlyArray<{ readonly type: string }> }).content
+      assert.deepStrictEqual(content.map((block) => block.type), ["image", "text"])
     }))
 
   it.effect("a last message of an image alone is sent with a word for it, not refused", () =>
