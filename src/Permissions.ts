@@ -282,6 +282,9 @@ export const layer = <E, R>(
  * outcome `denied`). Interrupting `decide` (a `control_cancel_request`) is no failure: the
  * handler is interrupted, nothing is reported.
  *
+ * An answer whose `toolUseID` is not the request's `tool_use_id` is refused alike: CLI 2.1.332
+ * runs the tool call an answer's `toolUseID` names when it no longer waits for that answer.
+ *
  * An `allow` without `updatedInput` is sent with the request's original input as
  * `updatedInput` (as the Python SDK does): CLI 2.1.332 accepts a bare `{"behavior":"allow"}`,
  * older CLIs required the field.
@@ -289,20 +292,26 @@ export const layer = <E, R>(
  * `redact` (a session passes its own) replaces the session's secrets in a failure's text before
  * it is logged, reported or sent: a handler's error may quote the tool input holding the API key.
  *
+ * `refuse` (a session passes its own) says why an answer that passed every check is still not
+ * sent: a `setMode` in its `updatedPermissions` to a mode the session refuses to switch to
+ * (`bypassPermissions` with a `Permissions` layer, a mode that asks no one while it serves a tool
+ * that needs approval). It is then refused as an invalid answer: the call is denied.
+ *
  * @since 0.1.0
  * @category session
  */
 export const bind = (
   service: Permissions["Service"],
   report?: HandlerFailure.Report,
-  redact?: (text: string) => string
+  redact?: (text: string) => string,
+  refuse?: (answer: Record<string, unknown>) => string | undefined
 ): {
   /** Answers one `can_use_tool` request body with the JSON of the `control_response`. */
   readonly decide: (
     request: unknown,
     requestId?: string | undefined
   ) => Effect.Effect<Record<string, unknown>, ClaudeError.ClaudeError>
-} => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report, redact) })
+} => ({ decide: (raw, requestId) => decideWire(service, raw, requestId, report, redact, refuse) })
 
 /** The longest answer text (and all answers, notes and response together) CLI 2.1.332 takes. */
 const ANSWER_MAX = 32_768
@@ -412,7 +421,8 @@ const decideWire = Effect.fnUntraced(function*(
   raw: unknown,
   requestId: string | undefined,
   report: HandlerFailure.Report | undefined,
-  redact: Redact | undefined
+  redact: Redact | undefined,
+  refuse: ((answer: Record<string, unknown>) => string | undefined) | undefined
 ) {
   // The schema is structural: keep the CLI's object, with any field a newer CLI added.
   const request = raw as CanUseToolRequest
@@ -434,6 +444,15 @@ const decideWire = Effect.fnUntraced(function*(
         ? { ...result, updatedInput: request.input }
         : result
     ),
+    // The CLI runs the call an orphaned answer's `toolUseID` names: only the request's own goes out.
+    Effect.flatMap((result) =>
+      isRecord(result) && result.toolUseID !== undefined && result.toolUseID !== request.tool_use_id
+        ? refuseAnswer(
+          `The permission handler for ${describeRequest(request)} gave an invalid answer: its toolUseID ` +
+            `${JSON.stringify(result.toolUseID)} names another tool call`
+        )
+        : Effect.succeed(result)
+    ),
     Effect.flatMap((result) => {
       const problem = request.tool_name === "AskUserQuestion" ? answersProblem(result, request.input) : undefined
       return problem === undefined
@@ -450,6 +469,13 @@ const decideWire = Effect.fnUntraced(function*(
         }))
       )
     ),
+    // Last: the session's own refusal (a mode switch it would not send), on the answer as sent.
+    Effect.flatMap((encoded) => {
+      const problem = refuse?.(encoded as Record<string, unknown>)
+      return problem === undefined
+        ? Effect.succeed(encoded)
+        : refuseAnswer(`The permission handler for ${describeRequest(request)} gave an answer the session refuses: ${problem}`)
+    }),
     (reading) => readAnswer(reading, `permission handler for ${describeRequest(request)}`),
     Effect.result
   )

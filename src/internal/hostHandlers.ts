@@ -43,7 +43,12 @@ export const bind = Effect.fnUntraced(function*(
   report: (event: HandlerFailure.HandlerFailed) => void,
   redact: (text: string) => string,
   /** How long the close waits for in-process MCP tool calls to stop (the session's `closeGrace`). */
-  closeGrace?: Duration.Duration
+  closeGrace?: Duration.Duration,
+  /**
+   * Why a `can_use_tool` answer, or a `PermissionRequest` hook's allow, is not sent: a mode switch
+   * in it the session refuses (`ModeGuard.answer`). The call is denied instead.
+   */
+  refuseAnswer?: (answer: Record<string, unknown>) => string | undefined
 ): Effect.fn.Return<{
   readonly handlers: Record<string, Incoming.Handler>
   readonly hooks: Hooks.Bound | undefined
@@ -58,7 +63,7 @@ export const bind = Effect.fnUntraced(function*(
   // first decision: the handler's answer, and a hook's allow, wait for the hooks'
   // (`permissionRequestGate.ts`).
   const gate = hooksModule !== undefined && Option.isSome(hooks)
-    ? new PermissionRequestGate(hooks.value.registrations, hooksModule.deadlineOf)
+    ? new PermissionRequestGate(hooks.value.registrations, hooksModule.deadlineOf, refuseAnswer)
     : undefined
   const dispatchHook = hookBinding !== undefined
     ? hookBinding.dispatch
@@ -83,7 +88,7 @@ export const bind = Effect.fnUntraced(function*(
   }
   if (Option.isSome(permissions)) {
     const permissionsModule = yield* loadPermissions
-    const binding = permissionsModule.bind(permissions.value, report, redact)
+    const binding = permissionsModule.bind(permissions.value, report, redact, refuseAnswer)
     handlers.can_use_tool = (request, requestId) =>
       gate?.active !== true ? binding.decide(request, requestId) : Effect.flatMap(
         gate.decidedBeforeHandler(request),

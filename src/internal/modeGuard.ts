@@ -15,11 +15,12 @@
  *   answer never came, a timeout, counts for good). Unknown (no mode named, none reported yet)
  *   is refused.
  * - Every control request of the session goes through {@link ModeGuard.refusal}: the raw
- *   `session.request` too. A mode switch inside an answer to the CLI (a permission's
- *   `updatedPermissions` `setMode`) is the handler's own, not checked here; the CLI's report of it
- *   is read.
+ *   `session.request` too. So does a mode switch inside a `can_use_tool` answer (its
+ *   `updatedPermissions` `setMode`, {@link ModeGuard.answer}): the same switch, refused alike (the
+ *   call is denied); one that goes out to a mode that asks no one is taken as in effect.
  */
 import * as Launch from "../Launch.ts"
+import { isRecord } from "./json.ts"
 
 /** A control request's body, as `session.request` takes it. */
 type Body = { readonly subtype: string } & Record<string, unknown>
@@ -65,6 +66,22 @@ export class ModeGuard {
       return `set_permission_mode "${String(body.mode)}" asks no one before a tool runs, and the session has served ` +
         `${needs([...this.approval])} approval (needsApproval)`
     }
+    return undefined
+  }
+
+  /**
+   * Why this `can_use_tool` answer is not sent (undefined when it may be): a `setMode` of its
+   * `updatedPermissions` that {@link refusal} refuses as a switch. One that goes out to a mode that
+   * asks no one is taken as in effect from here (whether the CLI took it or not).
+   */
+  answer(answer: unknown): string | undefined {
+    const updates = isRecord(answer) && Array.isArray(answer.updatedPermissions) ? answer.updatedPermissions : []
+    const modes = updates.flatMap((update) => isRecord(update) && update.type === "setMode" ? [update.mode] : [])
+    for (const mode of modes) {
+      const refused = this.refusal({ subtype: "set_permission_mode", mode })
+      if (refused !== undefined) return `a setMode of its updatedPermissions is refused: ${refused}`
+    }
+    for (const mode of modes) if (Launch.asksNoOne(mode)) this.update(mode)
     return undefined
   }
 

@@ -12,7 +12,9 @@
  * without its hooks (a few of its own asks do) waits that long too: fail safe, not fast. The CLI
  * takes the first hook that decides too, so one hook's quick allow beat a slower guard's deny
  * (with or without a handler): a hook's allow is held until the call's other hooks have answered
- * ({@link PermissionRequestGate.held}), and a deny of any is its answer.
+ * ({@link PermissionRequestGate.held}), and a deny of any is its answer. A hook's allow whose mode
+ * switch (`updatedPermissions` `setMode`) the session refuses (`ModeGuard.answer`) is a deny, in
+ * its own answer and in the `can_use_tool` answer alike.
  */
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -55,11 +57,15 @@ export class PermissionRequestGate {
   /** Every registration, by the index of its callback id (`hook_<index>`, `Hooks.bind`). */
   private readonly byIndex: ReadonlyArray<Hooks.Registration>
   private readonly deadlineOf: (registration: Hooks.Registration) => Duration.Duration | undefined
+  /** Why a decision is not sent (a mode switch the session refuses); undefined when it may be. */
+  private readonly refuse: ((decision: Decision) => string | undefined) | undefined
 
   constructor(
     registrations: ReadonlyArray<Hooks.Registration>,
-    deadlineOf: (registration: Hooks.Registration) => Duration.Duration | undefined
+    deadlineOf: (registration: Hooks.Registration) => Duration.Duration | undefined,
+    refuse?: (decision: Readonly<Record<string, unknown>>) => string | undefined
   ) {
+    this.refuse = refuse
     this.byIndex = registrations
     this.registrations = registrations.filter((registration) => registration.event === "PermissionRequest")
     this.deadlineOf = deadlineOf
@@ -107,6 +113,12 @@ export class PermissionRequestGate {
     return Effect.flatMap(Clock.currentTimeMillis, (asked) => {
       let answers: Answers | undefined
       return dispatched.pipe(
+        // A refused allow is a deny before it counts: the other hooks' held allows and the
+        // `can_use_tool` answer take it as such.
+        Effect.flatMap((output) => {
+          const refused = this.refused(output)
+          return refused === output ? Effect.succeed(output) : Effect.as(Effect.logWarning(messageOf(refused)), refused)
+        }),
         Effect.onExit((exit) => Effect.sync(() => {
           answers = this.answered(toolUseId, exit)
         })),
@@ -116,6 +128,15 @@ export class PermissionRequestGate {
         )
       )
     })
+  }
+
+  /** `output`, or a deny where its allow holds a mode switch the session refuses. */
+  private refused(output: Record<string, unknown>): Record<string, unknown> {
+    const decision = decisionOf(output)
+    const problem = decision?.behavior === "allow" ? this.refuse?.(decision) : undefined
+    if (problem === undefined) return output
+    const message = `A PermissionRequest hook's allow was refused, so the tool call was denied: ${problem}`
+    return { ...output, hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message } } }
   }
 
   /**
@@ -189,6 +210,9 @@ const waitFor = (answers: Answers): Effect.Effect<void> =>
       ? Effect.void
       : Effect.andThen(Deferred.await(answers.next), waitFor(answers))
   )
+
+/** The message of a hook output's decision. */
+const messageOf = (output: unknown): string => String(decisionOf(output)?.message)
 
 /** A `PermissionRequest` hook's decision (`hookSpecificOutput.decision`), if it made one. */
 const decisionOf = (output: unknown): Decision | undefined => {

@@ -250,13 +250,25 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     turns.complete()
     subscribers.wake()
   }
+  // A switch to a mode that would let a tool run unasked is refused, not sent (a `can_use_tool`
+  // answer's `setMode` too); the modes the CLI reports are followed (`modeGuard.ts`).
+  const launchEntries = Services.launchEntries(input.mcpServers)
+  const modes = new ModeGuard(
+    Option.isSome(input.permissions),
+    Launch.effectivePermissionMode(options, {
+      permissionPromptTool: Option.isSome(input.permissions),
+      mcpServers: launchEntries
+    }),
+    launchEntries
+  )
   // Each handler from its service (`hostHandlers.ts`); the hooks' registrations go in `initialize`.
   // A handler's failure text may quote a secret: the session's redaction takes it out.
   const { handlers, hooks: hookBinding, mcp } = yield* HostHandlers.bind(
     input,
     report,
     (text) => tracing.redact(text),
-    spec.closeGrace
+    spec.closeGrace,
+    (answer) => modes.answer(answer)
   )
   // The CLI waits for the program's handlers (a permission asked of a person, a slow MCP tool):
   // while one runs, and from when the last one answered, the CLI is not silent for `stallTimeout`.
@@ -286,17 +298,6 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     awaitAfter: input.afterTheCli
   })
 
-  // A switch to a mode that would let a tool run unasked is refused, not sent; the modes the CLI
-  // reports are followed (`modeGuard.ts`).
-  const launchEntries = Services.launchEntries(input.mcpServers)
-  const modes = new ModeGuard(
-    Option.isSome(input.permissions),
-    Launch.effectivePermissionMode(options, {
-      permissionPromptTool: Option.isSome(input.permissions),
-      mcpServers: launchEntries
-    }),
-    launchEntries
-  )
   // Sent first, before any user turn and before anything is read: the CLI reads it as soon as it
   // is up (the engine is loaded in far less time than the CLI takes to start). Its body is decoded
   // only for those who ask for it, so an answer that breaks the schema fails `initializeResult`,

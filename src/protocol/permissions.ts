@@ -231,6 +231,8 @@ export interface PermissionDeny extends Schema.Schema.Type<typeof PermissionDeny
 /**
  * The answer to a `can_use_tool` request. Its wire form (the control_response body) is the same
  * object: `{"behavior":"allow","updatedInput":{...}}` or `{"behavior":"deny","message":"..."}`.
+ * A `toolUseID`, if any, is the request's `tool_use_id` (the CLI runs the call it names when the
+ * answer comes after it stopped waiting): `Permissions.bind` denies an answer naming another call.
  *
  * @since 0.1.0
  * @category permissions
