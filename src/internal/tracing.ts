@@ -78,11 +78,19 @@ interface ToolUse {
   readonly thread: string
 }
 
-/** A model request's span; `failed`: the API's error type, when the CLI reported it failed. */
+/**
+ * A model request's span; `failed`: the API's error type, when the CLI reported it failed.
+ * `streamed`: its `message_start` came as a stream event, so its `message_delta` (its final output
+ * tokens and stop reason) will come; `delta`: it came; `answered`: its tool results came before
+ * it, and its span ends at it (at the latest with the thread's next request or its turn's end).
+ */
 interface ModelCall {
   readonly span: Tracer.Span
   readonly id: string
   failed?: string | undefined
+  streamed?: boolean
+  delta?: boolean
+  answered?: boolean
 }
 
 type Attributes = Record<string, unknown>
@@ -133,6 +141,11 @@ export class SessionTracing {
   private toolUsesThisTurn = 0
   /** The prompts of the turns that run, when content is on. */
   private readonly prompts = new SmallMap<Tracer.Span, string>()
+  /**
+   * The text of each `turn`/`run` whose span is open, by its span: a prompt's hook that comes
+   * before its turn started (on a CLI that echoes no uuids) is under the turn of its prompt.
+   */
+  private readonly texts = new Map<Tracer.Span, string>()
   private model: string | undefined
   /**
    * The tools the CLI announced (its last `system/init`); unknown before one. Kept as the line's
@@ -263,6 +276,7 @@ export class SessionTracing {
 
   /** The attributes a `turn`/`run` span starts with; the prompt when content is on. */
   turnStarted(span: Tracer.Span, input: string | Protocol.UserTurnInput): void {
+    this.texts.set(span, typeof input === "string" ? input : input.text)
     if (!this.observed) return
     span.attribute("gen_ai.operation.name", "invoke_agent")
     span.attribute("gen_ai.provider.name", PROVIDER)
@@ -288,6 +302,7 @@ export class SessionTracing {
       ? this.failureOf(result.value)
       : undefined
     const ending = returned === undefined ? exit : Exit.fail(returned)
+    this.texts.delete(span)
     if (!this.observed) return this.spanExit(ending)
     const prompt = this.prompts.get(span)
     if (prompt !== undefined) {
@@ -364,7 +379,7 @@ export class SessionTracing {
       case "user":
         return this.user(event)
       case "result":
-        return this.result(event as TurnResult)
+        return this.result(event as TurnResult, running)
     }
   }
 
@@ -415,8 +430,12 @@ export class SessionTracing {
     return call
   }
 
-  /** Ends a model request's span: failed when the CLI reported its API error. */
-  private endCall(call: ModelCall): void {
+  /**
+   * Ends a model request's span: failed when the CLI reported its API error, or with `reason`
+   * when its turn was cut off by it before the request's end was read.
+   */
+  private endCall(call: ModelCall, reason?: ClaudeError.ClaudeError): void {
+    if (call.failed === undefined && reason !== undefined) return this.endFailed(call.span, reason)
     this.end(call.span, call.failed === undefined ? Exit.void : Exit.fail(call.failed))
   }
 
@@ -436,15 +455,21 @@ export class SessionTracing {
     const thread = event.parent_tool_use_id ?? MAIN
     const inner = event.event as { readonly type?: unknown; readonly message?: unknown; readonly delta?: unknown; readonly usage?: unknown }
     if (inner.type === "message_start" && isRecord(inner.message)) {
-      this.modelCall(thread, inner.message as unknown as Protocol.ApiAssistantMessage, running)
+      const call = this.modelCall(thread, inner.message as unknown as Protocol.ApiAssistantMessage, running)
+      if (call !== undefined) call.streamed = true
     } else if (inner.type === "message_delta") {
       const call = this.calls.get(thread)
       if (call === undefined) return
+      call.delta = true
       const stop = isRecord(inner.delta) ? str(inner.delta.stop_reason) : undefined
       if (stop !== undefined) call.span.attribute("gen_ai.response.finish_reasons", [stop])
       if (isRecord(inner.usage)) {
         const output = inner.usage.output_tokens
         if (typeof output === "number") call.span.attribute("gen_ai.usage.output_tokens", output)
+      }
+      if (call.answered === true) {
+        this.endCall(call)
+        this.calls.delete(thread)
       }
     }
   }
@@ -463,7 +488,8 @@ export class SessionTracing {
     for (const block of event.message.content) {
       if (block.type !== "tool_use") continue
       const use = block as Protocol.ToolUseBlock
-      this.toolUsesThisTurn++
+      // A background subagent's uses are its own, not its turn's (they go on past its result).
+      if (!this.background.has(thread)) this.toolUsesThisTurn++
       if (this.tools.has(use.id)) continue
       // Kept with tracing off too: `claude.tool.calls` names the tool when its result comes.
       if (!this.options.enabled) {
@@ -532,11 +558,16 @@ export class SessionTracing {
       this.end(tool.span, failed ? Exit.fail("tool_error") : Exit.void)
     }
     if (results === 0) return
-    // The model's answer is over; the next request of this thread has its input from now.
+    // The model's answer is over; the next request of this thread has its input from now. An
+    // instant tool's result comes before its request's `message_delta` (the CLI runs a tool once
+    // its block is complete): a streamed request's span ends at that delta, which it needs.
     const call = this.calls.get(thread)
     if (call !== undefined) {
-      this.endCall(call)
-      this.calls.delete(thread)
+      if (call.streamed === true && call.delta !== true) call.answered = true
+      else {
+        this.endCall(call)
+        this.calls.delete(thread)
+      }
     }
     this.marks.set(thread, this.options.now())
   }
@@ -548,12 +579,13 @@ export class SessionTracing {
 
   /**
    * Ends the spans of the calls and tools still open; a tool's says it did not finish. With
-   * `keepBackground` (a turn's result), a background subagent's are kept: it goes on.
+   * `keepBackground` (a turn's result), a background subagent's are kept: it goes on. With
+   * `reason` (the turn or the session was cut off by it), each ends failed with it, as its turn's.
    */
-  private endOpen(keepBackground = false): void {
+  private endOpen(keepBackground = false, reason?: ClaudeError.ClaudeError): void {
     if (!keepBackground || this.background.size === 0) {
-      this.calls.drain((call) => this.endCall(call))
-      this.tools.drain((tool) => this.endUnfinished(tool))
+      this.calls.drain((call) => this.endCall(call, reason))
+      this.tools.drain((tool) => this.endUnfinished(tool, reason))
       this.background.drain((_, thread) => this.marks.delete(thread))
       return
     }
@@ -561,10 +593,11 @@ export class SessionTracing {
     this.tools.removeWhere((tool) => !this.background.has(tool.thread), (tool) => this.endUnfinished(tool))
   }
 
-  private endUnfinished(tool: ToolUse): void {
+  private endUnfinished(tool: ToolUse, reason?: ClaudeError.ClaudeError): void {
     if (tool.span === undefined) return
     tool.span.attribute("claude.tool.unfinished", true)
-    this.end(tool.span)
+    if (reason === undefined) this.end(tool.span)
+    else this.endFailed(tool.span, reason)
   }
 
   /** A task started in the background: its tool use's thread goes on after its turn's result. */
@@ -589,7 +622,8 @@ export class SessionTracing {
     this.tools.removeWhere((tool) => tool.thread === thread, (tool) => this.endUnfinished(tool))
   }
 
-  private result(result: TurnResult): void {
+  /** A result, with the user turns it ends (those that ran before it). */
+  private result(result: TurnResult, running: ReadonlyArray<Turn>): void {
     this.endOpen(true)
     const model = this.model ?? "unknown"
     const kind = result.turn.kind
@@ -608,7 +642,9 @@ export class SessionTracing {
     this.toolUsesThisTurn = 0
     this.marks.delete(MAIN)
     if (this.ownTurn !== undefined) {
-      this.annotateResult(this.ownTurn, result)
+      // A user turn of the library's folded into this one carries the result on its own span
+      // (`turnEnded`): a trace has each turn's usage and cost once.
+      if (this.runningSpan(running) === undefined) this.annotateResult(this.ownTurn, result)
       if (failure === undefined) this.end(this.ownTurn)
       else this.endFailed(this.ownTurn, failure)
       this.ownTurn = undefined
@@ -633,8 +669,22 @@ export class SessionTracing {
         for (const tool of this.tools.values()) if (tool.name === name && tool.span !== undefined) return tool.span
       }
     }
-    if (running.length === 0 && this.ownTurn === undefined) return this.options.sessionSpan
+    if (running.length === 0 && this.ownTurn === undefined) return this.promptTurn(request) ?? this.options.sessionSpan
     return this.turnSpan(running)
+  }
+
+  /**
+   * The span of the `turn`/`run` whose prompt a prompt's hook (`UserPromptSubmit`,
+   * `UserPromptExpansion`) carries, when no turn runs yet: the CLI asks it before the turn's
+   * `system/init`, and one that echoes no uuids started no turn the library can see.
+   */
+  private promptTurn(request: Record<string, unknown>): Tracer.Span | undefined {
+    if (request.subtype !== "hook_callback" || this.texts.size === 0 || !isRecord(request.input)) return undefined
+    const { hook_event_name, prompt } = request.input
+    if (hook_event_name !== "UserPromptSubmit" && hook_event_name !== "UserPromptExpansion") return undefined
+    if (typeof prompt !== "string") return undefined
+    for (const [span, text] of this.texts.entries()) if (text === prompt) return span
+    return undefined
   }
 
   private toolUseIdOf(request: Record<string, unknown>): string | undefined {
@@ -745,7 +795,7 @@ export class SessionTracing {
    * `reason`, and the next turn starts afresh (its tool uses counted from zero, spans of its own).
    */
   turnOver(reason: ClaudeError.ClaudeError | undefined): void {
-    this.endOpen()
+    this.endOpen(false, reason)
     this.toolUsesThisTurn = 0
     this.marks.delete(MAIN)
     const own = this.ownTurn
