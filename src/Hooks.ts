@@ -143,7 +143,8 @@ export interface HookOptions {
    * Tool names are compared with their case, and a permission rule (`"Bash(rm:*)"`) is no
    * matcher, nor is a glob (`"mcp__*__delete"`, where `_*` is any number of `_`: write
    * `"mcp__.*__delete"`): such matchers, and `mcp__<server>` alone, are `InvalidInput` when the
-   * layer is built.
+   * layer is built. A `Bash` matcher is asked about a `Monitor` command too (`tool_name: "Bash"`),
+   * where only a deny counts ({@link allowWith}).
    */
   readonly matcher?: string | undefined
   /**
@@ -731,6 +732,12 @@ export const deny = (reason: string): HookEvents.HookOutput<"PreToolUse"> => ({
 /**
  * PreToolUse: run the tool without asking for permission, with `updatedInput` replacing its
  * input when given.
+ *
+ * Not from a hook the CLI asks through another name of the tool: CLI 2.1.332 asks a `Bash` hook
+ * about a `Monitor` command too, with `tool_name: "Bash"` (the handler cannot tell it apart), and
+ * there ignores an allow and its `updatedInput`: the original command goes on to the usual
+ * permission check, and runs where nothing asks (`bypassPermissions`). Only a deny counts there:
+ * a guard refuses a command it would otherwise have to rewrite.
  *
  * @since 0.1.0
  * @category answers
