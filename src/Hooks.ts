@@ -144,7 +144,7 @@ export interface HookOptions {
    * matcher, nor is a glob (`"mcp__*__delete"`, where `_*` is any number of `_`: write
    * `"mcp__.*__delete"`): such matchers, and `mcp__<server>` alone, are `InvalidInput` when the
    * layer is built. A `Bash` matcher is asked about a `Monitor` command too (`tool_name: "Bash"`),
-   * where only a deny counts ({@link allowWith}).
+   * where a rewrite is refused ({@link allowWith}).
    */
   readonly matcher?: string | undefined
   /**
@@ -735,9 +735,9 @@ export const deny = (reason: string): HookEvents.HookOutput<"PreToolUse"> => ({
  *
  * Not from a hook the CLI asks through another name of the tool: CLI 2.1.332 asks a `Bash` hook
  * about a `Monitor` command too, with `tool_name: "Bash"` (the handler cannot tell it apart), and
- * there ignores an allow and its `updatedInput`: the original command goes on to the usual
- * permission check, and runs where nothing asks (`bypassPermissions`). Only a deny counts there:
- * a guard refuses a command it would otherwise have to rewrite.
+ * there ignores an allow's `updatedInput`: the original command would run. A session knows the
+ * tool the model called, so it refuses such a rewrite (the call is denied, reported as an invalid
+ * answer); a plain allow goes on to the CLI's usual permission check.
  *
  * @since 0.1.0
  * @category answers
@@ -852,6 +852,30 @@ interface BoundRegistration {
 }
 
 /**
+ * Why a `PreToolUse` answer's rewrite (`updatedInput`) would not be applied, or undefined: CLI
+ * 2.1.332 asks a hook about a call under another tool's name too (a `Bash` hook about a
+ * `Monitor` command, as `tool_name: "Bash"`), and there drops an allow's `updatedInput`, running
+ * the original input. `toolNameOf` gives the tool the model called (its `tool_use`).
+ */
+const rewriteUnderOtherName = (
+  event: string,
+  input: unknown,
+  output: Record<string, unknown>,
+  toolUseId: string | undefined,
+  toolNameOf: ((toolUseId: string) => string | undefined) | undefined
+): string | undefined => {
+  if (event !== "PreToolUse" || toolUseId === undefined || toolNameOf === undefined) return undefined
+  const specific = output.hookSpecificOutput
+  if (!isRecord(specific) || specific.updatedInput === undefined) return undefined
+  const called = toolNameOf(toolUseId)
+  const asked = isRecord(input) ? input.tool_name : undefined
+  return called === undefined || called === asked
+    ? undefined
+    : `it rewrites the input of a ${called} call it was asked about as ${String(asked)}, and the CLI ignores a ` +
+      `rewrite there (the original input would run)`
+}
+
+/**
  * What the session does once per session with the hooks it found: callback ids are
  * generated in registration order (`hook_0`, `hook_1`, ...), `initialize` is the `hooks`
  * field of the `initialize` request, `dispatch` answers `hook_callback` requests.
@@ -867,7 +891,8 @@ interface BoundRegistration {
 export const bind = (
   hooks: Hooks["Service"],
   report?: HandlerFailure.Report,
-  redact?: (text: string) => string
+  redact?: (text: string) => string,
+  toolNameOf?: (toolUseId: string) => string | undefined
 ): Bound => {
   const byId = new Map<string, BoundRegistration>()
   const initialize: Record<string, Array<InitializeMatcher>> = {}
@@ -1062,6 +1087,12 @@ export const bind = (
           )
         )
       ),
+      Effect.flatMap((output) => {
+        const problem = rewriteUnderOtherName(event, input, output, toolUseId, toolNameOf)
+        if (problem === undefined) return Effect.succeed(output)
+        const error = invalid(`The ${event} hook (${callbackId}) gave an answer the CLI would not apply: ${problem}`)
+        return Effect.fail(callFailure("invalid_answer", error, Cause.fail(error)))
+      }),
       Effect.flatMap((output) => {
         const written = elicitationAnswer(event, output)
         if ("answer" in written) return Effect.succeed(written.answer)

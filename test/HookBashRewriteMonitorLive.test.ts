@@ -2,8 +2,9 @@
  * A `Bash` guard that rewrites a command (`Hooks.allowWith`), on the real CLI: CLI 2.1.332 asks
  * it about a `Monitor` command too, with `tool_name: "Bash"` and the command, so the handler
  * cannot tell the two apart, and there ignores the allow and its `updatedInput`: the original
- * command runs. Its deny is honoured. This pins what `Hooks.allowWith`'s docs say (only a deny
- * counts there); a later CLI that applies the rewrite, or refuses the call, fails it.
+ * command ran. The session knows the model called Monitor (its `tool_use`): such a rewrite is
+ * refused now, the call denied (`test/HookRewriteOtherToolName.test.ts`), so the command does not
+ * run. Its deny is honoured too.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
@@ -18,7 +19,7 @@ import { live, processLayer } from "./support/live.ts"
 const monitor = FakeModel.toolUse("Monitor", { command: "rm victim.txt", description: "probe", timeout_ms: 10_000 })
 
 describe("a Bash guard asked about a Monitor command", () => {
-  it.live("its rewrite is not applied: the original command runs", () =>
+  it.live("its rewrite, which the CLI would not apply, is refused: the command does not run", () =>
     Effect.gen(function*() {
       const { cwd, options } = yield* live([monitor, FakeModel.text("done")])
       Fs.writeFileSync(Path.join(cwd, "victim.txt"), "still here")
@@ -31,10 +32,10 @@ describe("a Bash guard asked about a Monitor command", () => {
           }))))
       )
       yield* session.turn("watch the file").pipe(Stream.runCollect)
-      // The watch ran `rm` by now, had the rewrite been dropped.
+      // The watch ran `rm` by now, had the rewrite gone out (and been dropped by the CLI).
       yield* Effect.sleep("1500 millis")
       assert.deepStrictEqual(asked, ["Bash: rm victim.txt"], "the CLI asked the Bash guard, naming the tool Bash")
-      assert.isFalse(Fs.existsSync(Path.join(cwd, "victim.txt")), "the rewrite was applied (update Hooks.allowWith's docs)")
+      assert.isTrue(Fs.existsSync(Path.join(cwd, "victim.txt")), "the original command ran")
     }).pipe(Effect.scoped, Effect.provide(processLayer)), 120_000)
 
   it.live("its deny is honoured: the command does not run", () =>

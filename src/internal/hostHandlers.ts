@@ -48,7 +48,9 @@ export const bind = Effect.fnUntraced(function*(
    * Why a `can_use_tool` answer, or a `PermissionRequest` hook's allow, is not sent: a mode switch
    * in it the session refuses (`ModeGuard.answer`). The call is denied instead.
    */
-  refuseAnswer?: (answer: Record<string, unknown>) => string | undefined
+  refuseAnswer?: (answer: Record<string, unknown>) => string | undefined,
+  /** The tool the model called under a tool use id (`Hooks.bind`'s `toolNameOf`). */
+  toolNameOf?: (toolUseId: string) => string | undefined
 ): Effect.fn.Return<{
   readonly handlers: Record<string, Incoming.Handler>
   readonly hooks: Hooks.Bound | undefined
@@ -58,7 +60,7 @@ export const bind = Effect.fnUntraced(function*(
   const hooksModule = Option.isNone(hooks) ? undefined : yield* loadHooks
   const hookBinding = hooksModule === undefined || Option.isNone(hooks)
     ? undefined
-    : hooksModule.bind(hooks.value, report, redact)
+    : hooksModule.bind(hooks.value, report, redact, toolNameOf)
   // The CLI asks a Permissions handler and the PermissionRequest hooks at once, and takes the
   // first decision: the handler's answer, and a hook's allow, wait for the hooks'
   // (`permissionRequestGate.ts`).

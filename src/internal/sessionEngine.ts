@@ -268,7 +268,8 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     report,
     (text) => tracing.redact(text),
     spec.closeGrace,
-    (answer) => modes.answer(answer)
+    (answer) => modes.answer(answer),
+    (toolUseId) => tracing.toolNameOf(toolUseId)
   )
   // The CLI waits for the program's handlers (a permission asked of a person, a slow MCP tool):
   // while one runs, and from when the last one answered, the CLI is not silent for `stallTimeout`.

@@ -600,6 +600,11 @@ export class SessionTracing {
     else this.endFailed(tool.span, reason)
   }
 
+  /** The tool the model called under this tool use id, while its call runs (tracing on or off). */
+  toolNameOf(toolUseId: string): string | undefined {
+    return this.tools.get(toolUseId)?.name
+  }
+
   /** A task started in the background: its tool use's thread goes on after its turn's result. */
   private taskStarted(started: Protocol.SystemTaskStarted): void {
     const id = started.tool_use_id
