@@ -55,8 +55,8 @@ const answerFor = (tool: string) =>
           answer = yield* FakeCli.callHook(cli, "PreToolUse", {
             hook_event_name: "PreToolUse",
             session_id: SESSION,
-            transcript_path: "/tmp/t.jsonl",
-            cwd: "/tmp",
+            transcript_path: "t.jsonl",
+            cwd: ".",
             permission_mode: "default",
             tool_name: "Bash",
             tool_input: { command: "rm victim.txt" },
