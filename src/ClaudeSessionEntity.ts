@@ -57,6 +57,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Rpc from "effect/rpc/Rpc"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -68,6 +69,7 @@ import * as Claude from "./Claude.ts"
 import * as ClaudeError from "./ClaudeError.ts"
 import { describeError } from "./internal/describeCause.ts"
 import { formsOf, replaceAll } from "./internal/secretText.ts"
+import { ModeGuard } from "./internal/modeGuard.ts"
 import * as Services from "./internal/services.ts"
 import * as SessionStoreWiring from "./internal/sessionStoreWiring.ts"
 import { bounded } from "./internal/bounded.ts"
@@ -1306,17 +1308,20 @@ export const layer = (
                 })
               ))
             }
-            // Nor, without one, a mode that asks no one while the session serves a tool that needs
-            // approval: every later CLI would refuse to launch in it (a live CLI refuses the switch).
-            const served = yield* Effect.serviceOption(Services.McpServers)
-            const approval = served._tag === "None" ? [] : Launch.approvalToolNames(Services.launchEntries(served.value))
-            if (live === undefined && Launch.asksNoOne(payload.mode) && approval.length > 0) {
-              return yield* Effect.fail(ClaudeError.make(
-                new ClaudeError.InvalidInput({
-                  description: `permissionMode "${payload.mode}" asks no one before a tool runs, and the session serves ` +
-                    `${approval.join(", ")}, which ${approval.length === 1 ? "needs" : "need"} approval (needsApproval)`
-                })
-              ))
+            // Nor, without one, a switch a live CLI's session refuses (`ModeGuard`: bypassPermissions
+            // with a Permissions layer, a mode that asks no one while a tool that needs approval is
+            // served): every later CLI would refuse to launch in it.
+            if (live === undefined) {
+              const served = yield* Effect.serviceOption(Services.McpServers)
+              const guard = new ModeGuard(
+                Option.isSome(yield* Effect.serviceOption(Services.Permissions)),
+                undefined,
+                Option.isSome(served) ? Services.launchEntries(served.value) : []
+              )
+              const refusal = guard.refusal({ subtype: "set_permission_mode", mode: payload.mode })
+              if (refusal !== undefined) {
+                return yield* Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: refusal })))
+              }
             }
             // The mode the live CLI says is in effect is the one kept (not always the one asked).
             const inEffect = live === undefined ? payload.mode : (yield* live.setPermissionMode(payload.mode)) ?? payload.mode

@@ -855,7 +855,9 @@ interface BoundRegistration {
  * Why a `PreToolUse` answer's rewrite (`updatedInput`) would not be applied, or undefined: CLI
  * 2.1.332 asks a hook about a call under another tool's name too (a `Bash` hook about a
  * `Monitor` command, as `tool_name: "Bash"`), and there drops an allow's `updatedInput`, running
- * the original input. `toolNameOf` gives the tool the model called (its `tool_use`).
+ * the original input. `toolNameOf` gives the tool the model called (its `tool_use`); a call the
+ * session did not read (its line over the cap) is taken as asked: a fake CLI may ask a hook about
+ * a call it never wrote, and a real one writes its calls before it asks.
  */
 const rewriteUnderOtherName = (
   event: string,

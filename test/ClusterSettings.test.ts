@@ -12,6 +12,7 @@ import { TestClock } from "effect/testing"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as ClaudeSessionEntity from "../src/ClaudeSessionEntity.ts"
 import * as McpServers from "../src/McpServers.ts"
+import * as Permissions from "../src/Permissions.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import * as SessionStore from "../src/SessionStore.ts"
 import { Admin, AdminHandlers } from "./support/aiTools.ts"
@@ -160,6 +161,23 @@ describe("the entity's permission mode (found by an audit)", () => {
       ))
     })
   }
+
+  it.effect("a switch to bypassPermissions with no live CLI, a Permissions layer in the context, is refused; turns go on", () => {
+    const { modes, transport } = settingsCli()
+    return Effect.gen(function*() {
+      yield* TestClock.adjust(1)
+      const session = (yield* ClaudeSessionEntity.client)(S1)
+      const refused = yield* Effect.exit(session.SetPermissionMode({ mode: "bypassPermissions" }))
+      assert.strictEqual(reasonOf(refused)?._tag, "InvalidInput")
+      assert.include(reasonOf(refused)?.message ?? "", "Permissions layer")
+      yield* session.Run({ uuid: uuid(1), prompt: "one" })
+      assert.deepStrictEqual(modes, ["default"], "the next CLI is launched to ask the layer")
+    }).pipe(Effect.provide(
+      entityOn(transport, undefined, { session: () => ({ extraArgs: ["--allow-dangerously-skip-permissions"] }) }).pipe(
+        Layer.provide(Permissions.layer(() => Effect.succeed(Permissions.allow())))
+      )
+    ))
+  })
 
   for (
     const [launched, options] of [

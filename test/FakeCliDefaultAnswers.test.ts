@@ -9,6 +9,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Stream from "effect/Stream"
 import * as Claude from "../src/Claude.ts"
 import * as ClaudeError from "../src/ClaudeError.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
@@ -46,4 +47,17 @@ describe("FakeCli: default answers to the session's requests", () => {
         "ControlRejected"
       )
     })).pipe(Effect.provide(FakeCli.replying(() => "ok"))))
+
+  // The session follows the mode the CLI reports (its mode guard): the fake names the launch's.
+  it.effect("its initialize answer and each turn's system/init name the launch's permission mode", () =>
+    Effect.gen(function*() {
+      const [initialize, init] = yield* Effect.gen(function*() {
+        const session = yield* Claude.open({ permissionMode: "acceptEdits" })
+        const initialize = yield* session.initializeResult
+        const events = yield* session.turn("hi").pipe(Stream.runCollect)
+        return [initialize, events.find((event) => event.type === "system" && event.subtype === "init")] as const
+      }).pipe(Effect.scoped, Effect.provide(FakeCli.replying(() => "ok")))
+      assert.strictEqual(initialize.current_permission_mode, "acceptEdits")
+      assert.strictEqual((init as { readonly permissionMode?: string } | undefined)?.permissionMode, "acceptEdits")
+    }))
 })

@@ -247,4 +247,21 @@ describe("McpServers.toolkit: a tool that needs approval, in a mode that asks no
       assert.include(reasonOf(exit), "auto")
       assert.deepStrictEqual(received, [])
     }))
+
+  it.effect("a setMcpServers refused by another check serves nothing: a later switch to auto goes out", () =>
+    Effect.gen(function*() {
+      const received: Array<Record<string, unknown>> = []
+      const [served, switched] = yield* Effect.gen(function*() {
+        const session = yield* Claude.open({})
+        const served = yield* Effect.exit(
+          session.setMcpServers({ broken: { type: "http", url: "nope" } }, { inProcess: [McpServers.toolkit("admin", Admin)] })
+        )
+        const switched = yield* Effect.exit(session.setPermissionMode("auto"))
+        return [served, switched] as const
+      }).pipe(Effect.scoped, Effect.provide(AdminHandlers), Effect.provide(answering(received, modeAnswer)))
+      assert.match(reasonOf(served), /^InvalidInput/)
+      assert.notInclude(reasonOf(served), "needsApproval")
+      assert.strictEqual(reasonOf(switched), "success")
+      assert.deepStrictEqual(received.map((r) => r.subtype), ["set_permission_mode"])
+    }))
 })

@@ -87,4 +87,43 @@ describe("a PermissionRequest hook's allow that switches the mode", () => {
       assert.strictEqual(permission?.behavior, "allow", JSON.stringify(permission))
       assert.deepStrictEqual(permission?.updatedPermissions, suggestions("acceptEdits"))
     }))
+
+  // The gate holds a hook's allow by its tool use id; one that names none was not held, nor checked.
+  it.live("a hook call that names no tool use: its allow to bypassPermissions is a deny too", () =>
+    Effect.gen(function*() {
+      let hook: Decision | undefined
+      const cli = FakeCli.layer((cli) =>
+        Effect.gen(function*() {
+          const initialize = yield* FakeCli.answerInitialize(cli)
+          const registered = ((initialize.request as { readonly hooks: Record<string, ReadonlyArray<{ readonly hookCallbackIds: ReadonlyArray<string> }>> })
+            .hooks.PermissionRequest)![0]!.hookCallbackIds[0]!
+          const answer = yield* cli.request({
+            subtype: "hook_callback",
+            callback_id: registered,
+            input: {
+              hook_event_name: "PermissionRequest",
+              session_id: "s",
+              transcript_path: "t.jsonl",
+              cwd: ".",
+              tool_name: "ExitPlanMode",
+              tool_input: { plan: "do it" },
+              permission_suggestions: suggestions("bypassPermissions")
+            }
+          })
+          hook = ((answer as { readonly response?: Record<string, unknown> }).response?.hookSpecificOutput as
+            | { readonly decision?: Decision }
+            | undefined)?.decision
+          return yield* Effect.never
+        })
+      )
+      yield* Effect.gen(function*() {
+        yield* Claude.open({})
+        while (hook === undefined) yield* Effect.sleep("10 millis")
+      }).pipe(
+        Effect.scoped,
+        Effect.provide([cli, takesSuggestions, Permissions.layer(() => Effect.succeed(Permissions.allow()))]),
+        Effect.provide(Logger.layer([]))
+      )
+      assert.strictEqual(hook?.behavior, "deny", JSON.stringify(hook))
+    }))
 })

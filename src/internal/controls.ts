@@ -127,8 +127,6 @@ export const make = (
         if (timeoutProblem !== undefined) return yield* invalid(`Invalid request options: ${timeoutProblem}`)
         const inProcess = options?.inProcess ?? []
         const registered = yield* McpConnection.registerAll(inProcess)
-        const refusal = yield* session.servingRefusal(registered.map(Services.launchEntry))
-        if (refusal !== undefined) return yield* invalid(`setMcpServers: ${refusal}`)
         const sdk: Record<string, Protocol.McpSdkServerConfig> = {}
         for (const server of registered) {
           if (Object.hasOwn(servers, server.name)) {
@@ -163,6 +161,9 @@ export const make = (
               : error
           )
         )
+        // Last of the checks: an admitted tool that needs approval counts from here on.
+        const refusal = yield* session.servingRefusal(registered.map(Services.launchEntry))
+        if (refusal !== undefined) return yield* invalid(`setMcpServers: ${refusal}`)
         // Their secrets are the session's before the line that holds them is written.
         session.addSecrets(McpServerConfigs.secretsOf(servers, session.secretNames))
         // Served before the CLI hears of them: its first mcp_message may come before its answer.

@@ -46,7 +46,7 @@ export const bind = Effect.fnUntraced(function*(
   closeGrace?: Duration.Duration,
   /**
    * Why a `can_use_tool` answer, or a `PermissionRequest` hook's allow, is not sent: a mode switch
-   * in it the session refuses (`ModeGuard.answer`). The call is denied instead.
+   * in it the session refuses (`ModeGuard.checkAnswer`). The call is denied instead.
    */
   refuseAnswer?: (answer: Record<string, unknown>) => string | undefined,
   /** The tool the model called under a tool use id (`Hooks.bind`'s `toolNameOf`). */
@@ -79,9 +79,10 @@ export const bind = Effect.fnUntraced(function*(
       const callbackId = typeof request.callback_id === "string" ? request.callback_id : undefined
       const dispatched = dispatchHook(callbackId, request.input, toolUseId, requestId, unreadable)
       const event = isRecord(request.input) ? request.input.hook_event_name : undefined
-      return gate?.active === true && event === "PermissionRequest" && toolUseId !== undefined
+      if (gate === undefined || event !== "PermissionRequest") return dispatched
+      return gate.active && toolUseId !== undefined
         ? gate.hook(callbackId, toolUseId, request.input, dispatched)
-        : dispatched
+        : Effect.flatMap(dispatched, (output) => gate.denyIfRefused(output))
     },
     mcp_message: (request) =>
       mcp.handle(String(request.server_name), request.message).pipe(

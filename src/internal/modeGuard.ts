@@ -16,8 +16,8 @@
  *   is refused.
  * - Every control request of the session goes through {@link ModeGuard.refusal}: the raw
  *   `session.request` too. So does a mode switch inside a `can_use_tool` answer (its
- *   `updatedPermissions` `setMode`, {@link ModeGuard.answer}): the same switch, refused alike (the
- *   call is denied); one that goes out to a mode that asks no one is taken as in effect.
+ *   `updatedPermissions` `setMode`, {@link ModeGuard.checkAnswer}): the same switch, refused alike (the
+ *   call is denied); one that goes out to a mode that asks no one counts for good.
  */
 import * as Launch from "../Launch.ts"
 import { isRecord } from "./json.ts"
@@ -72,16 +72,16 @@ export class ModeGuard {
   /**
    * Why this `can_use_tool` answer is not sent (undefined when it may be): a `setMode` of its
    * `updatedPermissions` that {@link refusal} refuses as a switch. One that goes out to a mode that
-   * asks no one is taken as in effect from here (whether the CLI took it or not).
+   * asks no one counts as a switch never answered, for good: nothing the CLI writes settles it.
    */
-  answer(answer: unknown): string | undefined {
+  checkAnswer(answer: unknown): string | undefined {
     const updates = isRecord(answer) && Array.isArray(answer.updatedPermissions) ? answer.updatedPermissions : []
     const modes = updates.flatMap((update) => isRecord(update) && update.type === "setMode" ? [update.mode] : [])
     for (const mode of modes) {
       const refused = this.refusal({ subtype: "set_permission_mode", mode })
       if (refused !== undefined) return `a setMode of its updatedPermissions is refused: ${refused}`
     }
-    for (const mode of modes) if (Launch.asksNoOne(mode)) this.update(mode)
+    for (const mode of modes) if (Launch.asksNoOne(mode)) this.unanswered++
     return undefined
   }
 
@@ -90,11 +90,15 @@ export class ModeGuard {
     if (isSwitch(body) && Launch.asksNoOne(body.mode)) this.unanswered++
   }
 
-  /** The CLI answered the request (`ok`: with success): a switch is settled. */
-  answered(body: Body, ok: boolean): void {
+  /**
+   * The CLI answered the request (`ok`: with success; `answer`, what it said): a switch is
+   * settled, in the mode its answer names (not always the one asked), else the one asked.
+   */
+  answered(body: Body, ok: boolean, answer?: unknown): void {
     if (!isSwitch(body)) return
     if (Launch.asksNoOne(body.mode)) this.unanswered--
-    if (ok) this.update(body.mode)
+    const named = isRecord(answer) && typeof answer.mode === "string" ? answer.mode : undefined
+    if (ok) this.update(named ?? body.mode)
   }
 
   /** A mode the CLI reported it runs in (`system/init`, `system/status`). */

@@ -13,7 +13,7 @@
  * takes the first hook that decides too, so one hook's quick allow beat a slower guard's deny
  * (with or without a handler): a hook's allow is held until the call's other hooks have answered
  * ({@link PermissionRequestGate.held}), and a deny of any is its answer. A hook's allow whose mode
- * switch (`updatedPermissions` `setMode`) the session refuses (`ModeGuard.answer`) is a deny, in
+ * switch (`updatedPermissions` `setMode`) the session refuses (`ModeGuard.checkAnswer`) is a deny, in
  * its own answer and in the `can_use_tool` answer alike.
  */
 import * as Clock from "effect/Clock"
@@ -115,10 +115,7 @@ export class PermissionRequestGate {
       return dispatched.pipe(
         // A refused allow is a deny before it counts: the other hooks' held allows and the
         // `can_use_tool` answer take it as such.
-        Effect.flatMap((output) => {
-          const refused = this.refused(output)
-          return refused === output ? Effect.succeed(output) : Effect.as(Effect.logWarning(messageOf(refused)), refused)
-        }),
+        Effect.flatMap((output) => this.denyIfRefused(output)),
         Effect.onExit((exit) => Effect.sync(() => {
           answers = this.answered(toolUseId, exit)
         })),
@@ -130,13 +127,19 @@ export class PermissionRequestGate {
     })
   }
 
-  /** `output`, or a deny where its allow holds a mode switch the session refuses. */
-  private refused(output: Record<string, unknown>): Record<string, unknown> {
+  /**
+   * A `PermissionRequest` hook's answer, or a deny (logged) where its allow holds a mode switch the
+   * session refuses: for every such answer, held by the gate or not (one without a tool use id).
+   */
+  denyIfRefused(output: Record<string, unknown>): Effect.Effect<Record<string, unknown>> {
     const decision = decisionOf(output)
     const problem = decision?.behavior === "allow" ? this.refuse?.(decision) : undefined
-    if (problem === undefined) return output
+    if (problem === undefined) return Effect.succeed(output)
     const message = `A PermissionRequest hook's allow was refused, so the tool call was denied: ${problem}`
-    return { ...output, hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message } } }
+    return Effect.as(
+      Effect.logWarning(message),
+      { ...output, hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message } } }
+    )
   }
 
   /**
@@ -210,9 +213,6 @@ const waitFor = (answers: Answers): Effect.Effect<void> =>
       ? Effect.void
       : Effect.andThen(Deferred.await(answers.next), waitFor(answers))
   )
-
-/** The message of a hook output's decision. */
-const messageOf = (output: unknown): string => String(decisionOf(output)?.message)
 
 /** A `PermissionRequest` hook's decision (`hookSpecificOutput.decision`), if it made one. */
 const decisionOf = (output: unknown): Decision | undefined => {

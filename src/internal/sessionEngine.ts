@@ -268,7 +268,7 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
     report,
     (text) => tracing.redact(text),
     spec.closeGrace,
-    (answer) => modes.answer(answer),
+    (answer) => modes.checkAnswer(answer),
     (toolUseId) => tracing.toolNameOf(toolUseId)
   )
   // The CLI waits for the program's handlers (a permission asked of a person, a slow MCP tool):
@@ -439,23 +439,20 @@ export const start = Effect.fnUntraced(function*(input: EngineInput): Effect.fn.
   const requestWith = (asDecoded: boolean): Controls.Request => (body, responseSchema, requestOptions) =>
     Effect.suspend(() => {
       const refusal = modes.refusal(body)
-      return refusal !== undefined
-        ? Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: refusal })))
-        : lifecycle.inputOpen
-        ? Effect.andThen(
-          Effect.sync(() => modes.sending(body)),
-          outgoing.request(body, responseSchema, requestOptions?.timeout, asDecoded).pipe(
-            Effect.tap(() => Effect.sync(() => modes.answered(body, true))),
-            Effect.tapError((error) =>
-              // Answered with an error: settled. No answer (a timeout, the CLI gone): it may be in effect.
-              Effect.sync(() => error.reason._tag === "ControlRejected" && modes.answered(body, false))
-            ),
-            Effect.catch((error) =>
-              error.reason._tag === "SessionClosed" ? lifecycle.failure(body.subtype) : Effect.fail(error)
-            )
-          )
+      if (refusal !== undefined) return Effect.fail(ClaudeError.make(new ClaudeError.InvalidInput({ description: refusal })))
+      if (!lifecycle.inputOpen) return lifecycle.failure(body.subtype)
+      // In the same step as the check: no admit in between sees the switch not yet sent.
+      modes.sending(body)
+      return outgoing.request(body, responseSchema, requestOptions?.timeout, asDecoded).pipe(
+        Effect.tap((answer) => Effect.sync(() => modes.answered(body, true, answer))),
+        Effect.tapError((error) =>
+          // Answered with an error: settled. No answer (a timeout, the CLI gone): it may be in effect.
+          Effect.sync(() => error.reason._tag === "ControlRejected" && modes.answered(body, false))
+        ),
+        Effect.catch((error) =>
+          error.reason._tag === "SessionClosed" ? lifecycle.failure(body.subtype) : Effect.fail(error)
         )
-        : lifecycle.failure(body.subtype)
+      )
     })
   return {
     runner,

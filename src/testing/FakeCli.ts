@@ -290,11 +290,23 @@ export const answerInitialize = (cli: FakeCliHandle, response: Record<string, un
     return request
   })
 
-/** {@link initializeResponse} with the mode the CLI was launched in (`--permission-mode`), as the CLI reports it. */
-const initializeAnswerOf = (cli: FakeCliHandle): Record<string, unknown> => {
+/**
+ * The permission mode the CLI was launched in (its `--permission-mode`), as it reports it:
+ * `default` when none was named.
+ *
+ * @since 0.2.0
+ * @category scripting
+ */
+export const launchedMode = (cli: FakeCliHandle): string => {
   const at = cli.spec.args.indexOf("--permission-mode")
-  return at === -1 ? initializeResponse : { ...initializeResponse, current_permission_mode: cli.spec.args[at + 1] }
+  return at === -1 ? "default" : cli.spec.args[at + 1] ?? "default"
 }
+
+/** {@link initializeResponse} with the mode the CLI was launched in, as the CLI reports it. */
+const initializeAnswerOf = (cli: FakeCliHandle): Record<string, unknown> => ({
+  ...initializeResponse,
+  current_permission_mode: launchedMode(cli)
+})
 
 /**
  * The control_response that answers `request` with success.
@@ -343,6 +355,13 @@ export const textTurn = (options: {
   readonly numTurns?: number
   /** The uuid of the user message this turn answers: echoed as the real CLI does. */
   readonly userMessageUuid?: string | undefined
+  /**
+   * The permission mode `system/init` names (default `default`): the CLI's, as it was launched or
+   * switched ({@link launchedMode} gives a launch's).
+   *
+   * @since 0.2.0
+   */
+  readonly permissionMode?: string | undefined
 }): ReadonlyArray<Record<string, unknown>> => {
   const { sessionId, text } = options
   const echo = options.userMessageUuid === undefined
@@ -374,7 +393,7 @@ export const textTurn = (options: {
       tools: ["Bash"],
       mcp_servers: [],
       model: "claude-fake-1",
-      permissionMode: "default",
+      permissionMode: options.permissionMode ?? "default",
       slash_commands: [],
       apiKeySource: "ANTHROPIC_API_KEY",
       claude_code_version: "2.1.332",
@@ -599,7 +618,8 @@ export const conversation = <R = never>(options: {
         } else {
           cost += 0.001
           const userMessageUuid = typeof message.uuid === "string" ? message.uuid : undefined
-          for (const line of textTurn({ sessionId, text: `echo: ${text}`, totalCostUsd: cost, numTurns: 1, userMessageUuid })) {
+          const permissionMode = launchedMode(cli)
+          for (const line of textTurn({ sessionId, text: `echo: ${text}`, totalCostUsd: cost, numTurns: 1, userMessageUuid, permissionMode })) {
             yield* cli.emit(line)
           }
         }
@@ -633,7 +653,8 @@ export const replying = (reply: (prompt: string, index: number) => string): Laye
           sessionId: defaultSessionId,
           text: reply(text, index),
           totalCostUsd: 0.001 * (index + 1),
-          userMessageUuid: typeof message.uuid === "string" ? message.uuid : undefined
+          userMessageUuid: typeof message.uuid === "string" ? message.uuid : undefined,
+          permissionMode: launchedMode(cli)
         }),
         (line) => cli.emit(line),
         { discard: true }
