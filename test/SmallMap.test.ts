@@ -62,4 +62,11 @@ describe("SmallMap", () => {
     assert.deepStrictEqual(removed, ["b=2", "d=4"])
     assert.deepStrictEqual(map.values(), [1, 3])
   })
+
+  it("findKey gives the key of the oldest entry whose value matches, or undefined", () => {
+    const map = new SmallMap<string, string>()
+    for (const [key, value] of [["a", "x"], ["b", "y"], ["c", "y"]] as const) map.set(key, value)
+    assert.strictEqual(map.findKey((value) => value === "y"), "b")
+    assert.isUndefined(map.findKey((value) => value === "z"))
+  })
 })

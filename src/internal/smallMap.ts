@@ -45,6 +45,12 @@ export class SmallMap<K, V> {
     this.entries.splice(at, 1)
   }
 
+  /** The key of the oldest entry whose value `matches`, if any. */
+  findKey(matches: (value: V) => boolean): K | undefined {
+    const at = this.entries.findIndex(matches)
+    return at === -1 ? undefined : this.keys[at]
+  }
+
   /** The values, oldest first (a copy: `f` may change the map). */
   values(): Array<V> {
     return this.entries.slice()

@@ -145,7 +145,7 @@ export class SessionTracing {
    * The text of each `turn`/`run` whose span is open, by its span: a prompt's hook that comes
    * before its turn started (on a CLI that echoes no uuids) is under the turn of its prompt.
    */
-  private readonly texts = new Map<Tracer.Span, string>()
+  private readonly texts = new SmallMap<Tracer.Span, string>()
   private model: string | undefined
   /**
    * The tools the CLI announced (its last `system/init`); unknown before one. Kept as the line's
@@ -688,8 +688,7 @@ export class SessionTracing {
     const { hook_event_name, prompt } = request.input
     if (hook_event_name !== "UserPromptSubmit" && hook_event_name !== "UserPromptExpansion") return undefined
     if (typeof prompt !== "string") return undefined
-    for (const [span, text] of this.texts.entries()) if (text === prompt) return span
-    return undefined
+    return this.texts.findKey((text) => text === prompt)
   }
 
   private toolUseIdOf(request: Record<string, unknown>): string | undefined {
