@@ -148,17 +148,6 @@ describe("McpServers.toolkit: a tool that needs approval, in a mode that asks no
 
   // No mode named, none that needs approval at launch: the CLI runs in its settings' mode, which it
   // reports in its `initialize` answer; a later switch is in effect from when it is sent.
-  const openedIn = (reported: string | undefined, answer: (body: Record<string, unknown>) => Record<string, unknown>) =>
-    FakeCli.layer((cli) =>
-      Effect.gen(function*() {
-        yield* FakeCli.answerInitialize(cli, { current_permission_mode: reported })
-        while (true) {
-          const request = yield* cli.nextMatching((m) => m.type === "control_request")
-          yield* cli.emit(FakeCli.success(request, answer(request.request as Record<string, unknown>)))
-        }
-      })
-    )
-
   for (const [reported, expected] of [["auto", "refused"], ["bypassPermissions", "refused"], [undefined, "refused"], ["default", "served"]] as const) {
     it.effect(`setMcpServers with such a toolkit, the CLI reporting ${String(reported)} at start: ${expected}`, () =>
       Effect.gen(function*() {
@@ -169,10 +158,7 @@ describe("McpServers.toolkit: a tool that needs approval, in a mode that asks no
         }).pipe(
           Effect.scoped,
           Effect.provide(AdminHandlers),
-          Effect.provide(openedIn(reported, (body) => {
-            received.push(body)
-            return modeAnswer(body)
-          }))
+          Effect.provide(answering(received, modeAnswer, { initialize: { current_permission_mode: reported } }))
         )
         if (expected === "served") {
           assert.strictEqual(reasonOf(exit), "success")
@@ -198,18 +184,8 @@ describe("McpServers.toolkit: a tool that needs approval, in a mode that asks no
       }).pipe(
         Effect.scoped,
         Effect.provide(AdminHandlers),
-        Effect.provide(FakeCli.layer((cli) =>
-          Effect.gen(function*() {
-            yield* FakeCli.answerInitialize(cli)
-            while (true) {
-              const request = yield* cli.nextMatching((m) => m.type === "control_request")
-              const body = request.request as Record<string, unknown>
-              received.push(body)
-              // The switch is taken, its answer never written.
-              if (body.subtype !== "set_permission_mode") yield* cli.emit(FakeCli.success(request, modeAnswer(body)))
-            }
-          })
-        ))
+        // The switch is taken, its answer never written.
+        Effect.provide(answering(received, (body) => body.subtype === "set_permission_mode" ? undefined : modeAnswer(body)))
       )
       assert.match(reasonOf(switched), /^ControlTimeout/)
       assert.match(reasonOf(served), /^InvalidInput/)
@@ -226,22 +202,17 @@ describe("McpServers.toolkit: a tool that needs approval, in a mode that asks no
       }).pipe(
         Effect.scoped,
         Effect.provide(AdminHandlers),
-        Effect.provide(FakeCli.layer((cli) =>
-          Effect.gen(function*() {
-            yield* FakeCli.answerInitialize(cli)
-            const user = yield* cli.nextMatching((m) => m.type === "user")
-            const lines = FakeCli.textTurn({ sessionId: SESSION, text: "ok", userMessageUuid: user.uuid as string })
-            // Before the turn's result: the switch is reported while the turn runs.
-            for (const line of lines.slice(0, -1)) yield* cli.emit(line)
-            yield* cli.emit({ type: "system", subtype: "status", status: null, permissionMode: "auto", session_id: SESSION, uuid: "00000000-0000-4000-8000-000000000001" })
-            yield* cli.emit(lines[lines.length - 1])
-            while (true) {
-              const request = yield* cli.nextMatching((m) => m.type === "control_request")
-              received.push(request.request as Record<string, unknown>)
-              yield* cli.emit(FakeCli.success(request, modeAnswer(request.request as Record<string, unknown>)))
-            }
-          })
-        ))
+        Effect.provide(answering(received, modeAnswer, {
+          first: (cli) =>
+            Effect.gen(function*() {
+              const user = yield* cli.nextMatching((m) => m.type === "user")
+              const lines = FakeCli.textTurn({ sessionId: SESSION, text: "ok", userMessageUuid: user.uuid as string })
+              // Before the turn's result: the switch is reported while the turn runs.
+              for (const line of lines.slice(0, -1)) yield* cli.emit(line)
+              yield* cli.emit({ type: "system", subtype: "status", status: null, permissionMode: "auto", session_id: SESSION, uuid: "00000000-0000-4000-8000-000000000001" })
+              yield* cli.emit(lines[lines.length - 1])
+            })
+        }))
       )
       assert.match(reasonOf(exit), /^InvalidInput/)
       assert.include(reasonOf(exit), "auto")

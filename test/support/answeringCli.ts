@@ -16,20 +16,27 @@ export const modeAnswer = (body: Record<string, unknown>): Record<string, unknow
 
 /**
  * A CLI that answers every control request with `answer` of its body (by default an empty
- * success); what it got goes to `received`.
+ * success; `undefined`: it never answers that one); what it got goes to `received`. `initialize`
+ * is merged into its `initialize` answer; `first` runs once that is answered (a turn, say).
  */
 export const answering = (
   received: Array<Record<string, unknown>>,
-  answer: (body: Record<string, unknown>) => Record<string, unknown> = emptyAnswer
+  answer: (body: Record<string, unknown>) => Record<string, unknown> | undefined = emptyAnswer,
+  options?: {
+    readonly initialize?: Record<string, unknown>
+    readonly first?: (cli: FakeCli.FakeCliHandle) => Effect.Effect<void, unknown>
+  }
 ) =>
   FakeCli.layer((cli) =>
     Effect.gen(function*() {
-      yield* FakeCli.answerInitialize(cli)
+      yield* FakeCli.answerInitialize(cli, options?.initialize)
+      if (options?.first !== undefined) yield* Effect.orDie(options.first(cli))
       while (true) {
         const request = yield* cli.nextMatching((m) => m.type === "control_request")
         const body = request.request as Record<string, unknown>
         received.push(body)
-        yield* cli.emit(FakeCli.success(request, answer(body)))
+        const answered = answer(body)
+        if (answered !== undefined) yield* cli.emit(FakeCli.success(request, answered))
       }
     })
   )
