@@ -17,18 +17,8 @@ import { TestClock } from "effect/testing"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { metricSnapshots, named, only, parentName, tracedSession } from "./support/spans.ts"
 import { assistantLine, toolResultLine } from "./support/toolLines.ts"
+import { AGENT, init, result, SESSION, sub } from "./support/backgroundLines.ts"
 
-const SESSION = "11111111-2222-4333-8444-555555555555"
-const AGENT = "toolu_agent"
-
-const init = (uuid: string) => FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: uuid })[0]
-/** A line of the background subagent (its lines name their Agent tool use). */
-const sub = (line: Record<string, unknown>) => ({ ...line, parent_tool_use_id: AGENT })
-const result = (uuid: string, totalCostUsd: number) => ({
-  ...FakeCli.result({ sessionId: SESSION, text: "done", totalCostUsd }),
-  user_message_uuid: uuid,
-  user_message_uuids: [uuid]
-})
 
 describe("Tracing: a background subagent", () => {
   it.effect("its lines after its turn's result open no turn span; its tool use ends at its result, counted by name", () =>

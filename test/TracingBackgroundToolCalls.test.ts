@@ -10,17 +10,8 @@ import * as Effect from "effect/Effect"
 import * as FakeCli from "../src/testing/FakeCli.ts"
 import { metricSnapshots, tracedSession } from "./support/spans.ts"
 import { assistantLine, toolResultLine } from "./support/toolLines.ts"
+import { AGENT, init, result, SESSION, sub } from "./support/backgroundLines.ts"
 
-const SESSION = "11111111-2222-4333-8444-555555555555"
-const AGENT = "toolu_agent"
-
-const init = (uuid: string) => FakeCli.textTurn({ sessionId: SESSION, text: "", userMessageUuid: uuid })[0]
-const sub = (line: Record<string, unknown>) => ({ ...line, parent_tool_use_id: AGENT })
-const result = (uuid: string, totalCostUsd: number) => ({
-  ...FakeCli.result({ sessionId: SESSION, text: "done", totalCostUsd }),
-  user_message_uuid: uuid,
-  user_message_uuids: [uuid]
-})
 
 interface HistogramState {
   readonly count: number
