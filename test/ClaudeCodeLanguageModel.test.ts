@@ -78,6 +78,24 @@ const assistantToolUse = (id: string, name: string, input: unknown) =>
 
 const userToolResult = (id: string, content: string, isError = false) => toolResultLine(sessionId, id, content, isError)
 
+/** The CLI's stdout line for `--resume` of a session it does not have (testdata g4-resume-unknown). */
+const noConversationResult = (sessionId: string) => ({
+  type: "result",
+  subtype: "error_during_execution",
+  duration_ms: 0,
+  duration_api_ms: 0,
+  is_error: true,
+  num_turns: 0,
+  stop_reason: null,
+  session_id: sessionId,
+  total_cost_usd: 0,
+  usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  modelUsage: {},
+  permission_denials: [],
+  uuid: "18e6b8bf-717e-45f9-81e7-a96d8c0a6db5",
+  errors: [`No conversation found with session ID: ${sessionId}`]
+})
+
 describe("ClaudeCodeLanguageModel", () => {
   it.effect("generateText: the system message as the system prompt, the text, finish reason, usage and cost", () =>
     Effect.gen(function*() {
@@ -365,38 +383,42 @@ describe("ClaudeCodeLanguageModel", () => {
       assert.deepStrictEqual(resumed(launches), [undefined, "session-1", undefined])
     }))
 
-  it.effect("a session the CLI no longer has gives way to a fresh one with the whole prompt", () =>
-    Effect.gen(function*() {
-      const launches: Array<LaunchSpec> = []
-      const users: Array<string> = []
-      const transport = FakeCli.layer((cli) =>
-        Effect.gen(function*() {
-          launches.push(cli.spec)
-          const resumed = argValue(cli.spec, "--resume")
-          if (resumed !== undefined) {
-            // As the CLI 2.1.332 does: it exits before anything else.
-            yield* cli.stderr(`No conversation found with session ID: ${resumed}\n`)
-            return 1
-          }
-          return yield* FakeCli.conversation({
-            sessionId: `session-${launches.length}`,
-            onUser: (text, _index, cli) =>
-              Effect.andThen(
-                Effect.sync(() => users.push(text)),
-                emitAll(cli, FakeCli.textTurn({ sessionId: `session-${launches.length}`, text: `echo: ${text}` }))
-              )
-          })(cli)
-        })
-      )
-      const second = yield* Effect.gen(function*() {
-        const chat = yield* Chat.empty
-        yield* chat.generateText({ prompt: "My name is Ada." })
-        return yield* chat.generateText({ prompt: "What is my name?" })
-      }).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
-      assert.deepStrictEqual(launches.map((spec) => argValue(spec, "--resume")), [undefined, "session-1", undefined])
-      assert.include(users[1]!, JSON.stringify({ role: "user", content: "My name is Ada." }))
-      assert.include(second.text, "What is my name?")
-    }))
+  // CLI 2.1.332 writes an error result on stdout (testdata g4-resume-unknown), then the same words on
+  // stderr, and exits 1; a CLI may also exit first. Either gives way to a fresh session.
+  for (const [said, withResult] of [["on stderr only", false], ["in an error result, then on stderr", true]] as const) {
+    it.effect(`a session the CLI no longer has (${said}) gives way to a fresh one with the whole prompt`, () =>
+      Effect.gen(function*() {
+        const launches: Array<LaunchSpec> = []
+        const users: Array<string> = []
+        const transport = FakeCli.layer((cli) =>
+          Effect.gen(function*() {
+            launches.push(cli.spec)
+            const resumed = argValue(cli.spec, "--resume")
+            if (resumed !== undefined) {
+              if (withResult) yield* cli.emit(noConversationResult(resumed))
+              yield* cli.stderr(`No conversation found with session ID: ${resumed}\n`)
+              return 1
+            }
+            return yield* FakeCli.conversation({
+              sessionId: `session-${launches.length}`,
+              onUser: (text, _index, cli) =>
+                Effect.andThen(
+                  Effect.sync(() => users.push(text)),
+                  emitAll(cli, FakeCli.textTurn({ sessionId: `session-${launches.length}`, text: `echo: ${text}` }))
+                )
+            })(cli)
+          })
+        )
+        const second = yield* Effect.gen(function*() {
+          const chat = yield* Chat.empty
+          yield* chat.generateText({ prompt: "My name is Ada." })
+          return yield* chat.generateText({ prompt: "What is my name?" })
+        }).pipe(Effect.provide(modelOn(transport, { conversation: "resume" })))
+        assert.deepStrictEqual(launches.map((spec) => argValue(spec, "--resume")), [undefined, "session-1", undefined])
+        assert.include(users[1]!, JSON.stringify({ role: "user", content: "My name is Ada." }))
+        assert.include(second.text, "What is my name?")
+      }))
+  }
 
   it.effect("a toolkit whose handlers are not in the context fails with ToolConfigurationError", () =>
     Effect.gen(function*() {
