@@ -13,6 +13,7 @@ import * as Claude from "../src/Claude.ts"
 import * as Hooks from "../src/Hooks.ts"
 import type * as HookEvents from "../src/HookEvents.ts"
 import * as FakeCli from "../src/testing/FakeCli.ts"
+import { assistantLine } from "./support/toolLines.ts"
 
 const SESSION = "11111111-2222-4333-8444-555555555555"
 
@@ -36,22 +37,9 @@ const answerFor = (tool: string) =>
         Effect.gen(function*() {
           yield* FakeCli.answerInitialize(cli)
           const user = yield* cli.nextMatching((m) => m.type === "user")
-          yield* cli.emit({
-            type: "assistant",
-            message: {
-              id: "msg_1",
-              type: "message",
-              role: "assistant",
-              model: "claude-fake-1",
-              content: [{ type: "tool_use", id: "toolu_1", name: tool, input: { command: "rm victim.txt" } }],
-              stop_reason: "tool_use",
-              stop_sequence: null,
-              usage: { input_tokens: 1, output_tokens: 1 }
-            },
-            parent_tool_use_id: null,
-            session_id: SESSION,
-            uuid: "00000000-0000-4000-8000-0000000000a1"
-          })
+          yield* cli.emit(assistantLine(SESSION, "msg_1", [
+            { type: "tool_use", id: "toolu_1", name: tool, input: { command: "rm victim.txt" } }
+          ], { stopReason: "tool_use" }))
           answer = yield* FakeCli.callHook(cli, "PreToolUse", {
             hook_event_name: "PreToolUse",
             session_id: SESSION,
